@@ -1,0 +1,30 @@
+import atexit
+import shutil
+
+from django.apps import AppConfig
+from django.conf import settings
+from django.utils.module_loading import autodiscover_modules
+
+
+class ConfigConfig(AppConfig):
+    """The cross-cutting app: registries, embedded Redis, dashboard, commands."""
+
+    name = "config"
+    verbose_name = "Dashboard"
+
+    def ready(self):
+        from config import integrity, keys, signals  # noqa: F401  (registrations)
+
+        autodiscover_modules("keys", "integrity", "seeds")
+        if settings.REDIS_EMBEDDED_DIR:
+            from config.redis import EmbeddedRedis
+
+            server = EmbeddedRedis(settings.REDIS_EMBEDDED_DIR, settings.REDIS_APPENDFSYNC)
+            server.ensure_running()
+            if settings.TESTING:
+                atexit.register(_discard_test_server, server)
+
+
+def _discard_test_server(server):
+    server.stop()
+    shutil.rmtree(server.data_dir, ignore_errors=True)

@@ -1,0 +1,117 @@
+"""Key names of the cross-cutting pieces: staff activity, sign-in limits, seeding.
+
+Django's own cache and session keys live under ``django:`` (the cache's
+KEY_PREFIX), the domain apps under their own prefixes, so a key's owner shows
+in its name and the layout would work on Redis Cluster, where there is only
+database 0.
+"""
+
+import hashlib
+import re
+
+from config.keyspace import register, register_app
+
+APP = "core"
+PREFIX = "core:"
+register_app(APP, PREFIX)
+register_app("django", "django:")
+
+_USERNAME = re.compile(r"^[\w.@+-]{1,150}\Z")
+
+
+def signins_recent() -> str:
+    return "core:signins:recent"
+
+
+def signins_count() -> str:
+    return "core:signins:count"
+
+
+def events() -> str:
+    return "core:events"
+
+
+def seed_marker() -> str:
+    return "core:seed"
+
+
+def failed_signins_user(username: str) -> str:
+    """A username is user input: it becomes part of a key only when it has the
+    shape of a Django username, else its digest stands in for it."""
+    name = username.casefold()
+    if not _USERNAME.match(name):
+        name = "sha256-" + hashlib.sha256(username.encode()).hexdigest()[:24]
+    return f"core:failed_signins:user:{name}"
+
+
+def failed_signins_address(address: str) -> str:
+    """``address`` is an IP address already checked by ``ipaddress``."""
+    return f"core:failed_signins:addr:{address}"
+
+
+register(
+    APP,
+    "core:signins:recent",
+    "list",
+    "Login system (seed 004): capped list",
+    "The latest successful staff sign-ins, newest first (LPUSH + LTRIM).",
+    why="A list keeps insertion order, so the newest N are an LRANGE from the left. LTRIM in the same "
+    "transaction keeps it bounded whatever the traffic.",
+    screens=("dashboard",),
+)
+register(
+    APP,
+    "core:signins:count",
+    "zset",
+    "Login system (seed 004): counter ranking",
+    "Sign-ins per staff member; the dashboard's most active staff (ZINCRBY, ZREVRANGE).",
+    why="A sorted set is a counter and a ranking at once: ZINCRBY bumps one user, ZREVRANGE reads the top "
+    "without any index to maintain.",
+    screens=("dashboard",),
+)
+register(
+    APP,
+    "core:events",
+    "stream",
+    "Event log: capped stream",
+    "Every write of every app (who, what, which object, link), capped with XADD MAXLEN.",
+    why="A stream is an append-only log with ids ordered by time, read newest first with XREVRANGE. "
+    "MAXLEN on each XADD keeps it bounded, in the same transaction as the write it records.",
+    screens=("dashboard",),
+)
+register(
+    APP,
+    "core:failed_signins:user:*",
+    "zset",
+    "Sliding-window rate limit (seed 001)",
+    "Failed sign-ins for one username in the last window, scored by time.",
+    why="Scores are timestamps, so ZREMRANGEBYSCORE drops what left the window and ZCARD counts the rest. "
+    "The key expires with its window, so idle users leave nothing behind.",
+    screens=("login",),
+)
+register(
+    APP,
+    "core:failed_signins:addr:*",
+    "zset",
+    "Sliding-window rate limit (seed 001)",
+    "Failed sign-ins from one client address in the last window, scored by time.",
+    why="The same window per address stops one client from trying many usernames. It expires with its window.",
+    screens=("login",),
+)
+register(
+    APP,
+    "core:seed",
+    "hash",
+    "Marker",
+    "What `manage.py seed` last loaded (scale, apps, when); `make run` seeds only when it is absent.",
+    screens=("dashboard",),
+)
+register(
+    "django",
+    "django:*:*",
+    "string",
+    "Cache entry (django-redis)",
+    "Django's cache and sessions: sessions are `django:1:django.contrib.sessions.cache<session key>`.",
+    why="Sessions are opaque pickled strings with a TTL; django-redis writes them under the cache "
+    "KEY_PREFIX so they never mix with domain keys.",
+)

@@ -1,0 +1,82 @@
+"""Registry of every key pattern the project writes.
+
+Each app's ``keys.py`` registers its patterns here when it is imported (the
+config app imports every ``keys`` module at start-up). The dashboard lists
+them, the key browser uses them to name a key's owner, ``seed --reset`` uses
+the app prefixes, and tests check that every key Redis holds is registered.
+
+Patterns are globs over ``:``-separated segments, where ``*`` stands for
+exactly one segment: ``catalog:product:*`` matches ``catalog:product:42`` but
+not ``catalog:product:42:reviews``, which has a pattern of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+REDIS_TYPES = {"string", "hash", "list", "set", "zset", "stream"}
+
+
+@dataclass(frozen=True)
+class KeyPattern:
+    app: str
+    pattern: str
+    type: str
+    modeling: str  # the modeling pattern, as the e-book or seed names it
+    serves: str  # what it is for, one line
+    why: str = ""  # two sentences: why this structure
+    screens: tuple[str, ...] = ()  # URL names of the screens that read or write it
+    index: str = ""  # a key that enumerates this pattern's ids, if one exists
+
+    @property
+    def segments(self) -> list[str]:
+        return self.pattern.split(":")
+
+    def matches(self, key: str) -> bool:
+        parts = key.split(":")
+        return len(parts) == len(self.segments) and all(
+            fnmatchcase(part, glob) for part, glob in zip(parts, self.segments)
+        )
+
+    @property
+    def wildcards(self) -> int:
+        return sum(1 for s in self.segments if any(c in s for c in "*?["))
+
+
+@dataclass
+class KeySpace:
+    patterns: list[KeyPattern] = field(default_factory=list)
+    prefixes: dict[str, str] = field(default_factory=dict)  # app -> key prefix
+
+    def register(self, app: str, pattern: str, type: str, modeling: str, serves: str, **extra) -> KeyPattern:
+        if type not in REDIS_TYPES:
+            raise ValueError(f"{pattern}: unknown Redis type {type!r}")
+        prefix = self.prefixes.get(app)
+        if prefix and not pattern.startswith(prefix):
+            raise ValueError(f"{pattern}: keys of {app} start with {prefix!r}")
+        entry = KeyPattern(app, pattern, type, modeling, serves, **extra)
+        self.patterns = [p for p in self.patterns if p.pattern != pattern] + [entry]
+        return entry
+
+    def register_app(self, app: str, prefix: str) -> None:
+        self.prefixes[app] = prefix
+
+    def match(self, key: str) -> KeyPattern | None:
+        """The most specific registered pattern for ``key``."""
+        candidates = [p for p in self.patterns if p.matches(key)]
+        return min(candidates, key=lambda p: p.wildcards, default=None)
+
+    def by_app(self) -> dict[str, list[KeyPattern]]:
+        grouped: dict[str, list[KeyPattern]] = {}
+        for entry in sorted(self.patterns, key=lambda p: (p.app, p.pattern)):
+            grouped.setdefault(entry.app, []).append(entry)
+        return grouped
+
+    def prefix(self, app: str) -> str:
+        return self.prefixes[app]
+
+
+keyspace = KeySpace()
+register = keyspace.register
+register_app = keyspace.register_app

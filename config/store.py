@@ -1,0 +1,206 @@
+"""Redis access for the cross-cutting pieces: sign-ins, rate limit, events, health.
+
+The only module of the config app that talks to Redis (besides the client
+factory in ``config.redis``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+
+from config import keys
+from config.activity import Event, LoggedEvent, SignIn
+from config.redis import client
+
+# Sliding window over failed sign-ins (seed 001), for a username and an address
+# at once. Atomic, so concurrent attempts cannot overrun the limit: an attempt
+# takes its slot in both windows before the password is checked, and gives it
+# back if the password was right.
+_TAKE_ATTEMPT = """
+local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local wait = 0
+for _, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  if redis.call('ZCARD', key) >= limit then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    wait = math.max(wait, tonumber(oldest[2]) + window - now)
+  end
+end
+if wait > 0 then return wait end
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now, ARGV[4])
+  redis.call('PEXPIRE', key, window)
+end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A sign-in attempt that holds a slot in the failure windows."""
+
+    user_key: str
+    address_key: str
+    member: str
+    retry_after: float  # seconds until the window frees a slot; 0 when allowed
+
+    @property
+    def allowed(self) -> bool:
+        return self.retry_after == 0
+
+
+def take_signin_attempt(username: str, address: str, now: float | None = None) -> Attempt:
+    now_ms = int((time.time() if now is None else now) * 1000)
+    user_key, address_key = keys.failed_signins_user(username), keys.failed_signins_address(address)
+    member = f"{now_ms}-{uuid.uuid4().hex[:12]}"
+    window_ms = settings.SIGNIN_FAILURE_WINDOW * 1000
+    script = client().register_script(_TAKE_ATTEMPT)
+    wait_ms = script(keys=[user_key, address_key], args=[now_ms, window_ms, settings.SIGNIN_FAILURE_LIMIT, member])
+    return Attempt(user_key, address_key, member, int(wait_ms) / 1000)
+
+
+def release_signin_attempt(attempt: Attempt) -> None:
+    """The password was right: the attempt was no failure, and the user's
+    earlier failures are forgiven (the address keeps its own)."""
+    pipe = client().pipeline(transaction=True)
+    pipe.delete(attempt.user_key)
+    pipe.zrem(attempt.address_key, attempt.member)
+    pipe.execute()
+
+
+def record_signin(username: str, address: str, at: datetime) -> None:
+    """Seed 004's login system: a capped list of recent sign-ins and a count per user."""
+    entry = json.dumps({"user": username, "addr": address, "at": at.timestamp()})
+    pipe = client().pipeline(transaction=True)
+    pipe.lpush(keys.signins_recent(), entry)
+    pipe.ltrim(keys.signins_recent(), 0, settings.SIGNINS_KEPT - 1)
+    pipe.zincrby(keys.signins_count(), 1, username)
+    pipe.execute()
+
+
+def queue_event(pipe, event: Event) -> None:
+    """Queue the event on the caller's transaction, capped at EVENTS_MAXLEN."""
+    pipe.xadd(keys.events(), event.fields(), maxlen=settings.EVENTS_MAXLEN, approximate=False)
+
+
+def _signin(raw: str) -> SignIn:
+    data = json.loads(raw)
+    return SignIn(data["user"], data.get("addr", ""), datetime.fromtimestamp(data["at"], UTC))
+
+
+@dataclass(frozen=True)
+class Activity:
+    recent_signins: list[SignIn]
+    most_active: list[tuple[str, int]]
+    events: list[LoggedEvent]
+
+
+def activity(signins: int = 10, staff: int = 10, events: int = 20) -> Activity:
+    """Everything the dashboard home shows from Redis, in one round trip."""
+    pipe = client().pipeline(transaction=False)
+    pipe.lrange(keys.signins_recent(), 0, signins - 1)
+    pipe.zrevrange(keys.signins_count(), 0, staff - 1, withscores=True)
+    pipe.xrevrange(keys.events(), count=events)
+    recent, ranking, logged = pipe.execute()
+    return Activity(
+        [_signin(raw) for raw in recent],
+        [(user, int(score)) for user, score in ranking],
+        [LoggedEvent.from_stream(stream_id, fields) for stream_id, fields in logged],
+    )
+
+
+def health() -> dict:
+    """Status for /healthz: version, memory and key count in one round trip."""
+    pipe = client().pipeline(transaction=False)
+    pipe.info("server")
+    pipe.info("memory")
+    pipe.dbsize()
+    server, memory, dbsize = pipe.execute()
+    return {
+        "version": server["redis_version"],
+        "used_memory": memory["used_memory"],
+        "used_memory_human": memory["used_memory_human"],
+        "keys": dbsize,
+    }
+
+
+def ping() -> bool:
+    return bool(client().ping())
+
+
+def seed_marker() -> dict[str, str]:
+    return client().hgetall(keys.seed_marker())
+
+
+def set_seed_marker(scale: str, apps: list[str], at: datetime) -> None:
+    client().hset(keys.seed_marker(), mapping={"scale": scale, "apps": ",".join(apps), "at": at.isoformat()})
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
+def scan_prefix(prefix: str, count: int = 1000):
+    """Every key under ``prefix``, by SCAN (never KEYS)."""
+    yield from client().scan_iter(match=_glob_escape(prefix) + "*", count=count)
+
+
+def delete_prefix(prefix: str, batch: int = 1000) -> int:
+    """UNLINK every key under ``prefix``; returns how many went."""
+    removed, chunk = 0, []
+    for key in scan_prefix(prefix):
+        chunk.append(key)
+        if len(chunk) >= batch:
+            removed += client().unlink(*chunk)
+            chunk = []
+    if chunk:
+        removed += client().unlink(*chunk)
+    return removed
+
+
+# --- integrity reads and repairs (see config/integrity.py) ---------------------
+
+
+def signin_records() -> tuple[list[SignIn], dict[str, float], int]:
+    """The recent list (whole, it is capped), each listed user's count, and its length."""
+    pipe = client().pipeline(transaction=False)
+    pipe.lrange(keys.signins_recent(), 0, -1)
+    pipe.llen(keys.signins_recent())
+    recent_raw, length = pipe.execute()
+    recent = [_signin(raw) for raw in recent_raw]
+    users = sorted({s.username for s in recent})
+    scores = client().zmscore(keys.signins_count(), users) if users else []
+    return recent, dict(zip(users, (s or 0 for s in scores))), length
+
+
+def trim_signins() -> None:
+    client().ltrim(keys.signins_recent(), 0, settings.SIGNINS_KEPT - 1)
+
+
+def events_length() -> int:
+    return client().xlen(keys.events())
+
+
+def trim_events() -> None:
+    client().xtrim(keys.events(), maxlen=settings.EVENTS_MAXLEN, approximate=False)
+
+
+def failure_windows() -> list[tuple[str, int, int]]:
+    """(key, members, ttl in ms) for every failed-sign-in window."""
+    found = list(scan_prefix("core:failed_signins:"))
+    pipe = client().pipeline(transaction=False)
+    for key in found:
+        pipe.zcard(key)
+        pipe.pttl(key)
+    replies = pipe.execute() if found else []
+    return [(key, replies[2 * i], replies[2 * i + 1]) for i, key in enumerate(found)]
+
+
+def expire_window(key: str) -> None:
+    client().pexpire(key, settings.SIGNIN_FAILURE_WINDOW * 1000)

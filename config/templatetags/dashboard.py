@@ -1,0 +1,23 @@
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def page_query(state, number):
+    """The query string for page ``number`` of a list, keeping its search, sort and filters."""
+    return state.query(page=number) if state else f"?page={number}"
+
+
+@register.filter
+def sort_query(state, key):
+    """The query string that sorts a list by ``key``, toggling the direction."""
+    return state.sort_link(key)
+
+
+@register.filter
+def sort_mark(state, key):
+    """▲ or ▼ beside the column the list is sorted by."""
+    if state.sort_key != key:
+        return ""
+    return "▼" if state.descending else "▲"

@@ -1,0 +1,215 @@
+"""Per-request trace of every Redis command, grouped into round trips.
+
+A round trip is one exchange with the server: a single command, or a whole
+pipeline (MULTI/EXEC included). Recording happens in the client classes
+below, so nothing in the domain code has to remember to do it. The trace is
+kept in a context variable: the trace middleware opens one per request, tests
+open one around what they measure, and a trace opened inside another adds its
+round trips to the outer one when it closes.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+import redis
+from redis.client import Pipeline
+
+ARG_CHARS = 60
+ARGS_SHOWN = 8
+
+# Commands whose every argument is a key.
+_ALL_KEYS = {
+    "DEL", "UNLINK", "EXISTS", "TOUCH", "WATCH", "MGET",
+    "SINTER", "SUNION", "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE",
+    "PFCOUNT", "PFMERGE",
+}  # fmt: skip
+# Commands with two keys up front.
+_TWO_KEYS = {"RENAME", "RENAMENX", "SMOVE", "LMOVE", "RPOPLPUSH", "COPY", "ZRANGESTORE"}
+# Commands with no key.
+_NO_KEYS = {
+    "PING", "INFO", "DBSIZE", "SCAN", "MULTI", "EXEC", "DISCARD", "UNWATCH",
+    "FLUSHDB", "FLUSHALL", "SCRIPT", "CONFIG", "CLIENT", "TIME", "SHUTDOWN",
+    "DEBUG", "SELECT", "COMMAND", "LASTSAVE", "BGREWRITEAOF", "BGSAVE", "ECHO",
+}  # fmt: skip
+
+
+def _text(value) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    return str(value)
+
+
+def command_keys(name: str, args: tuple) -> tuple[str, ...]:
+    """The key arguments of one command, for linking them to the key browser."""
+    name = name.upper()
+    if name in _NO_KEYS or not args:
+        return ()
+    if name in _ALL_KEYS:
+        return tuple(_text(a) for a in args)
+    if name in _TWO_KEYS:
+        return tuple(_text(a) for a in args[:2])
+    if name == "MSET":
+        return tuple(_text(a) for a in args[::2])
+    if name in {"EVAL", "EVALSHA"}:
+        numkeys = int(args[1])
+        return tuple(_text(a) for a in args[2 : 2 + numkeys])
+    if name in {"ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"}:
+        numkeys = int(args[1])
+        return (_text(args[0]),) + tuple(_text(a) for a in args[2 : 2 + numkeys])
+    if name in {"ZUNION", "ZINTER", "ZDIFF"}:
+        numkeys = int(args[0])
+        return tuple(_text(a) for a in args[1 : 1 + numkeys])
+    if name in {"MEMORY", "OBJECT"}:
+        return (_text(args[1]),) if len(args) > 1 else ()
+    return (_text(args[0]),)
+
+
+@dataclass
+class Command:
+    name: str
+    keys: tuple[str, ...]
+    args: tuple[str, ...]
+
+    @classmethod
+    def of(cls, args: tuple) -> Command:
+        name = _text(args[0]).upper()
+        rest = args[1:]
+        # Two-word commands (OBJECT ENCODING, MEMORY USAGE, SCRIPT LOAD ...).
+        if name in {"OBJECT", "MEMORY", "SCRIPT", "CONFIG", "CLIENT", "DEBUG"} and rest:
+            shown_name = f"{name} {_text(rest[0]).upper()}"
+        else:
+            shown_name = name
+        try:
+            keys = command_keys(name, rest)
+        except (ValueError, IndexError):
+            keys = ()
+        shown = [_text(a) for a in rest[:ARGS_SHOWN]]
+        shown = [a if len(a) <= ARG_CHARS else a[: ARG_CHARS - 1] + "…" for a in shown]
+        if len(rest) > ARGS_SHOWN:
+            shown.append(f"…(+{len(rest) - ARGS_SHOWN})")
+        return cls(shown_name, keys, tuple(shown))
+
+    def __str__(self) -> str:
+        return " ".join((self.name, *self.args))
+
+
+@dataclass
+class RoundTrip:
+    commands: list[Command]
+    ms: float
+    origin: str  # "data" for the domain client, "django" for sessions and cache
+    kind: str  # "command", "pipeline" or "transaction"
+    error: str = ""
+
+
+@dataclass
+class Trace:
+    round_trips: list[RoundTrip] = field(default_factory=list)
+
+    def trips(self, origin: str | None = None) -> list[RoundTrip]:
+        return [t for t in self.round_trips if origin is None or t.origin == origin]
+
+    def round_trip_count(self, origin: str | None = None) -> int:
+        return len(self.trips(origin))
+
+    def command_count(self, origin: str | None = None) -> int:
+        return sum(len(t.commands) for t in self.trips(origin))
+
+    def ms(self) -> float:
+        return sum(t.ms for t in self.round_trips)
+
+    def keys(self) -> list[str]:
+        """Every key touched, in first-seen order."""
+        seen: dict[str, None] = {}
+        for trip in self.round_trips:
+            for command in trip.commands:
+                seen.update(dict.fromkeys(command.keys))
+        return list(seen)
+
+
+_current: ContextVar[Trace | None] = ContextVar("redis_trace", default=None)
+
+
+@contextmanager
+def recording():
+    """Record the Redis commands sent inside the block into a new Trace."""
+    outer = _current.get()
+    trace = Trace()
+    token = _current.set(trace)
+    try:
+        yield trace
+    finally:
+        _current.reset(token)
+        if outer is not None:
+            outer.round_trips.extend(trace.round_trips)
+
+
+def current() -> Trace | None:
+    return _current.get()
+
+
+def _record(commands: list[Command], started: float, origin: str, kind: str, error: BaseException | None):
+    trace = _current.get()
+    if trace is not None and commands:
+        ms = (time.perf_counter() - started) * 1000
+        trace.round_trips.append(RoundTrip(commands, ms, origin, kind, type(error).__name__ if error else ""))
+
+
+class TracedPipeline(Pipeline):
+    trace_origin = "data"
+
+    def immediate_execute_command(self, *args, **options):
+        started, error = time.perf_counter(), None
+        try:
+            return super().immediate_execute_command(*args, **options)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            _record([Command.of(args)], started, self.trace_origin, "command", error)
+
+    def execute(self, raise_on_error: bool = True):
+        stack = [Command.of(args) for args, _ in self.command_stack]
+        transactional = self.transaction or self.explicit_transaction
+        if transactional and stack:
+            stack = [Command.of(("MULTI",)), *stack, Command.of(("EXEC",))]
+        started, error = time.perf_counter(), None
+        try:
+            return super().execute(raise_on_error)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            _record(stack, started, self.trace_origin, "transaction" if transactional else "pipeline", error)
+
+
+class TracedRedis(redis.Redis):
+    """redis.Redis that records each command into the current trace."""
+
+    trace_origin = "data"
+    pipeline_class = TracedPipeline
+
+    def execute_command(self, *args, **options):
+        started, error = time.perf_counter(), None
+        try:
+            return super().execute_command(*args, **options)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            _record([Command.of(args)], started, self.trace_origin, "command", error)
+
+    def pipeline(self, transaction=True, shard_hint=None):
+        pipe = self.pipeline_class(self.connection_pool, self.response_callbacks, transaction, shard_hint)
+        pipe.trace_origin = self.trace_origin
+        return pipe
+
+
+class DjangoTracedRedis(TracedRedis):
+    """The client django-redis builds for sessions and the cache."""
+
+    trace_origin = "django"

@@ -1,0 +1,16 @@
+from django.contrib.auth.views import LogoutView
+from django.urls import include, path
+
+from config import views
+
+urlpatterns = [
+    path("", views.dashboard, name="dashboard"),
+    path("healthz", views.healthz, name="healthz"),
+    path("accounts/login/", views.SignInView.as_view(), name="login"),
+    path("accounts/logout/", LogoutView.as_view(), name="logout"),
+    path("keys/", views.key_browser, name="keys"),
+    path("catalog/", include("catalog.urls")),
+    path("school/", include("school.urls")),
+    path("cms/", include("cms.urls")),
+    path("orgchart/", include("orgchart.urls")),
+]

@@ -1,0 +1,151 @@
+"""Test bases: a real Redis flushed per test, round-trip counting, a real browser.
+
+The Redis is the test runner's own (a redis-server in a temporary directory,
+or REDIS_TEST_URL), never the development data under var/: every base checks
+that before it flushes anything.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import unittest
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.staticfiles.testing import StaticLiveServerTestCase
+from django.test import TestCase
+
+from config import trace
+from config.redis import client, is_dev_server
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots"
+PASSWORD = "correct-horse-battery-staple"
+
+
+def flush_test_redis() -> None:
+    if is_dev_server():
+        raise RuntimeError(f"refusing to flush the development Redis at {settings.REDIS_URL}")
+    client().flushdb()
+
+
+class RedisMixin:
+    """Flush the test Redis before each test; count round trips exactly."""
+
+    def setUp(self):
+        flush_test_redis()
+        super().setUp()
+
+    @contextmanager
+    def assertRoundTrips(self, expected: int, origin: str | None = "data"):
+        """Assert the block sends exactly ``expected`` round trips to Redis.
+
+        ``origin="data"`` (the default) counts the domain client only, leaving
+        out the session load that every signed-in page pays; ``None`` counts all.
+        """
+        with trace.recording() as recorded:
+            yield recorded
+        actual = recorded.round_trip_count(origin)
+        if actual != expected:
+            listing = "\n".join(
+                f"  {i + 1}. [{trip.origin}] " + "; ".join(str(c) for c in trip.commands)
+                for i, trip in enumerate(recorded.trips(origin))
+            )
+            self.fail(f"expected {expected} round trips, got {actual}:\n{listing}")
+
+    @contextmanager
+    def assertCommands(self, expected: int, origin: str | None = "data"):
+        """Assert the block sends exactly ``expected`` Redis commands (MULTI and EXEC included)."""
+        with trace.recording() as recorded:
+            yield recorded
+        self.assertEqual(
+            recorded.command_count(origin), expected, [str(c) for t in recorded.trips(origin) for c in t.commands]
+        )
+
+    def make_staff(self, username: str = "staff", **extra):
+        return get_user_model().objects.create_user(username, password=PASSWORD, is_staff=True, **extra)
+
+
+class RedisTestCase(RedisMixin, TestCase):
+    """A Django TestCase whose Redis starts empty; ``self.client`` is signed in as ``self.user``."""
+
+    sign_in = True
+
+    def setUp(self):
+        super().setUp()
+        if self.sign_in:
+            self.user = self.make_staff()
+            self.client.force_login(self.user)
+
+
+class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
+    """Playwright driving Debian's Chromium against a live server.
+
+    Skips, saying why, only where no Chromium is installed; CI installs one.
+    """
+
+    @classmethod
+    def setUpClass(cls):
+        if not shutil.which(CHROMIUM):
+            reason = f"no Chromium at {CHROMIUM}: install Debian's chromium package to run browser tests"
+            if os.environ.get("CI"):
+                raise RuntimeError(reason)  # .ci/run installs it: missing there is a failure
+            print(f"\nskipping {cls.__name__}: {reason}")
+            raise unittest.SkipTest(reason)
+        # Playwright's sync API runs an event loop in this thread; Django's ORM
+        # calls from the test itself are still synchronous and safe.
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+        super().setUpClass()
+        from playwright.sync_api import sync_playwright
+
+        cls._playwright = sync_playwright().start()
+        cls.browser = cls._playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+
+    @classmethod
+    def tearDownClass(cls):
+        if hasattr(cls, "browser"):
+            cls.browser.close()
+            cls._playwright.stop()
+        super().tearDownClass()
+
+    def setUp(self):
+        super().setUp()
+        self.context = self.browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(15_000)
+
+    def tearDown(self):
+        self.context.close()
+        super().tearDown()
+
+    def url(self, path: str) -> str:
+        return self.live_server_url + path
+
+    def sign_in(self, username: str = "staff") -> None:
+        """Sign in through the real form."""
+        self.make_staff(username)
+        self.page.goto(self.url("/accounts/login/"))
+        self.page.fill("input[name=username]", username)
+        self.page.fill("input[name=password]", PASSWORD)
+        self.page.click("button[type=submit]")
+        self.page.wait_for_url(self.url("/"))
+
+    def screenshot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
