@@ -27,7 +27,15 @@ class KeyPattern:
     serves: str  # what it is for, one line
     why: str = ""  # two sentences: why this structure
     screens: tuple[str, ...] = ()  # URL names of the screens that read or write it
-    index: str = ""  # a key that enumerates this pattern's ids, if one exists
+    index: str = ""  # a key (set or sorted set of ids) that enumerates this pattern's keys, if one exists
+    url: str = ""  # path of the screen showing one document of this pattern, "{id}" for its id segment
+
+    def screen_url(self, key: str) -> str:
+        """The app screen for ``key``, when this pattern has one and the key holds an id."""
+        if not self.url:
+            return ""
+        ids = [part for part, glob in zip(key.split(":"), self.segments) if glob == "*"]
+        return self.url.format(id=ids[0]) if ids and ids[0].isdigit() else ""
 
     @property
     def segments(self) -> list[str]:
