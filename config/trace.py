@@ -72,7 +72,8 @@ def command_keys(name: str, args: tuple) -> tuple[str, ...]:
 class Command:
     name: str
     keys: tuple[str, ...]
-    args: tuple[str, ...]
+    args: tuple[str, ...]  # as shown: cut to ARG_CHARS, at most ARGS_SHOWN of them
+    arg_keys: tuple[str, ...] = ()  # for each shown argument, the whole key it names, or ""
 
     @classmethod
     def of(cls, args: tuple) -> Command:
@@ -87,11 +88,18 @@ class Command:
             keys = command_keys(name, rest)
         except (ValueError, IndexError):
             keys = ()
-        shown = [_text(a) for a in rest[:ARGS_SHOWN]]
-        shown = [a if len(a) <= ARG_CHARS else a[: ARG_CHARS - 1] + "…" for a in shown]
+        full = [_text(a) for a in rest[:ARGS_SHOWN]]
+        shown = [a if len(a) <= ARG_CHARS else a[: ARG_CHARS - 1] + "…" for a in full]
+        arg_keys = [a if a in keys else "" for a in full]
         if len(rest) > ARGS_SHOWN:
             shown.append(f"…(+{len(rest) - ARGS_SHOWN})")
-        return cls(shown_name, keys, tuple(shown))
+            arg_keys.append("")
+        return cls(shown_name, keys, tuple(shown), tuple(arg_keys))
+
+    @property
+    def parts(self) -> list[tuple[str, str]]:
+        """(shown text, key or "") for each argument, for the panel's links."""
+        return list(zip(self.args, self.arg_keys))
 
     def __str__(self) -> str:
         return " ".join((self.name, *self.args))

@@ -190,3 +190,12 @@ class DurabilityTest(RedisTestCase):
             self.assertNotEqual(scratch.server.pid(), pid)
             self.assertEqual(client().hget("durable:99", "n"), "99")
             self.assertEqual(client().dbsize(), 100)
+
+
+class PanelLinkTest(RedisTestCase):
+    def test_a_key_cut_short_still_links_to_the_whole_key(self):
+        long_key = "core:" + "x" * 100
+        client().set(long_key, 1)
+        command = trace.Command.of(("GET", long_key))
+        self.assertTrue(command.args[0].endswith("…"))
+        self.assertEqual(command.parts, [(command.args[0], long_key)])
