@@ -24,7 +24,7 @@ def every_url(patterns=None, prefix=""):
         if isinstance(entry, URLResolver):
             yield from every_url(entry.url_patterns, route)
         elif isinstance(entry, URLPattern):
-            sample = _CONVERTER.sub(lambda m: "1" if m.group(1) in {"int", None} else "a", route)
+            sample = _CONVERTER.sub(lambda m: "1" if m.group(1) in {"int", "id", None} else "a", route)
             yield entry.name, "/" + sample.lstrip("^").rstrip("$")
 
 
