@@ -48,20 +48,18 @@ class TraceMiddleware:
         return response
 
 
+def _chain(exc: BaseException | None):
+    """The exception and those it was raised from or during; chains can loop."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
 def is_redis_down(exc: BaseException | None) -> bool:
-    while exc is not None:
-        if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionInterrupted)):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def _timed_out(exc: BaseException | None) -> bool:
-    while exc is not None:
-        if isinstance(exc, redis.TimeoutError):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
+    down = (redis.ConnectionError, redis.TimeoutError, ConnectionInterrupted)
+    return any(isinstance(e, down) for e in _chain(exc))
 
 
 def unavailable(request, exc: BaseException):
@@ -70,7 +68,7 @@ def unavailable(request, exc: BaseException):
     context = {
         "redis_url": redacted(settings.REDIS_URL),
         "error": type(exc).__name__,
-        "timed_out": _timed_out(exc),
+        "timed_out": any(isinstance(e, redis.TimeoutError) for e in _chain(exc)),
         "timeout": settings.REDIS_SOCKET_TIMEOUT,
     }
     response = render(request, "503.html", context, status=503)

@@ -117,6 +117,7 @@ CACHES = {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "django",
+        "KEY_FUNCTION": "config.cachekeys.make_key",
         "OPTIONS": {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
             "REDIS_CLIENT_CLASS": "config.trace.DjangoTracedRedis",

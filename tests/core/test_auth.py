@@ -1,5 +1,6 @@
 """Sign-in: every page needs it, failures are rate limited, successes are recorded (seeds 001, 004)."""
 
+import hashlib
 import re
 import threading
 import time
@@ -10,6 +11,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from config import keys, store
 from config.invariants import violations
+from config.keyspace import keyspace
 from config.redis import client
 from tests.base import PASSWORD, RedisTestCase
 
@@ -56,11 +58,14 @@ class LoginRequiredTest(RedisTestCase):
         self.client.post("/accounts/logout/")
         self.assertEqual(self.client.get("/").status_code, 302)
 
-    def test_the_session_lives_in_redis_under_the_django_prefix(self):
+    def test_the_session_lives_in_redis_under_a_digest_of_its_id(self):
         self.client.force_login(self.make_staff("ann"))
-        session_keys = list(client().scan_iter(match="django:*"))
-        self.assertEqual(len(session_keys), 1)
-        self.assertIn(self.client.session.session_key, session_keys[0])
+        session_id = self.client.cookies["sessionid"].value
+        (session_key,) = client().scan_iter(match="django:*")
+        self.assertEqual(session_key, f"django:1:session:{hashlib.sha256(session_id.encode()).hexdigest()}")
+        self.assertNotIn(session_id, session_key)
+        self.assertEqual(keyspace.match(session_key).modeling, "Session (django-redis cache backend)")
+        self.assertEqual(self.client.get("/").status_code, 200)  # and the app finds it from the cookie
 
 
 class RateLimitTest(RedisTestCase):
