@@ -38,7 +38,8 @@ class TraceMiddleware:
         is_htmx = request.headers.get("HX-Request") == "true"
         if PANEL_PLACEHOLDER not in response.content and not is_htmx:
             return response
-        panel = render_to_string("includes/redis_panel.html", {"trace": recorded, "oob": is_htmx}).encode()
+        context = {"trace": recorded, "oob": is_htmx, "path": request.get_full_path()}
+        panel = render_to_string("includes/redis_panel.html", context).encode()
         if PANEL_PLACEHOLDER in response.content:
             response.content = response.content.replace(PANEL_PLACEHOLDER, panel, 1)
         else:

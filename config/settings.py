@@ -60,6 +60,10 @@ SIGNIN_FAILURE_WINDOW = 300  # seconds
 SIGNINS_KEPT = 50
 EVENTS_MAXLEN = int(os.environ.get("EVENTS_MAXLEN", "1000"))
 
+# CMS: revisions kept per post; the oldest are trimmed in the save's own
+# transaction. 0 keeps them all.
+CMS_REVISIONS_KEPT = int(os.environ.get("CMS_REVISIONS_KEPT", "0"))
+
 INSTALLED_APPS = [
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -120,14 +120,20 @@ class ChildCollection:
         event: Event | None = None,
         on_change: OnChange | None = None,
     ) -> int:
-        """Add a child to a parent; returns its id. Raises NotFound for a missing parent."""
-        child_id = client().incr(self.ids_key)
+        """Add a child to a parent; returns its id. Raises NotFound for a missing parent.
+
+        The id is taken only once the parent is known to exist, so a missing
+        parent leaves the id counter untouched.
+        """
         stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
-        copy = {"id": str(child_id), **{name: stored.get(name, "") for name in self.embed_fields}}
         parent_key, index_key = self.parent_key(parent_id), self.index_key(parent_id)
         amount = int(stored[self.summed]) if self.summed else 0
+        child_id = 0
 
         def write(pipe, parent):
+            nonlocal child_id
+            child_id = child_id or pipe.incr(self.ids_key)  # immediate: the pipe is still watching
+            copy = {"id": str(child_id), **{name: stored.get(name, "") for name in self.embed_fields}}
             embed = self._newest([*self.embedded(parent), copy])
             count = int(parent.get(self.count_field) or 0) + 1
             total = int(parent.get(self.sum_field) or 0) + amount if self.sum_field else 0
@@ -143,8 +149,18 @@ class ChildCollection:
         self._transact(parent_key, index_key, write)
         return child_id
 
-    def delete(self, child_id: int, event: Event | None = None, on_change: OnChange | None = None) -> dict[str, str]:
-        """Delete a child, refilling the parent's embed from the set; returns the child's fields."""
+    def delete(
+        self,
+        child_id: int,
+        event: Event | None = None,
+        on_change: OnChange | None = None,
+        expected_parent: int | None = None,
+    ) -> dict[str, str]:
+        """Delete a child, refilling the parent's embed from the set; returns the child's fields.
+
+        With ``expected_parent``, a child of another parent is NotFound (a URL
+        naming both ids must not reach a child through the wrong parent).
+        """
         child_key = self.child_key(child_id)
         deleted: dict[str, str] = {}
 
@@ -153,7 +169,9 @@ class ChildCollection:
                 try:
                     pipe.watch(child_key)
                     child = pipe.hgetall(child_key)
-                    if not child:
+                    if not child or (
+                        expected_parent is not None and child.get(self.parent_field) != str(expected_parent)
+                    ):
                         raise NotFound(child_key)
                     parent_id = int(child[self.parent_field])
                     parent_key, index_key = self.parent_key(parent_id), self.index_key(parent_id)
@@ -223,6 +241,11 @@ class ChildCollection:
         for child_id in ids:
             pipe.hget(self.child_key(child_id), self.summed)
         return [int(v or 0) for v in pipe.execute()]
+
+    def newest(self, copies: list[dict[str, str]]) -> list[dict[str, str]]:
+        """The embed for these child copies ({"id", *embed_fields}): for seeders and importers that
+        write a parent's children in bulk and must leave the embed exactly as ``add`` would."""
+        return self._newest(copies)
 
     def _newest(self, items: list[dict[str, str]]) -> list[dict[str, str]]:
         # ZREVRANGE order: score descending, then member descending (as bytes).
