@@ -283,6 +283,16 @@ def queue_new_post(pipe, post: Post, event: Event, history: tuple[Post, ...] = (
     queue_event(pipe, event)
 
 
+def load_posts(histories: list[list[Post]], *, by: str, link: Callable[[int], str]) -> None:
+    """Write whole posts at once (the seeder): each history is every version, oldest first; one transaction."""
+    pipe = client().pipeline(transaction=True)
+    for versions in histories:
+        post = versions[-1]
+        event = Event(by, "created", APP, "post", str(post.id), post.title, link(post.id))
+        queue_new_post(pipe, post, event, history=tuple(versions[:-1]))
+    pipe.execute()
+
+
 def reserve_post_ids(count: int) -> int:
     """Take ``count`` ids at once; returns the first."""
     return client().incrby(keys.post_ids(), count) - count + 1
@@ -393,9 +403,12 @@ def delete_post(post_id: int, *, by: str) -> Post:
     raise Busy(post_key)
 
 
-def add_comment(post_id: int, *, author: str, text: str, at: float, link: str) -> int:
-    """A new comment; the post's embed of the newest 3 and its count move with it."""
-    event = Event(author, "created", APP, "comment", "", text[:60], link)
+def add_comment(post_id: int, *, author: str, text: str, at: float, link: str, by: str = "") -> int:
+    """A new comment; the post's embed of the newest 3 and its count move with it.
+
+    ``by`` is the actor of the event when it is not the author (the seeder).
+    """
+    event = Event(by or author, "created", APP, "comment", "", text[:60], link)
     return COMMENTS.add(post_id, {"author": author, "text": text}, at, event=event)
 
 
