@@ -308,6 +308,26 @@ def create_post(content: dict[str, str], *, by: str, comment: str, at: float, li
     return post
 
 
+def _watched(watch: tuple[str, ...], attempt):
+    """Run ``attempt(pipe)`` under WATCH on ``watch`` until its EXEC goes through; bounded retries.
+
+    ``attempt`` reads (immediate commands), calls ``pipe.multi()``, queues its
+    writes and returns what to give back once ``pipe.execute()`` succeeds; or
+    returns before ``multi()`` to write nothing.
+    """
+    with client().pipeline(transaction=True) as pipe:
+        for _ in range(RETRIES):
+            try:
+                pipe.watch(*watch)
+                result = attempt(pipe)
+                if pipe.explicit_transaction:
+                    pipe.execute()
+                return result
+            except redis.WatchError:
+                continue
+    raise Busy(watch[0])
+
+
 def _revise(post_id: int, prepare, *, by: str, at: float, link: str) -> Post | None:
     """Read-modify-write of a post under WATCH: ``prepare(pipe, current)`` returns (content, comment).
 
@@ -315,28 +335,24 @@ def _revise(post_id: int, prepare, *, by: str, at: float, link: str) -> Post | N
     already holds (no revision, no write).
     """
     post_key = keys.post(post_id)
-    with client().pipeline(transaction=True) as pipe:
-        for _ in range(RETRIES):
-            try:
-                pipe.watch(post_key)
-                fields = pipe.hgetall(post_key)
-                if not fields:
-                    raise NotFound(post_key)
-                current = Post.from_fields(post_id, fields)
-                content, comment = prepare(pipe, current)
-                new = current.saved(content, by, comment, at)
-                if new is None:
-                    return None
-                pipe.multi()
-                _queue_revision(pipe, current)
-                pipe.hset(post_key, mapping=new.to_fields())
-                _queue_indexes(pipe, new, current)
-                queue_event(pipe, Event(by, "updated", APP, "post", str(post_id), new.title, link))
-                pipe.execute()
-                return new
-            except redis.WatchError:
-                continue
-    raise Busy(post_key)
+
+    def attempt(pipe):
+        fields = pipe.hgetall(post_key)
+        if not fields:
+            raise NotFound(post_key)
+        current = Post.from_fields(post_id, fields)
+        content, comment = prepare(pipe, current)
+        new = current.saved(content, by, comment, at)
+        if new is None:
+            return None
+        pipe.multi()
+        _queue_revision(pipe, current)
+        pipe.hset(post_key, mapping=new.to_fields())
+        _queue_indexes(pipe, new, current)
+        queue_event(pipe, Event(by, "updated", APP, "post", str(post_id), new.title, link))
+        return new
+
+    return _watched((post_key,), attempt)
 
 
 def save_post(
@@ -380,27 +396,27 @@ def _between(pipe, current: Post, base: int) -> Between:
 
 
 def delete_post(post_id: int, *, by: str) -> Post:
-    """Remove the post, its revisions, its comments and its index entries in one transaction."""
+    """Remove the post, its revisions, its comments and its index entries in one transaction.
+
+    WATCHing the comment set too means a comment added meanwhile makes the
+    delete retry and take it along, instead of leaving it behind.
+    """
     post_key, comments_key = keys.post(post_id), keys.post_comments(post_id)
-    with client().pipeline(transaction=True) as pipe:
-        for _ in range(RETRIES):
-            try:
-                pipe.watch(post_key, comments_key)
-                fields = pipe.hgetall(post_key)
-                if not fields:
-                    raise NotFound(post_key)
-                post = Post.from_fields(post_id, fields)
-                comment_ids = pipe.zrange(comments_key, 0, -1)
-                pipe.multi()
-                pipe.unlink(post_key, keys.revisions(post_id))
-                COMMENTS.queue_delete_all(pipe, post_id, comment_ids)
-                _queue_unindex(pipe, post)
-                queue_event(pipe, Event(by, "deleted", APP, "post", str(post_id), post.title))
-                pipe.execute()
-                return post
-            except redis.WatchError:
-                continue
-    raise Busy(post_key)
+
+    def attempt(pipe):
+        fields = pipe.hgetall(post_key)
+        if not fields:
+            raise NotFound(post_key)
+        post = Post.from_fields(post_id, fields)
+        comment_ids = pipe.zrange(comments_key, 0, -1)
+        pipe.multi()
+        pipe.unlink(post_key, keys.revisions(post_id))
+        COMMENTS.queue_delete_all(pipe, post_id, comment_ids)
+        _queue_unindex(pipe, post)
+        queue_event(pipe, Event(by, "deleted", APP, "post", str(post_id), post.title))
+        return post
+
+    return _watched((post_key, comments_key), attempt)
 
 
 def add_comment(post_id: int, *, author: str, text: str, at: float, link: str, by: str = "") -> int:

@@ -1,6 +1,7 @@
 """CMS screens: the post list, a post with its newest comments, edit with conflict
 detection, history, compare, revert, and all comments. Thin: the store does Redis."""
 
+from contextlib import contextmanager
 from dataclasses import replace
 
 from django.contrib import messages
@@ -30,11 +31,18 @@ def _partial(request, template: str, name: str) -> str:
     return f"{template}#{name}" if request.htmx and not request.htmx.boosted else template
 
 
-def _get_post(pk: int) -> store.PostPage:
+@contextmanager
+def _or_404(what: str = "post"):
+    """A missing post, revision or comment is a 404."""
     try:
-        return store.get_post(pk)
+        yield
     except store.NotFound:
-        raise Http404("No such post") from None
+        raise Http404(f"No such {what}") from None
+
+
+def _get_post(pk: int) -> store.PostPage:
+    with _or_404():
+        return store.get_post(pk)
 
 
 def post_list(request):
@@ -78,17 +86,16 @@ def post_edit(request, pk: int):
     between = None
     if form.is_valid():
         try:
-            saved = store.save_post(
-                pk,
-                form.content(),
-                base_version=form.cleaned_data["version"],
-                by=request.user.get_username(),
-                comment=form.cleaned_data["comment"],
-                at=_now(),
-                link=_detail_url(pk),
-            )
-        except store.NotFound:
-            raise Http404("No such post") from None
+            with _or_404():
+                saved = store.save_post(
+                    pk,
+                    form.content(),
+                    base_version=form.cleaned_data["version"],
+                    by=request.user.get_username(),
+                    comment=form.cleaned_data["comment"],
+                    at=_now(),
+                    link=_detail_url(pk),
+                )
         except store.EditConflict as conflict:
             between = conflict.between
             # Keep the editor's text; the form now carries the version they have seen,
@@ -114,10 +121,8 @@ def post_edit(request, pk: int):
 
 def post_delete(request, pk: int):
     if request.method == "POST":
-        try:
+        with _or_404():
             post = store.delete_post(pk, by=request.user.get_username())
-        except store.NotFound:
-            raise Http404("No such post") from None
         messages.success(request, f"Post “{post.title}” was deleted with its revisions and comments.")
         return redirect("cms:post_list")
     return render(request, "cms/post_confirm_delete.html", {"view": _get_post(pk)})
@@ -125,10 +130,8 @@ def post_delete(request, pk: int):
 
 def post_history(request, pk: int):
     state = list_state(request.GET, per_page=HISTORY_PER_PAGE)
-    try:
+    with _or_404():
         current, revisions, total = store.history(pk, state.offset, state.per_page)
-    except store.NotFound:
-        raise Http404("No such post") from None
     page = page_of(revisions, total, state)
     context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept()}
     return render(request, _partial(request, "cms/post_history.html", "rows"), context)
@@ -147,10 +150,8 @@ def post_compare(request, pk: int):
         form = CompareForm({"a": post.version - 1, "b": post.version})
         form.is_valid()
     a, b = form.cleaned_data["a"], form.cleaned_data["b"]
-    try:
+    with _or_404("revision"):
         current, snapshots = store.versions(pk, (a,) if b is None else (a, b))
-    except store.NotFound:
-        raise Http404("No such revision") from None
     b = current.version if b is None else b
     older, newer = sorted((a, b))
     snapshots[current.version] = current
@@ -165,10 +166,8 @@ def post_compare(request, pk: int):
 
 @require_POST
 def post_revert(request, pk: int, number: int):
-    try:
+    with _or_404("revision"):
         saved = store.revert_post(pk, number, by=request.user.get_username(), at=_now(), link=_detail_url(pk))
-    except store.NotFound:
-        raise Http404("No such revision") from None
     if saved is None:
         messages.info(request, f"Revision {number} has the same content as the current version: nothing to revert.")
     else:
@@ -178,10 +177,8 @@ def post_revert(request, pk: int, number: int):
 
 def comment_list(request, pk: int):
     state = list_state(request.GET, per_page=COMMENTS_PER_PAGE)
-    try:
+    with _or_404():
         title, comments, total = store.comments_page(pk, state.offset, state.per_page)
-    except store.NotFound:
-        raise Http404("No such post") from None
     context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state}
     return render(request, _partial(request, "cms/comment_list.html", "comments"), context)
 
@@ -190,12 +187,10 @@ def comment_list(request, pk: int):
 def comment_add(request, pk: int):
     form = CommentForm(request.POST)
     if form.is_valid():
-        try:
+        with _or_404():
             store.add_comment(
                 pk, author=request.user.get_username(), text=form.cleaned_data["text"], at=_now(), link=_detail_url(pk)
             )
-        except store.NotFound:
-            raise Http404("No such post") from None
         messages.success(request, "Your comment was added.")
         return redirect(_detail_url(pk) + "#comments")
     return render(request, "cms/post_detail.html", {"view": _get_post(pk), "comment_form": form}, status=400)
@@ -203,9 +198,7 @@ def comment_add(request, pk: int):
 
 @require_POST
 def comment_delete(request, pk: int, comment_id: int):
-    try:
+    with _or_404("comment"):
         store.delete_comment(pk, comment_id, by=request.user.get_username(), link=_detail_url(pk))
-    except store.NotFound:
-        raise Http404("No such comment") from None
     messages.success(request, "The comment was deleted.")
     return redirect(_detail_url(pk) + "#comments")
