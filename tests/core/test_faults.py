@@ -1,13 +1,28 @@
 """Faults: a slow Redis fails requests cleanly within the socket timeout."""
 
 import threading
+import time
 from copy import deepcopy
 
 import redis
 from django.test import Client, override_settings
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from tests.base import RedisTestCase
 from tests.core.test_plumbing import ScratchServer
+
+
+def wait_until_stalled(socket):
+    """Return once the server stops answering, so the request below surely meets the stall."""
+    probe = redis.Redis(unix_socket_path=str(socket), socket_timeout=0.05, retry=Retry(NoBackoff(), 0))
+    for _ in range(200):
+        try:
+            probe.ping()
+        except redis.TimeoutError:
+            return
+        time.sleep(0.005)
+    raise AssertionError("DEBUG SLEEP never stalled the server")
 
 
 class SlowRedisTest(RedisTestCase):
@@ -30,6 +45,7 @@ class SlowRedisTest(RedisTestCase):
                 sleeper = threading.Thread(target=stall.execute_command, args=("DEBUG", "SLEEP", "1.5"))
                 sleeper.start()
                 self.addCleanup(sleeper.join)
+                wait_until_stalled(scratch.server.socket)
                 response = browser.get("/")
                 self.assertEqual(response.status_code, 503)
                 self.assertContains(response, "Redis did not answer within 0.3 s", status_code=503)
