@@ -26,7 +26,10 @@ from orgchart import keys
 from orgchart.documents import Employee, Location, fold
 
 __all__ = [
+    "Employee",
+    "Location",
     "MAX_DEPTH",
+    "NODE_LIMIT",
     "Busy",
     "Refused",
     "Actor",
@@ -49,7 +52,9 @@ __all__ = [
     "get_location",
     "location_page",
     "location_choices",
-    "location_staff",
+    "location_overview",
+    "LocationOverview",
+    "Path",
     "staff_reporting_to",
     "save_location",
     "delete_location",
@@ -645,16 +650,6 @@ def location_choices() -> list[tuple[int, str]]:
     return [(pk, name) for pk, name in zip(pks, pipe.execute()) if name is not None]
 
 
-def location_staff(pk: int, offset: int, count: int, pipe) -> None:
-    """Queue the staff count and one name-ordered page of staff on ``pipe`` (for the location page)."""
-    pipe.scard(keys.staff(pk))
-    _sort_children(pipe, keys.staff(pk), offset, count)
-
-
-def staff_rows(reply) -> list[Employee]:
-    return _sorted_rows(reply)
-
-
 def staff_reporting_to(location: int, manager: int) -> list[Employee]:
     """Staff of ``location`` who report, directly or not, to ``manager``: per tree level one
     round trip (the level's SUNION and its SMISMEMBER against the staff set), then their fields."""
@@ -761,3 +756,25 @@ def delete_location(
         return gone
 
     return _transact(work)
+
+
+@dataclass
+class LocationOverview:
+    location: Location
+    staff: list[Employee]
+    staff_count: int
+    latest: dict[str, str]  # the sensor's newest reading, for the charts
+
+
+def location_overview(pk: int, offset: int, count: int) -> LocationOverview | None:
+    """The location, its head count, one name-ordered page of staff (SORT ... BY name LIMIT ...
+    GET the fields shown) and its sensor's newest reading: one round trip."""
+    pipe = client().pipeline(transaction=False)
+    pipe.hgetall(keys.location(pk))
+    pipe.scard(keys.staff(pk))
+    _sort_children(pipe, keys.staff(pk), offset, count)
+    pipe.hgetall(keys.temp_latest(pk))
+    data, total, rows, latest = pipe.execute()
+    if not data:
+        return None
+    return LocationOverview(Location.from_hash(pk, data), _sorted_rows(rows), total, latest)

@@ -1,0 +1,91 @@
+"""Django forms of the org chart. People are picked by exact name or ``#id``: an org of ten
+thousand does not fit in a menu, and names are unique."""
+
+from django import forms
+
+from orgchart import store
+
+NAME_MAX = 100
+
+
+class EmployeeField(forms.CharField):
+    """An employee given by exact name or ``#id``; cleans to the id, or None when left blank."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("max_length", NAME_MAX)
+        kwargs.setdefault("help_text", "Exact name, or #id. Blank: nobody (the top of the org).")
+        super().__init__(*args, **kwargs)
+
+    def clean(self, value):
+        text = super().clean(value)
+        if not text:
+            return None
+        pk = store.resolve_employee(text)
+        if pk is None:
+            raise forms.ValidationError(f"No employee is called {text!r}.")
+        return pk
+
+
+def _location_field(label: str, blank: str) -> forms.TypedChoiceField:
+    return forms.TypedChoiceField(label=label, required=False, coerce=int, empty_value=None, choices=[("", blank)])
+
+
+class EmployeeForm(forms.Form):
+    name = forms.CharField(max_length=NAME_MAX)
+    title = forms.CharField(max_length=NAME_MAX, required=False)
+    location = _location_field("Works at", "— no location —")
+    manager = EmployeeField(label="Reports to")
+    full_time = forms.BooleanField(required=False, initial=True, label="Full time")
+
+    def __init__(self, *args, locations=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["location"].choices = [("", "— no location —"), *locations]
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("A name is required.")
+        return name
+
+
+class MoveForm(forms.Form):
+    manager = EmployeeField(label="New manager")
+
+
+class DeleteEmployeeForm(forms.Form):
+    successor = EmployeeField(
+        label="Who takes over the direct reports",
+        help_text="Exact name, or #id, outside this person's team. Blank: the reports move to the top.",
+    )
+
+
+class LocationForm(forms.Form):
+    name = forms.CharField(max_length=NAME_MAX)
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("A name is required.")
+        return name
+
+
+class DeleteLocationForm(forms.Form):
+    successor = _location_field("Move the staff to", "— no location —")
+
+    def __init__(self, *args, locations=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["successor"].choices = [("", "— no location —"), *locations]
+
+
+class PathForm(forms.Form):
+    a = EmployeeField(label="From", required=True, help_text="Exact name, or #id.")
+    b = EmployeeField(label="To", required=True, help_text="Exact name, or #id.")
+
+
+class ReportsToForm(forms.Form):
+    under = EmployeeField(label="Who report to", help_text="Exact name, or #id: directly or not.")
+
+
+class DepthForm(forms.Form):
+    depth = forms.IntegerField(min_value=1, max_value=store.MAX_DEPTH, required=False)

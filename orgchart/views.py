@@ -1,0 +1,254 @@
+"""Screens of the org chart: thin views over ``orgchart.store``."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from config.listing import list_state, page_of
+from orgchart import charts, forms, store
+
+
+def _actor(request) -> store.Actor:
+    return store.Actor(request.user.get_username(), lambda entity, pk: reverse(f"orgchart:{entity}_detail", args=[pk]))
+
+
+def _refused(form, exc: Exception) -> None:
+    field = getattr(exc, "field", None)
+    form.add_error(field if field in form.fields else None, str(exc))
+
+
+def _template(request, name: str, partial: str) -> str:
+    return f"orgchart/{name}#{partial}" if request.htmx else f"orgchart/{name}"
+
+
+def _employee_or_404(pk: int) -> store.Employee:
+    employee = store.get_employee(pk)
+    if employee is None:
+        raise Http404("No such employee")
+    return employee
+
+
+# --- employees -----------------------------------------------------------------------------------
+
+
+def employee_list(request):
+    state = list_state(request.GET, sorts=("name",), default_order="name")
+    items, total = store.employee_page(state)
+    page = page_of(items, total, state)
+    return render(request, _template(request, "employee_list.html", "results"), {"page": page, "state": state})
+
+
+def employee_detail(request, pk: int):
+    depth_form = forms.DepthForm(request.GET)
+    depth = (depth_form.cleaned_data.get("depth") if depth_form.is_valid() else None) or 1
+    found = store.employee_detail(pk, depth)
+    if found is None:
+        raise Http404("No such employee")
+    chain, direct, report = found
+    context = {
+        "employee": chain.employee,
+        "chain": chain,
+        "direct": direct,
+        "report": report,
+        "depth_form": depth_form,
+        "depths": range(1, store.MAX_DEPTH + 1),
+        "move_form": forms.MoveForm(),
+        "node_limit": store.NODE_LIMIT,
+    }
+    return render(request, _template(request, "employee_detail.html", "depth"), context)
+
+
+def employee_form(request, pk: int | None = None):
+    employee = _employee_or_404(pk) if pk is not None else None
+    locations = store.location_choices()
+    if request.method == "POST":
+        form = forms.EmployeeForm(request.POST, locations=locations)
+        if form.is_valid():
+            try:
+                saved = store.save_employee(pk, form.cleaned_data, _actor(request))
+            except (store.Refused, store.Busy) as exc:
+                _refused(form, exc)
+            else:
+                messages.success(request, f"Saved {form.cleaned_data['name']}.")
+                return redirect("orgchart:employee_detail", pk=saved)
+    else:
+        initial = {}
+        if employee is not None:
+            initial = {
+                "name": employee.name,
+                "title": employee.title,
+                "location": employee.location,
+                "manager": f"#{employee.manager}" if employee.manager else "",
+                "full_time": employee.full_time,
+            }
+        form = forms.EmployeeForm(initial=initial, locations=locations)
+    return render(request, "orgchart/employee_form.html", {"form": form, "employee": employee})
+
+
+@require_POST
+def employee_move(request, pk: int):
+    """Move under a new manager (WATCH, cycle refused). For htmx, the detail page comes back."""
+    employee = _employee_or_404(pk)
+    form = forms.MoveForm(request.POST)
+    if form.is_valid():
+        try:
+            store.move_employee(pk, form.cleaned_data["manager"], _actor(request))
+        except (store.Refused, store.Busy) as exc:
+            _refused(form, exc)
+        else:
+            messages.success(request, f"Moved {employee.name}.")
+            return redirect("orgchart:employee_detail", pk=pk)
+    found = store.employee_detail(pk)
+    if found is None:
+        raise Http404("No such employee")
+    chain, direct, report = found
+    context = {
+        "employee": chain.employee,
+        "chain": chain,
+        "direct": direct,
+        "report": report,
+        "depth_form": forms.DepthForm(),
+        "depths": range(1, store.MAX_DEPTH + 1),
+        "move_form": form,
+        "node_limit": store.NODE_LIMIT,
+    }
+    return render(request, "orgchart/employee_detail.html", context, status=400)
+
+
+def employee_delete(request, pk: int):
+    chain = store.chain_of_command(pk)
+    if chain is None:
+        raise Http404("No such employee")
+    employee = chain.employee
+    if request.method == "POST":
+        form = forms.DeleteEmployeeForm(request.POST)
+        if form.is_valid():
+            try:
+                store.delete_employee(pk, form.cleaned_data["successor"], _actor(request))
+            except (store.Refused, store.Busy) as exc:
+                _refused(form, exc)
+            else:
+                messages.success(request, f"Deleted {employee.name}.")
+                return redirect("orgchart:employee_list")
+    else:
+        boss = chain.managers[-1].name if chain.managers else ""
+        form = forms.DeleteEmployeeForm(initial={"successor": boss})
+    return render(request, "orgchart/employee_confirm_delete.html", {"employee": employee, "form": form})
+
+
+# --- tree and path -------------------------------------------------------------------------------
+
+
+def tree(request):
+    """The org tree from ``?root=`` (or from the top): the root and one level, one round trip."""
+    root_pk = request.GET.get("root", "")
+    if root_pk and not root_pk.isdigit():
+        raise Http404("Malformed employee id")
+    root, children = store.tree_root(int(root_pk) if root_pk else None)
+    if root_pk and root is None:
+        raise Http404("No such employee")
+    return render(request, "orgchart/tree.html", {"root": root, "children": children, "node_limit": store.NODE_LIMIT})
+
+
+def tree_children(request, pk: int):
+    """One node's children, for htmx: one round trip. Without htmx, the tree rooted there."""
+    if not request.htmx:
+        return redirect(f"{reverse('orgchart:tree')}?root={pk}")
+    children = store.tree_children(pk)
+    return render(
+        request, "orgchart/tree.html#children", {"children": children, "parent": pk, "node_limit": store.NODE_LIMIT}
+    )
+
+
+def path_finder(request):
+    form = forms.PathForm(request.GET or None)
+    path = None
+    if form.is_valid():
+        path = store.find_path(form.cleaned_data["a"], form.cleaned_data["b"])
+        if path is None:
+            form.add_error(None, "These two share no manager: they sit in separate trees.")
+    return render(request, _template(request, "path.html", "result"), {"form": form, "path": path})
+
+
+# --- locations -----------------------------------------------------------------------------------
+
+
+def _location_or_404(pk: int) -> store.Location:
+    location = store.get_location(pk)
+    if location is None:
+        raise Http404("No such location")
+    return location
+
+
+def location_list(request):
+    state = list_state(request.GET, sorts=("name",), default_order="name")
+    items, total = store.location_page(state)
+    page = page_of(items, total, state)
+    return render(request, _template(request, "location_list.html", "results"), {"page": page, "state": state})
+
+
+def location_detail(request, pk: int):
+    state = list_state(request.GET, filters=("under",))
+    overview = store.location_overview(pk, state.offset, state.per_page)
+    if overview is None:
+        raise Http404("No such location")
+    page = page_of(overview.staff, overview.staff_count, state)
+    under_form = forms.ReportsToForm(request.GET if "under" in request.GET else None)
+    reporting = None
+    if under_form.is_valid() and under_form.cleaned_data["under"]:
+        reporting = store.staff_reporting_to(pk, under_form.cleaned_data["under"])
+    sensor = store.sensor_charts(pk, overview.latest)
+    context = {
+        "location": overview.location,
+        "page": page,
+        "state": state,
+        "under_form": under_form,
+        "reporting": reporting,
+        "sensor": sensor,
+        "raw_chart": charts.raw_chart(sensor.raw),
+        "day_chart": charts.rollup_chart(sensor.days),
+        "month_chart": charts.rollup_chart(sensor.months, bars=False, fmt="%Y-%m"),
+        "chart": {"width": charts.WIDTH, "height": charts.HEIGHT},
+    }
+    return render(request, _template(request, "location_detail.html", "staff"), context)
+
+
+def location_form(request, pk: int | None = None):
+    location = _location_or_404(pk) if pk is not None else None
+    if request.method == "POST":
+        form = forms.LocationForm(request.POST)
+        if form.is_valid():
+            try:
+                saved = store.save_location(pk, form.cleaned_data["name"], _actor(request))
+            except (store.Refused, store.Busy) as exc:
+                _refused(form, exc)
+            else:
+                messages.success(request, f"Saved {form.cleaned_data['name']}.")
+                return redirect("orgchart:location_detail", pk=saved)
+    else:
+        form = forms.LocationForm(initial={"name": location.name} if location else None)
+    return render(request, "orgchart/location_form.html", {"form": form, "location": location})
+
+
+def location_delete(request, pk: int):
+    location = _location_or_404(pk)
+    others = [(i, name) for i, name in store.location_choices() if i != pk]
+    if request.method == "POST":
+        form = forms.DeleteLocationForm(request.POST, locations=others)
+        if form.is_valid():
+            try:
+                store.delete_location(
+                    pk, form.cleaned_data["successor"], _actor(request), store.sensor_keys, store.sensor_watch_keys
+                )
+            except (store.Refused, store.Busy) as exc:
+                _refused(form, exc)
+            else:
+                messages.success(request, f"Deleted {location.name}.")
+                return redirect("orgchart:location_list")
+    else:
+        form = forms.DeleteLocationForm(locations=others)
+    return render(request, "orgchart/location_confirm_delete.html", {"location": location, "form": form})
