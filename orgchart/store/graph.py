@@ -53,6 +53,8 @@ __all__ = [
     "location_page",
     "location_choices",
     "location_overview",
+    "import_graph",
+    "Imported",
     "LocationOverview",
     "Path",
     "staff_reporting_to",
@@ -778,3 +780,90 @@ def location_overview(pk: int, offset: int, count: int) -> LocationOverview | No
     if not data:
         return None
     return LocationOverview(Location.from_hash(pk, data), _sorted_rows(rows), total, latest)
+
+
+@dataclass(frozen=True)
+class Imported:
+    employees: int
+    locations: int
+    edges: int  # REPORTS_TO edges
+    placed: int  # WORKS_AT edges
+    first_employee: int
+
+
+def import_graph(data, actor: Actor) -> Imported:
+    """Write a whole checked graph (``orgchart.importer.OrgData``: names are the identifiers) in
+    one transaction: documents, both sides of every edge, chains, counts and indexes. The name
+    indexes are WATCHed, so a name taken meanwhile fails the import instead of doubling a name."""
+    people, places = list(data.people.items()), list(data.locations.items())
+
+    def work(pipe):
+        pipe.watch(keys.employee_by_name(), keys.location_by_name())
+        taken = []
+        if people:
+            found = pipe.hmget(keys.employee_by_name(), [f for f, _ in people])
+            taken += [f"employee {p.name!r}" for (_, p), owner in zip(people, found) if owner is not None]
+        if places:
+            found = pipe.hmget(keys.location_by_name(), [f for f, _ in places])
+            taken += [f"location {n!r}" for (_, n), owner in zip(places, found) if owner is not None]
+        if taken:
+            raise Refused("Already in the org chart: " + ", ".join(taken[:20]) + (" …" if len(taken) > 20 else ""))
+        # Ids are reserved only once the names are known to be free (a retry skips a block: harmless).
+        first_e = pipe.incrby(keys.employee_ids(), len(people)) - len(people) + 1 if people else 0
+        first_l = pipe.incrby(keys.location_ids(), len(places)) - len(places) + 1 if places else 0
+        emp_id = {folded: first_e + i for i, (folded, _) in enumerate(people)}
+        loc_id = {folded: first_l + i for i, (folded, _) in enumerate(places)}
+        chains, direct, total = _import_tree(data, emp_id)
+        pipe.multi()
+        for folded, name in places:
+            pk = loc_id[folded]
+            pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
+            pipe.zadd(keys.location_names(), {_member(name, pk): 0})
+            pipe.hset(keys.location_by_name(), folded, pk)
+        for folded, person in people:
+            pk = emp_id[folded]
+            boss = emp_id[person.manager] if person.manager is not None else None
+            where = loc_id[person.location] if person.location is not None else None
+            doc = Employee(
+                pk, person.name, person.title, where, boss, person.full_time, direct.get(pk, 0), total.get(pk, 0),
+                location_name=data.locations[person.location] if where else "", ancestors=chains[folded],
+            )  # fmt: skip
+            pipe.hset(keys.employee(pk), mapping=doc.to_hash())
+            pipe.sadd(keys.reports(boss) if boss is not None else keys.roots(), pk)
+            if where is not None:
+                pipe.sadd(keys.staff(where), pk)
+            pipe.zadd(keys.employee_names(), {_member(person.name, pk): 0})
+            pipe.hset(keys.employee_by_name(), folded, pk)
+        label = f"{len(people)} employees, {len(places)} locations"
+        queue_event(pipe, Event(actor.name, "imported", APP, "employee", str(first_e), label, ""))
+        return first_e
+
+    first_e = _transact(work)
+    edges = sum(1 for _, p in people if p.manager is not None)
+    placed = sum(1 for _, p in people if p.location is not None)
+    return Imported(len(people), len(places), edges, placed, first_e)
+
+
+def _import_tree(data, emp_id: dict[str, int]):
+    """Chains (top first), direct and total report counts of a graph given by names."""
+    chains: dict[str, list[int]] = {}
+    for folded in data.people:
+        climb, cur = [], folded
+        while cur not in chains:
+            boss = data.people[cur].manager
+            if boss is None:
+                chains[cur] = []
+                break
+            climb.append(cur)
+            cur = boss
+        for below in reversed(climb):
+            boss = data.people[below].manager
+            chains[below] = [*chains[boss], emp_id[boss]]
+    direct: dict[int, int] = {}
+    total: dict[int, int] = {}
+    for folded, person in data.people.items():
+        if person.manager is not None:
+            direct[emp_id[person.manager]] = direct.get(emp_id[person.manager], 0) + 1
+        for boss in chains[folded]:
+            total[boss] = total.get(boss, 0) + 1
+    return chains, direct, total
