@@ -789,6 +789,7 @@ class Imported:
     edges: int  # REPORTS_TO edges
     placed: int  # WORKS_AT edges
     first_employee: int
+    first_location: int
 
 
 def import_graph(data, actor: Actor) -> Imported:
@@ -836,12 +837,12 @@ def import_graph(data, actor: Actor) -> Imported:
             pipe.hset(keys.employee_by_name(), folded, pk)
         label = f"{len(people)} employees, {len(places)} locations"
         queue_event(pipe, Event(actor.name, "imported", APP, "employee", str(first_e), label, ""))
-        return first_e
+        return first_e, first_l
 
-    first_e = _transact(work)
+    first_e, first_l = _transact(work)
     edges = sum(1 for _, p in people if p.manager is not None)
     placed = sum(1 for _, p in people if p.location is not None)
-    return Imported(len(people), len(places), edges, placed, first_e)
+    return Imported(len(people), len(places), edges, placed, first_e, first_l)
 
 
 def _import_tree(data, emp_id: dict[str, int]):
