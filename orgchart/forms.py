@@ -9,7 +9,8 @@ NAME_MAX = 100
 
 
 class EmployeeField(forms.CharField):
-    """An employee given by exact name or ``#id``; cleans to the id, or None when left blank."""
+    """An employee given by exact name or ``#id``. The form resolves all of its employee fields in
+    one round trip (``ResolvesEmployees``); the cleaned value is the id, or None when left blank."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("required", False)
@@ -17,21 +18,29 @@ class EmployeeField(forms.CharField):
         kwargs.setdefault("help_text", "Exact name, or #id. Blank: nobody (the top of the org).")
         super().__init__(*args, **kwargs)
 
-    def clean(self, value):
-        text = super().clean(value)
-        if not text:
-            return None
-        pk = store.resolve_employee(text)
-        if pk is None:
-            raise forms.ValidationError(f"No employee is called {text!r}.")
-        return pk
+
+class ResolvesEmployees:
+    """Turns every EmployeeField's text into an id with one lookup for the whole form."""
+
+    def clean(self):
+        cleaned = super().clean()
+        wanted = [(n, cleaned[n]) for n, f in self.fields.items() if isinstance(f, EmployeeField) and cleaned.get(n)]
+        for (name, text), pk in zip(wanted, store.resolve_employees([text for _, text in wanted])):
+            if pk is None:
+                self.add_error(name, f"No employee is called {text!r}.")
+            else:
+                cleaned[name] = pk
+        for name, field in self.fields.items():
+            if isinstance(field, EmployeeField) and not cleaned.get(name) and name not in self.errors:
+                cleaned[name] = None
+        return cleaned
 
 
 def _location_field(label: str, blank: str) -> forms.TypedChoiceField:
     return forms.TypedChoiceField(label=label, required=False, coerce=int, empty_value=None, choices=[("", blank)])
 
 
-class EmployeeForm(forms.Form):
+class EmployeeForm(ResolvesEmployees, forms.Form):
     name = forms.CharField(max_length=NAME_MAX)
     title = forms.CharField(max_length=NAME_MAX, required=False)
     location = _location_field("Works at", "— no location —")
@@ -49,11 +58,11 @@ class EmployeeForm(forms.Form):
         return name
 
 
-class MoveForm(forms.Form):
+class MoveForm(ResolvesEmployees, forms.Form):
     manager = EmployeeField(label="New manager")
 
 
-class DeleteEmployeeForm(forms.Form):
+class DeleteEmployeeForm(ResolvesEmployees, forms.Form):
     successor = EmployeeField(
         label="Who takes over the direct reports",
         help_text="Exact name, or #id, outside this person's team. Blank: the reports move to the top.",
@@ -78,12 +87,12 @@ class DeleteLocationForm(forms.Form):
         self.fields["successor"].choices = [("", "— no location —"), *locations]
 
 
-class PathForm(forms.Form):
+class PathForm(ResolvesEmployees, forms.Form):
     a = EmployeeField(label="From", required=True, help_text="Exact name, or #id.")
     b = EmployeeField(label="To", required=True, help_text="Exact name, or #id.")
 
 
-class ReportsToForm(forms.Form):
+class ReportsToForm(ResolvesEmployees, forms.Form):
     under = EmployeeField(label="Who report to", help_text="Exact name, or #id: directly or not.")
 
 

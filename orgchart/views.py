@@ -170,7 +170,7 @@ def path_finder(request):
     if form.is_valid():
         path = store.find_path(form.cleaned_data["a"], form.cleaned_data["b"])
         if path is None:
-            form.add_error(None, "These two share no manager: they sit in separate trees.")
+            form.add_error(None, "No path: one of them does not exist, or they sit in separate trees.")
     return render(request, _template(request, "path.html", "result"), {"form": form, "path": path})
 
 
@@ -209,9 +209,9 @@ def location_detail(request, pk: int):
         "under_form": under_form,
         "reporting": reporting,
         "sensor": sensor,
-        "raw_chart": charts.raw_chart(sensor.raw),
-        "day_chart": charts.rollup_chart(sensor.days),
-        "month_chart": charts.rollup_chart(sensor.months, bars=False, fmt="%Y-%m"),
+        "raw_chart": charts.raw_chart(sensor.raw, sensor.raw_start, sensor.latest_at) if sensor.raw else None,
+        "day_chart": charts.rollup_chart(sensor.days, sensor.day_slots),
+        "month_chart": charts.rollup_chart(sensor.months, sensor.month_slots, bars=False, fmt="%Y-%m"),
         "chart": {"width": charts.WIDTH, "height": charts.HEIGHT},
     }
     return render(request, _template(request, "location_detail.html", "staff"), context)

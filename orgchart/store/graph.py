@@ -46,6 +46,7 @@ __all__ = [
     "chain_of_command",
     "find_path",
     "resolve_employee",
+    "resolve_employees",
     "save_employee",
     "move_employee",
     "delete_employee",
@@ -218,6 +219,16 @@ class DepthReport:
     def within(self) -> int:
         return sum(self.levels)
 
+    @property
+    def rows(self) -> list[tuple[int, int, int]]:
+        """(level, exactly at it, within it) for each level down to ``depth``."""
+        out, running = [], 0
+        for level in range(1, self.depth + 1):
+            size = self.levels[level - 1] if level <= len(self.levels) else 0
+            running += size
+            out.append((level, size, running))
+        return out
+
 
 @dataclass
 class Chain:
@@ -353,16 +364,23 @@ def find_path(a: int, b: int) -> Path | None:
     return Path(people[a], people[b], [people[pk] for pk in up_path], [people[pk] for pk in down_path], people[common])
 
 
-def resolve_employee(text: str) -> int | None:
-    """An employee from what a user typed: ``#12``/``12`` as an id, else the exact name."""
+def parse_employee_ref(text: str) -> int | str:
+    """What a user typed for an employee: ``#12``/``12`` is an id (int), anything else a name."""
     text = text.strip()
-    if text.lstrip("#").isdigit():
-        pk = int(text.lstrip("#"))
-        return pk if client().exists(keys.employee(pk)) else None
-    if not text:
-        return None
-    found = client().hget(keys.employee_by_name(), fold(text))
-    return int(found) if found else None
+    return int(text.lstrip("#")) if text.lstrip("#").isdigit() else text
+
+
+def resolve_employees(texts: list[str]) -> list[int | None]:
+    """Ids for what users typed, names looked up together in one HMGET (ids are not checked
+    here: every store function that takes an id refuses one that does not exist)."""
+    refs = [parse_employee_ref(t) for t in texts]
+    names = [fold(r) for r in refs if isinstance(r, str)]
+    found = iter(client().hmget(keys.employee_by_name(), names) if names else [])
+    return [r if isinstance(r, int) else (lambda v: int(v) if v else None)(next(found)) for r in refs]
+
+
+def resolve_employee(text: str) -> int | None:
+    return resolve_employees([text])[0]
 
 
 # --- employee writes -----------------------------------------------------------------------------

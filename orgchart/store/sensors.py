@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
@@ -320,6 +320,12 @@ class SensorCharts:
     days: list[Rollup]  # up to 30, oldest first
     months: list[Rollup]  # up to 12, oldest first
     keys_read: int
+    day_slots: list[datetime] = field(default_factory=list)  # the 30 days of the window
+    month_slots: list[datetime] = field(default_factory=list)  # the 12 months of the window
+
+    @property
+    def raw_start(self) -> datetime | None:
+        return self.latest_at - timedelta(hours=24) if self.latest_at else None
 
 
 def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:
@@ -376,6 +382,8 @@ def sensor_charts(location: int, latest: dict) -> SensorCharts:
         [r for r in (_rollup(d, row) for d, row in zip(days, day_rows)) if r],
         [r for r in (_rollup(m, row) for m, row in zip(months, month_rows)) if r],
         len(hours) + len(days) + len(months),
+        days,
+        months,
     )
 
 

@@ -40,6 +40,7 @@ class EmployeeScreensTest(RedisTestCase):
         self.assertLess(chain.index("Ann"), chain.index("Cid"))
         with self.assertRoundTrips(3):  # the node and level 1, one SUNION for level 2, the names
             response = self.client.get(f"/orgchart/employees/{self.ids['Doug']}/?depth=2")
+        self.assertEqual(response.context["report"].rows, [(1, 2, 2), (2, 3, 5)])
         at_depth = response.content.decode().split('id="at-depth"')[1].split("</ul>")[0]
         for name in ("Cid", "Dee", "Eve"):
             self.assertIn(name, at_depth)
@@ -131,12 +132,15 @@ class TreeAndPathScreensTest(RedisTestCase):
         self.assertRedirects(self.client.get(url), f"/orgchart/tree/?root={self.ids['Ann']}")
 
     def test_path_finder(self):
-        with self.assertRoundTrips(4):  # resolve two names, then the two chains, then the path
+        with self.assertRoundTrips(3):  # the names in one HMGET, then the two chains, then the path
             response = self.client.get("/orgchart/path/", {"a": "Fay", "b": f"#{self.ids['Eve']}"})
         self.assertContains(response, "5 degrees of separation")
         self.assertEqual([e.name for e in response.context["path"].steps], ["Fay", "Cid", "Ann", "Doug", "Bob", "Eve"])
         response = self.client.get("/orgchart/path/", {"a": "Nobody", "b": "Eve"})
         self.assertContains(response, "No employee is called")
+        with self.assertRoundTrips(1):  # ids need no lookup; the missing one shows in the chains' read
+            response = self.client.get("/orgchart/path/", {"a": f"#{self.ids['Cid']}", "b": "#999"})
+        self.assertContains(response, "one of them does not exist")
 
 
 class LocationScreensTest(RedisTestCase):
