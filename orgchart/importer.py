@@ -78,26 +78,10 @@ def read(directory: str | Path) -> OrgData:
     errors: list[str] = []
     data = OrgData()
     first_line: dict[str, str] = {}
-    for number, cells in _rows(base / "Location.csv", FILES["Location.csv"], errors):
-        where = f"Location.csv:{number}"
-        name = _name(cells[0], where, errors)
-        if name is None:
-            continue
-        if fold(name) in data.locations:
-            errors.append(f"{where}: duplicate location {name!r} (first at {first_line['L' + fold(name)]})")
-            continue
-        first_line["L" + fold(name)] = where
-        data.locations[fold(name)] = name
-    for number, cells in _rows(base / "Employee.csv", FILES["Employee.csv"], errors):
-        where = f"Employee.csv:{number}"
-        name = _name(cells[0], where, errors)
-        if name is None:
-            continue
-        if fold(name) in data.people:
-            errors.append(f"{where}: duplicate employee {name!r} (first at {first_line['E' + fold(name)]})")
-            continue
-        first_line["E" + fold(name)] = where
-        data.people[fold(name)] = Person(name, cells[1][:NAME_MAX])
+    for folded, name in _unique_names(base / "Location.csv", "location", first_line, errors):
+        data.locations[folded] = name
+    for folded, name, cells in _unique_names(base / "Employee.csv", "employee", first_line, errors, rows=True):
+        data.people[folded] = Person(name, cells[1][:NAME_MAX])
     for number, cells in _rows(base / "REPORTS_TO.csv", FILES["REPORTS_TO.csv"], errors):
         where = f"REPORTS_TO.csv:{number}"
         src, dest = fold(cells[0]), fold(cells[1])
@@ -137,6 +121,21 @@ def read(directory: str | Path) -> OrgData:
     if errors:
         raise ImportError_(errors)
     return data
+
+
+def _unique_names(path: Path, kind: str, first_line: dict[str, str], errors: list[str], rows: bool = False):
+    """(folded name, name[, cells]) of each row of a node file, refusing empty and duplicate names."""
+    for number, cells in _rows(path, FILES[path.name], errors):
+        where = f"{path.name}:{number}"
+        name = _name(cells[0], where, errors)
+        if name is None:
+            continue
+        mark = kind[0].upper() + fold(name)
+        if mark in first_line:
+            errors.append(f"{where}: duplicate {kind} {name!r} (first at {first_line[mark]})")
+            continue
+        first_line[mark] = where
+        yield (fold(name), name, cells) if rows else (fold(name), name)
 
 
 def _reaches(data: OrgData, start: str, goal: str) -> bool:

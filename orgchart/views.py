@@ -35,30 +35,38 @@ def _employee_or_404(pk: int) -> store.Employee:
 # --- employees -----------------------------------------------------------------------------------
 
 
-def employee_list(request):
+def _name_list(request, fetch, template: str):
+    """A list in name order with prefix search and paging; htmx gets the results partial."""
     state = list_state(request.GET, sorts=("name",), default_order="name")
-    items, total = store.employee_page(state)
+    items, total = fetch(state)
     page = page_of(items, total, state)
-    return render(request, _template(request, "employee_list.html", "results"), {"page": page, "state": state})
+    return render(request, _template(request, template, "results"), {"page": page, "state": state})
 
 
-def employee_detail(request, pk: int):
-    depth_form = forms.DepthForm(request.GET)
-    depth = (depth_form.cleaned_data.get("depth") if depth_form.is_valid() else None) or 1
-    found = store.employee_detail(pk, depth)
+def employee_list(request):
+    return _name_list(request, store.employee_page, "employee_list.html")
+
+
+def _detail_context(found, depth_form, move_form) -> dict:
     if found is None:
         raise Http404("No such employee")
     chain, direct, report = found
-    context = {
+    return {
         "employee": chain.employee,
         "chain": chain,
         "direct": direct,
         "report": report,
         "depth_form": depth_form,
         "depths": range(1, store.MAX_DEPTH + 1),
-        "move_form": forms.MoveForm(),
+        "move_form": move_form,
         "node_limit": store.NODE_LIMIT,
     }
+
+
+def employee_detail(request, pk: int):
+    depth_form = forms.DepthForm(request.GET)
+    depth = (depth_form.cleaned_data.get("depth") if depth_form.is_valid() else None) or 1
+    context = _detail_context(store.employee_detail(pk, depth), depth_form, forms.MoveForm())
     return render(request, _template(request, "employee_detail.html", "depth"), context)
 
 
@@ -102,20 +110,7 @@ def employee_move(request, pk: int):
         else:
             messages.success(request, f"Moved {employee.name}.")
             return redirect("orgchart:employee_detail", pk=pk)
-    found = store.employee_detail(pk)
-    if found is None:
-        raise Http404("No such employee")
-    chain, direct, report = found
-    context = {
-        "employee": chain.employee,
-        "chain": chain,
-        "direct": direct,
-        "report": report,
-        "depth_form": forms.DepthForm(),
-        "depths": range(1, store.MAX_DEPTH + 1),
-        "move_form": form,
-        "node_limit": store.NODE_LIMIT,
-    }
+    context = _detail_context(store.employee_detail(pk), forms.DepthForm(), form)
     return render(request, "orgchart/employee_detail.html", context, status=400)
 
 
@@ -185,10 +180,7 @@ def _location_or_404(pk: int) -> store.Location:
 
 
 def location_list(request):
-    state = list_state(request.GET, sorts=("name",), default_order="name")
-    items, total = store.location_page(state)
-    page = page_of(items, total, state)
-    return render(request, _template(request, "location_list.html", "results"), {"page": page, "state": state})
+    return _name_list(request, store.location_page, "location_list.html")
 
 
 def location_detail(request, pk: int):

@@ -146,18 +146,23 @@ def _search_range(q: str) -> tuple[str, str]:
     return "[" + fold(q), "[" + fold(q) + _LEX_END
 
 
+def _name_page(index: str, state) -> tuple[list[int], int]:
+    """One page of ids from a lexical name index, and the count matching ``state.q`` (a prefix)."""
+    low, high = _search_range(state.q)
+    pipe = client().pipeline(transaction=False)
+    pipe.zlexcount(index, low, high)
+    if state.descending:
+        pipe.zrevrangebylex(index, high, low, start=state.offset, num=state.per_page)
+    else:
+        pipe.zrangebylex(index, low, high, start=state.offset, num=state.per_page)
+    total, members = pipe.execute()
+    return [_member_id(m) for m in members], total
+
+
 def employee_page(state) -> tuple[list[Employee], int]:
     """One page of employees in name order (``?q=`` matches the start of the name): two round trips,
     the ids from the name index, then the fields the list shows."""
-    low, high = _search_range(state.q)
-    pipe = client().pipeline(transaction=False)
-    pipe.zlexcount(keys.employee_names(), low, high)
-    if state.descending:
-        pipe.zrevrangebylex(keys.employee_names(), high, low, start=state.offset, num=state.per_page)
-    else:
-        pipe.zrangebylex(keys.employee_names(), low, high, start=state.offset, num=state.per_page)
-    total, members = pipe.execute()
-    pks = [_member_id(m) for m in members]
+    pks, total = _name_page(keys.employee_names(), state)
     if not pks:
         return [], total
     pipe = client().pipeline(transaction=False)
@@ -635,15 +640,7 @@ def get_location(pk: int) -> Location | None:
 
 def location_page(state) -> tuple[list[tuple[Location, int]], int]:
     """One page of locations in name order with their head counts: two round trips."""
-    low, high = _search_range(state.q)
-    pipe = client().pipeline(transaction=False)
-    pipe.zlexcount(keys.location_names(), low, high)
-    if state.descending:
-        pipe.zrevrangebylex(keys.location_names(), high, low, start=state.offset, num=state.per_page)
-    else:
-        pipe.zrangebylex(keys.location_names(), low, high, start=state.offset, num=state.per_page)
-    total, members = pipe.execute()
-    pks = [_member_id(m) for m in members]
+    pks, total = _name_page(keys.location_names(), state)
     if not pks:
         return [], total
     pipe = client().pipeline(transaction=False)

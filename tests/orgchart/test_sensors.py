@@ -103,6 +103,10 @@ class SeederTest(RedisTestCase):
         self.assertEqual(client().zcard(keys.employee_names()), 200)
         self.assertEqual(client().hlen(keys.location_by_name()), 3)
         self.assertEqual(violations(["orgchart"]), [])
+        from config.keyspace import keyspace
+
+        unregistered = [k for k in client().scan_iter("orgchart:*", count=1000) if keyspace.match(k) is None]
+        self.assertEqual(unregistered, [])
         names = client().zrange(keys.employee_names(), 0, 9)
         client().flushdb()
         seed(seeding.context("orgchart", "demo"))

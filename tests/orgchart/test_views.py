@@ -177,3 +177,21 @@ class LocationScreensTest(RedisTestCase):
         self.assertEqual(client().scard(keys.staff(self.other)), 7)
         self.assertFalse(client().exists(keys.location(self.where), keys.staff(self.where)))
         self.assertEqual(store.get_employee(self.ids["Fay"]).location_name, "Austin")
+
+
+class LocationDeleteTest(RedisTestCase):
+    def test_delete_removes_the_sensor_buckets_in_the_same_transaction(self):
+        where, other = location("Seattle"), location("Austin")
+        org(SPEC, where)
+        store.record_readings(where, [(1767571200 - 3600 * i, 20.0) for i in range(24 * 40)])  # 40 days
+        store.record_readings(other, [(1767571200, 20.0)])
+        self.assertGreater(sum(1 for _ in client().scan_iter(f"orgchart:location:{where}:*")), 1900)
+        response = self.client.post(f"/orgchart/locations/{where}/delete/", {"successor": ""}, follow=True)
+        self.assertContains(response, "Deleted Seattle.")
+        self.assertEqual(list(client().scan_iter(f"orgchart:location:{where}:*")), [])
+        self.assertFalse(client().exists(keys.location(where)))
+        self.assertTrue(client().exists(keys.temp_latest(other)))
+        self.assertEqual(store.get_employee(store.resolve_employee("Fay")).location, None)
+        from config.invariants import violations
+
+        self.assertEqual(violations(["orgchart"]), [])
