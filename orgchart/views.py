@@ -154,6 +154,8 @@ def tree_children(request, pk: int):
     if not request.htmx:
         return redirect(f"{reverse('orgchart:tree')}?root={pk}")
     children = store.tree_children(pk)
+    if children is None:
+        raise Http404("No such employee")
     return render(
         request, "orgchart/tree.html#children", {"children": children, "parent": pk, "node_limit": store.NODE_LIMIT}
     )

@@ -189,11 +189,14 @@ class TreeNode:
     children: list[Employee] = field(default_factory=list)
 
 
-def tree_children(pk: int) -> list[Employee]:
-    """The direct reports of one node with their counts: one SORT ... GET, one round trip."""
+def tree_children(pk: int) -> list[Employee] | None:
+    """The direct reports of one node with their counts: one SORT ... GET, one round trip.
+    None when there is no such employee."""
     pipe = client().pipeline(transaction=False)
+    pipe.exists(keys.employee(pk))
     _sort_children(pipe, keys.reports(pk))
-    return _sorted_rows(pipe.execute()[0])
+    exists, rows = pipe.execute()
+    return _sorted_rows(rows) if exists else None
 
 
 def tree_root(pk: int | None) -> tuple[Employee | None, list[Employee]]:
@@ -495,25 +498,24 @@ def save_employee(pk: int | None, values: dict, actor: Actor) -> int:
     in one WATCHed transaction. ``values``: name, title, location, manager, full_time."""
     name = " ".join(values["name"].split())
     manager, location = values.get("manager"), values.get("location")
-    if pk is None:
-        pk = client().incr(keys.employee_ids())
-        creating = True
-    else:
-        creating = False
+    creating = pk is None
 
     def work(pipe):
+        nonlocal pk
         old = {}
         if not creating:
             old = _watch_read(pipe, pk)
             if not old:
                 raise Refused("This employee no longer exists.")
         _claim_name(pipe, name, pk)
-        before = Employee.from_hash(pk, old) if old else Employee(pk, name)
         location_name = _location_name(pipe, location)
-        moving = creating or before.manager != manager
+        moving = creating or Employee.from_hash(pk, old).manager != manager
+        new_chain = _validate_manager(pipe, pk, manager) if moving else []
+        if creating:  # an id is taken only once the input is known to be good
+            pk = pipe.incr(keys.employee_ids())
+        before = Employee.from_hash(pk, old) if old else Employee(pk, name)
         chains, deltas = {}, {}
         if moving:
-            new_chain = _validate_manager(pipe, pk, manager)
             chains = _subtree_under_watch(pipe, {pk: new_chain}) if not creating else {pk: new_chain}
             size = len(chains)  # the employee and everyone below
             if not creating:
@@ -700,10 +702,9 @@ def save_location(pk: int | None, name: str, actor: Actor) -> int:
     transaction (the staff set is WATCHed so nobody joins or leaves meanwhile)."""
     name = " ".join(name.split())
     creating = pk is None
-    if creating:
-        pk = client().incr(keys.location_ids())
 
     def work(pipe):
+        nonlocal pk
         before = None
         if not creating:
             pipe.watch(keys.location(pk), keys.staff(pk))
@@ -713,6 +714,8 @@ def save_location(pk: int | None, name: str, actor: Actor) -> int:
             before = Location.from_hash(pk, data)
         _claim_location_name(pipe, name, pk)
         staff = [] if creating else pipe.smembers(keys.staff(pk))
+        if creating:  # an id is taken only once the name is known to be free
+            pk = pipe.incr(keys.location_ids())
         pipe.multi()
         pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
         if before and fold(before.name) != fold(name):

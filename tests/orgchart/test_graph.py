@@ -31,13 +31,20 @@ class EdgesBothWaysTest(RedisTestCase):
         fay = store.get_employee(ids["Fay"])
         self.assertEqual(fay.ancestors, [ids["Doug"], ids["Ann"], ids["Cid"]])
 
-    def test_duplicate_name_is_refused_and_nothing_is_written(self):
+    def test_bad_input_is_refused_and_writes_nothing_not_even_an_id(self):
         employee("Doug")
-        before = client().dbsize()
+        location("Seattle")
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
         with self.assertRaises(store.Refused) as caught:
             employee("  doug ")
         self.assertEqual(caught.exception.field, "name")
-        self.assertEqual(client().dbsize(), before)
+        with self.assertRaises(store.Refused) as caught:
+            employee("Ann", manager=999)
+        self.assertEqual(caught.exception.field, "manager")
+        with self.assertRaises(store.Refused) as caught:
+            location(" SEATTLE ")
+        self.assertEqual(caught.exception.field, "name")
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
 
     def test_change_of_location_updates_both_sides(self):
         a, b = location("Seattle"), location("Austin")

@@ -130,6 +130,8 @@ class TreeAndPathScreensTest(RedisTestCase):
         self.assertContains(response, "Dee")
         self.assertNotContains(response, "<h1>")
         self.assertRedirects(self.client.get(url), f"/orgchart/tree/?root={self.ids['Ann']}")
+        missing = self.client.get("/orgchart/tree/999/children/", headers={"HX-Request": "true"})
+        self.assertEqual(missing.status_code, 404)
 
     def test_path_finder(self):
         with self.assertRoundTrips(3):  # the names in one HMGET, then the two chains, then the path
