@@ -427,21 +427,21 @@ def _watch_read(pipe, pk: int) -> dict:
     return pipe.hgetall(keys.employee(pk))
 
 
-def _validate_manager(pipe, pk: int | None, manager: int | None) -> list[int]:
-    """The new chain of an employee placed under ``manager``; refuses cycles."""
+def _validate_manager(pipe, pk: int | None, manager: int | None, field: str = "manager") -> list[int]:
+    """The new chain of an employee (or of ``pk``'s reports, for ``field="successor"``) placed under
+    ``manager``; refuses a cycle."""
     if manager is None:
         return []
     if pk is not None and manager == pk:
-        raise Refused("An employee cannot report to themselves.", "manager")
+        raise Refused("An employee cannot report to themselves.", field)
     data = _watch_read(pipe, manager)
     if not data:
-        raise Refused(f"There is no employee #{manager}.", "manager")
+        raise Refused(f"There is no employee #{manager}.", field)
     chain = _ids(data.get("ancestors", ""))
     if pk is not None and pk in chain:
-        raise Refused(
-            f"{data.get('name')} reports, directly or not, to this employee: that would make a cycle.",
-            "manager",
-        )
+        if field == "successor":
+            raise Refused(f"{data.get('name')} is in this employee's own team: pick someone outside it.", field)
+        raise Refused(f"{data.get('name')} reports, directly or not, to this employee: that would make a cycle.", field)
     return [*chain, manager]
 
 
@@ -596,7 +596,7 @@ def delete_employee(pk: int, successor: int | None, actor: Actor) -> Employee:
         gone = Employee.from_hash(pk, data)
         if successor == pk:
             raise Refused("Pick someone other than the employee being deleted.", "successor")
-        new_chain = _validate_manager(pipe, pk, successor)
+        new_chain = _validate_manager(pipe, pk, successor, "successor")
         pipe.watch(keys.reports(pk))
         direct = [int(x) for x in pipe.smembers(keys.reports(pk))]
         chains = _subtree_under_watch(pipe, {child: new_chain for child in direct})

@@ -98,7 +98,7 @@ class EmployeeScreensTest(RedisTestCase):
         response = self.client.get(f"/orgchart/employees/{self.ids['Ann']}/delete/")
         self.assertContains(response, 'value="Doug"')
         response = self.client.post(f"/orgchart/employees/{self.ids['Ann']}/delete/", {"successor": "Fay"})
-        self.assertContains(response, "that would make a cycle")
+        self.assertContains(response, "Fay is in this employee&#x27;s own team: pick someone outside it.")
         self.assertTrue(client().exists(keys.employee(self.ids["Ann"])))
         response = self.client.post(f"/orgchart/employees/{self.ids['Ann']}/delete/", {"successor": "Bob"}, follow=True)
         self.assertContains(response, "Deleted Ann.")
