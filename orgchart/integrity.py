@@ -157,3 +157,13 @@ def _repair_rollups():
 @invariant("orgchart", "temperature rollups equal what the raw samples give", repair=_repair_rollups)
 def rollups_match_samples():
     yield from _check_rollups()
+
+
+def _expire_buckets():
+    sensors.expire_buckets(sensors.buckets_without_ttl())
+
+
+@invariant("orgchart", "raw buckets and hourly and daily rollups expire (retention)", repair=_expire_buckets)
+def buckets_expire():
+    for key, period in sensors.buckets_without_ttl():
+        yield Violation(f"{key} ({period}) has no TTL: retention is not enforced", [key])

@@ -41,6 +41,8 @@ __all__ = [
     "latest_keys",
     "rollups_of",
     "rewrite_rollups",
+    "buckets_without_ttl",
+    "expire_buckets",
 ]
 
 OFFSET = 32768  # stored = hundredths + OFFSET, so an all-zero record never looks like a reading
@@ -414,6 +416,29 @@ def rollups_of(location: int, period: str) -> dict[str, dict[str, str]]:
         pipe.hgetall(key)
     values = pipe.execute() if found else []
     return {key.rsplit(":", 1)[1]: value for key, value in zip(found, values)}
+
+
+_EXPIRING = ("raw", "hour", "day")
+
+
+def buckets_without_ttl() -> list[tuple[str, str]]:
+    """(key, period) of every raw bucket or hourly/daily rollup with no TTL (retention not enforced)."""
+    found = []
+    for period in _EXPIRING + (("month",) if retention().month else ()):
+        keys_ = list(client().scan_iter(match=f"orgchart:location:*:temp:{period}:*", count=1000))
+        pipe = client().pipeline(transaction=False)
+        for key in keys_:
+            pipe.ttl(key)
+        found += [(key, period) for key, ttl in zip(keys_, pipe.execute() if keys_ else []) if ttl == -1]
+    return found
+
+
+def expire_buckets(found: list[tuple[str, str]]) -> None:
+    ttl = retention()
+    pipe = client().pipeline(transaction=False)
+    for key, period in found:
+        pipe.expire(key, getattr(ttl, period))
+    pipe.execute()
 
 
 def rewrite_rollups(location: int, period: str, rows: dict[str, tuple[int, int, int, int]]) -> None:

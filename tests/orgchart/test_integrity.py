@@ -96,3 +96,17 @@ class RollupRepairTest(RedisTestCase):
         self.assertEqual(len(found), 3, found)  # the hour, its day (from kept hours), the month
         _repair_rollups()
         self.assertEqual(messages(), [])
+
+
+class RetentionTest(RedisTestCase):
+    def test_a_bucket_without_ttl_is_found_and_given_one(self):
+        from orgchart.integrity import _expire_buckets
+
+        where = location("Seattle")
+        store.record_readings(where, [(1767600000, 20.0)])
+        self.assertEqual(messages(), [])
+        client().persist(keys.temp_raw(where, "2026010508"))
+        self.assertEqual(len(messages()), 1)
+        _expire_buckets()
+        self.assertEqual(messages(), [])
+        self.assertGreater(client().ttl(keys.temp_raw(where, "2026010508")), 0)
