@@ -109,8 +109,7 @@ def _expected_rollups():
     """Per location and period, what each rollup should hold: hours from their raw samples,
     days from their hours, months from their days (only where the level below is still kept)."""
     hours: dict[int, dict[str, tuple]] = defaultdict(dict)
-    for place, start, key in sensors.raw_bucket_keys():
-        samples = sensors.hour_samples(key, start)
+    for place, start, samples in sensors.raw_buckets():
         if samples:
             hours[place][start.strftime("%Y%m%d%H")] = _aggregate(v for _, v in samples)
     return hours

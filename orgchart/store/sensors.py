@@ -35,7 +35,7 @@ __all__ = [
     "SensorCharts",
     "sensor_charts",
     "used_memory",
-    "raw_bucket_keys",
+    "raw_buckets",
     "decode_bucket",
     "hour_samples",
     "latest_keys",
@@ -392,12 +392,19 @@ def sensor_charts(location: int, latest: dict) -> SensorCharts:
 # --- integrity -----------------------------------------------------------------------------------
 
 
-def raw_bucket_keys():
-    """Every raw bucket key with its location and hour start, by SCAN (for the integrity check)."""
+def raw_buckets(chunk: int = 500):
+    """(location, hour start, samples) of every raw bucket: SCAN, then GETs pipelined by ``chunk``
+    (for the integrity check)."""
+    found = []
     for key in client().scan_iter(match="orgchart:location:*:temp:raw:*", count=1000):
         parts = key.split(":")
-        hour = datetime.strptime(parts[5], "%Y%m%d%H").replace(tzinfo=UTC)
-        yield int(parts[2]), hour, key
+        found.append((int(parts[2]), datetime.strptime(parts[5], "%Y%m%d%H").replace(tzinfo=UTC), key))
+    for i in range(0, len(found), chunk):
+        pipe = raw_client().pipeline(transaction=False)
+        for _, _, key in found[i : i + chunk]:
+            pipe.get(key)
+        for (place, hour, _), data in zip(found[i : i + chunk], pipe.execute()):
+            yield place, hour, decode_bucket(int(hour.timestamp()), data)
 
 
 def latest_keys() -> list[str]:
