@@ -138,27 +138,42 @@ def employee_delete(request, pk: int):
 # --- tree and path -------------------------------------------------------------------------------
 
 
+def _offset(request) -> int:
+    text = request.GET.get("offset", "0")
+    if not text.isdigit():
+        raise Http404("Malformed offset")
+    return int(text)
+
+
+def _tree_context(children, parent, offset: int) -> dict:
+    more = len(children) >= store.NODE_LIMIT
+    return {"children": children, "parent": parent, "next_offset": offset + store.NODE_LIMIT if more else None}
+
+
 def tree(request):
     """The org tree from ``?root=`` (or from the top): the root and one level, one round trip."""
     root_pk = request.GET.get("root", "")
     if root_pk and not root_pk.isdigit():
         raise Http404("Malformed employee id")
-    root, children = store.tree_root(int(root_pk) if root_pk else None)
+    offset = _offset(request)
+    root, children = store.tree_root(int(root_pk) if root_pk else None, offset)
     if root_pk and root is None:
         raise Http404("No such employee")
-    return render(request, "orgchart/tree.html", {"root": root, "children": children, "node_limit": store.NODE_LIMIT})
+    context = {"root": root, "offset": offset, **_tree_context(children, root.id if root else None, offset)}
+    return render(request, "orgchart/tree.html", context)
 
 
 def tree_children(request, pk: int):
-    """One node's children, for htmx: one round trip. Without htmx, the tree rooted there."""
+    """One node's children, for htmx: one round trip (``?offset=`` for the next ones).
+    Without htmx, the tree rooted there."""
+    offset = _offset(request)
     if not request.htmx:
-        return redirect(f"{reverse('orgchart:tree')}?root={pk}")
-    children = store.tree_children(pk)
+        return redirect(f"{reverse('orgchart:tree')}?root={pk}" + (f"&offset={offset}" if offset else ""))
+    children = store.tree_children(pk, offset)
     if children is None:
         raise Http404("No such employee")
-    return render(
-        request, "orgchart/tree.html#children", {"children": children, "parent": pk, "node_limit": store.NODE_LIMIT}
-    )
+    partial = "nodes" if offset else "children"
+    return render(request, f"orgchart/tree.html#{partial}", _tree_context(children, pk, offset))
 
 
 def path_finder(request):

@@ -189,25 +189,25 @@ class TreeNode:
     children: list[Employee] = field(default_factory=list)
 
 
-def tree_children(pk: int) -> list[Employee] | None:
-    """The direct reports of one node with their counts: one SORT ... GET, one round trip.
-    None when there is no such employee."""
+def tree_children(pk: int, offset: int = 0) -> list[Employee] | None:
+    """Up to NODE_LIMIT direct reports of one node from ``offset``, by name, with their counts:
+    one SORT ... GET, one round trip. None when there is no such employee."""
     pipe = client().pipeline(transaction=False)
     pipe.exists(keys.employee(pk))
-    _sort_children(pipe, keys.reports(pk))
+    _sort_children(pipe, keys.reports(pk), offset)
     exists, rows = pipe.execute()
     return _sorted_rows(rows) if exists else None
 
 
-def tree_root(pk: int | None) -> tuple[Employee | None, list[Employee]]:
+def tree_root(pk: int | None, offset: int = 0) -> tuple[Employee | None, list[Employee]]:
     """The tree's root (an employee, or the top of the org when ``pk`` is None) and its
-    first level, in one round trip."""
+    first level from ``offset``, in one round trip."""
     pipe = client().pipeline(transaction=False)
     if pk is None:
-        _sort_children(pipe, keys.roots())
+        _sort_children(pipe, keys.roots(), offset)
         return None, _sorted_rows(pipe.execute()[0])
     pipe.hgetall(keys.employee(pk))
-    _sort_children(pipe, keys.reports(pk))
+    _sort_children(pipe, keys.reports(pk), offset)
     data, children = pipe.execute()
     if not data:
         return None, []

@@ -197,3 +197,28 @@ class LocationDeleteTest(RedisTestCase):
         from config.invariants import violations
 
         self.assertEqual(violations(["orgchart"]), [])
+
+
+class WideTreeTest(RedisTestCase):
+    def test_a_wide_node_expands_a_page_at_a_time(self):
+        from orgchart.importer import OrgData, Person
+
+        data = OrgData()
+        data.people["boss"] = Person("Boss")
+        for i in range(store.NODE_LIMIT + 5):
+            data.people[f"r{i:03}"] = Person(f"R{i:03}", manager="boss")
+        boss = store.import_graph(data, store.Actor("t")).first_employee
+        url = reverse("orgchart:tree_children", args=[boss])
+        first = self.client.get(url, headers={"HX-Request": "true"}).content.decode()
+        self.assertEqual(first.count('class="leaf"'), store.NODE_LIMIT)
+        self.assertIn(f"?offset={store.NODE_LIMIT}", first)
+        with self.assertRoundTrips(1):
+            rest = self.client.get(f"{url}?offset={store.NODE_LIMIT}", headers={"HX-Request": "true"})
+        self.assertEqual(rest.content.decode().count('class="leaf"'), 5)
+        self.assertContains(rest, "R104")
+        self.assertNotContains(rest, "Show the next ones")
+        self.assertNotContains(rest, '<ul class="tree">')
+        self.assertEqual(self.client.get(f"{url}?offset=x", headers={"HX-Request": "true"}).status_code, 404)
+        page = self.client.get(f"/orgchart/tree/?root={boss}&offset={store.NODE_LIMIT}")
+        self.assertContains(page, "R100")
+        self.assertNotContains(page, "R099")
