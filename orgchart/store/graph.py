@@ -15,7 +15,7 @@ of the report sets of the level above, never one command per employee.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import redis
 
@@ -35,7 +35,6 @@ __all__ = [
     "Actor",
     "Chain",
     "DepthReport",
-    "TreeNode",
     "get_employee",
     "employee_page",
     "employee_detail",
@@ -183,12 +182,6 @@ def _sorted_rows(reply) -> list[Employee]:
     return [Employee.from_summary(int(row[0]), row[1:]) for row in rows if row[1] is not None]
 
 
-@dataclass
-class TreeNode:
-    employee: Employee
-    children: list[Employee] = field(default_factory=list)
-
-
 def tree_children(pk: int, offset: int = 0) -> list[Employee] | None:
     """Up to NODE_LIMIT direct reports of one node from ``offset``, by name, with their counts:
     one SORT ... GET, one round trip. None when there is no such employee."""
@@ -250,7 +243,7 @@ class Chain:
         return len(self.managers)
 
 
-def _level_walk(first: set[int], depth: int, pipe_extra=None) -> list[set[int]]:
+def _level_walk(first: set[int], depth: int) -> list[set[int]]:
     """Levels 1..depth below a node whose direct reports are ``first``: one SUNION per level."""
     levels = [first] if first else []
     while levels and len(levels) < depth:
@@ -455,11 +448,13 @@ def _location_name(pipe, location: int | None) -> str:
     return name
 
 
-def _claim_name(pipe, name: str, pk: int | None) -> None:
-    pipe.watch(keys.employee_by_name())
-    owner = pipe.hget(keys.employee_by_name(), fold(name))
+def _claim_name(pipe, name: str, pk: int | None, index: str = "", kind: str = "employee") -> None:
+    """Refuse a name another document of ``kind`` holds; WATCHes the lookup so the check holds at EXEC."""
+    index = index or keys.employee_by_name()
+    pipe.watch(index)
+    owner = pipe.hget(index, fold(name))
     if owner is not None and int(owner) != pk:
-        raise Refused(f"Another employee (#{owner}) is already called {name!r}.", "name")
+        raise Refused(f"Another {kind} (#{owner}) is already called {name!r}.", "name")
 
 
 def _add_deltas(deltas: dict[int, int], ids, amount: int) -> None:
@@ -690,13 +685,6 @@ def staff_reporting_to(location: int, manager: int) -> list[Employee]:
     return sorted(_summaries(shown, pipe.execute()), key=_by_name)
 
 
-def _claim_location_name(pipe, name: str, pk: int | None) -> None:
-    pipe.watch(keys.location_by_name())
-    owner = pipe.hget(keys.location_by_name(), fold(name))
-    if owner is not None and int(owner) != pk:
-        raise Refused(f"Another location (#{owner}) is already called {name!r}.", "name")
-
-
 def save_location(pk: int | None, name: str, actor: Actor) -> int:
     """Create or rename a location. A rename rewrites the name copied onto its staff, in the same
     transaction (the staff set is WATCHed so nobody joins or leaves meanwhile)."""
@@ -712,7 +700,7 @@ def save_location(pk: int | None, name: str, actor: Actor) -> int:
             if not data:
                 raise Refused("This location no longer exists.")
             before = Location.from_hash(pk, data)
-        _claim_location_name(pipe, name, pk)
+        _claim_name(pipe, name, pk, keys.location_by_name(), "location")
         staff = [] if creating else pipe.smembers(keys.staff(pk))
         if creating:  # an id is taken only once the name is known to be free
             pk = pipe.incr(keys.location_ids())
