@@ -16,9 +16,20 @@ def _actor(request) -> store.Actor:
     return store.Actor(request.user.get_username(), lambda entity, pk: reverse(f"orgchart:{entity}_detail", args=[pk]))
 
 
-def _refused(form, exc: Exception) -> None:
-    field = getattr(exc, "field", None)
-    form.add_error(field if field in form.fields else None, str(exc))
+def _write(request, form, write, done, then):
+    """Run ``write(cleaned_data)`` for a valid form. On success: the message ``done`` (text, or a
+    function of the data) and a redirect to ``then(result)``; when the store refuses: the reason
+    beside its field, and None."""
+    if not form.is_valid():
+        return None
+    try:
+        result = write(form.cleaned_data)
+    except (store.Refused, store.Busy) as exc:
+        field = getattr(exc, "field", None)
+        form.add_error(field if field in form.fields else None, str(exc))
+        return None
+    messages.success(request, done(form.cleaned_data) if callable(done) else done)
+    return redirect(then(result))
 
 
 def _template(request, name: str, partial: str) -> str:
@@ -75,14 +86,12 @@ def employee_form(request, pk: int | None = None):
     locations = store.location_choices()
     if request.method == "POST":
         form = forms.EmployeeForm(request.POST, locations=locations)
-        if form.is_valid():
-            try:
-                saved = store.save_employee(pk, form.cleaned_data, _actor(request))
-            except (store.Refused, store.Busy) as exc:
-                _refused(form, exc)
-            else:
-                messages.success(request, f"Saved {form.cleaned_data['name']}.")
-                return redirect("orgchart:employee_detail", pk=saved)
+        done = _write(
+            request, form, lambda data: store.save_employee(pk, data, _actor(request)),
+            lambda data: f"Saved {data['name']}.", lambda saved: reverse("orgchart:employee_detail", args=[saved]),
+        )  # fmt: skip
+        if done:
+            return done
     else:
         initial = {}
         if employee is not None:
@@ -102,14 +111,12 @@ def employee_move(request, pk: int):
     """Move under a new manager (WATCH, cycle refused). For htmx, the detail page comes back."""
     employee = _employee_or_404(pk)
     form = forms.MoveForm(request.POST)
-    if form.is_valid():
-        try:
-            store.move_employee(pk, form.cleaned_data["manager"], _actor(request))
-        except (store.Refused, store.Busy) as exc:
-            _refused(form, exc)
-        else:
-            messages.success(request, f"Moved {employee.name}.")
-            return redirect("orgchart:employee_detail", pk=pk)
+    done = _write(
+        request, form, lambda data: store.move_employee(pk, data["manager"], _actor(request)),
+        f"Moved {employee.name}.", lambda _: reverse("orgchart:employee_detail", args=[pk]),
+    )  # fmt: skip
+    if done:
+        return done
     context = _detail_context(store.employee_detail(pk), forms.DepthForm(), form)
     return render(request, "orgchart/employee_detail.html", context, status=400)
 
@@ -121,14 +128,12 @@ def employee_delete(request, pk: int):
     employee = chain.employee
     if request.method == "POST":
         form = forms.DeleteEmployeeForm(request.POST)
-        if form.is_valid():
-            try:
-                store.delete_employee(pk, form.cleaned_data["successor"], _actor(request))
-            except (store.Refused, store.Busy) as exc:
-                _refused(form, exc)
-            else:
-                messages.success(request, f"Deleted {employee.name}.")
-                return redirect("orgchart:employee_list")
+        done = _write(
+            request, form, lambda data: store.delete_employee(pk, data["successor"], _actor(request)),
+            f"Deleted {employee.name}.", lambda _: reverse("orgchart:employee_list"),
+        )  # fmt: skip
+        if done:
+            return done
     else:
         boss = chain.managers[-1].name if chain.managers else ""
         form = forms.DeleteEmployeeForm(initial={"successor": boss})
@@ -230,14 +235,12 @@ def location_form(request, pk: int | None = None):
     location = _location_or_404(pk) if pk is not None else None
     if request.method == "POST":
         form = forms.LocationForm(request.POST)
-        if form.is_valid():
-            try:
-                saved = store.save_location(pk, form.cleaned_data["name"], _actor(request))
-            except (store.Refused, store.Busy) as exc:
-                _refused(form, exc)
-            else:
-                messages.success(request, f"Saved {form.cleaned_data['name']}.")
-                return redirect("orgchart:location_detail", pk=saved)
+        done = _write(
+            request, form, lambda data: store.save_location(pk, data["name"], _actor(request)),
+            lambda data: f"Saved {data['name']}.", lambda saved: reverse("orgchart:location_detail", args=[saved]),
+        )  # fmt: skip
+        if done:
+            return done
     else:
         form = forms.LocationForm(initial={"name": location.name} if location else None)
     return render(request, "orgchart/location_form.html", {"form": form, "location": location})
@@ -248,16 +251,15 @@ def location_delete(request, pk: int):
     others = [(i, name) for i, name in store.location_choices() if i != pk]
     if request.method == "POST":
         form = forms.DeleteLocationForm(request.POST, locations=others)
-        if form.is_valid():
-            try:
-                store.delete_location(
-                    pk, form.cleaned_data["successor"], _actor(request), store.sensor_keys, store.sensor_watch_keys
-                )
-            except (store.Refused, store.Busy) as exc:
-                _refused(form, exc)
-            else:
-                messages.success(request, f"Deleted {location.name}.")
-                return redirect("orgchart:location_list")
+        done = _write(
+            request, form,
+            lambda data: store.delete_location(
+                pk, data["successor"], _actor(request), store.sensor_keys, store.sensor_watch_keys
+            ),
+            f"Deleted {location.name}.", lambda _: reverse("orgchart:location_list"),
+        )  # fmt: skip
+        if done:
+            return done
     else:
         form = forms.DeleteLocationForm(locations=others)
     return render(request, "orgchart/location_confirm_delete.html", {"location": location, "form": form})
