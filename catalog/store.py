@@ -359,6 +359,10 @@ def add_review(product_id: int, author: str, rating: int, comment: str, event: E
     """Add a review: its hash, the set, the embed, the aggregate and the sort indexes in one MULTI/EXEC."""
     fields = {"author": author, "rating": str(rating), "comment": comment}
     at = time.time() if at is None else at
+    # ChildCollection.add takes the review id before it finds the product missing; checking first keeps an
+    # unknown product id from touching the id counter (see /work/patches/catalog-children.diff).
+    if not client().exists(keys.product(product_id)):
+        raise NotFound(keys.product(product_id))
     return REVIEWS.add(product_id, fields, at, event=event, on_change=_queue_review_indexes)
 
 
@@ -441,7 +445,7 @@ def queue_new_product(pipe, product: Product, reviews: list[NewReview], first_re
         copies.append({"id": str(review_id), **{name: stored[name] for name in REVIEWS.embed_fields}})
     if reviews:
         pipe.zadd(keys.product_reviews(product.id), {c["id"]: float(c["published_at"]) for c in copies})
-    # TODO(lead): ChildCollection has no public bulk writer yet; see /work/patches/catalog-children-bulk.diff.
+    # TODO(lead): ChildCollection has no public bulk writer yet; see /work/patches/catalog-children.diff.
     embed = REVIEWS._newest(copies)
     derived = {
         REVIEWS.embed_field: json.dumps(embed),
