@@ -68,8 +68,13 @@ def tags() -> str:
 
 
 def temp(token: str) -> str:
-    """A list query's intermediate result; ``token`` is a random hex string."""
+    """A list query's sorted result; ``token`` is a random hex string."""
     return f"catalog:tmp:{token}"
+
+
+def temp_set(token: str, part: str) -> str:
+    """A list query's intermediate set of ids (``part``: any, q, ids)."""
+    return f"catalog:tmp:{token}:{part}"
 
 
 SORTS = ("name", "price", "rating", "reviews")
@@ -191,8 +196,19 @@ register(
     "catalog:tmp:*",
     "zset",
     "Temporary result (expires)",
-    "The filtered, sorted ids of one list query; deleted in the same transaction, EXPIRE 60 as a backstop.",
+    "The filtered ids of one list query, scored by the sort column; deleted by the same transaction, "
+    "EXPIRE 60 as a backstop.",
     why="Set algebra with a sort needs somewhere to put the intermediate result; a random name and a "
     "short TTL mean no two requests share one and nothing lingers.",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:tmp:*:*",
+    "set",
+    "Temporary result (expires)",
+    "One list query's intermediate id sets: the any-of union, the search hits, the combined filter.",
+    why="SINTERSTORE/SUNIONSTORE/SDIFFSTORE work on plain sets, cheaper than sorted sets; only the final "
+    "step pays for an order. Deleted by the same transaction, EXPIRE 60 as a backstop.",
     screens=LIST,
 )

@@ -289,10 +289,12 @@ def _search_ids(q: str) -> tuple[list[str], bool]:
 def list_products(query: ProductQuery) -> ProductList:
     """One page of products, sorted and filtered, in one transaction (a search adds one lookup).
 
-    The filters are set algebra inside Redis: ZINTERSTORE of the sort index
-    (weight 1, so the result keeps its scores) with the type set, each
-    all-of tag set and the union of the any-of tags (weight 0), then ZDIFFSTORE
-    drops the none-of tags. SORT ... BY nosort over the result keeps its order,
+    The filters are set algebra inside Redis: SUNIONSTORE of the any-of tags,
+    SINTERSTORE of that with the type set, the all-of tag sets and the search
+    hits, SDIFFSTORE of the none-of tags; then ZINTERSTORE with the sort index
+    (weight 1, the set weight 0) orders the ids by the chosen column (with no
+    positive filter, ZDIFFSTORE subtracts from the sort index directly).
+    SORT ... BY nosort over the result keeps its order,
     applies the page as a range and joins each id to its list fields with GET
     product:*->field. The temporary keys are random, expire in 60 seconds, and
     are deleted by the same transaction.
@@ -305,25 +307,33 @@ def list_products(query: ProductQuery) -> ProductList:
         token = secrets.token_hex(8)
         target = keys.temp(token)
         temps.append(target)
-        weights = {source: 1}
-        if query.type:
-            weights[keys.type_index(query.type)] = 0
-        for tag in query.tags_all:
-            weights[keys.tag_index(tag)] = 0
+        positives = [keys.type_index(query.type)] if query.type else []
+        positives += [keys.tag_index(t) for t in query.tags_all]
         if query.tags_any:
-            union = keys.temp(f"{token}-any")
+            union = keys.temp_set(token, "any")
             temps.append(union)
-            pipe.zunionstore(union, [keys.tag_index(t) for t in query.tags_any])
-            weights[union] = 0
+            pipe.sunionstore(union, [keys.tag_index(t) for t in query.tags_any])
+            positives.append(union)
         if query.q:
-            found = keys.temp(f"{token}-q")  # left absent when nothing matched: the intersection is empty
+            found = keys.temp_set(token, "q")  # left absent when nothing matched: the intersection is empty
             temps.append(found)
             if search:
-                pipe.zadd(found, dict.fromkeys(search, 0))
-            weights[found] = 0
-        pipe.zinterstore(target, weights, aggregate="SUM")
-        if query.tags_none:
-            pipe.zdiffstore(target, [target, *(keys.tag_index(t) for t in query.tags_none)])
+                pipe.sadd(found, *search)
+            positives.append(found)
+        nones = [keys.tag_index(t) for t in query.tags_none]
+        if positives:
+            base = positives[0]
+            if len(positives) > 1 or nones:
+                base = keys.temp_set(token, "ids")
+                temps.append(base)
+                if len(positives) > 1:
+                    pipe.sinterstore(base, positives)
+                    positives = [base]
+                if nones:
+                    pipe.sdiffstore(base, [positives[0], *nones])
+            pipe.zinterstore(target, {source: 1, base: 0}, aggregate="SUM")
+        else:
+            pipe.zdiffstore(target, [source, *nones])
         for temp in temps:
             pipe.expire(temp, TEMP_TTL)
     page_at = len(pipe.command_stack)

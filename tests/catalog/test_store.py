@@ -175,7 +175,7 @@ class ListQueryTest(RedisTestCase):
         self.assertEqual(self.names(result), ["Quiet Buds"])
         self.assertEqual(result.total, 1)
         commands = [c.name for c in trace.round_trips[0].commands]
-        for name in ("ZINTERSTORE", "ZDIFFSTORE", "EXPIRE", "SORT", "UNLINK"):
+        for name in ("SINTERSTORE", "SDIFFSTORE", "ZINTERSTORE", "EXPIRE", "SORT", "UNLINK"):
             self.assertIn(name, commands)
         self.assertEqual(list(client().scan_iter(match="catalog:tmp:*")), [])
 
