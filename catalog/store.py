@@ -16,10 +16,12 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import redis
+from redis.client import Pipeline
 
 from catalog import keys, types
 from catalog.documents import (
@@ -44,6 +46,7 @@ WATCH_RETRIES = 50
 SEARCH_LIMIT = 2000  # name-prefix matches taken into a search; more is not a useful search
 TEMP_TTL = 60
 TAG_CLOUD = 40
+T = TypeVar("T")
 
 REVIEWS = ChildCollection(
     parent_key=keys.product,
@@ -138,27 +141,42 @@ def new_product_id() -> int:
     return client().incr(keys.product_ids())
 
 
+def _transact(watched: tuple[str, ...], write: Callable[[Pipeline], T]) -> T:
+    """Run a read-modify-write under WATCH, retried (bounded) when a watched key changes.
+
+    ``write`` reads on the watching pipeline, may WATCH more keys, calls
+    ``pipe.multi()`` and queues its writes; the queued MULTI/EXEC then either
+    applies whole or raises WatchError and ``write`` runs again on fresh reads.
+    """
+    with client().pipeline(transaction=True) as pipe:
+        for _ in range(WATCH_RETRIES):
+            try:
+                pipe.watch(*watched)
+                result = write(pipe)
+                pipe.execute()
+                return result
+            except redis.WatchError:
+                continue
+    raise Conflict(watched[0])
+
+
 def create(product_id: int, product: Product, event: Event, at: float | None = None) -> int:
     """Store a new product with its indexes and its empty review aggregate; returns its id."""
     product.id = product_id
     product.created_at = product.updated_at = time.time() if at is None else at
     product.rev, product.num_reviews, product.sum_ratings = 1, 0, 0
-    with client().pipeline(transaction=True) as pipe:
-        for _ in range(WATCH_RETRIES):
-            try:
-                pipe.watch(keys.skus())
-                owner = _owner_of(pipe, product.sku)
-                if owner is not None:
-                    raise SkuTaken(product.sku, owner)
-                pipe.multi()
-                pipe.hset(keys.product(product.id), mapping={**product.to_hash(), **REVIEWS.initial_fields()})
-                _queue_indexes(pipe, product.id, None, product)
-                queue_event(pipe, event)
-                pipe.execute()
-                return product.id
-            except redis.WatchError:
-                continue
-    raise Conflict(keys.skus())
+
+    def write(pipe) -> int:
+        owner = _owner_of(pipe, product.sku)
+        if owner is not None:
+            raise SkuTaken(product.sku, owner)
+        pipe.multi()
+        pipe.hset(keys.product(product.id), mapping={**product.to_hash(), **REVIEWS.initial_fields()})
+        _queue_indexes(pipe, product.id, None, product)
+        queue_event(pipe, event)
+        return product.id
+
+    return _transact((keys.skus(),), write)
 
 
 def update(product_id: int, product: Product, rev: int, event: Event, at: float | None = None) -> Product:
@@ -169,60 +187,55 @@ def update(product_id: int, product: Product, rev: int, event: Event, at: float 
     or SkuTaken, and then writes nothing.
     """
     key = keys.product(product_id)
-    with client().pipeline(transaction=True) as pipe:
-        for _ in range(WATCH_RETRIES):
-            try:
-                pipe.watch(key)
-                current = pipe.hgetall(key)
-                if not current:
-                    raise NotFound(key)
-                old = Product.from_hash(product_id, current)
-                if old.rev != rev:
-                    raise EditConflict(key)
-                if sku_key(old.sku) != sku_key(product.sku):
-                    pipe.watch(keys.skus())
-                    owner = _owner_of(pipe, product.sku)
-                    if owner is not None and owner != product_id:
-                        raise SkuTaken(product.sku, owner)
-                product.id, product.created_at, product.rev = product_id, old.created_at, old.rev + 1
-                product.updated_at = time.time() if at is None else at
-                kept = set(product.to_hash())
-                dropped = sorted(name for name in types.ALL_TYPE_FIELDS if name in current and name not in kept)
-                pipe.multi()
-                pipe.hset(key, mapping=product.to_hash())
-                if dropped:
-                    pipe.hdel(key, *dropped)
-                _queue_indexes(pipe, product_id, old, product)
-                queue_event(pipe, event)
-                pipe.execute()
-                return product
-            except redis.WatchError:
-                continue
-    raise Conflict(key)
+
+    def write(pipe) -> Product:
+        current = pipe.hgetall(key)
+        if not current:
+            raise NotFound(key)
+        old = Product.from_hash(product_id, current)
+        if old.rev != rev:
+            raise EditConflict(key)
+        if sku_key(old.sku) != sku_key(product.sku):
+            pipe.watch(keys.skus())
+            owner = _owner_of(pipe, product.sku)
+            if owner is not None and owner != product_id:
+                raise SkuTaken(product.sku, owner)
+        product.id, product.created_at, product.rev = product_id, old.created_at, old.rev + 1
+        product.updated_at = time.time() if at is None else at
+        fields = product.to_hash()
+        dropped = sorted(name for name in types.ALL_TYPE_FIELDS if name in current and name not in fields)
+        pipe.multi()
+        pipe.hset(key, mapping=fields)
+        if dropped:
+            pipe.hdel(key, *dropped)
+        _queue_indexes(pipe, product_id, old, product)
+        queue_event(pipe, event)
+        return product
+
+    return _transact((key,), write)
 
 
 def delete(product_id: int, event: Event) -> Product:
-    """Delete a product, its reviews, and every index, type and tag entry, in one transaction."""
+    """Delete a product, its reviews, and every index, type and tag entry, in one transaction.
+
+    WATCH on the review set makes a review added meanwhile retry the delete, so none is left dangling.
+    """
     key, reviews_key = keys.product(product_id), keys.product_reviews(product_id)
-    with client().pipeline(transaction=True) as pipe:
-        for _ in range(WATCH_RETRIES):
-            try:
-                pipe.watch(key, reviews_key)
-                current = pipe.hgetall(key)
-                if not current:
-                    raise NotFound(key)
-                old = Product.from_hash(product_id, current)
-                review_ids = pipe.zrange(reviews_key, 0, -1)
-                pipe.multi()
-                REVIEWS.queue_delete_all(pipe, product_id, review_ids)
-                pipe.unlink(key)
-                _queue_indexes(pipe, product_id, old, None)
-                queue_event(pipe, event)
-                pipe.execute()
-                return old
-            except redis.WatchError:
-                continue
-    raise Conflict(key)
+
+    def write(pipe) -> Product:
+        current = pipe.hgetall(key)
+        if not current:
+            raise NotFound(key)
+        old = Product.from_hash(product_id, current)
+        review_ids = pipe.zrange(reviews_key, 0, -1)
+        pipe.multi()
+        REVIEWS.queue_delete_all(pipe, product_id, review_ids)
+        pipe.unlink(key)
+        _queue_indexes(pipe, product_id, old, None)
+        queue_event(pipe, event)
+        return old
+
+    return _transact((key, reviews_key), write)
 
 
 def _event(event: Event, object_id: int, label: str) -> Event:
@@ -479,22 +492,18 @@ def import_products(items: list[tuple[Product, list[NewReview]]], event: Event, 
     """Write a whole import in one transaction, or nothing: WATCH on the SKU index
     refuses it if another writer claimed one of its SKUs meanwhile."""
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
-    with client().pipeline(transaction=True) as pipe:
-        for _ in range(WATCH_RETRIES):
-            try:
-                pipe.watch(keys.skus())
-                owners = pipe.hmget(keys.skus(), [sku_key(p.sku) for p, _ in items]) if items else []
-                for (product, _), owner in zip(items, owners):
-                    if owner:
-                        raise SkuTaken(product.sku, int(owner))
-                pipe.multi()
-                ids = _queue_batch(pipe, items, first_product, first_review, at)
-                queue_event(pipe, _event(event, ids[0] if ids else 0, f"{len(ids)} imported products"))
-                pipe.execute()
-                return ids
-            except redis.WatchError:
-                continue
-    raise Conflict(keys.skus())
+
+    def write(pipe) -> list[int]:
+        owners = pipe.hmget(keys.skus(), [sku_key(p.sku) for p, _ in items]) if items else []
+        for (product, _), owner in zip(items, owners):
+            if owner:
+                raise SkuTaken(product.sku, int(owner))
+        pipe.multi()
+        ids = _queue_batch(pipe, items, first_product, first_review, at)
+        queue_event(pipe, _event(event, ids[0] if ids else 0, f"{len(ids)} imported products"))
+        return ids
+
+    return _transact((keys.skus(),), write)
 
 
 def write_batch(items: list[tuple[Product, list[NewReview]]], event: Event, at: float) -> list[int]:
