@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from catalog import keys, store
 from config.invariants import violations
+from config.keyspace import keyspace
 from config.redis import client
 from tests.base import RedisTestCase, flush_test_redis
 from tests.catalog.helpers import make_product
@@ -41,6 +42,8 @@ class SeedTest(RedisTestCase):
         self.assertTrue(1500 <= reviews <= 2500, reviews)
         self.assertEqual(violations(["catalog"]), [])
         first = snapshot()
+        unregistered = [k for k in first if getattr(keyspace.match(k), "app", None) != "catalog"]
+        self.assertEqual(unregistered, [])
         flush_test_redis()
         call_command("seed", "--only", "catalog", verbosity=0)
         self.assertEqual(snapshot(), first)

@@ -5,6 +5,7 @@ import json
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
 from config.invariants import violations
+from config.keyspace import keyspace
 from config.redis import client
 from tests.base import RedisTestCase
 from tests.catalog.helpers import CONSOLE, EARBUDS, event, make_product, review
@@ -186,6 +187,7 @@ class ListQueryTest(RedisTestCase):
         stored = [c.keys[0] for c in trace.round_trips[0].commands if c.name.endswith("STORE")]
         self.assertEqual({c.keys[0] for c in expires}, set(stored))
         self.assertTrue(all(0 < int(c.args[1]) <= 60 for c in expires))
+        self.assertEqual([keyspace.match(k).type for k in sorted(stored)], ["zset", "set", "set"])
 
     def test_any_of_unions_and_none_of_subtracts(self):
         result = store.list_products(store.ProductQuery(order="name", tags_any=("wired", "refurbished")))
