@@ -42,7 +42,7 @@ def _type_or_404(slug: str | None) -> types.ProductType:
 
 
 def product_list(request):
-    state = list_state(request.GET, sorts=SORTS, default_order="-created", filters=("q", *FILTERS))
+    state = list_state(request.GET, sorts=SORTS, default_order="-created", filters=FILTERS)
     filters = ProductFilterForm(request.GET)
     result = store.list_products(filters.query(state.order, state.offset, state.per_page))
     context = {
