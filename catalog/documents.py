@@ -25,7 +25,7 @@ TAG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 TAG_MAX = 32
 
 # The fields the list page reads (HMGET / SORT GET): never details, images or reviews.
-LIST_FIELDS = ("name", "brand", "sku", "type", "price", "image", "tags", "num_reviews", "sum_ratings")
+LIST_FIELDS = ("name", "brand", "sku", "type", "price", "tags", "num_reviews", "sum_ratings")
 # Editable fields every product has, whatever its type.
 BASE_FIELDS = (
     "name",
@@ -211,7 +211,6 @@ class ProductRow:
     sku: str
     type: str
     price: Decimal | None
-    image: str
     tags: list[str]
     num_reviews: int
     sum_ratings: int
@@ -235,7 +234,6 @@ class ProductRow:
             sku=data["sku"] or "",
             type=data["type"] or "",
             price=_decimal(data["price"]),
-            image=data["image"] or "",
             tags=[t for t in (data["tags"] or "").split(",") if t],
             num_reviews=int(data["num_reviews"] or 0),
             sum_ratings=int(data["sum_ratings"] or 0),

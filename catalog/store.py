@@ -557,6 +557,17 @@ def chunks(items: Iterable, size: int = 500) -> Iterator[list]:
         yield chunk
 
 
+def review_counts(product_ids: list[int]) -> dict[int, tuple[int, int]]:
+    """(stored num_reviews, ZCARD of the review set) per existing product: one pipeline."""
+    pipe = client().pipeline(transaction=False)
+    for product_id in product_ids:
+        pipe.hget(keys.product(product_id), "num_reviews")
+        pipe.zcard(keys.product_reviews(product_id))
+    replies = pipe.execute()
+    pairs = zip(product_ids, replies[::2], replies[1::2])
+    return {i: (int(stored), actual) for i, stored, actual in pairs if stored is not None}
+
+
 def products_by_id(ids: list[int]) -> dict[int, Product]:
     pipe = client().pipeline(transaction=False)
     for product_id in ids:
