@@ -111,12 +111,13 @@ def seed(ctx: SeedContext) -> int:
     products, reviews = SIZES[ctx.scale]
     now = ctx.now.timestamp()
     per_product = reviews // products
+    base = store.last_product_id()  # SKUs carry the number: a second seed without --reset never reuses one
     written = 0
     event = Event("seed", "created", "catalog", "product", "", "")
     for start in range(0, products, BATCH):
         batch = []
         for n in range(start, min(start + BATCH, products)):
-            product = _product(ctx.rng, n, now - (products - n) * 60)
+            product = _product(ctx.rng, base + n + 1, now - (products - n) * 60)
             count = ctx.rng.randint(0, 2 * per_product)  # about ``reviews`` in all
             batch.append((product, _reviews(ctx.rng, count, now)))
         store.write_batch(batch, event, now)

@@ -435,6 +435,10 @@ class NewReview:
     at: float
 
 
+def last_product_id() -> int:
+    return int(client().get(keys.product_ids()) or 0)
+
+
 def reserve_ids(products: int, reviews: int) -> tuple[int, int]:
     """Reserve id ranges for a batch (INCRBY): returns the first product id and the first review id."""
     pipe = client().pipeline(transaction=False)

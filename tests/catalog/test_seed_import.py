@@ -48,6 +48,13 @@ class SeedTest(RedisTestCase):
         call_command("seed", "--only", "catalog", verbosity=0)
         self.assertEqual(snapshot(), first)
 
+    def test_seeding_again_without_reset_adds_products_with_new_skus(self):
+        call_command("seed", "--only", "catalog", verbosity=0)
+        call_command("seed", "--only", "catalog", verbosity=0)
+        self.assertEqual(client().zcard(keys.products()), 400)
+        self.assertEqual(client().hlen(keys.skus()), 400)
+        self.assertEqual(violations(["catalog"]), [])
+
 
 class ImportTest(RedisTestCase):
     sign_in = False
