@@ -105,12 +105,6 @@ class ProductForm(forms.Form):
     def type_fields_bound(self):
         return [self[name] for name in self.type_field_names]
 
-    def clean_type(self):
-        chosen = self.cleaned_data["type"]
-        if chosen != self.product_type.slug:
-            raise forms.ValidationError("The type changed while the form was open; pick it again.")
-        return chosen
-
     def clean_sku(self):
         sku = self.cleaned_data["sku"].strip()
         owner = store.sku_owner(sku)
