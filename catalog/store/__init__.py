@@ -1,7 +1,7 @@
 """The catalog's only code that talks to Redis.
 
 Writes: a product and every index entry derived from it change in one
-MULTI/EXEC (``_queue_indexes`` writes the difference between the old and the
+MULTI/EXEC (``queue_indexes`` writes the difference between the old and the
 new product), with WATCH where a read decides the write (SKU uniqueness, the
 edit form's revision, the old type and tags a change must undo). Reviews go
 through the shared ``ChildCollection``, whose ``on_change`` hook keeps the

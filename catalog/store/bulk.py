@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from catalog import keys
 from catalog.documents import Product, sku_key
-from catalog.store.core import REVIEWS, SkuTaken, _event, _queue_indexes, _transact
+from catalog.store.core import REVIEWS, SkuTaken, batch_event, queue_indexes, transact
 from config.activity import Event
 from config.redis import client
 from config.store import queue_event
@@ -66,7 +66,7 @@ def queue_new_product(pipe, product: Product, reviews: list[NewReview], first_re
         REVIEWS.sum_field: str(product.sum_ratings),
     }
     pipe.hset(keys.product(product.id), mapping={**product.to_hash(), **derived})
-    _queue_indexes(pipe, product.id, None, product)
+    queue_indexes(pipe, product.id, None, product)
 
 
 def import_products(items: list[tuple[Product, list[NewReview]]], event: Event, at: float) -> list[int]:
@@ -81,10 +81,10 @@ def import_products(items: list[tuple[Product, list[NewReview]]], event: Event, 
                 raise SkuTaken(product.sku, int(owner))
         pipe.multi()
         ids = _queue_batch(pipe, items, first_product, first_review, at)
-        queue_event(pipe, _event(event, ids[0] if ids else 0, f"{len(ids)} imported products"))
+        queue_event(pipe, batch_event(event, ids[0] if ids else 0, f"{len(ids)} imported products"))
         return ids
 
-    return _transact((keys.skus(),), write)
+    return transact((keys.skus(),), write)
 
 
 def write_batch(items: list[tuple[Product, list[NewReview]]], event: Event, at: float) -> list[int]:
@@ -92,7 +92,7 @@ def write_batch(items: list[tuple[Product, list[NewReview]]], event: Event, at: 
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
     pipe = client().pipeline(transaction=True)
     ids = _queue_batch(pipe, items, first_product, first_review, at)
-    queue_event(pipe, _event(event, ids[0], f"{len(ids)} seeded products"))
+    queue_event(pipe, batch_event(event, ids[0], f"{len(ids)} seeded products"))
     pipe.execute()
     return ids
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from catalog import keys, types
 from catalog.documents import Product, name_score, price_score, rating_score, sku_key
-from catalog.store.core import REVIEWS, _lex_member, _queue_indexes, _queue_review_indexes
+from catalog.store.core import REVIEWS, lex_member, queue_indexes, queue_review_indexes
 from config.redis import client
 
 
@@ -75,7 +75,7 @@ def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
         pipe.zscore(keys.products(), member)
         for name in keys.SORTS:
             pipe.zscore(keys.sort_index(name), member)
-        pipe.zscore(keys.names(), _lex_member(p))
+        pipe.zscore(keys.names(), lex_member(p))
         pipe.hget(keys.skus(), sku_key(p.sku))
         pipe.sismember(keys.type_index(p.type), member)
         for tag in p.tags:
@@ -173,7 +173,7 @@ def rebuild_indexes() -> None:
     pipe = client().pipeline(transaction=True)
     pipe.unlink(*index_keys)
     for product in products:
-        _queue_indexes(pipe, product.id, None, product)
+        queue_indexes(pipe, product.id, None, product)
     pipe.execute()
 
 
@@ -226,5 +226,5 @@ def repair_reviews(product_id: int) -> None:
     REVIEWS.repair(product_id)
     count, total = client().hmget(keys.product(product_id), ["num_reviews", "sum_ratings"])
     pipe = client().pipeline(transaction=True)
-    _queue_review_indexes(pipe, product_id, int(count or 0), int(total or 0))
+    queue_review_indexes(pipe, product_id, int(count or 0), int(total or 0))
     pipe.execute()

@@ -46,11 +46,11 @@ class EditConflict(RuntimeError):
 # --- derived data --------------------------------------------------------------
 
 
-def _lex_member(product: Product) -> str:
+def lex_member(product: Product) -> str:
     return f"{name_key(product.name)}\x00{product.id}"
 
 
-def _queue_indexes(pipe, product_id: int, old: Product | None, new: Product | None) -> None:
+def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | None) -> None:
     """Queue the index changes that take ``old`` to ``new`` (None: absent)."""
     member = str(product_id)
     if new is None:
@@ -62,8 +62,8 @@ def _queue_indexes(pipe, product_id: int, old: Product | None, new: Product | No
         pipe.zadd(keys.sort_index("price"), {member: price_score(new.price)})
         if old is None:
             pipe.zadd(keys.products(), {member: new.created_at})
-            _queue_review_indexes(pipe, product_id, new.num_reviews, new.sum_ratings)
-    old_lex, new_lex = old and _lex_member(old), new and _lex_member(new)
+            queue_review_indexes(pipe, product_id, new.num_reviews, new.sum_ratings)
+    old_lex, new_lex = old and lex_member(old), new and lex_member(new)
     if old_lex != new_lex:
         if old_lex:
             pipe.zrem(keys.names(), old_lex)
@@ -92,18 +92,18 @@ def _queue_indexes(pipe, product_id: int, old: Product | None, new: Product | No
         pipe.zremrangebyscore(keys.tags(), "-inf", 0)
 
 
-def _queue_review_indexes(pipe, product_id: int, count: int, total: int) -> None:
+def queue_review_indexes(pipe, product_id: int, count: int, total: int) -> None:
     """REVIEWS' on_change hook: the sort indexes that derive from the aggregate."""
     pipe.zadd(keys.sort_index("rating"), {str(product_id): rating_score(count, total)})
     pipe.zadd(keys.sort_index("reviews"), {str(product_id): count})
 
 
-def _owner_of(pipe, sku: str) -> int | None:
+def owner_of(pipe, sku: str) -> int | None:
     owner = pipe.hget(keys.skus(), sku_key(sku))
     return int(owner) if owner else None
 
 
-def _transact(watched: tuple[str, ...], write: Callable[[Pipeline], T]) -> T:
+def transact(watched: tuple[str, ...], write: Callable[[Pipeline], T]) -> T:
     """Run a read-modify-write under WATCH, retried (bounded) when a watched key changes.
 
     ``write`` reads on the watching pipeline, may WATCH more keys, calls
@@ -122,6 +122,6 @@ def _transact(watched: tuple[str, ...], write: Callable[[Pipeline], T]) -> T:
     raise Conflict(watched[0])
 
 
-def _event(event: Event, object_id: int, label: str) -> Event:
+def batch_event(event: Event, object_id: int, label: str) -> Event:
     """A batch's event, named after its first product."""
     return Event(**{**event.fields(), "object_id": str(object_id), "label": label})

@@ -6,7 +6,7 @@ import time
 
 from catalog import keys, types
 from catalog.documents import Product, sku_key
-from catalog.store.core import REVIEWS, EditConflict, SkuTaken, _owner_of, _queue_indexes, _transact
+from catalog.store.core import REVIEWS, EditConflict, SkuTaken, owner_of, queue_indexes, transact
 from config.activity import Event
 from config.redis import client
 from config.store import queue_event
@@ -25,16 +25,16 @@ def create(product_id: int, product: Product, event: Event, at: float | None = N
     product.rev, product.num_reviews, product.sum_ratings = 1, 0, 0
 
     def write(pipe) -> int:
-        owner = _owner_of(pipe, product.sku)
+        owner = owner_of(pipe, product.sku)
         if owner is not None:
             raise SkuTaken(product.sku, owner)
         pipe.multi()
         pipe.hset(keys.product(product.id), mapping={**product.to_hash(), **REVIEWS.initial_fields()})
-        _queue_indexes(pipe, product.id, None, product)
+        queue_indexes(pipe, product.id, None, product)
         queue_event(pipe, event)
         return product.id
 
-    return _transact((keys.skus(),), write)
+    return transact((keys.skus(),), write)
 
 
 def update(product_id: int, product: Product, rev: int, event: Event, at: float | None = None) -> Product:
@@ -55,7 +55,7 @@ def update(product_id: int, product: Product, rev: int, event: Event, at: float 
             raise EditConflict(key)
         if sku_key(old.sku) != sku_key(product.sku):
             pipe.watch(keys.skus())
-            owner = _owner_of(pipe, product.sku)
+            owner = owner_of(pipe, product.sku)
             if owner is not None and owner != product_id:
                 raise SkuTaken(product.sku, owner)
         product.id, product.created_at, product.rev = product_id, old.created_at, old.rev + 1
@@ -66,11 +66,11 @@ def update(product_id: int, product: Product, rev: int, event: Event, at: float 
         pipe.hset(key, mapping=fields)
         if dropped:
             pipe.hdel(key, *dropped)
-        _queue_indexes(pipe, product_id, old, product)
+        queue_indexes(pipe, product_id, old, product)
         queue_event(pipe, event)
         return product
 
-    return _transact((key,), write)
+    return transact((key,), write)
 
 
 def delete(product_id: int, event: Event) -> Product:
@@ -89,11 +89,11 @@ def delete(product_id: int, event: Event) -> Product:
         pipe.multi()
         REVIEWS.queue_delete_all(pipe, product_id, review_ids)
         pipe.unlink(key)
-        _queue_indexes(pipe, product_id, old, None)
+        queue_indexes(pipe, product_id, old, None)
         queue_event(pipe, event)
         return old
 
-    return _transact((key, reviews_key), write)
+    return transact((key, reviews_key), write)
 
 
 def get(product_id: int) -> Product | None:
@@ -107,4 +107,4 @@ def get(product_id: int) -> Product | None:
 
 
 def sku_owner(sku: str) -> int | None:
-    return _owner_of(client(), sku)
+    return owner_of(client(), sku)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from catalog import keys
 from catalog.documents import Review
-from catalog.store.core import REVIEWS, _queue_review_indexes
+from catalog.store.core import REVIEWS, queue_review_indexes
 from config.activity import Event
 from config.redis import client
 from config.store.children import NotFound
@@ -21,12 +21,12 @@ def add_review(product_id: int, author: str, rating: int, comment: str, event: E
     # unknown product id from touching the id counter (see /work/patches/catalog-children.diff).
     if not client().exists(keys.product(product_id)):
         raise NotFound(keys.product(product_id))
-    return REVIEWS.add(product_id, fields, at, event=event, on_change=_queue_review_indexes)
+    return REVIEWS.add(product_id, fields, at, event=event, on_change=queue_review_indexes)
 
 
 def delete_review(review_id: int, event: Event) -> dict[str, str]:
     """Delete a review; refills the embed from the set when it was one of the three newest."""
-    return REVIEWS.delete(review_id, event=event, on_change=_queue_review_indexes)
+    return REVIEWS.delete(review_id, event=event, on_change=queue_review_indexes)
 
 
 def get_review(review_id: int) -> Review | None:
