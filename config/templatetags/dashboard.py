@@ -21,3 +21,9 @@ def sort_mark(state, key):
     if state.sort_key != key:
         return ""
     return "▼" if state.descending else "▲"
+
+
+@register.filter
+def trips_of(trace, origin):
+    """Round trips of one origin: "data" for the screen's own reads, "django" for the session."""
+    return trace.round_trip_count(origin)
