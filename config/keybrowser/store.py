@@ -279,7 +279,7 @@ def _content(meta: KeyMeta, cursor: str, reply) -> KeyContent:
         end = int(cursor) + len(reply)
         content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
     elif kind == "stream":
-        content.rows = [(entry_id, sorted(fields.items())) for entry_id, fields in reply]
+        content.rows = [(entry_id, list(fields.items())) for entry_id, fields in reply]
         content.next_cursor = content.rows[-1][0].decode() if len(content.rows) == PAGE else ""
     elif kind == "string":
         content.value, content.offset = reply, int(cursor)
