@@ -201,6 +201,15 @@ def scan_page(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -
     return ScanPage(metas, next_cursor, done, dbsize)
 
 
+def pattern_scan_page(pattern: KeyPattern, cursor: int = 0) -> ScanPage:
+    """Keys of a pattern with no index: SCAN MATCH and TYPE, then only the keys with
+    one segment per ``*`` (SCAN's ``*`` also spans ``:``) are described. Two round trips."""
+    found, next_cursor, done = scan_keys(pattern.pattern.encode(), pattern.type, cursor)
+    mine = [k for k in found if pattern.matches(k.decode("utf-8", "replace"))]
+    metas, dbsize = describe(mine, with_dbsize=True)
+    return ScanPage(metas, next_cursor, done, dbsize)
+
+
 def orphan_page(cursor: int = 0) -> ScanPage:
     """Keys that match no registered pattern, among the next SCAN steps: two round trips."""
     found, next_cursor, done = scan_keys(b"*", "", cursor, PAGE * 4)

@@ -15,8 +15,9 @@ from django.core import signing
 from django.urls import reverse
 from django.utils.http import urlencode
 
+from config.keybrowser import store
 from config.keybrowser.display import Shown, key_param, key_url, show
-from config.keybrowser.store import TREE_CHILDREN, TreeChunk
+from config.keybrowser.store import TreeChunk
 
 SALT = "config.keybrowser.tree"
 MAX_CARRIED = 2500  # characters of the carried counts in a link
@@ -36,7 +37,7 @@ def merge(chunk: TreeChunk, before: TreeChunk | None) -> TreeChunk:
         return chunk
     children, others = dict(before.children), before.others + chunk.others
     for name, count in chunk.children.items():
-        if name in children or len(children) < TREE_CHILDREN:
+        if name in children or len(children) < store.TREE_CHILDREN:
             children[name] = children.get(name, 0) + count
         else:
             others += count
@@ -79,7 +80,8 @@ def nodes(prefix: bytes, chunk: TreeChunk) -> list[Node]:
         full = prefix + name
         namespace = name.endswith(b":")
         url = f"{tree_url}?prefix={key_param(full)}" if namespace else key_url(full)
-        found.append(Node(show(name, limit=200, name=True), count, namespace, url))
+        label = show(name, limit=200, name=True) if name else Shown("(this very key)")
+        found.append(Node(label, count, namespace, url))
     return sorted(found, key=lambda n: (not n.namespace, n.name.text))
 
 

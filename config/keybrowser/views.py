@@ -141,9 +141,8 @@ def registered(request):
             page = store.pattern_index_page(pattern, cursor)
             rows, next_cursor, total, scanned = display.key_rows(page.keys), page.next_cursor, page.total, None
         else:
-            scanned = store.scan_page(pattern.pattern.encode(), pattern.type, int(store.parse_cursor("set", cursor)))
-            metas = [m for m in scanned.keys if pattern.matches(m.key.decode("utf-8", "replace"))]
-            rows, next_cursor, total = display.key_rows(metas), str(scanned.cursor) if scanned.cursor else "", None
+            scanned = store.pattern_scan_page(pattern, int(store.parse_cursor("set", cursor)))
+            rows, next_cursor, total = display.key_rows(scanned.keys), str(scanned.cursor or ""), None
     except ValueError:
         raise Http404("Bad cursor") from None
     context = {
