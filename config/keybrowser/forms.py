@@ -38,6 +38,12 @@ class BrowseForm(forms.Form):
             self.add_error("pattern", f"At most {MAX_WILDCARDS} * in a glob.")
         return data
 
+    def exact(self) -> bytes:
+        """The text as a whole key name, when it is not a glob."""
+        if self.cleaned_data.get("match") == "glob":
+            return b""
+        return (self.cleaned_data.get("pattern") or "").encode()
+
     def glob(self) -> bytes:
         """The SCAN MATCH pattern: the user's text escaped, unless they chose a glob."""
         pattern = self.cleaned_data.get("pattern") or ""

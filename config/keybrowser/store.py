@@ -143,6 +143,7 @@ class ScanPage:
     cursor: int  # 0 when the whole keyspace has been walked
     steps: int  # SCAN calls made inside the script
     dbsize: int
+    exact: KeyMeta | None = None  # the key named exactly as searched, wherever the SCAN is
 
 
 def _queue_describe(pipe, key: bytes) -> None:
@@ -194,11 +195,20 @@ def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -
     return list(found), int(next_cursor), int(done)
 
 
-def scan_page(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -> ScanPage:
-    """One page of keys by SCAN from ``cursor``, with their metadata: two round trips."""
+def scan_page(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE, exact: bytes = b"") -> ScanPage:
+    """One page of keys by SCAN from ``cursor``, with their metadata: two round trips.
+
+    ``exact``, a name searched for literally, is described in the same pipeline,
+    so a key found by its full name shows at once, not after a walk through a
+    million keys with "load more".
+    """
     found, next_cursor, done = scan_keys(match, kind, cursor, want)
-    metas, dbsize = describe(found, with_dbsize=True)
-    return ScanPage(metas, next_cursor, done, dbsize)
+    extra = [exact] if exact and not cursor and exact not in found and not is_hidden(exact) else []
+    metas, dbsize = describe(found + extra, with_dbsize=True)
+    named = metas.pop() if extra else next((m for m in metas if exact and m.key == exact), None)
+    if named is not None and (not named.exists or (kind and named.type != kind)):
+        named = None
+    return ScanPage(metas, next_cursor, done, dbsize, named)
 
 
 def pattern_scan_page(pattern: KeyPattern, cursor: int = 0) -> ScanPage:

@@ -38,11 +38,12 @@ def browse(request):
     page = None
     if form.is_valid():
         data = form.cleaned_data
-        page = store.scan_page(form.glob(), data["type"], data["cursor"])
+        page = store.scan_page(form.glob(), data["type"], data["cursor"], exact=form.exact())
     context = {
         "form": form,
         "page": page,
         "rows": display.key_rows(page.keys) if page else [],
+        "exact": display.key_rows([page.exact])[0] if page and page.exact else None,
         "next_query": _query(request, cursor=page.cursor) if page and page.cursor else "",
         "continued": bool(form.is_valid() and form.cleaned_data["cursor"]),
         "first_query": _query(request, cursor=""),

@@ -10,7 +10,8 @@ from tests.keys.helpers import KeysTestCase, commands, load_keys
 
 def listed(response) -> list[str]:
     """The key names in a key table, as the page shows them."""
-    return [unescape(n) for n in re.findall(r'<span class="keyname[^"]*"[^>]*>(.*?)</span>', response.content.decode())]
+    html = response.content.decode()
+    return [unescape(n) for n in re.findall(r'<td><a href="[^"]*"><span class="keyname[^"]*"[^>]*>(.*?)</span>', html)]
 
 
 def next_query(response) -> str:
@@ -119,3 +120,14 @@ class BrowseTest(KeysTestCase):
     def test_empty_database_has_an_empty_state(self):
         response = self.client.get("/keys/")
         self.assertContains(response, "No keys match.")
+
+    def test_a_key_searched_by_its_full_name_shows_at_once(self):
+        load_keys(20_000)
+        raw_client().set("needle", "1")
+        with self.assertRoundTrips(2):
+            response = self.client.get("/keys/", {"pattern": "needle"})
+        self.assertContains(response, '<p class="card" id="exact">Exact name: <a href="/keys/?key=needle">')
+        response = self.client.get("/keys/", {"pattern": "needle", "type": "hash"})
+        self.assertNotContains(response, 'id="exact"')
+        response = self.client.get("/keys/", {"pattern": "needle", "match": "glob"})
+        self.assertNotContains(response, 'id="exact"')
