@@ -67,6 +67,11 @@ class Behind:
         return sum(1 for t in self.trips if origin is None or t.origin == origin)
 
     @property
+    def session_trips(self) -> int:
+        """Round trips of Django's session and cache, whose keys are not shown."""
+        return self.round_trips("django")
+
+    @property
     def command_count(self) -> int:
         return sum(t.count for t in self.trips)
 

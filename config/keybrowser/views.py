@@ -118,6 +118,7 @@ def namespaces(request):
         "chunk": chunk,
         "nodes": tree.nodes(prefix, chunk),
         "more_query": tree.more_query(prefix, chunk),
+        "auto": request.GET.get("auto") == "1",
     }
     return render(request, "keys/tree.html", context)
 
@@ -198,6 +199,5 @@ def behind_screen(request):
         "screen": screen,
         "path": screen.path or _referer_path(request),
         "rows": display.key_rows(metas),
-        "hidden": len(screen.keys) - len(shown),
     }
     return render(request, "keys/behind.html", context)

@@ -70,3 +70,19 @@ class LoadMoreTest(BrowserTestCase):
         self.assertEqual(names, {f"bulk:item:{i}" for i in range(300)})
         self.assertTrue(page.url.endswith("/keys/?pattern=bulk:"))  # loaded in place
         self.assertIn("SCAN a page", page.locator("#redis-panel").text_content())  # the panel describes the last load
+
+
+class NamespaceCountTest(BrowserTestCase):
+    def test_count_to_the_end_scans_chunk_after_chunk_until_exact(self):
+        load_keys(25_000, "bulk:item:{}")
+        load_keys(5_000, "other:{}")
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/keys/tree/"))
+        self.assertIn("Counts so far", page.locator("#tree-status").inner_text())
+        page.locator("#count-all").click()
+        page.get_by_text("The SCAN is complete: the counts are exact.").wait_for(timeout=60_000)
+        counts = dict(
+            zip(page.locator("#tree span.keyname").all_inner_texts(), page.locator("#tree td.num").all_inner_texts())
+        )
+        self.assertEqual(counts, {"bulk:": "25000", "core:": "2", "other:": "5000"})  # core: the sign-in

@@ -58,6 +58,13 @@ class KeyTypesTest(KeysTestCase):
         response = self.client.get(key_url("odd:string"))
         self.assertEqual(cells(response), ["hello"])
 
+    def test_a_key_of_another_type_than_registered_is_flagged_and_still_shown(self):
+        raw_client().set("core:seed", "not a hash")
+        with self.assertRoundTrips(2):  # the guessed HSCAN failed: the page is read again by its real type
+            response = self.client.get(key_url("core:seed"))
+        self.assertContains(response, "registered as hash")
+        self.assertEqual(cells(response), ["not a hash"])
+
     def test_missing_key_says_so(self):
         with self.assertRoundTrips(1):
             response = self.client.get(key_url("core:seed"))
