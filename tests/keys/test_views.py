@@ -90,6 +90,21 @@ class RegistryTest(KeysTestCase):
             response = self.client.get("/keys/registry/keys/?pattern=shop:item:*&cursor=50")
             self.assertEqual(response.content.decode().count('<td><a href="/keys/?key=shop%3Aitem%3A'), 10)
 
+    def test_a_set_index_is_paged_with_sscan(self):
+        with extra_patterns() as keyspace:
+            keyspace.register_app("shop", "shop:")
+            keyspace.register("shop", "shop:index:all", "set", "Index", "Every item id.")
+            keyspace.register("shop", "shop:item:*", "hash", "Embedded", "An item.", index="shop:index:all")
+            raw_client().sadd("shop:index:all", "3", "4")
+            raw_client().hset("shop:item:3", "name", "three")
+            with self.assertRoundTrips(2) as trace:
+                response = self.client.get("/keys/registry/keys/?pattern=shop:item:*")
+            self.assertEqual(commands(trace)[:2], ["SCARD", "SSCAN"])
+            self.assertContains(response, "2 ids")
+            self.assertContains(response, '<td><a href="/keys/?key=shop%3Aitem%3A3">')
+            self.assertContains(response, '<td><a href="/keys/?key=shop%3Aitem%3A4">')  # listed, shown as missing
+            self.assertContains(response, '<span class="muted">missing</span>')
+
     def test_a_pattern_without_an_index_is_scanned_one_segment_per_star(self):
         raw_client().zadd("core:failed_signins:user:ann", {"x": 1})
         raw_client().zadd("core:failed_signins:user:ann:extra", {"x": 1})
