@@ -46,7 +46,7 @@ class BrowseTest(KeysTestCase):
         self.assertRegex(row, r"\d+\s+bytes")
         self.assertIn("core · <code>core:signins:count</code>", row)
         stray = re.search(r"stray</span></a></td>(.*?)</tr>", html, re.S).group(1)
-        self.assertRegex(stray, r"<td>(59m \d\ds|1h 00m)</td>")
+        self.assertRegex(stray, r"<td class=\"nowrap\">(59m \d\ds|1h 00m)</td>")
         self.assertIn("orphan", stray)
 
     def test_load_more_keeps_the_cursor_until_every_key_is_seen(self):
