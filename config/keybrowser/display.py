@@ -158,6 +158,14 @@ def id_pattern(key: str, key_owner: KeyPattern | None) -> KeyPattern | None:
     return None
 
 
+def field_id_pattern(field: bytes, key_owner: KeyPattern | None) -> KeyPattern | None:
+    """The document pattern a hash field holds an id of: ``instructor_id`` -> ``school:instructor:*``."""
+    if key_owner is None or not field.endswith(b"_id"):
+        return None
+    entity = field[:-3].decode("utf-8", "replace")
+    return next((p for p in _document_patterns(key_owner.app) if p.segments[1] == entity), None)
+
+
 @dataclass(frozen=True)
 class MemberLink:
     key_url: str = ""
@@ -250,11 +258,16 @@ def score(value: float) -> str:
     return f"{value:.17g}"
 
 
-def content_view(content, ids_of: KeyPattern | None) -> dict:
+def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None) -> dict:
     """What a key page shows of one page of ``content`` (a ``store.KeyContent``), by type."""
     kind, offset = content.meta.type, content.offset
     if kind == "hash":
-        return {"fields": [(cell(name, limit=NAME_SHOWN), cell(value)) for name, value in content.rows]}
+        return {
+            "fields": [
+                (cell(name, limit=NAME_SHOWN), cell(value, field_id_pattern(name, key_owner)))
+                for name, value in content.rows
+            ]
+        }
     if kind == "set":
         return {"members": [cell(member, ids_of) for member in content.rows]}
     if kind == "zset":

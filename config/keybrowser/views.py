@@ -89,7 +89,7 @@ def key_detail(request, key: bytes):
         "screen_url": owner.screen_url(text) if owner else "",
         "ttl": display.duration(meta.ttl_ms),
         "expires_at": timezone.now() + timedelta(milliseconds=meta.ttl_ms) if meta.ttl_ms is not None else None,
-        "view": display.content_view(content, ids_of),
+        "view": display.content_view(content, ids_of, owner),
         "next_query": f"?key={display.key_param(key)}&cursor={content.next_cursor}" if content.next_cursor else "",
         "first_query": f"?key={display.key_param(key)}",
         "page_size": store.PAGE,

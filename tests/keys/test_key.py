@@ -188,8 +188,10 @@ class OwnerTest(KeysTestCase):
             self.assertContains(response, '<a class="member-key" href="/keys/?key=shop%3Aitem%3A9">key</a>')
             self.assertContains(response, '<a class="member-screen" href="/shop/items/9/">screen</a>')
             self.assertEqual(response.content.decode().count('class="member-key"'), 1)
+            raw_client().hset("shop:item:7", mapping={"name": "seven", "item_id": "9"})
             response = self.client.get(key_url("shop:item:7"))
             self.assertContains(response, '<a id="screen-link" href="/shop/items/7/">')
+            self.assertContains(response, '<a class="member-screen" href="/shop/items/9/">screen</a>')  # item_id
 
 
 class TtlTest(KeysTestCase):
