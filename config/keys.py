@@ -108,10 +108,17 @@ register(
 )
 register(
     "django",
+    "django:*:session:*",
+    "string",
+    "Session (django-redis cache backend)",
+    "A signed-in user's session, named after a SHA-256 digest of the session id, never the id itself.",
+    why="Sessions are opaque pickled strings with a TTL, under the cache KEY_PREFIX so they never mix with "
+    "domain keys. The digest keeps session ids, which are sign-in cookies, out of every key listing.",
+)
+register(
+    "django",
     "django:*:*",
     "string",
     "Cache entry (django-redis)",
-    "Django's cache and sessions: sessions are `django:1:django.contrib.sessions.cache<session key>`.",
-    why="Sessions are opaque pickled strings with a TTL; django-redis writes them under the cache "
-    "KEY_PREFIX so they never mix with domain keys.",
+    "Django's cache, under the KEY_PREFIX `django` and the cache version.",
 )

@@ -38,7 +38,8 @@ class TraceMiddleware:
         is_htmx = request.headers.get("HX-Request") == "true"
         if PANEL_PLACEHOLDER not in response.content and not is_htmx:
             return response
-        panel = render_to_string("includes/redis_panel.html", {"trace": recorded, "oob": is_htmx}).encode()
+        context = {"trace": recorded, "oob": is_htmx, "path": request.get_full_path()}
+        panel = render_to_string("includes/redis_panel.html", context).encode()
         if PANEL_PLACEHOLDER in response.content:
             response.content = response.content.replace(PANEL_PLACEHOLDER, panel, 1)
         else:
@@ -48,18 +49,29 @@ class TraceMiddleware:
         return response
 
 
-def is_redis_down(exc: BaseException | None) -> bool:
-    while exc is not None:
-        if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionInterrupted)):
-            return True
+def _chain(exc: BaseException | None):
+    """The exception and those it was raised from or during; chains can loop."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
         exc = exc.__cause__ or exc.__context__
-    return False
+
+
+def is_redis_down(exc: BaseException | None) -> bool:
+    down = (redis.ConnectionError, redis.TimeoutError, ConnectionInterrupted)
+    return any(isinstance(e, down) for e in _chain(exc))
 
 
 def unavailable(request, exc: BaseException):
     from django.shortcuts import render
 
-    context = {"redis_url": redacted(settings.REDIS_URL), "error": type(exc).__name__}
+    context = {
+        "redis_url": redacted(settings.REDIS_URL),
+        "error": type(exc).__name__,
+        "timed_out": any(isinstance(e, redis.TimeoutError) for e in _chain(exc)),
+        "timeout": settings.REDIS_SOCKET_TIMEOUT,
+    }
     response = render(request, "503.html", context, status=503)
     response["Retry-After"] = "5"
     return response

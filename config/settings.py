@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.redis import embedded_url
+from config.redis import connection_retry, embedded_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -59,6 +59,10 @@ SIGNIN_FAILURE_LIMIT = 5
 SIGNIN_FAILURE_WINDOW = 300  # seconds
 SIGNINS_KEPT = 50
 EVENTS_MAXLEN = int(os.environ.get("EVENTS_MAXLEN", "1000"))
+
+# CMS: revisions kept per post; the oldest are trimmed in the save's own
+# transaction. 0 keeps them all.
+CMS_REVISIONS_KEPT = int(os.environ.get("CMS_REVISIONS_KEPT", "0"))
 
 INSTALLED_APPS = [
     "django.contrib.auth",
@@ -117,11 +121,13 @@ CACHES = {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "django",
+        "KEY_FUNCTION": "config.cachekeys.make_key",
         "OPTIONS": {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
             "REDIS_CLIENT_CLASS": "config.trace.DjangoTracedRedis",
             "SOCKET_CONNECT_TIMEOUT": REDIS_CONNECT_TIMEOUT,
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
+            "CONNECTION_POOL_KWARGS": {"retry": connection_retry()},
         },
     }
 }
@@ -168,3 +174,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {"django.request": {"handlers": ["console"], "level": "ERROR"}},
 }
+
+if TESTING:
+    # Hashing cost is not what the tests measure; Django's docs advise a fast hasher for tests.
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -15,22 +15,17 @@ def behind_url(trace, path=""):
 
 
 @register.filter
-def command_parts(command):
-    """(text, key browser URL or "") for each argument the panel shows of ``command``.
+def hidden_key(name) -> bool:
+    """Django's session and cache keys: the panel masks them, the browser refuses them."""
+    return bool(name) and display.is_hidden(name)
 
-    An argument that is a key links to it, also when the panel cut it short;
-    Django's session and cache keys are masked, never linked.
-    """
-    parts = []
-    for arg in command.args:
-        key = next(
-            (k for k in command.keys if k == arg or (arg.endswith("…") and k.startswith(arg[:-1]))),
-            None,
-        )
-        if key is not None and display.is_hidden(key):
-            parts.append((behind.HIDDEN, ""))
-        elif key is not None:
-            parts.append((arg, display.key_url(key)))
-        else:
-            parts.append((behind.HIDDEN if display.is_hidden(arg) else arg, ""))
-    return parts
+
+@register.filter
+def key_href(key) -> str:
+    """The key browser's page for ``key``, its name percent-encoded byte for byte."""
+    return display.key_url(key)
+
+
+@register.simple_tag
+def hidden_text() -> str:
+    return behind.HIDDEN

@@ -1,0 +1,181 @@
+"""Every key name of the CMS, and its registration in the key space.
+
+Posts are hashes; each post has a sorted set of revisions (its history) and a
+sorted set of comment ids; the list screen reads sorted indexes scored by the
+time a post was last saved, one per status and one per author, and a
+lexicographic index of titles for prefix search.
+"""
+
+import re
+
+from config.keyspace import register, register_app
+
+APP = "cms"
+register_app(APP, "cms:")
+
+# An author is a username; only a string of this shape ever becomes part of a key.
+AUTHOR_RE = re.compile(r"^[\w.@+-]{1,150}\Z")
+STATUSES = ("draft", "published")
+
+POST_URL = "/cms/posts/{id}/"
+
+
+def post_ids() -> str:
+    return "cms:ids:post"
+
+
+def comment_ids() -> str:
+    return "cms:ids:comment"
+
+
+def post(post_id: int | str) -> str:
+    return f"cms:post:{post_id}"
+
+
+def revisions(post_id: int) -> str:
+    return f"cms:post:{post_id}:revisions"
+
+
+def post_comments(post_id: int) -> str:
+    return f"cms:post:{post_id}:comments"
+
+
+def comment(comment_id: int | str) -> str:
+    return f"cms:comment:{comment_id}"
+
+
+def by_updated() -> str:
+    return "cms:index:updated"
+
+
+def by_status(status: str) -> str:
+    if status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}")
+    return f"cms:index:status:{status}"
+
+
+def by_author(author: str) -> str:
+    if not AUTHOR_RE.match(author):
+        raise ValueError(f"not an author name: {author!r}")
+    return f"cms:index:author:{author}"
+
+
+def titles() -> str:
+    return "cms:index:title"
+
+
+def scratch(token: str) -> str:
+    """A list query's intermediate result, created and deleted inside one MULTI/EXEC."""
+    return f"cms:tmp:{token}"
+
+
+register(
+    APP,
+    "cms:ids:post",
+    "string",
+    "Enumerable keys (seed 003): id counter",
+    "The last post id handed out (INCR).",
+    why="INCR is atomic, so two editors creating posts at once never get the same id.",
+)
+register(
+    APP,
+    "cms:ids:comment",
+    "string",
+    "Enumerable keys (seed 003): id counter",
+    "The last comment id handed out (INCR).",
+    why="INCR is atomic, so concurrent comments never share an id.",
+)
+register(
+    APP,
+    "cms:post:*",
+    "hash",
+    "Revision pattern (current version) + partial embed",
+    "A post: title, body, author, status, last saved by, times, version; with a JSON copy of its 3 newest "
+    "comments and their count.",
+    why="A hash holds the current version as flat fields, so the list reads only the summary fields with "
+    "SORT … GET ->field and the post page reads one key. The embedded comments spare the post page a read of "
+    "the comment hashes (seed 000's blog post).",
+    screens=("cms:post_list", "cms:post_detail", "cms:post_edit", "cms:post_history", "cms:post_compare"),
+    index="cms:index:updated",
+    url=POST_URL,
+)
+register(
+    APP,
+    "cms:post:*:revisions",
+    "zset",
+    "Revision pattern: history",
+    "Every earlier version of a post as a JSON snapshot, scored by its version number.",
+    why="Scored by number, one sorted set answers all the history needs: a page newest first (ZREVRANGE with "
+    "offsets), one revision by number (ZRANGE BYSCORE n n) and the cap (ZREMRANGEBYRANK), each O(log n).",
+    screens=("cms:post_history", "cms:post_compare", "cms:post_edit"),
+    index="cms:index:updated",
+    url=POST_URL,
+)
+register(
+    APP,
+    "cms:post:*:comments",
+    "zset",
+    "Referenced one-to-many (source of truth of the partial embed)",
+    "The ids of a post's comments, scored by when they were written.",
+    why="The sorted set is the source of truth for the post's comments; ZREVRANGE gives the newest for the embed "
+    "and SORT … BY nosort LIMIT pages them with each comment's fields in one round trip.",
+    screens=("cms:post_detail", "cms:comment_list", "cms:comment_add"),
+    index="cms:index:updated",
+    url=POST_URL,
+)
+register(
+    APP,
+    "cms:comment:*",
+    "hash",
+    "Referenced one-to-many: child document",
+    "A comment: post id, author, text, when.",
+    why="Comments are unbounded, so each is a document of its own, referenced from its post's sorted set.",
+    screens=("cms:comment_list",),
+)
+register(
+    APP,
+    "cms:index:updated",
+    "zset",
+    "Secondary index: sorted set",
+    "Every post id, scored by when it was last saved: the post list's default order.",
+    why="A sorted set pages in time order (SORT … BY nosort LIMIT) and enumerates the posts without SCAN.",
+    screens=("cms:post_list",),
+)
+register(
+    APP,
+    "cms:index:status:*",
+    "zset",
+    "Secondary index: sorted set per value",
+    "The ids of the posts in one status (draft, published), scored by when they were last saved.",
+    why="Scored like the main index, so a status filter is already in list order; two filters are one ZINTERSTORE.",
+    screens=("cms:post_list",),
+)
+register(
+    APP,
+    "cms:index:author:*",
+    "zset",
+    "Secondary index: sorted set per value",
+    "The ids of one author's posts, scored by when they were last saved.",
+    why="Scored like the main index, so the author filter reads in list order without sorting.",
+    screens=("cms:post_list",),
+)
+register(
+    APP,
+    "cms:index:title",
+    "zset",
+    "Lexicographic index (seed 003)",
+    "Every post as `lowercased title NUL id`, all scored 0: title prefix search with ZRANGE BYLEX.",
+    why="With equal scores a sorted set orders its members bytewise, so the titles starting with a prefix are "
+    "one range, found in O(log n) instead of a scan.",
+    screens=("cms:post_list",),
+)
+register(
+    APP,
+    "cms:tmp:*",
+    "zset",
+    "Scratch result",
+    "A filtered or searched post list, built, paged and deleted within one MULTI/EXEC; never seen outside it.",
+    why="Intersecting indexes server-side keeps the list to one round trip; the transaction makes the scratch "
+    "key invisible to every other client.",
+    screens=("cms:post_list",),
+)
