@@ -166,6 +166,16 @@ def field_id_pattern(field: bytes, key_owner: KeyPattern | None) -> KeyPattern |
     return next((p for p in _document_patterns(key_owner.app) if p.segments[1] == entity), None)
 
 
+_MEMBER_ID = re.compile(rb"(?:\A|[\x00:|])(\d{1,20})\Z")
+
+
+def member_id(member: bytes) -> str:
+    """The id a member of an index holds: the member itself, or its tail after a
+    separator (a lexical index's ``name<NUL>42`` sorts by name and ends in the id)."""
+    found = _MEMBER_ID.search(bytes(member))
+    return found.group(1).decode() if found else ""
+
+
 @dataclass(frozen=True)
 class MemberLink:
     key_url: str = ""
@@ -178,8 +188,8 @@ def member_link(member: bytes, ids_of: KeyPattern | None) -> MemberLink:
         text = member.decode()
     except UnicodeDecodeError:
         return MemberLink()
-    if ids_of is not None and text.isdigit():
-        key = ids_of.pattern.replace("*", text)
+    if ids_of is not None and (member_ref := member_id(member)):
+        key = ids_of.pattern.replace("*", member_ref)
         return MemberLink(key_url(key), ids_of.screen_url(key))
     if ":" in text and not is_hidden(text):
         pattern = keyspace.match(text)

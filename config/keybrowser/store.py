@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from redis.exceptions import ResponseError
 
-from config.keybrowser.display import hidden_prefixes, is_hidden, owner
+from config.keybrowser.display import hidden_prefixes, is_hidden, member_id, owner
 from config.keyspace import KeyPattern, keyspace
 from config.redis import raw_client
 
@@ -372,6 +372,7 @@ def pattern_index_page(pattern: KeyPattern, cursor: str) -> IndexPage:
     else:
         ids = page
         next_cursor = str(position + len(ids)) if position + len(ids) < total else ""
-    keys = [pattern.pattern.replace("*", member.decode(), 1).encode() for member in ids if member.isdigit()]
+    refs = [member_id(member) for member in ids]
+    keys = [pattern.pattern.replace("*", ref, 1).encode() for ref in refs if ref]
     metas, _ = describe(keys)
     return IndexPage(metas, total, next_cursor)

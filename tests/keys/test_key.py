@@ -182,6 +182,9 @@ class OwnerTest(KeysTestCase):
             response = self.client.get(key_url("shop:index:items"))
             self.assertContains(response, '<a class="member-key" href="/keys/?key=shop%3Aitem%3A7">key</a>')
             self.assertContains(response, '<a class="member-screen" href="/shop/items/7/">screen</a>')
+            raw_client().zadd("shop:index:items", {"folded name\x0012": 0})  # a lexical index: name, then id
+            response = self.client.get(key_url("shop:index:items"))
+            self.assertContains(response, '<a class="member-screen" href="/shop/items/12/">screen</a>')
             response = self.client.get(key_url("shop:index:tag:red"))
             self.assertContains(response, '<a class="member-screen" href="/shop/items/9/">screen</a>')
             response = self.client.get(key_url("shop:item:7:related"))
