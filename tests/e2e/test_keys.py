@@ -4,6 +4,7 @@ import re
 
 from django.test import override_settings
 
+from config.redis import raw_client
 from tests.base import BrowserTestCase
 from tests.keys import product_fixture
 from tests.keys.helpers import extra_patterns, load_keys
@@ -86,3 +87,15 @@ class NamespaceCountTest(BrowserTestCase):
             zip(page.locator("#tree span.keyname").all_inner_texts(), page.locator("#tree td.num").all_inner_texts())
         )
         self.assertEqual(counts, {"bulk:": "25000", "core:": "2", "other:": "5000"})  # core: the sign-in
+
+
+class LiveTtlTest(BrowserTestCase):
+    def test_the_ttl_counts_down_in_the_page_and_says_when_the_key_expired(self):
+        raw_client().set("short:lived", "1", px=2500)
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/keys/?key=short%3Alived"))
+        ttl = page.locator("[data-expires-ms]")
+        self.assertRegex(ttl.inner_text(), r"^[12]s$")
+        self.assertIn("expires", page.locator("#ttl").inner_text())
+        page.wait_for_function("document.querySelector('[data-expires-ms]').textContent === 'expired'", timeout=10_000)
