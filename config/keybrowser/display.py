@@ -166,6 +166,23 @@ def field_id_pattern(field: bytes, key_owner: KeyPattern | None) -> KeyPattern |
     return next((p for p in _document_patterns(key_owner.app) if p.segments[1] == entity), None)
 
 
+def related_keys(key: str, key_owner: KeyPattern | None) -> list[tuple[str, KeyPattern]]:
+    """The other keys of the same document, by the registry: a document's relation
+    keys (``catalog:product:42`` -> ``catalog:product:42:reviews``) and a relation
+    key's document (the other way round)."""
+    if key_owner is None:
+        return []
+    parts, mine = key.split(":"), key_owner.segments
+    found = []
+    for pattern in sorted(keyspace.patterns, key=lambda p: p.pattern):
+        theirs = pattern.segments
+        if len(theirs) > len(mine) and theirs[: len(mine)] == mine and pattern.wildcards == key_owner.wildcards:
+            found.append((":".join([*parts, *theirs[len(mine) :]]), pattern))
+        elif len(theirs) < len(mine) and mine[: len(theirs)] == theirs and pattern.wildcards == key_owner.wildcards:
+            found.append((":".join(parts[: len(theirs)]), pattern))
+    return found
+
+
 _MEMBER_ID = re.compile(rb"(?:\A|[\x00:|])(\d{1,20})\Z")
 
 

@@ -254,6 +254,7 @@ class KeyContent:
     cursor: str = "0"  # where this page starts
     next_cursor: str = ""  # where the next page starts, "" at the end
     offset: int = 0  # for offset-paged types: index of the first row
+    related: dict[bytes, bool] = field(default_factory=dict)  # keys of the same document -> whether they exist
 
 
 def parse_cursor(kind: str, text: str) -> str:
@@ -282,13 +283,15 @@ def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
         pipe.getrange(key, int(cursor), int(cursor) + STRING_CHUNK - 1)
 
 
-def _content(meta: KeyMeta, cursor: str, reply) -> KeyContent:
-    content = KeyContent(meta, cursor=cursor)
+def _content(meta: KeyMeta, cursor: str, reply, related: dict[bytes, bool]) -> KeyContent:
+    content = KeyContent(meta, cursor=cursor, related=related)
     kind = meta.type
     if kind in {"hash", "set"}:
         next_cursor, found = reply
-        content.rows = list(found.items()) if kind == "hash" else sorted(found)
         content.next_cursor = "" if int(next_cursor) == 0 else str(next_cursor)
+        whole = cursor == "0" and not content.next_cursor
+        # One page holding the whole key reads best sorted; a page of many keeps SCAN's order.
+        content.rows = (sorted(found.items()) if whole else list(found.items())) if kind == "hash" else sorted(found)
     elif kind in {"zset", "list"}:
         content.rows, content.offset = list(reply), int(cursor)
         end = int(cursor) + len(reply)
@@ -303,8 +306,8 @@ def _content(meta: KeyMeta, cursor: str, reply) -> KeyContent:
     return content
 
 
-def read_key(key: bytes, cursor: str = "", expected: str = "") -> KeyContent:
-    """A key's metadata and one page of what it holds.
+def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[bytes, ...] = ()) -> KeyContent:
+    """A key's metadata, whether its ``related`` keys exist, and one page of what it holds.
 
     One round trip when the key is of its registered type (``expected``): the
     page read rides in the same pipeline as the metadata. Otherwise a second
@@ -313,8 +316,11 @@ def read_key(key: bytes, cursor: str = "", expected: str = "") -> KeyContent:
     """
     if is_hidden(key):
         raise HiddenKey(key)
+    related = tuple(k for k in related if not is_hidden(k))
     pipe = raw_client().pipeline(transaction=False)
     _queue_describe(pipe, key)
+    for other in related:
+        pipe.exists(other)
     guess = ""
     if expected:
         try:
@@ -324,22 +330,16 @@ def read_key(key: bytes, cursor: str = "", expected: str = "") -> KeyContent:
             guess = ""
     replies = pipe.execute(raise_on_error=False)
     meta = _meta(key, replies[:_DESCRIBE])
+    found = {other: bool(n) for other, n in zip(related, replies[_DESCRIBE : _DESCRIBE + len(related)])}
+    page = replies[_DESCRIBE + len(related) :]
     if not meta.exists:
-        return KeyContent(meta)
+        return KeyContent(meta, related=found)
     position = parse_cursor(meta.type, cursor)
-    if guess == meta.type and not isinstance(replies[_DESCRIBE], ResponseError):
-        return _content(meta, position, replies[_DESCRIBE])
+    if guess == meta.type and not isinstance(page[0], ResponseError):
+        return _content(meta, position, page[0], found)
     pipe = raw_client().pipeline(transaction=False)
     _queue_read(pipe, key, meta.type, position)
-    return _content(meta, position, pipe.execute()[0])
-
-
-def ttl_ms(key: bytes) -> int | None:
-    """The key's TTL now, for the live countdown: None without one, -2 when the key is gone."""
-    if is_hidden(key):
-        raise HiddenKey(key)
-    pttl = raw_client().pttl(key)
-    return None if pttl == -1 else pttl
+    return _content(meta, position, pipe.execute()[0], found)
 
 
 # --- keys of one registered pattern -------------------------------------------------

@@ -70,11 +70,14 @@ def key_detail(request, key: bytes):
     if display.is_hidden(key):
         return render(request, "keys/refused.html", {"name": display.show(key, name=True)}, status=403)
     owner = display.owner(key)
+    text = key.decode("utf-8", "backslashreplace")
+    related = display.related_keys(text, owner)
     try:
-        content = store.read_key(key, request.GET.get("cursor", ""), owner.type if owner else "")
+        content = store.read_key(
+            key, request.GET.get("cursor", ""), owner.type if owner else "", tuple(k.encode() for k, _ in related)
+        )
     except ValueError:
         raise Http404("No such position in this key") from None
-    text = key.decode("utf-8", "backslashreplace")
     ids_of = display.id_pattern(text, owner)
     meta = content.meta
     context = {
@@ -86,6 +89,10 @@ def key_detail(request, key: bytes):
         "owner": owner,
         "ids_of": ids_of,
         "screens": _screens(owner.screens) if owner else [],
+        "related": [
+            (name, pattern, display.key_url(name), content.related.get(name.encode(), False))
+            for name, pattern in related
+        ],  # fmt: skip
         "screen_url": owner.screen_url(text) if owner else "",
         "ttl": display.duration(meta.ttl_ms),
         "expires_at": timezone.now() + timedelta(milliseconds=meta.ttl_ms) if meta.ttl_ms is not None else None,

@@ -1,57 +1,66 @@
-"""In Chromium: from a product page, "keys behind this screen", then its hash and its reviews."""
+"""In Chromium: a real catalog product page, "keys behind this screen", its hash, its reviews; paging, TTL."""
 
 import re
 
-from django.test import override_settings
+from playwright.sync_api import expect
 
 from config.redis import raw_client
 from tests.base import BrowserTestCase
-from tests.keys import product_fixture
-from tests.keys.helpers import extra_patterns, load_keys
+from tests.catalog.helpers import make_product, review
+from tests.keys.helpers import load_keys
 
 
-@override_settings(ROOT_URLCONF="tests.keys.product_fixture")
 class KeysBehindProductTest(BrowserTestCase):
     def test_product_page_to_its_hash_and_reviews(self):
-        with extra_patterns() as keyspace:
-            product_fixture.register(keyspace)
-            product_fixture.write(42, "Aurora <Earbuds>", "79.00", {"Great sound": 5, "Too small for me": 2})
-            self.sign_in()
-            page = self.page
-            page.goto(self.url("/catalog/products/42/"))
-            page.get_by_text("Aurora <Earbuds>").wait_for()
-            self.assertEqual(page.locator("#product-price").inner_text(), "$79.00")
-            self.assertIn("Great sound", page.locator("#reviews").inner_text())
+        product_id = make_product("Aurora <Earbuds>", sku="AUR-1", price="79.00")
+        ana = review(product_id, 5, author="Ana", comment="Great sound", at=1_700_000_000)
+        review(product_id, 2, author="Ben", comment="Too small for me", at=1_700_000_100)
+        self.sign_in()
+        page = self.page
+        page.goto(self.url(f"/catalog/products/{product_id}/"))
+        expect(page.locator("h1")).to_have_text("Aurora <Earbuds>")
+        shown = page.locator("#product").inner_text()
+        self.assertIn("79.00", shown)
+        self.assertIn("3.50", page.locator("#average").inner_text())
+        expect(page.locator("#recent-reviews .author")).to_have_text(["Ben", "Ana"])
 
-            page.get_by_role("link", name="keys behind this screen").click()
-            page.wait_for_url(re.compile(r"/keys/behind/\?t="))
-            heading = page.locator("h1").inner_text()
-            self.assertIn("/catalog/products/42/", heading)
-            keys = page.locator("#behind-keys table.keys")
-            self.assertEqual(
-                sorted(keys.locator("span.keyname").all_inner_texts()),
-                ["catalog:product:42", "catalog:product:42:reviews"],
+        page.get_by_role("link", name="keys behind this screen").click()
+        page.wait_for_url(re.compile(r"/keys/behind/\?t="))
+        self.assertIn(f"/catalog/products/{product_id}/", page.locator("h1").inner_text())
+        keys = page.locator("#behind-keys table.keys")
+        self.assertEqual(keys.locator("span.keyname").all_inner_texts(), [f"catalog:product:{product_id}"])
+        self.assertIn(f"HGETALL catalog:product:{product_id}", page.locator("#behind-commands").inner_text())
+        self.screenshot("keys-behind-product")
+
+        # The product hash: the values the page showed, and the embedded copy of the newest reviews.
+        keys.get_by_role("link", name=f"catalog:product:{product_id}", exact=True).click()
+        page.wait_for_url(re.compile(rf"key=catalog%3Aproduct%3A{product_id}$"))
+        fields = dict(
+            zip(
+                page.locator("#content tbody tr td:first-child").all_inner_texts(),
+                page.locator("#content tbody tr td:last-child").all_inner_texts(),
             )
-            self.assertIn("HMGET catalog:product:42 name price", page.locator("#behind-commands").inner_text())
-            self.screenshot("keys-behind-product")
+        )
+        self.assertEqual(fields["name"], "Aurora <Earbuds>")
+        self.assertEqual(fields["price"], "79.00")
+        self.assertEqual((fields["num_reviews"], fields["sum_ratings"]), ("2", "7"))
+        self.assertIn('"author": "Ana"', fields["recent_reviews"])  # pretty-printed JSON
+        self.assertIn("Embedded one-to-one", page.locator("#owner").inner_text())
+        self.screenshot("keys-product-hash")
 
-            keys.get_by_role("link", name="catalog:product:42", exact=True).click()
-            page.wait_for_url(re.compile(r"key=catalog%3Aproduct%3A42$"))
-            content = page.locator("#content").inner_text()
-            self.assertIn("Aurora <Earbuds>", content)
-            self.assertIn("79.00", content)
-            self.assertIn("Embedded pattern", page.locator("#owner").inner_text())
-            self.screenshot("keys-product-hash")
-
-            page.go_back()
-            page.locator("#behind-keys").get_by_role("link", name="catalog:product:42:reviews").click()
-            page.wait_for_url(re.compile(r"key=catalog%3Aproduct%3A42%3Areviews$"))
-            rows = page.locator("#content tbody tr").all_inner_texts()
-            self.assertEqual(len(rows), 2)
-            self.assertIn("Too small for me", rows[0])  # lowest score first
-            self.assertRegex(rows[1], r"Great sound[\s\S]*\b5$")
-            self.assertIn("Partial embed", page.locator("#owner").inner_text())
-            self.screenshot("keys-product-reviews")
+        # Its reviews sorted set, reached from the hash: review ids by time, each linking to its review hash.
+        page.locator("#related").get_by_role("link", name=f"catalog:product:{product_id}:reviews").click()
+        page.wait_for_url(re.compile(rf"key=catalog%3Aproduct%3A{product_id}%3Areviews$"))
+        rows = page.locator("#content tbody tr")
+        expect(rows).to_have_count(2)
+        self.assertRegex(rows.nth(0).inner_text(), rf"^0\s+{ana}\b[\s\S]*1700000000$")
+        self.assertIn("Referenced one-to-many", page.locator("#owner").inner_text())
+        self.screenshot("keys-product-reviews")
+        rows.nth(0).locator("a.member-key").click()
+        page.wait_for_url(re.compile(rf"key=catalog%3Areview%3A{ana}$"))
+        review_fields = page.locator("#content").inner_text()
+        for value in ("Ana", "5", "Great sound"):
+            self.assertIn(value, review_fields)
 
 
 class LoadMoreTest(BrowserTestCase):

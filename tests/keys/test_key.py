@@ -20,7 +20,7 @@ class KeyTypesTest(KeysTestCase):
         raw_client().hset("core:seed", mapping={"scale": "demo", "apps": "catalog,school"})
         with self.assertRoundTrips(1) as trace:  # registered as a hash: the page rides with the metadata
             response = self.client.get(key_url("core:seed"))
-        self.assertEqual(cells(response), ["scale", "demo", "apps", "catalog,school"])
+        self.assertEqual(cells(response), ["apps", "catalog,school", "scale", "demo"])  # one page: sorted by field
         self.assertIn("HSCAN", commands(trace))
         self.assertNotIn("HGETALL", commands(trace))
 
@@ -195,6 +195,24 @@ class OwnerTest(KeysTestCase):
             response = self.client.get(key_url("shop:item:7"))
             self.assertContains(response, '<a id="screen-link" href="/shop/items/7/">')
             self.assertContains(response, '<a class="member-screen" href="/shop/items/9/">screen</a>')  # item_id
+
+    def test_keys_of_the_same_document_link_each_other(self):
+        with extra_patterns() as keyspace:
+            keyspace.register_app("shop", "shop:")
+            keyspace.register("shop", "shop:item:*", "hash", "Embedded", "An item.")
+            keyspace.register("shop", "shop:item:*:related", "set", "Reverse set", "Items related.")
+            keyspace.register("shop", "shop:item:*:log", "list", "Log", "What happened.")
+            raw_client().hset("shop:item:7", "name", "seven")
+            raw_client().sadd("shop:item:7:related", "9")
+            with self.assertRoundTrips(1):  # the EXISTS of each related key rides in the page's pipeline
+                response = self.client.get(key_url("shop:item:7"))
+            related = response.content.decode().split('id="related"')[1].split("</ul>")[0]
+            self.assertIn('<a href="/keys/?key=shop%3Aitem%3A7%3Arelated">', related)
+            self.assertIn('<a href="/keys/?key=shop%3Aitem%3A7%3Alog">', related)
+            self.assertEqual(related.count("absent"), 1)  # the log was never written
+            response = self.client.get(key_url("shop:item:7:related"))
+            back = '<a href="/keys/?key=shop%3Aitem%3A7"><span class="keyname">shop:item:7</span>'
+            self.assertContains(response, back)
 
 
 class TtlTest(KeysTestCase):
