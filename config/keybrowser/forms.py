@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from config.keyspace import REDIS_TYPES
-from config.store import _glob_escape
+from config.store import glob_escape
 
 MAX_PATTERN = 200
 MAX_WILDCARDS = 8  # SCAN MATCH cost grows with the stars of a glob: keep it sane
@@ -50,5 +50,5 @@ class BrowseForm(forms.Form):
         mode = self.cleaned_data.get("match") or "prefix"
         if mode == "glob":
             return (pattern or "*").encode()
-        escaped = _glob_escape(pattern)
+        escaped = glob_escape(pattern)
         return (f"*{escaped}*" if mode == "contains" else f"{escaped}*").encode()

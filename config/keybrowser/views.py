@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 from config.keybrowser import behind, display, store, tree
 from config.keybrowser.forms import BrowseForm
 from config.keyspace import keyspace
-from config.store import _glob_escape
+from config.store import glob_escape
 
 
 def _query(request, **changes) -> str:
@@ -116,7 +116,7 @@ def namespaces(request):
         carried = tree.carried(request.GET.get("acc", ""))
     except (ValueError, signing.BadSignature):
         raise Http404("Bad cursor") from None
-    match = _glob_escape(prefix.decode("latin-1")).encode("latin-1") + b"*"
+    match = glob_escape(prefix.decode("latin-1")).encode("latin-1") + b"*"
     chunk = tree.merge(store.tree_chunk(prefix, match, cursor), carried)
     context = {
         "prefix": prefix,

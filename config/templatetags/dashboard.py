@@ -27,3 +27,12 @@ def sort_mark(state, key):
 def trips_of(trace, origin):
     """Round trips of one origin: "data" for the screen's own reads, "django" for the session."""
     return trace.round_trip_count(origin)
+
+
+@register.filter
+def nav_section(match):
+    """The sidebar entry of a page: its app namespace, or the first word of its URL name
+    (``keys_tree`` belongs to ``keys``)."""
+    if match is None:
+        return ""
+    return match.namespace or (match.url_name or "").split("_", 1)[0]
