@@ -1,0 +1,186 @@
+"""The Redis side: load the data set through the apps' store bulk paths, answer through their reads.
+
+Every question is answered by the function the app's own screen calls, so the
+round trips counted here are the screens' round trips. Results come back as
+plain tuples, in the shape ``sqlside`` returns, for the correctness check.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from catalog import store as catalog
+from catalog.store import ProductQuery
+from cms import store as cms
+from config.activity import Event
+from config.benchmark.dataset import Dataset
+from config.redis import client
+from orgchart import store as org
+
+BATCH = 200  # products (with their reviews) per MULTI/EXEC, as the catalog seeder
+POST_BATCH = 100
+PAGE = 25
+HISTORY_PAGE = 10
+MEMORY_PROBE = 5_000  # products written without reviews, to tell a product's bytes from a review's
+
+
+def used_memory() -> int:
+    """INFO used_memory of the scratch server: what the records cost, from the server's own count."""
+    return int(client().info("memory")["used_memory"])
+
+
+def flush() -> None:
+    """Empty the scratch server (never the dev data: the command points the client at its own server)."""
+    client().flushdb()
+
+
+@dataclass
+class Load:
+    """What loading one app cost: records written, seconds, and INFO used_memory growth."""
+
+    app: str
+    records: int
+    seconds: float
+    bytes: int
+    per_record: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.records / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class Loaded:
+    """Ids the loads handed out, for choosing what the operations ask about."""
+
+    loads: list[Load] = field(default_factory=list)
+    first_employee: int = 0
+    first_location: int = 0
+
+
+def _seed_event(app: str, entity: str) -> Event:
+    return Event("bench", "created", app, entity, "", "", "")
+
+
+def _timed(app: str, records: int, write) -> Load:
+    before, started = used_memory(), time.perf_counter()
+    write()
+    seconds = time.perf_counter() - started
+    return Load(app, records, seconds, used_memory() - before)
+
+
+def _write_products(items) -> None:
+    event = _seed_event("catalog", "product")
+    for start in range(0, len(items), BATCH):
+        catalog.write_batch(items[start : start + BATCH], event, items[start][0].created_at)
+
+
+def product_bytes(data: Dataset) -> float:
+    """Bytes per product without reviews, measured on a probe that is flushed afterwards."""
+    probe = [(product, []) for product, _ in data.products[:MEMORY_PROBE]]
+    flush()
+    load = _timed("probe", len(probe), lambda: _write_products(probe))
+    flush()
+    return load.bytes / max(1, len(probe))
+
+
+def load(data: Dataset) -> Loaded:
+    loaded = Loaded()
+    per_product = product_bytes(data)
+    products, reviews = len(data.products), data.reviews
+    done = _timed("catalog", products + reviews, lambda: _write_products(data.products))
+    done.per_record = {"product": per_product, "review": (done.bytes - per_product * products) / max(1, reviews)}
+    loaded.loads.append(done)
+    assert [p.id for p, _ in data.products] == list(range(1, products + 1)), "the scratch Redis was not empty"
+
+    def write_posts():
+        first = cms.reserve_post_ids(len(data.posts))
+        assert first == data.posts[0][0].id, "the scratch Redis was not empty"
+        for start in range(0, len(data.posts), POST_BATCH):
+            cms.load_posts(data.posts[start : start + POST_BATCH], by="bench", link=lambda pk: f"/cms/posts/{pk}/")
+
+    done = _timed("cms", len(data.posts) + data.revisions, write_posts)
+    done.per_record = {"post (with its revisions)": done.bytes / max(1, len(data.posts))}
+    loaded.loads.append(done)
+
+    imported = []
+    done = _timed(
+        "orgchart", len(data.org.people), lambda: imported.append(org.import_graph(data.org, org.Actor("bench")))
+    )
+    done.per_record = {"employee": done.bytes / max(1, len(data.org.people))}
+    loaded.loads.append(done)
+    loaded.first_employee, loaded.first_location = imported[0].first_employee, imported[0].first_location
+
+    samples = []
+    location = loaded.first_location
+    done = _timed(
+        "sensor",
+        data.samples,
+        lambda: samples.extend(org.record_readings(location, c) for c in data.readings(location)),
+    )
+    done.records = sum(samples)
+    done.per_record = {"sample": done.bytes / max(1, done.records)}
+    loaded.loads.append(done)
+    return loaded
+
+
+# --- the questions ----------------------------------------------------------------------------
+
+
+def _cents(price) -> int | None:
+    return None if price is None else int(price * 100)
+
+
+def product_list_by_rating() -> tuple:
+    """1. The list page sorted by average rating: the aggregate pattern's sort index, one transaction."""
+    page = catalog.list_products(ProductQuery(order="-rating", limit=PAGE))
+    rows = [(r.id, r.name, r.brand, _cents(r.price), r.num_reviews, r.average) for r in page.rows]
+    return page.total, rows
+
+
+def product_detail(product_id: int) -> tuple:
+    """2. A product with its details, images, aggregate and 3 newest reviews: one HGETALL."""
+    p = catalog.get(product_id)
+    recent = [(r.id, r.author, r.rating, r.comment, r.published_at) for r in p.recent]
+    return (p.name, p.brand, _cents(p.price), p.description, p.manufacturer, p.images, p.num_reviews, p.average, recent)
+
+
+def products_of_type(slug: str) -> tuple:
+    """3. The newest products of one type with their type's own fields (polymorphic): the list's
+    transaction, then the page's hashes (the list reads only the shared list fields)."""
+    page = catalog.list_products(ProductQuery(type=slug, limit=PAGE))
+    found = catalog.products_by_id([r.id for r in page.rows])
+    rows = [(p.id, p.name, [value for _, value in p.type_fields]) for p in (found[r.id] for r in page.rows)]
+    return page.total, rows
+
+
+def post_history(post_id: int) -> tuple:
+    """6. A post with one page of its revisions, newest first: one round trip."""
+    current, revisions, total = cms.history(post_id, 0, HISTORY_PAGE)
+    rows = [(r.number, r.by, r.comment, r.post.updated_at, r.post.title) for r in revisions]
+    return current.title, current.version, total, rows
+
+
+def reports_at_depth(manager: int, depth: int) -> tuple:
+    """7a. The ids at each level below a manager: one SUNION round trip per level."""
+    return tuple(tuple(sorted(level)) for level in org.reports_by_depth(manager, depth))
+
+
+def subtree(manager: int) -> tuple:
+    """7b. Every level below a manager, to the bottom."""
+    return tuple(tuple(sorted(level)) for level in org.subtree(manager))
+
+
+def monthly_temperature(location: int) -> tuple:
+    """8. A year of monthly averages: the location page's two reads (its newest reading, then the charts,
+    whose monthly rollups are 12 HMGETs; the same round trip also reads 25 raw hours and 30 daily rollups)."""
+    overview = org.location_overview(location, 0, PAGE)
+    charts = org.sensor_charts(location, overview.latest)
+    return tuple((m.start.strftime("%Y%m"), m.count, m.sum / m.count / 100) for m in charts.months)
+
+
+def add_review(product_id: int, n: int, at: float) -> int:
+    """9. A review with everything derived from it (embed, aggregate, sort indexes, event): one WATCHed transaction."""
+    event = Event("bench", "created", "catalog", "review", "", f"review {n}", f"/catalog/products/{product_id}/")
+    return catalog.add_review(product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.", event, at)
