@@ -88,7 +88,7 @@ class AlgebraForm(forms.Form):
     codes = forms.CharField(
         max_length=400, help_text="Two or more course codes, separated by commas or spaces; order matters for SDIFF."
     )
-    op = forms.ChoiceField(choices=ALGEBRA_CHOICES, widget=forms.RadioSelect, initial="inter")
+    op = forms.ChoiceField(label="Operation", choices=ALGEBRA_CHOICES, widget=forms.RadioSelect, initial="inter")
 
     def clean_codes(self):
         codes = list(dict.fromkeys(c.upper() for c in re.split(r"[\s,]+", self.cleaned_data["codes"]) if c))
