@@ -100,10 +100,7 @@ def seed(ctx: SeedContext) -> int:
             capacity[pk] = rng.randint(*capacity_range)
             doc = Course(pk, f"{prefix}-{100 + pk}", f"{subject}: {rng.choice(TOPICS)} {pk}", "", capacity[pk])
             store.queue_document(tx, "course", pk, doc.to_hash())
-        store.queue_seed_event(tx, "course", len(batch))
-        tx.execute()
-        written += len(batch)
-        ctx.progress(len(batch))
+        written += _commit(ctx, tx, "course", len(batch))
 
     instructor_ids = _people(ctx, "instructor", n_instructors)
     student_ids = _people(ctx, "student", n_students)
@@ -120,10 +117,7 @@ def seed(ctx: SeedContext) -> int:
                 teaching[instructor_id] += 1
                 store.queue_link(tx, course_id, instructor_id)
                 queued += 1
-    store.queue_seed_event(tx, "course", queued)
-    tx.execute()
-    written += queued
-    ctx.progress(queued)
+    written += _commit(ctx, tx, "course", queued)
 
     # Enrolments: each student takes a few courses that still have room.
     limit = conf.max_courses_per_student()
@@ -137,10 +131,7 @@ def seed(ctx: SeedContext) -> int:
                     enrolled[course_id] += 1
                     store.queue_enrolment(tx, course_id, student_id)
                     queued += 1
-        store.queue_seed_event(tx, "enrolment", queued)
-        tx.execute()
-        written += queued
-        ctx.progress(queued)
+        written += _commit(ctx, tx, "enrolment", queued)
     return written
 
 
@@ -157,10 +148,16 @@ def _people(ctx: SeedContext, entity: str, count: int) -> list[int]:
             else:
                 fields = Person(pk, name, email, [email]).to_hash()
             store.queue_document(tx, entity, pk, fields)
-        store.queue_seed_event(tx, entity, len(batch))
-        tx.execute()
-        ctx.progress(len(batch))
+        _commit(ctx, tx, entity, len(batch))
     return ids
+
+
+def _commit(ctx: SeedContext, tx, entity: str, count: int) -> int:
+    """Close a batch: its event, one MULTI/EXEC, the progress bar."""
+    store.queue_seed_event(tx, entity, count)
+    tx.execute()
+    ctx.progress(count)
+    return count
 
 
 def _chunks(items: list, size: int = BATCH):
