@@ -9,6 +9,7 @@ next written and never at read time.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 
@@ -151,6 +152,12 @@ def schema_problem(entity: str, fields: dict[str, str]) -> str:
             return "emails is not JSON"
         return "" if isinstance(emails, list) else "emails is not a list"
     return f"unknown schema {version!r}"
+
+
+def fingerprint(fields: dict[str, str]) -> str:
+    """A short digest of a stored hash: an edit form carries the one it was opened with,
+    and the save refuses when the stored document no longer matches it."""
+    return hashlib.sha256(json.dumps(sorted(fields.items())).encode()).hexdigest()[:16]
 
 
 def _int(value, default: int) -> int:

@@ -11,7 +11,13 @@ from school.documents import Course, Person
 CODE = re.compile(r"^[A-Z0-9][A-Z0-9-]{1,19}\Z")
 
 
-class CourseForm(forms.Form):
+class DocumentForm(forms.Form):
+    """A document's form; ``fingerprint`` is the stored document's digest when the form was opened."""
+
+    fingerprint = forms.CharField(widget=forms.HiddenInput, required=False, max_length=16)
+
+
+class CourseForm(DocumentForm):
     code = forms.CharField(max_length=20, help_text="Unique, like CS-101: capitals, digits and dashes.")
     title = forms.CharField(max_length=120)
     description = forms.CharField(widget=forms.Textarea, required=False, max_length=2000)
@@ -32,7 +38,7 @@ class CourseForm(forms.Form):
         return {k: getattr(course, k) for k in ("code", "title", "description", "capacity")}
 
 
-class PersonForm(forms.Form):
+class PersonForm(DocumentForm):
     """Schema 2's fields: a contact address and a list of addresses (the contact among them)."""
 
     name = forms.CharField(max_length=120)

@@ -21,7 +21,16 @@ from config.listing import ListState
 from config.redis import client
 from config.store import queue_event
 from school import conf, keys
-from school.documents import LIST_FIELDS, Course, Person, from_fields, from_hmget, sort_label, translate
+from school.documents import (
+    LIST_FIELDS,
+    Course,
+    Person,
+    fingerprint,
+    from_fields,
+    from_hmget,
+    sort_label,
+    translate,
+)
 
 PICKER_LIMIT = 10
 HOLDS_SHOWN = 50
@@ -42,6 +51,10 @@ class NotFound(SchoolError):
 
 class Busy(SchoolError):
     pass
+
+
+class Conflict(SchoolError):
+    """The document changed since the form showing it was loaded."""
 
 
 def now_ms() -> int:
@@ -117,12 +130,13 @@ def _code_taken(replies_code: str | None, pk: int | None) -> bool:
     return replies_code is not None and (pk is None or int(replies_code) != pk)
 
 
-def save(entity: str, document: Course | Person, actor: str, link: Callable[[int], str]) -> int:
+def save(entity: str, document: Course | Person, actor: str, link: Callable[[int], str], expected: str = "") -> int:
     """Create (``document.id == 0``) or update a document; returns its id.
 
-    Unique course codes and a capacity no lower than the seats taken are
-    checked under WATCH. An update of a person writes schema 2 whatever it was
-    stored at (``Person.to_hash`` via ``translate``).
+    Unique course codes, a capacity no lower than the seats taken, and (with
+    ``expected``, the fingerprint the edit form was opened with) that nobody
+    changed the document meanwhile, are checked under WATCH. An update of a
+    person writes schema 2 whatever it was stored at (``Person.to_hash``).
     """
     creating = document.id == 0
     pk = client().incr(keys.ids(entity)) if creating else document.id
@@ -144,6 +158,8 @@ def save(entity: str, document: Course | Person, actor: str, link: Callable[[int
         old = replies[0]
         if not creating and not old:
             raise NotFound(f"{entity} {pk} does not exist")
+        if expected and fingerprint(old) != expected:
+            raise Conflict(f"Someone else changed this {entity} since you opened it. Review it and save again.")
         if entity == "course":
             if _code_taken(replies[1], pk):
                 raise SchoolError(f"Course code {fields['code']} is taken by another course.", "code")
@@ -159,10 +175,15 @@ def save(entity: str, document: Course | Person, actor: str, link: Callable[[int
 
 
 def get(entity: str, pk: int) -> Course | Person:
+    return get_for_edit(entity, pk)[0]
+
+
+def get_for_edit(entity: str, pk: int) -> tuple[Course | Person, str]:
+    """The document and the fingerprint of its stored fields."""
     fields = client().hgetall(keys.doc(entity, pk))
     if not fields:
         raise NotFound(f"{entity} {pk} does not exist")
-    return from_fields(entity, pk, fields)
+    return from_fields(entity, pk, fields), fingerprint(fields)
 
 
 # --- lists ----------------------------------------------------------------------

@@ -90,10 +90,10 @@ def entity_add(request, entity: str):
 
 
 def entity_edit(request, entity: str, pk: int):
-    return _edit(request, ENTITIES[entity], _fetch(store.get, entity, pk))
+    return _edit(request, ENTITIES[entity], *_fetch(store.get_for_edit, entity, pk))
 
 
-def _edit(request, ent: Entity, current):
+def _edit(request, ent: Entity, current, loaded: str = ""):
     if request.method == "POST":
         form = ent.form(request.POST)
         if form.is_valid():
@@ -103,9 +103,13 @@ def _edit(request, ent: Entity, current):
                     form.document(current.id if current else 0),
                     _actor(request),
                     lambda pk: ent.url("detail", pk),
+                    expected=form.cleaned_data["fingerprint"] if current else "",
                 )
             except store.NotFound as exc:
                 raise Http404(str(exc)) from None
+            except store.Conflict as exc:
+                form = _reloaded(ent, request.POST, store.get_for_edit(ent.name, current.id)[1])
+                form.add_error(None, exc.message)
             except store.SchoolError as exc:
                 form.add_error(exc.field, exc.message)
             else:
@@ -113,8 +117,19 @@ def _edit(request, ent: Entity, current):
                 messages.success(request, f"The {ent.name} “{form.document().label}” was {verb}.")
                 return redirect(ent.url("detail", pk))
     else:
-        form = ent.form(initial=ent.form.initial_for(current) if current else None)
+        initial = {**ent.form.initial_for(current), "fingerprint": loaded} if current else None
+        form = ent.form(initial=initial)
     return render(request, "school/form.html", {"entity": ent, "form": form, "object": current})
+
+
+def _reloaded(ent: Entity, data, loaded: str):
+    """The user's input again, now carrying the stored document's current fingerprint:
+    saving once more, after a look, overwrites the other change knowingly."""
+    data = data.copy()
+    data["fingerprint"] = loaded
+    form = ent.form(data)
+    form.is_valid()
+    return form
 
 
 def entity_delete(request, entity: str, pk: int):

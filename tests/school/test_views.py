@@ -309,3 +309,24 @@ class AlgebraTest(RedisTestCase):
         self.assertEqual(self.client.get(f"/school/algebra/?c={self.a}&c=x").status_code, 404)
         self.assertEqual(self.client.get(f"/school/algebra/?c={self.a}&c=99").status_code, 404)
         self.assertEqual(self.client.get(f"/school/algebra/?c={self.a}&c={self.b}&op=xor").status_code, 404)
+
+
+class EditConflictTest(RedisTestCase):
+    def test_a_change_made_meanwhile_is_not_overwritten_silently(self):
+        from school.documents import Person
+
+        pk = student("Ada")
+        response = self.client.get(f"/school/students/{pk}/edit/")
+        loaded = response.context["form"].initial["fingerprint"]
+        self.assertContains(response, f'name="fingerprint" value="{loaded}"')
+        store.save("student", Person(pk, "Ada Byron", "ada@example.org", ["ada@example.org"]), "other", lambda pk: "/")
+        data = {"name": "Ada L.", "contact": "ada@example.org", "emails": "", "fingerprint": loaded}
+        response = self.client.post(f"/school/students/{pk}/edit/", data)
+        self.assertContains(response, "Someone else changed this student since you opened it.")
+        self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada Byron")
+        # The form now carries the current fingerprint: saving again, knowingly, goes through.
+        again = response.context["form"].data["fingerprint"]
+        self.assertNotEqual(again, loaded)
+        response = self.client.post(f"/school/students/{pk}/edit/", {**data, "fingerprint": again})
+        self.assertRedirects(response, f"/school/students/{pk}/")
+        self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada L.")
