@@ -444,12 +444,48 @@ def link_instructor(course_id: int, instructor_id: int, actor: str, link: str) -
     _atomic([course_set, instructor_set, course_key, instructor_key], read, write)
 
 
-def unlink_instructor(course_id: int, instructor_id: int, actor: str, link: str) -> bool:
-    tx = client().pipeline(transaction=True)
-    tx.srem(keys.course_instructors(course_id), instructor_id)
-    tx.srem(keys.instructor_courses(instructor_id), course_id)
-    queue_event(tx, _event(actor, "unassigned", "course", course_id, f"instructor #{instructor_id}", link))
-    return bool(tx.execute()[0])
+def _unpair(course_id: int, entity: str, other_id: int, member_key: str, removals: list[tuple], what: str, event):
+    """The shared remove of unassign, drop and release: both documents must exist and the
+    pair must be related (checked under WATCH), then every removal and the event go out
+    in one MULTI/EXEC. ``removals`` are (command, key, *args); ``event(code, name)`` builds the event."""
+    course_key, other_key = keys.doc("course", course_id), keys.doc(entity, other_id)
+
+    def read(p):
+        p.hget(course_key, "code")
+        p.hget(other_key, "name")
+        if member_key.endswith(":holds"):
+            p.zscore(member_key, other_id)
+        else:
+            p.sismember(member_key, other_id)
+
+    def write(tx, replies):
+        code, name, member = replies
+        if code is None:
+            raise NotFound(f"course {course_id} does not exist")
+        if name is None:
+            raise NotFound(f"{entity} {other_id} does not exist", entity)
+        if not member:
+            raise SchoolError(what.format(name=name, code=code), entity)
+        for command, *args in removals:
+            getattr(tx, command)(*args)
+        queue_event(tx, event(code, name))
+
+    _atomic([course_key, other_key, member_key], read, write)
+
+
+def unlink_instructor(course_id: int, instructor_id: int, actor: str, link: str) -> None:
+    _unpair(
+        course_id,
+        "instructor",
+        instructor_id,
+        keys.course_instructors(course_id),
+        [
+            ("srem", keys.course_instructors(course_id), instructor_id),
+            ("srem", keys.instructor_courses(instructor_id), course_id),
+        ],
+        "{name} does not teach {code}.",
+        lambda code, name: _event(actor, "unassigned", "course", course_id, f"{name} from {code}", link),
+    )
 
 
 # --- students and courses: enrolments and seat holds --------------------------------
@@ -583,22 +619,37 @@ def hold_seat(course_id: int, student_id: int, actor: str, link: str, seconds: i
     return expires["at"]
 
 
-def release_hold(course_id: int, student_id: int, actor: str, link: str) -> bool:
-    tx = client().pipeline(transaction=True)
-    tx.delete(keys.hold(course_id, student_id))
-    tx.zrem(keys.course_holds(course_id), student_id)
-    tx.zrem(keys.student_holds(student_id), course_id)
-    queue_event(tx, _event(actor, "released", "course", course_id, f"the seat held for student #{student_id}", link))
-    return bool(tx.execute()[1])
+def release_hold(course_id: int, student_id: int, actor: str, link: str) -> None:
+    """Delete the hold key and both index entries; the seat is free at once."""
+    _unpair(
+        course_id,
+        "student",
+        student_id,
+        keys.course_holds(course_id),
+        [
+            ("delete", keys.hold(course_id, student_id)),
+            ("zrem", keys.course_holds(course_id), student_id),
+            ("zrem", keys.student_holds(student_id), course_id),
+        ],
+        "{name} holds no seat in {code}.",
+        lambda code, name: _event(actor, "released", "course", course_id, f"{name}'s seat in {code}", link),
+    )
 
 
-def drop(course_id: int, student_id: int, actor: str, link: str) -> bool:
+def drop(course_id: int, student_id: int, actor: str, link: str) -> None:
     """SREM both sides in one transaction."""
-    tx = client().pipeline(transaction=True)
-    tx.srem(keys.course_students(course_id), student_id)
-    tx.srem(keys.student_courses(student_id), course_id)
-    queue_event(tx, _event(actor, "dropped", "course", course_id, f"student #{student_id}", link))
-    return bool(tx.execute()[0])
+    _unpair(
+        course_id,
+        "student",
+        student_id,
+        keys.course_students(course_id),
+        [
+            ("srem", keys.course_students(course_id), student_id),
+            ("srem", keys.student_courses(student_id), course_id),
+        ],
+        "{name} is not enrolled in {code}.",
+        lambda code, name: _event(actor, "dropped", "course", course_id, f"{name} from {code}", link),
+    )
 
 
 def is_enrolled(course_id: int, student_id: int) -> bool:

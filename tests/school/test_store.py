@@ -194,3 +194,18 @@ class CodeTest(RedisTestCase):
             course("CS-101", "Another")
         self.assertEqual(caught.exception.field, "code")
         self.assertEqual(client().zcard(keys.index("course")), 1)
+
+
+class RemoveTest(RedisTestCase):
+    def test_removing_what_is_not_there_writes_nothing(self):
+        c, s, i = course(), student(), instructor()
+        events = client().xlen("core:events")
+        with self.assertRaisesMessage(store.SchoolError, "is not enrolled in CS-101"):
+            store.drop(c, s, "t", "/")
+        with self.assertRaisesMessage(store.SchoolError, "does not teach CS-101"):
+            store.unlink_instructor(c, i, "t", "/")
+        with self.assertRaisesMessage(store.SchoolError, "holds no seat in CS-101"):
+            store.release_hold(c, s, "t", "/")
+        with self.assertRaises(store.NotFound):
+            store.drop(404, s, "t", "/")
+        self.assertEqual(client().xlen("core:events"), events)
