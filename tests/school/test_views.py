@@ -333,3 +333,41 @@ class EditConflictTest(RedisTestCase):
         response = self.client.post(f"/school/students/{pk}/edit/", {**data, "fingerprint": again})
         self.assertRedirects(response, f"/school/students/{pk}/")
         self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada L.")
+
+
+class RoundTripSweepTest(RedisTestCase):
+    """Every school screen, with data behind it: at most two round trips, and a pattern note."""
+
+    def test_every_screen(self):
+        c, other = course("CS-101"), course("CS-102")
+        i, s, h = instructor("Grace"), student("Ada"), student("Alan")
+        store.link_instructor(c, i, "t", "/")
+        store.enrol(c, s, "t", "/")
+        store.enrol(other, s, "t", "/")
+        store.hold_seat(c, h, "t", "/")
+        screens = {
+            "/school/courses/": 2,
+            "/school/instructors/": 2,
+            "/school/students/": 2,
+            f"/school/courses/{c}/": 2,
+            f"/school/instructors/{i}/": 2,
+            f"/school/students/{s}/": 2,
+            f"/school/students/{h}/": 2,
+            f"/school/courses/{c}/edit/": 1,
+            f"/school/students/{s}/edit/": 1,
+            f"/school/courses/{c}/delete/": 1,
+            f"/school/instructors/{i}/delete/": 1,
+            "/school/courses/add/": 0,
+            "/school/students/add/": 0,
+            f"/school/algebra/?op=inter&c={c}&c={other}": 2,
+            "/school/algebra/": 0,
+        }
+        for url, trips in screens.items():
+            with self.subTest(url=url), self.assertRoundTrips(trips):
+                response = self.client.get(url)
+            self.assertEqual(response.status_code, 200, url)
+            self.assertContains(response, 'class="pattern-note"')
+        with self.assertRoundTrips(2):
+            self.client.get(f"/school/find/student-course/{s}/?q=cs", HTTP_HX_REQUEST="true")
+        with self.assertRoundTrips(1):
+            self.client.get("/school/algebra/?codes=CS-101,CS-102&op=union")
