@@ -560,7 +560,8 @@ def _check_room(seat: _Seat, releasing_own_hold: bool) -> None:
             "student",
         )
     if seat.enrolled + seat.course_holds - own >= seat.capacity:
-        raise SchoolError(f"{seat.code} is full: {seat.capacity} seats, all enrolled or held.", "student")
+        seats = f"{seat.capacity} seat{'' if seat.capacity == 1 else 's'}"
+        raise SchoolError(f"{seat.code} is full: {seats}, all enrolled or held.", "student")
 
 
 def _queue_enrol(tx, k: dict[str, str], course_id: int, student_id: int) -> None:
