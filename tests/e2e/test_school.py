@@ -54,3 +54,23 @@ class SchoolBrowserTest(BrowserTestCase):
         page.get_by_role("alert").get_by_text("is full").wait_for()
         self.screenshot("school-course-full")
         self.assertEqual(client().scard(keys.course_students(c)), 0)
+
+    def test_set_algebra_from_the_course_list(self):
+        a, b = course("A-1", "Alpha"), course("B-1", "Beta")
+        both, only_a = student("Both Sides"), student("Only Alpha")
+        for c, s in ((a, both), (b, both), (a, only_a)):
+            store.enrol(c, s, "t", "/")
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/school/courses/"))
+        page.get_by_label("Pick A-1").check()
+        page.get_by_label("Pick B-1").check()
+        page.get_by_role("button", name="in all (SINTER)").click()
+        page.wait_for_url("**/school/algebra/**")
+        self.assertEqual(page.locator("[data-total]").inner_text(), "1")
+        self.assertEqual(page.locator("#result tbody a").all_inner_texts(), ["Both Sides"])
+        page.get_by_label("In the first but none of the others (SDIFF)").check()
+        page.get_by_role("button", name="Compute").click()
+        page.wait_for_url("**op=diff**")
+        self.assertEqual(page.locator("#result tbody a").all_inner_texts(), ["Only Alpha"])
+        self.screenshot("school-algebra")
