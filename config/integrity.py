@@ -15,15 +15,24 @@ def signins_capped():
         yield Violation(f"{length} recent sign-ins kept, cap is {settings.SIGNINS_KEPT}", [keys.signins_recent()])
 
 
-@invariant("core", "each user's sign-in count covers their recent sign-ins")
-def signin_counts_cover_list():
+def _short_counts():
     recent, counts, _ = store.signin_records()
-    for user, listed in Counter(s.username for s in recent).items():
-        if counts.get(user, 0) < listed:
-            yield Violation(
-                f"{user!r} appears {listed} times in recent sign-ins but has a count of {counts.get(user, 0):g}",
-                [keys.signins_recent(), keys.signins_count()],
-            )
+    listed = Counter(s.username for s in recent)
+    return {user: (n, counts.get(user, 0)) for user, n in listed.items() if counts.get(user, 0) < n}
+
+
+def _raise_counts():
+    """The list is capped, so it cannot give the true count, only a floor."""
+    store.raise_signin_counts({user: listed for user, (listed, _) in _short_counts().items()})
+
+
+@invariant("core", "each user's sign-in count covers their recent sign-ins", repair=_raise_counts)
+def signin_counts_cover_list():
+    for user, (listed, count) in _short_counts().items():
+        yield Violation(
+            f"{user!r} appears {listed} times in recent sign-ins but has a count of {count:g}",
+            [keys.signins_recent(), keys.signins_count()],
+        )
 
 
 @invariant("core", "event stream is capped", repair=store.trim_events)

@@ -56,10 +56,23 @@ def is_redis_down(exc: BaseException | None) -> bool:
     return False
 
 
+def _timed_out(exc: BaseException | None) -> bool:
+    while exc is not None:
+        if isinstance(exc, redis.TimeoutError):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def unavailable(request, exc: BaseException):
     from django.shortcuts import render
 
-    context = {"redis_url": redacted(settings.REDIS_URL), "error": type(exc).__name__}
+    context = {
+        "redis_url": redacted(settings.REDIS_URL),
+        "error": type(exc).__name__,
+        "timed_out": _timed_out(exc),
+        "timeout": settings.REDIS_SOCKET_TIMEOUT,
+    }
     response = render(request, "503.html", context, status=503)
     response["Retry-After"] = "5"
     return response

@@ -28,7 +28,7 @@ import redis
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from redis.backoff import ExponentialBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 
 from config.trace import TracedRedis
@@ -89,7 +89,11 @@ class EmbeddedRedis:
         return f"unix://{self.socket}"
 
     def client(self) -> redis.Redis:
-        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=2, socket_connect_timeout=1)
+        # No retries: "is it up?" and SHUTDOWN must answer at once, and
+        # redis-py's default retries back off for seconds on a missing socket.
+        return redis.Redis(
+            unix_socket_path=str(self.socket), socket_timeout=2, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
+        )
 
     def is_running(self) -> bool:
         try:
@@ -150,22 +154,37 @@ class EmbeddedRedis:
 
     def _wait_gone(self, pid: int | None, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        while pid and time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
+        while pid and _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.02)
         self.socket.unlink(missing_ok=True)
 
 
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for init to reap it (the daemon's parent is init)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"
+
+
+def connection_retry() -> Retry:
+    """One quick retry, for every client (django-redis's too): a dropped connection
+    is re-opened at once, while a dead server turns into a 503 page fast rather
+    than after a long backoff."""
+    return Retry(ExponentialBackoff(cap=0.05, base=0.01), 1)
+
+
 def _connection_options() -> dict:
-    # One quick retry: a dead server must turn into a 503 page fast, not after
-    # a long backoff; a slow one must time out within REDIS_SOCKET_TIMEOUT.
+    # A slow server fails the request within REDIS_SOCKET_TIMEOUT.
     return {
         "socket_timeout": settings.REDIS_SOCKET_TIMEOUT,
         "socket_connect_timeout": settings.REDIS_CONNECT_TIMEOUT,
-        "retry": Retry(ExponentialBackoff(cap=0.05, base=0.01), 1),
+        "retry": connection_retry(),
         "health_check_interval": 30,
     }
 

@@ -72,7 +72,8 @@ def command_keys(name: str, args: tuple) -> tuple[str, ...]:
 class Command:
     name: str
     keys: tuple[str, ...]
-    args: tuple[str, ...]
+    args: tuple[str, ...]  # as shown: cut to ARG_CHARS, at most ARGS_SHOWN of them
+    arg_keys: tuple[str, ...] = ()  # for each shown argument, the whole key it names, or ""
 
     @classmethod
     def of(cls, args: tuple) -> Command:
@@ -87,11 +88,18 @@ class Command:
             keys = command_keys(name, rest)
         except (ValueError, IndexError):
             keys = ()
-        shown = [_text(a) for a in rest[:ARGS_SHOWN]]
-        shown = [a if len(a) <= ARG_CHARS else a[: ARG_CHARS - 1] + "…" for a in shown]
+        full = [_text(a) for a in rest[:ARGS_SHOWN]]
+        shown = [a if len(a) <= ARG_CHARS else a[: ARG_CHARS - 1] + "…" for a in full]
+        arg_keys = [a if a in keys else "" for a in full]
         if len(rest) > ARGS_SHOWN:
             shown.append(f"…(+{len(rest) - ARGS_SHOWN})")
-        return cls(shown_name, keys, tuple(shown))
+            arg_keys.append("")
+        return cls(shown_name, keys, tuple(shown), tuple(arg_keys))
+
+    @property
+    def parts(self) -> list[tuple[str, str]]:
+        """(shown text, key or "") for each argument, for the panel's links."""
+        return list(zip(self.args, self.arg_keys))
 
     def __str__(self) -> str:
         return " ".join((self.name, *self.args))
@@ -152,39 +160,53 @@ def current() -> Trace | None:
     return _current.get()
 
 
-def _record(commands: list[Command], started: float, origin: str, kind: str, error: BaseException | None):
+def _traced(call, commands, origin: str, kind: str):
+    """Run one round trip, recording it into the current trace if there is one.
+
+    ``commands`` is a function, so nothing is built when no trace is open.
+    """
     trace = _current.get()
-    if trace is not None and commands:
-        ms = (time.perf_counter() - started) * 1000
-        trace.round_trips.append(RoundTrip(commands, ms, origin, kind, type(error).__name__ if error else ""))
+    if trace is None:
+        return call()
+    shown = commands()
+    started, error = time.perf_counter(), None
+    try:
+        return call()
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        if shown:
+            ms = (time.perf_counter() - started) * 1000
+            trace.round_trips.append(RoundTrip(shown, ms, origin, kind, type(error).__name__ if error else ""))
 
 
 class TracedPipeline(Pipeline):
     trace_origin = "data"
 
     def immediate_execute_command(self, *args, **options):
-        started, error = time.perf_counter(), None
-        try:
-            return super().immediate_execute_command(*args, **options)
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            _record([Command.of(args)], started, self.trace_origin, "command", error)
+        return _traced(
+            lambda: super(TracedPipeline, self).immediate_execute_command(*args, **options),
+            lambda: [Command.of(args)],
+            self.trace_origin,
+            "command",
+        )
 
     def execute(self, raise_on_error: bool = True):
-        stack = [Command.of(args) for args, _ in self.command_stack]
         transactional = self.transaction or self.explicit_transaction
-        if transactional and stack:
-            stack = [Command.of(("MULTI",)), *stack, Command.of(("EXEC",))]
-        started, error = time.perf_counter(), None
-        try:
-            return super().execute(raise_on_error)
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            _record(stack, started, self.trace_origin, "transaction" if transactional else "pipeline", error)
+
+        def commands():
+            stack = [Command.of(args) for args, _ in self.command_stack]
+            if transactional and stack:
+                stack = [Command.of(("MULTI",)), *stack, Command.of(("EXEC",))]
+            return stack
+
+        return _traced(
+            lambda: super(TracedPipeline, self).execute(raise_on_error),
+            commands,
+            self.trace_origin,
+            "transaction" if transactional else "pipeline",
+        )
 
 
 class TracedRedis(redis.Redis):
@@ -194,14 +216,12 @@ class TracedRedis(redis.Redis):
     pipeline_class = TracedPipeline
 
     def execute_command(self, *args, **options):
-        started, error = time.perf_counter(), None
-        try:
-            return super().execute_command(*args, **options)
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            _record([Command.of(args)], started, self.trace_origin, "command", error)
+        return _traced(
+            lambda: super(TracedRedis, self).execute_command(*args, **options),
+            lambda: [Command.of(args)],
+            self.trace_origin,
+            "command",
+        )
 
     def pipeline(self, transaction=True, shard_hint=None):
         pipe = self.pipeline_class(self.connection_pool, self.response_callbacks, transaction, shard_hint)

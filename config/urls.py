@@ -1,7 +1,10 @@
 from django.contrib.auth.views import LogoutView
-from django.urls import include, path
+from django.urls import include, path, register_converter
 
 from config import views
+from config.converters import IdConverter
+
+register_converter(IdConverter, "id")  # before the apps' urls, which use <id:pk>
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),

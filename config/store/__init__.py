@@ -183,6 +183,12 @@ def trim_signins() -> None:
     client().ltrim(keys.signins_recent(), 0, settings.SIGNINS_KEPT - 1)
 
 
+def raise_signin_counts(floors: dict[str, int]) -> None:
+    """Raise counts to at least the given floors (ZADD GT never lowers one)."""
+    if floors:
+        client().zadd(keys.signins_count(), floors, gt=True)
+
+
 def events_length() -> int:
     return client().xlen(keys.events())
 

@@ -1,0 +1,149 @@
+"""The shared referenced-children machinery: partial embed and aggregate kept right."""
+
+import json
+import random
+import threading
+
+from config.activity import Event
+from config.redis import client
+from config.store.children import ChildCollection, NotFound
+from tests.base import RedisTestCase
+
+NOTES = ChildCollection(
+    parent_key=lambda i: f"test:post:{i}",
+    child_key=lambda i: f"test:note:{i}",
+    index_key=lambda i: f"test:post:{i}:notes",
+    ids_key="test:ids:note",
+    parent_field="post",
+    time_field="at",
+    embed_field="recent_notes",
+    embed_fields=("author", "stars", "at"),
+    count_field="num_notes",
+    sum_field="sum_stars",
+    summed="stars",
+    page_fields=("author", "stars", "text", "at"),
+)
+
+
+def make_parent(parent_id=1):
+    client().hset(NOTES.parent_key(parent_id), mapping={"title": "A post", **NOTES.initial_fields()})
+
+
+def add(parent_id, n, stars=3, at=None):
+    return NOTES.add(parent_id, {"author": f"a{n}", "stars": str(stars), "text": f"note {n}"}, at or 1000.0 + n)
+
+
+class ChildCollectionTest(RedisTestCase):
+    sign_in = False
+
+    def parent(self, parent_id=1):
+        return client().hgetall(NOTES.parent_key(parent_id))
+
+    def embedded_ids(self, parent_id=1):
+        return [item["id"] for item in NOTES.embedded(self.parent(parent_id))]
+
+    def test_embed_holds_the_three_newest_and_the_aggregate_counts_all(self):
+        make_parent()
+        ids = [add(1, n, stars=n) for n in range(1, 6)]
+        parent = self.parent()
+        self.assertEqual(self.embedded_ids(), [str(i) for i in reversed(ids[-3:])])
+        self.assertEqual(parent["num_notes"], "5")
+        self.assertEqual(parent["sum_stars"], str(1 + 2 + 3 + 4 + 5))
+        self.assertEqual(NOTES.embedded(parent)[0]["author"], "a5")
+
+    def test_an_older_child_added_late_does_not_enter_the_embed(self):
+        make_parent()
+        for n in range(1, 4):
+            add(1, n)
+        late = add(1, 9, at=10.0)
+        self.assertNotIn(str(late), self.embedded_ids())
+        self.assertEqual(self.parent()["num_notes"], "4")
+
+    def test_deleting_an_embedded_child_refills_the_embed_from_the_set(self):
+        make_parent()
+        ids = [add(1, n, stars=n) for n in range(1, 6)]
+        NOTES.delete(ids[-1])
+        self.assertEqual(self.embedded_ids(), [str(ids[3]), str(ids[2]), str(ids[1])])
+        self.assertEqual(self.parent()["num_notes"], "4")
+        self.assertEqual(self.parent()["sum_stars"], str(1 + 2 + 3 + 4))
+        self.assertFalse(client().exists(NOTES.child_key(ids[-1])))
+        self.assertIsNone(client().zscore(NOTES.index_key(1), str(ids[-1])))
+
+    def test_deleting_an_old_child_leaves_the_embed_alone(self):
+        make_parent()
+        ids = [add(1, n) for n in range(1, 6)]
+        before = self.parent()["recent_notes"]
+        NOTES.delete(ids[0])
+        self.assertEqual(self.parent()["recent_notes"], before)
+
+    def test_a_missing_parent_is_not_found_and_nothing_is_written(self):
+        with self.assertRaises(NotFound):
+            add(7, 1)
+        self.assertFalse(client().exists(NOTES.index_key(7), NOTES.parent_key(7), NOTES.child_key(1)))
+
+    def test_a_missing_child_is_not_found(self):
+        make_parent()
+        with self.assertRaises(NotFound):
+            NOTES.delete(42)
+
+    def test_a_page_is_newest_first_in_one_round_trip(self):
+        make_parent()
+        ids = [add(1, n) for n in range(1, 26)]
+        with self.assertRoundTrips(1):
+            rows, total = NOTES.page(1, offset=20, limit=10)
+        self.assertEqual(total, 25)
+        self.assertEqual([r["id"] for r in rows], [str(i) for i in reversed(ids[:5])])
+        self.assertEqual(rows[0]["text"], "note 5")
+
+    def test_the_event_is_written_with_the_child(self):
+        make_parent()
+        child = NOTES.add(1, {"author": "x", "stars": "4"}, 5.0, event=Event("ann", "created", "test", "note", "", "n"))
+        ((stream_id, fields),) = client().xrange("core:events")
+        self.assertEqual(fields["object_id"], str(child))
+        self.assertEqual(fields["actor"], "ann")
+
+    def test_expected_embed_matches_after_any_sequence(self):
+        make_parent()
+        rng = random.Random(7)
+        alive = []
+        for step in range(60):
+            if alive and rng.random() < 0.4:
+                NOTES.delete(alive.pop(rng.randrange(len(alive))))
+            else:
+                alive.append(add(1, step, stars=rng.randint(1, 5), at=float(rng.randint(1, 30))))
+            self.assertEqual(NOTES.embedded(self.parent()), NOTES.expected_embed(1))
+
+    def test_concurrent_adds_and_deletes_keep_every_derived_value_right(self):
+        make_parent()
+        seeded = [add(1, n, stars=1 + n % 5) for n in range(40)]
+        pool = list(seeded)
+        lock = threading.Lock()
+        errors = []
+
+        def worker(seed):
+            rng = random.Random(seed)
+            try:
+                for step in range(25):
+                    with lock:
+                        victim = pool.pop() if pool and rng.random() < 0.5 else None
+                    if victim is None:
+                        new = add(1, 1000 + seed * 100 + step, stars=rng.randint(1, 5), at=2000.0 + rng.random())
+                        with lock:
+                            pool.insert(0, new)
+                    else:
+                        NOTES.delete(victim)
+            except Exception as exc:  # surfaced below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        parent = self.parent()
+        count, total = NOTES.aggregate(1)
+        self.assertEqual(int(parent["num_notes"]), count)
+        self.assertEqual(int(parent["sum_stars"]), total)
+        self.assertEqual(count, len(pool))
+        self.assertEqual(json.loads(parent["recent_notes"]), NOTES.expected_embed(1))

@@ -1,0 +1,163 @@
+"""Management commands: seed (deterministic, --only, --reset), check_integrity, check --deploy."""
+
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+from io import StringIO
+
+from django.conf import settings
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+
+from config import keys, seeding
+from config.keyspace import keyspace
+from config.redis import client
+from tests.base import RedisTestCase
+
+
+def snapshot() -> dict:
+    """Everything Redis holds but Django's sessions, in comparable form.
+
+    Stream entry ids carry the time of the write, so only their fields count;
+    the seed marker records when it ran, so only its scale and apps count.
+    """
+    r = client()
+    state = {}
+    for key in sorted(r.scan_iter(count=1000)):
+        if key.startswith("django:"):
+            continue
+        kind = r.type(key)
+        if kind == "hash":
+            value = r.hgetall(key)
+            if key == keys.seed_marker():
+                value.pop("at")
+        elif kind == "zset":
+            value = r.zrange(key, 0, -1, withscores=True)
+        elif kind == "set":
+            value = sorted(r.smembers(key))
+        elif kind == "list":
+            value = r.lrange(key, 0, -1)
+        elif kind == "stream":
+            value = [fields for _, fields in r.xrange(key)]
+        else:
+            value = r.get(key)
+        state[key] = (kind, value, r.ttl(key) > 0)
+    return state
+
+
+def demo_seeder(ctx: seeding.SeedContext) -> int:
+    """A seeder of the test's own: random values, written in one pipeline."""
+    pipe = client().pipeline(transaction=True)
+    for n in range(30):
+        pipe.hset(f"testseed:item:{n}", mapping={"value": ctx.rng.randint(0, 10**9), "at": ctx.now.isoformat()})
+        pipe.zadd("testseed:index", {str(n): ctx.rng.random()})
+    pipe.execute()
+    ctx.progress(30)
+    return 30
+
+
+class SeedCommandTest(RedisTestCase):
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        keyspace.register_app("testseed", "testseed:")
+        seeding.registry.add("testseed", order=99, estimate=lambda scale: 30)(demo_seeder)
+        self.addCleanup(seeding.registry.seeders.pop, "testseed")
+        self.addCleanup(keyspace.prefixes.pop, "testseed")
+
+    def seed(self, *args):
+        call_command("seed", *args, stdout=StringIO(), stderr=StringIO())
+
+    def test_seeding_is_deterministic_across_runs(self):
+        self.seed("--scale", "demo")
+        first = snapshot()
+        self.assertIn("testseed:index", first)
+        self.assertGreater(len(first), 30)
+        client().flushdb()
+        self.seed("--scale", "demo")
+        self.assertEqual(snapshot(), first)
+
+    def test_every_seeded_key_is_registered(self):
+        self.seed("--scale", "demo")
+        unregistered = [key for key in snapshot() if keyspace.match(key) is None and not key.startswith("testseed:")]
+        self.assertEqual(unregistered, [])
+
+    def test_only_and_reset_touch_only_the_chosen_app(self):
+        client().set("core:unrelated", "stays")
+        client().hset("testseed:item:999", "value", "stale")
+        self.seed("--only", "testseed", "--reset")
+        self.assertFalse(client().exists("testseed:item:999"))
+        self.assertEqual(client().get("core:unrelated"), "stays")
+        self.assertEqual(client().hget(keys.seed_marker(), "apps"), "testseed")
+        self.assertEqual(client().hget(keys.seed_marker(), "scale"), "demo")
+        seeded = [k for k in snapshot() if k.startswith("testseed:")]
+        self.assertEqual(len(seeded), 31)
+
+    def test_an_unknown_app_is_refused(self):
+        with self.assertRaisesMessage(CommandError, "no seeder for nosuchapp"):
+            self.seed("--only", "nosuchapp")
+
+
+class CheckIntegrityTest(RedisTestCase):
+    sign_in = False
+
+    def run_check(self, *args):
+        out = StringIO()
+        try:
+            call_command("check_integrity", *args, stdout=out)
+        except SystemExit as exit:
+            return exit.code, out.getvalue()
+        return 0, out.getvalue()
+
+    def test_a_clean_store_passes(self):
+        code, out = self.run_check()
+        self.assertEqual(code, 0, out)
+        self.assertIn("invariants hold", out)
+
+    @override_settings(EVENTS_MAXLEN=3, SIGNINS_KEPT=2)
+    def test_violations_are_reported_with_their_keys_and_repaired(self):
+        for n in range(5):
+            client().xadd(keys.events(), {"n": n})
+            client().lpush(keys.signins_recent(), f'{{"user": "ann", "addr": "", "at": {n}}}')
+        client().zadd(keys.failed_signins_user("ann"), {"x": 1})  # no TTL
+        client().zadd(keys.signins_count(), {"ann": 1})  # fewer than listed
+
+        code, out = self.run_check("--only", "core")
+        self.assertEqual(code, 1)
+        self.assertIn("5 events kept, cap is 3  [core:events]", out)
+        self.assertIn("5 recent sign-ins kept, cap is 2", out)
+        self.assertIn("core:failed_signins:user:ann has no TTL", out)
+        self.assertIn("'ann' appears 5 times in recent sign-ins but has a count of 1", out)
+
+        code, out = self.run_check("--only", "core", "--repair")
+        self.assertEqual(client().xlen(keys.events()), 3)
+        self.assertEqual(client().llen(keys.signins_recent()), 2)
+        self.assertGreater(client().ttl(keys.failed_signins_user("ann")), 0)
+        self.assertEqual(code, 0, out)
+        self.assertEqual(client().zscore(keys.signins_count(), "ann"), 2)  # raised to the 2 still listed
+
+
+class DeployCheckTest(RedisTestCase):
+    sign_in = False
+
+    def test_check_deploy_passes_with_debug_off_and_a_real_secret(self):
+        env = {
+            **os.environ,
+            "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(60),
+            "ALLOWED_HOSTS": "dashboard.example.com",
+            "REDIS_URL": settings.REDIS_URL,
+            "VAR_DIR": tempfile.mkdtemp(prefix="rdash-deploy-"),
+        }
+        result = subprocess.run(
+            [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+            cwd=settings.BASE_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("no issues", result.stdout)

@@ -1,0 +1,201 @@
+"""Command trace, health check, the 503 page and recovery, durability across a crash."""
+
+import shutil
+import tempfile
+import time
+from copy import deepcopy
+
+from django.conf import settings
+from django.test import Client, override_settings
+
+from config import keys, store, trace
+from config.activity import Event
+from config.redis import EmbeddedRedis, client, redacted
+from tests.base import RedisTestCase
+
+
+class CommandKeysTest(RedisTestCase):
+    sign_in = False
+
+    def test_keys_are_found_where_each_command_keeps_them(self):
+        cases = {
+            ("HGET", "a", "f"): ("a",),
+            ("DEL", "a", "b"): ("a", "b"),
+            ("MSET", "a", "1", "b", "2"): ("a", "b"),
+            ("EVALSHA", "sha", "2", "k1", "k2", "arg"): ("k1", "k2"),
+            ("ZUNIONSTORE", "dest", "2", "s1", "s2", "WEIGHTS", "1", "2"): ("dest", "s1", "s2"),
+            ("OBJECT", "ENCODING", "k"): ("k",),
+            ("SCAN", "0", "MATCH", "x*"): (),
+            ("SMOVE", "a", "b", "m"): ("a", "b"),
+        }
+        for args, expected in cases.items():
+            with self.subTest(args=args):
+                self.assertEqual(trace.Command.of(args).keys, expected)
+
+    def test_long_arguments_are_cut_short(self):
+        command = trace.Command.of(("SET", "k", "x" * 500, *range(20)))
+        self.assertLessEqual(len(command.args[1]), trace.ARG_CHARS)
+        self.assertEqual(command.args[-1], f"…(+{22 - trace.ARGS_SHOWN})")
+
+
+class TraceTest(RedisTestCase):
+    def test_a_pipeline_is_one_round_trip_and_a_transaction_shows_multi_exec(self):
+        with trace.recording() as recorded:
+            pipe = client().pipeline(transaction=True)
+            pipe.set("t:a", 1)
+            pipe.incr("t:b")
+            pipe.execute()
+            client().get("t:a")
+        self.assertEqual(recorded.round_trip_count(), 2)
+        first, second = recorded.round_trips
+        self.assertEqual([c.name for c in first.commands], ["MULTI", "SET", "INCRBY", "EXEC"])
+        self.assertEqual(first.kind, "transaction")
+        self.assertEqual(second.kind, "command")
+        self.assertEqual(recorded.keys(), ["t:a", "t:b"])
+
+    def test_watched_reads_are_round_trips_of_their_own(self):
+        with self.assertRoundTrips(3) as recorded, client().pipeline() as pipe:
+            pipe.watch("t:a")
+            pipe.get("t:a")
+            pipe.multi()
+            pipe.set("t:a", 2)
+            pipe.execute()
+        self.assertEqual([t.commands[0].name for t in recorded.round_trips], ["WATCH", "GET", "MULTI"])
+
+    def test_the_helper_fails_on_a_wrong_count(self):
+        with self.assertRaises(AssertionError), self.assertRoundTrips(1):
+            client().get("t:a")
+            client().get("t:b")
+
+    def test_every_page_shows_its_round_trips_commands_and_key_links(self):
+        with self.assertRoundTrips(1) as recorded:
+            response = self.client.get("/")
+        total = recorded.round_trip_count(None)  # the session load is in the panel too
+        self.assertGreaterEqual(total, 2)
+        self.assertContains(response, f'data-round-trips="{total}"')
+        self.assertContains(response, f"{recorded.command_count(None)} commands")
+        self.assertContains(response, 'href="/keys/?key=core%3Asignins%3Arecent"')
+        self.assertContains(response, "session/cache")
+
+    def test_an_htmx_partial_gets_the_panel_out_of_band(self):
+        response = self.client.get("/keys/", HTTP_HX_REQUEST="true")
+        self.assertContains(response, 'id="redis-panel" class="redis-panel" hx-swap-oob="true"')
+
+
+class EventStreamTest(RedisTestCase):
+    @override_settings(EVENTS_MAXLEN=5)
+    def test_the_stream_is_capped_and_the_dashboard_shows_the_latest(self):
+        for n in range(8):
+            pipe = client().pipeline(transaction=True)
+            store.queue_event(pipe, Event("ann", "created", "test", "thing", str(n), f"Thing {n}", f"/things/{n}/"))
+            pipe.execute()
+        self.assertEqual(client().xlen(keys.events()), 5)
+        page = self.client.get("/").content.decode()
+        activity = page.split('id="activity"')[1].split("</section>")[0]
+        self.assertIn('<a href="/things/7/">Thing 7</a>', activity)
+        self.assertIn("Thing 3", activity)
+        self.assertNotIn("Thing 2<", activity)
+
+    def test_stored_text_is_escaped(self):
+        pipe = client().pipeline(transaction=True)
+        store.queue_event(pipe, Event("<b>x</b>", "created", "test", "thing", "1", "<script>alert(1)</script>"))
+        pipe.execute()
+        response = self.client.get("/")
+        self.assertNotContains(response, "<script>alert(1)</script>")
+        self.assertContains(response, "&lt;script&gt;alert(1)&lt;/script&gt;")
+
+
+class ScratchServer:
+    """A redis-server of the test's own, to stop and kill without harming the others."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="rdash-scratch-")
+        self.server = EmbeddedRedis(self.dir)
+        self.server.ensure_running()
+
+    def settings(self):
+        caches = deepcopy(settings.CACHES)
+        caches["default"]["LOCATION"] = self.server.url
+        return override_settings(REDIS_URL=self.server.url, CACHES=caches)
+
+    def close(self):
+        self.server.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class RedisDownTest(RedisTestCase):
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        self.scratch = ScratchServer()
+        self.addCleanup(self.scratch.close)
+
+    def test_healthz_reports_up_then_down(self):
+        with self.scratch.settings():
+            up = self.client.get("/healthz").json()
+            self.assertEqual(up["redis"], "up")
+            self.assertRegex(up["version"], r"^\d+\.\d+\.\d+$")
+            self.assertIsInstance(up["used_memory"], int)
+            self.assertEqual(up["keys"], 0)
+            self.scratch.server.stop()
+            response = self.client.get("/healthz")
+            self.assertEqual(response.status_code, 503)
+            self.assertEqual(response.json()["redis"], "down")
+
+    def test_pages_answer_503_while_redis_is_down_and_recover_after(self):
+        with self.scratch.settings():
+            browser = Client(raise_request_exception=False)
+            browser.force_login(self.make_staff("ann"))
+            self.assertEqual(browser.get("/").status_code, 200)
+
+            self.scratch.server.stop()
+            for path in ("/", "/keys/?key=core:events", "/accounts/login/"):
+                with self.subTest(path=path):
+                    response = browser.get(path)
+                    self.assertEqual(response.status_code, 503)
+                    self.assertContains(response, "Redis is unreachable", status_code=503)
+                    self.assertContains(response, self.scratch.server.url, status_code=503)
+                    self.assertNotContains(response, "Traceback", status_code=503)
+            signin = Client(raise_request_exception=False).post("/accounts/login/", {"username": "a", "password": "b"})
+            self.assertEqual(signin.status_code, 503)
+
+            self.scratch.server.ensure_running()
+            response = browser.get("/")
+            self.assertEqual(response.status_code, 200)  # and still signed in: the session survived
+            self.assertContains(response, "ann")
+
+    def test_the_error_page_never_shows_the_password(self):
+        self.assertEqual(redacted("redis://user:s3cret@host:6380/0"), "redis://user:***@host:6380/0")
+        self.assertEqual(redacted("rediss://:s3cret@host/1"), "rediss://:***@host/1")
+        self.assertEqual(redacted("unix:///tmp/r.sock"), "unix:///tmp/r.sock")
+
+
+class DurabilityTest(RedisTestCase):
+    sign_in = False
+
+    def test_writes_acknowledged_a_second_before_a_sigkill_survive_it(self):
+        scratch = ScratchServer()
+        self.addCleanup(scratch.close)
+        with scratch.settings():
+            pipe = client().pipeline(transaction=True)
+            for n in range(100):
+                pipe.hset(f"durable:{n}", mapping={"n": n})
+            pipe.execute()
+            time.sleep(1.5)  # past one appendfsync everysec interval
+            pid = scratch.server.pid()
+            scratch.server.kill()
+            self.assertFalse(scratch.server.is_running())
+            scratch.server.ensure_running()
+            self.assertNotEqual(scratch.server.pid(), pid)
+            self.assertEqual(client().hget("durable:99", "n"), "99")
+            self.assertEqual(client().dbsize(), 100)
+
+
+class PanelLinkTest(RedisTestCase):
+    def test_a_key_cut_short_still_links_to_the_whole_key(self):
+        long_key = "core:" + "x" * 100
+        client().set(long_key, 1)
+        command = trace.Command.of(("GET", long_key))
+        self.assertTrue(command.args[0].endswith("…"))
+        self.assertEqual(command.parts, [(command.args[0], long_key)])

@@ -1,0 +1,41 @@
+"""A real Chromium signs in and sees the dashboard, its activity and the Redis panel."""
+
+from config import store
+from config.activity import Event
+from config.redis import client
+from tests.base import PASSWORD, BrowserTestCase
+
+
+class DashboardBrowserTest(BrowserTestCase):
+    def test_sign_in_and_see_the_dashboard(self):
+        pipe = client().pipeline(transaction=True)
+        store.queue_event(pipe, Event("ann", "created", "catalog", "product", "1", "Noise-cancelling earbuds"))
+        pipe.execute()
+
+        self.page.goto(self.url("/"))
+        self.page.wait_for_url("**/accounts/login/?next=/")
+        self.make_staff("ann")
+        self.page.fill("input[name=username]", "ann")
+        self.page.fill("input[name=password]", "not the password")
+        self.page.click("button[type=submit]")
+        self.assertIn("Please enter a correct username and password", self.page.inner_text(".errors"))
+
+        self.page.fill("input[name=username]", "ann")
+        self.page.fill("input[name=password]", PASSWORD)
+        self.page.click("button[type=submit]")
+        self.page.wait_for_url(self.url("/"))
+
+        self.assertEqual(self.page.inner_text("h1"), "Dashboard")
+        self.assertIn("ann", self.page.inner_text("#recent-signins"))
+        self.assertIn("ann", self.page.inner_text("#most-active"))
+        self.assertIn("Noise-cancelling earbuds", self.page.inner_text("#activity"))
+        self.assertIn("core:signins:recent", self.page.inner_text("#keyspace"))
+
+        panel = self.page.locator("#redis-panel")
+        self.assertRegex(panel.locator("summary").inner_text(), r"Redis: \d+ round trips?, \d+ commands?")
+        panel.locator("summary").click()
+        self.assertTrue(panel.locator("a[href='/keys/?key=core%3Aevents']").first.is_visible())
+        self.screenshot("dashboard")
+
+        self.page.click("text=Sign out")
+        self.page.wait_for_url("**/accounts/login/")
