@@ -32,6 +32,7 @@ class Scale:
     posts: int
     saves_per_post: int  # each save that changes something is one more version
     org: str  # the org seeder's scale: "demo" (200 people) or "large" (10,000)
+    school: str  # the school seeder's scale: "demo" (1,000 students) or "large" (200,000)
     sample_days: int  # of readings for one location's sensor
     interval: int  # seconds between readings
     words: int = 40  # per post body
@@ -39,11 +40,22 @@ class Scale:
 
 SCALES = {
     # For the tests: seconds, not minutes.
-    "tiny": Scale("tiny", 30, 4, posts=6, saves_per_post=4, org="demo", sample_days=2, interval=60),
-    "demo": Scale("demo", 2_000, 10, posts=300, saves_per_post=8, org="demo", sample_days=365, interval=60),
+    "tiny": Scale("tiny", 30, 4, posts=6, saves_per_post=4, org="demo", school="demo", sample_days=2, interval=60),
+    "demo": Scale(
+        "demo", 2_000, 10, posts=300, saves_per_post=8, org="demo", school="demo", sample_days=365, interval=60
+    ),
     # The e-book's sizes: 100,000 products, a million reviews, a year of 6-second samples.
     "large": Scale(
-        "large", 100_000, 10, posts=20_000, saves_per_post=20, org="large", sample_days=365, interval=6, words=30
+        "large",
+        100_000,
+        10,
+        posts=20_000,
+        saves_per_post=20,
+        org="large",
+        school="large",
+        sample_days=365,
+        interval=6,
+        words=30,
     ),
 }
 
@@ -76,6 +88,11 @@ class Dataset:
     @property
     def samples(self) -> int:
         return self.scale.sample_days * DAY // self.scale.interval
+
+
+def school_context(scale: Scale) -> SeedContext:
+    """The school is seeded by its own seeder, whose records are then read back for SQL."""
+    return _context("school", scale.name, scale.school)
 
 
 def _context(app: str, scale: str, seed_scale: str | None = None) -> SeedContext:

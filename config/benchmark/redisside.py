@@ -14,15 +14,20 @@ from catalog import store as catalog
 from catalog.store import ProductQuery
 from cms import store as cms
 from config.activity import Event
-from config.benchmark.dataset import Dataset
+from config.benchmark.dataset import Dataset, school_context
 from config.redis import client
 from orgchart import store as org
+from school import conf as school_conf
+from school import seeds as school_seeds
+from school import store as school
+from school.documents import Course, Person
 
 BATCH = 200  # products (with their reviews) per MULTI/EXEC, as the catalog seeder
 POST_BATCH = 100
 PAGE = 25
 HISTORY_PAGE = 10
 MEMORY_PROBE = 5_000  # products written without reviews, to tell a product's bytes from a review's
+ENROLMENT_PROBE = 100_000  # enrolments (whole rosters) written alone on another database, for their bytes
 
 
 def used_memory() -> int:
@@ -51,12 +56,24 @@ class Load:
 
 
 @dataclass
+class SchoolData:
+    """The school as its seeder wrote it, read back through its store for the SQL side."""
+
+    courses: list[tuple[int, str, str, int]] = field(default_factory=list)  # id, code, title, capacity
+    instructors: list[tuple[int, str, str]] = field(default_factory=list)  # id, name, email
+    students: list[tuple[int, str, str]] = field(default_factory=list)
+    teaching: list[tuple[int, int]] = field(default_factory=list)  # course, instructor
+    enrolments: list[tuple[int, int]] = field(default_factory=list)  # course, student
+
+
+@dataclass
 class Loaded:
     """Ids the loads handed out, for choosing what the operations ask about."""
 
     loads: list[Load] = field(default_factory=list)
     first_employee: int = 0
     first_location: int = 0
+    school: SchoolData = field(default_factory=SchoolData)
 
 
 def _seed_event(app: str, entity: str) -> Event:
@@ -85,7 +102,53 @@ def product_bytes(data: Dataset) -> float:
     return load.bytes / max(1, len(probe))
 
 
-def load(data: Dataset) -> Loaded:
+def _people(entity: str) -> list[tuple[int, str, str]]:
+    people = []
+    for batch in school.scan_documents(entity):
+        people += [(p.id, p.name, p.contact) for p in (Person.from_hash(pk, fields) for pk, fields in batch)]
+    return sorted(people)
+
+
+def read_school() -> SchoolData:
+    courses = []
+    for batch in school.scan_documents("course"):
+        courses += [(c.id, c.code, c.title, c.capacity) for c in (Course.from_hash(pk, f) for pk, f in batch)]
+    return SchoolData(
+        sorted(courses),
+        _people("instructor"),
+        _people("student"),
+        sorted((c, i) for c, ids in school.relation_members("teaching", "course") for i in ids),
+        sorted((c, s) for c, ids in school.relation_members("enrolment", "course") for s in ids),
+    )
+
+
+def enrolment_bytes(enrolments: list[tuple[int, int]], other_database) -> float:
+    """Bytes per enrolment (both sets of the pair): whole rosters written alone, through the store's
+    seeding path, on another database of the same server, which is flushed afterwards."""
+    probe = enrolments[:ENROLMENT_PROBE]
+    while len(probe) < len(enrolments) and enrolments[len(probe)][0] == probe[-1][0]:
+        probe.append(enrolments[len(probe)])  # whole rosters: a set's encoding depends on its size
+    with other_database():
+        before = used_memory()
+        for start in range(0, len(probe), 5_000):
+            tx = school.transaction()
+            for course, student in probe[start : start + 5_000]:
+                school.queue_enrolment(tx, course, student)
+            tx.execute()
+        return (used_memory() - before) / max(1, len(probe))
+
+
+def load_school(data: Dataset, other_database) -> tuple[Load, SchoolData]:
+    """The school's own seeder writes it; its records are then read back for SQLite."""
+    written = []
+    done = _timed("school", 0, lambda: written.append(school_seeds.seed(school_context(data.scale))))
+    done.records = written[0]
+    records = read_school()
+    done.per_record = {"enrolment": enrolment_bytes(records.enrolments, other_database)}
+    return done, records
+
+
+def load(data: Dataset, other_database) -> Loaded:
     loaded = Loaded()
     per_product = product_bytes(data)
     products, reviews = len(data.products), data.reviews
@@ -121,6 +184,9 @@ def load(data: Dataset) -> Loaded:
     )
     done.records = sum(samples)
     done.per_record = {"sample": done.bytes / max(1, done.records)}
+    loaded.loads.append(done)
+
+    done, loaded.school = load_school(data, other_database)
     loaded.loads.append(done)
     return loaded
 
@@ -178,6 +244,33 @@ def monthly_temperature(location: int) -> tuple:
     overview = org.location_overview(location, 0, PAGE)
     charts = org.sensor_charts(location, overview.latest)
     return tuple((m.start.strftime("%Y%m"), m.count, m.sum / m.count / 100) for m in charts.months)
+
+
+def students_in_both(first: int, second: int) -> tuple:
+    """4. SINTERSTORE of the two rosters and one page of it, all inside Redis; then the page's names."""
+    found = school.algebra("inter", [first, second], 0, PAGE)
+    sizes = sorted(found.sizes.items())
+    return found.total, sizes, [(p.id, p.name) for p in found.students]
+
+
+def courses_of_instructor(instructor: int) -> tuple:
+    """5. The instructor's course set (bounded, read whole), then the courses' list fields."""
+    detail = school.person_detail("instructor", instructor)
+    return detail.person.name, [(c.id, c.code, c.title) for c in detail.courses]
+
+
+def enrol(course: int, student: int) -> None:
+    """10. Enrol within both bounds: one WATCHed read of every key involved, then MULTI/EXEC."""
+    school.enrol(course, student, "bench", f"/school/courses/{course}/")
+
+
+def enrolment_of(course: int, student: int) -> tuple:
+    """After an enrolment: the course's head count and the student's courses."""
+    return school.course_detail(course, 0, 1).enrolled, [c.id for c in school.person_detail("student", student).courses]
+
+
+def max_courses_per_student() -> int:
+    return school_conf.max_courses_per_student()
 
 
 def add_review(product_id: int, n: int, at: float) -> int:

@@ -4,13 +4,15 @@ asked the same questions in the SQL a good DBA would write.
 Schema: products, product_details (one-to-one), product_images and
 product_reviews (one-to-many), one table per product type for its own fields
 (class-table inheritance, the normalized answer to polymorphism); posts and
-revisions; locations and employees (an adjacency list: ``manager_id``); raw
-temperature readings. Indexes: every foreign key used in a WHERE, reviews by
-(product, published_at) and (product, rating) so the aggregate is read from
-the index alone, products by (type, created_at), readings clustered by
-(location, ts). Nothing derived is stored: the relational way computes
-aggregates, newest-N and walks at read time. WAL with ``synchronous=NORMAL``
-matches Redis's ``appendfsync everysec`` durability.
+revisions; courses, instructors, students and the join tables
+courses_instructors and enrollments (indexed both ways); locations and
+employees (an adjacency list: ``manager_id``); raw temperature readings.
+Indexes: every foreign key used in a WHERE, reviews by (product,
+published_at) and (product, rating) so the aggregate is read from the index
+alone, products by (type, created_at), readings clustered by (location, ts).
+Nothing derived is stored: the relational way computes aggregates, newest-N
+and walks at read time. WAL with ``synchronous=NORMAL`` matches Redis's
+``appendfsync everysec`` durability.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from catalog import types
 from config.benchmark.dataset import Dataset
-from config.benchmark.redisside import HISTORY_PAGE, PAGE, Load
+from config.benchmark.redisside import HISTORY_PAGE, PAGE, Load, SchoolData
 
 SCHEMA = """
 CREATE TABLE products (
@@ -40,6 +42,18 @@ CREATE TABLE product_reviews (
     rating INTEGER NOT NULL, comment TEXT NOT NULL, published_at REAL NOT NULL);
 CREATE INDEX product_reviews_newest ON product_reviews (product_id, published_at);
 CREATE INDEX product_reviews_rating ON product_reviews (product_id, rating);
+CREATE TABLE courses (
+    id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, title TEXT NOT NULL, capacity INTEGER NOT NULL);
+CREATE TABLE instructors (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL);
+CREATE TABLE students (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL);
+CREATE TABLE courses_instructors (
+    course_id INTEGER NOT NULL REFERENCES courses (id), instructor_id INTEGER NOT NULL REFERENCES instructors (id),
+    PRIMARY KEY (course_id, instructor_id)) WITHOUT ROWID;
+CREATE INDEX courses_instructors_instructor ON courses_instructors (instructor_id, course_id);
+CREATE TABLE enrollments (
+    course_id INTEGER NOT NULL REFERENCES courses (id), student_id INTEGER NOT NULL REFERENCES students (id),
+    PRIMARY KEY (course_id, student_id)) WITHOUT ROWID;
+CREATE INDEX enrollments_student ON enrollments (student_id, course_id);
 CREATE TABLE posts (
     id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL, author TEXT NOT NULL,
     status TEXT NOT NULL, last_saved_by TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL,
@@ -91,7 +105,7 @@ def _timed(conn: sqlite3.Connection, app: str, records: int, write) -> Load:
     return Load(app, records, time.perf_counter() - started, 0)
 
 
-def load(conn: sqlite3.Connection, data: Dataset, first_employee: int, location: int) -> list[Load]:
+def load(conn: sqlite3.Connection, data: Dataset, first_employee: int, location: int, school: SchoolData) -> list[Load]:
     """The same records, with the ids the Redis side gave them, one transaction per app."""
 
     def products():
@@ -166,11 +180,22 @@ def load(conn: sqlite3.Connection, data: Dataset, first_employee: int, location:
                 "INSERT INTO temperature_readings VALUES (?, ?, ?)", ((location, ts, v) for ts, v in chunk)
             )
 
+    def school_tables():
+        conn.executemany("INSERT INTO courses VALUES (?, ?, ?, ?)", school.courses)
+        conn.executemany("INSERT INTO instructors VALUES (?, ?, ?)", school.instructors)
+        conn.executemany("INSERT INTO students VALUES (?, ?, ?)", school.students)
+        conn.executemany("INSERT INTO courses_instructors VALUES (?, ?)", school.teaching)
+        conn.executemany("INSERT INTO enrollments VALUES (?, ?)", school.enrolments)
+
+    school_records = sum(
+        map(len, (school.courses, school.instructors, school.students, school.teaching, school.enrolments))
+    )
     loads = [
         _timed(conn, "catalog", len(data.products) + data.reviews, products),
         _timed(conn, "cms", len(data.posts) + data.revisions, posts),
         _timed(conn, "orgchart", len(data.org.people), org),
         _timed(conn, "sensor", data.samples, readings),
+        _timed(conn, "school", school_records, school_tables),
     ]
     conn.execute("ANALYZE")
     return loads
@@ -286,6 +311,67 @@ def monthly_temperature(conn, location: int) -> tuple:
         (location, int(first.timestamp())),
     ).fetchall()
     return tuple(rows)
+
+
+def students_in_both(conn, first: int, second: int) -> tuple:
+    """4. A self-join of enrollments on the student, its count, one page by id, and each roster's size."""
+    both = """FROM enrollments a JOIN enrollments b ON b.course_id = :second AND b.student_id = a.student_id
+              WHERE a.course_id = :first"""
+    ids = {"first": first, "second": second}
+    (total,) = conn.execute(f"SELECT COUNT(*) {both}", ids).fetchone()
+    sizes = conn.execute(
+        "SELECT course_id, COUNT(*) FROM enrollments WHERE course_id IN (?, ?) GROUP BY course_id ORDER BY course_id",
+        (first, second),
+    ).fetchall()
+    page = conn.execute(
+        f"SELECT s.id, s.name {both.replace('WHERE', 'JOIN students s ON s.id = a.student_id WHERE')} "
+        "ORDER BY a.student_id LIMIT :page",
+        {**ids, "page": PAGE},
+    ).fetchall()
+    return total, sizes, page
+
+
+def courses_of_instructor(conn, instructor: int) -> tuple:
+    """5. The instructor, and its courses through the join table."""
+    (name,) = conn.execute("SELECT name FROM instructors WHERE id = ?", (instructor,)).fetchone()
+    rows = conn.execute(
+        """SELECT c.id, c.code, c.title FROM courses_instructors ci JOIN courses c ON c.id = ci.course_id
+           WHERE ci.instructor_id = ? ORDER BY c.id""",
+        (instructor,),
+    ).fetchall()
+    return name, rows
+
+
+class Refused(Exception):
+    """An enrolment the bounds do not allow."""
+
+
+def enrol(conn, course: int, student: int, limit: int) -> None:
+    """10. Check the course's capacity and the student's bound, then INSERT, in one IMMEDIATE transaction
+    (it takes the write lock before reading, so two enrolments cannot both take the last seat)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        (capacity,) = conn.execute("SELECT capacity FROM courses WHERE id = ?", (course,)).fetchone()
+        (enrolled,) = conn.execute("SELECT COUNT(*) FROM enrollments WHERE course_id = ?", (course,)).fetchone()
+        (taking,) = conn.execute("SELECT COUNT(*) FROM enrollments WHERE student_id = ?", (student,)).fetchone()
+        if enrolled >= capacity or taking >= limit:
+            raise Refused(f"student {student} cannot enrol in course {course}")
+        conn.execute("INSERT INTO enrollments VALUES (?, ?)", (course, student))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def enrolment_of(conn, course: int, student: int) -> tuple:
+    (enrolled,) = conn.execute("SELECT COUNT(*) FROM enrollments WHERE course_id = ?", (course,)).fetchone()
+    courses = [
+        c
+        for (c,) in conn.execute(
+            "SELECT course_id FROM enrollments WHERE student_id = ? ORDER BY course_id", (student,)
+        )
+    ]
+    return enrolled, courses
 
 
 def add_review(conn, product_id: int, n: int, at: float) -> int:

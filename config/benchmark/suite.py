@@ -15,6 +15,7 @@ import os
 import platform
 import sqlite3
 import tempfile
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -78,6 +79,20 @@ def scratch_redis(directory: Path):
         server.stop()
 
 
+def other_database(server: EmbeddedRedis):
+    """Database 1 of the scratch server, for a memory probe; flushed when done."""
+
+    @contextmanager
+    def switch():
+        with override_settings(REDIS_URL=f"{server.url}?db=1"):
+            try:
+                yield
+            finally:
+                client().flushdb()
+
+    return switch
+
+
 @contextmanager
 def scratch_database():
     """An in-memory database for the signed-in user, unless one is already (the test runner's)."""
@@ -98,14 +113,50 @@ def _detail_product(data: Dataset) -> int:
     return next(p.id for p, reviews in middle if len(reviews) >= 3)
 
 
-def operations(conn: sqlite3.Connection, data: Dataset, loaded: R.Loaded) -> list[Operation]:
+def _busiest(pairs: list[tuple[int, int]], side: int) -> list[int]:
+    """Ids of one side of a relation, the most related first (ties by id)."""
+    counts = Counter(pair[side] for pair in pairs)
+    return sorted(counts, key=lambda pk: (-counts[pk], pk))
+
+
+def enrolment_pairs(school: R.SchoolData, limit: int, count: int) -> list[tuple[int, int]]:
+    """``count`` (course, student) pairs that can each be enrolled in turn, within capacity and the
+    student's bound: the courses with the most free seats, each pair a student taking fewer courses."""
+    enrolled = Counter(course for course, _ in school.enrolments)
+    taking = Counter(student for _, student in school.enrolments)
+    free = {course: capacity - enrolled[course] for course, _, _, capacity in school.courses}
+    students = iter(pk for pk, _, _ in school.students if taking[pk] < limit)
+    members = set(school.enrolments)
+    pairs = []
+    for course in sorted(free, key=lambda pk: (-free[pk], pk)):
+        while free[course] > 0 and len(pairs) < count:
+            student = next(students, None)
+            if student is None:
+                break
+            if (course, student) not in members:
+                pairs.append((course, student))
+                free[course] -= 1
+    if len(pairs) < count:
+        raise RuntimeError(f"the school has room for {len(pairs)} enrolments, the run needs {count}")
+    return pairs
+
+
+def operations(conn: sqlite3.Connection, data: Dataset, loaded: R.Loaded, runs: int) -> list[Operation]:
     product = _detail_product(data)
     post = data.posts[len(data.posts) // 2][-1].id
     top, location = loaded.first_employee, loaded.first_location
     at = data.now
 
+    first, second = _busiest(loaded.school.enrolments, 0)[:2]
+    instructor = _busiest(loaded.school.teaching, 1)[0]
+    limit = R.max_courses_per_student()
+    pairs = enrolment_pairs(loaded.school, limit, runs + 1)
+
     def read_back():
         return R.product_detail(product), S.product_detail(conn, product)
+
+    def enrolled():
+        return R.enrolment_of(*pairs[0]), S.enrolment_of(conn, *pairs[0])
 
     def both(key: str, name: str, redis_side, sql_side, *args) -> Operation:
         return Operation(key, name, lambda n: redis_side(*args), lambda n: sql_side(conn, *args))
@@ -114,6 +165,8 @@ def operations(conn: sqlite3.Connection, data: Dataset, loaded: R.Loaded) -> lis
         both("1", "product list by average rating, with counts", R.product_list_by_rating, S.product_list_by_rating),
         both("2", "product detail with its 3 newest reviews", R.product_detail, S.product_detail, product),
         both("3", f"products of one type ({TYPE}) with its fields", R.products_of_type, S.products_of_type, TYPE),
+        both("4", "students in both of two courses", R.students_in_both, S.students_in_both, first, second),
+        both("5", "courses of one instructor", R.courses_of_instructor, S.courses_of_instructor, instructor),
         both("6", "post with its revision history page", R.post_history, S.post_history, post),
         both("7a", "reports at depth 2 of the top manager", R.reports_at_depth, S.reports_at_depth, top, 2),
         both("7b", "whole subtree of the top manager", R.subtree, S.subtree, top),
@@ -124,6 +177,13 @@ def operations(conn: sqlite3.Connection, data: Dataset, loaded: R.Loaded) -> lis
             lambda n: R.add_review(product, n, at + n),
             lambda n: S.add_review(conn, product, n, at + n),
             check=read_back,
+        ),
+        Operation(
+            "10",
+            "enrol a student, within both bounds",
+            lambda n: R.enrol(*pairs[n]),
+            lambda n: S.enrol(conn, *pairs[n], limit),
+            check=enrolled,
         ),
     ]
 
@@ -136,6 +196,8 @@ def page_list(data: Dataset, loaded: R.Loaded) -> list[tuple[str, str, str]]:
         ("cms", "list", "/cms/posts/"),
         ("cms", "detail", f"/cms/posts/{post}/"),
         ("cms", "history", f"/cms/posts/{post}/history/"),
+        ("school", "list", "/school/courses/"),
+        ("school", "detail", f"/school/courses/{_busiest(loaded.school.enrolments, 0)[0]}/"),
         ("orgchart", "list", "/orgchart/employees/"),
         ("orgchart", "detail", f"/orgchart/employees/{loaded.first_employee}/"),
         ("orgchart", "sensor", f"/orgchart/locations/{loaded.first_location}/"),
@@ -147,13 +209,19 @@ def benchmark(scale: str, progress=lambda text: None) -> Outcome:
     progress(f"generating the {scale} data set")
     data = generate(SCALES[scale])
     started = datetime.now(UTC)
-    with tempfile.TemporaryDirectory(prefix="rdash-bench-") as tmp, scratch_redis(Path(tmp)), scratch_database():
+    with (
+        tempfile.TemporaryDirectory(prefix="rdash-bench-") as tmp,
+        scratch_redis(Path(tmp)) as server,
+        scratch_database(),
+    ):
         progress("loading Redis through the apps' store bulk paths")
-        loaded = R.load(data)
+        loaded = R.load(data, other_database(server))
         progress("loading SQLite")
         conn = S.connect(Path(tmp) / "normalized.sqlite3")
-        sql_loads = S.load(conn, data, loaded.first_employee, loaded.first_location)
-        results = run(operations(conn, data, loaded), budget.runs, budget.min_runs, budget.seconds, progress)
+        sql_loads = S.load(conn, data, loaded.first_employee, loaded.first_location, loaded.school)
+        results = run(
+            operations(conn, data, loaded, budget.runs), budget.runs, budget.min_runs, budget.seconds, progress
+        )
         progress("timing whole pages")
         timed_pages = pages.time_pages(page_list(data, loaded), budget.page_runs)
         redis_version = client().info("server")["redis_version"]
@@ -172,6 +240,9 @@ def benchmark(scale: str, progress=lambda text: None) -> Outcome:
             "revisions": data.revisions,
             "employees": len(data.org.people),
             "samples": data.samples,
+            "courses": len(loaded.school.courses),
+            "students": len(loaded.school.students),
+            "enrolments": len(loaded.school.enrolments),
         },
     }
     return Outcome(meta, results, loaded.loads, sql_loads, timed_pages)

@@ -16,22 +16,28 @@ OPERATIONS = {
     "1": "product list by average rating, with counts",
     "2": "product detail with its 3 newest reviews",
     "3": "products of one type (phone) with its fields",
+    "4": "students in both of two courses",
+    "5": "courses of one instructor",
     "6": "post with its revision history page",
     "7a": "reports at depth 2 of the top manager",
     "7b": "whole subtree of the top manager",
     "8": "monthly average temperature over a year",
     "9": "add a review with all its derived data",
+    "10": "enrol a student, within both bounds",
 }
 # (round trips, commands) of one run on the Redis side, MULTI and EXEC counted as commands.
 EXPECTED = {
     "1": (1, 11),  # one MULTI/EXEC: ZCARD, SORT ... GET, ZCARD, the tag cloud, one SCARD per type (5)
     "2": (1, 1),  # one HGETALL: details, images, the aggregate and the 3 newest reviews are embedded
     "3": (2, 21),  # the list's transaction (ZINTERSTORE with the type set), then one HGETALL per product shown
+    "4": (2, 12),  # MULTI, SINTERSTORE, EXPIRE, SORT, HMGET and SCARD per course, EXEC; HMGET per student shown (3)
+    "5": (2, 12),  # HGETALL and SMEMBERS; then HMGET per course taught (10)
     "6": (1, 3),  # HMGET, ZCARD, ZREVRANGE in one pipeline
     "7a": (2, 2),  # SMEMBERS, then one SUNION for the second level
     "7b": (5, 5),  # one per level: the tiny org has 4 levels below the top, and the last SUNION finds none
     "8": (2, 71),  # the location's newest reading; then 25 raw hours, 30 daily and 12 monthly rollups
     "9": (4, 13),  # WATCH, HGETALL the parent, INCR the id, MULTI ... EXEC
+    "10": (3, 19),  # WATCH the 7 keys; the 8 reads of both bounds; MULTI, 2 ZREMRANGEBYSCORE, the 5 writes, XADD, EXEC
 }
 PAGES = {  # (app, kind): domain round trips of the whole page
     ("catalog", "list"): 1,
@@ -39,6 +45,8 @@ PAGES = {  # (app, kind): domain round trips of the whole page
     ("cms", "list"): 1,
     ("cms", "detail"): 1,
     ("cms", "history"): 1,
+    ("school", "list"): 2,
+    ("school", "detail"): 2,
     ("orgchart", "list"): 2,
     ("orgchart", "detail"): 1,
     ("orgchart", "sensor"): 2,
@@ -79,12 +87,12 @@ class BenchmarkCommandTest(RedisTestCase):
 
     def test_seeding_throughput_and_memory_per_record(self):
         loads = {load["app"]: load for load in self.figures["loads"]["redis"]}
-        self.assertEqual(list(loads), ["catalog", "cms", "orgchart", "sensor"])
+        self.assertEqual(list(loads), ["catalog", "cms", "orgchart", "sensor", "school"])
         records = self.figures["records"]
         self.assertEqual(loads["catalog"]["records"], records["products"] + records["reviews"])
         self.assertEqual(loads["sensor"]["records"], records["samples"])
         kinds = {kind for load in loads.values() for kind in load["per_record"]}
-        self.assertLessEqual({"product", "review", "employee", "sample"}, kinds)
+        self.assertLessEqual({"product", "review", "enrolment", "employee", "sample"}, kinds)
         for load in loads.values():
             self.assertGreater(load["seconds"], 0)
             self.assertTrue(all(value > 0 for value in load["per_record"].values()), load)
@@ -134,7 +142,10 @@ class NormalizedSchemaTest(RedisTestCase):
         tables = {
             "products", "product_details", "product_images", "product_reviews",
             "posts", "revisions", "employees", "locations", "temperature_readings",
+            "courses", "instructors", "courses_instructors", "students", "enrollments",
             "product_phone", "product_earbuds",
         }  # fmt: skip
         self.assertLessEqual(tables, names)
-        self.assertLessEqual({"product_reviews_newest", "product_reviews_rating", "employees_manager"}, names)
+        self.assertLessEqual(
+            {"product_reviews_newest", "product_reviews_rating", "employees_manager", "enrollments_student"}, names
+        )
