@@ -204,11 +204,23 @@ def page_list(data: Dataset, loaded: R.Loaded) -> list[tuple[str, str, str]]:
     ]
 
 
-def benchmark(scale: str, progress=lambda text: None) -> Outcome:
+@dataclass
+class Prepared:
+    """Both sides loaded with the same data set, and the operations to ask of them."""
+
+    data: Dataset
+    loaded: R.Loaded
+    conn: sqlite3.Connection
+    sql_loads: list[R.Load]
+    operations: list[Operation]
+
+
+@contextmanager
+def prepared(scale: str, progress=lambda text: None):
+    """Generate the data set, load a scratch Redis and a scratch SQLite with it; both go away on exit."""
     budget = BUDGETS[scale]
     progress(f"generating the {scale} data set")
     data = generate(SCALES[scale])
-    started = datetime.now(UTC)
     with (
         tempfile.TemporaryDirectory(prefix="rdash-bench-") as tmp,
         scratch_redis(Path(tmp)) as server,
@@ -218,17 +230,26 @@ def benchmark(scale: str, progress=lambda text: None) -> Outcome:
         loaded = R.load(data, other_database(server))
         progress("loading SQLite")
         conn = S.connect(Path(tmp) / "normalized.sqlite3")
-        sql_loads = S.load(conn, data, loaded.first_employee, loaded.first_location, loaded.school)
-        results = run(
-            operations(conn, data, loaded, budget.runs), budget.runs, budget.min_runs, budget.seconds, progress
-        )
+        try:
+            sql_loads = S.load(conn, data, loaded.first_employee, loaded.first_location, loaded.school)
+            yield Prepared(data, loaded, conn, sql_loads, operations(conn, data, loaded, budget.runs))
+        finally:
+            conn.close()
+
+
+def benchmark(scale: str, progress=lambda text: None) -> Outcome:
+    budget = BUDGETS[scale]
+    started = datetime.now(UTC)
+    with prepared(scale, progress) as ready:
+        data, loaded = ready.data, ready.loaded
+        results = run(ready.operations, budget.runs, budget.min_runs, budget.seconds, progress)
         progress("timing whole pages")
         timed_pages = pages.time_pages(page_list(data, loaded), budget.page_runs)
         redis_version = client().info("server")["redis_version"]
-        conn.close()
     meta = {
         "date": started.strftime("%Y-%m-%d %H:%M UTC"),
         "scale": scale,
+        "command": "python manage.py benchmark " + ("--tiny" if scale == "tiny" else f"--scale {scale}"),
         "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
         "redis": redis_version,
         "sqlite": sqlite3.sqlite_version,
@@ -245,4 +266,4 @@ def benchmark(scale: str, progress=lambda text: None) -> Outcome:
             "enrolments": len(loaded.school.enrolments),
         },
     }
-    return Outcome(meta, results, loaded.loads, sql_loads, timed_pages)
+    return Outcome(meta, results, loaded.loads, ready.sql_loads, timed_pages)

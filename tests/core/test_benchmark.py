@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management import CommandError, call_command
 
-from config.benchmark import runner, sqlside
+from config.benchmark import runner, sqlside, suite
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -68,6 +68,7 @@ class BenchmarkCommandTest(RedisTestCase):
 
     def test_both_sides_agreed_before_timing(self):
         self.assertIn("All operations answered alike on both sides.", self.text)
+        self.assertEqual(self.figures["command"], "python manage.py benchmark --tiny")
 
     def test_report_names_every_operation(self):
         self.assertEqual({op["key"]: op["name"] for op in self.figures["operations"]}, OPERATIONS)
@@ -129,6 +130,28 @@ class CorrectnessCheckTest(RedisTestCase):
     def test_an_unknown_scale_is_refused(self):
         with self.assertRaisesMessage(CommandError, "--scale"):
             call_command("benchmark", "--scale", "huge", stdout=StringIO(), stderr=StringIO())
+
+
+class CorrectnessOnLoadedDataTest(RedisTestCase):
+    """The check compares real answers: both sides loaded alike agree, and a row changed on one side is caught."""
+
+    sign_in = False
+
+    def test_loaded_sides_agree_and_a_changed_row_is_caught(self):
+        with suite.prepared("tiny") as ready:
+            ops = {op.key: op for op in ready.operations}
+            for key in ("1", "2", "4", "7b", "8"):
+                runner.check(ops[key])
+            product = suite._detail_product(ready.data)
+            ready.conn.execute(
+                "DELETE FROM product_reviews WHERE id = (SELECT MAX(id) FROM product_reviews WHERE product_id = ?)",
+                (product,),
+            )
+            with self.assertRaisesMessage(runner.Mismatch, "operation 2 (product detail"):
+                runner.check(ops["2"])
+            ready.conn.execute("DELETE FROM temperature_readings WHERE ts = (SELECT MAX(ts) FROM temperature_readings)")
+            with self.assertRaisesMessage(runner.Mismatch, "operation 8 (monthly average"):
+                runner.check(ops["8"])
 
 
 class NormalizedSchemaTest(RedisTestCase):
