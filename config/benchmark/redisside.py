@@ -15,7 +15,7 @@ from catalog.store import ProductQuery
 from cms import store as cms
 from config.activity import Event
 from config.benchmark.dataset import Dataset, school_context
-from config.redis import client
+from config.redis import client, is_dev_server
 from orgchart import store as org
 from school import conf as school_conf
 from school import seeds as school_seeds
@@ -36,7 +36,9 @@ def used_memory() -> int:
 
 
 def flush() -> None:
-    """Empty the scratch server (never the dev data: the command points the client at its own server)."""
+    """Empty the scratch server; refuses the development data, whatever points the client there."""
+    if is_dev_server():
+        raise RuntimeError("refusing to flush the development Redis")
     client().flushdb()
 
 
