@@ -18,9 +18,9 @@ import hashlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from contextlib import suppress
-from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -189,23 +189,43 @@ def _connection_options() -> dict:
     }
 
 
-@cache
+_built: dict[bool, TracedRedis] = {}
+_build_lock = threading.Lock()
+
+
+def _client(decode: bool) -> TracedRedis:
+    """One client per kind for the process, built once even when threads ask together.
+
+    Built twice, the spare client would be garbage-collected, and redis-py's
+    ``Redis.__del__`` closes the connection pool it built: a pipeline still
+    using it fails with "Bad file descriptor" (the load test saw this on fresh
+    gunicorn workers when ``functools.cache`` did the caching).
+    """
+    built = _built.get(decode)
+    if built is None:
+        with _build_lock:
+            built = _built.get(decode)
+            if built is None:
+                built = TracedRedis.from_url(settings.REDIS_URL, decode_responses=decode, **_connection_options())
+                _built[decode] = built
+    return built
+
+
 def client() -> TracedRedis:
     """The domain client: replies decoded to ``str``."""
-    return TracedRedis.from_url(settings.REDIS_URL, decode_responses=True, **_connection_options())
+    return _client(True)
 
 
-@cache
 def raw_client() -> TracedRedis:
     """Replies as bytes, for showing binary values without breaking."""
-    return TracedRedis.from_url(settings.REDIS_URL, decode_responses=False, **_connection_options())
+    return _client(False)
 
 
 def reset_clients() -> None:
-    for built in (client, raw_client):
-        if built.cache_info().currsize:
-            built().close()
-        built.cache_clear()
+    with _build_lock:
+        for built in _built.values():
+            built.close()
+        _built.clear()
 
 
 def is_dev_server() -> bool:

@@ -2,6 +2,7 @@
 
 import shutil
 import tempfile
+import threading
 import time
 from copy import deepcopy
 
@@ -201,3 +202,25 @@ class PanelLinkTest(RedisTestCase):
         command = trace.Command.of(("GET", long_key))
         self.assertTrue(command.args[0].endswith("…"))
         self.assertEqual(command.parts, [(command.args[0], long_key)])
+
+
+class ClientBuildTest(RedisTestCase):
+    sign_in = False
+
+    def test_threads_asking_at_once_share_one_client(self):
+        from config.redis import reset_clients
+
+        reset_clients()
+        start, built = threading.Barrier(16), []
+
+        def ask():
+            start.wait()
+            built.append(client())
+
+        threads = [threading.Thread(target=ask) for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(len({id(c) for c in built}), 1)
+        self.assertTrue(client().ping())
