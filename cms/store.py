@@ -44,7 +44,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-import redis
 from django.conf import settings
 
 from cms import keys
@@ -52,7 +51,7 @@ from cms.documents import SUMMARY, Between, Comment, Post, PostSummary, Revision
 from config.activity import Event
 from config.listing import ListState
 from config.redis import client
-from config.store import queue_event
+from config.store import Conflict, queue_event, transact
 from config.store.children import ChildCollection, NotFound
 
 __all__ = ["NotFound", "EditConflict", "Busy", "COMMENTS"]
@@ -315,17 +314,10 @@ def _watched(watch: tuple[str, ...], attempt):
     writes and returns what to give back once ``pipe.execute()`` succeeds; or
     returns before ``multi()`` to write nothing.
     """
-    with client().pipeline(transaction=True) as pipe:
-        for _ in range(RETRIES):
-            try:
-                pipe.watch(*watch)
-                result = attempt(pipe)
-                if pipe.explicit_transaction:
-                    pipe.execute()
-                return result
-            except redis.WatchError:
-                continue
-    raise Busy(watch[0])
+    try:
+        return transact(attempt, watch=watch, retries=RETRIES)
+    except Conflict:
+        raise Busy(watch[0]) from None
 
 
 def _revise(post_id: int, prepare, *, by: str, at: float, link: str) -> Post | None:

@@ -14,12 +14,11 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-import redis
-
 from config.activity import Event
 from config.listing import ListState
 from config.redis import client
-from config.store import queue_event
+from config.store import Conflict as Contended
+from config.store import queue_event, transact
 from school import conf, keys
 from school.documents import (
     LIST_FIELDS,
@@ -66,21 +65,18 @@ def _atomic(watch: list[str], read: Callable, write: Callable):
     trip, after the WATCH, so any change to a watched key since aborts the EXEC);
     ``write(tx, replies)`` checks them, raising SchoolError to refuse, and queues
     the writes on the transaction. Returns what ``write`` returns."""
-    c = client()
-    for _ in range(conf.watch_retries()):
-        with c.pipeline(transaction=True) as tx:
-            try:
-                tx.watch(*watch)
-                reads = c.pipeline(transaction=False)
-                read(reads)
-                replies = reads.execute()
-                tx.multi()
-                result = write(tx, replies)
-                tx.execute()
-                return result
-            except redis.WatchError:
-                continue
-    raise Busy("Too many concurrent changes; please try again.")
+
+    def work(tx):
+        reads = client().pipeline(transaction=False)
+        read(reads)
+        replies = reads.execute()
+        tx.multi()
+        return write(tx, replies)
+
+    try:
+        return transact(work, watch=watch, retries=conf.watch_retries())
+    except Contended:
+        raise Busy("Too many concurrent changes; please try again.") from None
 
 
 def _event(actor: str, verb: str, entity: str, pk: int, label: str, link: str = "") -> Event:

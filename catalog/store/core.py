@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-import redis
 from redis.client import Pipeline
 
 from catalog import keys
 from catalog.documents import Product, name_key, name_score, price_score, rating_score, sku_key
 from config.activity import Event
-from config.redis import client
-from config.store.children import ChildCollection, Conflict
+from config.store import transact as store_transact
+from config.store.children import ChildCollection
 
 WATCH_RETRIES = 50
 T = TypeVar("T")
@@ -112,16 +111,7 @@ def transact(watched: tuple[str, ...], write: Callable[[Pipeline], T]) -> T:
     ``pipe.multi()`` and queues its writes; the queued MULTI/EXEC then either
     applies whole or raises WatchError and ``write`` runs again on fresh reads.
     """
-    with client().pipeline(transaction=True) as pipe:
-        for _ in range(WATCH_RETRIES):
-            try:
-                pipe.watch(*watched)
-                result = write(pipe)
-                pipe.execute()
-                return result
-            except redis.WatchError:
-                continue
-    raise Conflict(watched[0])
+    return store_transact(write, watch=watched, retries=WATCH_RETRIES)
 
 
 def batch_event(event: Event, object_id: int, label: str) -> Event:

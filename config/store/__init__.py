@@ -7,11 +7,15 @@ factory in ``config.redis``).
 from __future__ import annotations
 
 import json
+import random
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 
+import redis
 from django.conf import settings
 
 from config import keys
@@ -39,6 +43,40 @@ for _, key in ipairs(KEYS) do
 end
 return 0
 """
+
+
+T = TypeVar("T")
+
+
+class Conflict(RuntimeError):
+    """The watched keys kept changing past the retries; nothing was written."""
+
+
+def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int = 50) -> T:
+    """Optimistic read-modify-write, the one WATCH loop of every app.
+
+    WATCH ``watch`` on a transaction pipeline, then ``work(pipe)`` reads (each
+    read is its own round trip until MULTI), may WATCH more keys, calls
+    ``pipe.multi()`` and queues its writes, or returns before ``multi()`` to
+    write nothing. EXEC then applies the writes whole, or fails because a
+    watched key changed, and the whole thing runs again on fresh reads after a
+    short random pause that grows with each lost race (at most 50 ms), so that
+    writers colliding on one hot key spread out instead of colliding again in
+    lockstep. Past ``retries`` lost races: Conflict.
+    """
+    watched = tuple(watch)
+    for attempt in range(retries):
+        with client().pipeline(transaction=True) as pipe:
+            try:
+                if watched:
+                    pipe.watch(*watched)
+                result = work(pipe)
+                if pipe.explicit_transaction:
+                    pipe.execute()
+                return result
+            except redis.WatchError:
+                time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+    raise Conflict(", ".join(watched) or "the watched keys")
 
 
 @dataclass(frozen=True)

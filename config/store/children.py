@@ -28,11 +28,11 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-import redis
-
 from config.activity import Event
 from config.redis import client
-from config.store import queue_event
+from config.store import Conflict, queue_event, transact
+
+__all__ = ["ChildCollection", "Conflict", "NotFound"]
 
 WATCH_RETRIES = 50
 
@@ -43,10 +43,6 @@ OnChange = Callable[[object, int, int, int], None]
 
 class NotFound(LookupError):
     """The parent or the child does not exist."""
-
-
-class Conflict(RuntimeError):
-    """The collection kept changing under us past WATCH_RETRIES attempts."""
 
 
 @dataclass(frozen=True)
@@ -162,41 +158,32 @@ class ChildCollection:
         naming both ids must not reach a child through the wrong parent).
         """
         child_key = self.child_key(child_id)
-        deleted: dict[str, str] = {}
 
-        with client().pipeline(transaction=True) as pipe:
-            for _ in range(WATCH_RETRIES):
-                try:
-                    pipe.watch(child_key)
-                    child = pipe.hgetall(child_key)
-                    if not child or (
-                        expected_parent is not None and child.get(self.parent_field) != str(expected_parent)
-                    ):
-                        raise NotFound(child_key)
-                    parent_id = int(child[self.parent_field])
-                    parent_key, index_key = self.parent_key(parent_id), self.index_key(parent_id)
-                    pipe.watch(parent_key, index_key)
-                    parent = self._read_parent(pipe, parent_key)
-                    embed = self.embedded(parent)
-                    if any(item["id"] == str(child_id) for item in embed):
-                        embed = self._refill(index_key, exclude=str(child_id))
-                    amount = int(child.get(self.summed) or 0) if self.summed else 0
-                    count = int(parent.get(self.count_field) or 0) - 1
-                    total = int(parent.get(self.sum_field) or 0) - amount if self.sum_field else 0
-                    pipe.multi()
-                    pipe.delete(child_key)
-                    pipe.zrem(index_key, str(child_id))
-                    self._queue_parent(pipe, parent_key, embed, -1, -amount)
-                    if on_change:
-                        on_change(pipe, parent_id, count, total)
-                    if event:
-                        queue_event(pipe, event)
-                    pipe.execute()
-                    deleted = child
-                    return deleted
-                except redis.WatchError:
-                    continue
-        raise Conflict(child_key)
+        def work(pipe) -> dict[str, str]:
+            child = pipe.hgetall(child_key)
+            if not child or (expected_parent is not None and child.get(self.parent_field) != str(expected_parent)):
+                raise NotFound(child_key)
+            parent_id = int(child[self.parent_field])
+            parent_key, index_key = self.parent_key(parent_id), self.index_key(parent_id)
+            pipe.watch(parent_key, index_key)
+            parent = self._read_parent(pipe, parent_key)
+            embed = self.embedded(parent)
+            if any(item["id"] == str(child_id) for item in embed):
+                embed = self._refill(index_key, exclude=str(child_id))
+            amount = int(child.get(self.summed) or 0) if self.summed else 0
+            count = int(parent.get(self.count_field) or 0) - 1
+            total = int(parent.get(self.sum_field) or 0) - amount if self.sum_field else 0
+            pipe.multi()
+            pipe.delete(child_key)
+            pipe.zrem(index_key, str(child_id))
+            self._queue_parent(pipe, parent_key, embed, -1, -amount)
+            if on_change:
+                on_change(pipe, parent_id, count, total)
+            if event:
+                queue_event(pipe, event)
+            return child
+
+        return transact(work, watch=(child_key,), retries=WATCH_RETRIES)
 
     def queue_delete_all(self, pipe, parent_id: int, child_ids: Iterable[str]) -> None:
         """Queue the removal of every child of a parent (the parent's own delete does the rest)."""
@@ -302,16 +289,11 @@ class ChildCollection:
             pipe.hincrby(parent_key, self.sum_field, amount)
 
     def _transact(self, parent_key: str, index_key: str, write) -> None:
-        with client().pipeline(transaction=True) as pipe:
-            for _ in range(WATCH_RETRIES):
-                try:
-                    pipe.watch(parent_key, index_key)
-                    write(pipe, self._read_parent(pipe, parent_key))
-                    pipe.execute()
-                    return
-                except redis.WatchError:
-                    continue
-        raise Conflict(parent_key)
+        transact(
+            lambda pipe: write(pipe, self._read_parent(pipe, parent_key)),
+            watch=(parent_key, index_key),
+            retries=WATCH_RETRIES,
+        )
 
 
 def _with_id(event: Event, object_id: int) -> Event:

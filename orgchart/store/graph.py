@@ -14,16 +14,12 @@ of the report sets of the level above, never one command per employee.
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import redis
-
 from config.activity import Event
 from config.redis import client
-from config.store import queue_event
+from config.store import Conflict, queue_event, transact
 from orgchart import keys
 from orgchart.documents import Employee, Location, fold
 
@@ -116,20 +112,14 @@ def _transact(work, retries: int = RETRIES):
     """Run ``work(pipe)`` (WATCH, reads, MULTI, writes) until EXEC succeeds, at most ``retries`` times.
 
     Every hire and rename WATCHes the one name lookup hash, so concurrent
-    writers collide; a short random pause after each lost race (growing, at
-    most 50 ms) spreads them out instead of letting them collide again in
-    lockstep until the retries run out (the load test saw that with 16 clients).
+    writers collide; the shared loop's growing random pause spreads them out.
     """
-    for attempt in range(retries):
-        with client().pipeline(transaction=True) as pipe:
-            try:
-                result = work(pipe)
-                pipe.execute()
-                return result
-            except redis.WatchError:
-                time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
-                continue
-    raise Busy("The org chart changed under this edit too many times in a row; nothing was written. Try again.")
+    try:
+        return transact(work, retries=retries)
+    except Conflict:
+        raise Busy(
+            "The org chart changed under this edit too many times in a row; nothing was written. Try again."
+        ) from None
 
 
 # --- reads ---------------------------------------------------------------------------------------
