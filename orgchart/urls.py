@@ -1,2 +1,21 @@
+from django.urls import path
+
+from orgchart import views
+
 app_name = "orgchart"
-urlpatterns = []
+urlpatterns = [
+    path("employees/", views.employee_list, name="employee_list"),
+    path("employees/add/", views.employee_form, name="employee_add"),
+    path("employees/<int:pk>/", views.employee_detail, name="employee_detail"),
+    path("employees/<int:pk>/edit/", views.employee_form, name="employee_edit"),
+    path("employees/<int:pk>/move/", views.employee_move, name="employee_move"),
+    path("employees/<int:pk>/delete/", views.employee_delete, name="employee_delete"),
+    path("tree/", views.tree, name="tree"),
+    path("tree/<int:pk>/children/", views.tree_children, name="tree_children"),
+    path("path/", views.path_finder, name="path"),
+    path("locations/", views.location_list, name="location_list"),
+    path("locations/add/", views.location_form, name="location_add"),
+    path("locations/<int:pk>/", views.location_detail, name="location_detail"),
+    path("locations/<int:pk>/edit/", views.location_form, name="location_edit"),
+    path("locations/<int:pk>/delete/", views.location_delete, name="location_delete"),
+]

@@ -1,0 +1,99 @@
+"""The stored documents of the org chart, and their conversion to and from hash fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+SCHEMA = 1
+
+
+def fold(name: str) -> str:
+    """The form of a name that indexes compare: case and surrounding space ignored."""
+    return " ".join(name.split()).casefold()
+
+
+def _int(value) -> int | None:
+    return int(value) if value not in (None, "") else None
+
+
+@dataclass
+class Employee:
+    """A node of the org chart. ``manager`` and ``location`` are its outgoing edges;
+    ``direct`` and ``total`` are derived counts of the reports below it."""
+
+    id: int
+    name: str
+    title: str = ""
+    location: int | None = None
+    manager: int | None = None
+    full_time: bool = True
+    direct: int = 0
+    total: int = 0
+    location_name: str = ""  # embedded copy of the location's name, rewritten when it is renamed
+    ancestors: list[int] = field(default_factory=list)  # chain of command, top first (materialized path)
+    schema: int = SCHEMA
+
+    # Fields a list or a tree node shows, in HMGET order.
+    SUMMARY_FIELDS: ClassVar[tuple[str, ...]] = (
+        "name",
+        "title",
+        "location",
+        "location_name",
+        "manager",
+        "full_time",
+        "direct",
+        "total",
+    )
+
+    @property
+    def depth(self) -> int:
+        return len(self.ancestors)
+
+    def to_hash(self) -> dict[str, str]:
+        return {
+            "schema": str(self.schema),
+            "name": self.name,
+            "title": self.title,
+            "location": "" if self.location is None else str(self.location),
+            "manager": "" if self.manager is None else str(self.manager),
+            "full_time": "1" if self.full_time else "0",
+            "direct": str(self.direct),
+            "total": str(self.total),
+            "location_name": self.location_name,
+            "ancestors": ",".join(str(pk) for pk in self.ancestors),
+        }
+
+    @classmethod
+    def from_hash(cls, pk: int, data: dict) -> Employee:
+        return cls(
+            id=int(pk),
+            name=data.get("name") or "",
+            title=data.get("title") or "",
+            location=_int(data.get("location")),
+            manager=_int(data.get("manager")),
+            full_time=data.get("full_time", "1") != "0",
+            direct=int(data.get("direct") or 0),
+            total=int(data.get("total") or 0),
+            location_name=data.get("location_name") or "",
+            ancestors=[int(pk) for pk in (data.get("ancestors") or "").split(",") if pk],
+            schema=int(data.get("schema") or SCHEMA),
+        )
+
+    @classmethod
+    def from_summary(cls, pk: int, values: list) -> Employee:
+        return cls.from_hash(pk, dict(zip(cls.SUMMARY_FIELDS, values)))
+
+
+@dataclass
+class Location:
+    id: int
+    name: str
+    schema: int = SCHEMA
+
+    def to_hash(self) -> dict[str, str]:
+        return {"schema": str(self.schema), "name": self.name}
+
+    @classmethod
+    def from_hash(cls, pk: int, data: dict) -> Location:
+        return cls(id=int(pk), name=data.get("name") or "", schema=int(data.get("schema") or SCHEMA))

@@ -1,0 +1,100 @@
+"""Django forms of the org chart. People are picked by exact name or ``#id``: an org of ten
+thousand does not fit in a menu, and names are unique."""
+
+from django import forms
+
+from orgchart import store
+
+NAME_MAX = 100
+
+
+class EmployeeField(forms.CharField):
+    """An employee given by exact name or ``#id``. The form resolves all of its employee fields in
+    one round trip (``ResolvesEmployees``); the cleaned value is the id, or None when left blank."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("max_length", NAME_MAX)
+        kwargs.setdefault("help_text", "Exact name, or #id. Blank: nobody (the top of the org).")
+        super().__init__(*args, **kwargs)
+
+
+class ResolvesEmployees:
+    """Turns every EmployeeField's text into an id with one lookup for the whole form."""
+
+    def clean(self):
+        cleaned = super().clean()
+        wanted = [(n, cleaned[n]) for n, f in self.fields.items() if isinstance(f, EmployeeField) and cleaned.get(n)]
+        for (name, text), pk in zip(wanted, store.resolve_employees([text for _, text in wanted])):
+            if pk is None:
+                self.add_error(name, f"No employee is called {text!r}.")
+            else:
+                cleaned[name] = pk
+        for name, field in self.fields.items():
+            if isinstance(field, EmployeeField) and not cleaned.get(name) and name not in self.errors:
+                cleaned[name] = None
+        return cleaned
+
+
+def _location_field(label: str, blank: str) -> forms.TypedChoiceField:
+    return forms.TypedChoiceField(label=label, required=False, coerce=int, empty_value=None, choices=[("", blank)])
+
+
+class EmployeeForm(ResolvesEmployees, forms.Form):
+    name = forms.CharField(max_length=NAME_MAX)
+    title = forms.CharField(max_length=NAME_MAX, required=False)
+    location = _location_field("Works at", "— no location —")
+    manager = EmployeeField(label="Reports to")
+    full_time = forms.BooleanField(required=False, initial=True, label="Full time")
+
+    def __init__(self, *args, locations=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["location"].choices = [("", "— no location —"), *locations]
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("A name is required.")
+        return name
+
+
+class MoveForm(ResolvesEmployees, forms.Form):
+    manager = EmployeeField(label="New manager")
+
+
+class DeleteEmployeeForm(ResolvesEmployees, forms.Form):
+    successor = EmployeeField(
+        label="Who takes over the direct reports",
+        help_text="Exact name, or #id, outside this person's team. Blank: the reports move to the top.",
+    )
+
+
+class LocationForm(forms.Form):
+    name = forms.CharField(max_length=NAME_MAX)
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("A name is required.")
+        return name
+
+
+class DeleteLocationForm(forms.Form):
+    successor = _location_field("Move the staff to", "— no location —")
+
+    def __init__(self, *args, locations=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["successor"].choices = [("", "— no location —"), *locations]
+
+
+class PathForm(ResolvesEmployees, forms.Form):
+    a = EmployeeField(label="From", required=True, help_text="Exact name, or #id.")
+    b = EmployeeField(label="To", required=True, help_text="Exact name, or #id.")
+
+
+class ReportsToForm(ResolvesEmployees, forms.Form):
+    under = EmployeeField(label="Who report to", help_text="Exact name, or #id: directly or not.")
+
+
+class DepthForm(forms.Form):
+    depth = forms.IntegerField(min_value=1, max_value=store.MAX_DEPTH, required=False)

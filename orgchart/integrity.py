@@ -1,0 +1,168 @@
+"""Invariants of the org chart: every derived structure agrees with the manager and location
+fields it derives from, the graph has no cycle, and the temperature rollups equal the samples."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from config.invariants import Violation, invariant
+from orgchart import keys
+from orgchart.store import audit, sensors
+
+
+def _state():
+    snap = audit.snapshot()
+    return snap, audit.derive(snap)
+
+
+@invariant("orgchart", "manager fields and report sets agree", repair=audit.rebuild)
+def reports_agree():
+    snap, found = _state()
+    for boss in set(snap.reports) | set(found.reports):
+        stored, actual = snap.reports.get(boss, set()), found.reports.get(boss, set())
+        if stored != actual:
+            yield Violation(
+                f"employee {boss}: report set {sorted(stored)} but manager fields say {sorted(actual)}",
+                [keys.reports(boss)],
+            )
+    if snap.roots != found.roots:
+        yield Violation(f"roots {sorted(snap.roots)} but {sorted(found.roots)} have no manager", [keys.roots()])
+    for pk in snap.employees:
+        boss = snap.manager(pk)
+        if boss is not None and boss not in snap.employees:
+            yield Violation(f"employee {pk} reports to missing employee {boss}", [keys.employee(pk)])
+
+
+@invariant("orgchart", "the reporting graph has no cycle", repair=audit.rebuild)
+def acyclic():
+    _, found = _state()
+    for cycle in found.cycles:
+        yield Violation(f"cycle through employees {cycle}", [keys.employee(pk) for pk in cycle])
+
+
+@invariant("orgchart", "chains of command and report counts match the tree", repair=audit.rebuild)
+def chains_and_counts():
+    snap, found = _state()
+    for pk, row in snap.employees.items():
+        chain = ",".join(map(str, found.chains.get(pk, [])))
+        if pk in found.chains and row["ancestors"] != chain:
+            yield Violation(f"employee {pk}: ancestors {row['ancestors']!r}, walk gives {chain!r}", [keys.employee(pk)])
+        direct = len(found.reports.get(pk, ()))
+        if row["direct"] != str(direct) or row["total"] != str(found.totals[pk]):
+            yield Violation(
+                f"employee {pk}: direct/total {row['direct']}/{row['total']}, tree gives {direct}/{found.totals[pk]}",
+                [keys.employee(pk)],
+            )
+
+
+@invariant("orgchart", "location fields, staff sets and name copies agree", repair=audit.rebuild)
+def locations_agree():
+    snap, found = _state()
+    for place in set(snap.staff) | set(found.staff):
+        if snap.staff.get(place, set()) != found.staff.get(place, set()):
+            yield Violation(
+                f"location {place}: staff set {sorted(snap.staff.get(place, set()))} but location fields say "
+                f"{sorted(found.staff.get(place, set()))}",
+                [keys.staff(place)],
+            )
+    for pk, row in snap.employees.items():
+        place = int(row["location"]) if row["location"] else None
+        if place is not None and place not in snap.locations:
+            yield Violation(f"employee {pk} works at missing location {place}", [keys.employee(pk)])
+        elif (snap.locations.get(place, "") if place else "") != row["location_name"]:
+            yield Violation(f"employee {pk}: location_name {row['location_name']!r} is stale", [keys.employee(pk)])
+
+
+@invariant("orgchart", "name indexes list every employee and location once", repair=audit.rebuild)
+def name_indexes():
+    from orgchart.documents import fold
+
+    snap = audit.snapshot()
+    want = {f"{fold(row['name'])}\0{pk}" for pk, row in snap.employees.items()}
+    if snap.names != want:
+        yield Violation(f"employee name index differs in {len(snap.names ^ want)} entries", [keys.employee_names()])
+    if snap.byname != {fold(row["name"]): str(pk) for pk, row in snap.employees.items()}:
+        yield Violation("employee name lookup differs from the documents", [keys.employee_by_name()])
+    want = {f"{fold(name)}\0{pk}" for pk, name in snap.locations.items()}
+    if snap.location_names != want:
+        yield Violation("location name index differs from the documents", [keys.location_names()])
+
+
+def _aggregate(values) -> tuple[int, int, int, int]:
+    values = list(values)
+    return len(values), sum(values), min(values), max(values)
+
+
+def _combine(rows) -> tuple[int, int, int, int]:
+    rows = list(rows)
+    return sum(r[0] for r in rows), sum(r[1] for r in rows), min(r[2] for r in rows), max(r[3] for r in rows)
+
+
+def _as_tuple(row: dict) -> tuple[int, int, int, int] | None:
+    try:
+        return int(row["count"]), int(row["sum"]), int(row["min"]), int(row["max"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _expected_rollups():
+    """Per location and period, what each rollup should hold: hours from their raw samples,
+    days from their hours, months from their days (only where the level below is still kept)."""
+    hours: dict[int, dict[str, tuple]] = defaultdict(dict)
+    for place, start, samples in sensors.raw_buckets():
+        if samples:
+            hours[place][start.strftime("%Y%m%d%H")] = _aggregate(v for _, v in samples)
+    return hours
+
+
+def _check_rollups(repair: bool = False):
+    hours = _expected_rollups()
+    places = set(hours) | {int(k.split(":")[2]) for k in sensors.latest_keys()}
+    for place in sorted(places):
+        stored = {p: sensors.rollups_of(place, p) for p in ("hour", "day", "month")}
+        expected = {"hour": hours.get(place, {})}
+        kept_hours = {s: _as_tuple(r) for s, r in stored["hour"].items()}
+        days: dict[str, list] = defaultdict(list)
+        for stamp, row in kept_hours.items():
+            if row:
+                days[stamp[:8]].append(row)
+        expected["day"] = {d: _combine(rows) for d, rows in days.items()}
+        months: dict[str, list] = defaultdict(list)
+        for stamp, row in stored["day"].items():
+            if _as_tuple(row):
+                months[stamp[:6]].append(_as_tuple(row))
+        expected["month"] = {m: _combine(rows) for m, rows in months.items()}
+        for period in ("hour", "day", "month"):
+            bad = {}
+            for stamp, want in expected[period].items():
+                have = _as_tuple(stored[period].get(stamp, {}))
+                if have != want:
+                    bad[stamp] = want
+                    if not repair:
+                        yield Violation(
+                            f"location {place} {period} {stamp}: rollup {have} but the {period} below gives {want}",
+                            [keys.temp_rollup(place, period, stamp)],
+                        )
+            if repair and bad:
+                sensors.rewrite_rollups(place, period, bad)
+
+
+def _repair_rollups():
+    for _ in range(3):  # hours from samples, then days from hours, then months from days
+        for _ in _check_rollups(repair=True):
+            pass
+
+
+@invariant("orgchart", "temperature rollups equal what the raw samples give", repair=_repair_rollups)
+def rollups_match_samples():
+    yield from _check_rollups()
+
+
+def _expire_buckets():
+    sensors.expire_buckets(sensors.buckets_without_ttl())
+
+
+@invariant("orgchart", "raw buckets and hourly and daily rollups expire (retention)", repair=_expire_buckets)
+def buckets_expire():
+    for key, period in sensors.buckets_without_ttl():
+        yield Violation(f"{key} ({period}) has no TTL: retention is not enforced", [key])

@@ -1,0 +1,40 @@
+"""Generated temperature readings, fed through ``store.record_readings``: the same write path a
+live sensor feed uses. A location's climate is a yearly and a daily wave plus noise."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterator
+
+from orgchart import store
+
+DAY = 86400
+YEAR = 365.25 * DAY
+CHUNK = DAY  # readings written per call: one day of buckets
+
+
+def readings(rng: random.Random, base: float, start: int, end: int, interval: int) -> Iterator[tuple[int, float]]:
+    """(unix seconds, °C) every ``interval`` seconds in [start, end)."""
+    for ts in range(start - start % interval, end, interval):
+        season = 7 * math.sin(2 * math.pi * (ts / YEAR - 0.3))
+        daily = 3 * math.sin(2 * math.pi * (ts % DAY / DAY - 0.35))
+        yield ts, round(base + season + daily + rng.gauss(0, 0.3), 2)
+
+
+def feed(
+    location: int,
+    end: int,
+    days: float,
+    interval: int,
+    rng: random.Random,
+    progress: Callable[[int], None] = lambda n: None,
+) -> int:
+    """Write ``days`` of readings ending at ``end`` for one location, a day per call; returns samples."""
+    base = 14 + (location * 7919 % 100) / 12  # each site its own climate, 14 to 22 °C
+    start, written = int(end - days * DAY), 0
+    for chunk_start in range(start, int(end), CHUNK):
+        chunk = list(readings(rng, base, chunk_start, min(chunk_start + CHUNK, int(end)), interval))
+        written += store.record_readings(location, chunk)
+        progress(len(chunk))
+    return written

@@ -1,0 +1,168 @@
+"""Reads and repairs for ``check_integrity``: the whole graph at once, by SCAN (never KEYS).
+
+The source of truth is each employee's own ``manager`` and ``location`` fields; everything
+else (report sets, roots, staff sets, chains, counts, name copies, name indexes) is derived
+from them and can be rebuilt from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from config.redis import client
+from orgchart import keys
+from orgchart.documents import fold
+
+__all__ = ["Snapshot", "snapshot", "derive", "rebuild"]
+
+_FIELDS = ("name", "manager", "location", "location_name", "ancestors", "direct", "total")
+
+
+@dataclass
+class Snapshot:
+    employees: dict[int, dict[str, str]] = field(default_factory=dict)
+    reports: dict[int, set[int]] = field(default_factory=dict)
+    staff: dict[int, set[int]] = field(default_factory=dict)
+    locations: dict[int, str] = field(default_factory=dict)
+    roots: set[int] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+    byname: dict[str, str] = field(default_factory=dict)
+    location_names: set[str] = field(default_factory=set)
+    location_byname: dict[str, str] = field(default_factory=dict)
+
+    def manager(self, pk: int) -> int | None:
+        value = self.employees[pk].get("manager") or ""
+        return int(value) if value else None
+
+
+def _scan(pattern: str, kind: str) -> list[tuple[str, list[str]]]:
+    return [(k, k.split(":")) for k in client().scan_iter(match=pattern, count=1000, _type=kind)]
+
+
+def _bulk(commands, chunk: int = 1000) -> list:
+    replies = []
+    for i in range(0, len(commands), chunk):
+        pipe = client().pipeline(transaction=False)
+        for name, args in commands[i : i + chunk]:
+            getattr(pipe, name)(*args)
+        replies += pipe.execute()
+    return replies
+
+
+def snapshot() -> Snapshot:
+    snap = Snapshot()
+    hashes = [(int(p[2]), k) for k, p in _scan("orgchart:employee:*", "hash") if len(p) == 3]
+    for (pk, _), row in zip(hashes, _bulk([("hmget", (k, *_FIELDS)) for _, k in hashes])):
+        snap.employees[pk] = {f: v or "" for f, v in zip(_FIELDS, row)}
+    sets = [(int(p[2]), k) for k, p in _scan("orgchart:employee:*:reports", "set")]
+    for (pk, _), members in zip(sets, _bulk([("smembers", (k,)) for _, k in sets])):
+        snap.reports[pk] = {int(m) for m in members}
+    places = [(int(p[2]), k) for k, p in _scan("orgchart:location:*", "hash") if len(p) == 3]
+    for (pk, _), name in zip(places, _bulk([("hget", (k, "name")) for _, k in places])):
+        snap.locations[pk] = name or ""
+    staff = [(int(p[2]), k) for k, p in _scan("orgchart:location:*:staff", "set")]
+    for (pk, _), members in zip(staff, _bulk([("smembers", (k,)) for _, k in staff])):
+        snap.staff[pk] = {int(m) for m in members}
+    pipe = client().pipeline(transaction=False)
+    pipe.smembers(keys.roots())
+    pipe.zrange(keys.employee_names(), 0, -1)
+    pipe.hgetall(keys.employee_by_name())
+    pipe.zrange(keys.location_names(), 0, -1)
+    pipe.hgetall(keys.location_by_name())
+    roots, names, byname, location_names, location_byname = pipe.execute()
+    snap.roots = {int(m) for m in roots}
+    snap.names, snap.byname = set(names), byname
+    snap.location_names, snap.location_byname = set(location_names), location_byname
+    return snap
+
+
+@dataclass
+class Derived:
+    """What the derived structures should hold, computed from the manager and location fields."""
+
+    reports: dict[int, set[int]]
+    roots: set[int]
+    chains: dict[int, list[int]]
+    totals: dict[int, int]
+    cycles: list[list[int]]
+    staff: dict[int, set[int]]
+
+
+def derive(snap: Snapshot) -> Derived:
+    reports: dict[int, set[int]] = {}
+    roots: set[int] = set()
+    for pk in snap.employees:
+        boss = snap.manager(pk)
+        if boss is None or boss not in snap.employees:
+            roots.add(pk)
+        else:
+            reports.setdefault(boss, set()).add(pk)
+    chains: dict[int, list[int]] = {}
+    cycles: list[list[int]] = []
+    for pk in snap.employees:
+        seen, path, cur = set(), [], snap.manager(pk)
+        while cur is not None and cur in snap.employees:
+            if cur == pk or cur in seen:
+                loop = [pk, *path] if cur == pk else path[path.index(cur) :]
+                cycles.append(sorted(loop))
+                path = None
+                break
+            seen.add(cur)
+            path.append(cur)
+            cur = snap.manager(cur)
+        if path is not None:
+            chains[pk] = path[::-1]
+    totals = dict.fromkeys(snap.employees, 0)
+    for chain in chains.values():
+        for boss in chain:
+            totals[boss] += 1
+    staff: dict[int, set[int]] = {}
+    for pk, row in snap.employees.items():
+        if row.get("location"):
+            staff.setdefault(int(row["location"]), set()).add(pk)
+    unique_cycles = {tuple(c) for c in cycles}
+    return Derived(reports, roots, chains, totals, [list(c) for c in sorted(unique_cycles)], staff)
+
+
+def rebuild() -> None:
+    """Rewrite every derived structure of the graph from the manager and location fields, in one
+    transaction. A cycle is broken first by sending its lowest id to the top."""
+    snap = snapshot()
+    found = derive(snap)
+    while found.cycles:
+        snap.employees[found.cycles[0][0]]["manager"] = ""
+        found = derive(snap)
+    pipe = client().pipeline(transaction=True)
+    pipe.delete(
+        keys.roots(), keys.employee_names(), keys.employee_by_name(), keys.location_names(), keys.location_by_name()
+    )
+    pipe.delete(*[keys.reports(pk) for pk in snap.reports] or [keys.roots()])
+    pipe.delete(*[keys.staff(pk) for pk in snap.staff] or [keys.roots()])
+    for pk, row in snap.employees.items():
+        location = int(row["location"]) if row.get("location") else None
+        if location is not None and location not in snap.locations:
+            location = None
+        pipe.hset(
+            keys.employee(pk),
+            mapping={
+                "manager": row["manager"],
+                "ancestors": ",".join(map(str, found.chains.get(pk, []))),
+                "direct": len(found.reports.get(pk, ())),
+                "total": found.totals[pk],
+                "location": "" if location is None else location,
+                "location_name": snap.locations.get(location, "") if location else "",
+            },
+        )
+        pipe.zadd(keys.employee_names(), {f"{fold(row['name'])}\0{pk}": 0})
+        pipe.hset(keys.employee_by_name(), fold(row["name"]), pk)
+    for boss, members in found.reports.items():
+        pipe.sadd(keys.reports(boss), *members)
+    if found.roots:
+        pipe.sadd(keys.roots(), *found.roots)
+    for place, members in found.staff.items():
+        if place in snap.locations:
+            pipe.sadd(keys.staff(place), *members)
+    for pk, name in snap.locations.items():
+        pipe.zadd(keys.location_names(), {f"{fold(name)}\0{pk}": 0})
+        pipe.hset(keys.location_by_name(), fold(name), pk)
+    pipe.execute()

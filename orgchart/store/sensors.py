@@ -1,0 +1,461 @@
+"""Temperature at each location, with the bucket pattern (the e-book's RedisTimeSeries example,
+on plain strings and hashes).
+
+Raw samples of one sensor-hour live in one string of 4-byte records: the second of the hour
+(uint16) and the temperature in hundredths of a degree plus 32768 (uint16), in time order. A
+year of 6-second samples is 8,760 keys of 2,400 bytes, a few bytes per sample, where a hash or a
+sorted set entry per sample would cost tens. Each key expires after the raw retention.
+
+Hourly, daily and monthly rollups (count, sum, min, max, in integer hundredths so the sums
+are exact) are updated by the same Lua script as the raw write, so they can never disagree with
+it: our TS.CREATERULE. A repeated timestamp keeps the last value and corrects the rollups,
+recomputing a min or max it may have removed from the rollups one level down. Timestamps have
+one-second resolution: two readings within the same second are the same sample.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+
+from config.redis import client, raw_client
+from orgchart import keys
+
+__all__ = [
+    "Retention",
+    "retention",
+    "record_readings",
+    "sensor_keys",
+    "sensor_watch_keys",
+    "Rollup",
+    "SensorCharts",
+    "sensor_charts",
+    "used_memory",
+    "raw_buckets",
+    "decode_bucket",
+    "hour_samples",
+    "latest_keys",
+    "rollups_of",
+    "rewrite_rollups",
+    "buckets_without_ttl",
+    "expire_buckets",
+]
+
+OFFSET = 32768  # stored = hundredths + OFFSET, so an all-zero record never looks like a reading
+RECORD = struct.Struct(">HH")
+HOUR = 3600
+DAY = 86400
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How long each bucket lives after its last write, in seconds (0: forever)."""
+
+    raw: int
+    hour: int
+    day: int
+    month: int
+
+
+def retention() -> Retention:
+    days = getattr(settings, "ORGCHART_RETENTION_DAYS", {})
+    return Retention(
+        raw=int(days.get("raw", 400)) * DAY,  # a year of samples (the e-book's data set) and a margin
+        hour=int(days.get("hour", 400)) * DAY,
+        day=int(days.get("day", 5 * 366)) * DAY,
+        month=int(days.get("month", 0)) * DAY,
+    )
+
+
+_INGEST = """
+local function decode(s)
+  local secs, vals = {}, {}
+  local pos = 1
+  while pos <= #s do
+    local sec, val
+    sec, val, pos = struct.unpack('>HH', s, pos)
+    secs[#secs + 1] = sec
+    vals[sec] = val - 32768
+  end
+  return secs, vals
+end
+
+local raw = redis.call('GET', KEYS[1]) or ''
+local batch = ARGV[6]
+local first_new = struct.unpack('>H', batch, 1)
+local last_old = -1
+if #raw >= 4 then last_old = struct.unpack('>H', raw, #raw - 3) end
+
+local add_count, add_sum, bmin, bmax = 0, 0, nil, nil
+local replaced = false
+local new_secs, new_vals = decode(batch)
+if first_new > last_old then
+  redis.call('APPEND', KEYS[1], batch)
+  for _, sec in ipairs(new_secs) do
+    local v = new_vals[sec]
+    add_count = add_count + 1
+    add_sum = add_sum + v
+    if bmin == nil or v < bmin then bmin = v end
+    if bmax == nil or v > bmax then bmax = v end
+  end
+else
+  local secs, vals = decode(raw)
+  for _, sec in ipairs(new_secs) do
+    local v = new_vals[sec]
+    local old = vals[sec]
+    if old == nil then
+      secs[#secs + 1] = sec
+      add_count = add_count + 1
+      add_sum = add_sum + v
+    else
+      add_sum = add_sum + v - old
+      if v ~= old then replaced = true end
+    end
+    vals[sec] = v
+    if bmin == nil or v < bmin then bmin = v end
+    if bmax == nil or v > bmax then bmax = v end
+  end
+  table.sort(secs)
+  local parts = {}
+  for i, sec in ipairs(secs) do parts[i] = struct.pack('>HH', sec, vals[sec] + 32768) end
+  redis.call('SET', KEYS[1], table.concat(parts))
+  if replaced then
+    -- a corrected value may have been the hour's min or max: recompute the hour from its samples
+    local c, s, mn, mx = 0, 0, nil, nil
+    for _, sec in ipairs(secs) do
+      local v = vals[sec]
+      c = c + 1; s = s + v
+      if mn == nil or v < mn then mn = v end
+      if mx == nil or v > mx then mx = v end
+    end
+    redis.call('HSET', KEYS[2], 'count', c, 'sum', s, 'min', mn, 'max', mx)
+  end
+end
+
+local function fold(key, count, sum, mn, mx)
+  redis.call('HINCRBY', key, 'count', count)
+  redis.call('HINCRBY', key, 'sum', sum)
+  local cur = redis.call('HMGET', key, 'min', 'max')
+  if cur[1] == false or mn < tonumber(cur[1]) then redis.call('HSET', key, 'min', mn) end
+  if cur[2] == false or mx > tonumber(cur[2]) then redis.call('HSET', key, 'max', mx) end
+end
+
+local function recompute_extremes(key, first, last)
+  local mn, mx = nil, nil
+  for i = first, last do
+    local cur = redis.call('HMGET', KEYS[i], 'min', 'max')
+    if cur[1] then
+      local a, b = tonumber(cur[1]), tonumber(cur[2])
+      if mn == nil or a < mn then mn = a end
+      if mx == nil or b > mx then mx = b end
+    end
+  end
+  redis.call('HSET', key, 'min', mn, 'max', mx)
+end
+
+local days_from = 6 + 24
+if not replaced then
+  fold(KEYS[2], add_count, add_sum, bmin, bmax)
+  fold(KEYS[3], add_count, add_sum, bmin, bmax)
+  fold(KEYS[4], add_count, add_sum, bmin, bmax)
+else
+  redis.call('HINCRBY', KEYS[3], 'count', add_count)
+  redis.call('HINCRBY', KEYS[3], 'sum', add_sum)
+  recompute_extremes(KEYS[3], 6, days_from - 1)
+  redis.call('HINCRBY', KEYS[4], 'count', add_count)
+  redis.call('HINCRBY', KEYS[4], 'sum', add_sum)
+  recompute_extremes(KEYS[4], days_from, #KEYS)
+end
+
+local ttls = {ARGV[1], ARGV[2], ARGV[3], ARGV[4]}
+for i = 1, 4 do
+  if tonumber(ttls[i]) > 0 then redis.call('EXPIRE', KEYS[i], ttls[i]) end
+end
+
+local hour_start = tonumber(ARGV[5])
+local newest = hour_start + new_secs[#new_secs]
+local oldest = hour_start + new_secs[1]
+local latest = redis.call('HMGET', KEYS[5], 'ts', 'first')
+if latest[1] == false or newest >= tonumber(latest[1]) then
+  redis.call('HSET', KEYS[5], 'ts', newest, 'value', new_vals[new_secs[#new_secs]])
+end
+if latest[2] == false or oldest < tonumber(latest[2]) then
+  redis.call('HSET', KEYS[5], 'first', oldest)
+end
+return add_count
+"""
+
+
+def _hour_stamp(moment: datetime) -> str:
+    return moment.strftime("%Y%m%d%H")
+
+
+def _day_stamp(moment: datetime) -> str:
+    return moment.strftime("%Y%m%d")
+
+
+def _month_stamp(moment: datetime) -> str:
+    return moment.strftime("%Y%m")
+
+
+def _utc(ts: int) -> datetime:
+    return datetime.fromtimestamp(ts, UTC)
+
+
+def _days_of_month(moment: datetime) -> list[datetime]:
+    first = moment.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    nxt = (first + timedelta(days=32)).replace(day=1)
+    return [first + timedelta(days=i) for i in range((nxt - first).days)]
+
+
+def _script_keys(location: int, hour_start: int) -> list[str]:
+    moment = _utc(hour_start)
+    day0 = moment.replace(hour=0)
+    return [
+        keys.temp_raw(location, _hour_stamp(moment)),
+        keys.temp_rollup(location, "hour", _hour_stamp(moment)),
+        keys.temp_rollup(location, "day", _day_stamp(moment)),
+        keys.temp_rollup(location, "month", _month_stamp(moment)),
+        keys.temp_latest(location),
+        *(keys.temp_rollup(location, "hour", _hour_stamp(day0 + timedelta(hours=h))) for h in range(24)),
+        *(keys.temp_rollup(location, "day", _day_stamp(day)) for day in _days_of_month(moment)),
+    ]
+
+
+def _centi(value: float) -> int:
+    centi = round(value * 100)
+    if not -OFFSET < centi < OFFSET:
+        raise ValueError(f"temperature {value} is out of range (±327.67)")
+    return centi
+
+
+def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_hours: int = 48) -> int:
+    """Store readings ``(unix seconds, degrees)`` of one location's sensor: the one write path,
+    for a live feed and for the generator alike. One script call per sensor-hour, each atomic,
+    ``batch_hours`` of them per pipelined round trip. Returns how many new samples were stored
+    (a repeated timestamp replaces its sample and is not counted)."""
+    by_hour: dict[int, dict[int, int]] = {}
+    for ts, value in readings:
+        ts = int(ts)
+        start = ts - ts % HOUR
+        by_hour.setdefault(start, {})[ts - start] = _centi(value)  # last one of a second wins
+    ttl = retention()
+    script = client().register_script(_INGEST)
+    stored, pipe, queued = 0, client().pipeline(transaction=False), 0
+    for start in sorted(by_hour):
+        samples = by_hour[start]
+        batch = b"".join(RECORD.pack(sec, samples[sec] + OFFSET) for sec in sorted(samples))
+        script(
+            keys=_script_keys(location, start),
+            args=[ttl.raw, ttl.hour, ttl.day, ttl.month, start, batch],
+            client=pipe,
+        )
+        queued += 1
+        if queued >= batch_hours:
+            stored += sum(pipe.execute())
+            queued = 0
+    if queued:
+        stored += sum(pipe.execute())
+    return stored
+
+
+def used_memory() -> int:
+    """INFO used_memory, for measuring the cost of a sample."""
+    return int(client().info("memory")["used_memory"])
+
+
+def sensor_watch_keys(location: int) -> list[str]:
+    return [keys.temp_latest(location)]
+
+
+def sensor_keys(location: int) -> list[str]:
+    """Every bucket key of a location's sensor, named from its first and last reading (no scan)."""
+    latest = client().hgetall(keys.temp_latest(location))
+    if not latest:
+        return []
+    found = [keys.temp_latest(location)]
+    first, last = _utc(int(latest["first"])), _utc(int(latest["ts"]))
+    hour = first.replace(minute=0, second=0)
+    while hour <= last:
+        found += [keys.temp_raw(location, _hour_stamp(hour)), keys.temp_rollup(location, "hour", _hour_stamp(hour))]
+        if hour.hour == 0 or hour == first.replace(minute=0, second=0):
+            found.append(keys.temp_rollup(location, "day", _day_stamp(hour)))
+            if hour.day == 1 or hour == first.replace(minute=0, second=0):
+                found.append(keys.temp_rollup(location, "month", _month_stamp(hour)))
+        hour += timedelta(hours=1)
+    return found
+
+
+# --- charts --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rollup:
+    start: datetime
+    count: int
+    sum: int
+    min: int
+    max: int
+
+    @property
+    def mean(self) -> float:
+        return self.sum / self.count / 100
+
+    @property
+    def low(self) -> float:
+        return self.min / 100
+
+    @property
+    def high(self) -> float:
+        return self.max / 100
+
+
+@dataclass
+class SensorCharts:
+    latest_at: datetime | None
+    latest_value: float | None
+    raw: list[tuple[datetime, float]]  # the last 24 hours, every sample
+    days: list[Rollup]  # up to 30, oldest first
+    months: list[Rollup]  # up to 12, oldest first
+    keys_read: int
+    day_slots: list[datetime] = field(default_factory=list)  # the 30 days of the window
+    month_slots: list[datetime] = field(default_factory=list)  # the 12 months of the window
+
+    @property
+    def raw_start(self) -> datetime | None:
+        return self.latest_at - timedelta(hours=24) if self.latest_at else None
+
+
+def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:
+    """(unix seconds, hundredths) of one raw bucket."""
+    if not data:
+        return []
+    return [(start + sec, val - OFFSET) for sec, val in RECORD.iter_unpack(data)]
+
+
+def _rollup(start: datetime, row) -> Rollup | None:
+    if not row or row[0] is None:
+        return None
+    return Rollup(start, int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+
+
+def _month_starts(last: datetime, count: int) -> list[datetime]:
+    months, cur = [], last.replace(day=1, hour=0, minute=0, second=0)
+    for _ in range(count):
+        months.append(cur)
+        cur = (cur - timedelta(days=1)).replace(day=1)
+    return months[::-1]
+
+
+def sensor_charts(location: int, latest: dict) -> SensorCharts:
+    """The three charts of a location page in one round trip, ending at the newest reading: 25 raw
+    hour buckets, 30 daily and 12 monthly rollups. Keys read grow with buckets, never samples."""
+    if not latest:
+        return SensorCharts(None, None, [], [], [], 0)
+    end = _utc(int(latest["ts"]))
+    hours = [(end - timedelta(hours=h)).replace(minute=0, second=0) for h in range(24, -1, -1)]
+    days = [(end - timedelta(days=d)).replace(hour=0, minute=0, second=0) for d in range(29, -1, -1)]
+    months = _month_starts(end, 12)
+    pipe = raw_client().pipeline(transaction=False)
+    for hour in hours:
+        pipe.get(keys.temp_raw(location, _hour_stamp(hour)))
+    for day in days:
+        pipe.hmget(keys.temp_rollup(location, "day", _day_stamp(day)), "count", "sum", "min", "max")
+    for month in months:
+        pipe.hmget(keys.temp_rollup(location, "month", _month_stamp(month)), "count", "sum", "min", "max")
+    replies = pipe.execute()
+    since = int((end - timedelta(hours=24)).timestamp())
+    raw = [
+        (_utc(ts), centi / 100)
+        for hour, data in zip(hours, replies[: len(hours)])
+        for ts, centi in decode_bucket(int(hour.timestamp()), data)
+        if ts > since
+    ]
+    day_rows = replies[len(hours) : len(hours) + len(days)]
+    month_rows = replies[len(hours) + len(days) :]
+    return SensorCharts(
+        end,
+        int(latest["value"]) / 100,
+        raw,
+        [r for r in (_rollup(d, row) for d, row in zip(days, day_rows)) if r],
+        [r for r in (_rollup(m, row) for m, row in zip(months, month_rows)) if r],
+        len(hours) + len(days) + len(months),
+        days,
+        months,
+    )
+
+
+# --- integrity -----------------------------------------------------------------------------------
+
+
+def raw_buckets(chunk: int = 500):
+    """(location, hour start, samples) of every raw bucket: SCAN, then GETs pipelined by ``chunk``
+    (for the integrity check)."""
+    found = []
+    for key in client().scan_iter(match="orgchart:location:*:temp:raw:*", count=1000):
+        parts = key.split(":")
+        found.append((int(parts[2]), datetime.strptime(parts[5], "%Y%m%d%H").replace(tzinfo=UTC), key))
+    for i in range(0, len(found), chunk):
+        pipe = raw_client().pipeline(transaction=False)
+        for _, _, key in found[i : i + chunk]:
+            pipe.get(key)
+        for (place, hour, _), data in zip(found[i : i + chunk], pipe.execute()):
+            yield place, hour, decode_bucket(int(hour.timestamp()), data)
+
+
+def latest_keys() -> list[str]:
+    return list(client().scan_iter(match="orgchart:location:*:temp:latest", count=1000))
+
+
+def hour_samples(key: str, hour: datetime) -> list[tuple[int, int]]:
+    return decode_bucket(int(hour.timestamp()), raw_client().get(key))
+
+
+def rollups_of(location: int, period: str) -> dict[str, dict[str, str]]:
+    """Every rollup hash of one period of a location, by stamp (SCAN, for the integrity check)."""
+    found = list(client().scan_iter(match=keys.temp_rollup_pattern(location, period), count=1000))
+    pipe = client().pipeline(transaction=False)
+    for key in found:
+        pipe.hgetall(key)
+    values = pipe.execute() if found else []
+    return {key.rsplit(":", 1)[1]: value for key, value in zip(found, values)}
+
+
+_EXPIRING = ("raw", "hour", "day")
+
+
+def buckets_without_ttl() -> list[tuple[str, str]]:
+    """(key, period) of every raw bucket or hourly/daily rollup with no TTL (retention not enforced)."""
+    found = []
+    for period in _EXPIRING + (("month",) if retention().month else ()):
+        keys_ = list(client().scan_iter(match=f"orgchart:location:*:temp:{period}:*", count=1000))
+        pipe = client().pipeline(transaction=False)
+        for key in keys_:
+            pipe.ttl(key)
+        found += [(key, period) for key, ttl in zip(keys_, pipe.execute() if keys_ else []) if ttl == -1]
+    return found
+
+
+def expire_buckets(found: list[tuple[str, str]]) -> None:
+    ttl = retention()
+    pipe = client().pipeline(transaction=False)
+    for key, period in found:
+        pipe.expire(key, getattr(ttl, period))
+    pipe.execute()
+
+
+def rewrite_rollups(location: int, period: str, rows: dict[str, tuple[int, int, int, int]]) -> None:
+    """Repair: overwrite rollups of one period from what the level below gives, in one transaction."""
+    ttl = {"hour": retention().hour, "day": retention().day, "month": retention().month}[period]
+    pipe = client().pipeline(transaction=True)
+    for stamp, (count, total, low, high) in rows.items():
+        key = keys.temp_rollup(location, period, stamp)
+        pipe.delete(key)
+        pipe.hset(key, mapping={"count": count, "sum": total, "min": low, "max": high})
+        if ttl:
+            pipe.expire(key, ttl)
+    pipe.execute()

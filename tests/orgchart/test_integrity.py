@@ -1,0 +1,112 @@
+import threading
+
+import redis
+
+from config.invariants import violations
+from config.redis import client
+from orgchart import keys, store
+from orgchart.integrity import _repair_rollups
+from orgchart.store import audit
+from tests.base import RedisTestCase
+from tests.orgchart.helpers import ACTOR, location, org
+from tests.orgchart.test_graph import SPEC
+
+
+def messages():
+    return [f"{inv.name}: {v.message}" for inv, v in violations(["orgchart"])]
+
+
+class InvariantsTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.where = location("Seattle")
+        self.ids = org(SPEC, self.where)
+
+    def test_a_consistent_graph_has_no_violation(self):
+        store.move_employee(self.ids["Ann"], self.ids["Eve"], ACTOR)
+        store.delete_employee(self.ids["Bob"], self.ids["Doug"], ACTOR)
+        self.assertEqual(messages(), [])
+
+    def test_a_stray_report_edge_is_found_and_repaired(self):
+        client().sadd(keys.reports(self.ids["Eve"]), self.ids["Fay"])
+        self.assertTrue(any("report set" in m for m in messages()))
+        audit.rebuild()
+        self.assertEqual(messages(), [])
+
+    def test_a_cycle_is_found_and_broken(self):
+        client().hset(keys.employee(self.ids["Doug"]), "manager", self.ids["Fay"])
+        found = messages()
+        self.assertTrue(any("cycle through employees" in m for m in found), found)
+        audit.rebuild()
+        self.assertEqual(messages(), [])
+
+    def test_a_stale_count_and_staff_set_are_found(self):
+        client().hincrby(keys.employee(self.ids["Doug"]), "total", 1)
+        client().srem(keys.staff(self.where), self.ids["Eve"])
+        found = messages()
+        self.assertTrue(any("direct/total" in m for m in found), found)
+        self.assertTrue(any("staff set" in m for m in found), found)
+        audit.rebuild()
+        self.assertEqual(messages(), [])
+
+
+class ConcurrentMovesTest(RedisTestCase):
+    """Moves from many threads at once, including pairs that would close a cycle together
+    (A under B while B goes under A): WATCH makes one of each pair retry and be refused."""
+
+    def test_concurrent_moves_keep_the_tree_acyclic_and_symmetric(self):
+        ids = list(org({f"E{i}": (f"E{(i - 1) // 2}" if i else None) for i in range(31)}).values())
+        pairs = [(ids[a], ids[b]) for a, b in [(3, 4), (4, 3), (7, 8), (8, 7), (1, 2), (2, 1), (5, 9), (9, 5)]]
+        pairs += [(ids[a], ids[b]) for a, b in [(15, 16), (16, 17), (17, 15), (10, 20), (20, 10), (11, 30)]]
+        outcomes, barrier = [], threading.Barrier(len(pairs))
+
+        def move(pk, boss):
+            barrier.wait()
+            for _ in range(5):
+                try:
+                    store.move_employee(pk, boss, ACTOR)
+                    outcomes.append("moved")
+                except store.Refused:
+                    outcomes.append("refused")
+                except (store.Busy, redis.WatchError):
+                    outcomes.append("busy")
+                boss, pk = pk, boss  # and back the other way round
+
+        threads = [threading.Thread(target=move, args=pair) for pair in pairs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertIn("moved", outcomes)
+        self.assertIn("refused", outcomes)
+        self.assertEqual(messages(), [])
+        snap = audit.snapshot()
+        self.assertEqual(sum(1 for row in snap.employees.values() if not row["manager"]), len(snap.roots))
+
+
+class RollupRepairTest(RedisTestCase):
+    def test_a_tampered_rollup_is_found_and_recomputed(self):
+        where = location("Seattle")
+        start = 1767600000  # 2026-01-05 08:00 UTC
+        store.record_readings(where, [(start + 6 * i, 20 + (i % 7) / 10) for i in range(1200)])
+        self.assertEqual(messages(), [])
+        client().hincrby(keys.temp_rollup(where, "hour", "2026010508"), "sum", 5)
+        client().hset(keys.temp_rollup(where, "month", "202601"), "max", 9999)
+        found = messages()
+        self.assertEqual(len(found), 3, found)  # the hour, its day (from kept hours), the month
+        _repair_rollups()
+        self.assertEqual(messages(), [])
+
+
+class RetentionTest(RedisTestCase):
+    def test_a_bucket_without_ttl_is_found_and_given_one(self):
+        from orgchart.integrity import _expire_buckets
+
+        where = location("Seattle")
+        store.record_readings(where, [(1767600000, 20.0)])
+        self.assertEqual(messages(), [])
+        client().persist(keys.temp_raw(where, "2026010508"))
+        self.assertEqual(len(messages()), 1)
+        _expire_buckets()
+        self.assertEqual(messages(), [])
+        self.assertGreater(client().ttl(keys.temp_raw(where, "2026010508")), 0)

@@ -1,0 +1,224 @@
+from django.urls import reverse
+
+from config.redis import client
+from orgchart import keys, store
+from tests.base import RedisTestCase
+from tests.orgchart.helpers import location, org
+from tests.orgchart.test_graph import SPEC
+
+
+class EmployeeScreensTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.where = location("Seattle")
+        self.ids = org(SPEC, self.where)
+
+    def test_list_is_two_round_trips_and_searches_by_prefix(self):
+        with self.assertRoundTrips(2):
+            response = self.client.get("/orgchart/employees/?q=d")
+        self.assertContains(response, "Doug")
+        self.assertContains(response, "Dee")
+        self.assertNotContains(response, ">Ann<")
+        self.assertContains(response, "Inverted index")
+
+    def test_list_sorts_descending_and_pages(self):
+        for i in range(30):
+            store.save_employee(None, {"name": f"Zed {i:02}", "manager": self.ids["Eve"]}, store.Actor("t"))
+        response = self.client.get("/orgchart/employees/?o=-name")
+        names = [e.name for e in response.context["page"].object_list]
+        self.assertEqual(names[0], "Zed 29")
+        self.assertEqual(len(names), 25)
+        self.assertContains(response, "Page 1 of 2")
+        self.assertEqual(self.client.get("/orgchart/employees/?page=9").status_code, 404)
+
+    def test_detail_shows_chain_depth_and_reports_by_depth(self):
+        with self.assertRoundTrips(2):
+            response = self.client.get(f"/orgchart/employees/{self.ids['Fay']}/")
+        self.assertContains(response, '<dd id="depth-value">3</dd>', html=True)
+        chain = response.content.decode().split('id="chain"')[1].split("</ol>")[0]
+        self.assertLess(chain.index("Doug"), chain.index("Ann"))
+        self.assertLess(chain.index("Ann"), chain.index("Cid"))
+        with self.assertRoundTrips(3):  # the node and level 1, one SUNION for level 2, the names
+            response = self.client.get(f"/orgchart/employees/{self.ids['Doug']}/?depth=2")
+        self.assertEqual(response.context["report"].rows, [(1, 2, 2), (2, 3, 5)])
+        at_depth = response.content.decode().split('id="at-depth"')[1].split("</ul>")[0]
+        for name in ("Cid", "Dee", "Eve"):
+            self.assertIn(name, at_depth)
+        self.assertNotIn("Fay", at_depth)
+
+    def test_depth_partial_for_htmx(self):
+        response = self.client.get(f"/orgchart/employees/{self.ids['Doug']}/?depth=3", headers={"HX-Request": "true"})
+        self.assertContains(response, 'id="by-depth"')
+        self.assertNotContains(response, "<h1>")
+        self.assertContains(response, "Fay")
+
+    def test_unknown_or_malformed_id_is_404(self):
+        self.assertEqual(self.client.get("/orgchart/employees/999/").status_code, 404)
+        self.assertEqual(self.client.get("/orgchart/employees/abc/").status_code, 404)
+        self.assertEqual(self.client.get("/orgchart/tree/?root=x").status_code, 404)
+        self.assertEqual(self.client.get("/orgchart/tree/?root=999").status_code, 404)
+
+    def test_add_with_errors_beside_fields_writes_nothing(self):
+        before = client().dbsize()
+        response = self.client.post(
+            "/orgchart/employees/add/", {"name": "doug", "title": "x", "manager": "Nobody Here", "location": ""}
+        )
+        self.assertContains(response, "No employee is called &#x27;Nobody Here&#x27;.")
+        response = self.client.post("/orgchart/employees/add/", {"name": "doug", "manager": "Ann"})
+        self.assertContains(response, "is already called")
+        self.assertEqual(client().dbsize(), before)
+
+    def test_add_then_redirect_with_message(self):
+        response = self.client.post(
+            "/orgchart/employees/add/",
+            {"name": "Gus <b>", "title": "Intern", "manager": "Eve", "location": self.where, "full_time": ""},
+            follow=True,
+        )
+        self.assertContains(response, "Saved Gus &lt;b&gt;.")
+        pk = client().hget(keys.employee_by_name(), "gus <b>")
+        self.assertEqual(client().hget(keys.employee(pk), "full_time"), "0")
+        self.assertEqual(store.get_employee(self.ids["Doug"]).total, 7)
+
+    def test_move_refuses_a_cycle_with_a_clear_error(self):
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        response = self.client.post(f"/orgchart/employees/{self.ids['Ann']}/move/", {"manager": "Fay"})
+        self.assertContains(response, "that would make a cycle", status_code=400)
+        response = self.client.post(f"/orgchart/employees/{self.ids['Ann']}/move/", {"manager": "Ann"})
+        self.assertContains(response, "cannot report to themselves", status_code=400)
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
+
+    def test_move_and_edit_through_the_screens(self):
+        response = self.client.post(f"/orgchart/employees/{self.ids['Cid']}/move/", {"manager": "Bob"}, follow=True)
+        self.assertContains(response, "Moved Cid.")
+        self.assertIn(str(self.ids["Cid"]), client().smembers(keys.reports(self.ids["Bob"])))
+        response = self.client.get(f"/orgchart/employees/{self.ids['Cid']}/edit/")
+        self.assertContains(response, f'value="#{self.ids["Bob"]}"')
+
+    def test_delete_asks_who_takes_over_then_does_it(self):
+        response = self.client.get(f"/orgchart/employees/{self.ids['Ann']}/delete/")
+        self.assertContains(response, 'value="Doug"')
+        response = self.client.post(f"/orgchart/employees/{self.ids['Ann']}/delete/", {"successor": "Fay"})
+        self.assertContains(response, "Fay is in this employee&#x27;s own team: pick someone outside it.")
+        self.assertTrue(client().exists(keys.employee(self.ids["Ann"])))
+        response = self.client.post(f"/orgchart/employees/{self.ids['Ann']}/delete/", {"successor": "Bob"}, follow=True)
+        self.assertContains(response, "Deleted Ann.")
+        self.assertFalse(client().exists(keys.employee(self.ids["Ann"])))
+        self.assertEqual(store.get_employee(self.ids["Bob"]).direct, 3)
+
+    def test_writes_need_post(self):
+        self.assertEqual(self.client.get(f"/orgchart/employees/{self.ids['Ann']}/move/").status_code, 405)
+
+
+class TreeAndPathScreensTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.ids = org(SPEC)
+
+    def test_tree_starts_at_the_top_in_one_round_trip(self):
+        with self.assertRoundTrips(1):
+            response = self.client.get("/orgchart/tree/")
+        self.assertContains(response, "Doug")
+        self.assertContains(response, "2 direct · 6 in all")
+        self.assertContains(response, "Tree and graph pattern: lazy tree")
+
+    def test_each_expansion_is_one_round_trip(self):
+        url = reverse("orgchart:tree_children", args=[self.ids["Ann"]])
+        with self.assertRoundTrips(1):
+            response = self.client.get(url, headers={"HX-Request": "true"})
+        self.assertContains(response, "Cid")
+        self.assertContains(response, "1 direct · 1 in all")
+        self.assertContains(response, "Dee")
+        self.assertNotContains(response, "<h1>")
+        self.assertRedirects(self.client.get(url), f"/orgchart/tree/?root={self.ids['Ann']}")
+        missing = self.client.get("/orgchart/tree/999/children/", headers={"HX-Request": "true"})
+        self.assertEqual(missing.status_code, 404)
+
+    def test_path_finder(self):
+        with self.assertRoundTrips(3):  # the names in one HMGET, then the two chains, then the path
+            response = self.client.get("/orgchart/path/", {"a": "Fay", "b": f"#{self.ids['Eve']}"})
+        self.assertContains(response, "5 degrees of separation")
+        self.assertEqual([e.name for e in response.context["path"].steps], ["Fay", "Cid", "Ann", "Doug", "Bob", "Eve"])
+        response = self.client.get("/orgchart/path/", {"a": "Nobody", "b": "Eve"})
+        self.assertContains(response, "No employee is called")
+        with self.assertRoundTrips(1):  # ids need no lookup; the missing one shows in the chains' read
+            response = self.client.get("/orgchart/path/", {"a": f"#{self.ids['Cid']}", "b": "#999"})
+        self.assertContains(response, "one of them does not exist")
+
+
+class LocationScreensTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.where = location("Seattle")
+        self.other = location("Austin")
+        self.ids = org(SPEC, self.where)
+
+    def test_location_page_is_two_round_trips(self):
+        store.record_readings(self.where, [(1767600000 + 6 * i, 20.0) for i in range(100)])
+        with self.assertRoundTrips(2):
+            response = self.client.get(f"/orgchart/locations/{self.where}/")
+        self.assertContains(response, "Staff (7)")
+        self.assertContains(response, "Latest reading")
+        self.assertContains(response, "<svg", count=3)
+        self.assertContains(response, "Bucket pattern")
+
+    def test_staff_reporting_to_filter(self):
+        response = self.client.get(f"/orgchart/locations/{self.where}/", {"under": "Ann"})
+        listed = response.content.decode().split('id="reporting"')[1].split("</ul>")[0]
+        self.assertEqual([n for n in SPEC if f">{n}<" in listed], ["Cid", "Dee", "Fay"])
+
+    def test_list_add_rename_delete(self):
+        response = self.client.get("/orgchart/locations/")
+        self.assertContains(response, "Seattle")
+        self.assertContains(response, '<td class="num">7</td>', html=True)
+        response = self.client.post("/orgchart/locations/add/", {"name": "seattle"})
+        self.assertContains(response, "is already called")
+        self.client.post(f"/orgchart/locations/{self.where}/edit/", {"name": "Tacoma"})
+        self.assertEqual(store.get_employee(self.ids["Fay"]).location_name, "Tacoma")
+        response = self.client.post(f"/orgchart/locations/{self.where}/delete/", {"successor": self.other}, follow=True)
+        self.assertContains(response, "Deleted Tacoma.")
+        self.assertEqual(client().scard(keys.staff(self.other)), 7)
+        self.assertFalse(client().exists(keys.location(self.where), keys.staff(self.where)))
+        self.assertEqual(store.get_employee(self.ids["Fay"]).location_name, "Austin")
+
+
+class LocationDeleteTest(RedisTestCase):
+    def test_delete_removes_the_sensor_buckets_in_the_same_transaction(self):
+        where, other = location("Seattle"), location("Austin")
+        org(SPEC, where)
+        store.record_readings(where, [(1767571200 - 3600 * i, 20.0) for i in range(24 * 40)])  # 40 days
+        store.record_readings(other, [(1767571200, 20.0)])
+        self.assertGreater(sum(1 for _ in client().scan_iter(f"orgchart:location:{where}:*")), 1900)
+        response = self.client.post(f"/orgchart/locations/{where}/delete/", {"successor": ""}, follow=True)
+        self.assertContains(response, "Deleted Seattle.")
+        self.assertEqual(list(client().scan_iter(f"orgchart:location:{where}:*")), [])
+        self.assertFalse(client().exists(keys.location(where)))
+        self.assertTrue(client().exists(keys.temp_latest(other)))
+        self.assertEqual(store.get_employee(store.resolve_employee("Fay")).location, None)
+        from config.invariants import violations
+
+        self.assertEqual(violations(["orgchart"]), [])
+
+
+class WideTreeTest(RedisTestCase):
+    def test_a_wide_node_expands_a_page_at_a_time(self):
+        from orgchart.importer import OrgData, Person
+
+        data = OrgData()
+        data.people["boss"] = Person("Boss")
+        for i in range(store.NODE_LIMIT + 5):
+            data.people[f"r{i:03}"] = Person(f"R{i:03}", manager="boss")
+        boss = store.import_graph(data, store.Actor("t")).first_employee
+        url = reverse("orgchart:tree_children", args=[boss])
+        first = self.client.get(url, headers={"HX-Request": "true"}).content.decode()
+        self.assertEqual(first.count('class="leaf"'), store.NODE_LIMIT)
+        self.assertIn(f"?offset={store.NODE_LIMIT}", first)
+        with self.assertRoundTrips(1):
+            rest = self.client.get(f"{url}?offset={store.NODE_LIMIT}", headers={"HX-Request": "true"})
+        self.assertEqual(rest.content.decode().count('class="leaf"'), 5)
+        self.assertContains(rest, "R104")
+        self.assertNotContains(rest, "Show the next ones")
+        self.assertNotContains(rest, '<ul class="tree">')
+        self.assertEqual(self.client.get(f"{url}?offset=x", headers={"HX-Request": "true"}).status_code, 404)
+        page = self.client.get(f"/orgchart/tree/?root={boss}&offset={store.NODE_LIMIT}")
+        self.assertContains(page, "R100")
+        self.assertNotContains(page, "R099")
