@@ -1,2 +1,16 @@
+from django.urls import path
+
+from catalog import views
+
 app_name = "catalog"
-urlpatterns = []
+urlpatterns = [
+    path("", views.catalog_home, name="home"),
+    path("products/", views.product_list, name="product_list"),
+    path("products/add/", views.product_add, name="product_add"),
+    path("products/<int:pk>/", views.product_detail, name="product_detail"),
+    path("products/<int:pk>/edit/", views.product_edit, name="product_edit"),
+    path("products/<int:pk>/delete/", views.product_delete, name="product_delete"),
+    path("products/<int:pk>/reviews/", views.review_list, name="review_list"),
+    path("products/<int:pk>/reviews/add/", views.review_add, name="review_add"),
+    path("products/<int:pk>/reviews/<int:review_pk>/delete/", views.review_delete, name="review_delete"),
+]

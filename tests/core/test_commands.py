@@ -13,7 +13,7 @@ from django.test import override_settings
 
 from config import keys, seeding
 from config.keyspace import keyspace
-from config.redis import client
+from config.redis import client, raw_client
 from tests.base import RedisTestCase
 
 
@@ -23,16 +23,17 @@ def snapshot() -> dict:
     Stream entry ids carry the time of the write, so only their fields count;
     the seed marker records when it ran, so only its scale and apps count.
     """
-    r = client()
+    r = raw_client()  # values may be binary (the org chart's sensor buckets)
     state = {}
-    for key in sorted(r.scan_iter(count=1000)):
+    for raw_key in sorted(r.scan_iter(count=1000)):
+        key = raw_key.decode()
         if key.startswith("django:"):
             continue
-        kind = r.type(key)
+        kind = r.type(key).decode()
         if kind == "hash":
             value = r.hgetall(key)
             if key == keys.seed_marker():
-                value.pop("at")
+                value.pop(b"at")
         elif kind == "zset":
             value = r.zrange(key, 0, -1, withscores=True)
         elif kind == "set":

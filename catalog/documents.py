@@ -1,0 +1,266 @@
+"""The catalog's stored documents and their hash fields.
+
+A product is one hash: the list fields, the detail fields (one-to-one,
+embedded), its images and videos as JSON lists (bounded one-to-many,
+embedded), its type's own fields (polymorphic), its tags, and the fields the
+review machinery keeps (``recent_reviews``, ``num_reviews``, ``sum_ratings``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+
+from catalog import types
+
+SCHEMA = 1
+MAX_IMAGES = 10
+MAX_VIDEOS = 3
+MAX_TAGS = 20
+TAG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+TAG_MAX = 32
+
+# The fields the list page reads (HMGET / SORT GET): never details, images or reviews.
+LIST_FIELDS = ("name", "brand", "sku", "type", "price", "tags", "num_reviews", "sum_ratings")
+# Editable fields every product has, whatever its type.
+BASE_FIELDS = (
+    "name",
+    "brand",
+    "sku",
+    "model",
+    "price",
+    "image",
+    "description",
+    "manufacturer",
+    "dimensions",
+    "weight",
+)
+
+
+def is_tag(text: str) -> bool:
+    return isinstance(text, str) and len(text) <= TAG_MAX and bool(TAG.match(text))
+
+
+def split_tags(text: str) -> list[str]:
+    """Comma- or space-separated tags, stripped and lowercased, duplicates dropped, order kept."""
+    raw = re.split(r"[,\s]+", text or "")
+    return list(dict.fromkeys(t.strip().lower() for t in raw if t.strip()))
+
+
+def sku_key(sku: str) -> str:
+    """The SKU as the index holds it: uppercased, so lookups ignore case."""
+    return sku.strip().upper()
+
+
+def name_key(name: str) -> str:
+    """The name as the prefix index holds it: NFKC, casefolded, no NUL."""
+    return unicodedata.normalize("NFKC", name).casefold().replace("\x00", "")
+
+
+_ALPHABET = " 0123456789abcdefghijklmnopqrstuvwxyz"
+NAME_SCORE_CHARS = 10  # 37**10 < 2**53: the score stays an exact float
+
+
+def name_score(name: str) -> float:
+    """A score that orders names like their first 10 characters (space, digits, a-z).
+
+    Redis sorts by score, so a sort by name needs a number per name; ties past
+    the 10th character fall back to the id. Accents are folded to ASCII first;
+    any other character counts as a space.
+    """
+    folded = unicodedata.normalize("NFKD", name_key(name)).encode("ascii", "ignore").decode()
+    score = 0
+    for ch in folded[:NAME_SCORE_CHARS].ljust(NAME_SCORE_CHARS):
+        score = score * len(_ALPHABET) + max(_ALPHABET.find(ch), 0)
+    return float(score)
+
+
+def price_score(price: Decimal | None) -> float:
+    """Unpriced products sort as 0."""
+    return float(price) if price is not None else 0.0
+
+
+def average(count: int, total: int) -> float | None:
+    return total / count if count else None
+
+
+def rating_score(count: int, total: int) -> float:
+    return round(total / count, 6) if count else 0.0
+
+
+def _decimal(text: str | None) -> Decimal | None:
+    try:
+        return Decimal(text) if text else None
+    except InvalidOperation:
+        return None
+
+
+@dataclass
+class Product:
+    type: str
+    name: str
+    brand: str
+    sku: str
+    model: str = ""
+    price: Decimal | None = None
+    image: str = ""
+    description: str = ""
+    manufacturer: str = ""
+    dimensions: str = ""
+    weight: str = ""
+    images: list[str] = field(default_factory=list)
+    videos: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    attrs: dict[str, str] = field(default_factory=dict)  # the type's own fields
+    id: int = 0
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    rev: int = 0  # bumped by every edit: a stale edit form is refused
+    num_reviews: int = 0
+    sum_ratings: int = 0
+    recent_reviews: list[dict[str, str]] = field(default_factory=list)
+    schema: int = SCHEMA
+
+    @property
+    def product_type(self) -> types.ProductType | None:
+        return types.get(self.type)
+
+    @property
+    def average(self) -> float | None:
+        return average(self.num_reviews, self.sum_ratings)
+
+    @property
+    def recent(self) -> list[Review]:
+        """The embedded copies of the 3 newest reviews: no review hash is read."""
+        return [Review.from_fields(item, self.id) for item in self.recent_reviews]
+
+    @property
+    def type_fields(self) -> list[tuple[types.TypeField, str]]:
+        """(field, value) for the fields of this product's type, in the registry's order."""
+        kind = self.product_type
+        return [(f, self.attrs.get(f.name, "")) for f in kind.fields] if kind else []
+
+    def to_hash(self) -> dict[str, str]:
+        """The editable fields (the review machinery owns the embed and the aggregate)."""
+        kind = self.product_type
+        own = {name: str(self.attrs[name]) for name in (kind.field_names if kind else ()) if name in self.attrs}
+        return {
+            "schema": str(self.schema),
+            "type": self.type,
+            "name": self.name,
+            "brand": self.brand,
+            "sku": self.sku,
+            "model": self.model,
+            "price": "" if self.price is None else str(self.price),
+            "image": self.image,
+            "description": self.description,
+            "manufacturer": self.manufacturer,
+            "dimensions": self.dimensions,
+            "weight": self.weight,
+            "images": json.dumps(self.images),
+            "videos": json.dumps(self.videos),
+            "tags": ",".join(self.tags),
+            "created_at": repr(self.created_at),
+            "updated_at": repr(self.updated_at),
+            "rev": str(self.rev),
+            **own,
+        }
+
+    @classmethod
+    def from_hash(cls, product_id: int, data: dict[str, str]) -> Product:
+        kind = types.get(data.get("type", ""))
+        names = kind.field_names if kind else ()
+        return cls(
+            id=product_id,
+            type=data.get("type", ""),
+            name=data.get("name", ""),
+            brand=data.get("brand", ""),
+            sku=data.get("sku", ""),
+            model=data.get("model", ""),
+            price=_decimal(data.get("price")),
+            image=data.get("image", ""),
+            description=data.get("description", ""),
+            manufacturer=data.get("manufacturer", ""),
+            dimensions=data.get("dimensions", ""),
+            weight=data.get("weight", ""),
+            images=json.loads(data.get("images") or "[]"),
+            videos=json.loads(data.get("videos") or "[]"),
+            tags=[t for t in (data.get("tags") or "").split(",") if t],
+            attrs={name: data[name] for name in names if name in data},
+            created_at=float(data.get("created_at") or 0),
+            updated_at=float(data.get("updated_at") or 0),
+            rev=int(data.get("rev") or 0),
+            num_reviews=int(data.get("num_reviews") or 0),
+            sum_ratings=int(data.get("sum_ratings") or 0),
+            recent_reviews=json.loads(data.get("recent_reviews") or "[]"),
+            schema=int(data.get("schema") or SCHEMA),
+        )
+
+
+@dataclass(frozen=True)
+class ProductRow:
+    """One line of the product list: only the fields the list shows."""
+
+    id: int
+    name: str
+    brand: str
+    sku: str
+    type: str
+    price: Decimal | None
+    tags: list[str]
+    num_reviews: int
+    sum_ratings: int
+
+    @property
+    def average(self) -> float | None:
+        return average(self.num_reviews, self.sum_ratings)
+
+    @property
+    def type_label(self) -> str:
+        kind = types.get(self.type)
+        return kind.label if kind else self.type
+
+    @classmethod
+    def from_values(cls, product_id: str, values: list[str | None]) -> ProductRow:
+        data = dict(zip(LIST_FIELDS, values))
+        return cls(
+            id=int(product_id),
+            name=data["name"] or "",
+            brand=data["brand"] or "",
+            sku=data["sku"] or "",
+            type=data["type"] or "",
+            price=_decimal(data["price"]),
+            tags=[t for t in (data["tags"] or "").split(",") if t],
+            num_reviews=int(data["num_reviews"] or 0),
+            sum_ratings=int(data["sum_ratings"] or 0),
+        )
+
+
+@dataclass(frozen=True)
+class Review:
+    id: int
+    product: int
+    author: str
+    rating: int
+    comment: str
+    published_at: float
+
+    @property
+    def published(self) -> datetime:
+        return datetime.fromtimestamp(self.published_at, UTC)
+
+    @classmethod
+    def from_fields(cls, data: dict[str, str], product: int = 0) -> Review:
+        """From a review hash (with its id), a page row or an embedded copy."""
+        return cls(
+            id=int(data["id"]),
+            product=int(data.get("product") or product),
+            author=data.get("author") or "",
+            rating=int(data.get("rating") or 0),
+            comment=data.get("comment") or "",
+            published_at=float(data.get("published_at") or 0),
+        )

@@ -1,0 +1,181 @@
+"""Django forms for products (base fields plus one type's section), reviews and the list filters."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.validators import RegexValidator, URLValidator
+
+from catalog import store, types
+from catalog.documents import MAX_IMAGES, MAX_TAGS, MAX_VIDEOS, TAG_MAX, Product, is_tag, split_tags
+
+SKU = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z", "Letters, digits, dots, dashes and underscores only.")
+
+
+class URLListField(forms.CharField):
+    """One URL per line, at most ``limit`` of them: a bounded embedded list."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def __init__(self, *, limit: int, noun: str, **kwargs):
+        self.limit, self.noun = limit, noun
+        kwargs.setdefault("help_text", f"One URL per line, at most {limit}.")
+        super().__init__(required=False, **kwargs)
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def clean(self, value):
+        text = super().clean(value)
+        urls = [line.strip() for line in text.splitlines() if line.strip()]
+        if len(urls) > self.limit:
+            raise forms.ValidationError(f"At most {self.limit} {self.noun} (you gave {len(urls)}).", code="bound")
+        check = URLValidator(schemes=["http", "https"])
+        for url in urls:
+            try:
+                check(url)
+            except forms.ValidationError:
+                raise forms.ValidationError(f"Not a web address: {url[:80]}", code="invalid") from None
+        return urls
+
+
+class TagsField(forms.CharField):
+    """Comma-separated tags: lowercase slugs (letters, digits, single dashes)."""
+
+    def __init__(self, *, limit: int | None = MAX_TAGS, **kwargs):
+        self.limit = limit
+        kwargs.setdefault("help_text", "Comma-separated, e.g. wireless, noise-cancelling.")
+        super().__init__(required=False, max_length=1000, **kwargs)
+
+    def prepare_value(self, value):
+        return ", ".join(value) if isinstance(value, (list, tuple)) else value
+
+    def clean(self, value):
+        tags = split_tags(super().clean(value))
+        bad = [t for t in tags if not is_tag(t)]
+        if bad:
+            raise forms.ValidationError(
+                f"Not a tag: {', '.join(t[:40] for t in bad[:3])}. Use lowercase letters, digits and single "
+                f"dashes, at most {TAG_MAX} characters.",
+                code="invalid",
+            )
+        if self.limit and len(tags) > self.limit:
+            raise forms.ValidationError(f"At most {self.limit} tags (you gave {len(tags)}).", code="bound")
+        return tags
+
+
+class ProductForm(forms.Form):
+    """The base fields every product has, plus the section of its one type."""
+
+    type = forms.ChoiceField(choices=types.choices, widget=forms.HiddenInput)
+    name = forms.CharField(max_length=120)
+    brand = forms.CharField(max_length=80)
+    sku = forms.CharField(label="SKU", max_length=40, validators=[SKU])
+    model = forms.CharField(max_length=80, required=False)
+    price = forms.DecimalField(max_digits=9, decimal_places=2, min_value=0, required=False)
+    image = forms.URLField(label="Main image URL", required=False, assume_scheme="https")
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=5000, required=False)
+    manufacturer = forms.CharField(max_length=120, required=False)
+    dimensions = forms.CharField(max_length=80, required=False, help_text="e.g. 6 × 4 × 3 cm")
+    weight = forms.CharField(max_length=40, required=False, help_text="e.g. 52 g")
+    images = URLListField(limit=MAX_IMAGES, noun="images")
+    videos = URLListField(limit=MAX_VIDEOS, noun="videos")
+    tags = TagsField()
+    rev = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    BASE = ("name", "brand", "sku", "model", "price", "image")
+    DETAILS = ("description", "manufacturer", "dimensions", "weight", "images", "videos", "tags")
+
+    def __init__(self, *args, product_type: types.ProductType, product_id: int | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.product_type, self.product_id = product_type, product_id
+        self.initial["type"] = product_type.slug  # the chosen type, even over a stored product's own
+        for spec in product_type.fields:
+            self.fields[spec.name] = spec.form_field()
+
+    @property
+    def type_field_names(self) -> tuple[str, ...]:
+        return self.product_type.field_names
+
+    def base_fields_bound(self):
+        return [self[name] for name in self.BASE]
+
+    def detail_fields_bound(self):
+        return [self[name] for name in self.DETAILS]
+
+    def type_fields_bound(self):
+        return [self[name] for name in self.type_field_names]
+
+    def clean_sku(self):
+        sku = self.cleaned_data["sku"].strip()
+        owner = store.sku_owner(sku)
+        if owner is not None and owner != self.product_id:
+            raise forms.ValidationError(f"SKU {sku} is already used by product {owner}.", code="unique")
+        return sku
+
+    def to_product(self) -> Product:
+        data = self.cleaned_data
+        attrs = {name: _text(data.get(name)) for name in self.type_field_names if _text(data.get(name)) != ""}
+        return Product(
+            type=self.product_type.slug,
+            name=data["name"].strip(),
+            brand=data["brand"].strip(),
+            sku=data["sku"],
+            model=data.get("model", "").strip(),
+            price=data.get("price"),
+            image=data.get("image", ""),
+            description=data.get("description", ""),
+            manufacturer=data.get("manufacturer", ""),
+            dimensions=data.get("dimensions", ""),
+            weight=data.get("weight", ""),
+            images=data.get("images", []),
+            videos=data.get("videos", []),
+            tags=data.get("tags", []),
+            attrs=attrs,
+        )
+
+    @classmethod
+    def initial_for(cls, product: Product) -> dict:
+        """The edit form's initial values from a stored product."""
+        return {
+            "type": product.type,
+            **{name: getattr(product, name) for name in (*cls.BASE, *cls.DETAILS)},
+            "price": product.price,
+            "rev": product.rev,
+            **product.attrs,
+        }
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value).strip()
+
+
+class ReviewForm(forms.Form):
+    author = forms.CharField(max_length=80)
+    rating = forms.TypedChoiceField(
+        choices=[(n, f"{n} ★") for n in range(5, 0, -1)], coerce=int, widget=forms.RadioSelect, initial=5
+    )
+    comment = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=2000, required=False)
+
+
+class ProductFilterForm(forms.Form):
+    """The list's filters, from the query string. Invalid ones are reported and ignored."""
+
+    q = forms.CharField(label="Search", required=False, max_length=100)
+    type = forms.ChoiceField(choices=[("", "any type"), *types.choices()], required=False)
+    tags_all = TagsField(label="All of", limit=10, help_text="")
+    tags_any = TagsField(label="Any of", limit=10, help_text="")
+    tags_none = TagsField(label="None of", limit=10, help_text="")
+
+    def query(self, order: str, offset: int, limit: int) -> store.ProductQuery:
+        self.is_valid()
+        data = {name: value for name, value in self.cleaned_data.items() if name not in self.errors}
+        return store.ProductQuery(
+            q=(data.get("q") or "").strip(),
+            order=order,
+            type=data.get("type") or "",
+            tags_all=tuple(data.get("tags_all") or ()),
+            tags_any=tuple(data.get("tags_any") or ()),
+            tags_none=tuple(data.get("tags_none") or ()),
+            offset=offset,
+            limit=limit,
+        )

@@ -1,0 +1,199 @@
+"""The catalog's invariants: every derived value agrees with its source of truth.
+
+Sources of truth: the product hashes and the review hashes with each
+product's review set. Derived: the embed and the aggregate on each product
+(checked with the shared machinery's ``aggregate`` and ``expected_embed``),
+the sort, search, SKU, type and tag indexes, and the tag cloud's counts.
+"""
+
+from __future__ import annotations
+
+from catalog import keys, store
+from catalog.store import REVIEWS
+from config.invariants import Violation, invariant
+
+
+def _products():
+    for chunk in store.chunks(store.iter_product_ids()):
+        yield from store.products_by_id(chunk).values()
+
+
+def _count_violations():
+    """num_reviews against ZCARD, 500 products a round trip."""
+    for chunk in store.chunks(store.iter_product_ids()):
+        for product_id, (stored, actual) in store.review_counts(chunk).items():
+            if stored != actual:
+                yield (
+                    product_id,
+                    Violation(
+                        f"product {product_id}: num_reviews is {stored}, its review set holds {actual}",
+                        [keys.product(product_id), keys.product_reviews(product_id)],
+                    ),
+                )
+
+
+def _sum_violations():
+    for product in _products():
+        _, total = REVIEWS.aggregate(product.id)
+        if product.sum_ratings != total:
+            yield (
+                product.id,
+                Violation(
+                    f"product {product.id}: sum_ratings is {product.sum_ratings}, its reviews sum to {total}",
+                    [keys.product(product.id), keys.product_reviews(product.id)],
+                ),
+            )
+
+
+def _repairing(found):
+    """A repair that rebuilds the review-derived fields of every product ``found`` names."""
+
+    def repair():
+        for product_id in sorted({product_id for product_id, _ in found()}):
+            store.repair_reviews(product_id)
+
+    return repair
+
+
+@invariant("catalog", "num_reviews equals the ZCARD of the product's review set", repair=_repairing(_count_violations))
+def review_counts():
+    for _, violation in _count_violations():
+        yield violation
+
+
+@invariant("catalog", "sum_ratings equals the sum of the product's review ratings", repair=_repairing(_sum_violations))
+def rating_sums():
+    for _, violation in _sum_violations():
+        yield violation
+
+
+def _embed_wrong(product) -> bool:
+    return product.recent_reviews != REVIEWS.expected_embed(product.id)
+
+
+def _repair_embeds():
+    for product in _products():
+        if _embed_wrong(product):
+            store.repair_reviews(product.id)
+
+
+@invariant("catalog", "recent_reviews holds the 3 newest reviews", repair=_repair_embeds)
+def recent_reviews():
+    for product in _products():
+        if _embed_wrong(product):
+            expected = [item["id"] for item in REVIEWS.expected_embed(product.id)]
+            held = [item.get("id") for item in product.recent_reviews]
+            yield Violation(
+                f"product {product.id}: recent_reviews holds {held}, the newest are {expected}",
+                [keys.product(product.id), keys.product_reviews(product.id)],
+            )
+
+
+def _index_violations_of(products):
+    entries = store.index_entries(products)
+    for product in products:
+        found, member = entries[product.id], str(product.id)
+        if found.created is None:
+            yield Violation(f"product {product.id} is missing from the product index", [keys.products()])
+        for name, score in store.expected_scores(product).items():
+            held = found.scores[name]
+            if held is None or abs(held - score) > 1e-6:
+                yield Violation(
+                    f"product {product.id}: {name} index holds {held}, expected {score}", [keys.sort_index(name)]
+                )
+        if found.lex is None:
+            yield Violation(f"product {product.id}: name {product.name!r} is not in the name index", [keys.names()])
+        if found.sku_owner != member:
+            yield Violation(f"product {product.id}: SKU {product.sku} points to {found.sku_owner}", [keys.skus()])
+        if not found.in_type:
+            yield Violation(f"product {product.id} is missing from its type set", [keys.type_index(product.type)])
+        for tag, present in found.tags.items():
+            if not present:
+                yield Violation(f"product {product.id} is missing from tag set {tag!r}", [keys.tag_index(tag)])
+
+
+def _held_by_indexes() -> dict[str, store.Held]:
+    """What the indexes hold, per product id: one pass over every index (ZSCAN/SSCAN/HSCAN)."""
+    held: dict[str, store.Held] = {}
+    for kind, value, product_id in store.index_members():
+        entry = held.setdefault(product_id, store.Held())
+        if kind == "type":
+            entry.types.add(value)
+        elif kind == "tag":
+            entry.tags.add(value)
+        elif kind == "name":
+            entry.names += 1
+        elif kind == "sku":
+            entry.skus += 1
+    return held
+
+
+def _reverse_violations():
+    """Index entries naming a product that is gone, or a type, tag, name or SKU it no longer has."""
+    held = _held_by_indexes()
+    for chunk in store.chunks(sorted(held), 1000):
+        alive = store.products_by_id([int(i) for i in chunk])
+        for product_id in chunk:
+            entry, product = held[product_id], alive.get(int(product_id))
+            if product is None:
+                yield Violation(f"the indexes hold product {product_id}, which does not exist", [])
+                continue
+            if entry.types != {product.type}:
+                held_types = sorted(entry.types)
+                yield Violation(f"product {product_id} is in type sets {held_types}, its type is {product.type}")
+            if entry.tags != set(product.tags):
+                yield Violation(
+                    f"product {product_id} is in tag sets {sorted(entry.tags)}, it carries {sorted(product.tags)}"
+                )
+            if entry.names != 1:
+                yield Violation(f"product {product_id} has {entry.names} entries in the name index", [keys.names()])
+            if entry.skus != 1:
+                yield Violation(f"product {product_id} owns {entry.skus} SKUs in the SKU index", [keys.skus()])
+
+
+@invariant("catalog", "every index and tag set agrees with the product hashes", repair=store.rebuild_indexes)
+def indexes_agree():
+    for chunk in store.chunks(_products(), 500):
+        yield from _index_violations_of(chunk)
+    yield from _reverse_violations()
+    cloud, sizes = store.tag_counts()
+    for tag in sorted(set(cloud) | set(sizes)):
+        if cloud.get(tag, 0) != sizes.get(tag, 0):
+            yield Violation(
+                f"tag {tag!r}: the tag cloud counts {cloud.get(tag, 0)}, its set holds {sizes.get(tag, 0)}",
+                [keys.tags(), keys.tag_index(tag)],
+            )
+
+
+def _dangling():
+    """(product id, review id, why) for every review reference or review hash that dangles."""
+    for product_id, review_ids in store.review_sets():
+        for review_id in store.missing_reviews(review_ids):
+            yield product_id, review_id, "set"
+    for chunk in store.chunks(store.iter_review_ids(), 1000):
+        for review_id, (owner, listed) in store.review_links(chunk).items():
+            if not owner or not listed:
+                yield owner, review_id, "hash"
+
+
+def _repair_dangling():
+    for product_id, review_id, where in list(_dangling()):
+        if where == "set":
+            store.drop_review_refs(product_id, [review_id])
+        else:
+            store.drop_orphan_review(int(review_id))
+
+
+@invariant("catalog", "no review id dangles", repair=_repair_dangling)
+def no_dangling_reviews():
+    for product_id, review_id, where in _dangling():
+        if where == "set":
+            yield Violation(
+                f"product {product_id}'s review set lists review {review_id}, which has no hash",
+                [keys.product_reviews(product_id), keys.review(review_id)],
+            )
+        else:
+            yield Violation(
+                f"review {review_id} names product {product_id}, whose review set does not list it",
+                [keys.review(review_id)],
+            )

@@ -1,0 +1,214 @@
+"""Every key of the catalog, and its registration in the key space.
+
+Ids are integers, and the type and tag segments are checked against the type
+registry and the tag pattern before they get here (``types.py``, ``tags.py``):
+no user text becomes part of a key unvalidated.
+"""
+
+from config.keyspace import register, register_app
+
+APP = "catalog"
+register_app(APP, "catalog:")
+
+LIST = ("catalog:product_list",)
+DETAIL = ("catalog:product_detail",)
+PRODUCT_URL = "/catalog/products/{id}/"
+
+
+def product_ids() -> str:
+    return "catalog:ids:product"
+
+
+def review_ids() -> str:
+    return "catalog:ids:review"
+
+
+def product(product_id: int | str) -> str:
+    return f"catalog:product:{product_id}"
+
+
+def product_reviews(product_id: int | str) -> str:
+    return f"catalog:product:{product_id}:reviews"
+
+
+def review(review_id: int | str) -> str:
+    """``review("*")`` is the pattern SORT ... GET joins on."""
+    return f"catalog:review:{review_id}"
+
+
+def products() -> str:
+    """Every product id, scored by creation time: the list's default order."""
+    return "catalog:index:products"
+
+
+def sort_index(name: str) -> str:
+    """One sorted set per sortable column: name, price, rating, reviews."""
+    return f"catalog:index:by:{name}"
+
+
+def names() -> str:
+    """Lexicographic index of ``<casefolded name>\\x00<id>`` for prefix search."""
+    return "catalog:index:names"
+
+
+def skus() -> str:
+    return "catalog:index:skus"
+
+
+def type_index(type_slug: str) -> str:
+    return f"catalog:index:type:{type_slug}"
+
+
+def tag_index(tag: str) -> str:
+    return f"catalog:index:tag:{tag}"
+
+
+def tags() -> str:
+    return "catalog:index:tags"
+
+
+def temp(token: str) -> str:
+    """A list query's sorted result; ``token`` is a random hex string."""
+    return f"catalog:tmp:{token}"
+
+
+def temp_set(token: str, part: str) -> str:
+    """A list query's intermediate set of ids (``part``: any, q, ids)."""
+    return f"catalog:tmp:{token}:{part}"
+
+
+SORTS = ("name", "price", "rating", "reviews")
+
+register(
+    APP,
+    "catalog:ids:*",
+    "string",
+    "Enumerable keys (seed 003): id counter",
+    "The last id handed out for products and reviews (INCR).",
+    why="INCR is atomic, so two writers never get the same id, and ids survive restarts because they live "
+    "in Redis, not in process memory.",
+)
+register(
+    APP,
+    "catalog:product:*",
+    "hash",
+    "Embedded one-to-one and bounded one-to-many; polymorphic; partial embed; aggregate",
+    "One product: list fields, details, images/videos as JSON, its type's own fields, the 3 newest "
+    "reviews (recent_reviews) and num_reviews/sum_ratings.",
+    why="Everything the product page shows is one HGETALL: details are embedded rather than referenced, "
+    "bounded lists (≤10 images, ≤3 videos) ride along as JSON, and the newest reviews and the rating "
+    "aggregate are copies kept right in each review's own transaction.",
+    screens=(*LIST, *DETAIL, "catalog:product_edit"),
+    index=products(),
+    url=PRODUCT_URL,
+)
+register(
+    APP,
+    "catalog:product:*:reviews",
+    "zset",
+    "Referenced one-to-many (unbounded)",
+    "The ids of a product's reviews, scored by publication time.",
+    why="Reviews are unbounded, so they live in hashes of their own; this sorted set references them in "
+    "time order, so a page of the newest is ZREVRANGE-shaped (SORT BY nosort GET joins the fields).",
+    screens=(*DETAIL, "catalog:review_list"),
+    url=PRODUCT_URL,
+)
+register(
+    APP,
+    "catalog:review:*",
+    "hash",
+    "Referenced one-to-many (unbounded)",
+    "One review: product, author, rating 1–5, comment, published_at.",
+    why="A hash per review keeps the product hash small however many reviews it gets; the review names "
+    "its product, so a delete finds the set and the aggregate to fix.",
+    screens=("catalog:review_list", "catalog:review_delete"),
+)
+register(
+    APP,
+    "catalog:index:products",
+    "zset",
+    "Index (sorted set of ids)",
+    "Every product id, scored by creation time: enumerates products and orders the list by newest.",
+    why="A sorted set pages with ZRANGE offsets and joins with the type and tag sets inside Redis "
+    "(ZINTERSTORE), so no screen ever loads every id.",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:index:by:*",
+    "zset",
+    "Sorted index kept with the aggregate",
+    "Product ids scored by name (prefix code), price, average rating or review count, for the list sorts.",
+    why="Redis sorts only by score, so each sortable column has its own sorted set, written in the same "
+    "transaction as the field (the rating and count ones by each review's add and delete).",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:index:names",
+    "zset",
+    "Lexicographic index (seed 003)",
+    "`<casefolded name>\\0<id>` members at score 0: ZRANGEBYLEX finds names by prefix.",
+    why="With every score equal a sorted set orders its members as bytes, so a prefix is a range "
+    "[prefix, prefix\\xff] and search never scans products.",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:index:skus",
+    "hash",
+    "Inverted index: unique key",
+    "Uppercased SKU → product id: exact SKU search and SKU uniqueness.",
+    why="A hash field per SKU is an O(1) lookup; adds and edits WATCH it so two products can never claim the same SKU.",
+    screens=(*LIST, "catalog:product_add", "catalog:product_edit"),
+)
+register(
+    APP,
+    "catalog:index:type:*",
+    "set",
+    "Polymorphic pattern: one index per type",
+    "The ids of the products of one type (earbuds, game_console, …).",
+    why="All types share one product collection; a set per type is the e-book's `where type = …` "
+    "without a search module, and intersects with tag sets inside Redis.",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:index:tag:*",
+    "set",
+    "Tag system (seed 004)",
+    "The ids of the products carrying one tag.",
+    why="Sets are made for tags: all-of is SINTER, any-of SUNION, none-of SDIFF, computed in Redis.",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:index:tags",
+    "zset",
+    "Tag system (seed 004): tag cloud",
+    "Every tag in use, scored by how many products carry it (the list's tag chips).",
+    why="ZINCRBY in each product write keeps the counts, ZREMRANGEBYSCORE drops tags nobody uses, and "
+    "ZREVRANGE reads the most used tags without touching the tag sets.",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:tmp:*",
+    "zset",
+    "Temporary result (expires)",
+    "The filtered ids of one list query, scored by the sort column; deleted by the same transaction, "
+    "EXPIRE 60 as a backstop.",
+    why="Set algebra with a sort needs somewhere to put the intermediate result; a random name and a "
+    "short TTL mean no two requests share one and nothing lingers.",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:tmp:*:*",
+    "set",
+    "Temporary result (expires)",
+    "One list query's intermediate id sets: the any-of union, the search hits, the combined filter.",
+    why="SINTERSTORE/SUNIONSTORE/SDIFFSTORE work on plain sets, cheaper than sorted sets; only the final "
+    "step pays for an order. Deleted by the same transaction, EXPIRE 60 as a backstop.",
+    screens=LIST,
+)

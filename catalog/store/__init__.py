@@ -1,0 +1,53 @@
+"""The catalog's only code that talks to Redis.
+
+Writes: a product and every index entry derived from it change in one
+MULTI/EXEC (``queue_indexes`` writes the difference between the old and the
+new product), with WATCH where a read decides the write (SKU uniqueness, the
+edit form's revision, the old type and tags a change must undo). Reviews go
+through the shared ``ChildCollection``, whose ``on_change`` hook keeps the
+rating and review-count sort indexes in the review's own transaction.
+
+Reads: the list is one transaction whatever the filters (two with a search),
+the detail page one HGETALL, a page of reviews one SORT ... GET.
+"""
+
+from catalog.store.bulk import NewReview, import_products, last_product_id, queue_new_product, reserve_ids, write_batch
+from catalog.store.checks import (
+    Held,
+    IndexEntries,
+    chunks,
+    drop_orphan_review,
+    drop_review_refs,
+    expected_scores,
+    index_entries,
+    index_members,
+    iter_product_ids,
+    iter_review_ids,
+    missing_reviews,
+    products_by_id,
+    rebuild_indexes,
+    repair_reviews,
+    review_counts,
+    review_links,
+    review_sets,
+    set_index_keys,
+    tag_counts,
+)
+from catalog.store.core import REVIEWS, WATCH_RETRIES, EditConflict, SkuTaken
+from catalog.store.listing import SEARCH_LIMIT, TEMP_TTL, ProductList, ProductQuery, list_products
+from catalog.store.products import create, delete, get, new_product_id, sku_owner, update
+from catalog.store.reviews import ReviewPage, add_review, delete_review, get_review, review_page
+from config.store.children import Conflict, NotFound
+
+__all__ = [
+    "REVIEWS", "WATCH_RETRIES", "SEARCH_LIMIT", "TEMP_TTL",
+    "Conflict", "EditConflict", "NotFound", "SkuTaken",
+    "new_product_id", "create", "update", "delete", "get", "sku_owner",
+    "ProductQuery", "ProductList", "list_products",
+    "add_review", "delete_review", "get_review", "ReviewPage", "review_page",
+    "NewReview", "last_product_id", "reserve_ids", "queue_new_product", "import_products", "write_batch",
+    "Held", "IndexEntries", "chunks", "drop_orphan_review", "drop_review_refs", "expected_scores",
+    "index_entries", "index_members", "iter_product_ids", "iter_review_ids", "missing_reviews",
+    "products_by_id", "rebuild_indexes", "repair_reviews", "review_counts", "review_links", "review_sets",
+    "set_index_keys", "tag_counts",
+]  # fmt: skip

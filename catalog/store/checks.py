@@ -1,0 +1,230 @@
+"""Integrity reads and repairs: SCAN/ZSCAN/SSCAN/HSCAN in batches, never KEYS."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from catalog import keys, types
+from catalog.documents import Product, name_score, price_score, rating_score, sku_key
+from catalog.store.core import REVIEWS, lex_member, queue_indexes, queue_review_indexes
+from config.redis import client
+
+
+def iter_product_ids(batch: int = 1000) -> Iterator[int]:
+    """Every product hash's id, by SCAN (never KEYS)."""
+    for key in client().scan_iter(match=keys.product("*"), count=batch, _type="hash"):
+        tail = key.rsplit(":", 1)[1]
+        if tail.isdigit():
+            yield int(tail)
+
+
+def iter_review_ids(batch: int = 1000) -> Iterator[int]:
+    for key in client().scan_iter(match=keys.review("*"), count=batch, _type="hash"):
+        tail = key.rsplit(":", 1)[1]
+        if tail.isdigit():
+            yield int(tail)
+
+
+def chunks(items: Iterable, size: int = 500) -> Iterator[list]:
+    chunk = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def review_counts(product_ids: list[int]) -> dict[int, tuple[int, int]]:
+    """(stored num_reviews, ZCARD of the review set) per existing product: one pipeline."""
+    pipe = client().pipeline(transaction=False)
+    for product_id in product_ids:
+        pipe.hget(keys.product(product_id), "num_reviews")
+        pipe.zcard(keys.product_reviews(product_id))
+    replies = pipe.execute()
+    pairs = zip(product_ids, replies[::2], replies[1::2])
+    return {i: (int(stored), actual) for i, stored, actual in pairs if stored is not None}
+
+
+def products_by_id(ids: list[int]) -> dict[int, Product]:
+    pipe = client().pipeline(transaction=False)
+    for product_id in ids:
+        pipe.hgetall(keys.product(product_id))
+    return {i: Product.from_hash(i, data) for i, data in zip(ids, pipe.execute()) if data}
+
+
+@dataclass(frozen=True)
+class IndexEntries:
+    """What the indexes hold for one product id."""
+
+    created: float | None
+    scores: dict[str, float | None]
+    lex: float | None
+    sku_owner: str | None
+    in_type: bool
+    tags: dict[str, bool]
+
+
+def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
+    """The index entries every product should have, read in one pipeline."""
+    pipe = client().pipeline(transaction=False)
+    for p in products:
+        member = str(p.id)
+        pipe.zscore(keys.products(), member)
+        for name in keys.SORTS:
+            pipe.zscore(keys.sort_index(name), member)
+        pipe.zscore(keys.names(), lex_member(p))
+        pipe.hget(keys.skus(), sku_key(p.sku))
+        pipe.sismember(keys.type_index(p.type), member)
+        for tag in p.tags:
+            pipe.sismember(keys.tag_index(tag), member)
+    replies = iter(pipe.execute())
+    found = {}
+    for p in products:
+        created = next(replies)
+        scores = {name: next(replies) for name in keys.SORTS}
+        found[p.id] = IndexEntries(
+            created,
+            scores,
+            next(replies),
+            next(replies),
+            bool(next(replies)),
+            {tag: bool(next(replies)) for tag in p.tags},
+        )
+    return found
+
+
+def expected_scores(product: Product) -> dict[str, float]:
+    return {
+        "name": name_score(product.name),
+        "price": price_score(product.price),
+        "rating": rating_score(product.num_reviews, product.sum_ratings),
+        "reviews": float(product.num_reviews),
+    }
+
+
+@dataclass
+class Held:
+    """What the indexes hold for one product id (integrity's reverse check)."""
+
+    types: set[str] = field(default_factory=set)
+    tags: set[str] = field(default_factory=set)
+    names: int = 0
+    skus: int = 0
+
+
+def index_members() -> Iterator[tuple[str, str, str]]:
+    """(kind, value, product id) for every entry of every index, by ZSCAN/SSCAN/HSCAN.
+
+    kind is "sorted" (value: the sorted index's key), "name", "sku", "type" or "tag" (value: the slug).
+    """
+    c = client()
+    for key in (keys.products(), *(keys.sort_index(n) for n in keys.SORTS)):
+        for member, _ in c.zscan_iter(key, count=1000):
+            yield "sorted", key, member
+    for member, _ in c.zscan_iter(keys.names(), count=1000):
+        yield "name", "", member.rsplit("\x00", 1)[-1]
+    for sku, owner in c.hscan_iter(keys.skus(), count=1000):
+        yield "sku", sku, owner
+    type_prefix, tag_prefix = keys.type_index(""), keys.tag_index("")
+    for key in set_index_keys():
+        kind, value = (
+            ("type", key.removeprefix(type_prefix))
+            if key.startswith(type_prefix)
+            else ("tag", key.removeprefix(tag_prefix))
+        )
+        for member in c.sscan_iter(key, count=1000):
+            yield kind, value, member
+
+
+def set_index_keys() -> list[str]:
+    """The type and tag sets present, by SCAN."""
+    c = client()
+    found = [keys.type_index(slug) for slug in types.TYPES]
+    found += list(c.scan_iter(match=keys.tag_index("*"), count=1000, _type="set"))
+    return found
+
+
+def tag_counts() -> tuple[dict[str, int], dict[str, int]]:
+    """(score in the tag cloud, SCARD of the tag set) for every tag either knows."""
+    c = client()
+    cloud = {tag: int(score) for tag, score in c.zscan_iter(keys.tags(), count=1000)}
+    sets = [key for key in set_index_keys() if key.startswith(keys.tag_index(""))]
+    pipe = c.pipeline(transaction=False)
+    for key in sets:
+        pipe.scard(key)
+    sizes = {key.removeprefix(keys.tag_index("")): n for key, n in zip(sets, pipe.execute())}
+    return cloud, sizes
+
+
+def rebuild_indexes() -> None:
+    """Rebuild every index from the product hashes: drop them all, re-add, in one transaction."""
+    index_keys = [
+        keys.products(),
+        keys.names(),
+        keys.skus(),
+        keys.tags(),
+        *(keys.sort_index(n) for n in keys.SORTS),
+        *set_index_keys(),
+    ]
+    products = [p for chunk in chunks(iter_product_ids()) for p in products_by_id(chunk).values()]
+    pipe = client().pipeline(transaction=True)
+    pipe.unlink(*index_keys)
+    for product in products:
+        queue_indexes(pipe, product.id, None, product)
+    pipe.execute()
+
+
+def review_links(review_ids: list[int]) -> dict[int, tuple[str | None, bool]]:
+    """For each review hash: its product field, and whether that product's set lists it."""
+    c = client()
+    pipe = c.pipeline(transaction=False)
+    for review_id in review_ids:
+        pipe.hget(keys.review(review_id), "product")
+    owners = pipe.execute()
+    pipe = c.pipeline(transaction=False)
+    for review_id, owner in zip(review_ids, owners):
+        pipe.zscore(keys.product_reviews(owner or "0"), str(review_id))
+    listed = pipe.execute()
+    return {i: (owner, score is not None) for i, owner, score in zip(review_ids, owners, listed)}
+
+
+def review_sets() -> Iterator[tuple[int, list[str]]]:
+    """(product id, review ids) for every review set, by SCAN then ZSCAN."""
+    c = client()
+    for key in c.scan_iter(match=keys.product_reviews("*"), count=1000, _type="zset"):
+        product_id = key.split(":")[2]
+        if product_id.isdigit():
+            yield int(product_id), [member for member, _ in c.zscan_iter(key, count=1000)]
+
+
+def missing_reviews(review_ids: list[str]) -> list[str]:
+    pipe = client().pipeline(transaction=False)
+    for review_id in review_ids:
+        pipe.exists(keys.review(review_id))
+    return [i for i, there in zip(review_ids, pipe.execute()) if not there]
+
+
+def drop_review_refs(product_id: int, review_ids: list[str]) -> None:
+    """Repair: drop set members whose hash is gone, then rebuild the product's embed and aggregate."""
+    if review_ids:
+        client().zrem(keys.product_reviews(product_id), *review_ids)
+    if client().exists(keys.product(product_id)):
+        repair_reviews(product_id)
+    else:
+        client().unlink(keys.product_reviews(product_id))
+
+
+def drop_orphan_review(review_id: int) -> None:
+    client().unlink(keys.review(review_id))
+
+
+def repair_reviews(product_id: int) -> None:
+    """Rebuild the embed and the aggregate from the reviews, and the sort indexes from the aggregate."""
+    REVIEWS.repair(product_id)
+    count, total = client().hmget(keys.product(product_id), ["num_reviews", "sum_ratings"])
+    pipe = client().pipeline(transaction=True)
+    queue_review_indexes(pipe, product_id, int(count or 0), int(total or 0))
+    pipe.execute()

@@ -1,0 +1,187 @@
+"""Catalog screens: thin views over ``catalog.store``."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from catalog import store, types
+from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
+from config.activity import Event
+from config.listing import list_state, page_of
+
+SORTS = ("name", "price", "rating", "reviews", "created")
+FILTERS = ("type", "tags_all", "tags_any", "tags_none")
+REVIEWS_PER_PAGE = 20
+
+
+def _event(request, verb: str, entity: str, object_id: int | str, label: str, link: str = "") -> Event:
+    return Event(request.user.get_username(), verb, "catalog", entity, str(object_id), label, link)
+
+
+def _detail_url(product_id: int) -> str:
+    return reverse("catalog:product_detail", args=[product_id])
+
+
+def _get_or_404(product_id: int):
+    product = store.get(product_id)
+    if product is None:
+        raise Http404("No such product")
+    return product
+
+
+def _type_or_404(slug: str | None) -> types.ProductType:
+    kind = types.get(slug or "")
+    if kind is None:
+        raise Http404("No such product type")
+    return kind
+
+
+def product_list(request):
+    state = list_state(request.GET, sorts=SORTS, default_order="-created", filters=FILTERS)
+    filters = ProductFilterForm(request.GET)
+    result = store.list_products(filters.query(state.order, state.offset, state.per_page))
+    context = {
+        "page": page_of(result.rows, result.total, state),
+        "state": state,
+        "filters": filters,
+        "result": result,
+        "type_chips": [(types.TYPES[slug], count) for slug, count in result.type_counts.items()],
+        "search_limit": store.SEARCH_LIMIT,
+    }
+    template = "catalog/product_list.html#results" if request.htmx else "catalog/product_list.html"
+    return render(request, template, context)
+
+
+@require_http_methods(["GET", "POST"])
+def product_add(request):
+    """Step 1 picks the type (``?type=`` absent); step 2 is that type's form."""
+    slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type")
+    if not slug:
+        return render(request, "catalog/product_type_choose.html", {"types": types.TYPES.values()})
+    kind = _type_or_404(slug)
+    form = ProductForm(request.POST or None, product_type=kind)
+    if request.method == "POST" and form.is_valid():
+        product = form.to_product()
+        product_id = store.new_product_id()
+        event = _event(request, "created", "product", product_id, product.name, _detail_url(product_id))
+        try:
+            store.create(product_id, product, event)
+        except store.SkuTaken as taken:
+            form.add_error("sku", f"SKU {taken.sku} is already used by product {taken.owner}.")
+        else:
+            messages.success(request, f"Added {kind.label} “{product.name}”.")
+            return redirect(_detail_url(product_id))
+    return render(request, "catalog/product_form.html", {"form": form, "kind": kind, "adding": True})
+
+
+def product_detail(request, pk: int):
+    product = _get_or_404(pk)
+    return render(request, "catalog/product_detail.html", {"product": product, "review_form": ReviewForm()})
+
+
+@require_http_methods(["GET", "POST"])
+def product_edit(request, pk: int):
+    """The type select reloads the type section (``?type=``); saving with a new type drops the old fields."""
+    product = _get_or_404(pk)
+    slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type", product.type)
+    kind = _type_or_404(slug)
+    initial = ProductForm.initial_for(product)
+    form = ProductForm(request.POST or None, initial=initial, product_type=kind, product_id=pk)
+    if request.htmx and request.method == "GET":
+        return render(request, "catalog/product_form.html#type-fields", {"form": form, "kind": kind})
+    if request.method == "POST" and form.is_valid():
+        changed = form.to_product()
+        event = _event(request, "updated", "product", pk, changed.name, _detail_url(pk))
+        try:
+            store.update(pk, changed, form.cleaned_data["rev"] or 0, event)
+        except store.NotFound:
+            raise Http404("No such product") from None
+        except store.EditConflict:
+            form.add_error(None, "Someone else saved this product after you opened the form. Reload it to see "
+                           "their changes, then make yours again.")  # fmt: skip
+        except store.SkuTaken as taken:
+            form.add_error("sku", f"SKU {taken.sku} is already used by product {taken.owner}.")
+        else:
+            messages.success(request, f"Saved “{changed.name}”.")
+            return redirect(_detail_url(pk))
+    context = {"form": form, "kind": kind, "product": product, "adding": False}
+    return render(request, "catalog/product_form.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def product_delete(request, pk: int):
+    product = _get_or_404(pk)
+    if request.method == "POST":
+        try:
+            store.delete(pk, _event(request, "deleted", "product", pk, product.name))
+        except store.NotFound:
+            raise Http404("No such product") from None
+        messages.success(request, f"Deleted “{product.name}” and its {product.num_reviews} reviews.")
+        return redirect("catalog:product_list")
+    return render(request, "catalog/product_confirm_delete.html", {"product": product})
+
+
+def review_list(request, pk: int):
+    """All reviews, 20 a page, newest first: loaded under the product with htmx, or as a page."""
+    try:
+        number = int(request.GET.get("page", "1"))
+    except ValueError:
+        raise Http404("Invalid page number") from None
+    if number < 1:
+        raise Http404("Invalid page number")
+    found = store.review_page(pk, (number - 1) * REVIEWS_PER_PAGE, REVIEWS_PER_PAGE)
+    if found is None:
+        raise Http404("No such product")
+    paginator = Paginator(range(found.total), REVIEWS_PER_PAGE)
+    if number > paginator.num_pages:
+        raise Http404("That page is past the end of the reviews")
+    context = {
+        "product_id": pk,
+        "product_name": found.product_name,
+        "reviews": found.reviews,
+        "page": paginator.page(number),
+        "url": reverse("catalog:review_list", args=[pk]),
+    }
+    template = "catalog/review_list.html#review-page" if request.htmx else "catalog/review_list.html"
+    return render(request, template, context)
+
+
+@require_POST
+def review_add(request, pk: int):
+    form = ReviewForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        event = _event(request, "created", "review", "", f"{data['rating']}★ by {data['author']}", _detail_url(pk))
+        try:
+            store.add_review(pk, data["author"].strip(), data["rating"], data["comment"].strip(), event)
+        except store.NotFound:
+            raise Http404("No such product") from None
+        messages.success(request, "Review added.")
+        return redirect(_detail_url(pk) + "#reviews")
+    product = _get_or_404(pk)
+    return render(request, "catalog/product_detail.html", {"product": product, "review_form": form}, status=400)
+
+
+@require_http_methods(["GET", "POST"])
+def review_delete(request, pk: int, review_pk: int):
+    review = store.get_review(review_pk)
+    if review is None or review.product != pk:
+        raise Http404("No such review on this product")
+    if request.method == "POST":
+        label = f"{review.rating}★ by {review.author}"
+        try:
+            store.delete_review(review_pk, _event(request, "deleted", "review", review_pk, label, _detail_url(pk)))
+        except store.NotFound:
+            raise Http404("No such review") from None
+        messages.success(request, f"Deleted the review by {review.author}.")
+        return redirect(_detail_url(pk) + "#reviews")
+    return render(request, "catalog/review_confirm_delete.html", {"review": review, "product_id": pk})
+
+
+def catalog_home(request):
+    return redirect("catalog:product_list")

@@ -1,0 +1,120 @@
+"""The catalog's invariants catch each kind of drift, and their repairs put it right."""
+
+import json
+import random
+import threading
+
+from django.core.management import call_command
+
+from catalog import keys, store
+from config.invariants import registry, violations
+from config.redis import client
+from tests.base import RedisTestCase
+from tests.catalog.helpers import event, make_product, review
+
+
+def messages():
+    return [v.message for _, v in violations(["catalog"])]
+
+
+def repair():
+    for inv in registry.for_apps(["catalog"]):
+        if list(inv.check()) and inv.repair:
+            inv.repair()
+
+
+class InvariantTest(RedisTestCase):
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        self.product = make_product(tags=["wireless", "sport"])
+        self.other = make_product("Other Buds", sku="OB-1", tags=["wireless"])
+        self.reviews = [review(self.product, r, at=float(n)) for n, r in enumerate((5, 4, 3, 2))]
+        self.assertEqual(messages(), [])
+
+    def assertCaught(self, fragment):
+        found = messages()
+        self.assertTrue(any(fragment in m for m in found), found)
+        repair()
+        self.assertEqual(messages(), [])
+
+    def test_a_wrong_count_is_caught_and_repaired(self):
+        client().hset(keys.product(self.product), "num_reviews", 9)
+        self.assertCaught("num_reviews is 9, its review set holds 4")
+
+    def test_a_wrong_sum_is_caught_and_repaired(self):
+        client().hincrby(keys.product(self.product), "sum_ratings", 3)
+        self.assertCaught("sum_ratings is 17, its reviews sum to 14")
+        self.assertEqual(client().zscore(keys.sort_index("rating"), str(self.product)), 3.5)
+
+    def test_a_stale_embed_is_caught_and_repaired(self):
+        client().hset(keys.product(self.product), "recent_reviews", json.dumps([]))
+        self.assertCaught("recent_reviews holds []")
+        self.assertEqual(len(store.get(self.product).recent), 3)
+
+    def test_a_missing_or_wrong_sort_entry_is_caught_and_repaired(self):
+        client().zadd(keys.sort_index("rating"), {str(self.product): 1})
+        client().zrem(keys.sort_index("price"), str(self.other))
+        self.assertCaught("rating index holds 1.0, expected 3.5")
+
+    def test_a_stale_tag_type_or_sku_entry_is_caught_and_repaired(self):
+        client().sadd(keys.tag_index("refurbished"), str(self.other))
+        client().sadd(keys.type_index("monitor"), str(self.other))
+        client().hset(keys.skus(), "GHOST", 77)
+        self.assertCaught("the indexes hold product 77, which does not exist")
+        self.assertFalse(client().exists(keys.tag_index("refurbished")))
+        self.assertFalse(client().sismember(keys.type_index("monitor"), str(self.other)))
+
+    def test_a_tag_cloud_count_that_disagrees_is_caught(self):
+        client().zincrby(keys.tags(), 2, "sport")
+        self.assertCaught("tag 'sport': the tag cloud counts 3, its set holds 1")
+
+    def test_a_dangling_review_id_and_an_orphan_review_are_caught_and_repaired(self):
+        client().delete(keys.review(self.reviews[0]))
+        self.assertCaught(f"lists review {self.reviews[0]}, which has no hash")
+        self.assertEqual(store.get(self.product).num_reviews, 3)
+        client().hset(keys.review(999), mapping={"product": "12345", "rating": "5", "author": "x"})
+        self.assertCaught("review 999 names product 12345")
+        self.assertFalse(client().exists(keys.review(999)))
+
+    def test_check_integrity_command_passes_on_seeded_data(self):
+        call_command("seed", "--only", "catalog", verbosity=0)
+        self.assertGreater(client().zcard(keys.products()), 150)
+        self.assertEqual(messages(), [])
+
+
+class ConcurrencyTest(RedisTestCase):
+    sign_in = False
+
+    def test_eight_threads_adding_and_deleting_reviews_on_one_product_keep_every_invariant(self):
+        product_id = make_product(tags=["wireless"])
+        pool = [review(product_id, 1 + n % 5, at=1000.0 + n) for n in range(40)]
+        lock = threading.Lock()
+        errors = []
+
+        def worker(seed):
+            rng = random.Random(seed)
+            try:
+                for _ in range(20):
+                    with lock:
+                        victim = pool.pop(rng.randrange(len(pool))) if pool and rng.random() < 0.5 else None
+                    if victim is None:
+                        new = review(product_id, rng.randint(1, 5), author=f"t{seed}", at=2000.0 + rng.random())
+                        with lock:
+                            pool.append(new)
+                    else:
+                        store.delete_review(victim, event("deleted", "review"))
+            except Exception as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(errors, [])
+        product = store.get(product_id)
+        self.assertEqual(product.num_reviews, len(pool))
+        self.assertEqual(client().zscore(keys.sort_index("reviews"), str(product_id)), len(pool))
+        self.assertEqual(messages(), [])

@@ -1,0 +1,129 @@
+"""The seeder (demo scale, deterministic) and ``import_catalog`` (all or nothing)."""
+
+import json
+import tempfile
+from io import StringIO
+from pathlib import Path
+
+from django.core.management import CommandError, call_command
+
+from catalog import keys, store
+from config.invariants import violations
+from config.keyspace import keyspace
+from config.redis import client
+from tests.base import RedisTestCase, flush_test_redis
+from tests.catalog.helpers import make_product
+
+
+def snapshot():
+    """Every catalog hash and sorted set, as plain values."""
+    found = {}
+    for key in sorted(client().scan_iter(match="catalog:*")):
+        kind = client().type(key)
+        if kind == "hash":
+            found[key] = client().hgetall(key)
+        elif kind == "zset":
+            found[key] = client().zrange(key, 0, -1, withscores=True)
+        elif kind == "set":
+            found[key] = sorted(client().smembers(key))
+        else:
+            found[key] = client().get(key)
+    return found
+
+
+class SeedTest(RedisTestCase):
+    sign_in = False
+
+    def test_demo_seeds_about_200_products_and_2000_reviews_the_same_way_twice(self):
+        call_command("seed", "--only", "catalog", verbosity=0)
+        products = client().zcard(keys.products())
+        reviews = len(list(client().scan_iter(match="catalog:review:*", count=1000)))
+        self.assertEqual(products, 200)
+        self.assertTrue(1500 <= reviews <= 2500, reviews)
+        self.assertEqual(violations(["catalog"]), [])
+        first = snapshot()
+        unregistered = [k for k in first if getattr(keyspace.match(k), "app", None) != "catalog"]
+        self.assertEqual(unregistered, [])
+        flush_test_redis()
+        call_command("seed", "--only", "catalog", verbosity=0)
+        self.assertEqual(snapshot(), first)
+
+    def test_seeding_again_without_reset_adds_products_with_new_skus(self):
+        call_command("seed", "--only", "catalog", verbosity=0)
+        call_command("seed", "--only", "catalog", verbosity=0)
+        self.assertEqual(client().zcard(keys.products()), 400)
+        self.assertEqual(client().hlen(keys.skus()), 400)
+        self.assertEqual(violations(["catalog"]), [])
+
+
+class ImportTest(RedisTestCase):
+    sign_in = False
+
+    def run_import(self, records):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "catalog.json"
+            path.write_text(json.dumps(records))
+            out = StringIO()
+            call_command("import_catalog", str(path), stdout=out)
+            return out.getvalue()
+
+    GOOD = [
+        {
+            "type": "earbuds",
+            "name": "Import Buds",
+            "brand": "Imp",
+            "sku": "IMP-1",
+            "model": "I1",
+            "batteryLife": 20,
+            "connectionType": "bluetooth",
+            "fit": "in-ear",
+            "price": 49.5,
+            "tags": ["wireless", "sport"],
+            "reviews": [{"author": "a", "rating": 5}, {"author": "b", "rating": 2, "comment": "meh"}],
+        },
+        {
+            "type": "game console",
+            "name": "Import Box",
+            "brand": "Imp",
+            "sku": "IMP-2",
+            "model": "B2",
+            "storage_type": "ssd",
+            "usbPorts": 2,
+            "hdmiPorts": 1,
+            "gpu": "G1",
+        },
+    ]
+
+    def test_a_good_file_imports_every_product_its_reviews_and_indexes(self):
+        out = self.run_import(self.GOOD)
+        self.assertIn("Import Buds (earbuds, IMP-1): 2 reviews", out)
+        self.assertIn("Imported 2 products and 2 reviews", out)
+        buds = store.get(store.sku_owner("IMP-1"))
+        self.assertEqual((buds.attrs["battery_life"], buds.num_reviews, buds.sum_ratings), ("20", 2, 7))
+        self.assertEqual([r.author for r in buds.recent], ["b", "a"])
+        box = store.get(store.sku_owner("imp-2"))
+        self.assertEqual((box.type, box.attrs["usb_ports"]), ("game_console", "2"))
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_a_bad_record_is_reported_by_index_and_nothing_is_written(self):
+        make_product(sku="TAKEN-1")
+        before = snapshot()
+        bad = [
+            *self.GOOD,
+            {**self.GOOD[0], "sku": "IMP-3", "batteryLife": -1},
+            {**self.GOOD[1], "sku": "IMP-4", "fit": "in-ear"},
+            {"type": "toaster", "name": "x"},
+            {**self.GOOD[1], "sku": "TAKEN-1"},
+            {**self.GOOD[0], "sku": "IMP-5", "reviews": [{"author": "c", "rating": 9}]},
+            {**self.GOOD[1], "sku": "imp-1"},
+        ]
+        with self.assertRaises(CommandError) as caught:
+            self.run_import(bad)
+        message = str(caught.exception)
+        self.assertIn("record 2: battery_life", message)
+        self.assertIn("record 3: fields not of a game console: fit", message)
+        self.assertIn("record 4: unknown type 'toaster'", message)
+        self.assertIn("record 5: sku: SKU TAKEN-1 is already used", message)
+        self.assertIn("record 6: review 0: rating", message)
+        self.assertIn("record 7: sku imp-1 repeats record 0", message)
+        self.assertEqual(snapshot(), before)

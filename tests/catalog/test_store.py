@@ -1,0 +1,244 @@
+"""The catalog store: atomic writes, every index kept, list queries computed inside Redis."""
+
+import json
+
+from catalog import keys, store
+from catalog.documents import LIST_FIELDS, Product, name_score
+from config.invariants import violations
+from config.keyspace import keyspace
+from config.redis import client
+from tests.base import RedisTestCase
+from tests.catalog.helpers import CONSOLE, EARBUDS, event, make_product, review
+
+
+def catalog_keys():
+    return sorted(k for k in client().scan_iter(match="catalog:*") if not k.startswith("catalog:ids:"))
+
+
+class ProductWriteTest(RedisTestCase):
+    sign_in = False
+
+    def test_create_writes_the_hash_every_index_and_the_event_in_one_transaction(self):
+        product_id = store.new_product_id()
+        product = Product("earbuds", "Sonique Buds", "Sonique", "SQ-1", tags=["wireless", "sport"], attrs=EARBUDS)
+        with self.assertRoundTrips(3) as trace:  # WATCH, HGET of the SKU index, then MULTI/EXEC
+            store.create(product_id, product, event())
+        self.assertEqual(trace.round_trips[-1].kind, "transaction")
+        stored = client().hgetall(keys.product(product_id))
+        self.assertEqual(stored["battery_life"], "24")
+        self.assertEqual((stored["num_reviews"], stored["sum_ratings"], stored["recent_reviews"]), ("0", "0", "[]"))
+        member = str(product_id)
+        self.assertTrue(client().sismember(keys.type_index("earbuds"), member))
+        self.assertTrue(client().sismember(keys.tag_index("wireless"), member))
+        self.assertEqual(client().zscore(keys.tags(), "sport"), 1)
+        self.assertEqual(client().hget(keys.skus(), "SQ-1"), member)
+        self.assertEqual(client().zscore(keys.sort_index("name"), member), name_score("Sonique Buds"))
+        self.assertEqual(client().zscore(keys.sort_index("rating"), member), 0)
+        self.assertEqual(client().zscore(keys.names(), f"sonique buds\x00{member}"), 0)
+        ((_, fields),) = client().xrange("core:events")
+        self.assertEqual((fields["verb"], fields["entity"]), ("created", "product"))
+
+    def test_a_taken_sku_is_refused_case_insensitively_and_nothing_is_written(self):
+        make_product(sku="SQ-1")
+        before = catalog_keys()
+        product = Product("earbuds", "Other", "Other", "sq-1", attrs=EARBUDS)
+        with self.assertRaises(store.SkuTaken):
+            store.create(store.new_product_id(), product, event())
+        self.assertEqual(catalog_keys(), before)
+
+    def test_changing_the_type_drops_the_old_types_fields_and_moves_the_type_set(self):
+        product_id = make_product(type="earbuds")
+        current = store.get(product_id)
+        changed = Product("game_console", current.name, current.brand, current.sku, attrs=CONSOLE)
+        store.update(product_id, changed, current.rev, event("updated"))
+        stored = client().hgetall(keys.product(product_id))
+        self.assertEqual(stored["type"], "game_console")
+        self.assertEqual(stored["hdmi_ports"], "1")
+        for gone in EARBUDS:
+            self.assertNotIn(gone, stored)
+        self.assertFalse(client().sismember(keys.type_index("earbuds"), str(product_id)))
+        self.assertTrue(client().sismember(keys.type_index("game_console"), str(product_id)))
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_an_edit_keeps_reviews_and_moves_tags_name_and_sku(self):
+        product_id = make_product(name="Old Name", sku="OLD-1", tags=["wireless", "refurbished"])
+        review(product_id, 4)
+        current = store.get(product_id)
+        changed = Product("earbuds", "New Name", "Brand", "NEW-1", tags=["wireless", "sport"], attrs=EARBUDS)
+        store.update(product_id, changed, current.rev, event("updated"))
+        stored = store.get(product_id)
+        self.assertEqual((stored.num_reviews, stored.sum_ratings, len(stored.recent_reviews)), (1, 4, 1))
+        self.assertEqual(stored.rev, current.rev + 1)
+        self.assertIsNone(client().zscore(keys.tags(), "refurbished"))  # nobody carries it any more
+        self.assertFalse(client().exists(keys.tag_index("refurbished")))
+        self.assertIsNone(client().hget(keys.skus(), "OLD-1"))
+        self.assertEqual(client().hget(keys.skus(), "NEW-1"), str(product_id))
+        self.assertEqual(client().zrangebylex(keys.names(), "-", "+"), [f"new name\x00{product_id}"])
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_a_stale_edit_is_refused_and_writes_nothing(self):
+        product_id = make_product()
+        before = client().hgetall(keys.product(product_id))
+        changed = Product("earbuds", "Renamed", "B", before["sku"], attrs=EARBUDS)
+        with self.assertRaises(store.EditConflict):
+            store.update(product_id, changed, int(before["rev"]) - 1, event("updated"))
+        self.assertEqual(client().hgetall(keys.product(product_id)), before)
+
+    def test_delete_removes_the_product_its_reviews_and_every_reference_in_one_transaction(self):
+        keep = make_product(name="Keep Me", sku="KEEP", tags=["wireless"])
+        product_id = make_product(name="Gone Soon", sku="GONE", tags=["wireless", "sport"])
+        for rating in (5, 3, 4, 1):
+            review(product_id, rating)
+        review(keep, 2)
+        with self.assertRoundTrips(4) as trace:  # WATCH, HGETALL, ZRANGE, then MULTI/EXEC
+            store.delete(product_id, event("deleted"))
+        self.assertEqual(trace.round_trips[-1].kind, "transaction")
+        left = "\n".join(catalog_keys())
+        self.assertNotIn(f":{product_id}", left.replace(f"\x00{keep}", ""))
+        member = str(product_id)
+        for key in [keys.products(), keys.names(), *(keys.sort_index(n) for n in keys.SORTS)]:
+            self.assertNotIn(member, [m.rsplit("\x00", 1)[-1] for m in client().zrange(key, 0, -1)], key)
+        self.assertFalse(client().sismember(keys.tag_index("wireless"), member))
+        self.assertFalse(client().exists(keys.tag_index("sport")))
+        self.assertEqual(client().zscore(keys.tags(), "wireless"), 1)
+        self.assertEqual(client().hlen(keys.skus()), 1)
+        self.assertEqual(client().zcard(keys.product_reviews(keep)), 1)
+        self.assertEqual(len(list(client().scan_iter(match="catalog:review:*"))), 1)
+        self.assertEqual(violations(["catalog"]), [])
+
+
+class ReviewTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_review_updates_the_embed_the_aggregate_and_the_sort_indexes_in_its_transaction(self):
+        product_id = make_product()
+        review(product_id, 5, at=100.0)
+        review(product_id, 2, at=200.0)
+        stored = store.get(product_id)
+        self.assertEqual((stored.num_reviews, stored.sum_ratings), (2, 7))
+        self.assertEqual(stored.average, 3.5)
+        self.assertEqual([r.rating for r in stored.recent], [2, 5])
+        self.assertEqual(client().zscore(keys.sort_index("rating"), str(product_id)), 3.5)
+        self.assertEqual(client().zscore(keys.sort_index("reviews"), str(product_id)), 2)
+
+    def test_deleting_one_of_the_three_newest_refills_the_embed_and_the_indexes(self):
+        product_id = make_product()
+        ids = [review(product_id, rating, at=float(n)) for n, rating in enumerate((1, 2, 3, 4, 5))]
+        store.delete_review(ids[-1], event("deleted", "review"))
+        stored = store.get(product_id)
+        self.assertEqual([r.id for r in stored.recent], [ids[3], ids[2], ids[1]])
+        self.assertEqual((stored.num_reviews, stored.sum_ratings), (4, 10))
+        self.assertEqual(client().zscore(keys.sort_index("rating"), str(product_id)), 2.5)
+        self.assertEqual(client().zscore(keys.sort_index("reviews"), str(product_id)), 4)
+        self.assertFalse(client().exists(keys.review(ids[-1])))
+
+    def test_a_review_on_a_missing_product_is_not_found_and_writes_nothing(self):
+        with self.assertRaises(store.NotFound):
+            review(99, 5)
+        self.assertEqual(catalog_keys(), [])
+
+    def test_a_page_of_reviews_and_the_name_is_one_round_trip(self):
+        product_id = make_product()
+        ids = [review(product_id, 1 + n % 5, at=float(n)) for n in range(25)]
+        with self.assertRoundTrips(1):
+            page = store.review_page(product_id, 20, 20)
+        self.assertEqual(page.total, 25)
+        self.assertEqual([r.id for r in page.reviews], list(reversed(ids[:5])))
+        self.assertIsNone(store.review_page(999, 0, 20))
+
+
+class ListQueryTest(RedisTestCase):
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        p = self.ids = {}
+        p["quiet"] = make_product("Quiet Buds", tags=["wireless", "noise-cancelling"], price="199")
+        p["cheap"] = make_product("Cheap Buds", tags=["wireless"], price="19")
+        p["refurb"] = make_product("Refurb Buds", tags=["wireless", "noise-cancelling", "refurbished"], price="79")
+        p["wired"] = make_product("Wired Buds", tags=["wired"], price="9")
+        p["box"] = make_product("Game Box", type="game_console", tags=["wireless", "noise-cancelling"], price="499")
+        for rating in (5, 5):
+            review(p["quiet"], rating)
+        review(p["refurb"], 3)
+        for rating in (4, 1, 1):
+            review(p["cheap"], rating)
+
+    def names(self, result):
+        return [row.name for row in result.rows]
+
+    def test_the_issue_example_combines_tags_type_and_sort_in_one_round_trip(self):
+        query = store.ProductQuery(
+            order="-rating", type="earbuds", tags_all=("wireless", "noise-cancelling"), tags_none=("refurbished",)
+        )
+        with self.assertRoundTrips(1) as trace:
+            result = store.list_products(query)
+        self.assertEqual(self.names(result), ["Quiet Buds"])
+        self.assertEqual(result.total, 1)
+        commands = [c.name for c in trace.round_trips[0].commands]
+        for name in ("SINTERSTORE", "SDIFFSTORE", "ZINTERSTORE", "EXPIRE", "SORT", "UNLINK"):
+            self.assertIn(name, commands)
+        self.assertEqual(list(client().scan_iter(match="catalog:tmp:*")), [])
+
+    def test_temporary_keys_expire_within_sixty_seconds(self):
+        with self.assertRoundTrips(1) as trace:
+            store.list_products(store.ProductQuery(tags_any=("wired", "refurbished"), tags_none=("x",)))
+        expires = [c for c in trace.round_trips[0].commands if c.name == "EXPIRE"]
+        stored = [c.keys[0] for c in trace.round_trips[0].commands if c.name.endswith("STORE")]
+        self.assertEqual({c.keys[0] for c in expires}, set(stored))
+        self.assertTrue(all(0 < int(c.args[1]) <= 60 for c in expires))
+        self.assertEqual([keyspace.match(k).type for k in sorted(stored)], ["zset", "set", "set"])
+
+    def test_any_of_unions_and_none_of_subtracts(self):
+        result = store.list_products(store.ProductQuery(order="name", tags_any=("wired", "refurbished")))
+        self.assertEqual(self.names(result), ["Refurb Buds", "Wired Buds"])
+        result = store.list_products(store.ProductQuery(order="name", tags_none=("wireless",)))
+        self.assertEqual(self.names(result), ["Wired Buds"])
+
+    def test_sorts_by_rating_reviews_name_and_price(self):
+        def order(o):
+            return self.names(store.list_products(store.ProductQuery(order=o, type="earbuds")))
+
+        self.assertEqual(order("-rating"), ["Quiet Buds", "Refurb Buds", "Cheap Buds", "Wired Buds"])
+        self.assertEqual(order("-reviews")[:3], ["Cheap Buds", "Quiet Buds", "Refurb Buds"])
+        self.assertEqual(order("name"), ["Cheap Buds", "Quiet Buds", "Refurb Buds", "Wired Buds"])
+        self.assertEqual(order("price"), ["Wired Buds", "Cheap Buds", "Refurb Buds", "Quiet Buds"])
+        self.assertEqual(order("-created")[0], "Wired Buds")
+
+    def test_the_unfiltered_list_pages_over_the_index_and_reads_only_list_fields(self):
+        with self.assertRoundTrips(1) as trace:
+            result = store.list_products(store.ProductQuery(order="name", offset=1, limit=2))
+        self.assertEqual(self.names(result), ["Game Box", "Quiet Buds"])
+        self.assertEqual((result.total, result.catalog_size), (5, 5))
+        self.assertEqual(result.type_counts["earbuds"], 4)
+        self.assertIn(("wireless", 4), result.tag_cloud)
+        sort = next(c for c in trace.round_trips[0].commands if c.name == "SORT")
+        self.assertNotIn("catalog:tmp", " ".join(sort.args))
+        self.assertFalse({"description", "images", "videos", "recent_reviews"} & set(LIST_FIELDS))
+        self.assertNotIn("HGETALL", [c.name for c in trace.round_trips[0].commands])
+
+    def test_search_by_name_prefix_and_exact_sku_is_two_round_trips(self):
+        with self.assertRoundTrips(2):
+            result = store.list_products(store.ProductQuery(q="qUIet", order="name"))
+        self.assertEqual(self.names(result), ["Quiet Buds"])
+        sku = client().hget(keys.product(self.ids["box"]), "sku")
+        result = store.list_products(store.ProductQuery(q=sku.lower()))
+        self.assertEqual(self.names(result), ["Game Box"])
+        result = store.list_products(store.ProductQuery(q="nothing-like-this", type="earbuds"))
+        self.assertEqual((result.rows, result.total), ([], 0))
+        make_product("Quiet Wired", sku="QW-1", tags=["wired"], price="5")
+        result = store.list_products(store.ProductQuery(q="quiet", tags_all=("wireless",), order="price"))
+        self.assertEqual(self.names(result), ["Quiet Buds"])
+        result = store.list_products(store.ProductQuery(q="quiet", order="price"))
+        self.assertEqual(self.names(result), ["Quiet Wired", "Quiet Buds"])
+
+
+class EmbedJsonTest(RedisTestCase):
+    sign_in = False
+
+    def test_the_embed_is_plain_json_the_detail_page_can_show(self):
+        product_id = make_product()
+        review(product_id, 4, author="<b>bo</b>", comment="fine")
+        embed = json.loads(client().hget(keys.product(product_id), "recent_reviews"))
+        self.assertEqual(embed[0]["author"], "<b>bo</b>")
+        self.assertEqual(set(embed[0]), {"id", "author", "rating", "comment", "published_at"})

@@ -1,0 +1,254 @@
+"""The catalog screens: what the user sees, what Redis holds after, and the round trips."""
+
+from catalog import keys, store
+from config.redis import client
+from tests.base import RedisTestCase
+from tests.catalog.helpers import make_product, review
+
+EARBUDS_POST = {
+    "type": "earbuds",
+    "name": "Sonique Air 2",
+    "brand": "Sonique",
+    "sku": "SQ-AIR-2",
+    "model": "SA2",
+    "price": "129.50",
+    "description": "Small and loud.",
+    "images": "https://img.example.com/1.jpg\nhttps://img.example.com/2.jpg",
+    "videos": "",
+    "tags": "Wireless, noise-cancelling",
+    "battery_life": "30",
+    "connection_type": "bluetooth",
+    "fit": "in-ear",
+}
+
+
+def product_keys():
+    return sorted(client().scan_iter(match="catalog:product:*"))
+
+
+class ProductAddTest(RedisTestCase):
+    def test_add_starts_with_the_type_chooser(self):
+        response = self.client.get("/catalog/products/add/")
+        self.assertContains(response, 'href="/catalog/products/add/?type=earbuds"')
+        self.assertContains(response, 'href="/catalog/products/add/?type=game_console"')
+
+    def test_each_type_gets_its_own_form_section(self):
+        response = self.client.get("/catalog/products/add/?type=earbuds")
+        self.assertContains(response, 'name="battery_life"')
+        self.assertNotContains(response, 'name="hdmi_ports"')
+        response = self.client.get("/catalog/products/add/?type=game_console")
+        self.assertContains(response, 'name="hdmi_ports"')
+        self.assertNotContains(response, 'name="battery_life"')
+        self.assertEqual(self.client.get("/catalog/products/add/?type=toaster").status_code, 404)
+
+    def test_adding_earbuds_stores_one_hash_with_its_type_fields_and_redirects_to_it(self):
+        response = self.client.post("/catalog/products/add/", EARBUDS_POST)
+        (key,) = product_keys()
+        product_id = int(key.rsplit(":", 1)[1])
+        self.assertRedirects(response, f"/catalog/products/{product_id}/", fetch_redirect_response=False)
+        stored = client().hgetall(key)
+        self.assertEqual(
+            (stored["battery_life"], stored["fit"], stored["tags"]), ("30", "in-ear", "wireless,noise-cancelling")
+        )
+        self.assertNotIn("hdmi_ports", stored)
+        page = self.client.get(response.url)
+        self.assertContains(page, "Sonique Air 2")
+        self.assertContains(page, 'data-field="battery_life">30 hours')
+        self.assertContains(page, "Added earbuds")
+
+    def test_past_the_image_bound_is_a_field_error_and_nothing_is_written(self):
+        images = "\n".join(f"https://img.example.com/{n}.jpg" for n in range(11))
+        response = self.client.post("/catalog/products/add/", {**EARBUDS_POST, "images": images})
+        self.assertContains(response, "At most 10 images (you gave 11).")
+        self.assertEqual(product_keys(), [])
+        videos = "\n".join(f"https://v.example.com/{n}.mp4" for n in range(4))
+        response = self.client.post("/catalog/products/add/", {**EARBUDS_POST, "videos": videos})
+        self.assertContains(response, "At most 3 videos (you gave 4).")
+        self.assertEqual(list(client().scan_iter(match="catalog:*")), [])
+
+    def test_bad_type_fields_tags_and_a_taken_sku_are_field_errors(self):
+        make_product(sku="SQ-AIR-2")
+        before = product_keys()
+        post = {**EARBUDS_POST, "battery_life": "-3", "tags": "Not A Tag!", "fit": "sideways"}
+        response = self.client.post("/catalog/products/add/", post)
+        self.assertContains(response, "SKU SQ-AIR-2 is already used by product 1.")
+        self.assertContains(response, "Ensure this value is greater than or equal to 1.")
+        self.assertContains(response, "Not a tag")
+        self.assertContains(response, "Select a valid choice.")
+        self.assertEqual(product_keys(), before)
+
+
+class ProductListTest(RedisTestCase):
+    def test_the_list_is_one_round_trip_and_shows_the_average_or_a_dash(self):
+        rated = make_product("Rated Buds", tags=["wireless"])
+        make_product("Silent Buds", sku="SB-1")
+        review(rated, 5)
+        review(rated, 4)
+        with self.assertRoundTrips(1):
+            response = self.client.get("/catalog/products/")
+        self.assertContains(response, "Rated Buds")
+        self.assertContains(response, '<td class="num rating">4.50</td>', html=False)
+        self.assertContains(response, '<td class="num rating">—</td>', html=False)
+
+    def test_the_issue_example_query_filters_and_sorts(self):
+        best = make_product("Best Buds", tags=["wireless", "noise-cancelling"])
+        worse = make_product("Worse Buds", tags=["wireless", "noise-cancelling"])
+        make_product("Refurb Buds", tags=["wireless", "noise-cancelling", "refurbished"])
+        make_product("Box", type="game_console", tags=["wireless", "noise-cancelling"])
+        review(best, 5)
+        review(worse, 2)
+        url = "/catalog/products/?tags_all=wireless,noise-cancelling&tags_none=refurbished&type=earbuds&o=-rating"
+        with self.assertRoundTrips(1):
+            response = self.client.get(url)
+        rows = [row.name for row in response.context["page"].object_list]
+        self.assertEqual(rows, ["Best Buds", "Worse Buds"])
+
+    def test_a_search_is_two_round_trips(self):
+        make_product("Alpha Buds", sku="AB-1")
+        make_product("Beta Buds", sku="BB-1")
+        with self.assertRoundTrips(2):
+            response = self.client.get("/catalog/products/?q=alp")
+        self.assertContains(response, "Alpha Buds")
+        self.assertNotContains(response, "Beta Buds")
+        response = self.client.get("/catalog/products/?q=bb-1")
+        self.assertContains(response, "Beta Buds")
+
+    def test_invalid_tag_filters_are_reported_and_ignored(self):
+        make_product("Alpha Buds")
+        response = self.client.get("/catalog/products/?tags_all=Bad%20Tag!")
+        self.assertContains(response, "Not a tag")
+        self.assertContains(response, "Alpha Buds")
+        self.assertFalse(any("Bad" in k for k in client().scan_iter(match="catalog:*")))
+
+    def test_htmx_gets_the_results_partial_and_empty_states_show(self):
+        response = self.client.get("/catalog/products/")
+        self.assertContains(response, "The catalog is empty.")
+        make_product("Alpha Buds", tags=["wireless"])
+        response = self.client.get("/catalog/products/?tags_all=wired", headers={"HX-Request": "true"})
+        self.assertContains(response, "No product matches these filters.")
+        self.assertNotContains(response, "<html")
+        self.assertEqual(self.client.get("/catalog/products/?page=9").status_code, 404)
+
+    def test_stored_text_is_escaped(self):
+        make_product("<script>alert(1)</script> Buds", sku="XSS-1")
+        response = self.client.get("/catalog/products/")
+        self.assertNotContains(response, "<script>alert(1)</script>")
+        self.assertContains(response, "&lt;script&gt;")
+
+
+class ProductDetailTest(RedisTestCase):
+    def test_the_detail_is_one_round_trip_with_recent_reviews_from_the_embed(self):
+        product_id = make_product("Detail Buds")
+        for n, rating in enumerate((1, 2, 3, 4)):
+            review(product_id, rating, author=f"author{n}", at=float(n + 1))
+        with self.assertRoundTrips(1) as trace:
+            response = self.client.get(f"/catalog/products/{product_id}/")
+        self.assertEqual([c.name for c in trace.trips("data")[0].commands], ["HGETALL"])
+        recent = [r.author for r in response.context["product"].recent]
+        self.assertEqual(recent, ["author3", "author2", "author1"])
+        self.assertContains(response, "author3")
+        self.assertNotContains(response, "author0")  # the oldest is only in "All reviews"
+        self.assertContains(response, "2.50")
+        self.assertContains(response, 'data-field="fit">in-ear')
+
+    def test_unknown_ids_are_404_and_touch_nothing(self):
+        self.assertEqual(self.client.get("/catalog/products/41/").status_code, 404)
+        self.assertEqual(self.client.get("/catalog/products/41/reviews/").status_code, 404)
+        self.assertEqual(self.client.get("/catalog/products/abc/").status_code, 404)
+        self.assertEqual(
+            self.client.post("/catalog/products/41/reviews/add/", {"author": "a", "rating": "5"}).status_code, 404
+        )
+        self.assertEqual(list(client().scan_iter(match="catalog:*")), [])
+
+    def test_all_reviews_page_twenty_at_a_time_newest_first_in_one_round_trip(self):
+        product_id = make_product()
+        for n in range(23):
+            review(product_id, 1 + n % 5, author=f"writer{n:02d}", at=float(n + 1))
+        with self.assertRoundTrips(1):
+            response = self.client.get(f"/catalog/products/{product_id}/reviews/", headers={"HX-Request": "true"})
+        self.assertNotContains(response, "<html")
+        self.assertContains(response, "writer22")
+        self.assertContains(response, "writer03")
+        self.assertNotContains(response, "writer02")
+        response = self.client.get(f"/catalog/products/{product_id}/reviews/?page=2")
+        self.assertContains(response, "writer02")
+        self.assertContains(response, "writer00")
+        self.assertNotContains(response, "writer03")
+        self.assertEqual(self.client.get(f"/catalog/products/{product_id}/reviews/?page=3").status_code, 404)
+
+
+class ProductEditDeleteTest(RedisTestCase):
+    def test_the_type_select_reloads_the_type_section(self):
+        product_id = make_product()
+        response = self.client.get(f"/catalog/products/{product_id}/edit/?type=monitor", headers={"HX-Request": "true"})
+        self.assertContains(response, 'name="refresh_rate"')
+        self.assertContains(response, 'name="type" value="monitor"')
+        self.assertNotContains(response, 'name="name"')
+
+    def test_saving_with_a_new_type_drops_the_old_fields(self):
+        product_id = make_product(tags=["wireless"])
+        form = self.client.get(f"/catalog/products/{product_id}/edit/").context["form"]
+        post = {**{k: v for k, v in form.initial.items() if v is not None}, "tags": "wired", "images": ""}
+        post.update(type="game_console", storage_type="ssd", usb_ports="2", hdmi_ports="1", gpu="X1")
+        response = self.client.post(f"/catalog/products/{product_id}/edit/", post)
+        self.assertRedirects(response, f"/catalog/products/{product_id}/")
+        stored = client().hgetall(keys.product(product_id))
+        self.assertEqual(stored["type"], "game_console")
+        self.assertNotIn("battery_life", stored)
+        self.assertEqual(stored["tags"], "wired")
+        page = self.client.get(f"/catalog/products/{product_id}/")
+        self.assertContains(page, 'data-field="gpu">X1')
+        self.assertNotContains(page, "Battery life")
+
+    def test_a_stale_edit_form_is_refused(self):
+        product_id = make_product()
+        form = self.client.get(f"/catalog/products/{product_id}/edit/").context["form"]
+        post = {**{k: v for k, v in form.initial.items() if v is not None}, "images": "", "tags": ""}
+        self.client.post(f"/catalog/products/{product_id}/edit/", {**post, "name": "First"})
+        response = self.client.post(f"/catalog/products/{product_id}/edit/", {**post, "name": "Second"})
+        self.assertContains(response, "Someone else saved this product")
+        self.assertEqual(client().hget(keys.product(product_id), "name"), "First")
+
+    def test_delete_asks_then_removes_everything(self):
+        product_id = make_product(tags=["wireless"])
+        review(product_id, 5)
+        response = self.client.get(f"/catalog/products/{product_id}/delete/")
+        self.assertContains(response, "its 1 review")
+        self.assertTrue(client().exists(keys.product(product_id)))
+        response = self.client.post(f"/catalog/products/{product_id}/delete/", follow=True)
+        self.assertContains(response, "Deleted")
+        self.assertEqual(sorted(client().scan_iter(match="catalog:*")), ["catalog:ids:product", "catalog:ids:review"])
+
+
+class ReviewViewTest(RedisTestCase):
+    def test_adding_a_review_changes_the_average_and_the_recent_reviews(self):
+        product_id = make_product()
+        response = self.client.post(
+            f"/catalog/products/{product_id}/reviews/add/", {"author": "Zed", "rating": "4", "comment": "Nice <b>"}
+        )
+        self.assertRedirects(response, f"/catalog/products/{product_id}/#reviews", fetch_redirect_response=False)
+        page = self.client.get(f"/catalog/products/{product_id}/")
+        self.assertContains(page, "4.00")
+        self.assertContains(page, "Nice &lt;b&gt;")
+        self.assertEqual(client().zcard(keys.product_reviews(product_id)), 1)
+
+    def test_a_bad_rating_is_a_field_error_and_nothing_is_written(self):
+        product_id = make_product()
+        response = self.client.post(f"/catalog/products/{product_id}/reviews/add/", {"author": "Zed", "rating": "6"})
+        self.assertContains(response, "Select a valid choice", status_code=400)
+        self.assertEqual(client().zcard(keys.product_reviews(product_id)), 0)
+
+    def test_deleting_a_review_asks_then_refills_the_embed(self):
+        product_id = make_product()
+        ids = [review(product_id, r, author=f"w{r}", at=float(r)) for r in (1, 2, 3, 4)]
+        url = f"/catalog/products/{product_id}/reviews/{ids[-1]}/delete/"
+        self.assertContains(self.client.get(url), "Delete this review?")
+        self.client.post(url)
+        recent = [r.author for r in store.get(product_id).recent]
+        self.assertEqual(recent, ["w3", "w2", "w1"])
+
+    def test_a_review_of_another_product_is_404(self):
+        first, second = make_product(), make_product("Other Buds", sku="OB-1")
+        review_id = review(first, 5)
+        self.assertEqual(self.client.post(f"/catalog/products/{second}/reviews/{review_id}/delete/").status_code, 404)
+        self.assertTrue(client().exists(keys.review(review_id)))
