@@ -175,7 +175,8 @@ def review_delete(request, pk: int, review_pk: int):
     if request.method == "POST":
         label = f"{review.rating}★ by {review.author}"
         try:
-            store.delete_review(review_pk, _event(request, "deleted", "review", review_pk, label, _detail_url(pk)))
+            event = _event(request, "deleted", "review", review_pk, label, _detail_url(pk))
+            store.delete_review(review_pk, event, product_id=pk)
         except store.NotFound:
             raise Http404("No such review") from None
         messages.success(request, f"Deleted the review by {review.author}.")

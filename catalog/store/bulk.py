@@ -59,7 +59,7 @@ def queue_new_product(pipe, product: Product, reviews: list[NewReview], first_re
     if reviews:
         pipe.zadd(keys.product_reviews(product.id), {c["id"]: float(c["published_at"]) for c in copies})
     # TODO(lead): ChildCollection has no public bulk writer yet; see /work/patches/catalog-children.diff.
-    embed = REVIEWS._newest(copies)
+    embed = REVIEWS.newest(copies)
     derived = {
         REVIEWS.embed_field: json.dumps(embed),
         REVIEWS.count_field: str(product.num_reviews),

@@ -10,23 +10,20 @@ from catalog.documents import Review
 from catalog.store.core import REVIEWS, queue_review_indexes
 from config.activity import Event
 from config.redis import client
-from config.store.children import NotFound
 
 
 def add_review(product_id: int, author: str, rating: int, comment: str, event: Event, at: float | None = None) -> int:
     """Add a review: its hash, the set, the embed, the aggregate and the sort indexes in one MULTI/EXEC."""
     fields = {"author": author, "rating": str(rating), "comment": comment}
     at = time.time() if at is None else at
-    # ChildCollection.add takes the review id before it finds the product missing; checking first keeps an
-    # unknown product id from touching the id counter (see /work/patches/catalog-children.diff).
-    if not client().exists(keys.product(product_id)):
-        raise NotFound(keys.product(product_id))
     return REVIEWS.add(product_id, fields, at, event=event, on_change=queue_review_indexes)
 
 
-def delete_review(review_id: int, event: Event) -> dict[str, str]:
-    """Delete a review; refills the embed from the set when it was one of the three newest."""
-    return REVIEWS.delete(review_id, event=event, on_change=queue_review_indexes)
+def delete_review(review_id: int, event: Event, product_id: int | None = None) -> dict[str, str]:
+    """Delete a review; refills the embed from the set when it was one of the three newest.
+
+    With ``product_id``, a review of another product is NotFound, checked under the WATCH."""
+    return REVIEWS.delete(review_id, event=event, on_change=queue_review_indexes, expected_parent=product_id)
 
 
 def get_review(review_id: int) -> Review | None:
