@@ -31,6 +31,9 @@ KEY_PAGES = (
     "/keys/?pattern=orgchart:*",
     "/keys/?key=orgchart:employee:1",
     "/keys/?key=orgchart:location:1",
+    "/keys/?pattern=catalog:*",
+    "/keys/?key=catalog:product:1",
+    "/keys/?key=catalog:product:1:reviews",
 )
 
 
