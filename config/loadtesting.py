@@ -448,7 +448,10 @@ class Report:
         for app, (requests, acked) in sorted(self.by_app.items()):
             out.append(f"  {app}: {requests} requests, {acked} acknowledged writes")
         lost = len(self.lost)
-        out.append(f"writes acknowledged: {self.acknowledged}; checked in Redis: {self.checked}; lost: {lost}")
+        out.append(
+            f"writes acknowledged: {self.acknowledged}; checked in Redis: {self.checked} (the last write of each "
+            f"object, and every CMS version); lost: {lost}"
+        )
         for fault in self.faults:
             line = (
                 f"fault: {fault.kind} at {fault.at:.1f} s, down {fault.down_for:.1f} s: {fault.unavailable} "
@@ -607,8 +610,9 @@ class LoadTest:
         o = self.options
         stats = [Stats() for _ in sessions]
         ledgers = [Ledger() for _ in sessions]
-        ready = threading.Barrier(len(sessions) + 1)
         start = [0.0]
+        # The clock starts as the last client is ready, before any of them takes a step.
+        ready = threading.Barrier(len(sessions) + 1, action=lambda: start.__setitem__(0, time.monotonic()))
         stop = threading.Event()
 
         def client(n: int) -> None:
@@ -633,7 +637,6 @@ class LoadTest:
         for thread in threads:
             thread.start()
         ready.wait()
-        start[0] = time.monotonic()
         self.log(f"driving {len(sessions)} clients for {o.seconds:g} s: {', '.join(sorted(registry.scenarios))}")
         fault = threading.Thread(target=self._inject_faults, args=(start[0],), daemon=True)
         fault.start()
