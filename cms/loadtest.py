@@ -51,7 +51,7 @@ class Editors(Scenario):
 
     def step(self) -> None:
         roll = self.rng.random()
-        if not self.mine or roll < 0.05:
+        if len(self.mine) < 2 or roll < 0.05:
             return self.create()
         action = self.rng.choices(
             (self.read_list, self.read_post, self.create, self.edit, self.revert, self.comment, self.uncomment,
@@ -99,7 +99,8 @@ class Editors(Scenario):
         version, token = int(form["version"]), self.token()
         title, body = f"{self.rng.choice(WORDS).title()} {token}", f"Edited under load by {token}."
         form.update(title=title, body=body, comment=f"load edit {token}")
-        response = self.http.post(f"{LIST}{pk}/edit/", form, expect=(302, 409))
+        with self.in_flight(("post", pk), forget=lambda: self.forget(pk) if own else None):
+            response = self.http.post(f"{LIST}{pk}/edit/", form, expect=(302, 409))
         if response.status == 409:
             return  # someone saved in between: refused, nothing written (the WATCH check)
         if own:
@@ -117,7 +118,8 @@ class Editors(Scenario):
             return self.http.get(f"{LIST}{pk}/history/") and None
         number = self.rng.choice(choices)
         title, body = versions[number]
-        self.http.post(f"{LIST}{pk}/revisions/{number}/revert/", {})
+        with self.in_flight(("post", pk), forget=lambda: self.forget(pk)):
+            self.http.post(f"{LIST}{pk}/revisions/{number}/revert/", {})
         versions[version + 1] = (title, body)
         what = f"post {pk} reverted to {number} as version {version + 1}"
         self.ack(("post", pk, version + 1), what, lambda: _has_version(pk, version + 1, title, body))
@@ -145,21 +147,31 @@ class Editors(Scenario):
         text = self.rng.choice(self.comments[pk])
         if text not in rows:
             return
-        self.http.post(f"{LIST}{pk}/comments/{rows[text]}/delete/", {})
+        with self.in_flight(
+            ("post", pk, "comment", text),
+            lambda: text not in _comment_texts(pk),
+            lambda: self.comments[pk].remove(text),
+        ):
+            self.http.post(f"{LIST}{pk}/comments/{rows[text]}/delete/", {})
         self.comments[pk].remove(text)
         what = f"comment {text!r} on post {pk} deleted"
         self.ack(("post", pk, "comment", text), what, lambda: text not in _comment_texts(pk))
 
     def delete(self) -> None:
         if len(self.mine) < 3:
-            return self.create()
+            return self.create()  # keep a few to edit
         pk = self.rng.choice(list(self.mine))
         self.http.get(f"{LIST}{pk}/delete/")
-        self.http.post(f"{LIST}{pk}/delete/", {})
-        del self.mine[pk], self.comments[pk]
+        with self.in_flight(("post", pk), lambda: _gone(pk), lambda: self.forget(pk)):
+            self.http.post(f"{LIST}{pk}/delete/", {})
+        self.forget(pk)
         self.ack(("post", pk, "deleted"), f"post {pk} deleted", lambda: _gone(pk), replaces=("post", pk))
 
     # -- helpers
+
+    def forget(self, pk: int) -> None:
+        """Write no more to this post (deleted, or a write to it met an outage); others still read it."""
+        del self.mine[pk], self.comments[pk]
 
     def any_post(self) -> int:
         pool = list(self.mine) + self.shared

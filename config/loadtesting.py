@@ -28,7 +28,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from html import unescape
 from html.parser import HTMLParser
@@ -293,6 +293,7 @@ class Ledger:
     acknowledged: Counter = field(default_factory=Counter)  # per app
     expected: dict[tuple, Expectation] = field(default_factory=dict)
     last_ack: float = 0.0
+    doubtful: int = 0  # writes that met an outage: applied or not, nobody can tell
 
     def ack(self, app: str, key: tuple, what: str, check: Callable[[], bool], replaces: tuple = ()) -> None:
         """Record a write; ``replaces`` is a key prefix whose expectations it supersedes (a delete)."""
@@ -302,6 +303,21 @@ class Ledger:
             prefix = (app, *replaces)
             self.expected = {k: e for k, e in self.expected.items() if k[: len(prefix)] != prefix}
         self.expected[(app, *key)] = Expectation(app, what, self.last_ack, check)
+
+    def in_doubt(self, app: str, prefix: tuple, check_after: Callable[[], bool]) -> None:
+        """A write to the object under ``prefix`` met the outage: it may or may not have been applied.
+
+        Each expectation of that object then holds if it still holds or if the
+        write was applied (``check_after``); the scenario makes no further
+        write to the object, so its final state is one of the two.
+        """
+        self.doubtful += 1
+        prefix = (app, *prefix)
+        for key, expectation in self.expected.items():
+            if key[: len(prefix)] == prefix:
+                before = expectation.check
+                expectation.check = lambda before=before: before() or check_after()
+                expectation.what += " (or the write that met the outage)"
 
 
 # --- scenarios ----------------------------------------------------------------------
@@ -324,6 +340,41 @@ class Scenario:
 
     def ack(self, key: tuple, what: str, check: Callable[[], bool], replaces: tuple = ()) -> None:
         self.ledger.ack(self.app, key, what, check, replaces)
+
+    @contextmanager
+    def in_flight(self, prefix: tuple, check_after: Callable[[], bool] = lambda: False, forget=lambda: None):
+        """Around a write's POST: if it meets an outage, the object is in doubt and the client forgets it.
+
+        ``check_after`` is true of the object if the write was applied; the
+        default (never) suits a write that leaves the earlier expectations
+        true either way (a new CMS version keeps the older ones).
+        """
+        try:
+            yield
+        except Unavailable:
+            self.ledger.in_doubt(self.app, prefix, check_after)
+            forget()
+            raise
+
+    def direct(self, fn: Callable[[], object]) -> object:
+        """A write straight through the app's store, for data no screen writes (a sensor feed).
+
+        Timed and counted apart from the HTTP requests; a Redis error while a
+        fault is injected is the outage, any other is an error.
+        """
+        import redis
+
+        started = time.monotonic()
+        try:
+            result = fn()
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            self.http.stats.samples.append(Sample(self.app, "STORE", 0, started, time.monotonic() - started))
+            if self.http.faults.overlaps(started, time.monotonic()):
+                self.http.stats.unavailable += 1
+                raise Unavailable("store") from None
+            raise self.http._fail(f"{self.app} store write: {type(error).__name__}: {error}") from None
+        self.http.stats.samples.append(Sample(self.app, "STORE", 200, started, time.monotonic() - started))
+        return result
 
     def token(self) -> str:
         """A string no other write of this run has: ties a stored value to the write that made it."""
@@ -416,11 +467,13 @@ class Report:
     requests: int = 0
     reads: int = 0
     writes: int = 0
+    store_writes: int = 0  # straight through a store, for data no screen writes
     by_app: dict = field(default_factory=dict)  # app -> (requests, acknowledged writes)
     errors: list = field(default_factory=list)
     latencies: list = field(default_factory=list)  # seconds, sorted
     acknowledged: int = 0
     checked: int = 0
+    doubtful: int = 0
     lost: list = field(default_factory=list)
     integrity: str = ""
     violations: int = 0
@@ -441,7 +494,8 @@ class Report:
             f"loadtest: {self.seconds:.1f} s, {o.clients} signed-in clients, gunicorn {o.workers} workers x "
             f"{o.threads} threads on 127.0.0.1:{self.port}, scratch Redis (appendfsync {o.appendfsync})",
             f"requests: {self.requests} ({self.reads} reads, {self.writes} writes), errors: {len(self.errors)}, "
-            f"throughput: {self.throughput():.1f} req/s",
+            f"throughput: {self.throughput():.1f} req/s"
+            + (f"; plus {self.store_writes} sensor batches written through the store" if self.store_writes else ""),
             f"latency: p50 {ms[0]:.1f} ms, p95 {ms[1]:.1f} ms, p99 {ms[2]:.1f} ms, "
             f"max {1000 * (self.latencies[-1] if self.latencies else 0):.1f} ms",
         ]
@@ -452,6 +506,8 @@ class Report:
             f"writes acknowledged: {self.acknowledged}; checked in Redis: {self.checked} (the last write of each "
             f"object, and every CMS version); lost: {lost}"
         )
+        if self.doubtful:
+            out.append(f"writes in flight at an outage (applied or not, either state accepted): {self.doubtful}")
         for fault in self.faults:
             line = (
                 f"fault: {fault.kind} at {fault.at:.1f} s, down {fault.down_for:.1f} s: {fault.unavailable} "
@@ -506,7 +562,10 @@ class LoadTest:
             env = self._env()
             sessions = self._prepare(env)
             self._start_server(env)
-            report = self._drive(sessions)
+            from django.test import override_settings
+
+            with override_settings(REDIS_URL=self.redis.url):  # for the scenarios' direct store writes
+                report = self._drive(sessions)
             self._stop_server()
             report.server_tracebacks = (self.dir / "gunicorn.log").read_text(errors="replace").count("Traceback")
             self._verify(report)
@@ -669,7 +728,9 @@ class LoadTest:
 
     def _tally(self, stats: list[Stats], ledgers: list[Ledger], start: float, elapsed: float) -> Report:
         report = Report(self.options, port=self.port, seconds=elapsed, faults=self.fault_reports)
-        samples = [s for st in stats for s in st.samples if s.started >= start]
+        every = [s for st in stats for s in st.samples if s.started >= start]
+        samples = [s for s in every if s.method != "STORE"]
+        report.store_writes = sum(s.method == "STORE" and s.status == 200 for s in every)
         report.requests = len(samples)
         report.writes = sum(s.method == "POST" for s in samples)
         report.reads = report.requests - report.writes
@@ -681,6 +742,7 @@ class LoadTest:
             acked.update(ledger.acknowledged)
         report.by_app = {app: (per_app[app], acked[app]) for app in per_app | acked}
         report.acknowledged = sum(acked.values())
+        report.doubtful = sum(ledger.doubtful for ledger in ledgers)
         self.expectations = [e for ledger in ledgers for e in ledger.expected.values()]
         for fault in self.fault_reports:
             began = start + fault.at
