@@ -13,9 +13,10 @@ from catalog.store import REVIEWS
 from config.invariants import Violation, invariant
 
 
-def _products():
+def _product_chunks():
+    """Products, 500 a round trip."""
     for chunk in store.chunks(store.iter_product_ids()):
-        yield from store.products_by_id(chunk).values()
+        yield list(store.products_by_id(chunk).values())
 
 
 def _count_violations():
@@ -33,9 +34,12 @@ def _count_violations():
 
 
 def _sum_violations():
-    for product in _products():
-        _, total = REVIEWS.aggregate(product.id)
-        if product.sum_ratings != total:
+    for products in _product_chunks():
+        totals = REVIEWS.aggregates([p.id for p in products])
+        for product in products:
+            _, total = totals[product.id]
+            if product.sum_ratings == total:
+                continue
             yield (
                 product.id,
                 Violation(
@@ -67,26 +71,28 @@ def rating_sums():
         yield violation
 
 
-def _embed_wrong(product) -> bool:
-    return product.recent_reviews != REVIEWS.expected_embed(product.id)
+def _wrong_embeds():
+    """(product, the embed it should hold) wherever recent_reviews is not the 3 newest."""
+    for products in _product_chunks():
+        expected = REVIEWS.expected_embeds([p.id for p in products])
+        for product in products:
+            if product.recent_reviews != expected[product.id]:
+                yield product, expected[product.id]
 
 
 def _repair_embeds():
-    for product in _products():
-        if _embed_wrong(product):
-            store.repair_reviews(product.id)
+    for product, _ in list(_wrong_embeds()):
+        store.repair_reviews(product.id)
 
 
 @invariant("catalog", "recent_reviews holds the 3 newest reviews", repair=_repair_embeds)
 def recent_reviews():
-    for product in _products():
-        if _embed_wrong(product):
-            expected = [item["id"] for item in REVIEWS.expected_embed(product.id)]
-            held = [item.get("id") for item in product.recent_reviews]
-            yield Violation(
-                f"product {product.id}: recent_reviews holds {held}, the newest are {expected}",
-                [keys.product(product.id), keys.product_reviews(product.id)],
-            )
+    for product, expected in _wrong_embeds():
+        held = [item.get("id") for item in product.recent_reviews]
+        yield Violation(
+            f"product {product.id}: recent_reviews holds {held}, the newest are {[i['id'] for i in expected]}",
+            [keys.product(product.id), keys.product_reviews(product.id)],
+        )
 
 
 def _index_violations_of(products):
@@ -153,8 +159,8 @@ def _reverse_violations():
 
 @invariant("catalog", "every index and tag set agrees with the product hashes", repair=store.rebuild_indexes)
 def indexes_agree():
-    for chunk in store.chunks(_products(), 500):
-        yield from _index_violations_of(chunk)
+    for products in _product_chunks():
+        yield from _index_violations_of(products)
     yield from _reverse_violations()
     cloud, sizes = store.tag_counts()
     for tag in sorted(set(cloud) | set(sizes)):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -128,23 +127,16 @@ def product_delete(request, pk: int):
 
 def review_list(request, pk: int):
     """All reviews, 20 a page, newest first: loaded under the product with htmx, or as a page."""
-    try:
-        number = int(request.GET.get("page", "1"))
-    except ValueError:
-        raise Http404("Invalid page number") from None
-    if number < 1:
-        raise Http404("Invalid page number")
-    found = store.review_page(pk, (number - 1) * REVIEWS_PER_PAGE, REVIEWS_PER_PAGE)
+    state = list_state(request.GET, per_page=REVIEWS_PER_PAGE)
+    found = store.review_page(pk, state.offset, state.per_page)
     if found is None:
         raise Http404("No such product")
-    paginator = Paginator(range(found.total), REVIEWS_PER_PAGE)
-    if number > paginator.num_pages:
-        raise Http404("That page is past the end of the reviews")
     context = {
         "product_id": pk,
         "product_name": found.product_name,
         "reviews": found.reviews,
-        "page": paginator.page(number),
+        "page": page_of(found.reviews, found.total, state),
+        "state": state,
         "url": reverse("catalog:review_list", args=[pk]),
     }
     template = "catalog/review_list.html#review-page" if request.htmx else "catalog/review_list.html"

@@ -540,11 +540,14 @@ def stale_index_members(batch: int = 500) -> Iterator[tuple[str, str]]:
                     yield key, member
 
 
-def embeds(ids) -> Iterator[tuple[int, dict[str, str | None]]]:
-    """Each post's embedded comments and count, as stored."""
+def embeds(ids) -> Iterator[tuple[int, dict[str, str | None], list[dict[str, str]], int]]:
+    """Each post's embedded comments and count as stored, beside the 3 newest and the count its
+    comment set gives: four round trips per 500 posts."""
     names = (COMMENTS.embed_field, COMMENTS.count_field)
     for chunk in _batches(ids):
-        yield from zip(chunk, posts_fields(chunk, names))
+        newest, counts = COMMENTS.expected_embeds(chunk), COMMENTS.aggregates(chunk)
+        for post_id, fields in zip(chunk, posts_fields(chunk, names)):
+            yield post_id, fields, newest[post_id], counts[post_id][0]
 
 
 def posts_fields(ids: list[int], names: tuple[str, ...]) -> list[dict[str, str | None]]:

@@ -11,7 +11,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("accounts/login/", views.SignInView.as_view(), name="login"),
     path("accounts/logout/", LogoutView.as_view(), name="logout"),
-    path("keys/", views.key_browser, name="keys"),
+    path("keys/", include("config.keybrowser.urls")),
     path("catalog/", include("catalog.urls")),
     path("school/", include("school.urls")),
     path("cms/", include("cms.urls")),

@@ -1,4 +1,4 @@
-"""The dashboard's own screens: home, health check, sign-in, key browser."""
+"""The dashboard's own screens: home, health check, sign-in (the key browser is ``config.keybrowser``)."""
 
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import LoginView
@@ -43,9 +43,3 @@ class SignInView(LoginView):
     def get(self, request, *args, **kwargs):
         store.ping()
         return super().get(request, *args, **kwargs)
-
-
-def key_browser(request):
-    """Placeholder until the key browser issue: names the key's registered owner."""
-    key = request.GET.get("key", "")
-    return render(request, "keys/browser.html", {"key": key, "owner": keyspace.match(key) if key else None})

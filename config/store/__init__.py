@@ -142,13 +142,14 @@ def set_seed_marker(scale: str, apps: list[str], at: datetime) -> None:
     client().hset(keys.seed_marker(), mapping={"scale": scale, "apps": ",".join(apps), "at": at.isoformat()})
 
 
-def _glob_escape(text: str) -> str:
+def glob_escape(text: str) -> str:
+    """``text`` as a literal inside a SCAN MATCH glob."""
     return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
 def scan_prefix(prefix: str, count: int = 1000):
     """Every key under ``prefix``, by SCAN (never KEYS)."""
-    yield from client().scan_iter(match=_glob_escape(prefix) + "*", count=count)
+    yield from client().scan_iter(match=glob_escape(prefix) + "*", count=count)
 
 
 def delete_prefix(prefix: str, batch: int = 1000) -> int:

@@ -210,7 +210,16 @@ class ChildCollection:
 
     def expected_embed(self, parent_id: int) -> list[dict[str, str]]:
         """What the embed must hold, rebuilt from the set and the child hashes (integrity, repair)."""
-        return self._refill(self.index_key(parent_id), exclude=None)
+        return self.expected_embeds([parent_id])[parent_id]
+
+    def expected_embeds(self, parent_ids: list[int]) -> dict[int, list[dict[str, str]]]:
+        """``expected_embed`` for many parents in two round trips, for checks over a whole app."""
+        pipe = client().pipeline(transaction=False)
+        for parent_id in parent_ids:
+            pipe.zrevrange(self.index_key(parent_id), 0, self.embed_size - 1)
+        newest = pipe.execute()
+        copies = iter(self._copies(sum(newest, [])))
+        return {parent_id: [next(copies) for _ in ids] for parent_id, ids in zip(parent_ids, newest)}
 
     def repair(self, parent_id: int) -> None:
         """Rebuild a parent's embed and aggregate from its children, in one transaction."""
@@ -229,18 +238,36 @@ class ChildCollection:
 
     def aggregate(self, parent_id: int) -> tuple[int, int]:
         """(count, sum) recomputed from the children, for the integrity check."""
-        ids = client().zrange(self.index_key(parent_id), 0, -1)
-        return len(ids), sum(self._amounts(ids))
+        return self.aggregates([parent_id])[parent_id]
+
+    def aggregates(self, parent_ids: list[int]) -> dict[int, tuple[int, int]]:
+        """``aggregate`` for many parents in two round trips."""
+        pipe = client().pipeline(transaction=False)
+        for parent_id in parent_ids:
+            pipe.zrange(self.index_key(parent_id), 0, -1)
+        children = pipe.execute()
+        amounts = iter(self._amounts(sum(children, [])))
+        return {
+            parent_id: (len(ids), sum(next(amounts) for _ in ids) if self.summed else 0)
+            for parent_id, ids in zip(parent_ids, children)
+        }
 
     # --- internals --------------------------------------------------------------
 
     def _amounts(self, ids: list[str]) -> list[int]:
-        if not self.summed or not ids:
+        if not self.summed:
+            return []
+        return [int(v or 0) for v in self._read_each(ids, lambda p, i: p.hget(self.child_key(i), self.summed))]
+
+    @staticmethod
+    def _read_each(ids: list[str], queue) -> list:
+        """One queued read per id, in one pipeline (none when there are no ids)."""
+        if not ids:
             return []
         pipe = client().pipeline(transaction=False)
         for child_id in ids:
-            pipe.hget(self.child_key(child_id), self.summed)
-        return [int(v or 0) for v in pipe.execute()]
+            queue(pipe, child_id)
+        return pipe.execute()
 
     def newest(self, copies: list[dict[str, str]]) -> list[dict[str, str]]:
         """The embed for these child copies ({"id", *embed_fields}): for seeders and importers that
@@ -252,17 +279,14 @@ class ChildCollection:
         ordered = sorted(items, key=lambda item: (float(item[self.time_field]), item["id"]), reverse=True)
         return ordered[: self.embed_size]
 
-    def _refill(self, index_key: str, exclude: str | None) -> list[dict[str, str]]:
+    def _refill(self, index_key: str, exclude: str) -> list[dict[str, str]]:
         ids = [i for i in client().zrevrange(index_key, 0, self.embed_size) if i != exclude][: self.embed_size]
-        if not ids:
-            return []
-        pipe = client().pipeline(transaction=False)
-        for child_id in ids:
-            pipe.hmget(self.child_key(child_id), list(self.embed_fields))
-        return [
-            {"id": child_id, **dict(zip(self.embed_fields, (v or "" for v in values)))}
-            for child_id, values in zip(ids, pipe.execute())
-        ]
+        return self._copies(ids)
+
+    def _copies(self, ids: list[str]) -> list[dict[str, str]]:
+        """The embed copies of these children, read in one pipeline."""
+        values = self._read_each(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
+        return [{"id": i, **dict(zip(self.embed_fields, (v or "" for v in held)))} for i, held in zip(ids, values)]
 
     def _read_parent(self, pipe, parent_key: str) -> dict[str, str]:
         names = [self.embed_field, self.count_field] + ([self.sum_field] if self.sum_field else [])

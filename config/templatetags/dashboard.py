@@ -21,3 +21,18 @@ def sort_mark(state, key):
     if state.sort_key != key:
         return ""
     return "▼" if state.descending else "▲"
+
+
+@register.filter
+def trips_of(trace, origin):
+    """Round trips of one origin: "data" for the screen's own reads, "django" for the session."""
+    return trace.round_trip_count(origin)
+
+
+@register.filter
+def nav_section(match):
+    """The sidebar entry of a page: its app namespace, or the first word of its URL name
+    (``keys_tree`` belongs to ``keys``)."""
+    if match is None:
+        return ""
+    return match.namespace or (match.url_name or "").split("_", 1)[0]

@@ -170,7 +170,9 @@ class ProductDetailTest(RedisTestCase):
         self.assertContains(response, "writer22")
         self.assertContains(response, "writer03")
         self.assertNotContains(response, "writer02")
-        response = self.client.get(f"/catalog/products/{product_id}/reviews/?page=2")
+        page2 = f"/catalog/products/{product_id}/reviews/?page=2"
+        self.assertContains(response, f'href="{page2}" hx-get="{page2}" hx-target="#all-reviews"')
+        response = self.client.get(page2)
         self.assertContains(response, "writer02")
         self.assertContains(response, "writer00")
         self.assertNotContains(response, "writer03")

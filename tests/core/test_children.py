@@ -147,3 +147,20 @@ class ChildCollectionTest(RedisTestCase):
         self.assertEqual(int(parent["sum_stars"]), total)
         self.assertEqual(count, len(pool))
         self.assertEqual(json.loads(parent["recent_notes"]), NOTES.expected_embed(1))
+
+
+class BatchedChecksTest(RedisTestCase):
+    sign_in = False
+
+    def test_many_parents_are_checked_in_two_round_trips_each(self):
+        for parent_id in (1, 2, 3):
+            make_parent(parent_id)
+            for n in range(parent_id * 2):
+                add(parent_id, n, stars=1 + n % 5)
+        with self.assertRoundTrips(2):
+            embeds = NOTES.expected_embeds([1, 2, 3])
+        with self.assertRoundTrips(2):
+            totals = NOTES.aggregates([1, 2, 3])
+        self.assertEqual(totals, {1: (2, 1 + 2), 2: (4, 1 + 2 + 3 + 4), 3: (6, 1 + 2 + 3 + 4 + 5 + 1)})
+        for parent_id in (1, 2, 3):
+            self.assertEqual(embeds[parent_id], NOTES.embedded(client().hgetall(NOTES.parent_key(parent_id))))

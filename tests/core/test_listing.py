@@ -53,6 +53,14 @@ class ListStateTest(RedisTestCase):
         self.assertIn(f'href="{page3}" hx-get="{page3}" hx-target="#rows"', html)
         self.assertIn("Page 2 of 3 · 25 in all", html)
 
+    def test_a_fragment_pager_links_to_its_own_path(self):
+        state = self.state("page=2", per_page=10)
+        html = render_to_string(
+            "includes/pagination.html",
+            {"page": page_of(list(range(10)), 25, state), "state": state, "target": "#rows", "base": "/x/1/rows/"},
+        )
+        self.assertIn('href="/x/1/rows/?o=name&amp;page=3" hx-get="/x/1/rows/?o=name&amp;page=3"', html)
+
 
 class HtmxCsrfTest(RedisTestCase):
     def test_every_page_gives_htmx_the_csrf_token(self):

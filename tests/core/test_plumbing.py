@@ -72,7 +72,9 @@ class TraceTest(RedisTestCase):
             response = self.client.get("/")
         total = recorded.round_trip_count(None)  # the session load is in the panel too
         self.assertGreaterEqual(total, 2)
-        self.assertContains(response, f'data-round-trips="{total}"')
+        self.assertContains(
+            response, f'data-round-trips="{total}">1 round trip</strong> for this screen, +1 for the session'
+        )
         self.assertContains(response, f"{recorded.command_count(None)} commands")
         self.assertContains(response, 'href="/keys/?key=core%3Asignins%3Arecent"')
         self.assertContains(response, "session/cache")

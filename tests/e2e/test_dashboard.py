@@ -32,10 +32,14 @@ class DashboardBrowserTest(BrowserTestCase):
         self.assertIn("core:signins:recent", self.page.inner_text("#keyspace"))
 
         panel = self.page.locator("#redis-panel")
-        self.assertRegex(panel.locator("summary").inner_text(), r"Redis: \d+ round trips?, \d+ commands?")
-        panel.locator("summary").click()
+        self.assertRegex(
+            panel.locator("summary").inner_text(),
+            r"Redis: 1 round trip for this screen, \+1 for the session · \d+ commands, [\d.]+ ms",
+        )
+        panel.locator("summary").click(position={"x": 6, "y": 10})  # the toggle, not the link beside it
         self.assertTrue(panel.locator("a[href='/keys/?key=core%3Aevents']").first.is_visible())
         self.screenshot("dashboard")
+        self.assertTrue(panel.locator("a.keys-behind").is_visible())
 
         self.page.click("text=Sign out")
         self.page.wait_for_url("**/accounts/login/")

@@ -1,0 +1,90 @@
+""" "Keys behind this screen": a page's command trace, carried to the key browser.
+
+The Redis panel of every page links to the browser with the page's round
+trips and keys in a signed token in the URL, so the browser shows exactly
+what that page sent without storing anything (it is read-only) and without
+running the page again. Django's session and cache keys are masked before
+they leave: a session key is a secret and must never sit in a URL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core import signing
+
+from config.keybrowser.display import hidden_prefixes
+from config.trace import Command, Trace
+
+SALT = "config.keybrowser.behind"
+MAX_TOKEN = 3000  # characters: the whole URL stays under the 4 KB request line of common servers
+MAX_KEYS = 200
+HIDDEN = "‹session/cache key›"
+
+
+def _masked(arg: str) -> str:
+    return HIDDEN if arg.encode().startswith(hidden_prefixes()) else arg
+
+
+def command_text(command: Command) -> str:
+    return " ".join((command.name, *(_masked(a) for a in command.args)))
+
+
+def token(trace: Trace, path: str = "") -> str:
+    """The signed, compressed trace; commands are cut per round trip until it fits."""
+    trips = [[t.origin, t.kind, round(t.ms, 2), len(t.commands), t.commands] for t in trace.round_trips]
+    touched = trace.keys()
+    keys = [k for k in touched if not k.encode().startswith(hidden_prefixes())]
+    for shown in (None, 25, 10, 3, 1, 0):
+        for limit_keys in (MAX_KEYS, 50, 10):
+            payload = {
+                "p": path[:300],
+                "k": keys[:limit_keys],
+                "t": [[o, kind, ms, n, [command_text(c) for c in cmds[:shown]]] for o, kind, ms, n, cmds in trips],
+            }
+            signed = signing.dumps(payload, salt=SALT, compress=True)
+            if len(signed) <= MAX_TOKEN:
+                return signed
+    return signing.dumps({"p": path[:300], "k": keys[:10], "t": []}, salt=SALT, compress=True)
+
+
+@dataclass(frozen=True)
+class BehindTrip:
+    origin: str
+    kind: str
+    ms: float
+    count: int  # commands sent; more than len(commands) when the token had to cut
+    commands: list[str]
+
+
+@dataclass(frozen=True)
+class Behind:
+    path: str
+    keys: list[str]
+    trips: list[BehindTrip]
+
+    def round_trips(self, origin: str | None = None) -> int:
+        return sum(1 for t in self.trips if origin is None or t.origin == origin)
+
+    @property
+    def session_trips(self) -> int:
+        """Round trips of Django's session and cache, whose keys are not shown."""
+        return self.round_trips("django")
+
+    @property
+    def command_count(self) -> int:
+        return sum(t.count for t in self.trips)
+
+    @property
+    def cut(self) -> bool:
+        return any(t.count > len(t.commands) for t in self.trips)
+
+
+def read(signed: str) -> Behind:
+    """The trace in a token; ``signing.BadSignature`` when it was not made here."""
+    data = signing.loads(signed, salt=SALT)
+    trips = [
+        BehindTrip(str(origin), str(kind), float(ms), int(count), [str(c) for c in commands])
+        for origin, kind, ms, count, commands in data["t"]
+    ]
+    return Behind(str(data.get("p", "")), [str(k) for k in data["k"]], trips)

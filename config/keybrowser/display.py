@@ -1,0 +1,315 @@
+"""Bytes from Redis made safe to show, and links between keys and screens.
+
+Keys and values come from the raw client as bytes. Text that is valid UTF-8
+and printable is shown as is; anything else is shown with its odd bytes and
+control characters escaped (``\\xff``, ``\\n``), and flagged, so a binary
+value or a key name with a newline never breaks the page nor hides what it
+holds. Django autoescapes the result like any other text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from urllib.parse import quote_from_bytes, unquote_to_bytes
+
+from django.conf import settings
+from django.urls import reverse
+
+from config.keyspace import KeyPattern, keyspace
+
+# Control characters and the Unicode line/paragraph separators.
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_NAME_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+NAME_SHOWN = 300  # bytes of a key name shown in a list; the key page shows it whole
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(match: re.Match) -> str:
+    char = match.group()
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Bytes as text to show: ``escaped`` when some bytes could not be shown as they are."""
+
+    text: str
+    escaped: bool = False
+    truncated: bool = False
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def show(value: bytes | str | None, limit: int = 0, name: bool = False) -> Shown:
+    """``value`` as safe text. Names (``name=True``) escape newlines and tabs too,
+    so a key name always shows on one line, exactly as Redis holds it."""
+    if value is None:
+        return Shown("")
+    raw = value.encode() if isinstance(value, str) else bytes(value)
+    truncated = bool(limit) and len(raw) > limit
+    if truncated:
+        raw = raw[:limit]
+    try:
+        text, escaped = raw.decode("utf-8"), False
+    except UnicodeDecodeError as exc:
+        # A cut may split a character: a truncated tail is not "binary".
+        if truncated and exc.start >= len(raw) - 3 and exc.reason == "unexpected end of data":
+            text, escaped = raw[: exc.start].decode("utf-8"), False
+        else:
+            text, escaped = raw.decode("utf-8", "backslashreplace"), True
+    pattern = _NAME_UNPRINTABLE if name else _UNPRINTABLE
+    if pattern.search(text):
+        text, escaped = pattern.sub(_escape_char, text), True
+    return Shown(text, escaped, truncated)
+
+
+def pretty_json(value: bytes) -> str:
+    """Indented JSON when ``value`` is a JSON object or array, else ""."""
+    stripped = value.strip()
+    if stripped[:1] not in (b"{", b"["):
+        return ""
+    try:
+        return json.dumps(json.loads(stripped), indent=2, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return ""
+
+
+def key_param(key: bytes | str) -> str:
+    """The key, percent-encoded byte for byte, for ``?key=``: binary names survive the round trip."""
+    raw = key.encode() if isinstance(key, str) else key
+    return quote_from_bytes(raw, safe="")
+
+
+def key_from_query(query_string: str, name: str = "key") -> bytes | None:
+    """The raw bytes of ``?key=``. Django decodes query strings as UTF-8, which
+    would mangle a binary key name, so the parameter is read from the raw query."""
+    for part in query_string.split("&"):
+        field, sep, value = part.partition("=")
+        if sep and unquote_to_bytes(field.replace("+", " ")) == name.encode():
+            return unquote_to_bytes(value.replace("+", " "))
+    return None
+
+
+def key_url(key: bytes | str) -> str:
+    return f"{reverse('keys')}?key={key_param(key)}"
+
+
+def hidden_prefixes() -> tuple[bytes, ...]:
+    """Django's cache and session keys: never listed, never read (sessions are secrets)."""
+    prefixes = {f"{options.get('KEY_PREFIX', '')}:" for options in settings.CACHES.values()}
+    if "django" in keyspace.prefixes:
+        prefixes.add(keyspace.prefix("django"))
+    return tuple(sorted(p.encode() for p in prefixes))
+
+
+def is_hidden(key: bytes | str) -> bool:
+    raw = key.encode() if isinstance(key, str) else key
+    return raw.startswith(hidden_prefixes())
+
+
+def owner(key: bytes | str) -> KeyPattern | None:
+    """The registered pattern of ``key``; a name that is not UTF-8 has none."""
+    try:
+        text = key.decode() if isinstance(key, bytes) else key
+    except UnicodeDecodeError:
+        return None
+    return keyspace.match(text)
+
+
+# --- members that are ids or keys ------------------------------------------------
+
+
+def _document_patterns(app: str) -> list[KeyPattern]:
+    """Patterns of one document per id: ``app:entity:*``."""
+    return [
+        p
+        for p in keyspace.patterns
+        if p.app == app and len(p.segments) == 3 and p.segments[2] == "*" and p.wildcards == 1
+    ]
+
+
+def id_pattern(key: str, key_owner: KeyPattern | None) -> KeyPattern | None:
+    """The document pattern whose ids the members of ``key`` are, if they are ids.
+
+    First the registry's own word (a pattern whose ``index`` is this key), then
+    the key's segments (``school:course:7:students`` holds ``school:student:*``
+    ids), then, for an index key (``catalog:index:tag:red``), the app's only
+    document pattern.
+    """
+    if key_owner is None:
+        return None
+    documents = _document_patterns(key_owner.app)
+    for pattern in documents:
+        if pattern.index == key:
+            return pattern
+    by_entity = {p.segments[1]: p for p in documents}
+    segments = key.split(":")
+    for segment in reversed(segments[2:]):
+        for name in (segment, segment.removesuffix("s"), segment.removesuffix("es")):
+            if name in by_entity:
+                return by_entity[name]
+    if len(segments) > 2 and segments[1] == "index" and len(documents) == 1:
+        return documents[0]
+    return None
+
+
+def field_id_pattern(field: bytes, key_owner: KeyPattern | None) -> KeyPattern | None:
+    """The document pattern a hash field holds an id of: ``instructor_id`` -> ``school:instructor:*``."""
+    if key_owner is None or not field.endswith(b"_id"):
+        return None
+    entity = field[:-3].decode("utf-8", "replace")
+    return next((p for p in _document_patterns(key_owner.app) if p.segments[1] == entity), None)
+
+
+def related_keys(key: str, key_owner: KeyPattern | None) -> list[tuple[str, KeyPattern]]:
+    """The other keys of the same document, by the registry: a document's relation
+    keys (``catalog:product:42`` -> ``catalog:product:42:reviews``) and a relation
+    key's document (the other way round)."""
+    if key_owner is None:
+        return []
+    parts, mine = key.split(":"), key_owner.segments
+    found = []
+    for pattern in sorted(keyspace.patterns, key=lambda p: p.pattern):
+        theirs = pattern.segments
+        if len(theirs) > len(mine) and theirs[: len(mine)] == mine and pattern.wildcards == key_owner.wildcards:
+            found.append((":".join([*parts, *theirs[len(mine) :]]), pattern))
+        elif len(theirs) < len(mine) and mine[: len(theirs)] == theirs and pattern.wildcards == key_owner.wildcards:
+            found.append((":".join(parts[: len(theirs)]), pattern))
+    return found
+
+
+_MEMBER_ID = re.compile(rb"(?:\A|[\x00:|])(\d{1,20})\Z")
+
+
+def member_id(member: bytes) -> str:
+    """The id a member of an index holds: the member itself, or its tail after a
+    separator (a lexical index's ``name<NUL>42`` sorts by name and ends in the id)."""
+    found = _MEMBER_ID.search(bytes(member))
+    return found.group(1).decode() if found else ""
+
+
+@dataclass(frozen=True)
+class MemberLink:
+    key_url: str = ""
+    screen_url: str = ""
+
+
+def member_link(member: bytes, ids_of: KeyPattern | None) -> MemberLink:
+    """Links for a member that is an id of ``ids_of`` or the name of a registered key."""
+    try:
+        text = member.decode()
+    except UnicodeDecodeError:
+        return MemberLink()
+    if ids_of is not None and (member_ref := member_id(member)):
+        key = ids_of.pattern.replace("*", member_ref)
+        return MemberLink(key_url(key), ids_of.screen_url(key))
+    if ":" in text and not is_hidden(text):
+        pattern = keyspace.match(text)
+        if pattern is not None:
+            return MemberLink(key_url(text), pattern.screen_url(text))
+    return MemberLink()
+
+
+# --- rows for templates -------------------------------------------------------------
+
+
+def duration(ms: int | None) -> str:
+    """A TTL as people read it: 2d 3h, 4m 05s, 950 ms."""
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms} ms"
+    seconds = ms // 1000
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {seconds:02d}s"
+    return f"{seconds}s"
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One key of a list: its metadata, its name made safe, its links and its owner."""
+
+    meta: object  # store.KeyMeta
+    name: Shown
+    url: str
+    owner: KeyPattern | None
+    screen_url: str
+
+    @property
+    def ttl(self) -> str:
+        return duration(self.meta.ttl_ms)
+
+
+def key_rows(metas) -> list[KeyRow]:
+    rows = []
+    for meta in metas:
+        pattern = owner(meta.key)
+        text = meta.key.decode("utf-8", "backslashreplace")
+        name = show(meta.key, limit=NAME_SHOWN, name=True)
+        rows.append(KeyRow(meta, name, key_url(meta.key), pattern, pattern.screen_url(text) if pattern else ""))
+    return rows
+
+
+VALUE_SHOWN = 4096  # bytes of one field, member or entry value shown in a table cell
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One value of a key, made safe, pretty-printed when it is JSON, linked when it names a key."""
+
+    shown: Shown
+    json: str
+    link: MemberLink
+    size: int
+
+
+def cell(value: bytes, ids_of: KeyPattern | None = None, limit: int = VALUE_SHOWN) -> Cell:
+    value = bytes(value)
+    shown = show(value, limit=limit)
+    return Cell(shown, "" if shown.truncated else pretty_json(value), member_link(value, ids_of), len(value))
+
+
+def score(value: float) -> str:
+    return f"{value:.17g}"
+
+
+def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None) -> dict:
+    """What a key page shows of one page of ``content`` (a ``store.KeyContent``), by type."""
+    kind, offset = content.meta.type, content.offset
+    if kind == "hash":
+        return {
+            "fields": [
+                (cell(name, limit=NAME_SHOWN), cell(value, field_id_pattern(name, key_owner)))
+                for name, value in content.rows
+            ]
+        }
+    if kind == "set":
+        return {"members": [cell(member, ids_of) for member in content.rows]}
+    if kind == "zset":
+        return {"scored": [(offset + i, cell(m, ids_of), score(s)) for i, (m, s) in enumerate(content.rows)]}
+    if kind == "list":
+        return {"items": [(offset + i, cell(item, ids_of)) for i, item in enumerate(content.rows)]}
+    if kind == "stream":
+        return {
+            "entries": [
+                (entry_id.decode(), [(cell(f, limit=NAME_SHOWN), cell(v)) for f, v in fields])
+                for entry_id, fields in content.rows
+            ]
+        }
+    if kind == "string":
+        whole = offset == 0 and content.meta.length == len(content.value)
+        shown = show(content.value)
+        return {"string": Cell(shown, pretty_json(content.value) if whole else "", MemberLink(), len(content.value))}
+    return {}

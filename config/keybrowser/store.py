@@ -1,0 +1,378 @@
+"""Every Redis read of the key browser, and nothing else talks to Redis for it.
+
+Read-only by construction: the only commands sent are SCAN and the HSCAN /
+SSCAN / ZRANGE / LRANGE / XRANGE / GETRANGE family with limits, TYPE, PTTL,
+OBJECT ENCODING, MEMORY USAGE, DBSIZE, the cardinality commands, and two small
+read-only Lua scripts sent with EVAL (so a flushed script cache never costs a
+second round trip). Never KEYS, never a whole read of a collection.
+
+The raw client keeps bytes, so binary names and values reach ``display``
+intact. Django's cache and session keys are refused here as well as hidden
+from listings (see ``display.is_hidden``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from redis.exceptions import ResponseError
+
+from config.keybrowser.display import hidden_prefixes, is_hidden, member_id, owner
+from config.keyspace import KeyPattern, keyspace
+from config.redis import raw_client
+
+PAGE = 50  # keys on a list page, members on a key page
+SCAN_COUNT = 1000  # the largest COUNT hint of a SCAN step (a page starts with COUNT = its size)
+SCAN_STEPS = 20  # SCAN steps per request at most: bounds the work whatever the keyspace size
+TREE_STEPS = 10  # per tree request: about 10,000 keys examined, a few ms of Redis time
+TREE_CHILDREN = 200  # distinct children a tree node counts; the rest are counted together
+STRING_CHUNK = 16 * 1024  # bytes of a string shown per page (GETRANGE)
+
+# SCAN in steps until a page is full, the keyspace is walked, or the step
+# budget is spent. Hidden prefixes are dropped here so they never leave Redis.
+_SCAN = """-- key browser: SCAN a page
+local cursor, match, kind = ARGV[1], ARGV[2], ARGV[3]
+local want, steps, most = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local found, done, asked, count = {}, 0, 0, want
+repeat
+  local reply
+  if kind == '' then
+    reply = redis.call('SCAN', cursor, 'MATCH', match, 'COUNT', count)
+  else
+    reply = redis.call('SCAN', cursor, 'MATCH', match, 'COUNT', count, 'TYPE', kind)
+  end
+  cursor, done, asked = reply[1], done + 1, asked + count
+  for _, key in ipairs(reply[2]) do
+    local shown = true
+    for i = 7, #ARGV do
+      if string.sub(key, 1, #ARGV[i]) == ARGV[i] then shown = false break end
+    end
+    if shown then found[#found + 1] = key end
+  end
+  -- Ask for as many slots as the hit rate so far says the page still needs.
+  if #found == 0 then
+    count = math.min(count * 4, most)
+  else
+    count = math.max(10, math.min(most, math.ceil((want - #found) * asked / #found)))
+  end
+until cursor == '0' or #found >= want or done >= steps
+return {cursor, done, found}
+"""
+
+# SCAN under one prefix, counting keys by their next ``:`` segment, so a tree
+# node costs one round trip and ships counts, not key names.
+_TREE = """-- key browser: count a prefix by segment
+local cursor, prefix, match = ARGV[1], ARGV[2], ARGV[3]
+local steps, count, most = tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
+local counts, order, others, done, seen = {}, {}, 0, 0, 0
+repeat
+  local reply = redis.call('SCAN', cursor, 'MATCH', match, 'COUNT', count)
+  cursor, done = reply[1], done + 1
+  for _, key in ipairs(reply[2]) do
+    local shown = true
+    for i = 7, #ARGV do
+      if string.sub(key, 1, #ARGV[i]) == ARGV[i] then shown = false break end
+    end
+    if shown then
+      seen = seen + 1
+      local rest = string.sub(key, #prefix + 1)
+      local sep = string.find(rest, ':', 1, true)
+      local child = sep and string.sub(rest, 1, sep) or rest
+      if counts[child] then
+        counts[child] = counts[child] + 1
+      elseif #order < most then
+        order[#order + 1] = child
+        counts[child] = 1
+      else
+        others = others + 1
+      end
+    end
+  end
+until cursor == '0' or done >= steps
+local flat = {cursor, done, seen, others}
+for _, child in ipairs(order) do
+  flat[#flat + 1] = child
+  flat[#flat + 1] = counts[child]
+end
+return flat
+"""
+
+# A key's type and length in one command, whatever the type.
+_TYPE_AND_LENGTH = """-- key browser: type and length
+local t = redis.call('TYPE', KEYS[1])['ok']
+local n = -1
+if t == 'string' then n = redis.call('STRLEN', KEYS[1])
+elseif t == 'hash' then n = redis.call('HLEN', KEYS[1])
+elseif t == 'list' then n = redis.call('LLEN', KEYS[1])
+elseif t == 'set' then n = redis.call('SCARD', KEYS[1])
+elseif t == 'zset' then n = redis.call('ZCARD', KEYS[1])
+elseif t == 'stream' then n = redis.call('XLEN', KEYS[1])
+end
+return {t, n}
+"""
+
+_STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}\Z")
+
+
+class HiddenKey(Exception):
+    """A Django cache or session key was asked for by name."""
+
+
+@dataclass(frozen=True)
+class KeyMeta:
+    key: bytes
+    type: str  # "none" when the key does not exist
+    length: int | None
+    ttl_ms: int | None  # None: no TTL
+    encoding: str
+    memory: int | None
+
+    @property
+    def exists(self) -> bool:
+        return self.type != "none"
+
+
+@dataclass(frozen=True)
+class ScanPage:
+    keys: list[KeyMeta]
+    cursor: int  # 0 when the whole keyspace has been walked
+    steps: int  # SCAN calls made inside the script
+    dbsize: int
+    exact: KeyMeta | None = None  # the key named exactly as searched, wherever the SCAN is
+
+
+def _queue_describe(pipe, key: bytes) -> None:
+    pipe.eval(_TYPE_AND_LENGTH, 1, key)
+    pipe.pttl(key)
+    pipe.object("encoding", key)
+    pipe.memory_usage(key)
+
+
+def _meta(key: bytes, replies: list) -> KeyMeta:
+    kind_length, pttl, encoding, memory = (None if isinstance(r, Exception) else r for r in replies)
+    kind, length = (kind_length[0].decode(), int(kind_length[1])) if kind_length else ("none", -1)
+    return KeyMeta(
+        key=key,
+        type=kind,
+        length=length if length >= 0 else None,
+        ttl_ms=pttl if pttl is not None and pttl >= 0 else None,
+        encoding=encoding.decode() if isinstance(encoding, bytes) else "",
+        memory=memory,
+    )
+
+
+_DESCRIBE = 4  # commands queued per key by _queue_describe
+
+
+def _metas(keys: list[bytes], replies: list) -> list[KeyMeta]:
+    return [_meta(key, replies[i * _DESCRIBE : (i + 1) * _DESCRIBE]) for i, key in enumerate(keys)]
+
+
+def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta], int]:
+    """Type, length, TTL, encoding and memory of every key, in one pipeline."""
+    keys = [k for k in keys if not is_hidden(k)]
+    pipe = raw_client().pipeline(transaction=False)
+    for key in keys:
+        _queue_describe(pipe, key)
+    if with_dbsize:
+        pipe.dbsize()
+    if not keys and not with_dbsize:
+        return [], 0
+    replies = pipe.execute(raise_on_error=False)
+    return _metas(keys, replies), (replies[-1] if with_dbsize else 0)
+
+
+def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -> tuple[list[bytes], int, int]:
+    """Key names by SCAN from ``cursor``, in one round trip: (keys, next cursor, SCAN steps)."""
+    next_cursor, done, found = raw_client().eval(
+        _SCAN, 0, cursor, match, kind, want, SCAN_STEPS, SCAN_COUNT, *hidden_prefixes()
+    )
+    return list(found), int(next_cursor), int(done)
+
+
+def scan_page(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE, exact: bytes = b"") -> ScanPage:
+    """One page of keys by SCAN from ``cursor``, with their metadata: two round trips.
+
+    ``exact``, a name searched for literally, is described in the same pipeline,
+    so a key found by its full name shows at once, not after a walk through a
+    million keys with "load more".
+    """
+    found, next_cursor, done = scan_keys(match, kind, cursor, want)
+    extra = [exact] if exact and not cursor and exact not in found and not is_hidden(exact) else []
+    metas, dbsize = describe(found + extra, with_dbsize=True)
+    named = metas.pop() if extra else next((m for m in metas if exact and m.key == exact), None)
+    if named is not None and (not named.exists or (kind and named.type != kind)):
+        named = None
+    return ScanPage(metas, next_cursor, done, dbsize, named)
+
+
+def pattern_scan_page(pattern: KeyPattern, cursor: int = 0) -> ScanPage:
+    """Keys of a pattern with no index: SCAN MATCH and TYPE, then only the keys with
+    one segment per ``*`` (SCAN's ``*`` also spans ``:``) are described. Two round trips."""
+    found, next_cursor, done = scan_keys(pattern.pattern.encode(), pattern.type, cursor)
+    mine = [k for k in found if pattern.matches(k.decode("utf-8", "replace"))]
+    metas, dbsize = describe(mine, with_dbsize=True)
+    return ScanPage(metas, next_cursor, done, dbsize)
+
+
+def orphan_page(cursor: int = 0) -> ScanPage:
+    """Keys that match no registered pattern, among the next SCAN steps: two round trips."""
+    found, next_cursor, done = scan_keys(b"*", "", cursor, PAGE * 4)
+    metas, dbsize = describe([k for k in found if owner(k) is None], with_dbsize=True)
+    return ScanPage(metas, next_cursor, done, dbsize)
+
+
+@dataclass
+class TreeChunk:
+    children: dict[bytes, int]  # next segment (with its trailing ":" for a namespace) -> keys
+    others: int  # keys under children past TREE_CHILDREN
+    seen: int
+    cursor: int
+    steps: int
+    dbsize: int = 0
+
+
+def tree_chunk(prefix: bytes, match: bytes, cursor: int = 0) -> TreeChunk:
+    """Counts of the keys under ``prefix`` by their next segment, over a bounded SCAN: one round trip."""
+    pipe = raw_client().pipeline(transaction=False)
+    pipe.eval(_TREE, 0, cursor, prefix, match, TREE_STEPS, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes())
+    pipe.dbsize()
+    flat, dbsize = pipe.execute()
+    children = {flat[i]: int(flat[i + 1]) for i in range(4, len(flat), 2)}
+    return TreeChunk(children, int(flat[3]), int(flat[2]), int(flat[0]), int(flat[1]), dbsize)
+
+
+# --- one key ----------------------------------------------------------------------
+
+
+@dataclass
+class KeyContent:
+    meta: KeyMeta
+    rows: list = field(default_factory=list)  # per type: (field, value), member, (member, score), item, (id, fields)
+    value: bytes = b""  # a string's chunk
+    cursor: str = "0"  # where this page starts
+    next_cursor: str = ""  # where the next page starts, "" at the end
+    offset: int = 0  # for offset-paged types: index of the first row
+    related: dict[bytes, bool] = field(default_factory=dict)  # keys of the same document -> whether they exist
+
+
+def parse_cursor(kind: str, text: str) -> str:
+    """A position inside a key of ``kind``, checked: a stream id or a non-negative integer."""
+    text = text or ("-" if kind == "stream" else "0")
+    if kind == "stream":
+        if text == "-" or _STREAM_ID.match(text):
+            return text
+    elif text.isascii() and text.isdigit() and len(text) <= 20:
+        return str(int(text))
+    raise ValueError(f"not a position in a {kind}: {text!r}")
+
+
+def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
+    if kind == "hash":
+        pipe.hscan(key, int(cursor), count=PAGE)
+    elif kind == "set":
+        pipe.sscan(key, int(cursor), count=PAGE)
+    elif kind == "zset":
+        pipe.zrange(key, int(cursor), int(cursor) + PAGE - 1, withscores=True)
+    elif kind == "list":
+        pipe.lrange(key, int(cursor), int(cursor) + PAGE - 1)
+    elif kind == "stream":
+        pipe.xrange(key, min="-" if cursor == "-" else f"({cursor}", count=PAGE)
+    elif kind == "string":
+        pipe.getrange(key, int(cursor), int(cursor) + STRING_CHUNK - 1)
+
+
+def _content(meta: KeyMeta, cursor: str, reply, related: dict[bytes, bool]) -> KeyContent:
+    content = KeyContent(meta, cursor=cursor, related=related)
+    kind = meta.type
+    if kind in {"hash", "set"}:
+        next_cursor, found = reply
+        content.next_cursor = "" if int(next_cursor) == 0 else str(next_cursor)
+        whole = cursor == "0" and not content.next_cursor
+        # One page holding the whole key reads best sorted; a page of many keeps SCAN's order.
+        content.rows = (sorted(found.items()) if whole else list(found.items())) if kind == "hash" else sorted(found)
+    elif kind in {"zset", "list"}:
+        content.rows, content.offset = list(reply), int(cursor)
+        end = int(cursor) + len(reply)
+        content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
+    elif kind == "stream":
+        content.rows = [(entry_id, list(fields.items())) for entry_id, fields in reply]
+        content.next_cursor = content.rows[-1][0].decode() if len(content.rows) == PAGE else ""
+    elif kind == "string":
+        content.value, content.offset = reply, int(cursor)
+        end = int(cursor) + len(reply)
+        content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
+    return content
+
+
+def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[bytes, ...] = ()) -> KeyContent:
+    """A key's metadata, whether its ``related`` keys exist, and one page of what it holds.
+
+    One round trip when the key is of its registered type (``expected``): the
+    page read rides in the same pipeline as the metadata. Otherwise a second
+    round trip reads the page once TYPE is known. ``cursor`` is checked for
+    the key's actual type (ValueError when it does not fit).
+    """
+    if is_hidden(key):
+        raise HiddenKey(key)
+    related = tuple(k for k in related if not is_hidden(k))
+    pipe = raw_client().pipeline(transaction=False)
+    _queue_describe(pipe, key)
+    for other in related:
+        pipe.exists(other)
+    guess = ""
+    if expected:
+        try:
+            guess = expected
+            _queue_read(pipe, key, expected, parse_cursor(expected, cursor))
+        except ValueError:
+            guess = ""
+    replies = pipe.execute(raise_on_error=False)
+    meta = _meta(key, replies[:_DESCRIBE])
+    found = {other: bool(n) for other, n in zip(related, replies[_DESCRIBE : _DESCRIBE + len(related)])}
+    page = replies[_DESCRIBE + len(related) :]
+    if not meta.exists:
+        return KeyContent(meta, related=found)
+    position = parse_cursor(meta.type, cursor)
+    if guess == meta.type and not isinstance(page[0], ResponseError):
+        return _content(meta, position, page[0], found)
+    pipe = raw_client().pipeline(transaction=False)
+    _queue_read(pipe, key, meta.type, position)
+    return _content(meta, position, pipe.execute()[0], found)
+
+
+# --- keys of one registered pattern -------------------------------------------------
+
+
+@dataclass
+class IndexPage:
+    keys: list[KeyMeta]
+    total: int
+    next_cursor: str  # "" at the end
+
+
+def pattern_index_page(pattern: KeyPattern, cursor: str) -> IndexPage:
+    """Keys of ``pattern`` through the app's own index of ids (ZRANGE by offset, or
+    SSCAN): two round trips, the index page, then the keys' metadata."""
+    index_owner = keyspace.match(pattern.index)
+    kind = index_owner.type if index_owner else "zset"
+    position = int(parse_cursor(kind, cursor))
+    pipe = raw_client().pipeline(transaction=False)
+    if kind == "set":
+        pipe.scard(pattern.index)
+        pipe.sscan(pattern.index, position, count=PAGE)
+    else:
+        pipe.zcard(pattern.index)
+        pipe.zrange(pattern.index, position, position + PAGE - 1)
+    total, page = pipe.execute()
+    if kind == "set":
+        next_cursor, ids = page
+        next_cursor = "" if int(next_cursor) == 0 else str(next_cursor)
+    else:
+        ids = page
+        next_cursor = str(position + len(ids)) if position + len(ids) < total else ""
+    refs = [member_id(member) for member in ids]
+    keys = [pattern.pattern.replace("*", ref, 1).encode() for ref in refs if ref]
+    metas, _ = describe(keys)
+    return IndexPage(metas, total, next_cursor)
