@@ -417,16 +417,23 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
 
 @scenario("core", weight=1)
 class Dashboard(Scenario):
-    """The dashboard (sign-ins, activity) and the key browser: reads only."""
+    """The dashboard (sign-ins, activity) and the key browser: reads only, as the key browser has no writes."""
 
     def step(self) -> None:
         roll = self.rng.random()
-        if roll < 0.5:
-            self.http.get("/")
-        elif roll < 0.8:
-            self.http.get("/keys/", {"pattern": self.rng.choice(["cms:*", "core:*", "*"])})
+        if roll < 0.3:
+            page = self.http.get("/")
+            behind = re.search(r'href="(/keys/behind/\?t=[^"]+)"', page.text)
+            if behind and self.rng.random() < 0.5:  # the keys behind the page just seen
+                self.http.get(unescape(behind.group(1)))
+        elif roll < 0.55:
+            pattern = self.rng.choice(["cms:*", "catalog:product:*", "orgchart:*", "core:*", "*"])
+            self.http.get("/keys/", {"pattern": pattern})
+        elif roll < 0.75:
+            key = self.rng.choice(["core:events", "cms:index:updated", "catalog:product:1", "orgchart:employee:1"])
+            self.http.get("/keys/", {"key": key})
         else:
-            self.http.get("/keys/", {"key": "core:events"})
+            self.http.get(self.rng.choice(["/keys/tree/", "/keys/registry/", "/keys/orphans/"]))
 
 
 # --- the run: scratch Redis, gunicorn on loopback, clients, faults, verification -----

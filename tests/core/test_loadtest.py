@@ -14,7 +14,10 @@ class LoadTestRunTest(SimpleTestCase):
     def test_a_short_run_through_a_kill_and_a_stop_loses_nothing_and_breaks_nothing(self):
         out = StringIO()
         args = ["--seconds", "7", "--clients", "16", "--port", "8310", "--kill-redis", "--stop-redis"]
-        call_command("loadtest", *args, "--outage", "1", stdout=out, verbosity=0)
+        try:
+            call_command("loadtest", *args, "--outage", "1", stdout=out, verbosity=0)
+        except SystemExit:
+            self.fail(f"the load test failed:\n{out.getvalue()}")
         text = out.getvalue()
         self.assertIn("PASS", text, text)
         self.assertIn("16 signed-in clients", text)
