@@ -102,7 +102,7 @@ class Editors(Scenario):
         with self.in_flight(("post", pk), forget=lambda: self.forget(pk) if own else None):
             response = self.http.post(f"{LIST}{pk}/edit/", form, expect=(302, 409))
         if response.status == 409:
-            return  # someone saved in between: refused, nothing written (the WATCH check)
+            return self.refused("edit conflicts (409)")  # someone saved in between: the version check
         if own:
             self.mine[pk][version + 1] = (title, body)
         key = ("post", pk, version + 1) if own else ("shared", pk, version + 1)

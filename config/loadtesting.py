@@ -140,6 +140,7 @@ class Stats:
     samples: list[Sample] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     unavailable: int = 0  # 503 pages during an injected fault
+    refused: Counter = field(default_factory=Counter)  # "app: why" -> writes refused cleanly under contention
 
 
 class Faults:
@@ -223,6 +224,8 @@ class Http:
             raise Unavailable(path)
         if status not in expect:
             said = re.findall(r'class="(?:field-error|errors)"[^>]*>(.*?)</', response.text, re.S)[:3]
+            said += re.findall(r"<h1>(.*?)</h1>\s*<p>(.*?)</p>", response.text, re.S)[:1] if status >= 500 else []
+            said = [" ".join(s) if isinstance(s, tuple) else s for s in said]
             said = f" ({'; '.join(unescape(s.strip()) for s in said)})" if said else ""
             raise self._fail(f"{method} {path}: {status}, expected {'/'.join(map(str, expect))}{said}")
         if "csrfmiddlewaretoken" in response.text:
@@ -341,6 +344,10 @@ class Scenario:
     def ack(self, key: tuple, what: str, check: Callable[[], bool], replaces: tuple = ()) -> None:
         self.ledger.ack(self.app, key, what, check, replaces)
 
+    def refused(self, why: str) -> None:
+        """A write the app refused with a clear answer, writing nothing (an edit conflict): no error."""
+        self.http.stats.refused[f"{self.app}: {why}"] += 1
+
     @contextmanager
     def in_flight(self, prefix: tuple, check_after: Callable[[], bool] = lambda: False, forget=lambda: None):
         """Around a write's POST: if it meets an outage, the object is in doubt and the client forgets it.
@@ -451,6 +458,7 @@ class Options:
     kill_redis: bool = False  # SIGKILL the Redis mid-run, restart it from its append-only file
     stop_redis: bool = False  # SHUTDOWN the Redis mid-run, start it again a moment later
     outage: float = 1.5  # seconds Redis stays down in a fault
+    warm: bool = True  # build each worker's Redis clients before its threads serve (see post_worker_init)
     fsync_interval: float = 1.0  # what appendfsync everysec may lose, at most, on a crash
 
 
@@ -486,6 +494,8 @@ class Report:
     violations: int = 0
     faults: list = field(default_factory=list)
     server_tracebacks: int = 0
+    server_log: str = ""  # the first traceback, when there is one
+    refused: Counter = field(default_factory=Counter)
 
     @property
     def ok(self) -> bool:
@@ -513,6 +523,9 @@ class Report:
             f"writes acknowledged: {self.acknowledged}; checked in Redis: {self.checked} (the last write of each "
             f"object, and every CMS version); lost: {lost}"
         )
+        if self.refused:
+            said = ", ".join(f"{why} {n}" for why, n in sorted(self.refused.items()))
+            out.append(f"refused under contention (a clear answer, nothing written): {said}")
         if self.doubtful:
             out.append(f"writes in flight at an outage (applied or not, either state accepted): {self.doubtful}")
         for fault in self.faults:
@@ -530,8 +543,27 @@ class Report:
         out.append(f"server log: {self.server_tracebacks} tracebacks")
         out += [f"ERROR {e}" for e in self.errors[:20]]
         out += [f"LOST {what}" for what in self.lost[:20]]
+        if self.server_log:
+            out.append(f"first traceback in the server log:\n{self.server_log}")
         out.append("PASS" if self.ok else "FAIL")
         return out
+
+
+def post_worker_init(worker) -> None:
+    """gunicorn hook, in each worker before it serves: build the domain Redis clients once.
+
+    ``config.redis.client()`` is a ``functools.cache``: threads of a gthread
+    worker that ask for it at once can each build one, and the client that
+    loses is garbage-collected, its ``__del__`` closing the connection pool
+    the other thread is reading from ("Bad file descriptor", a 500 or a 503
+    on a worker's first requests). The fix belongs in ``config/redis.py``
+    (a lock around the first build: /work/patches/reliability-core-client-race.diff);
+    until it lands the load test builds them here. ``--no-warm`` shows the race.
+    """
+    from config.redis import client, raw_client
+
+    client()
+    raw_client()
 
 
 def free_port() -> int:
@@ -574,7 +606,11 @@ class LoadTest:
             with override_settings(REDIS_URL=self.redis.url):  # for the scenarios' direct store writes
                 report = self._drive(sessions)
             self._stop_server()
-            report.server_tracebacks = (self.dir / "gunicorn.log").read_text(errors="replace").count("Traceback")
+            log = (self.dir / "gunicorn.log").read_text(errors="replace")
+            report.server_tracebacks = log.count("Traceback")
+            if report.server_tracebacks:
+                first = log.index("Traceback")
+                report.server_log = log[max(0, log.rfind("\n", 0, max(0, first - 200))) : first + 4000]
             self._verify(report)
             return report
         finally:
@@ -635,6 +671,8 @@ class LoadTest:
             "--worker-class", "gthread", "--workers", str(o.workers), "--threads", str(o.threads),
             "--timeout", "60", "--graceful-timeout", "5", "--keep-alive", "30",
         ]  # fmt: skip
+        if o.warm:
+            command += ["--config", "python:config.loadtesting"]  # for post_worker_init below
         self.log(f"starting gunicorn on {self.HOST}:{self.port}")
         self.server_log = open(self.dir / "gunicorn.log", "w")  # noqa: SIM115  (closed in _stop_server)
         self.server = subprocess.Popen(
@@ -686,16 +724,21 @@ class LoadTest:
             rng = random.Random(f"loadtest:{n}")
             users = [cls(http_, ledgers[n], rng, n) for _, cls in sorted(registry.scenarios.items())]
             try:
+                ready_users = []
                 for user in users:
                     http_.app = user.app
-                    _attempt(http_, user.setup)
+                    if _attempt(http_, user.setup) == "ok":
+                        ready_users.append(user)  # a scenario whose setup failed (an error already) takes no steps
+                users = ready_users or users[:0]
             finally:
                 ready.wait()
+            if not users:
+                return
             weights = [user.weight for user in users]
             while not stop.is_set():
                 user = rng.choices(users, weights)[0]
                 http_.app = user.app
-                if not _attempt(http_, user.step):
+                if _attempt(http_, user.step) == "unavailable":
                     time.sleep(0.05)  # Redis is down on purpose: do not spin
             http_.close()
 
@@ -750,6 +793,8 @@ class LoadTest:
         report.by_app = {app: (per_app[app], acked[app]) for app in per_app | acked}
         report.acknowledged = sum(acked.values())
         report.doubtful = sum(ledger.doubtful for ledger in ledgers)
+        for st in stats:
+            report.refused.update(st.refused)
         self.expectations = [e for ledger in ledgers for e in ledger.expected.values()]
         for fault in self.fault_reports:
             began = start + fault.at
@@ -799,14 +844,15 @@ class LoadTest:
             report.errors.append(f"integrity: {line}")
 
 
-def _attempt(http_: Http, action: Callable[[], None]) -> bool:
-    """Run one scenario action; False when Redis was down on purpose. Failed responses are already counted."""
+def _attempt(http_: Http, action: Callable[[], None]) -> str:
+    """Run one scenario action: "ok", "failed" (counted already) or "unavailable" (Redis down on purpose)."""
     try:
         action()
     except Unavailable:
-        return False
+        return "unavailable"
     except Failed:
-        pass
+        return "failed"
     except Exception as error:  # a scenario that breaks is an error of the run, not a silent dead client
         http_.stats.errors.append(f"{http_.app}: {type(error).__name__}: {error}")
-    return True
+        return "failed"
+    return "ok"

@@ -17,6 +17,7 @@ from orgchart import store
 
 EMPLOYEES, LOCATIONS = "/orgchart/employees/", "/orgchart/locations/"
 TITLES = ("Engineer", "Analyst", "Designer", "Manager", "Writer")
+BUSY = "changed under this edit too many times in a row"  # the store's Busy, shown beside the form
 
 
 def _is(pk: int, name: str, title: str, manager: int | None) -> bool:
@@ -100,7 +101,10 @@ class People(Scenario):
         form = self.http.get(f"{EMPLOYEES}add/").post_forms()[-1].fields
         place = str(self.rng.choice(self.places)) if self.places else ""
         form.update(name=name, title=title, manager=f"#{manager}", location=place)
-        pk = int(re.search(r"/(\d+)/$", self.http.post(f"{EMPLOYEES}add/", form).location).group(1))
+        response = self.http.post(f"{EMPLOYEES}add/", form, expect=(302, 200))
+        if self.busy(response):
+            return
+        pk = int(re.search(r"/(\d+)/$", response.location).group(1))
         self.mine[pk] = {"name": name, "title": title, "manager": manager}
         self.acked(pk, f"employee {pk} hired")
 
@@ -112,7 +116,9 @@ class People(Scenario):
         form["title"] = title
         after = lambda: _is(pk, data["name"], title, data["manager"])  # noqa: E731
         with self.in_flight(("employee", pk), after, lambda: self.in_doubt(pk, data["manager"])):
-            self.http.post(f"{EMPLOYEES}{pk}/edit/", form)
+            response = self.http.post(f"{EMPLOYEES}{pk}/edit/", form, expect=(302, 200))
+        if self.busy(response):
+            return
         data["title"] = title
         self.acked(pk, f"employee {pk} retitled")
 
@@ -122,6 +128,8 @@ class People(Scenario):
         after = lambda: _is(pk, data["name"], data["title"], manager)  # noqa: E731
         with self.in_flight(("employee", pk), after, lambda: self.in_doubt(pk, data["manager"], manager)):
             response = self.http.post(f"{EMPLOYEES}{pk}/move/", {"manager": f"#{manager}"}, expect=(302, 400))
+        if response.status == 400 and BUSY in response.text:
+            return self.refused("busy, WATCH retries exhausted")
         cycle = self.below(manager, pk)
         if response.status == 400:
             assert "cycle" in response.text, f"move of {pk} under {manager} refused for another reason"
@@ -141,7 +149,9 @@ class People(Scenario):
         form = self.http.get(f"{EMPLOYEES}{pk}/delete/").post_forms()[-1].fields
         form["successor"] = f"#{boss}" if boss else ""
         with self.in_flight(("employee", pk), lambda: store.get_employee(pk) is None, lambda: self.unsure(pk, reports)):
-            self.http.post(f"{EMPLOYEES}{pk}/delete/", form)
+            response = self.http.post(f"{EMPLOYEES}{pk}/delete/", form, expect=(302, 200))
+        if self.busy(response):
+            return
         del self.mine[pk]
         self.ack(("employee", pk), f"employee {pk} deleted", lambda: store.get_employee(pk) is None)
         for report in reports:
@@ -155,9 +165,13 @@ class People(Scenario):
             pk = self.rng.choice(renamable)
             renamed = lambda: _location_is(pk, name)  # noqa: E731
             with self.in_flight(("location", pk, "name"), renamed, lambda: self.frozen_places.add(pk)):
-                self.http.post(f"{LOCATIONS}{pk}/edit/", {"name": name})
+                if self.busy(self.http.post(f"{LOCATIONS}{pk}/edit/", {"name": name}, expect=(302, 200))):
+                    return
         else:
-            pk = int(re.search(r"/(\d+)/$", self.http.post(f"{LOCATIONS}add/", {"name": name}).location).group(1))
+            response = self.http.post(f"{LOCATIONS}add/", {"name": name}, expect=(302, 200))
+            if self.busy(response):
+                return
+            pk = int(re.search(r"/(\d+)/$", response.location).group(1))
         self.my_places[pk] = name
         self.ack(("location", pk, "name"), f"location {pk} named {name}", lambda: _location_is(pk, name))
 
@@ -182,6 +196,17 @@ class People(Scenario):
         self.ack(("location", pk, "samples"), what, lambda: _samples_are(pk, expected))
 
     # -- helpers
+
+    def busy(self, response) -> bool:
+        """True for the store's Busy refusal (WATCH retries ran out under contention); any other 200 or
+        400 to a write is an error."""
+        if response.status == 302:
+            return False
+        if BUSY not in response.text:
+            said = re.findall(r'class="(?:field-error|errors)"[^>]*>(.*?)</', response.text, re.S)[:2]
+            raise AssertionError(f"{response.path}: {response.status}, refused: {said}")
+        self.refused("busy, WATCH retries exhausted")
+        return True
 
     def writable(self) -> list[int]:
         return [pk for pk in self.mine if pk not in self.doubt]
