@@ -1,0 +1,76 @@
+"""A real browser enrols a student from the course page; the roster and the student's page agree."""
+
+from config.redis import client
+from school import keys, store
+from tests.base import BrowserTestCase
+from tests.school.helpers import course, instructor, student
+
+
+class SchoolBrowserTest(BrowserTestCase):
+    def test_enrol_from_the_course_page(self):
+        c = course("CS-101", "Databases", capacity=3)
+        store.link_instructor(c, instructor("Grace Hopper"), "t", "/")
+        ada = student("Ada Lovelace")
+        student("Alan Turing")
+        self.sign_in()
+        page = self.page
+        page.goto(self.url(f"/school/courses/{c}/"))
+        page.get_by_text("Nobody is enrolled yet.").wait_for()
+        page.fill("#find-course-student", "ada")
+        result = page.locator(f'#found-course-student li[data-id="{ada}"]')
+        result.get_by_role("button", name="Enrol").click()
+        page.wait_for_url(self.url(f"/school/courses/{c}/"))
+        page.locator(".message").get_by_text(f"Student #{ada} enrolled.").wait_for()
+        roster = page.locator(f'#roster tr[data-student="{ada}"]')
+        self.assertEqual(roster.locator("a").inner_text(), "Ada Lovelace")
+        self.assertEqual(page.locator("[data-enrolled]").inner_text(), "1")
+        # The picker now says so, from one SISMEMBER.
+        page.fill("#find-course-student", "ada")
+        page.locator(f'#found-course-student li[data-id="{ada}"] .badge').get_by_text("enrolled").wait_for()
+        self.screenshot("school-course")
+        roster.locator("a").click()
+        page.wait_for_url(self.url(f"/school/students/{ada}/"))
+        row = page.locator(f'#courses tr[data-course="{c}"]')
+        self.assertEqual(row.locator("a").inner_text(), "CS-101")
+        self.assertEqual(client().smembers(keys.student_courses(ada)), {str(c)})
+        self.assertEqual(client().smembers(keys.course_students(c)), {str(ada)})
+        self.screenshot("school-student")
+
+    def test_hold_a_seat_shows_time_left_and_a_full_course_refuses(self):
+        c = course("MA-201", "Algebra", capacity=1)
+        alan = student("Alan Turing")
+        student("Alan Kay")
+        self.sign_in()
+        page = self.page
+        page.goto(self.url(f"/school/courses/{c}/"))
+        page.fill("#find-course-student", "alan")
+        page.locator(f'#found-course-student li[data-id="{alan}"]').get_by_role("button", name="Hold a seat").click()
+        page.wait_for_url(self.url(f"/school/courses/{c}/"))
+        hold = page.locator(f'#holds tr[data-student="{alan}"]')
+        self.assertRegex(hold.locator(".time-left").inner_text(), r"^(10:00|9:[0-5]\d)$")
+        self.assertEqual(page.locator("[data-seats-left]").inner_text(), "0")
+        page.fill("#find-course-student", "alan k")
+        page.locator("#found-course-student").get_by_role("button", name="Enrol").click()
+        page.get_by_role("alert").get_by_text("is full").wait_for()
+        self.screenshot("school-course-full")
+        self.assertEqual(client().scard(keys.course_students(c)), 0)
+
+    def test_set_algebra_from_the_course_list(self):
+        a, b = course("A-1", "Alpha"), course("B-1", "Beta")
+        both, only_a = student("Both Sides"), student("Only Alpha")
+        for c, s in ((a, both), (b, both), (a, only_a)):
+            store.enrol(c, s, "t", "/")
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/school/courses/"))
+        page.get_by_label("Pick A-1").check()
+        page.get_by_label("Pick B-1").check()
+        page.get_by_role("button", name="in all (SINTER)").click()
+        page.wait_for_url("**/school/algebra/**")
+        self.assertEqual(page.locator("[data-total]").inner_text(), "1")
+        self.assertEqual(page.locator("#result tbody a").all_inner_texts(), ["Both Sides"])
+        page.get_by_label("In the first but none of the others (SDIFF)").check()
+        page.get_by_role("button", name="Compute").click()
+        page.wait_for_url("**op=diff**")
+        self.assertEqual(page.locator("#result tbody a").all_inner_texts(), ["Only Alpha"])
+        self.screenshot("school-algebra")

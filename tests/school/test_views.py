@@ -1,0 +1,373 @@
+"""The school's screens: what the user sees, what Redis holds, and the round trips."""
+
+from django.test import override_settings
+
+from config.redis import client
+from school import keys, store
+from school.documents import schema_one_hash
+from tests.base import RedisTestCase
+from tests.school.helpers import course, instructor, student
+
+
+def legacy_student(name: str, email: str) -> int:
+    """A schema-1 student as the seeder writes part of them."""
+    pk = client().incr(keys.ids("student"))
+    tx = store.transaction()
+    store.queue_document(tx, "student", pk, schema_one_hash(name, email))
+    tx.execute()
+    return pk
+
+
+class ListTest(RedisTestCase):
+    def test_lists_are_two_round_trips_and_show_rows(self):
+        c = course("CS-101", "Databases")
+        s = student("Ada Lovelace")
+        store.enrol(c, s, "t", "/")
+        instructor("Grace Hopper")
+        for url, text in (
+            ("/school/courses/", "Databases"),
+            ("/school/students/", "Ada Lovelace"),
+            ("/school/instructors/", "Grace Hopper"),
+        ):
+            with self.assertRoundTrips(2):
+                response = self.client.get(url)
+            self.assertContains(response, text)
+            self.assertContains(response, "pattern-note")
+            self.assertContains(response, "round trip")
+
+    def test_search_sort_and_paging(self):
+        for n in range(30):
+            student(f"Student {n:02d}")
+        student("Zed")
+        with self.assertRoundTrips(2):
+            response = self.client.get("/school/students/?q=student&o=-name")
+        names = [row.doc.name for row in response.context["page"].object_list]
+        self.assertEqual(names[0], "Student 29")
+        self.assertEqual(response.context["page"].paginator.count, 30)
+        self.assertNotContains(response, "Zed")
+        response = self.client.get("/school/students/?q=student&page=2")
+        self.assertEqual(
+            [r.doc.name for r in response.context["page"].object_list], [f"Student {n}" for n in range(25, 30)]
+        )
+        response = self.client.get("/school/students/?o=-id")
+        self.assertEqual(response.context["page"].object_list[0].doc.name, "Zed")
+        self.assertEqual(self.client.get("/school/students/?page=9").status_code, 404)
+
+    def test_htmx_search_renders_the_results_partial(self):
+        student("Ada")
+        response = self.client.get("/school/students/?q=ad", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="results")
+        self.assertContains(response, "Ada")
+        self.assertNotContains(response, "<h1>")
+
+    def test_empty_states(self):
+        self.assertContains(self.client.get("/school/courses/"), "No courses yet.")
+        self.assertContains(self.client.get("/school/students/?q=nobody"), "Nothing matches.")
+
+    def test_student_list_counts_schema_versions(self):
+        legacy_student("Old One", "old@example.org")
+        legacy_student("Old Two", "two@example.org")
+        student("New")
+        response = self.client.get("/school/students/")
+        self.assertEqual(response.context["versions"], {"1": 2, "2": 1})
+        self.assertContains(response, "schema 1: <strong>2</strong>", html=False)
+        self.assertContains(response, "old@example.org")  # schema 1 read as contact
+
+    def test_stored_text_is_escaped(self):
+        student("<script>alert(1)</script>")
+        response = self.client.get("/school/students/")
+        self.assertContains(response, "&lt;script&gt;alert(1)&lt;/script&gt;")
+        self.assertNotContains(response, "<script>alert(1)")
+
+
+class FormTest(RedisTestCase):
+    def test_add_course(self):
+        response = self.client.post(
+            "/school/courses/add/", {"code": "cs-101", "title": "Databases", "description": "", "capacity": "20"}
+        )
+        pk = int(client().hget(keys.course_codes(), "CS-101"))
+        self.assertRedirects(response, f"/school/courses/{pk}/")
+        self.assertEqual(client().hgetall(keys.doc("course", pk))["title"], "Databases")
+        self.assertEqual(client().xrevrange("core:events", count=1)[0][1]["verb"], "created")
+
+    def test_bad_input_is_shown_beside_the_field_and_writes_nothing(self):
+        response = self.client.post("/school/courses/add/", {"code": "no spaces!", "title": "", "capacity": "0"})
+        self.assertEqual(response.status_code, 200)
+        form = response.context["form"]
+        self.assertIn("code", form.errors)
+        self.assertIn("title", form.errors)
+        self.assertIn("capacity", form.errors)
+        self.assertContains(response, 'class="field-error"')
+        self.assertFalse(client().exists(keys.ids("course"), keys.index("course")))
+
+    def test_duplicate_code_is_a_field_error(self):
+        course("CS-101")
+        response = self.client.post("/school/courses/add/", {"code": "CS-101", "title": "Again", "capacity": "5"})
+        self.assertEqual(response.context["form"].errors["code"], ["Course code CS-101 is taken by another course."])
+        self.assertEqual(client().zcard(keys.index("course")), 1)
+
+    def test_editing_a_schema_one_person_upgrades_it(self):
+        pk = legacy_student("Old", "old@example.org")
+        with self.assertRoundTrips(1):
+            response = self.client.get(f"/school/students/{pk}/edit/")
+        self.assertContains(response, "Stored at schema 1")
+        self.assertEqual(response.context["form"].initial["contact"], "old@example.org")
+        response = self.client.post(
+            f"/school/students/{pk}/edit/",
+            {"name": "Old Renamed", "contact": "old@example.org", "emails": "other@example.org"},
+        )
+        self.assertRedirects(response, f"/school/students/{pk}/")
+        stored = client().hgetall(keys.doc("student", pk))
+        self.assertEqual(stored["schema"], "2")
+        self.assertNotIn("email", stored)
+        self.assertEqual(stored["emails"], '["old@example.org", "other@example.org"]')
+        self.assertEqual(client().hgetall(keys.schemas("student")), {"1": "0", "2": "1"})
+
+    def test_bad_email_is_a_field_error(self):
+        response = self.client.post("/school/instructors/add/", {"name": "X", "contact": "nope", "emails": "bad"})
+        self.assertIn("contact", response.context["form"].errors)
+        self.assertIn("emails", response.context["form"].errors)
+        self.assertFalse(client().exists(keys.index("instructor")))
+
+    def test_unknown_ids_are_404(self):
+        for url in (
+            "/school/courses/9/",
+            "/school/courses/9/edit/",
+            "/school/courses/9/delete/",
+            "/school/students/9/",
+            "/school/instructors/9/edit/",
+        ):
+            self.assertEqual(self.client.get(url).status_code, 404, url)
+        self.assertEqual(self.client.post("/school/courses/9/delete/").status_code, 404)
+        self.assertEqual(self.client.get("/school/courses/abc/").status_code, 404)
+
+    def test_delete_confirms_then_deletes(self):
+        c, s = course(), student()
+        store.enrol(c, s, "t", "/")
+        with self.assertRoundTrips(1):
+            response = self.client.get(f"/school/students/{s}/delete/")
+        self.assertContains(response, "Yes, delete")
+        self.assertTrue(client().exists(keys.doc("student", s)))
+        response = self.client.post(f"/school/students/{s}/delete/")
+        self.assertRedirects(response, "/school/students/")
+        self.assertFalse(client().exists(keys.doc("student", s), keys.course_students(c)))
+
+
+class CourseScreenTest(RedisTestCase):
+    def test_course_page_is_two_round_trips_with_paged_roster_and_holds(self):
+        c = course(capacity=40)
+        i = instructor("Grace")
+        store.link_instructor(c, i, "t", "/")
+        people = [student(f"S{n:02d}") for n in range(30)]
+        for s in people[:28]:
+            store.enrol(c, s, "t", "/")
+        store.hold_seat(c, people[29], "t", "/")
+        with self.assertRoundTrips(2):
+            response = self.client.get(f"/school/courses/{c}/")
+        self.assertContains(response, "Grace")
+        self.assertContains(response, 'data-enrolled="28"')
+        self.assertContains(response, 'data-holds="1"')
+        self.assertContains(response, 'data-seats-left="11"')
+        self.assertContains(response, "S29")  # the holder, with the time left
+        self.assertContains(response, 'class="time-left" data-seconds="')
+        self.assertEqual(len(response.context["roster_page"].object_list), 25)
+        with self.assertRoundTrips(2):
+            response = self.client.get(f"/school/courses/{c}/?page=2", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="roster")
+        self.assertEqual([p.name for p in response.context["roster_page"].object_list], ["S25", "S26", "S27"])
+        self.assertNotContains(response, "<h1>")
+
+    def test_roster_is_never_read_whole(self):
+        c = course()
+        with self.assertRoundTrips(1) as trace:  # nothing to name: the second round trip is skipped
+            self.client.get(f"/school/courses/{c}/")
+        commands = [cmd for trip in trace.round_trips for cmd in trip.commands]
+        roster = keys.course_students(c)
+        self.assertFalse([str(cmd) for cmd in commands if roster in cmd.keys and cmd.name == "SMEMBERS"])
+        self.assertIn(f"SORT {roster} LIMIT 0 25", [str(cmd) for cmd in commands])
+
+    def test_enrol_from_the_course_page(self):
+        c, s = course(), student("Ada")
+        response = self.client.post(f"/school/courses/{c}/enrol/", {"other": s})
+        self.assertRedirects(response, f"/school/courses/{c}/")
+        self.assertTrue(client().sismember(keys.course_students(c), s))
+        self.assertTrue(client().sismember(keys.student_courses(s), c))
+        page = self.client.get(f"/school/students/{s}/")
+        self.assertContains(page, "CS-101")
+
+    @override_settings(SCHOOL_MAX_INSTRUCTORS_PER_COURSE=1)
+    def test_bound_breach_is_a_clear_error_and_writes_nothing(self):
+        c = course()
+        store.link_instructor(c, instructor("A"), "t", "/")
+        other = instructor("B")
+        response = self.client.post(f"/school/courses/{c}/assign/", {"other": other})
+        self.assertEqual(response.status_code, 409)
+        self.assertContains(response, "already has 1 instructors, the most a course may have", status_code=409)
+        self.assertFalse(client().exists(keys.instructor_courses(other)))
+
+    def test_full_course_refuses_from_the_student_page(self):
+        c = course(capacity=1)
+        store.enrol(c, student("First"), "t", "/")
+        s = student("Late")
+        response = self.client.post(f"/school/students/{s}/enrol/", {"other": c})
+        self.assertContains(response, "is full", status_code=409)
+        self.assertFalse(client().exists(keys.student_courses(s)))
+
+    def test_hold_confirm_and_release_from_the_course_page(self):
+        c, a, b = course(), student("A"), student("B")
+        self.client.post(f"/school/courses/{c}/hold/", {"other": a})
+        self.client.post(f"/school/courses/{c}/hold/", {"other": b})
+        self.assertTrue(client().exists(keys.hold(c, a)))
+        self.client.post(f"/school/courses/{c}/confirm/", {"other": a})
+        self.client.post(f"/school/courses/{c}/release/", {"other": b})
+        self.assertTrue(client().sismember(keys.course_students(c), a))
+        self.assertFalse(client().exists(keys.hold(c, a), keys.hold(c, b), keys.course_holds(c)))
+
+    def test_relations_edited_from_instructor_and_student_pages(self):
+        c, i, s = course(), instructor(), student()
+        self.client.post(f"/school/instructors/{i}/assign/", {"other": c})
+        self.client.post(f"/school/students/{s}/enrol/", {"other": c})
+        self.assertTrue(client().sismember(keys.course_instructors(c), i))
+        self.assertTrue(client().sismember(keys.course_students(c), s))
+        with self.assertRoundTrips(2):
+            self.assertContains(self.client.get(f"/school/instructors/{i}/"), "CS-101")
+        self.client.post(f"/school/instructors/{i}/unassign/", {"other": c})
+        self.client.post(f"/school/students/{s}/drop/", {"other": c})
+        self.assertFalse(client().exists(keys.course_instructors(c), keys.course_students(c)))
+
+    def test_bad_relation_posts(self):
+        c = course()
+        self.assertEqual(self.client.post(f"/school/courses/{c}/enrol/", {"other": "x"}).status_code, 409)
+        self.assertEqual(self.client.post(f"/school/courses/{c}/explode/", {"other": 1}).status_code, 404)
+        self.assertEqual(self.client.post("/school/courses/77/enrol/", {"other": 1}).status_code, 404)
+        self.assertEqual(self.client.post("/school/courses/77/drop/", {"other": 1}).status_code, 404)
+        self.assertEqual(self.client.post("/school/instructors/77/unassign/", {"other": c}).status_code, 404)
+        self.assertFalse(client().exists(keys.course_students(77), keys.instructor_courses(77)))
+        self.assertEqual(self.client.get(f"/school/courses/{c}/enrol/").status_code, 405)
+        response = self.client.post(f"/school/courses/{c}/enrol/", {"other": 55})
+        self.assertContains(response, "student 55 does not exist", status_code=409)
+        self.assertFalse(client().exists(keys.course_students(c), keys.student_courses(55)))
+
+    def test_picker_marks_members_with_sismember(self):
+        c = course()
+        a, b = student("Ada"), student("Adam")
+        store.enrol(c, a, "t", "/")
+        with self.assertRoundTrips(2) as trace:
+            response = self.client.get(f"/school/find/course-student/{c}/?q=ad", HTTP_HX_REQUEST="true")
+        self.assertIn("SISMEMBER", [cmd.name for t in trace.round_trips for cmd in t.commands])
+        self.assertContains(response, "enrolled", count=1)
+        self.assertContains(response, f'<li data-id="{b}">')
+        self.assertContains(response, "Hold a seat")
+        self.assertEqual(self.client.get(f"/school/find/nope/{c}/?q=a").status_code, 404)
+
+
+class AlgebraTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.a, self.b, self.c = course("A-1", capacity=100), course("B-1"), course("C-1")
+        self.people = {name: student(name) for name in ("Ann", "Bob", "Cat", "Dan")}
+        for name, courses in {
+            "Ann": [self.a, self.b],
+            "Bob": [self.a],
+            "Cat": [self.b, self.c],
+            "Dan": [self.a, self.c],
+        }.items():
+            for c in courses:
+                store.enrol(c, self.people[name], "t", "/")
+
+    def names(self, response):
+        return sorted(p.name for p in response.context["page"].object_list)
+
+    def test_inter_union_diff(self):
+        with self.assertRoundTrips(2):
+            response = self.client.get(f"/school/algebra/?op=inter&c={self.a}&c={self.b}")
+        self.assertEqual(self.names(response), ["Ann"])
+        self.assertContains(response, 'data-total="1"')
+        response = self.client.get(f"/school/algebra/?op=union&c={self.b}&c={self.c}")
+        self.assertEqual(self.names(response), ["Ann", "Cat", "Dan"])
+        response = self.client.get(f"/school/algebra/?op=diff&c={self.a}&c={self.b}&c={self.c}")
+        self.assertEqual(self.names(response), ["Bob"])
+
+    def test_temporary_key_expires_within_a_minute(self):
+        self.client.get(f"/school/algebra/?op=union&c={self.a}&c={self.b}")
+        key = keys.algebra("union", [self.a, self.b])
+        self.assertTrue(0 < client().ttl(key) <= 60)
+
+    def test_results_are_paged(self):
+        many = [student(f"Extra {n:02d}") for n in range(30)]
+        for s in many:
+            store.enrol(self.a, s, "t", "/")
+        response = self.client.get(f"/school/algebra/?op=diff&c={self.a}&c={self.c}&page=2")
+        self.assertEqual(response.context["page"].paginator.count, 32)
+        self.assertEqual(len(response.context["page"].object_list), 7)
+        self.assertContains(response, f"c={self.a}&amp;c={self.c}")
+
+    def test_codes_form_redirects_to_ids_and_reports_unknown_codes(self):
+        response = self.client.get("/school/algebra/?codes=a-1, c-1&op=inter")
+        self.assertRedirects(response, f"/school/algebra/?op=inter&c={self.a}&c={self.c}")
+        response = self.client.get("/school/algebra/?codes=A-1 ZZ-9&op=inter")
+        self.assertContains(response, "No course has the code ZZ-9.")
+        response = self.client.get("/school/algebra/?codes=A-1&op=inter")
+        self.assertContains(response, "Pick at least two courses.")
+
+    def test_bad_ids_are_404(self):
+        self.assertEqual(self.client.get(f"/school/algebra/?c={self.a}&c=x").status_code, 404)
+        self.assertEqual(self.client.get(f"/school/algebra/?c={self.a}&c=99").status_code, 404)
+        self.assertEqual(self.client.get(f"/school/algebra/?c={self.a}&c={self.b}&op=xor").status_code, 404)
+
+
+class EditConflictTest(RedisTestCase):
+    def test_a_change_made_meanwhile_is_not_overwritten_silently(self):
+        from school.documents import Person
+
+        pk = student("Ada")
+        response = self.client.get(f"/school/students/{pk}/edit/")
+        loaded = response.context["form"].initial["fingerprint"]
+        self.assertContains(response, f'name="fingerprint" value="{loaded}"')
+        store.save("student", Person(pk, "Ada Byron", "ada@example.org", ["ada@example.org"]), "other", lambda pk: "/")
+        data = {"name": "Ada L.", "contact": "ada@example.org", "emails": "", "fingerprint": loaded}
+        response = self.client.post(f"/school/students/{pk}/edit/", data)
+        self.assertContains(response, "Someone else changed this student since you opened it.")
+        self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada Byron")
+        # The form now carries the current fingerprint: saving again, knowingly, goes through.
+        again = response.context["form"].data["fingerprint"]
+        self.assertNotEqual(again, loaded)
+        response = self.client.post(f"/school/students/{pk}/edit/", {**data, "fingerprint": again})
+        self.assertRedirects(response, f"/school/students/{pk}/")
+        self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada L.")
+
+
+class RoundTripSweepTest(RedisTestCase):
+    """Every school screen, with data behind it: at most two round trips, and a pattern note."""
+
+    def test_every_screen(self):
+        c, other = course("CS-101"), course("CS-102")
+        i, s, h = instructor("Grace"), student("Ada"), student("Alan")
+        store.link_instructor(c, i, "t", "/")
+        store.enrol(c, s, "t", "/")
+        store.enrol(other, s, "t", "/")
+        store.hold_seat(c, h, "t", "/")
+        screens = {
+            "/school/courses/": 2,
+            "/school/instructors/": 2,
+            "/school/students/": 2,
+            f"/school/courses/{c}/": 2,
+            f"/school/instructors/{i}/": 2,
+            f"/school/students/{s}/": 2,
+            f"/school/students/{h}/": 2,
+            f"/school/courses/{c}/edit/": 1,
+            f"/school/students/{s}/edit/": 1,
+            f"/school/courses/{c}/delete/": 1,
+            f"/school/instructors/{i}/delete/": 1,
+            "/school/courses/add/": 0,
+            "/school/students/add/": 0,
+            f"/school/algebra/?op=inter&c={c}&c={other}": 2,
+            "/school/algebra/": 0,
+        }
+        for url, trips in screens.items():
+            with self.subTest(url=url), self.assertRoundTrips(trips):
+                response = self.client.get(url)
+            self.assertEqual(response.status_code, 200, url)
+            self.assertContains(response, 'class="pattern-note"')
+        with self.assertRoundTrips(2):
+            self.client.get(f"/school/find/student-course/{s}/?q=cs", HTTP_HX_REQUEST="true")
+        with self.assertRoundTrips(1):
+            self.client.get("/school/algebra/?codes=CS-101,CS-102&op=union")
