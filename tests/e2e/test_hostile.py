@@ -34,6 +34,7 @@ KEY_PAGES = (
     "/keys/?pattern=catalog:*",
     "/keys/?key=catalog:product:1",
     "/keys/?key=catalog:product:1:reviews",
+    "/keys/?pattern=school:*",
 )
 
 
