@@ -35,6 +35,8 @@ KEY_PAGES = (
     "/keys/?key=catalog:product:1",
     "/keys/?key=catalog:product:1:reviews",
     "/keys/?pattern=school:*",
+    "/keys/?key=school:course:1",
+    "/keys/?key=school:student:1",
 )
 
 
