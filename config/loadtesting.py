@@ -527,7 +527,7 @@ class Report:
             said = ", ".join(f"{why} {n}" for why, n in sorted(self.refused.items()))
             out.append(f"refused under contention (a clear answer, nothing written): {said}")
         if self.doubtful:
-            out.append(f"writes in flight at an outage (applied or not, either state accepted): {self.doubtful}")
+            out.append(f"writes answered 503 in an outage (applied or not: either state accepted): {self.doubtful}")
         for fault in self.faults:
             line = (
                 f"fault: {fault.kind} at {fault.at:.1f} s, down {fault.down_for:.1f} s: {fault.unavailable} "
