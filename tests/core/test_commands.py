@@ -118,6 +118,11 @@ class CheckIntegrityTest(RedisTestCase):
         self.assertEqual(code, 0, out)
         self.assertIn("invariants hold", out)
 
+    def test_verbose_runs_say_each_invariant_as_it_goes(self):
+        code, out = self.run_check("--only", "core", "--verbosity", "2")
+        self.assertEqual(code, 0, out)
+        self.assertRegex(out, r"core: event stream is capped … ok \(\d+\.\d s\)")
+
     @override_settings(EVENTS_MAXLEN=3, SIGNINS_KEPT=2)
     def test_violations_are_reported_with_their_keys_and_repaired(self):
         for n in range(5):
