@@ -92,6 +92,12 @@ def rating_score(count: int, total: int) -> float:
     return round(total / count, 6) if count else 0.0
 
 
+def type_fields(slug: str, attrs: dict[str, str]) -> list[tuple[types.TypeField, str]]:
+    """(field, value) for the fields of the type ``slug``, in the registry's order ("" when absent)."""
+    kind = types.get(slug)
+    return [(f, attrs.get(f.name, "")) for f in kind.fields] if kind else []
+
+
 def _decimal(text: str | None) -> Decimal | None:
     try:
         return Decimal(text) if text else None
@@ -140,9 +146,7 @@ class Product:
 
     @property
     def type_fields(self) -> list[tuple[types.TypeField, str]]:
-        """(field, value) for the fields of this product's type, in the registry's order."""
-        kind = self.product_type
-        return [(f, self.attrs.get(f.name, "")) for f in kind.fields] if kind else []
+        return type_fields(self.type, self.attrs)
 
     def to_hash(self) -> dict[str, str]:
         """The editable fields (the review machinery owns the embed and the aggregate)."""
@@ -214,6 +218,7 @@ class ProductRow:
     tags: list[str]
     num_reviews: int
     sum_ratings: int
+    attrs: dict[str, str] = field(default_factory=dict)  # the type's own fields, when the list has one type
 
     @property
     def average(self) -> float | None:
@@ -224,9 +229,14 @@ class ProductRow:
         kind = types.get(self.type)
         return kind.label if kind else self.type
 
+    @property
+    def type_fields(self) -> list[tuple[types.TypeField, str]]:
+        return type_fields(self.type, self.attrs)
+
     @classmethod
-    def from_values(cls, product_id: str, values: list[str | None]) -> ProductRow:
-        data = dict(zip(LIST_FIELDS, values))
+    def from_values(cls, product_id: str, values: list[str | None], own: tuple[str, ...] = ()) -> ProductRow:
+        """From a SORT ... GET row: the ``LIST_FIELDS`` then the ``own`` type fields, in that order."""
+        data = dict(zip((*LIST_FIELDS, *own), values))
         return cls(
             id=int(product_id),
             name=data["name"] or "",
@@ -237,6 +247,7 @@ class ProductRow:
             tags=[t for t in (data["tags"] or "").split(",") if t],
             num_reviews=int(data["num_reviews"] or 0),
             sum_ratings=int(data["sum_ratings"] or 0),
+            attrs={name: data[name] for name in own if data[name] is not None},
         )
 
 

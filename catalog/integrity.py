@@ -3,12 +3,13 @@
 Sources of truth: the product hashes and the review hashes with each
 product's review set. Derived: the embed and the aggregate on each product
 (checked with the shared machinery's ``aggregate`` and ``expected_embed``),
-the sort, search, SKU, type and tag indexes, and the tag cloud's counts.
+the sort, search, SKU, type and tag indexes, each type's creation index, and
+the tag cloud's counts.
 """
 
 from __future__ import annotations
 
-from catalog import keys, store
+from catalog import keys, store, types
 from catalog.store import REVIEWS
 from config.invariants import Violation, invariant
 
@@ -169,6 +170,44 @@ def indexes_agree():
                 f"tag {tag!r}: the tag cloud counts {cloud.get(tag, 0)}, its set holds {sizes.get(tag, 0)}",
                 [keys.tags(), keys.tag_index(tag)],
             )
+
+
+def _type_created_violations():
+    """Each product scored by its creation time in its own type's creation index and in no other;
+    then every id those indexes hold names a product (HMGET and ZMSCORE 500 a round trip, then ZSCAN)."""
+    seen: set[str] = set()
+    for chunk in store.chunks(store.iter_product_ids()):
+        for product_id, entry in store.type_entries(chunk).items():
+            seen.add(str(product_id))
+            for slug, held in entry.scores.items():
+                key = keys.type_created(slug)
+                if slug != entry.type:
+                    if held is not None:
+                        message = f"product {product_id} is of type {entry.type}, the {slug} creation index holds it"
+                        yield Violation(message, [key])
+                elif held is None:
+                    yield Violation(f"product {product_id} is missing from the {slug} creation index", [key])
+                elif abs(held - entry.created_at) > 1e-6:
+                    yield Violation(
+                        f"product {product_id}: the {slug} creation index scores it {held}, "
+                        f"it was created at {entry.created_at}",
+                        [key, keys.product(product_id)],
+                    )
+    for slug in types.TYPES:
+        for member in store.type_created_members(slug):
+            if member not in seen:
+                yield Violation(
+                    f"the {slug} creation index holds product {member}, which does not exist", [keys.type_created(slug)]
+                )
+
+
+@invariant(
+    "catalog",
+    "each type's creation index holds exactly that type's products, scored by creation time",
+    repair=store.rebuild_type_created,
+)
+def type_creation_indexes():
+    yield from _type_created_violations()
 
 
 def _dangling():

@@ -56,7 +56,13 @@ def skus() -> str:
 
 
 def type_index(type_slug: str) -> str:
+    """The set of one type's ids: the type filter's operand in the list's set algebra."""
     return f"catalog:index:type:{type_slug}"
+
+
+def type_created(type_slug: str) -> str:
+    """One type's ids scored by creation time: that type's list, newest first, is a page read."""
+    return f"catalog:index:type:{type_slug}:created"
 
 
 def tag_index(tag: str) -> str:
@@ -170,6 +176,19 @@ register(
     "The ids of the products of one type (earbuds, game_console, …).",
     why="All types share one product collection; a set per type is the e-book's `where type = …` "
     "without a search module, and intersects with tag sets inside Redis.",
+    screens=LIST,
+)
+register(
+    APP,
+    "catalog:index:type:*:created",
+    "zset",
+    "Polymorphic pattern: a sorted index per type",
+    "The ids of the products of one type, scored by creation time: the list filtered by type alone, "
+    "newest or oldest first.",
+    why="The list's commonest filter is one type in the default order; a sorted set per type makes it a "
+    "ZRANGE-shaped page (SORT ... BY nosort LIMIT GET) that costs the page, not an intersection of the "
+    "whole creation index with the type set on every request. Written beside the type set in the "
+    "product's own transaction.",
     screens=LIST,
 )
 register(

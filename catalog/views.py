@@ -43,12 +43,14 @@ def _type_or_404(slug: str | None) -> types.ProductType:
 def product_list(request):
     state = list_state(request.GET, sorts=SORTS, default_order="-created", filters=FILTERS)
     filters = ProductFilterForm(request.GET)
-    result = store.list_products(filters.query(state.order, state.offset, state.per_page))
+    query = filters.query(state.order, state.offset, state.per_page)
+    result = store.list_products(query)
     context = {
         "page": page_of(result.rows, result.total, state),
         "state": state,
         "filters": filters,
         "result": result,
+        "type_columns": types.TYPES[query.type].fields if query.type else (),
         "type_chips": [(types.TYPES[slug], count) for slug, count in result.type_counts.items()],
         "search_limit": store.SEARCH_LIMIT,
     }

@@ -15,6 +15,7 @@ from catalog.store.bulk import NewReview, import_products, last_product_id, queu
 from catalog.store.checks import (
     Held,
     IndexEntries,
+    TypeEntry,
     chunks,
     drop_orphan_review,
     drop_review_refs,
@@ -26,12 +27,15 @@ from catalog.store.checks import (
     missing_reviews,
     products_by_id,
     rebuild_indexes,
+    rebuild_type_created,
     repair_reviews,
     review_counts,
     review_links,
     review_sets,
     set_index_keys,
     tag_counts,
+    type_created_members,
+    type_entries,
 )
 from catalog.store.core import REVIEWS, WATCH_RETRIES, EditConflict, SkuTaken
 from catalog.store.listing import SEARCH_LIMIT, TEMP_TTL, ProductList, ProductQuery, list_products
@@ -49,5 +53,5 @@ __all__ = [
     "Held", "IndexEntries", "chunks", "drop_orphan_review", "drop_review_refs", "expected_scores",
     "index_entries", "index_members", "iter_product_ids", "iter_review_ids", "missing_reviews",
     "products_by_id", "rebuild_indexes", "repair_reviews", "review_counts", "review_links", "review_sets",
-    "set_index_keys", "tag_counts",
+    "set_index_keys", "tag_counts", "TypeEntry", "type_entries", "type_created_members", "rebuild_type_created",
 ]  # fmt: skip

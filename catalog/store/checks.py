@@ -96,6 +96,61 @@ def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
     return found
 
 
+@dataclass(frozen=True)
+class TypeEntry:
+    """A product's type and creation time, and its score in each type's creation index."""
+
+    type: str
+    created_at: float
+    scores: dict[str, float | None]
+
+
+def _types_and_times(pipe, product_ids: list[int]) -> None:
+    for product_id in product_ids:
+        pipe.hmget(keys.product(product_id), ["type", "created_at"])
+
+
+def type_entries(product_ids: list[int]) -> dict[int, TypeEntry]:
+    """For each existing product: HMGET of its type and creation time, and one ZMSCORE per type
+    of the whole chunk, so an id held by another type's index shows too. One pipeline."""
+    pipe = client().pipeline(transaction=False)
+    _types_and_times(pipe, product_ids)
+    members = [str(i) for i in product_ids]
+    for slug in types.TYPES:
+        pipe.zmscore(keys.type_created(slug), members)
+    replies = pipe.execute()
+    held = dict(zip(types.TYPES, replies[len(product_ids) :]))
+    found = {}
+    for n, (product_id, (slug, created)) in enumerate(zip(product_ids, replies)):
+        if slug is not None:
+            found[product_id] = TypeEntry(slug, float(created or 0), {t: held[t][n] for t in types.TYPES})
+    return found
+
+
+def type_created_members(slug: str) -> Iterator[str]:
+    """The ids one type's creation index holds, by ZSCAN."""
+    for member, _ in client().zscan_iter(keys.type_created(slug), count=1000):
+        yield member
+
+
+def rebuild_type_created() -> None:
+    """Rebuild every type's creation index from the product hashes' type and created_at: the
+    hashes read 500 a round trip, then the indexes dropped and re-added in one transaction."""
+    by_type: dict[str, dict[str, float]] = {slug: {} for slug in types.TYPES}
+    for chunk in chunks(iter_product_ids()):
+        pipe = client().pipeline(transaction=False)
+        _types_and_times(pipe, chunk)
+        for product_id, (slug, created) in zip(chunk, pipe.execute()):
+            if slug in by_type:
+                by_type[slug][str(product_id)] = float(created or 0)
+    pipe = client().pipeline(transaction=True)
+    pipe.unlink(*(keys.type_created(slug) for slug in types.TYPES))
+    for slug, scores in by_type.items():
+        if scores:
+            pipe.zadd(keys.type_created(slug), scores)
+    pipe.execute()
+
+
 def expected_scores(product: Product) -> dict[str, float]:
     return {
         "name": name_score(product.name),
@@ -167,6 +222,7 @@ def rebuild_indexes() -> None:
         keys.skus(),
         keys.tags(),
         *(keys.sort_index(n) for n in keys.SORTS),
+        *(keys.type_created(slug) for slug in types.TYPES),
         *set_index_keys(),
     ]
     products = [p for chunk in chunks(iter_product_ids()) for p in products_by_id(chunk).values()]

@@ -76,11 +76,13 @@ def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | Non
         if new_sku:
             pipe.hset(keys.skus(), new_sku, member)
     old_type, new_type = old and old.type, new and new.type
-    if old_type != new_type:
+    if old_type != new_type:  # the type's set (for the set algebra) and its creation index (for the page)
         if old_type:
             pipe.srem(keys.type_index(old_type), member)
+            pipe.zrem(keys.type_created(old_type), member)
         if new_type:
             pipe.sadd(keys.type_index(new_type), member)
+            pipe.zadd(keys.type_created(new_type), {member: new.created_at})
     old_tags, new_tags = set(old.tags if old else ()), set(new.tags if new else ())
     for tag in sorted(old_tags - new_tags):
         pipe.srem(keys.tag_index(tag), member)

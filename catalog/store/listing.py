@@ -25,10 +25,6 @@ class ProductQuery:
     offset: int = 0
     limit: int = 25
 
-    @property
-    def filtered(self) -> bool:
-        return bool(self.q or self.type or self.tags_all or self.tags_any or self.tags_none)
-
 
 @dataclass(frozen=True)
 class ProductList:
@@ -53,6 +49,19 @@ def _search_ids(q: str) -> tuple[list[str], bool]:
     return ids, len(members) > SEARCH_LIMIT
 
 
+def _source(query: ProductQuery) -> tuple[str, bool]:
+    """The sorted set the page is read from, and whether it already holds only the chosen type.
+
+    Newest or oldest first with a type is that type's own creation index, so
+    the type alone is a page read and the type set drops out of the algebra;
+    every other order reads the shared sort index and intersects the type set.
+    """
+    column = query.order.lstrip("-")
+    if column != "created":
+        return keys.sort_index(column), False
+    return (keys.type_created(query.type), True) if query.type else (keys.products(), False)
+
+
 def list_products(query: ProductQuery) -> ProductList:
     """One page of products, sorted and filtered, in one transaction (a search adds one lookup).
 
@@ -60,21 +69,28 @@ def list_products(query: ProductQuery) -> ProductList:
     SINTERSTORE of that with the type set, the all-of tag sets and the search
     hits, SDIFFSTORE of the none-of tags; then ZINTERSTORE with the sort index
     (weight 1, the set weight 0) orders the ids by the chosen column (with no
-    positive filter, ZDIFFSTORE subtracts from the sort index directly).
+    positive filter, ZDIFFSTORE subtracts from the sort index directly). A type
+    in the default order needs none of it: its own creation index is the
+    source (``_source``), so a type alone is a plain page read.
     SORT ... BY nosort over the result keeps its order,
     applies the page as a range and joins each id to its list fields with GET
-    product:*->field. The temporary keys are random, expire in 60 seconds, and
-    are deleted by the same transaction.
+    product:*->field, and with a type to that type's own fields too. The
+    temporary keys are random, expire in 60 seconds, and are deleted by the
+    same transaction.
     """
+    kind = types.TYPES.get(query.type) if query.type else None
+    if query.type and kind is None:
+        raise ValueError(f"unknown product type {query.type!r}")
     search, capped = _search_ids(query.q) if query.q else ([], False)
-    source = keys.products() if query.order.lstrip("-") == "created" else keys.sort_index(query.order.lstrip("-"))
+    source, typed = _source(query)
+    positives = [keys.type_index(query.type)] if query.type and not typed else []
+    nones = [keys.tag_index(t) for t in query.tags_none]
     pipe = client().pipeline(transaction=True)
     target, temps = source, []
-    if query.filtered:
+    if positives or query.q or query.tags_all or query.tags_any or nones:
         token = secrets.token_hex(8)
         target = keys.temp(token)
         temps.append(target)
-        positives = [keys.type_index(query.type)] if query.type else []
         positives += [keys.tag_index(t) for t in query.tags_all]
         if query.tags_any:
             union = keys.temp_set(token, "any")
@@ -87,7 +103,6 @@ def list_products(query: ProductQuery) -> ProductList:
             if search:
                 pipe.sadd(found, *search)
             positives.append(found)
-        nones = [keys.tag_index(t) for t in query.tags_none]
         if positives:
             base = positives[0]
             if len(positives) > 1 or nones:
@@ -105,7 +120,8 @@ def list_products(query: ProductQuery) -> ProductList:
             pipe.expire(temp, TEMP_TTL)
     page_at = len(pipe.command_stack)
     pipe.zcard(target)
-    gets = ["#", *(f"{keys.product('*')}->{name}" for name in LIST_FIELDS)]
+    own = kind.field_names if kind else ()
+    gets = ["#", *(f"{keys.product('*')}->{name}" for name in (*LIST_FIELDS, *own))]
     pipe.sort(target, start=query.offset, num=query.limit, by="nosort", get=gets, desc=query.order.startswith("-"))
     if temps:
         pipe.unlink(*temps)
@@ -118,7 +134,7 @@ def list_products(query: ProductQuery) -> ProductList:
     total, flat = replies[page_at], replies[page_at + 1]
     catalog_size, cloud, *counts = replies[tail_at:]
     width = len(gets)
-    rows = [ProductRow.from_values(flat[i], flat[i + 1 : i + width]) for i in range(0, len(flat), width)]
+    rows = [ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)]
     return ProductList(
         rows=[row for row in rows if row.name],
         total=total,

@@ -216,10 +216,9 @@ def product_detail(product_id: int) -> tuple:
 
 def products_of_type(slug: str) -> tuple:
     """3. The newest products of one type with their type's own fields (polymorphic): the list's
-    transaction, then the page's hashes (the list reads only the shared list fields)."""
+    one transaction, a page of the type's creation index whose SORT ... GET reads the type's fields too."""
     page = catalog.list_products(ProductQuery(type=slug, limit=PAGE))
-    found = catalog.products_by_id([r.id for r in page.rows])
-    rows = [(p.id, p.name, [value for _, value in p.type_fields]) for p in (found[r.id] for r in page.rows)]
+    rows = [(r.id, r.name, [value for _, value in r.type_fields]) for r in page.rows]
     return page.total, rows
 
 

@@ -66,6 +66,33 @@ class InvariantTest(RedisTestCase):
         self.assertFalse(client().exists(keys.tag_index("refurbished")))
         self.assertFalse(client().sismember(keys.type_index("monitor"), str(self.other)))
 
+    def test_a_broken_type_creation_index_is_caught_and_rebuilt_from_the_hashes(self):
+        created = store.get(self.product).created_at
+        client().zrem(keys.type_created("earbuds"), str(self.other))
+        client().zadd(keys.type_created("earbuds"), {str(self.product): 5.0, "77": 1.0})
+        client().zadd(keys.type_created("monitor"), {str(self.product): created})
+        found = messages()
+        for expected in (
+            f"product {self.other} is missing from the earbuds creation index",
+            f"product {self.product}: the earbuds creation index scores it 5.0, it was created at {created}",
+            f"product {self.product} is of type earbuds, the monitor creation index holds it",
+            "the earbuds creation index holds product 77, which does not exist",
+        ):
+            self.assertIn(expected, found)
+        self.assertEqual(len(found), 4, found)  # the type sets and the other indexes are not involved
+        store.rebuild_type_created()
+        self.assertEqual(messages(), [])
+        held = client().zrange(keys.type_created("earbuds"), 0, -1, withscores=True)
+        self.assertEqual(held, [(str(self.product), created), (str(self.other), store.get(self.other).created_at)])
+        self.assertFalse(client().exists(keys.type_created("monitor")))
+
+    def test_the_full_index_rebuild_also_drops_stale_type_creation_entries(self):
+        client().zadd(keys.type_created("monitor"), {str(self.other): 1.0})
+        client().sadd(keys.type_index("monitor"), str(self.other))
+        store.rebuild_indexes()
+        self.assertEqual(messages(), [])
+        self.assertFalse(client().exists(keys.type_created("monitor")))
+
     def test_a_tag_cloud_count_that_disagrees_is_caught(self):
         client().zincrby(keys.tags(), 2, "sport")
         self.assertCaught("tag 'sport': the tag cloud counts 3, its set holds 1")

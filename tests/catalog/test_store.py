@@ -29,6 +29,7 @@ class ProductWriteTest(RedisTestCase):
         self.assertEqual((stored["num_reviews"], stored["sum_ratings"], stored["recent_reviews"]), ("0", "0", "[]"))
         member = str(product_id)
         self.assertTrue(client().sismember(keys.type_index("earbuds"), member))
+        self.assertEqual(client().zscore(keys.type_created("earbuds"), member), float(stored["created_at"]))
         self.assertTrue(client().sismember(keys.tag_index("wireless"), member))
         self.assertEqual(client().zscore(keys.tags(), "sport"), 1)
         self.assertEqual(client().hget(keys.skus(), "SQ-1"), member)
@@ -58,6 +59,8 @@ class ProductWriteTest(RedisTestCase):
             self.assertNotIn(gone, stored)
         self.assertFalse(client().sismember(keys.type_index("earbuds"), str(product_id)))
         self.assertTrue(client().sismember(keys.type_index("game_console"), str(product_id)))
+        self.assertIsNone(client().zscore(keys.type_created("earbuds"), str(product_id)))
+        self.assertEqual(client().zscore(keys.type_created("game_console"), str(product_id)), current.created_at)
         self.assertEqual(violations(["catalog"]), [])
 
     def test_an_edit_keeps_reviews_and_moves_tags_name_and_sku(self):
@@ -96,7 +99,8 @@ class ProductWriteTest(RedisTestCase):
         left = "\n".join(catalog_keys())
         self.assertNotIn(f":{product_id}", left.replace(f"\x00{keep}", ""))
         member = str(product_id)
-        for key in [keys.products(), keys.names(), *(keys.sort_index(n) for n in keys.SORTS)]:
+        sorted_keys = [keys.products(), keys.names(), keys.type_created("earbuds"), *map(keys.sort_index, keys.SORTS)]
+        for key in sorted_keys:
             self.assertNotIn(member, [m.rsplit("\x00", 1)[-1] for m in client().zrange(key, 0, -1)], key)
         self.assertFalse(client().sismember(keys.tag_index("wireless"), member))
         self.assertFalse(client().exists(keys.tag_index("sport")))
@@ -216,6 +220,39 @@ class ListQueryTest(RedisTestCase):
         self.assertNotIn("catalog:tmp", " ".join(sort.args))
         self.assertFalse({"description", "images", "videos", "recent_reviews"} & set(LIST_FIELDS))
         self.assertNotIn("HGETALL", [c.name for c in trace.round_trips[0].commands])
+
+    def test_a_type_alone_is_a_page_of_its_creation_index_with_its_own_fields_in_one_round_trip(self):
+        newest = make_product("Newest Buds", attrs={**EARBUDS, "battery_life": "40"})
+        with self.assertRoundTrips(1) as trace, self.assertCommands(11):  # MULTI, 2 ZCARD, SORT, cloud, 5 SCARD, EXEC
+            result = store.list_products(store.ProductQuery(type="earbuds", limit=2))
+        self.assertEqual(self.names(result), ["Newest Buds", "Wired Buds"])
+        self.assertEqual(result.total, 5)
+        self.assertEqual([row.attrs for row in result.rows], [{**EARBUDS, "battery_life": "40"}, EARBUDS])
+        self.assertEqual([(f.name, v) for f, v in result.rows[0].type_fields][0], ("battery_life", "40"))
+        commands = trace.round_trips[0].commands  # no set algebra, no temporary key, no hash read but SORT's GET
+        names = ["MULTI", "ZCARD", "SORT", "ZCARD", "ZREVRANGE", *["SCARD"] * 5, "EXEC"]
+        self.assertEqual([c.name for c in commands], names)
+        self.assertEqual([c.keys[0] for c in commands[1:3]], [keys.type_created("earbuds")] * 2)
+        oldest = store.list_products(store.ProductQuery(type="earbuds", order="created", offset=1, limit=2))
+        self.assertEqual(self.names(oldest), ["Cheap Buds", "Refurb Buds"])
+        self.assertIn(newest, [row.id for row in store.list_products(store.ProductQuery(type="earbuds")).rows])
+
+    def test_a_type_combines_with_tags_and_search_and_brings_its_fields_in_every_order(self):
+        for order in ("-created", "created", "-rating", "name"):
+            query = store.ProductQuery(order=order, type="earbuds", tags_all=("noise-cancelling",))
+            with self.assertRoundTrips(1):
+                result = store.list_products(query)
+            self.assertEqual(sorted(self.names(result)), ["Quiet Buds", "Refurb Buds"], order)
+            self.assertEqual([row.attrs for row in result.rows], [EARBUDS, EARBUDS])
+        result = store.list_products(store.ProductQuery(type="game_console", tags_none=("wired",)))
+        self.assertEqual((self.names(result), result.rows[0].attrs), (["Game Box"], CONSOLE))
+        result = store.list_products(store.ProductQuery(type="earbuds", q="quiet"))
+        self.assertEqual(self.names(result), ["Quiet Buds"])
+        result = store.list_products(store.ProductQuery(type="monitor"))
+        self.assertEqual((result.rows, result.total), ([], 0))
+        self.assertEqual(store.list_products(store.ProductQuery()).rows[0].attrs, {})
+        with self.assertRaises(ValueError):
+            store.list_products(store.ProductQuery(type="toaster"))
 
     def test_search_by_name_prefix_and_exact_sku_is_two_round_trips(self):
         with self.assertRoundTrips(2):

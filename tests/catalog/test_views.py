@@ -103,6 +103,27 @@ class ProductListTest(RedisTestCase):
         rows = [row.name for row in response.context["page"].object_list]
         self.assertEqual(rows, ["Best Buds", "Worse Buds"])
 
+    def test_a_chosen_type_shows_its_own_fields_as_columns_in_one_round_trip(self):
+        wired = {"battery_life": "31", "connection_type": "wired", "fit": "ear-hook"}
+        make_product("Alpha Buds", sku="AB-1", attrs=wired)
+        make_product("Box", type="game_console", tags=["wireless"])
+        response = self.client.get("/catalog/products/")
+        self.assertNotContains(response, "data-type-field")
+        self.assertNotContains(response, "Battery life")
+        with self.assertRoundTrips(1):
+            response = self.client.get("/catalog/products/?type=earbuds")
+        self.assertContains(response, '<th class="num" data-type-field="battery_life">Battery life (hours)</th>')
+        self.assertContains(response, '<th data-type-field="fit">Fit</th>', html=True)
+        self.assertContains(response, '<td class="num" data-field="battery_life">31</td>', html=True)
+        self.assertContains(response, '<td data-field="connection_type">wired</td>', html=True)
+        self.assertNotContains(response, "HDMI ports")
+        self.assertNotContains(response, ">Box<")
+        with self.assertRoundTrips(1):
+            response = self.client.get("/catalog/products/?type=game_console&tags_all=wireless&o=name")
+        self.assertContains(response, '<td data-field="gpu">RDNA 2</td>', html=True)
+        self.assertContains(response, '<th class="num" data-type-field="hdmi_ports">HDMI ports</th>', html=True)
+        self.assertNotContains(response, "Alpha Buds")
+
     def test_a_search_is_two_round_trips(self):
         make_product("Alpha Buds", sku="AB-1")
         make_product("Beta Buds", sku="BB-1")

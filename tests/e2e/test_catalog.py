@@ -1,4 +1,5 @@
-"""The catalog in Chromium: add earbuds through the type chooser, review them, filter by tags, sort by rating."""
+"""The catalog in Chromium: add earbuds through the type chooser, review them, filter by tags, sort by rating,
+list one type with its own fields."""
 
 from playwright.sync_api import expect
 
@@ -72,6 +73,17 @@ class CatalogBrowserTest(BrowserTestCase):
         expect(page.locator("tbody tr td.rating")).to_have_text(["4.00", "3.00"])
         self.assertIn("o=-rating", page.url)
         self.screenshot("catalog-sorted")
+
+        # 5. One type, newest first: its own fields become columns.
+        page.goto(self.url("/catalog/products/"))
+        expect(page.locator("th[data-type-field]")).to_have_count(0)
+        page.click("nav.chips a[data-type=earbuds]")
+        expect(page.locator("th[data-type-field]")).to_have_text(["Battery life (hours)", "Connection type", "Fit"])
+        expect(page.locator("tbody tr td:first-child")).to_have_text(["Quietude Pods"])
+        expect(page.locator("td[data-field=battery_life]")).to_have_text("28")
+        expect(page.locator("td[data-field=fit]")).to_have_text("in-ear")
+        self.assertIn("type=earbuds", page.url)
+        self.screenshot("catalog-type-columns")
 
     def test_changing_the_type_on_edit_swaps_the_section_and_drops_the_old_fields(self):
         product_id = make_product("Shape Shifter", tags=["wireless"])
