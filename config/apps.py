@@ -15,7 +15,7 @@ class ConfigConfig(AppConfig):
     def ready(self):
         from config import integrity, keys, signals  # noqa: F401  (registrations)
 
-        autodiscover_modules("keys", "integrity", "seeds")
+        autodiscover_modules("keys", "integrity", "seeds", "loadtest")
         if settings.REDIS_EMBEDDED_DIR:
             from config.redis import EmbeddedRedis
 

@@ -1,0 +1,72 @@
+"""Drive the dashboard under gunicorn on loopback with signed-in clients; count, verify, report.
+
+Everything runs on scratch data: a redis-server and a SQLite file in a
+temporary directory, never var/. Exit status 1 on any error, lost write or
+invariant violation.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.test import Client
+
+from config import loadtesting, seeding
+
+
+class Command(BaseCommand):
+    help = (
+        "Load test: a scratch Redis and gunicorn on 127.0.0.1, N signed-in clients reading and writing every "
+        "app for a bounded time, then every acknowledged write checked in Redis and check_integrity."
+    )
+
+    def add_arguments(self, parser):
+        defaults = loadtesting.Options()
+        parser.add_argument("--seconds", type=float, default=defaults.seconds, help="how long to drive the load")
+        parser.add_argument("--clients", type=int, default=defaults.clients, help="concurrent signed-in clients")
+        parser.add_argument("--port", type=int, default=0, help="loopback port for gunicorn (default: a free one)")
+        parser.add_argument("--workers", type=int, default=defaults.workers, help="gunicorn worker processes")
+        parser.add_argument("--threads", type=int, default=defaults.threads, help="threads per gunicorn worker")
+        parser.add_argument("--appendfsync", choices=("always", "everysec", "no"), default=defaults.appendfsync)
+        parser.add_argument("--scale", choices=seeding.SCALES, default="demo", help="the demo data to seed first")
+        parser.add_argument("--kill-redis", action="store_true", help="SIGKILL Redis mid-run and restart it")
+        parser.add_argument("--stop-redis", action="store_true", help="stop Redis mid-run and start it again")
+        parser.add_argument("--outage", type=float, default=defaults.outage, help="seconds Redis stays down")
+        parser.add_argument(
+            "--no-warm", dest="warm", action="store_false", help="let each worker's threads race to build the clients"
+        )
+        parser.add_argument("--prepare", metavar="FILE", help=argparse.SUPPRESS)
+
+    def handle(self, *args, prepare, **options):
+        if prepare:
+            return self.prepare(Path(prepare), options["clients"], options["scale"])
+        if options["clients"] < 1 or options["seconds"] <= 0:
+            raise CommandError("--clients and --seconds must be positive")
+        names = ("seconds", "clients", "port", "workers", "threads", "appendfsync", "scale", "outage")
+        chosen = loadtesting.Options(**{n: options[n] for n in names})
+        chosen.kill_redis, chosen.stop_redis = options["kill_redis"], options["stop_redis"]
+        chosen.warm = options["warm"]
+        log = self.stderr.write if options["verbosity"] else (lambda line: None)
+        report = loadtesting.LoadTest(chosen, log=log).run()
+        for line in report.lines():
+            self.stdout.write(line)
+        if not report.ok:
+            sys.exit(1)
+
+    def prepare(self, out: Path, clients: int, scale: str) -> None:
+        """In the child process, on the scratch databases: tables, demo data, one session per client."""
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("seed", scale=scale, verbosity=0)
+        users = get_user_model()
+        cookies = []
+        for n in range(clients):
+            user = users.objects.create_user(f"load{n:02d}", is_staff=True)  # no password: signed in directly
+            browser = Client()
+            browser.force_login(user)
+            cookies.append((settings.SESSION_COOKIE_NAME, browser.cookies[settings.SESSION_COOKIE_NAME].value))
+        out.write_text(json.dumps(cookies))
