@@ -458,7 +458,6 @@ class Options:
     kill_redis: bool = False  # SIGKILL the Redis mid-run, restart it from its append-only file
     stop_redis: bool = False  # SHUTDOWN the Redis mid-run, start it again a moment later
     outage: float = 1.5  # seconds Redis stays down in a fault
-    warm: bool = True  # build each worker's Redis clients before its threads serve (see post_worker_init)
     fsync_interval: float = 1.0  # what appendfsync everysec may lose, at most, on a crash
 
 
@@ -547,23 +546,6 @@ class Report:
             out.append(f"first traceback in the server log:\n{self.server_log}")
         out.append("PASS" if self.ok else "FAIL")
         return out
-
-
-def post_worker_init(worker) -> None:
-    """gunicorn hook, in each worker before it serves: build the domain Redis clients once.
-
-    ``config.redis.client()`` is a ``functools.cache``: threads of a gthread
-    worker that ask for it at once can each build one, and the client that
-    loses is garbage-collected, its ``__del__`` closing the connection pool
-    the other thread is reading from ("Bad file descriptor", a 500 or a 503
-    on a worker's first requests). The fix belongs in ``config/redis.py``
-    (a lock around the first build: /work/patches/reliability-core-client-race.diff);
-    until it lands the load test builds them here. ``--no-warm`` shows the race.
-    """
-    from config.redis import client, raw_client
-
-    client()
-    raw_client()
 
 
 def free_port() -> int:
@@ -671,8 +653,6 @@ class LoadTest:
             "--worker-class", "gthread", "--workers", str(o.workers), "--threads", str(o.threads),
             "--timeout", "60", "--graceful-timeout", "5", "--keep-alive", "30",
         ]  # fmt: skip
-        if o.warm:
-            command += ["--config", "python:config.loadtesting"]  # for post_worker_init below
         self.log(f"starting gunicorn on {self.HOST}:{self.port}")
         self.server_log = open(self.dir / "gunicorn.log", "w")  # noqa: SIM115  (closed in _stop_server)
         self.server = subprocess.Popen(

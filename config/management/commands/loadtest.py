@@ -37,9 +37,6 @@ class Command(BaseCommand):
         parser.add_argument("--kill-redis", action="store_true", help="SIGKILL Redis mid-run and restart it")
         parser.add_argument("--stop-redis", action="store_true", help="stop Redis mid-run and start it again")
         parser.add_argument("--outage", type=float, default=defaults.outage, help="seconds Redis stays down")
-        parser.add_argument(
-            "--no-warm", dest="warm", action="store_false", help="let each worker's threads race to build the clients"
-        )
         parser.add_argument("--prepare", metavar="FILE", help=argparse.SUPPRESS)
 
     def handle(self, *args, prepare, **options):
@@ -50,7 +47,6 @@ class Command(BaseCommand):
         names = ("seconds", "clients", "port", "workers", "threads", "appendfsync", "scale", "outage")
         chosen = loadtesting.Options(**{n: options[n] for n in names})
         chosen.kill_redis, chosen.stop_redis = options["kill_redis"], options["stop_redis"]
-        chosen.warm = options["warm"]
         log = self.stderr.write if options["verbosity"] else (lambda line: None)
         report = loadtesting.LoadTest(chosen, log=log).run()
         for line in report.lines():
