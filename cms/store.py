@@ -105,7 +105,7 @@ class EditConflict(Exception):
         self.between = between
 
 
-class Busy(RuntimeError):
+class Busy(Conflict):
     """The post kept changing under us past RETRIES attempts."""
 
 

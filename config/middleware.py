@@ -114,3 +114,27 @@ def _mark_redis_failure(sender, request=None, **kwargs):
     exc = sys.exc_info()[1]
     if request is not None and is_redis_down(exc):
         request._redis_failure = exc
+
+
+class ContentionMiddleware:
+    """A write that lost its WATCH race too many times in a row answers 409.
+
+    Each app turns its own refusals into form errors; this catches what
+    escapes a view (``config.store.Conflict`` and its kinds), so the user
+    reads that nothing was written and can try again, never a 500.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.shortcuts import render
+
+        from config.store import Conflict
+
+        if isinstance(exception, Conflict):
+            return render(request, "409.html", status=409)
+        return None

@@ -1,0 +1,60 @@
+"""A write that keeps losing its WATCH race ends as a 409 page, never a 500."""
+
+import threading
+
+from django.http import HttpResponse
+from django.test import override_settings
+from django.urls import include, path
+
+from config.redis import client
+from config.store import Conflict, transact
+from tests.base import RedisTestCase
+
+
+def contended(request):
+    """Bumps a counter under WATCH while another client changes it between every read and EXEC."""
+
+    def work(pipe):
+        value = int(pipe.get("test:hot") or 0)
+        client().incr("test:hot")  # a rival write, after the WATCH: this EXEC must fail
+        pipe.multi()
+        pipe.set("test:hot", value + 1)
+
+    transact(work, watch=("test:hot",), retries=3)
+    return HttpResponse("written")
+
+
+urlpatterns = [path("contended/", contended), path("", include("config.urls"))]
+
+
+@override_settings(ROOT_URLCONF=__name__)
+class ContentionTest(RedisTestCase):
+    def test_a_write_that_keeps_losing_answers_409_and_writes_nothing_of_its_own(self):
+        response = self.client.get("/contended/")
+        self.assertEqual(response.status_code, 409)
+        self.assertContains(response, "Nothing was written.", status_code=409)
+        self.assertEqual(client().get("test:hot"), "3")  # only the rival's three increments
+
+    def test_the_loop_retries_until_it_wins(self):
+        won = []
+
+        def bump():
+            def work(pipe):
+                value = int(pipe.get("test:n") or 0)
+                pipe.multi()
+                pipe.set("test:n", value + 1)
+
+            transact(work, watch=("test:n",))
+            won.append(1)
+
+        threads = [threading.Thread(target=bump) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(client().get("test:n"), "8")
+
+    def test_conflict_is_what_the_apps_raise(self):
+        from cms.store import Busy
+
+        self.assertTrue(issubclass(Busy, Conflict))
