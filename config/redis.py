@@ -29,9 +29,10 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.client import Pipeline
 from redis.retry import Retry
 
-from config.trace import TracedRedis
+from config import trace
 
 # The longest unix socket path the kernel accepts is 107 bytes.
 _MAX_SOCKET_PATH = 100
@@ -170,6 +171,60 @@ def _alive(pid: int) -> bool:
     except (OSError, IndexError):
         return True
     return state != "Z"
+
+
+class TracedPipeline(Pipeline):
+    trace_origin = "data"
+
+    def immediate_execute_command(self, *args, **options):
+        return trace.traced(
+            lambda: super(TracedPipeline, self).immediate_execute_command(*args, **options),
+            lambda: [trace.Command.of(args)],
+            self.trace_origin,
+            "command",
+        )
+
+    def execute(self, raise_on_error: bool = True):
+        transactional = self.transaction or self.explicit_transaction
+
+        def commands():
+            stack = [trace.Command.of(args) for args, _ in self.command_stack]
+            if transactional and stack:
+                stack = [trace.Command.of(("MULTI",)), *stack, trace.Command.of(("EXEC",))]
+            return stack
+
+        return trace.traced(
+            lambda: super(TracedPipeline, self).execute(raise_on_error),
+            commands,
+            self.trace_origin,
+            "transaction" if transactional else "pipeline",
+        )
+
+
+class TracedRedis(redis.Redis):
+    """redis.Redis that records each command into the current trace."""
+
+    trace_origin = "data"
+    pipeline_class = TracedPipeline
+
+    def execute_command(self, *args, **options):
+        return trace.traced(
+            lambda: super(TracedRedis, self).execute_command(*args, **options),
+            lambda: [trace.Command.of(args)],
+            self.trace_origin,
+            "command",
+        )
+
+    def pipeline(self, transaction=True, shard_hint=None):
+        pipe = self.pipeline_class(self.connection_pool, self.response_callbacks, transaction, shard_hint)
+        pipe.trace_origin = self.trace_origin
+        return pipe
+
+
+class DjangoTracedRedis(TracedRedis):
+    """The client django-redis builds for sessions and the cache."""
+
+    trace_origin = "django"
 
 
 def connection_retry() -> Retry:

@@ -125,7 +125,7 @@ CACHES = {
         "KEY_FUNCTION": "config.cachekeys.make_key",
         "OPTIONS": {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
-            "REDIS_CLIENT_CLASS": "config.trace.DjangoTracedRedis",
+            "REDIS_CLIENT_CLASS": "config.redis.DjangoTracedRedis",
             "SOCKET_CONNECT_TIMEOUT": REDIS_CONNECT_TIMEOUT,
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
             "CONNECTION_POOL_KWARGS": {"retry": connection_retry()},

@@ -1,8 +1,9 @@
 """Per-request trace of every Redis command, grouped into round trips.
 
 A round trip is one exchange with the server: a single command, or a whole
-pipeline (MULTI/EXEC included). Recording happens in the client classes
-below, so nothing in the domain code has to remember to do it. The trace is
+pipeline (MULTI/EXEC included). Recording happens in the client classes of
+``config.redis``, which call ``traced``, so nothing in the domain code has to
+remember to do it. The trace is
 kept in a context variable: the trace middleware opens one per request, tests
 open one around what they measure, and a trace opened inside another adds its
 round trips to the outer one when it closes.
@@ -14,9 +15,6 @@ import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-
-import redis
-from redis.client import Pipeline
 
 ARG_CHARS = 60
 ARGS_SHOWN = 8
@@ -130,7 +128,7 @@ class Trace:
     def ms(self) -> float:
         return sum(t.ms for t in self.round_trips)
 
-    def keys(self) -> list[str]:
+    def touched_keys(self) -> list[str]:
         """Every key touched, in first-seen order."""
         seen: dict[str, None] = {}
         for trip in self.round_trips:
@@ -160,7 +158,7 @@ def current() -> Trace | None:
     return _current.get()
 
 
-def _traced(call, commands, origin: str, kind: str):
+def traced(call, commands, origin: str, kind: str):
     """Run one round trip, recording it into the current trace if there is one.
 
     ``commands`` is a function, so nothing is built when no trace is open.
@@ -179,57 +177,3 @@ def _traced(call, commands, origin: str, kind: str):
         if shown:
             ms = (time.perf_counter() - started) * 1000
             trace.round_trips.append(RoundTrip(shown, ms, origin, kind, type(error).__name__ if error else ""))
-
-
-class TracedPipeline(Pipeline):
-    trace_origin = "data"
-
-    def immediate_execute_command(self, *args, **options):
-        return _traced(
-            lambda: super(TracedPipeline, self).immediate_execute_command(*args, **options),
-            lambda: [Command.of(args)],
-            self.trace_origin,
-            "command",
-        )
-
-    def execute(self, raise_on_error: bool = True):
-        transactional = self.transaction or self.explicit_transaction
-
-        def commands():
-            stack = [Command.of(args) for args, _ in self.command_stack]
-            if transactional and stack:
-                stack = [Command.of(("MULTI",)), *stack, Command.of(("EXEC",))]
-            return stack
-
-        return _traced(
-            lambda: super(TracedPipeline, self).execute(raise_on_error),
-            commands,
-            self.trace_origin,
-            "transaction" if transactional else "pipeline",
-        )
-
-
-class TracedRedis(redis.Redis):
-    """redis.Redis that records each command into the current trace."""
-
-    trace_origin = "data"
-    pipeline_class = TracedPipeline
-
-    def execute_command(self, *args, **options):
-        return _traced(
-            lambda: super(TracedRedis, self).execute_command(*args, **options),
-            lambda: [Command.of(args)],
-            self.trace_origin,
-            "command",
-        )
-
-    def pipeline(self, transaction=True, shard_hint=None):
-        pipe = self.pipeline_class(self.connection_pool, self.response_callbacks, transaction, shard_hint)
-        pipe.trace_origin = self.trace_origin
-        return pipe
-
-
-class DjangoTracedRedis(TracedRedis):
-    """The client django-redis builds for sessions and the cache."""
-
-    trace_origin = "django"

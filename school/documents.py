@@ -144,7 +144,7 @@ def schema_problem(entity: str, fields: dict[str, str]) -> str:
     if version == "1":
         return "" if "name" in fields and "email" in fields else "schema 1 needs name and email"
     if version == "2":
-        if not {"name", "contact", "emails"} <= fields.keys():
+        if not {"name", "contact", "emails"} <= set(fields):
             return "schema 2 needs name, contact and emails"
         try:
             emails = json.loads(fields["emails"])

@@ -33,7 +33,7 @@ def command_text(command: Command) -> str:
 def token(trace: Trace, path: str = "") -> str:
     """The signed, compressed trace; commands are cut per round trip until it fits."""
     trips = [[t.origin, t.kind, round(t.ms, 2), len(t.commands), t.commands] for t in trace.round_trips]
-    touched = trace.keys()
+    touched = trace.touched_keys()
     keys = [k for k in touched if not k.encode().startswith(hidden_prefixes())]
     for shown in (None, 25, 10, 3, 1, 0):
         for limit_keys in (MAX_KEYS, 50, 10):

@@ -52,7 +52,7 @@ class TraceTest(RedisTestCase):
         self.assertEqual([c.name for c in first.commands], ["MULTI", "SET", "INCRBY", "EXEC"])
         self.assertEqual(first.kind, "transaction")
         self.assertEqual(second.kind, "command")
-        self.assertEqual(recorded.keys(), ["t:a", "t:b"])
+        self.assertEqual(recorded.touched_keys(), ["t:a", "t:b"])
 
     def test_watched_reads_are_round_trips_of_their_own(self):
         with self.assertRoundTrips(3) as recorded, client().pipeline() as pipe:
