@@ -13,7 +13,8 @@ from config.loadtesting import Ledger, Options, Report, forms, percentile
 class LoadTestRunTest(SimpleTestCase):
     def test_a_short_run_through_a_kill_and_a_stop_loses_nothing_and_breaks_nothing(self):
         out = StringIO()
-        args = ["--seconds", "7", "--clients", "16", "--port", "8310", "--kill-redis", "--stop-redis"]
+        port = loadtesting.free_port()  # never a fixed one: another run may hold it
+        args = ["--seconds", "7", "--clients", "16", "--port", str(port), "--kill-redis", "--stop-redis"]
         try:
             call_command("loadtest", *args, "--outage", "1", stdout=out, verbosity=0)
         except SystemExit:
@@ -21,7 +22,7 @@ class LoadTestRunTest(SimpleTestCase):
         text = out.getvalue()
         self.assertIn("PASS", text, text)
         self.assertIn("16 signed-in clients", text)
-        self.assertIn("127.0.0.1:8310", text)
+        self.assertIn(f"127.0.0.1:{port}", text)
         self.assertRegex(text, r"errors: 0, throughput: [\d.]+ req/s")
         self.assertRegex(text, r"latency: p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms")
         acknowledged, checked, lost = map(
