@@ -1,5 +1,7 @@
 import atexit
 import shutil
+import signal
+import sys
 
 from django.apps import AppConfig
 from django.conf import settings
@@ -23,6 +25,9 @@ class ConfigConfig(AppConfig):
             server.ensure_running()
             if settings.TESTING:
                 atexit.register(_discard_test_server, server)
+                # A test run stopped with SIGTERM (a timeout, a CI cancel) runs
+                # atexit too, so its server does not outlive it.
+                signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
 def _discard_test_server(server):
