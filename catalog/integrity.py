@@ -12,17 +12,18 @@ from __future__ import annotations
 from catalog import keys, store, types
 from catalog.store import REVIEWS
 from config.invariants import Violation, invariant
+from config.store import batched
 
 
 def _product_chunks():
     """Products, 500 a round trip."""
-    for chunk in store.chunks(store.iter_product_ids()):
+    for chunk in batched(store.iter_product_ids()):
         yield list(store.products_by_id(chunk).values())
 
 
 def _count_violations():
     """num_reviews against ZCARD, 500 products a round trip."""
-    for chunk in store.chunks(store.iter_product_ids()):
+    for chunk in batched(store.iter_product_ids()):
         for product_id, (stored, actual) in store.review_counts(chunk).items():
             if stored != actual:
                 yield (
@@ -138,7 +139,7 @@ def _held_by_indexes() -> dict[str, store.Held]:
 def _reverse_violations():
     """Index entries naming a product that is gone, or a type, tag, name or SKU it no longer has."""
     held = _held_by_indexes()
-    for chunk in store.chunks(sorted(held), 1000):
+    for chunk in batched(sorted(held), 1000):
         alive = store.products_by_id([int(i) for i in chunk])
         for product_id in chunk:
             entry, product = held[product_id], alive.get(int(product_id))
@@ -176,7 +177,7 @@ def _type_created_violations():
     """Each product scored by its creation time in its own type's creation index and in no other;
     then every id those indexes hold names a product (HMGET and ZMSCORE 500 a round trip, then ZSCAN)."""
     seen: set[str] = set()
-    for chunk in store.chunks(store.iter_product_ids()):
+    for chunk in batched(store.iter_product_ids()):
         for product_id, entry in store.type_entries(chunk).items():
             seen.add(str(product_id))
             for slug, held in entry.scores.items():
@@ -215,7 +216,7 @@ def _dangling():
     for product_id, review_ids in store.review_sets():
         for review_id in store.missing_reviews(review_ids):
             yield product_id, review_id, "set"
-    for chunk in store.chunks(store.iter_review_ids(), 1000):
+    for chunk in batched(store.iter_review_ids(), 1000):
         for review_id, (owner, listed) in store.review_links(chunk).items():
             if not owner or not listed:
                 yield owner, review_id, "hash"

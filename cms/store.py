@@ -51,7 +51,7 @@ from cms.documents import SUMMARY, Between, Comment, Post, PostSummary, Revision
 from config.activity import Event
 from config.listing import ListState
 from config.redis import client
-from config.store import Conflict, queue_event, transact
+from config.store import Conflict, batched, queue_event, transact
 from config.store.children import ChildCollection, NotFound
 
 __all__ = ["NotFound", "EditConflict", "Busy", "COMMENTS"]
@@ -453,20 +453,9 @@ def post_ids_in_keys() -> Iterator[int]:
             yield int(tail)
 
 
-def _batches(ids, size: int = 500) -> Iterator[list[int]]:
-    chunk = []
-    for i in ids:
-        chunk.append(i)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 def revision_bounds(ids) -> Iterator[tuple[int, int | None, int, int | None, int | None]]:
     """(post id, version, revisions kept, lowest number, highest number) for each post."""
-    for chunk in _batches(ids):
+    for chunk in batched(ids):
         pipe = client().pipeline(transaction=False)
         for post_id in chunk:
             rev_key = keys.revisions(post_id)
@@ -491,7 +480,7 @@ def trim_revisions() -> None:
     cap = revisions_kept()
     if not cap:
         return
-    for chunk in _batches(post_ids_in_index()):
+    for chunk in batched(post_ids_in_index()):
         pipe = client().pipeline(transaction=False)
         for post_id in chunk:
             pipe.zremrangebyrank(keys.revisions(post_id), 0, -(cap + 1))
@@ -500,7 +489,7 @@ def trim_revisions() -> None:
 
 def index_entries(ids) -> Iterator[tuple[Post, list[tuple[str, str]]]]:
     """For each post: the (index, member) entries it should have that its indexes lack."""
-    for chunk in _batches(ids):
+    for chunk in batched(ids):
         posts = [
             Post.from_fields(post_id, {k: v for k, v in fields.items() if v is not None})
             for post_id, fields in zip(chunk, posts_fields(chunk, POST_INDEXED))
@@ -536,7 +525,7 @@ def embeds(ids) -> Iterator[tuple[int, dict[str, str | None], list[dict[str, str
     """Each post's embedded comments and count as stored, beside the 3 newest and the count its
     comment set gives: four round trips per 500 posts."""
     names = (COMMENTS.embed_field, COMMENTS.count_field)
-    for chunk in _batches(ids):
+    for chunk in batched(ids):
         newest, counts = COMMENTS.expected_embeds(chunk), COMMENTS.aggregates(chunk)
         for post_id, fields in zip(chunk, posts_fields(chunk, names)):
             yield post_id, fields, newest[post_id], counts[post_id][0]
@@ -552,7 +541,7 @@ def posts_fields(ids: list[int], names: tuple[str, ...]) -> list[dict[str, str |
 def comment_parents() -> Iterator[tuple[int, str | None, bool]]:
     """(comment id, its post id, whether its post's set holds it) for every comment hash, by SCAN."""
     found = [int(k.removeprefix(keys.comment(""))) for k in _scan(keys.comment("*"))]
-    for chunk in _batches(found):
+    for chunk in batched(found):
         pipe = client().pipeline(transaction=False)
         for comment_id in chunk:
             pipe.hget(keys.comment(comment_id), COMMENTS.parent_field)
@@ -581,7 +570,7 @@ def rebuild_indexes() -> None:
     """Rebuild every list index from the post hashes, then swap them in one transaction."""
     ids = sorted(post_ids_in_keys())
     staged: dict[str, dict[str, float]] = {}
-    for chunk in _batches(ids):
+    for chunk in batched(ids):
         for post_id, fields in zip(chunk, posts_fields(chunk, POST_INDEXED)):
             post = Post.from_fields(post_id, {k: v for k, v in fields.items() if v is not None})
             for key, member in _entries(post):

@@ -7,6 +7,7 @@ predated the schema change, so every screen shows both versions and
 """
 
 from config.seeding import SeedContext, seeder
+from config.store import batched
 from school import conf, store
 from school.documents import Course, Person, schema_one_hash
 
@@ -93,7 +94,7 @@ def seed(ctx: SeedContext) -> int:
 
     course_ids = list(store.reserve_ids("course", n_courses))
     capacity = {}
-    for batch in _chunks(course_ids):
+    for batch in batched(course_ids, BATCH):
         tx = store.transaction()
         for pk in batch:
             prefix, subject = SUBJECTS[pk % len(SUBJECTS)]
@@ -122,7 +123,7 @@ def seed(ctx: SeedContext) -> int:
     # Enrolments: each student takes a few courses that still have room.
     limit = conf.max_courses_per_student()
     enrolled = dict.fromkeys(course_ids, 0)
-    for batch in _chunks(student_ids):
+    for batch in batched(student_ids, BATCH):
         tx, queued = store.transaction(), 0
         for student_id in batch:
             wanted = min(limit, rng.randint(*per_student))
@@ -138,7 +139,7 @@ def seed(ctx: SeedContext) -> int:
 def _people(ctx: SeedContext, entity: str, count: int) -> list[int]:
     """``count`` people, part of them at schema 1; returns their ids."""
     ids = list(store.reserve_ids(entity, count))
-    for batch in _chunks(ids):
+    for batch in batched(ids, BATCH):
         tx = store.transaction()
         for pk in batch:
             name = f"{ctx.rng.choice(FIRST)} {ctx.rng.choice(LAST)}"
@@ -158,8 +159,3 @@ def _commit(ctx: SeedContext, tx, entity: str, count: int) -> int:
     tx.execute()
     ctx.progress(count)
     return count
-
-
-def _chunks(items: list, size: int = BATCH):
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

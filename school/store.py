@@ -18,7 +18,7 @@ from config.activity import Event
 from config.listing import ListState
 from config.redis import client
 from config.store import Conflict as Contended
-from config.store import queue_event, transact
+from config.store import batched, pipelined, queue_event, transact
 from school import conf, keys
 from school.documents import (
     LIST_FIELDS,
@@ -850,23 +850,8 @@ SCAN_BATCH = 1000
 
 def id_batches(entity: str) -> Iterator[list[int]]:
     """Every id in the entity's index, in batches, by ZSCAN."""
-    batch = []
-    for member, _ in client().zscan_iter(keys.index(entity), count=SCAN_BATCH):
-        batch.append(int(member))
-        if len(batch) >= SCAN_BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _pipelined(items: list, queue: Callable) -> list:
-    if not items:
-        return []
-    pipe = client().pipeline(transaction=False)
-    for item in items:
-        queue(pipe, item)
-    return pipe.execute()
+    members = client().zscan_iter(keys.index(entity), count=SCAN_BATCH)
+    yield from batched((int(member) for member, _ in members), SCAN_BATCH)
 
 
 SIDES = {
@@ -886,7 +871,7 @@ def relation_members(relation: str, entity: str) -> Iterator[tuple[int, list[int
             for pk in ids:
                 yield pk, [int(m) for m in client().sscan_iter(own(pk), count=SCAN_BATCH)]
         else:
-            for pk, members in zip(ids, _pipelined(ids, lambda p, pk: p.smembers(own(pk)))):
+            for pk, members in zip(ids, pipelined(ids, lambda p, pk: p.smembers(own(pk)))):
                 yield pk, [int(m) for m in members]
 
 
@@ -896,7 +881,7 @@ def one_sided(relation: str, entity: str) -> Iterator[tuple[int, int, str, str]]
     chunk: list[tuple[int, int]] = []
 
     def flush():
-        replies = _pipelined(chunk, lambda p, pair: p.sismember(other(pair[1]), pair[0]))
+        replies = pipelined(chunk, lambda p, pair: p.sismember(other(pair[1]), pair[0]))
         found = [(a, b, own(a), other(b)) for (a, b), ok in zip(chunk, replies) if not ok]
         chunk.clear()
         return found
@@ -919,7 +904,7 @@ def existing(entity: str, ids: list[int]) -> set[int]:
 def relation_sizes(relation: str, entity: str) -> Iterator[tuple[int, int]]:
     own, _, _ = SIDES[(relation, entity)]
     for ids in id_batches(entity):
-        yield from zip(ids, _pipelined(ids, lambda p, pk: p.scard(own(pk))))
+        yield from zip(ids, pipelined(ids, lambda p, pk: p.scard(own(pk))))
 
 
 def seat_counts() -> Iterator[tuple[int, int, int, int]]:
@@ -932,7 +917,7 @@ def seat_counts() -> Iterator[tuple[int, int, int, int]]:
             p.scard(keys.course_students(pk))
             p.zcount(keys.course_holds(pk), now, "+inf")
 
-        replies = _pipelined(ids, queue)
+        replies = pipelined(ids, queue)
         for i, pk in enumerate(ids):
             capacity, enrolled, held = replies[3 * i : 3 * i + 3]
             yield pk, int(capacity or 0), enrolled, held
@@ -943,7 +928,7 @@ def scan_documents(entity: str) -> Iterator[list[tuple[int, dict[str, str]]]]:
     cursor = None
     while cursor != 0:
         cursor, found = _people_keys(entity, cursor or 0, SCAN_BATCH)
-        docs = _pipelined(found, lambda p, item: p.hgetall(item[1]))
+        docs = pipelined(found, lambda p, item: p.hgetall(item[1]))
         yield [(pk, fields) for (pk, _), fields in zip(found, docs)]
 
 
@@ -1012,9 +997,9 @@ def live_index_holds() -> Iterator[tuple[int, int, float, bool]]:
     """(course, student, expiry, hold key exists) for every live entry of the course holds indexes."""
     now = now_ms()
     for ids in id_batches("course"):
-        indexes = _pipelined(ids, lambda p, pk: p.zrangebyscore(keys.course_holds(pk), now, "+inf", withscores=True))
+        indexes = pipelined(ids, lambda p, pk: p.zrangebyscore(keys.course_holds(pk), now, "+inf", withscores=True))
         pairs = [(c, int(s), score) for c, entries in zip(ids, indexes) for s, score in entries]
-        exists = _pipelined(pairs, lambda p, pair: p.exists(keys.hold(pair[0], pair[1])))
+        exists = pipelined(pairs, lambda p, pair: p.exists(keys.hold(pair[0], pair[1])))
         for (c, s, score), found in zip(pairs, exists):
             # A key read after its deadline has passed is gone by design, not missing.
             yield c, s, score, bool(found) or score <= now_ms()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from catalog import keys, types
 from catalog.documents import Product, name_score, price_score, rating_score, sku_key
 from catalog.store.core import REVIEWS, lex_member, queue_indexes, queue_review_indexes
 from config.redis import client
+from config.store import batched
 
 
 def iter_product_ids(batch: int = 1000) -> Iterator[int]:
@@ -24,17 +25,6 @@ def iter_review_ids(batch: int = 1000) -> Iterator[int]:
         tail = key.rsplit(":", 1)[1]
         if tail.isdigit():
             yield int(tail)
-
-
-def chunks(items: Iterable, size: int = 500) -> Iterator[list]:
-    chunk = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def review_counts(product_ids: list[int]) -> dict[int, tuple[int, int]]:
@@ -137,7 +127,7 @@ def rebuild_type_created() -> None:
     """Rebuild every type's creation index from the product hashes' type and created_at: the
     hashes read 500 a round trip, then the indexes dropped and re-added in one transaction."""
     by_type: dict[str, dict[str, float]] = {slug: {} for slug in types.TYPES}
-    for chunk in chunks(iter_product_ids()):
+    for chunk in batched(iter_product_ids()):
         pipe = client().pipeline(transaction=False)
         _types_and_times(pipe, chunk)
         for product_id, (slug, created) in zip(chunk, pipe.execute()):
@@ -225,7 +215,7 @@ def rebuild_indexes() -> None:
         *(keys.type_created(slug) for slug in types.TYPES),
         *set_index_keys(),
     ]
-    products = [p for chunk in chunks(iter_product_ids()) for p in products_by_id(chunk).values()]
+    products = [p for chunk in batched(iter_product_ids()) for p in products_by_id(chunk).values()]
     pipe = client().pipeline(transaction=True)
     pipe.unlink(*index_keys)
     for product in products:

@@ -10,7 +10,7 @@ import json
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
@@ -120,6 +120,31 @@ def record_signin(username: str, address: str, at: datetime) -> None:
     pipe.ltrim(keys.signins_recent(), 0, settings.SIGNINS_KEPT - 1)
     pipe.zincrby(keys.signins_count(), 1, username)
     pipe.execute()
+
+
+def batched(items: Iterable[T], size: int = 500) -> Iterator[list[T]]:
+    """``items`` in lists of ``size``, the last one shorter: a pipeline's worth at a time
+    for checks, repairs and seeders that walk a whole keyspace."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def pipelined(items: Iterable, queue: Callable[..., object]) -> list:
+    """``queue(pipe, item)`` for each item on one plain pipeline, and its replies in order;
+    nothing is sent when there are no items."""
+    items = list(items)
+    if not items:
+        return []
+    pipe = client().pipeline(transaction=False)
+    for item in items:
+        queue(pipe, item)
+    return pipe.execute()
 
 
 def queue_event(pipe, event: Event) -> None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from config.activity import Event
 from config.redis import client
-from config.store import Conflict, queue_event, transact
+from config.store import Conflict, pipelined, queue_event, transact
 
 __all__ = ["ChildCollection", "Conflict", "NotFound"]
 
@@ -244,17 +244,7 @@ class ChildCollection:
     def _amounts(self, ids: list[str]) -> list[int]:
         if not self.summed:
             return []
-        return [int(v or 0) for v in self._read_each(ids, lambda p, i: p.hget(self.child_key(i), self.summed))]
-
-    @staticmethod
-    def _read_each(ids: list[str], queue) -> list:
-        """One queued read per id, in one pipeline (none when there are no ids)."""
-        if not ids:
-            return []
-        pipe = client().pipeline(transaction=False)
-        for child_id in ids:
-            queue(pipe, child_id)
-        return pipe.execute()
+        return [int(v or 0) for v in pipelined(ids, lambda p, i: p.hget(self.child_key(i), self.summed))]
 
     def newest(self, copies: list[dict[str, str]]) -> list[dict[str, str]]:
         """The embed for these child copies ({"id", *embed_fields}): for seeders and importers that
@@ -272,7 +262,7 @@ class ChildCollection:
 
     def _copies(self, ids: list[str]) -> list[dict[str, str]]:
         """The embed copies of these children, read in one pipeline."""
-        values = self._read_each(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
+        values = pipelined(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
         return [{"id": i, **dict(zip(self.embed_fields, (v or "" for v in held)))} for i, held in zip(ids, values)]
 
     def _read_parent(self, pipe, parent_key: str) -> dict[str, str]:
