@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import unittest
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +25,27 @@ from config.redis import client, is_dev_server
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots"
 PASSWORD = "correct-horse-battery-staple"
+
+
+def run_concurrently(target, args_list) -> None:
+    """Run ``target(*args)`` for each ``args``, each in its own thread, all at once, and
+    wait for them; the first exception a thread raised is raised here, so a failing
+    worker fails the test instead of dying quietly in its thread."""
+    errors: list[BaseException] = []
+
+    def guarded(*args):
+        try:
+            target(*args)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=tuple(args)) for args in args_list]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
 
 
 def flush_test_redis() -> None:

@@ -12,7 +12,7 @@ from cms import keys, store
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, run_concurrently
 
 T0 = 1_767_600_000.0
 
@@ -112,47 +112,38 @@ class ConcurrencyTest(RedisTestCase):
         posts = [make(title=f"Post {n}", at=T0 + n).id for n in range(3)]
         saved = {post_id: 0 for post_id in posts}
         lock = threading.Lock()
-        errors = []
 
         def worker(seed):
             rng = random.Random(seed)
-            try:
-                for step in range(30):
-                    post_id = rng.choice(posts)
-                    roll = rng.random()
-                    if roll < 0.5:
-                        current = store.get_post(post_id).post
-                        try:
-                            changes = {"title": f"T{seed}-{step}", "status": rng.choice(["draft", "published"])}
-                            if edit(post_id, current.version, seed * 100 + step, **changes):
-                                with lock:
-                                    saved[post_id] += 1
-                        except store.EditConflict:
-                            pass  # refused: someone saved first, and nothing was written
-                    elif roll < 0.6:
-                        current = store.get_post(post_id).post
-                        if current.version > 1:
-                            number = rng.randint(1, current.version - 1)
-                            if store.revert_post(post_id, number, by="r", at=T0 + step, link=""):
-                                with lock:
-                                    saved[post_id] += 1
-                    elif roll < 0.85:
-                        at = T0 + rng.random() * 100
-                        store.add_comment(post_id, author=f"w{seed}", text=f"c{step}", at=at, link="")
-                    else:
-                        page = store.get_post(post_id)
-                        if page.recent_comments:
-                            with contextlib.suppress(store.NotFound):  # another worker deleted it first
-                                store.delete_comment(post_id, page.recent_comments[0].id, by="w", link="")
-            except Exception as exc:  # surfaced below
-                errors.append(exc)
+            for step in range(30):
+                post_id = rng.choice(posts)
+                roll = rng.random()
+                if roll < 0.5:
+                    current = store.get_post(post_id).post
+                    try:
+                        changes = {"title": f"T{seed}-{step}", "status": rng.choice(["draft", "published"])}
+                        if edit(post_id, current.version, seed * 100 + step, **changes):
+                            with lock:
+                                saved[post_id] += 1
+                    except store.EditConflict:
+                        pass  # refused: someone saved first, and nothing was written
+                elif roll < 0.6:
+                    current = store.get_post(post_id).post
+                    if current.version > 1:
+                        number = rng.randint(1, current.version - 1)
+                        if store.revert_post(post_id, number, by="r", at=T0 + step, link=""):
+                            with lock:
+                                saved[post_id] += 1
+                elif roll < 0.85:
+                    at = T0 + rng.random() * 100
+                    store.add_comment(post_id, author=f"w{seed}", text=f"c{step}", at=at, link="")
+                else:
+                    page = store.get_post(post_id)
+                    if page.recent_comments:
+                        with contextlib.suppress(store.NotFound):  # another worker deleted it first
+                            store.delete_comment(post_id, page.recent_comments[0].id, by="w", link="")
 
-        threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        self.assertEqual(errors, [])
+        run_concurrently(worker, [(seed,) for seed in range(8)])
         self.assertEqual(messages(), [])
         for post_id in posts:
             self.assertEqual(store.get_post(post_id).post.version, 1 + saved[post_id])

@@ -9,7 +9,7 @@ from cms import keys, store
 from cms.documents import SUMMARY, PostSummary
 from config.listing import ListState
 from config.redis import client
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, run_concurrently
 
 T0 = 1_767_600_000.0
 
@@ -104,11 +104,7 @@ class PostWriteTest(RedisTestCase):
             except store.EditConflict as conflict:
                 outcomes.append(("refused", conflict.between.current.last_saved_by))
 
-        threads = [threading.Thread(target=editor, args=(n,)) for n in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_concurrently(editor, [(n,) for n in range(6)])
         winners = [who for what, who in outcomes if what == "saved"]
         self.assertEqual(len(winners), 1, outcomes)
         self.assertEqual({who for what, who in outcomes if what == "refused"}, set(winners))

@@ -2,7 +2,6 @@
 
 import hashlib
 import re
-import threading
 import time
 
 from django.contrib.auth import get_user_model
@@ -13,7 +12,7 @@ from config import keys, store
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
-from tests.base import PASSWORD, RedisTestCase
+from tests.base import PASSWORD, RedisTestCase, run_concurrently
 
 PUBLIC = {"login", "healthz"}
 _CONVERTER = re.compile(r"<(?:(\w+):)?\w+>")
@@ -128,11 +127,7 @@ class RateLimitTest(RedisTestCase):
         def attempt():
             allowed.append(store.take_signin_attempt("ann", "10.9.9.9").allowed)
 
-        threads = [threading.Thread(target=attempt) for _ in range(20)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_concurrently(attempt, [()] * 20)
         self.assertEqual(allowed.count(True), 5)
         self.assertEqual(client().zcard(keys.failed_signins_user("ann")), 5)
         self.assertEqual(violations(["core"]), [])
@@ -177,11 +172,7 @@ class SignInRecordsTest(RedisTestCase):
             for _ in range(30):
                 store.record_signin(name, "127.0.0.1", timezone.now())
 
-        threads = [threading.Thread(target=sign_ins, args=(f"user{i}",)) for i in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_concurrently(sign_ins, [(f"user{i}",) for i in range(8)])
         self.assertEqual(client().llen(keys.signins_recent()), 50)
         self.assertEqual(sum(score for _, score in client().zrange(keys.signins_count(), 0, -1, withscores=True)), 240)
         self.assertEqual(violations(["core"]), [])

@@ -7,7 +7,7 @@ import threading
 from config.activity import Event
 from config.redis import client
 from config.store.children import ChildCollection, NotFound
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, run_concurrently
 
 NOTES = ChildCollection(
     parent_key=lambda i: f"test:post:{i}",
@@ -118,29 +118,20 @@ class ChildCollectionTest(RedisTestCase):
         seeded = [add(1, n, stars=1 + n % 5) for n in range(40)]
         pool = list(seeded)
         lock = threading.Lock()
-        errors = []
 
         def worker(seed):
             rng = random.Random(seed)
-            try:
-                for step in range(25):
+            for step in range(25):
+                with lock:
+                    victim = pool.pop() if pool and rng.random() < 0.5 else None
+                if victim is None:
+                    new = add(1, 1000 + seed * 100 + step, stars=rng.randint(1, 5), at=2000.0 + rng.random())
                     with lock:
-                        victim = pool.pop() if pool and rng.random() < 0.5 else None
-                    if victim is None:
-                        new = add(1, 1000 + seed * 100 + step, stars=rng.randint(1, 5), at=2000.0 + rng.random())
-                        with lock:
-                            pool.insert(0, new)
-                    else:
-                        NOTES.delete(victim)
-            except Exception as exc:  # surfaced below
-                errors.append(exc)
+                        pool.insert(0, new)
+                else:
+                    NOTES.delete(victim)
 
-        threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        self.assertEqual(errors, [])
+        run_concurrently(worker, [(s,) for s in range(8)])
         parent = self.parent()
         count, total = NOTES.aggregate(1)
         self.assertEqual(int(parent["num_notes"]), count)

@@ -1,14 +1,12 @@
 """A write that keeps losing its WATCH race ends as a 409 page, never a 500."""
 
-import threading
-
 from django.http import HttpResponse
 from django.test import override_settings
 from django.urls import include, path
 
 from config.redis import client
 from config.store import Conflict, transact
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, run_concurrently
 
 
 def contended(request):
@@ -47,11 +45,7 @@ class ContentionTest(RedisTestCase):
             transact(work, watch=("test:n",))
             won.append(1)
 
-        threads = [threading.Thread(target=bump) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_concurrently(bump, [()] * 8)
         self.assertEqual(client().get("test:n"), "8")
 
     def test_conflict_is_what_the_apps_raise(self):

@@ -12,7 +12,7 @@ from django.test import Client, override_settings
 from config import keys, store, trace
 from config.activity import Event
 from config.redis import EmbeddedRedis, client, redacted
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, run_concurrently
 
 
 class CommandKeysTest(RedisTestCase):
@@ -217,10 +217,6 @@ class ClientBuildTest(RedisTestCase):
             start.wait()
             built.append(client())
 
-        threads = [threading.Thread(target=ask) for _ in range(16)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_concurrently(ask, [()] * 16)
         self.assertEqual(len({id(c) for c in built}), 1)
         self.assertTrue(client().ping())

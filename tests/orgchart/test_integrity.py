@@ -7,7 +7,7 @@ from config.redis import client
 from orgchart import keys, store
 from orgchart.integrity import _repair_rollups
 from orgchart.store import audit
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, run_concurrently
 from tests.orgchart.helpers import ACTOR, location, org
 from tests.orgchart.test_graph import SPEC
 
@@ -72,11 +72,7 @@ class ConcurrentMovesTest(RedisTestCase):
                     outcomes.append("busy")
                 boss, pk = pk, boss  # and back the other way round
 
-        threads = [threading.Thread(target=move, args=pair) for pair in pairs]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_concurrently(move, pairs)
         self.assertIn("moved", outcomes)
         self.assertIn("refused", outcomes)
         self.assertEqual(messages(), [])
