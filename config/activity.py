@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-VERBS = ("created", "updated", "deleted")
-
 
 @dataclass(frozen=True)
 class Event:

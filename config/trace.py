@@ -154,10 +154,6 @@ def recording():
             outer.round_trips.extend(trace.round_trips)
 
 
-def current() -> Trace | None:
-    return _current.get()
-
-
 def traced(call, commands, origin: str, kind: str):
     """Run one round trip, recording it into the current trace if there is one.
 

@@ -192,9 +192,6 @@ class ChildCollection:
             pipe.unlink(*(self.child_key(i) for i in ids[start : start + 500]))
         pipe.unlink(self.index_key(parent_id))
 
-    def newest_ids(self, parent_id: int) -> list[str]:
-        return client().zrevrange(self.index_key(parent_id), 0, self.embed_size - 1)
-
     def expected_embed(self, parent_id: int) -> list[dict[str, str]]:
         """What the embed must hold, rebuilt from the set and the child hashes (integrity, repair)."""
         return self.expected_embeds([parent_id])[parent_id]
