@@ -1,14 +1,21 @@
 """Staff activity: the event every write appends, and the sign-in records.
 
-Apps pass an ``Event`` to their store functions, which queue it with
-``config.store.queue_event`` on the same MULTI/EXEC as the write itself, so
+Views pass an ``Actor`` (who writes, and how to link to what they wrote)
+keyword-only to every store write (``*, actor``). The store builds the
+``Event`` with ``actor.event(...)`` and queues it with
+``config.store.queue_event`` on the same transaction as the write itself, so
 the log never shows a write that did not happen nor misses one that did.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+
+
+def _no_link(entity: str, object_id: str) -> str:
+    return ""
 
 
 @dataclass(frozen=True)
@@ -23,6 +30,23 @@ class Event:
 
     def fields(self) -> dict[str, str]:
         return {k: str(v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who writes (a username, or "seed"/"import"), and how to link to an object they wrote.
+
+    ``link(entity, object_id)`` gives the path of the object's screen; views
+    build it from ``reverse`` so stores never know URLs.
+    """
+
+    name: str
+    link: Callable[[str, str], str] = _no_link
+
+    def event(self, verb: str, app: str, entity: str, object_id: int | str, label: str, *, gone: bool = False) -> Event:
+        """The event for one write; ``gone`` for a delete, whose object has no screen any more."""
+        object_id = str(object_id)
+        return Event(self.name, verb, app, entity, object_id, label, "" if gone else self.link(entity, object_id))
 
 
 @dataclass(frozen=True)

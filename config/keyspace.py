@@ -12,6 +12,8 @@ not ``catalog:product:42:reviews``, which has a pattern of its own.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -69,6 +71,29 @@ class KeySpace:
 
     def register_app(self, app: str, prefix: str) -> None:
         self.prefixes[app] = prefix
+
+    def declarer(self, app: str) -> Callable[..., Callable[[Callable[..., str]], Callable[..., str]]]:
+        """A decorator factory for ``app``'s keys.py: each key is declared once, on its function.
+
+        ``@key("hash", modeling, serves, why=..., screens=...)`` registers the
+        glob the function returns when every required parameter is ``"*"``,
+        so the name and its registration cannot drift apart. The function
+        keeps working as before and carries its entry as ``.entry``.
+        """
+
+        def key(type: str, modeling: str, serves: str, **extra) -> Callable[[Callable[..., str]], Callable[..., str]]:
+            def declare(build: Callable[..., str]) -> Callable[..., str]:
+                required = [
+                    p
+                    for p in inspect.signature(build).parameters.values()
+                    if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                ]
+                build.entry = self.register(app, build(*["*"] * len(required)), type, modeling, serves, **extra)
+                return build
+
+            return declare
+
+        return key
 
     def match(self, key: str) -> KeyPattern | None:
         """The most specific registered pattern for ``key``."""

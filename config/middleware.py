@@ -120,7 +120,7 @@ class ContentionMiddleware:
     """A write that lost its WATCH race too many times in a row answers 409.
 
     Each app turns its own refusals into form errors; this catches what
-    escapes a view (``config.store.Conflict`` and its kinds), so the user
+    escapes a view (``config.store.Busy``), so the user
     reads that nothing was written and can try again, never a 500.
     """
 
@@ -133,8 +133,8 @@ class ContentionMiddleware:
     def process_exception(self, request, exception):
         from django.shortcuts import render
 
-        from config.store import Conflict
+        from config.store import Busy
 
-        if isinstance(exception, Conflict):
+        if isinstance(exception, Busy):
             return render(request, "409.html", status=409)
         return None

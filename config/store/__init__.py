@@ -48,11 +48,47 @@ return 0
 T = TypeVar("T")
 
 
-class Conflict(RuntimeError):
+class StoreError(Exception):
+    """Every refusal of a store write or read: nothing was written.
+
+    The one family every app raises, so views handle refusals one way:
+    ``NotFound`` is a 404 (see ``config.shortcuts.or_404``), ``Refused`` a form
+    error on ``field`` (or the form as a whole), ``EditConflict`` a form shown
+    again with what changed, ``Busy`` the 409 page.
+    """
+
+    def __init__(self, message: str = "", field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class NotFound(StoreError, LookupError):
+    """The object does not exist (or no longer does)."""
+
+
+class Refused(StoreError, ValueError):
+    """The data breaks a rule (a bound, a uniqueness, a cycle); ``field`` names the form field."""
+
+
+class EditConflict(StoreError):
+    """The object changed since the form was loaded (a stale version); nothing was written."""
+
+
+class Busy(StoreError):
     """The watched keys kept changing past the retries; nothing was written."""
 
 
-def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int = 50) -> T:
+# Transitional name for Busy while the apps move to the family above.
+Conflict = Busy
+
+
+def watch_retries() -> int:
+    """How many lost WATCH races a write tolerates before ``Busy``: one setting for every app."""
+    return getattr(settings, "STORE_WATCH_RETRIES", 50)
+
+
+def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | None = None) -> T:
     """Optimistic read-modify-write, the one WATCH loop of every app.
 
     WATCH ``watch`` on a transaction pipeline, then ``work(pipe)`` reads (each
@@ -62,10 +98,11 @@ def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int = 5
     watched key changed, and the whole thing runs again on fresh reads after a
     short random pause that grows with each lost race (at most 50 ms), so that
     writers colliding on one hot key spread out instead of colliding again in
-    lockstep. Past ``retries`` lost races: Conflict.
+    lockstep. Past ``retries`` lost races (the ``STORE_WATCH_RETRIES`` setting
+    by default): Busy.
     """
     watched = tuple(watch)
-    for attempt in range(retries):
+    for attempt in range(retries or watch_retries()):
         with client().pipeline(transaction=True) as pipe:
             try:
                 if watched:
@@ -76,7 +113,7 @@ def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int = 5
                 return result
             except redis.WatchError:
                 time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
-    raise Conflict(", ".join(watched) or "the watched keys")
+    raise Busy(", ".join(watched) or "the watched keys")
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from config.activity import Event
 from config.redis import client
-from config.store import Conflict, pipelined, queue_event, transact
+from config.store import Conflict, NotFound, pipelined, queue_event, transact
 
 __all__ = ["ChildCollection", "Conflict", "NotFound"]
 
@@ -39,10 +39,6 @@ WATCH_RETRIES = 50
 # on_change(pipe, parent_id, count, total): queue the caller's own derived writes
 # (sort indexes, say) on the same transaction, from the parent's new aggregate.
 OnChange = Callable[[object, int, int, int], None]
-
-
-class NotFound(LookupError):
-    """The parent or the child does not exist."""
 
 
 @dataclass(frozen=True)
