@@ -252,6 +252,11 @@ def scan_prefix(prefix: str, count: int = 1000):
     yield from client().scan_iter(match=glob_escape(prefix) + "*", count=count)
 
 
+def holds_prefix(prefix: str) -> bool:
+    """Whether any key lies under ``prefix``: SCAN stops at the first one found."""
+    return next(scan_prefix(prefix), None) is not None
+
+
 def delete_prefix(prefix: str, batch: int = 1000) -> int:
     """UNLINK every key under ``prefix``; returns how many went."""
     removed, chunk = 0, []

@@ -97,6 +97,20 @@ class SeedCommandTest(RedisTestCase):
         seeded = [k for k in snapshot() if k.startswith("testseed:")]
         self.assertEqual(len(seeded), 31)
 
+    def test_seeding_over_data_is_refused_and_writes_nothing(self):
+        self.seed("--only", "testseed")
+        before = snapshot()
+        with self.assertRaisesMessage(CommandError, "testseed already holds data; nothing was seeded"):
+            self.seed("--only", "testseed")
+        self.assertEqual(snapshot(), before)
+
+    def test_help_explains_scale_and_only(self):
+        from config.management.commands.seed import Command
+
+        text = " ".join(Command().create_parser("manage.py", "seed").format_help().split())
+        self.assertIn("large: hundreds of thousands per app", text)
+        self.assertIn("seed only these apps (any of: catalog", text)
+
     def test_an_unknown_app_is_refused(self):
         with self.assertRaisesMessage(CommandError, "no seeder for nosuchapp"):
             self.seed("--only", "nosuchapp")

@@ -9,12 +9,28 @@ from config.keyspace import keyspace
 
 
 class Command(BaseCommand):
-    help = "Seed each app's demo data through its store: deterministic, pipelined."
+    help = (
+        "Seed each app's demo data through its store: deterministic, pipelined. "
+        "An app that already holds data is refused (nothing is written to any app) unless --reset is given."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--scale", choices=seeding.SCALES, default="demo")
-        parser.add_argument("--only", nargs="+", metavar="APP", help="seed only these apps")
-        parser.add_argument("--reset", action="store_true", help="delete the apps' keys first (SCAN + UNLINK)")
+        parser.add_argument(
+            "--scale",
+            choices=seeding.SCALES,
+            default="demo",
+            help="demo: a few hundred records per app, seconds; large: hundreds of thousands per app, "
+            "for the benchmark and the key browser at size (minutes, several GB of memory). Default: demo.",
+        )
+        parser.add_argument(
+            "--only",
+            nargs="+",
+            metavar="APP",
+            help=f"seed only these apps (any of: {', '.join(seeding.registry.seeders) or 'none'}); default: all",
+        )
+        parser.add_argument(
+            "--reset", action="store_true", help="delete the chosen apps' keys first (SCAN + UNLINK), then seed"
+        )
 
     def handle(self, *args, scale, only, reset, verbosity, **options):
         known = list(seeding.registry.seeders)
@@ -22,6 +38,13 @@ class Command(BaseCommand):
         if unknown:
             raise CommandError(f"no seeder for {', '.join(unknown)}; known: {', '.join(known) or 'none'}")
         seeders = seeding.registry.ordered(only)
+        if not reset:
+            holding = [s.app for s in seeders if store.holds_prefix(keyspace.prefix(s.app))]
+            if holding:
+                raise CommandError(
+                    f"{', '.join(holding)} already hold{'s' if len(holding) == 1 else ''} data; nothing was seeded. "
+                    "Seeding twice would duplicate it: use --reset to replace it, or --only to seed other apps."
+                )
         total = 0
         for seeder in seeders:
             if reset:
