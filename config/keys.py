@@ -1,40 +1,80 @@
 """Key names of the cross-cutting pieces: staff activity, sign-in limits, seeding.
 
+Each key is declared once, on the function that builds it (``keyspace.declarer``).
 Django's own cache and session keys live under ``django:`` (the cache's
 KEY_PREFIX), the domain apps under their own prefixes, so a key's owner shows
-in its name and the layout would work on Redis Cluster, where there is only
-database 0.
+in its name.
 """
 
 import hashlib
 import re
 
-from config.keyspace import register, register_app
+from config.keyspace import keyspace, register, register_app
 
 APP = "core"
 PREFIX = "core:"
 register_app(APP, PREFIX)
 register_app("django", "django:")
+key = keyspace.declarer(APP)
 
 _USERNAME = re.compile(r"^[\w.@+-]{1,150}\Z")
 
 
+@key(
+    "list",
+    "Login system (the Redis login-system tutorial): capped list",
+    "The latest successful staff sign-ins, newest first (LPUSH + LTRIM).",
+    why="A list keeps insertion order, so the newest N are an LRANGE from the left. LTRIM in the same "
+    "transaction keeps it bounded whatever the traffic.",
+    screens=("dashboard",),
+)
 def signins_recent() -> str:
     return "core:signins:recent"
 
 
+@key(
+    "zset",
+    "Login system (the Redis login-system tutorial): counter ranking",
+    "Sign-ins per staff member; the dashboard's most active staff (ZINCRBY, ZREVRANGE).",
+    why="A sorted set is a counter and a ranking at once: ZINCRBY bumps one user, ZREVRANGE reads the top "
+    "without any index to maintain.",
+    screens=("dashboard",),
+)
 def signins_count() -> str:
     return "core:signins:count"
 
 
+@key(
+    "stream",
+    "Event log: capped stream",
+    "Every write of every app (who, what, which object, link), capped with XADD MAXLEN.",
+    why="A stream is an append-only log with ids ordered by time, read newest first with XREVRANGE. "
+    "MAXLEN on each XADD keeps it bounded, in the same transaction as the write it records.",
+    screens=("dashboard",),
+)
 def events() -> str:
     return "core:events"
 
 
+@key(
+    "hash",
+    "Marker",
+    "What `manage.py seed` last loaded (scale, apps, when); `make run` seeds only when it is absent.",
+    screens=("dashboard",),
+)
 def seed_marker() -> str:
     return "core:seed"
 
 
+@key(
+    "zset",
+    "Sliding-window rate limit (the key-value design notes)",
+    "Failed sign-ins for one username in the last window, scored by time.",
+    why="Scores are timestamps, so ZREMRANGEBYSCORE drops what left the window and ZCARD counts the rest. "
+    "The key expires with its window, so idle users leave nothing behind.",
+    screens=("login",),
+    pattern="core:failed_signins:user:*",
+)
 def failed_signins_user(username: str) -> str:
     """A username is user input: it becomes part of a key only when it has the
     shape of a Django username, else its digest stands in for it."""
@@ -44,68 +84,20 @@ def failed_signins_user(username: str) -> str:
     return f"core:failed_signins:user:{name}"
 
 
+@key(
+    "zset",
+    "Sliding-window rate limit (the key-value design notes)",
+    "Failed sign-ins from one client address in the last window, scored by time.",
+    why="The same window per address stops one client from trying many usernames. It expires with its window.",
+    screens=("login",),
+)
 def failed_signins_address(address: str) -> str:
     """``address`` is an IP address already checked by ``ipaddress``."""
     return f"core:failed_signins:addr:{address}"
 
 
-register(
-    APP,
-    "core:signins:recent",
-    "list",
-    "Login system (seed 004): capped list",
-    "The latest successful staff sign-ins, newest first (LPUSH + LTRIM).",
-    why="A list keeps insertion order, so the newest N are an LRANGE from the left. LTRIM in the same "
-    "transaction keeps it bounded whatever the traffic.",
-    screens=("dashboard",),
-)
-register(
-    APP,
-    "core:signins:count",
-    "zset",
-    "Login system (seed 004): counter ranking",
-    "Sign-ins per staff member; the dashboard's most active staff (ZINCRBY, ZREVRANGE).",
-    why="A sorted set is a counter and a ranking at once: ZINCRBY bumps one user, ZREVRANGE reads the top "
-    "without any index to maintain.",
-    screens=("dashboard",),
-)
-register(
-    APP,
-    "core:events",
-    "stream",
-    "Event log: capped stream",
-    "Every write of every app (who, what, which object, link), capped with XADD MAXLEN.",
-    why="A stream is an append-only log with ids ordered by time, read newest first with XREVRANGE. "
-    "MAXLEN on each XADD keeps it bounded, in the same transaction as the write it records.",
-    screens=("dashboard",),
-)
-register(
-    APP,
-    "core:failed_signins:user:*",
-    "zset",
-    "Sliding-window rate limit (seed 001)",
-    "Failed sign-ins for one username in the last window, scored by time.",
-    why="Scores are timestamps, so ZREMRANGEBYSCORE drops what left the window and ZCARD counts the rest. "
-    "The key expires with its window, so idle users leave nothing behind.",
-    screens=("login",),
-)
-register(
-    APP,
-    "core:failed_signins:addr:*",
-    "zset",
-    "Sliding-window rate limit (seed 001)",
-    "Failed sign-ins from one client address in the last window, scored by time.",
-    why="The same window per address stops one client from trying many usernames. It expires with its window.",
-    screens=("login",),
-)
-register(
-    APP,
-    "core:seed",
-    "hash",
-    "Marker",
-    "What `manage.py seed` last loaded (scale, apps, when); `make run` seeds only when it is absent.",
-    screens=("dashboard",),
-)
+# Django's own keys: named by django-redis (config/cachekeys.py), registered here so the
+# key browser can name their owner.
 register(
     "django",
     "django:*:session:*",

@@ -77,18 +77,23 @@ class KeySpace:
 
         ``@key("hash", modeling, serves, why=..., screens=...)`` registers the
         glob the function returns when every required parameter is ``"*"``,
-        so the name and its registration cannot drift apart. The function
-        keeps working as before and carries its entry as ``.entry``.
+        so the name and its registration cannot drift apart. A function that
+        rewrites its argument (a digest of user input, say) names its glob with
+        ``pattern=``. The function keeps working as before and carries its entry
+        as ``.entry``.
         """
 
-        def key(type: str, modeling: str, serves: str, **extra) -> Callable[[Callable[..., str]], Callable[..., str]]:
+        def key(
+            type: str, modeling: str, serves: str, *, pattern: str = "", **extra
+        ) -> Callable[[Callable[..., str]], Callable[..., str]]:
             def declare(build: Callable[..., str]) -> Callable[..., str]:
                 required = [
                     p
                     for p in inspect.signature(build).parameters.values()
                     if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                 ]
-                build.entry = self.register(app, build(*["*"] * len(required)), type, modeling, serves, **extra)
+                glob = pattern or build(*["*"] * len(required))
+                build.entry = self.register(app, glob, type, modeling, serves, **extra)
                 return build
 
             return declare

@@ -160,7 +160,7 @@ class OwnerTest(KeysTestCase):
         raw_client().zadd("core:signins:count", {"ann": 1})
         response = self.client.get(key_url("core:signins:count"))
         self.assertContains(response, "<dt>App</dt><dd>core</dd>", html=False)
-        self.assertContains(response, "Login system (seed 004): counter ranking")
+        self.assertContains(response, "Login system (the Redis login-system tutorial): counter ranking")
         self.assertContains(response, "A sorted set is a counter and a ranking at once")
         self.assertContains(response, '<a href="/">dashboard</a>')
 

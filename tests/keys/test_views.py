@@ -66,7 +66,7 @@ class RegistryTest(KeysTestCase):
     def test_lists_every_pattern_with_app_modeling_and_purpose(self):
         response = self.client.get("/keys/registry/")
         self.assertContains(response, "<code>core:signins:recent</code>")
-        self.assertContains(response, "Login system (seed 004): capped list")
+        self.assertContains(response, "Login system (the Redis login-system tutorial): capped list")
         self.assertContains(response, "The latest successful staff sign-ins")
         self.assertContains(response, 'href="/keys/registry/keys/?pattern=core%3Aevents"')
         self.assertNotContains(response, "?pattern=django")
