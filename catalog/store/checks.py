@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from catalog import keys, types
 from catalog.documents import Product, name_score, price_score, rating_score, sku_key
-from catalog.store.core import REVIEWS, lex_member, queue_indexes, queue_review_indexes
+from catalog.store.core import REVIEWS, lex_member, queue_indexes
 from config.redis import client
 from config.store import batched
 
@@ -268,9 +268,5 @@ def drop_orphan_review(review_id: int) -> None:
 
 
 def repair_reviews(product_id: int) -> None:
-    """Rebuild the embed and the aggregate from the reviews, and the sort indexes from the aggregate."""
+    """Rebuild the embed, the aggregate and the rating and review-count sort indexes from the reviews."""
     REVIEWS.repair(product_id)
-    count, total = client().hmget(keys.product(product_id), ["num_reviews", "sum_ratings"])
-    pipe = client().pipeline(transaction=True)
-    queue_review_indexes(pipe, product_id, int(count or 0), int(total or 0))
-    pipe.execute()

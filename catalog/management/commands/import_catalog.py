@@ -13,7 +13,7 @@ from catalog import store, types
 from catalog.documents import Product, sku_key
 from catalog.forms import ProductForm, ReviewForm
 from catalog.store import NewReview
-from config.activity import Event
+from config.activity import Actor
 
 BASE_KEYS = {*ProductForm.BASE, *ProductForm.DETAILS, "type", "reviews"}
 
@@ -92,7 +92,7 @@ class Command(BaseCommand):
             raise CommandError("nothing imported:\n" + "\n".join(errors))
         batch = items
         try:
-            ids = store.import_products(batch, Event("import", "created", "catalog", "product", "", ""), now)
+            ids = store.import_products(batch, actor=Actor("import"), at=now)
         except store.SkuTaken as taken:
             message = f"nothing imported: SKU {taken.sku} was taken by product {taken.owner} meanwhile"
             raise CommandError(message) from None
