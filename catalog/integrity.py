@@ -146,7 +146,7 @@ def _reverse_violations():
             if product is None:
                 yield Violation(f"the indexes hold product {product_id}, which does not exist", [])
                 continue
-            if entry.types != {product.type}:
+            if entry.types != ({product.type} if product.type else set()):
                 held_types = sorted(entry.types)
                 yield Violation(f"product {product_id} is in type sets {held_types}, its type is {product.type}")
             if entry.tags != set(product.tags):

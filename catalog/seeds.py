@@ -64,6 +64,8 @@ def _attrs(rng, kind: types.ProductType) -> dict[str, str]:
             attrs[spec.name] = rng.choice(spec.choices)
         elif spec.kind == "int":
             attrs[spec.name] = str(rng.randint(int(spec.min_value), min(int(spec.max_value), int(spec.min_value) + 40)))
+        elif spec.kind == "bool":
+            attrs[spec.name] = rng.choice(("yes", "no"))
         elif spec.kind == "decimal":
             attrs[spec.name] = str(round(rng.uniform(spec.min_value, spec.max_value), 1))
         else:

@@ -38,6 +38,12 @@ def _type_or_404(slug: str | None) -> types.ProductType:
     return or_404(types.get, slug or "")
 
 
+def _say_tag_renames(request, form: ProductForm) -> None:
+    renames = ", ".join(f"“{raw}” as {slug}" for raw, slug in form.tag_renames)
+    if renames:
+        messages.info(request, f"Tags are lowercase words joined by dashes: saved {renames}.")
+
+
 def product_list(request):
     state = list_state(request.GET, sorts=SORTS, default_order="-created", filters=FILTERS)
     filters = ProductFilterForm(request.GET)
@@ -73,6 +79,7 @@ def product_add(request):
             form.add_error(taken.field, taken.message)
         else:
             messages.success(request, f"Added {kind.label} “{product.name}”.")
+            _say_tag_renames(request, form)
             return redirect(_detail_url(product_id))
     return render(request, "catalog/product_form.html", {"form": form, "kind": kind, "adding": True})
 
@@ -87,7 +94,7 @@ def product_edit(request, pk: int):
     """The type select reloads the type section (``?type=``); saving with a new type drops the old fields."""
     product = or_404(store.get, pk)
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type", product.type)
-    kind = _type_or_404(slug)
+    kind = _type_or_404(slug) if slug else None  # a product may have no type (imported from a source without)
     initial = ProductForm.initial_for(product)
     form = ProductForm(request.POST or None, initial=initial, product_type=kind, product_id=pk)
     if request.htmx and request.method == "GET":
@@ -105,6 +112,7 @@ def product_edit(request, pk: int):
             form.add_error(taken.field, taken.message)
         else:
             messages.success(request, f"Saved “{changed.name}”.")
+            _say_tag_renames(request, form)
             return redirect(_detail_url(pk))
     context = {"form": form, "kind": kind, "product": product, "adding": False}
     return render(request, "catalog/product_form.html", context)

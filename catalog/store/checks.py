@@ -67,7 +67,8 @@ def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
             pipe.zscore(keys.sort_index(name), member)
         pipe.zscore(keys.names(), lex_member(p))
         pipe.hget(keys.skus(), sku_key(p.sku))
-        pipe.sismember(keys.type_index(p.type), member)
+        if p.type:  # a product of no type is in no type set
+            pipe.sismember(keys.type_index(p.type), member)
         for tag in p.tags:
             pipe.sismember(keys.tag_index(tag), member)
     replies = iter(pipe.execute())
@@ -80,7 +81,7 @@ def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
             scores,
             next(replies),
             next(replies),
-            bool(next(replies)),
+            bool(next(replies)) if p.type else True,
             {tag: bool(next(replies)) for tag in p.tags},
         )
     return found
