@@ -98,6 +98,9 @@ class TypeField:
         if self.kind in ("int", "decimal"):
             return self._number(text)
         if self.kind == "choice":
+            found = NUMBER_WITH_UNIT.match(text)
+            if self.unit and found and found.group(2).casefold() in UNITS.get(self.unit, set()):
+                text = found.group(1)  # "256 GB" for a choice of sizes in GB
             for choice in self.choices:
                 if _loose(choice) == _loose(text):
                     return choice

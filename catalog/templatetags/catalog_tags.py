@@ -34,4 +34,6 @@ def web_link(value) -> str:
         parts = urlsplit(text)
     except ValueError:
         return ""
-    return text if parts.scheme in ("http", "https") and parts.netloc and not any(c in text for c in "\x00\r\n\t") else ""
+    return (
+        text if parts.scheme in ("http", "https") and parts.netloc and not any(c in text for c in "\x00\r\n\t") else ""
+    )

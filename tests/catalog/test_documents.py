@@ -4,7 +4,7 @@ from django.test import SimpleTestCase
 
 from catalog import types
 from catalog.documents import is_tag, name_score, split_tags, tag_slug, tag_slugs
-from catalog.management.commands.import_catalog import snake
+from catalog.importing import snake
 
 
 class DocumentTest(SimpleTestCase):

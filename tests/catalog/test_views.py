@@ -1,5 +1,7 @@
 """The catalog screens: what the user sees, what Redis holds after, and the round trips."""
 
+import json
+
 from catalog import keys, store
 from config.redis import client
 from tests.base import RedisTestCase
@@ -57,7 +59,9 @@ class ProductAddTest(RedisTestCase):
         self.assertContains(page, "Added earbuds")
 
     def test_commas_separate_tags_and_each_is_made_a_slug_and_the_user_is_told(self):
-        response = self.client.post("/catalog/products/add/", {**EARBUDS_POST, "tags": "UX test, 5g, ux-test"}, follow=True)
+        response = self.client.post(
+            "/catalog/products/add/", {**EARBUDS_POST, "tags": "UX test, 5g, ux-test"}, follow=True
+        )
         (key,) = product_keys()
         self.assertEqual(client().hget(key, "tags"), "ux-test,5g")
         self.assertTrue(client().sismember(keys.tag_index("ux-test"), key.rsplit(":", 1)[1]))
@@ -171,7 +175,9 @@ class StoredLinkTest(RedisTestCase):
             keys.product(product_id),
             mapping={
                 "image": "javascript:alert(1)",
-                "images": '["https://img.example.com/1.jpg", "/static/p.svg", "data:text/html,<b>x</b>", "//evil.example"]',
+                "images": json.dumps(
+                    ["https://img.example.com/1.jpg", "/static/p.svg", "data:text/html,<b>x</b>", "//e.x"]
+                ),
                 "videos": '["JaVaScRiPt:alert(2)", "http://v.example.com/a.mp4"]',
             },
         )
@@ -179,7 +185,7 @@ class StoredLinkTest(RedisTestCase):
         self.assertContains(response, 'href="https://img.example.com/1.jpg"')
         self.assertContains(response, 'href="/static/p.svg"')
         self.assertContains(response, 'href="http://v.example.com/a.mp4"')
-        for value in ("javascript:alert(1)", "data:text/html", "//evil.example", "JaVaScRiPt:alert(2)"):
+        for value in ("javascript:alert(1)", "data:text/html", "//e.x", "JaVaScRiPt:alert(2)"):
             self.assertNotContains(response, f'href="{value}')
             self.assertNotContains(response, f'src="{value}')
         self.assertContains(response, "data:text/html,&lt;b&gt;x&lt;/b&gt;")  # shown as text
