@@ -6,7 +6,7 @@ from django import forms
 from django.core.validators import RegexValidator, URLValidator
 
 from catalog import store, types
-from catalog.documents import MAX_IMAGES, MAX_TAGS, MAX_VIDEOS, TAG_MAX, Product, is_tag, tag_slugs
+from catalog.documents import MAX_IMAGES, MAX_TAGS, MAX_VIDEOS, TAG_MAX, Product, is_tag, sku_key, tag_slugs
 
 SKU = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z", "Letters, digits, dots, dashes and underscores only.")
 
@@ -112,9 +112,11 @@ class ProductForm(forms.Form):
         return [self[name] for name in self.type_field_names]
 
     def clean_sku(self):
+        """A taken SKU is an error beside the others (the write's script checks again, atomically);
+        an edit that keeps its SKU asks nothing."""
         sku = self.cleaned_data["sku"].strip()
-        if not sku:
-            return ""
+        if not sku or (self.product_id and sku_key(sku) == sku_key(self.initial.get("sku") or "")):
+            return sku
         owner = store.sku_owner(sku)
         if owner is not None and owner != self.product_id:
             raise forms.ValidationError(f"SKU {sku} is already used by product {owner}.", code="unique")

@@ -120,14 +120,16 @@ def product_edit(request, pk: int):
 
 @require_http_methods(["GET", "POST"])
 def product_delete(request, pk: int):
-    product = or_404(store.get, pk)
+    """GET asks first; POST deletes (the store reads what it deletes, so the view reads nothing)."""
     if request.method == "POST":
         try:
-            store.delete(pk, actor=_actor(request))
+            product = store.delete(pk, actor=_actor(request))
         except store.NotFound:
             raise Http404("No such product") from None
-        messages.success(request, f"Deleted “{product.name}” and its {product.num_reviews} reviews.")
+        reviews = f"{product.num_reviews} review{'s' if product.num_reviews != 1 else ''}"
+        messages.success(request, f"Deleted “{product.name}” and its {reviews}.")
         return redirect("catalog:product_list")
+    product = or_404(store.get, pk)
     return render(request, "catalog/product_confirm_delete.html", {"product": product})
 
 
@@ -165,16 +167,17 @@ def review_add(request, pk: int):
 
 @require_http_methods(["GET", "POST"])
 def review_delete(request, pk: int, review_pk: int):
+    """GET asks first; POST deletes through the product (a review of another product is a 404)."""
+    if request.method == "POST":
+        try:
+            deleted = store.delete_review(review_pk, actor=_actor(request, pk), product_id=pk)
+        except store.NotFound:
+            raise Http404("No such review on this product") from None
+        messages.success(request, f"Deleted the review by {deleted.get('author')}.")
+        return redirect(_detail_url(pk) + "#reviews")
     review = store.get_review(review_pk)
     if review is None or review.product != pk:
         raise Http404("No such review on this product")
-    if request.method == "POST":
-        try:
-            store.delete_review(review_pk, actor=_actor(request, pk), product_id=pk)
-        except store.NotFound:
-            raise Http404("No such review") from None
-        messages.success(request, f"Deleted the review by {review.author}.")
-        return redirect(_detail_url(pk) + "#reviews")
     return render(request, "catalog/review_confirm_delete.html", {"review": review, "product_id": pk})
 
 

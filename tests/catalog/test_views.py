@@ -168,6 +168,42 @@ class ProductListTest(RedisTestCase):
         self.assertContains(response, "&lt;script&gt;")
 
 
+class WriteScreenRoundTripTest(RedisTestCase):
+    """Each write screen's POST: the reads the form needs, then one script (two where an id or a key is read first)."""
+
+    def setUp(self):
+        super().setUp()
+        self.product_id = make_product("Counted Buds", sku="CB-1", tags=["wireless"])
+        review(self.product_id, 4)
+
+    def test_adding_a_product_is_the_id_the_sku_check_and_one_script(self):
+XX
+            response = self.client.post("/catalog/products/add/", {**EARBUDS_POST, "sku": "NEW-1"})
+        self.assertEqual(response.status_code, 302)
+        self.assertEqual([t.commands[0].name for t in trace.trips("data")], ["HGET", "INCRBY", "EVALSHA"])
+
+    def test_saving_an_edit_that_keeps_its_sku_is_the_read_and_one_script(self):
+        form = self.client.get(f"/catalog/products/{self.product_id}/edit/").context["form"]
+        post = {**{k: v for k, v in form.initial.items() if v is not None}, "images": "", "tags": "sport"}
+        with self.assertRoundTrips(2), self.assertCommands(2):  # HGETALL (the form's product); the script
+            response = self.client.post(f"/catalog/products/{self.product_id}/edit/", {**post, "name": "Renamed"})
+        self.assertEqual(response.status_code, 302)
+
+    def test_adding_and_deleting_a_review_are_two_round_trips_each(self):
+        url = f"/catalog/products/{self.product_id}/reviews/add/"
+        with self.assertRoundTrips(2), self.assertCommands(2):  # the id (for an existing product); the script
+            self.client.post(url, {"author": "Zed", "rating": "5"})
+        newest = store.get(self.product_id).recent[0].id
+        with self.assertRoundTrips(2), self.assertCommands(3):  # the review and the newest ids; the script
+            response = self.client.post(f"/catalog/products/{self.product_id}/reviews/{newest}/delete/", follow=False)
+        self.assertEqual(response.status_code, 302)
+
+    def test_deleting_a_product_is_two_round_trips(self):
+        with self.assertRoundTrips(2), self.assertCommands(3):  # HGETALL and ZRANGE of its reviews; the script
+            self.client.post(f"/catalog/products/{self.product_id}/delete/")
+        self.assertIsNone(store.get(self.product_id))
+
+
 class StoredLinkTest(RedisTestCase):
     def test_stored_links_are_web_addresses_or_site_paths_and_anything_else_is_text(self):
         product_id = make_product("Linked Buds")
