@@ -177,7 +177,7 @@ class WriteScreenRoundTripTest(RedisTestCase):
         review(self.product_id, 4)
 
     def test_adding_a_product_is_the_id_the_sku_check_and_one_script(self):
-XX
+        with self.assertRoundTrips(3) as trace:  # HGET of the SKU index (the form's error); the id; the script
             response = self.client.post("/catalog/products/add/", {**EARBUDS_POST, "sku": "NEW-1"})
         self.assertEqual(response.status_code, 302)
         self.assertEqual([t.commands[0].name for t in trace.trips("data")], ["HGET", "INCRBY", "EVALSHA"])
