@@ -28,120 +28,21 @@ so the embed can be checked against the set exactly.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
 from django.conf import settings
-from redis.exceptions import NoScriptError
 
 from config import keys as core_keys
 from config.activity import Event
 from config.redis import client
 from config.store import Busy, NotFound, pipelined, watch_retries
+from config.store.children_scripts import ADD, DELETE, RESERVE, run_script
 
 __all__ = ["Child", "ChildCollection", "NotFound"]
-
-# Draws a child id only when the parent exists. KEYS: parent, id counter. ARGV: count field.
-_RESERVE = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-return redis.call('INCR', KEYS[2])
-"""
-
-# Shared by add and delete: the new embed from the set's newest ids, the
-# aggregate's score indexes, the event. ``held`` maps id -> copy.
-_FINISH = """
-local function encode(items, names)
-  if #items == 0 then return '[]' end
-  local parts = {}
-  for _, item in ipairs(items) do
-    local fields = {'"id": ' .. cjson.encode(item.id)}
-    for _, name in ipairs(names) do
-      fields[#fields + 1] = cjson.encode(name) .. ': ' .. cjson.encode(item[name] or '')
-    end
-    parts[#parts + 1] = '{' .. table.concat(fields, ', ') .. '}'
-  end
-  return '[' .. table.concat(parts, ', ') .. ']'
-end
-local function finish(s, parent, index, held, before, count, total)
-  local newest, same = {}, true
-  for i, id in ipairs(redis.call('ZREVRANGE', index, 0, tonumber(s.size) - 1)) do
-    if held[id] then newest[#newest + 1] = held[id] end
-    if before[i] ~= id then same = false end
-  end
-  if not same or #newest ~= #before then redis.call('HSET', parent, s.embed, encode(newest, s.copied)) end
-  for i, kind in ipairs(s.scores) do
-    local value = count
-    if kind == 'average' then value = count > 0 and string.format('%.6f', total / count) or 0 end
-    redis.call('ZADD', KEYS[s.scores_at + i - 1], value, s.parent_id)
-  end
-  if #s.event > 0 then redis.call('XADD', KEYS[s.events_at], 'MAXLEN', s.maxlen, '*', unpack(s.event)) end
-end
-local function embedded(parent, s)
-  local held, before = {}, {}
-  for _, item in ipairs(cjson.decode(redis.call('HGET', parent, s.embed) or '[]')) do
-    held[item.id] = item
-    before[#before + 1] = item.id
-  end
-  return held, before
-end
-"""
-
-# KEYS: parent, index, child, then the score indexes and the event stream. ARGV: the spec as JSON.
-_ADD = (
-    _FINISH
-    + """
-local s = cjson.decode(ARGV[1])
-local parent, index, child = KEYS[1], KEYS[2], KEYS[3]
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
-redis.call('HSET', child, unpack(s.fields))
-redis.call('ZADD', index, s.at, s.id)
-local held, before = embedded(parent, s)
-held[s.id] = s.copy
-local count = redis.call('HINCRBY', parent, s.count, 1)
-local total = 0
-if s.sum ~= '' then total = redis.call('HINCRBY', parent, s.sum, s.amount) end
-finish(s, parent, index, held, before, count, total)
-return {'ok', count, total}
-"""
-)
-
-# KEYS: child, parent, index, then the score indexes, the event stream and the
-# child keys of ``s.top`` (the newest N+1 ids read before). ARGV: the spec as JSON.
-_DELETE = (
-    _FINISH
-    + """
-local s = cjson.decode(ARGV[1])
-local child, parent, index = KEYS[1], KEYS[2], KEYS[3]
-if redis.call('HGET', child, s.parent_field) ~= s.parent_id then return {'notfound'} end
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
-local top = redis.call('ZREVRANGE', index, 0, tonumber(s.size))
-if #top ~= #s.top then return {'stale'} end
-for i = 1, #top do if top[i] ~= s.top[i] then return {'stale'} end end
-local amount = 0
-if s.summed ~= '' then amount = tonumber(redis.call('HGET', child, s.summed) or '0') or 0 end
-redis.call('UNLINK', child)
-redis.call('ZREM', index, s.id)
-local held, before = embedded(parent, s)
-for j, id in ipairs(s.top) do
-  if not held[id] and id ~= s.id then
-    local values = redis.call('HMGET', KEYS[s.top_at + j - 1], unpack(s.copied))
-    local item = {id = id}
-    for k, name in ipairs(s.copied) do item[name] = values[k] or '' end
-    held[id] = item
-  end
-end
-local count = redis.call('HINCRBY', parent, s.count, -1)
-local total = 0
-if s.sum ~= '' then total = redis.call('HINCRBY', parent, s.sum, -amount) end
-finish(s, parent, index, held, before, count, total)
-return {'ok', count, total}
-"""
-)
 
 
 @dataclass(frozen=True)
@@ -234,7 +135,7 @@ class ChildCollection:
         empty), or a function of the new id that builds it.
         """
         parent_key = self.parent_key(parent_id)
-        child_id = int(run_script(_RESERVE, [parent_key, self.ids_key], [self.count_field]))
+        child_id = int(run_script(RESERVE, [parent_key, self.ids_key], [self.count_field]))
         if not child_id:
             raise NotFound(parent_key)
         stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
@@ -248,7 +149,7 @@ class ChildCollection:
         keys = [parent_key, self.index_key(parent_id), self.child_key(child_id)]
         if callable(event):
             event = event(child_id)
-        reply = self._run(_ADD, keys, spec, parent_id, event and _with_id(event, child_id))
+        reply = self._run(ADD, keys, spec, parent_id, event and _with_id(event, child_id))
         if reply[0] == "notfound":  # the parent went between the two round trips; the id stays unused
             raise NotFound(parent_key)
         return child_id
@@ -283,7 +184,7 @@ class ChildCollection:
             }
             keys = [child_key, self.parent_key(parent_id), self.index_key(parent_id)]
             logged = event(child) if callable(event) else event
-            reply = self._run(_DELETE, keys, spec, parent_id, logged, extra=[self.child_key(i) for i in top])
+            reply = self._run(DELETE, keys, spec, parent_id, logged, extra=[self.child_key(i) for i in top])
             if reply[0] == "ok":
                 return child
             if reply[0] == "notfound":
@@ -434,29 +335,6 @@ class ChildCollection:
         """The embed copies of these children, read in one pipeline."""
         values = pipelined(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
         return [{"id": i, **dict(zip(self.embed_fields, (v or "" for v in held)))} for i, held in zip(ids, values)]
-
-
-_loaded: set[tuple[int, str]] = set()  # (client, script digest) pairs the server has been sent
-
-
-def run_script(source: str, keys: list[str], args: list):
-    """Run a Lua script in one round trip: EVAL the first time a client sends it (which caches it
-    on the server), EVALSHA after that; if the server lost its cache (a restart), EVAL again."""
-    redis_client = client()
-    sha = _digest(source)
-    if (id(redis_client), sha) in _loaded:
-        try:
-            return redis_client.evalsha(sha, len(keys), *keys, *args)
-        except NoScriptError:
-            pass
-    reply = redis_client.eval(source, len(keys), *keys, *args)
-    _loaded.add((id(redis_client), sha))
-    return reply
-
-
-@cache
-def _digest(source: str) -> str:
-    return hashlib.sha1(source.encode()).hexdigest()
 
 
 def average_score(count: int, total: int) -> float:
