@@ -58,6 +58,8 @@ def _text(value) -> str:
 class Batch:
     """Commands queued with a pipeline's signatures, plus preconditions; ``run`` sends them as one script."""
 
+    CHUNK = 1000  # arguments a command at most
+
     def __init__(self):
         self.keys: dict[str, int] = {}
         self.checks: list[list] = []
@@ -68,6 +70,12 @@ class Batch:
 
     def _op(self, command: str, keys: tuple[str, ...], *args) -> None:
         self.ops.append([command, [self._at(k) for k in keys], [_text(a) for a in args]])
+
+    def _ops(self, command: str, key: str, parts: list, width: int = 1) -> None:
+        """One command per CHUNK arguments: Lua's ``unpack`` takes only a few thousand at once."""
+        step = self.CHUNK - self.CHUNK % width
+        for start in range(0, len(parts), step):
+            self._op(command, (key,), *parts[start : start + step])
 
     # --- preconditions ----------------------------------------------------------
 
@@ -93,16 +101,16 @@ class Batch:
 
     def hset(self, key, field=None, value=None, mapping=None):
         pairs = ([(field, value)] if field is not None else []) + list((mapping or {}).items())
-        self._op("HSET", (key,), *(part for pair in pairs for part in pair))
+        self._ops("HSET", key, [part for pair in pairs for part in pair], width=2)
 
     def hdel(self, key, *fields):
         self._op("HDEL", (key,), *fields)
 
     def zadd(self, key, mapping):
-        self._op("ZADD", (key,), *(part for member, score in mapping.items() for part in (score, member)))
+        self._ops("ZADD", key, [part for member, score in mapping.items() for part in (score, member)], width=2)
 
     def zrem(self, key, *members):
-        self._op("ZREM", (key,), *members)
+        self._ops("ZREM", key, list(members))
 
     def zincrby(self, key, amount, value):
         self._op("ZINCRBY", (key,), amount, value)
@@ -111,13 +119,14 @@ class Batch:
         self._op("ZREMRANGEBYSCORE", (key,), min, max)
 
     def sadd(self, key, *members):
-        self._op("SADD", (key,), *members)
+        self._ops("SADD", key, list(members))
 
     def srem(self, key, *members):
-        self._op("SREM", (key,), *members)
+        self._ops("SREM", key, list(members))
 
     def unlink(self, *keys):
-        self._op("UNLINK", keys)
+        for start in range(0, len(keys), self.CHUNK):
+            self._op("UNLINK", keys[start : start + self.CHUNK])
 
     def xadd(self, key, fields, maxlen=None, approximate=True):
         limit = ("MAXLEN", *(("~",) if approximate else ()), maxlen) if maxlen else ()

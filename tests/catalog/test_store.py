@@ -4,10 +4,11 @@ import json
 
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
+from catalog.store import NewReview
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, run_concurrently
 from tests.catalog.helpers import CONSOLE, EARBUDS, TESTER, make_product, review
 
 
@@ -183,6 +184,54 @@ class RoundTripTest(RedisTestCase):
         with mock_run(racing):
             store.delete(product_id, actor=TESTER)
         self.assertFalse(client().exists(keys.review(late[0])))
+        self.assertEqual(catalog_keys(), [])
+
+
+class ConcurrentWriteTest(RedisTestCase):
+    """The scripts' checks hold under contention: one SKU, one winner; one revision, one winning edit."""
+
+    sign_in = False
+
+    def test_eight_creates_of_one_sku_leave_one_product(self):
+        won, refused = [], []
+
+        def create(n):
+            product = Product("earbuds", f"Racer {n}", "R", "RACE-1", attrs=EARBUDS)
+            try:
+                won.append(store.create(store.new_product_id(), product, actor=TESTER))
+            except store.SkuTaken as taken:
+                refused.append(taken.field)
+
+        run_concurrently(create, [(n,) for n in range(8)])
+        self.assertEqual((len(won), refused), (1, ["sku"] * 7))
+        self.assertEqual(store.sku_owner("race-1"), won[0])
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_eight_edits_from_one_revision_let_exactly_one_win(self):
+        product_id = make_product(tags=["wireless"])
+        current = store.get(product_id)
+        won, conflicts = [], []
+
+        def edit(n):
+            changed = Product("earbuds", f"Edit {n}", "B", f"ED-{n}", tags=[f"t{n}"], attrs=EARBUDS)
+            try:
+                store.update(product_id, changed, current.rev, actor=TESTER, current=current)
+                won.append(n)
+            except store.EditConflict:
+                conflicts.append(n)
+
+        run_concurrently(edit, [(n,) for n in range(8)])
+        self.assertEqual((len(won), len(conflicts)), (1, 7))
+        self.assertEqual(store.get(product_id).name, f"Edit {won[0]}")
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_a_product_with_thousands_of_reviews_is_deleted_whole(self):
+        product = Product("earbuds", "Popular", "P", "POP-1", attrs=EARBUDS)
+        reviews = [NewReview(f"r{n}", 1 + n % 5, "", float(n)) for n in range(5000)]
+        (product_id,) = store.import_products([(product, reviews)], actor=TESTER, at=10_000.0)
+        self.assertEqual(store.get(product_id).num_reviews, 5000)
+        self.assertEqual(violations(["catalog"]), [])
+        store.delete(product_id, actor=TESTER)
         self.assertEqual(catalog_keys(), [])
 
 
