@@ -57,6 +57,7 @@ def product_list(request):
         "type_columns": types.TYPES[query.type].fields if query.type else (),
         "type_chips": [(types.TYPES[slug], count) for slug, count in result.type_counts.items()],
         "search_limit": store.SEARCH_LIMIT,
+        "products_path": reverse("catalog:product_list"),  # a row's link is this and its id: no reverse() a row
     }
     template = "catalog/product_list.html#results" if request.htmx else "catalog/product_list.html"
     return render(request, template, context)

@@ -97,7 +97,7 @@ class ProductListTest(RedisTestCase):
         review(rated, 4)
         with self.assertRoundTrips(1):
             response = self.client.get("/catalog/products/")
-        self.assertContains(response, "Rated Buds")
+        self.assertContains(response, f'<a href="/catalog/products/{rated}/">Rated Buds</a>', html=True)
         self.assertContains(response, '<td class="num rating">4.50</td>', html=False)
         self.assertContains(response, '<td class="num rating">—</td>', html=False)
 
