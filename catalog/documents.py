@@ -46,9 +46,23 @@ def is_tag(text: str) -> bool:
 
 
 def split_tags(text: str) -> list[str]:
-    """Comma- or space-separated tags, stripped and lowercased, duplicates dropped, order kept."""
-    raw = re.split(r"[,\s]+", text or "")
-    return list(dict.fromkeys(t.strip().lower() for t in raw if t.strip()))
+    """Comma-separated tags as written, stripped, empty ones dropped: "UX test, 5g" is two tags."""
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def tag_slug(text: str) -> str:
+    """A tag as written, made a slug: accents folded, lowercased, every other run of characters one
+    dash ("UX test" → "ux-test", "Noise Cancelling!" → "noise-cancelling"); "" when nothing is left."""
+    folded = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
+
+
+def tag_slugs(text: str) -> list[tuple[str, str]]:
+    """(as written, its slug) for each comma-separated tag, a repeated slug once, order kept."""
+    found: dict[str, str] = {}
+    for raw in split_tags(text):
+        found.setdefault(tag_slug(raw), raw)
+    return [(raw, slug) for slug, raw in found.items()]
 
 
 def sku_key(sku: str) -> str:

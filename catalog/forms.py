@@ -6,7 +6,7 @@ from django import forms
 from django.core.validators import RegexValidator, URLValidator
 
 from catalog import store, types
-from catalog.documents import MAX_IMAGES, MAX_TAGS, MAX_VIDEOS, TAG_MAX, Product, is_tag, split_tags
+from catalog.documents import MAX_IMAGES, MAX_TAGS, MAX_VIDEOS, TAG_MAX, Product, is_tag, sku_key, tag_slugs
 
 SKU = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z", "Letters, digits, dots, dashes and underscores only.")
 
@@ -39,37 +39,38 @@ class URLListField(forms.CharField):
 
 
 class TagsField(forms.CharField):
-    """Comma-separated tags: lowercase slugs (letters, digits, single dashes)."""
+    """Comma-separated tags, each made a slug ("UX test" → "ux-test"); one with no letter or digit,
+    or longer than a tag may be, is refused."""
 
     def __init__(self, *, limit: int | None = MAX_TAGS, **kwargs):
         self.limit = limit
-        kwargs.setdefault("help_text", "Comma-separated, e.g. wireless, noise-cancelling.")
+        kwargs.setdefault("help_text", "Comma-separated, e.g. wireless, noise cancelling (saved as noise-cancelling).")
         super().__init__(required=False, max_length=1000, **kwargs)
 
     def prepare_value(self, value):
         return ", ".join(value) if isinstance(value, (list, tuple)) else value
 
     def clean(self, value):
-        tags = split_tags(super().clean(value))
-        bad = [t for t in tags if not is_tag(t)]
+        pairs = tag_slugs(super().clean(value))
+        bad = [raw for raw, slug in pairs if not is_tag(slug)]
         if bad:
             raise forms.ValidationError(
-                f"Not a tag: {', '.join(t[:40] for t in bad[:3])}. Use lowercase letters, digits and single "
-                f"dashes, at most {TAG_MAX} characters.",
+                f"Not a tag: {', '.join(t[:40] for t in bad[:3])}. A tag needs a letter or a digit, and at most "
+                f"{TAG_MAX} characters once made lowercase with dashes.",
                 code="invalid",
             )
-        if self.limit and len(tags) > self.limit:
-            raise forms.ValidationError(f"At most {self.limit} tags (you gave {len(tags)}).", code="bound")
-        return tags
+        if self.limit and len(pairs) > self.limit:
+            raise forms.ValidationError(f"At most {self.limit} tags (you gave {len(pairs)}).", code="bound")
+        return [slug for _, slug in pairs]
 
 
 class ProductForm(forms.Form):
     """The base fields every product has, plus the section of its one type."""
 
-    type = forms.ChoiceField(choices=types.choices, widget=forms.HiddenInput)
+    type = forms.ChoiceField(choices=[("", "no type"), *types.choices()], widget=forms.HiddenInput, required=False)
     name = forms.CharField(max_length=120)
-    brand = forms.CharField(max_length=80)
-    sku = forms.CharField(label="SKU", max_length=40, validators=[SKU])
+    brand = forms.CharField(max_length=80, required=False)
+    sku = forms.CharField(label="SKU", max_length=40, validators=[SKU], required=False)
     model = forms.CharField(max_length=80, required=False)
     price = forms.DecimalField(max_digits=9, decimal_places=2, min_value=0, required=False)
     image = forms.URLField(label="Main image URL", required=False, assume_scheme="https")
@@ -85,16 +86,21 @@ class ProductForm(forms.Form):
     BASE = ("name", "brand", "sku", "model", "price", "image")
     DETAILS = ("description", "manufacturer", "dimensions", "weight", "images", "videos", "tags")
 
-    def __init__(self, *args, product_type: types.ProductType, product_id: int | None = None, **kwargs):
+    def __init__(self, *args, product_type: types.ProductType | None, product_id: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.product_type, self.product_id = product_type, product_id
-        self.initial["type"] = product_type.slug  # the chosen type, even over a stored product's own
-        for spec in product_type.fields:
+        self.initial["type"] = product_type.slug if product_type else ""  # the chosen type, over a stored one
+        for spec in product_type.fields if product_type else ():
             self.fields[spec.name] = spec.form_field()
 
     @property
     def type_field_names(self) -> tuple[str, ...]:
-        return self.product_type.field_names
+        return self.product_type.field_names if self.product_type else ()
+
+    @property
+    def tag_renames(self) -> list[tuple[str, str]]:
+        """(as typed, as saved) for each tag that was made a slug: the form says what it became."""
+        return [(raw, slug) for raw, slug in tag_slugs(self.data.get("tags", "")) if raw != slug]
 
     def base_fields_bound(self):
         return [self[name] for name in self.BASE]
@@ -106,7 +112,11 @@ class ProductForm(forms.Form):
         return [self[name] for name in self.type_field_names]
 
     def clean_sku(self):
+        """A taken SKU is an error beside the others (the write's script checks again, atomically);
+        an edit that keeps its SKU asks nothing."""
         sku = self.cleaned_data["sku"].strip()
+        if not sku or (self.product_id and sku_key(sku) == sku_key(self.initial.get("sku") or "")):
+            return sku
         owner = store.sku_owner(sku)
         if owner is not None and owner != self.product_id:
             raise forms.ValidationError(f"SKU {sku} is already used by product {owner}.", code="unique")
@@ -116,9 +126,9 @@ class ProductForm(forms.Form):
         data = self.cleaned_data
         attrs = {name: _text(data.get(name)) for name in self.type_field_names if _text(data.get(name)) != ""}
         return Product(
-            type=self.product_type.slug,
+            type=self.product_type.slug if self.product_type else "",
             name=data["name"].strip(),
-            brand=data["brand"].strip(),
+            brand=data.get("brand", "").strip(),
             sku=data["sku"],
             model=data.get("model", "").strip(),
             price=data.get("price"),

@@ -111,7 +111,7 @@ def _index_violations_of(products):
                 )
         if found.lex is None:
             yield Violation(f"product {product.id}: name {product.name!r} is not in the name index", [keys.names()])
-        if found.sku_owner != member:
+        if product.sku and found.sku_owner != member:
             yield Violation(f"product {product.id}: SKU {product.sku} points to {found.sku_owner}", [keys.skus()])
         if not found.in_type:
             yield Violation(f"product {product.id} is missing from its type set", [keys.type_index(product.type)])
@@ -146,7 +146,7 @@ def _reverse_violations():
             if product is None:
                 yield Violation(f"the indexes hold product {product_id}, which does not exist", [])
                 continue
-            if entry.types != {product.type}:
+            if entry.types != ({product.type} if product.type else set()):
                 held_types = sorted(entry.types)
                 yield Violation(f"product {product_id} is in type sets {held_types}, its type is {product.type}")
             if entry.tags != set(product.tags):
@@ -155,7 +155,7 @@ def _reverse_violations():
                 )
             if entry.names != 1:
                 yield Violation(f"product {product_id} has {entry.names} entries in the name index", [keys.names()])
-            if entry.skus != 1:
+            if entry.skus != (1 if product.sku else 0):
                 yield Violation(f"product {product_id} owns {entry.skus} SKUs in the SKU index", [keys.skus()])
 
 

@@ -1,137 +1,85 @@
-"""Every key of the catalog, and its registration in the key space.
+"""Every key of the catalog, each declared once on the function that names it.
 
 Ids are integers, and the type and tag segments are checked against the type
-registry and the tag pattern before they get here (``types.py``, ``tags.py``):
-no user text becomes part of a key unvalidated.
+registry and the tag pattern before they get here (``types.py``,
+``documents.is_tag``): no user text becomes part of a key unvalidated.
 """
 
-from config.keyspace import register, register_app
+from config.keyspace import keyspace, register_app
 
 APP = "catalog"
 register_app(APP, "catalog:")
+key = keyspace.declarer(APP)
 
 LIST = ("catalog:product_list",)
 DETAIL = ("catalog:product_detail",)
 PRODUCT_URL = "/catalog/products/{id}/"
-
-
-def product_ids() -> str:
-    return "catalog:ids:product"
-
-
-def review_ids() -> str:
-    return "catalog:ids:review"
-
-
-def product(product_id: int | str) -> str:
-    return f"catalog:product:{product_id}"
-
-
-def product_reviews(product_id: int | str) -> str:
-    return f"catalog:product:{product_id}:reviews"
-
-
-def review(review_id: int | str) -> str:
-    """``review("*")`` is the pattern SORT ... GET joins on."""
-    return f"catalog:review:{review_id}"
-
-
-def products() -> str:
-    """Every product id, scored by creation time: the list's default order."""
-    return "catalog:index:products"
-
-
-def sort_index(name: str) -> str:
-    """One sorted set per sortable column: name, price, rating, reviews."""
-    return f"catalog:index:by:{name}"
-
-
-def names() -> str:
-    """Lexicographic index of ``<casefolded name>\\x00<id>`` for prefix search."""
-    return "catalog:index:names"
-
-
-def skus() -> str:
-    return "catalog:index:skus"
-
-
-def type_index(type_slug: str) -> str:
-    """The set of one type's ids: the type filter's operand in the list's set algebra."""
-    return f"catalog:index:type:{type_slug}"
-
-
-def type_created(type_slug: str) -> str:
-    """One type's ids scored by creation time: that type's list, newest first, is a page read."""
-    return f"catalog:index:type:{type_slug}:created"
-
-
-def tag_index(tag: str) -> str:
-    return f"catalog:index:tag:{tag}"
-
-
-def tags() -> str:
-    return "catalog:index:tags"
-
-
-def temp(token: str) -> str:
-    """A list query's sorted result; ``token`` is a random hex string."""
-    return f"catalog:tmp:{token}"
-
-
-def temp_set(token: str, part: str) -> str:
-    """A list query's intermediate set of ids (``part``: any, q, ids)."""
-    return f"catalog:tmp:{token}:{part}"
-
-
 SORTS = ("name", "price", "rating", "reviews")
+EBOOK = "8 Data Modeling Patterns in Redis"
 
-register(
-    APP,
-    "catalog:ids:*",
+
+@key(
     "string",
-    "Enumerable keys (seed 003): id counter",
+    "Id counter (INCR)",
     "The last id handed out for products and reviews (INCR).",
     why="INCR is atomic, so two writers never get the same id, and ids survive restarts because they live "
     "in Redis, not in process memory.",
 )
-register(
-    APP,
-    "catalog:product:*",
+def ids(entity: str) -> str:
+    return f"catalog:ids:{entity}"
+
+
+def product_ids() -> str:
+    return ids("product")
+
+
+def review_ids() -> str:
+    return ids("review")
+
+
+@key(
     "hash",
-    "Embedded one-to-one and bounded one-to-many; polymorphic; partial embed; aggregate",
+    f"{EBOOK}: embedded, polymorphic, partial embed and aggregate patterns",
     "One product: list fields, details, images/videos as JSON, its type's own fields, the 3 newest "
     "reviews (recent_reviews) and num_reviews/sum_ratings.",
     why="Everything the product page shows is one HGETALL: details are embedded rather than referenced, "
     "bounded lists (≤10 images, ≤3 videos) ride along as JSON, and the newest reviews and the rating "
-    "aggregate are copies kept right in each review's own transaction.",
+    "aggregate are copies kept right in each review's own script.",
     screens=(*LIST, *DETAIL, "catalog:product_edit"),
-    index=products(),
+    index="catalog:index:products",
     url=PRODUCT_URL,
 )
-register(
-    APP,
-    "catalog:product:*:reviews",
+def product(product_id: int | str) -> str:
+    return f"catalog:product:{product_id}"
+
+
+@key(
     "zset",
-    "Referenced one-to-many (unbounded)",
+    f"{EBOOK}: referenced one-to-many (unbounded)",
     "The ids of a product's reviews, scored by publication time.",
     why="Reviews are unbounded, so they live in hashes of their own; this sorted set references them in "
     "time order, so a page of the newest is ZREVRANGE-shaped (SORT BY nosort GET joins the fields).",
     screens=(*DETAIL, "catalog:review_list"),
     url=PRODUCT_URL,
 )
-register(
-    APP,
-    "catalog:review:*",
+def product_reviews(product_id: int | str) -> str:
+    return f"catalog:product:{product_id}:reviews"
+
+
+@key(
     "hash",
-    "Referenced one-to-many (unbounded)",
-    "One review: product, author, rating 1–5, comment, published_at.",
+    f"{EBOOK}: referenced one-to-many (unbounded)",
+    "One review: product, author, rating 0–5, comment, published_at.",
     why="A hash per review keeps the product hash small however many reviews it gets; the review names "
     "its product, so a delete finds the set and the aggregate to fix.",
     screens=("catalog:review_list", "catalog:review_delete"),
 )
-register(
-    APP,
-    "catalog:index:products",
+def review(review_id: int | str) -> str:
+    """``review("*")`` is the pattern SORT ... GET joins on."""
+    return f"catalog:review:{review_id}"
+
+
+@key(
     "zset",
     "Index (sorted set of ids)",
     "Every product id, scored by creation time: enumerates products and orders the list by newest.",
@@ -139,80 +87,102 @@ register(
     "(ZINTERSTORE), so no screen ever loads every id.",
     screens=LIST,
 )
-register(
-    APP,
-    "catalog:index:by:*",
+def products() -> str:
+    """Every product id, scored by creation time: the list's default order."""
+    return "catalog:index:products"
+
+
+@key(
     "zset",
-    "Sorted index kept with the aggregate",
+    f"{EBOOK}: sorted index kept with the aggregate",
     "Product ids scored by name (prefix code), price, average rating or review count, for the list sorts.",
     why="Redis sorts only by score, so each sortable column has its own sorted set, written in the same "
-    "transaction as the field (the rating and count ones by each review's add and delete).",
+    "script as the field (the rating and count ones by each review's add and delete).",
     screens=LIST,
 )
-register(
-    APP,
-    "catalog:index:names",
+def sort_index(name: str) -> str:
+    """One sorted set per sortable column: name, price, rating, reviews."""
+    return f"catalog:index:by:{name}"
+
+
+@key(
     "zset",
-    "Lexicographic index (seed 003)",
+    "Lexicographic index (key-value design notes)",
     "`<casefolded name>\\0<id>` members at score 0: ZRANGEBYLEX finds names by prefix.",
     why="With every score equal a sorted set orders its members as bytes, so a prefix is a range "
     "[prefix, prefix\\xff] and search never scans products.",
     screens=LIST,
 )
-register(
-    APP,
-    "catalog:index:skus",
+def names() -> str:
+    """Lexicographic index of ``<casefolded name>\\x00<id>`` for prefix search."""
+    return "catalog:index:names"
+
+
+@key(
     "hash",
     "Inverted index: unique key",
     "Uppercased SKU → product id: exact SKU search and SKU uniqueness.",
-    why="A hash field per SKU is an O(1) lookup; adds and edits WATCH it so two products can never claim the same SKU.",
+    why="A hash field per SKU is an O(1) lookup; each product write checks it inside its own script, so two "
+    "products can never claim the same SKU.",
     screens=(*LIST, "catalog:product_add", "catalog:product_edit"),
 )
-register(
-    APP,
-    "catalog:index:type:*",
+def skus() -> str:
+    return "catalog:index:skus"
+
+
+@key(
     "set",
-    "Polymorphic pattern: one index per type",
+    f"{EBOOK}: polymorphic pattern, one index per type",
     "The ids of the products of one type (earbuds, game_console, …).",
     why="All types share one product collection; a set per type is the e-book's `where type = …` "
     "without a search module, and intersects with tag sets inside Redis.",
     screens=LIST,
 )
-register(
-    APP,
-    "catalog:index:type:*:created",
+def type_index(type_slug: str) -> str:
+    """The set of one type's ids: the type filter's operand in the list's set algebra."""
+    return f"catalog:index:type:{type_slug}"
+
+
+@key(
     "zset",
-    "Polymorphic pattern: a sorted index per type",
+    f"{EBOOK}: polymorphic pattern, a sorted index per type",
     "The ids of the products of one type, scored by creation time: the list filtered by type alone, "
     "newest or oldest first.",
     why="The list's commonest filter is one type in the default order; a sorted set per type makes it a "
     "ZRANGE-shaped page (SORT ... BY nosort LIMIT GET) that costs the page, not an intersection of the "
     "whole creation index with the type set on every request. Written beside the type set in the "
-    "product's own transaction.",
+    "product's own script.",
     screens=LIST,
 )
-register(
-    APP,
-    "catalog:index:tag:*",
+def type_created(type_slug: str) -> str:
+    """One type's ids scored by creation time: that type's list, newest first, is a page read."""
+    return f"catalog:index:type:{type_slug}:created"
+
+
+@key(
     "set",
-    "Tag system (seed 004)",
+    "Tag system (the Redis tags tutorial)",
     "The ids of the products carrying one tag.",
     why="Sets are made for tags: all-of is SINTER, any-of SUNION, none-of SDIFF, computed in Redis.",
     screens=LIST,
 )
-register(
-    APP,
-    "catalog:index:tags",
+def tag_index(tag: str) -> str:
+    return f"catalog:index:tag:{tag}"
+
+
+@key(
     "zset",
-    "Tag system (seed 004): tag cloud",
+    "Tag system (the Redis tags tutorial): tag cloud",
     "Every tag in use, scored by how many products carry it (the list's tag chips).",
     why="ZINCRBY in each product write keeps the counts, ZREMRANGEBYSCORE drops tags nobody uses, and "
     "ZREVRANGE reads the most used tags without touching the tag sets.",
     screens=LIST,
 )
-register(
-    APP,
-    "catalog:tmp:*",
+def tags() -> str:
+    return "catalog:index:tags"
+
+
+@key(
     "zset",
     "Temporary result (expires)",
     "The filtered ids of one list query, scored by the sort column; deleted by the same transaction, "
@@ -221,9 +191,12 @@ register(
     "short TTL mean no two requests share one and nothing lingers.",
     screens=LIST,
 )
-register(
-    APP,
-    "catalog:tmp:*:*",
+def temp(token: str) -> str:
+    """A list query's sorted result; ``token`` is a random hex string."""
+    return f"catalog:tmp:{token}"
+
+
+@key(
     "set",
     "Temporary result (expires)",
     "One list query's intermediate id sets: the any-of union, the search hits, the combined filter.",
@@ -231,3 +204,6 @@ register(
     "step pays for an order. Deleted by the same transaction, EXPIRE 60 as a backstop.",
     screens=LIST,
 )
+def temp_set(token: str, part: str) -> str:
+    """A list query's intermediate set of ids (``part``: any, q, ids)."""
+    return f"catalog:tmp:{token}:{part}"

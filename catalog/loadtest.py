@@ -2,7 +2,7 @@
 
 Reviews land on the seeded products everyone shares (each one moves the
 product's embedded newest three, its count and its rating sum in one
-transaction) and on a client's own products, where it also deletes them.
+script) and on a client's own products, where it also deletes them.
 Each acknowledged review is found afterwards by its unique author; each own
 product must hold its last acknowledged name.
 """

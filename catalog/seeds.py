@@ -2,8 +2,9 @@
 
 Demo is about 200 products and 2,000 reviews; large is 100,000 products and
 1,000,000 reviews. Each batch of products goes out with its reviews in one
-MULTI/EXEC through ``store.write_batch``, which writes exactly what the
-interactive add and review paths write, so every invariant holds after a seed.
+deep MULTI/EXEC through ``store.write_batch`` (the review machinery's bulk
+writer), which writes exactly what the interactive add and review paths
+write, so every invariant holds after a seed.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from decimal import Decimal
 from catalog import store, types
 from catalog.documents import Product
 from catalog.store import NewReview
-from config.activity import Event
+from config.activity import Actor
 from config.seeding import SeedContext, seeder
 
 SIZES = {"demo": (200, 2_000), "large": (100_000, 1_000_000)}
@@ -63,6 +64,8 @@ def _attrs(rng, kind: types.ProductType) -> dict[str, str]:
             attrs[spec.name] = rng.choice(spec.choices)
         elif spec.kind == "int":
             attrs[spec.name] = str(rng.randint(int(spec.min_value), min(int(spec.max_value), int(spec.min_value) + 40)))
+        elif spec.kind == "bool":
+            attrs[spec.name] = rng.choice(("yes", "no"))
         elif spec.kind == "decimal":
             attrs[spec.name] = str(round(rng.uniform(spec.min_value, spec.max_value), 1))
         else:
@@ -113,14 +116,14 @@ def seed(ctx: SeedContext) -> int:
     per_product = reviews // products
     base = store.last_product_id()  # SKUs carry the number: a second seed without --reset never reuses one
     written = 0
-    event = Event("seed", "created", "catalog", "product", "", "")
+    actor = Actor("seed")
     for start in range(0, products, BATCH):
         batch = []
         for n in range(start, min(start + BATCH, products)):
             product = _product(ctx.rng, base + n + 1, now - (products - n) * 60)
             count = ctx.rng.randint(0, 2 * per_product)  # about ``reviews`` in all
             batch.append((product, _reviews(ctx.rng, count, now)))
-        store.write_batch(batch, event, now)
+        store.write_batch(batch, actor=actor, at=now)
         records = len(batch) + sum(len(r) for _, r in batch)
         written += records
         ctx.progress(records)

@@ -1,32 +1,56 @@
 """The registry of product types: the e-book's polymorphic pattern.
 
 Every product shares the base fields (name, brand, sku, ...) and carries the
-fields of exactly one type beside them in the same hash. A type declares its
-fields once here; the form section, the validation, the detail page and the
-importer all read them from this registry, and a product hash never holds a
-field of another type (``store`` drops the old type's fields on a change).
+fields of at most one type beside them in the same hash (a product imported
+from a source that names no type has none). A type declares its fields once
+here; the form section, the validation, the detail page and the importer all
+read them from this registry, and a product hash never holds a field of
+another type (``store`` drops the old type's fields on a change).
+
+Type fields are optional: a real product's source often lacks some (the
+e-book's sample console has no GPU), and an empty field is honest where an
+invented value is not. ``TypeField.read`` takes a value in a source's own
+words ("8 hours", "SSD", "In-ear", "yes") to the form the field stores.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 
 from django import forms
 
 SLUG = re.compile(r"^[a-z][a-z_]{0,30}\Z")
+# Spellings of each unit a source may write after a number ("8 hours", "8h", "27 in").
+UNITS = {
+    "hours": {"h", "hr", "hrs", "hour", "hours"},
+    "inches": {"in", "inch", "inches", '"', "''"},
+    "Hz": {"hz"},
+    "W": {"w", "watt", "watts"},
+    "mAh": {"mah"},
+    "GB": {"gb", "gigabytes"},
+}
+NUMBER_WITH_UNIT = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)\s*(.*?)\s*\Z")
+YES = {"yes", "y", "true", "t", "1", "on"}
+NO = {"no", "n", "false", "f", "0", "off"}
+
+
+def _loose(text: str) -> str:
+    """A choice as compared: case, spaces, dashes and underscores ignored."""
+    return re.sub(r"[\s_-]+", "", text.casefold())
 
 
 @dataclass(frozen=True)
 class TypeField:
     name: str  # snake_case: the hash field and the form field
     label: str
-    kind: str = "text"  # text, int, decimal, choice
+    kind: str = "text"  # text, int, decimal, choice, bool ("yes"/"no")
     choices: tuple[str, ...] = ()
     min_value: float | None = None
     max_value: float | None = None
     unit: str = ""
-    required: bool = True
+    required: bool = False
 
     @property
     def camel(self) -> str:
@@ -46,7 +70,58 @@ class TypeField:
         if self.kind == "choice":
             choices = [("", "—"), *((c, c) for c in self.choices)]
             return forms.ChoiceField(choices=choices, **common)
+        if self.kind == "bool":
+            return forms.ChoiceField(choices=[("", "—"), ("yes", "yes"), ("no", "no")], **common)
         return forms.CharField(max_length=80, **common)
+
+    def read(self, value) -> str:
+        """A source's value as this field stores it, or ValueError saying why it can't be read.
+
+        Numbers may carry this field's unit in any usual spelling ("8 hours",
+        "27in"); choices and booleans match in any case and spacing ("SSD",
+        "In-ear", "Yes", true). The form's own rules (bounds) still apply after.
+        """
+        if value is None or value == "":
+            return ""
+        if isinstance(value, (dict, list)):
+            raise ValueError(f"expected a single value, not a {type(value).__name__}")
+        if self.kind == "bool":
+            word = str(value).strip().casefold()
+            if word in YES:
+                return "yes"
+            if word in NO:
+                return "no"
+            raise ValueError(f"{value!r} is not yes or no")
+        if isinstance(value, bool):
+            raise ValueError(f"{value!r} is not a {self.kind}")
+        text = str(value).strip()
+        if self.kind in ("int", "decimal"):
+            return self._number(text)
+        if self.kind == "choice":
+            found = NUMBER_WITH_UNIT.match(text)
+            if self.unit and found and found.group(2).casefold() in UNITS.get(self.unit, set()):
+                text = found.group(1)  # "256 GB" for a choice of sizes in GB
+            for choice in self.choices:
+                if _loose(choice) == _loose(text):
+                    return choice
+            raise ValueError(f"{text!r} is not one of {', '.join(self.choices)}")
+        return text
+
+    def _number(self, text: str) -> str:
+        found = NUMBER_WITH_UNIT.match(text)
+        unit = found and found.group(2).casefold().rstrip(".")
+        if not found or (unit and unit not in UNITS.get(self.unit, set())):
+            wanted = f" in {self.unit}" if self.unit else ""
+            raise ValueError(f"{text!r} is not a number{wanted}")
+        try:
+            number = Decimal(found.group(1))
+        except InvalidOperation:
+            raise ValueError(f"{text!r} is not a number") from None
+        if self.kind == "int":
+            if number != number.to_integral_value():
+                raise ValueError(f"{text!r} is not a whole number")
+            return str(int(number))
+        return str(number.normalize() if number == number.to_integral_value() else number)
 
 
 @dataclass(frozen=True)
@@ -105,6 +180,7 @@ TYPES: dict[str, ProductType] = {
                 TypeField("storage_gb", "Storage", "choice", ("64", "128", "256", "512", "1024"), unit="GB"),
                 TypeField("battery_mah", "Battery", "int", min_value=500, max_value=10000, unit="mAh"),
                 TypeField("screen_size", "Screen size", "decimal", min_value=3, max_value=9, unit="inches"),
+                TypeField("wireless_charging", "Wireless charging", "bool"),
             ),
         ),
         ProductType(
@@ -114,7 +190,7 @@ TYPES: dict[str, ProductType] = {
             (
                 TypeField("power_watts", "Power", "int", min_value=1, max_value=10000, unit="W"),
                 TypeField("energy_class", "Energy class", "choice", tuple("ABCDEFG")),
-                TypeField("capacity", "Capacity", required=False),
+                TypeField("capacity", "Capacity"),
             ),
         ),
     )

@@ -10,34 +10,38 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from catalog import store, types
 from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
-from config.activity import Event
+from config.activity import Actor
 from config.listing import list_state, page_of
+from config.shortcuts import or_404
 
 SORTS = ("name", "price", "rating", "reviews", "created")
 FILTERS = ("type", "tags_all", "tags_any", "tags_none")
 REVIEWS_PER_PAGE = 20
 
 
-def _event(request, verb: str, entity: str, object_id: int | str, label: str, link: str = "") -> Event:
-    return Event(request.user.get_username(), verb, "catalog", entity, str(object_id), label, link)
-
-
 def _detail_url(product_id: int) -> str:
     return reverse("catalog:product_detail", args=[product_id])
 
 
-def _get_or_404(product_id: int):
-    product = store.get(product_id)
-    if product is None:
-        raise Http404("No such product")
-    return product
+def _actor(request, product_id: int | None = None) -> Actor:
+    """The signed-in user; a product's event links to its page, a review's to its product's reviews."""
+
+    def link(entity: str, object_id: str) -> str:
+        if entity == "review":
+            return _detail_url(product_id) + "#reviews"
+        return _detail_url(int(object_id))
+
+    return Actor(request.user.get_username(), link=link)
 
 
 def _type_or_404(slug: str | None) -> types.ProductType:
-    kind = types.get(slug or "")
-    if kind is None:
-        raise Http404("No such product type")
-    return kind
+    return or_404(types.get, slug or "")
+
+
+def _say_tag_renames(request, form: ProductForm) -> None:
+    renames = ", ".join(f"“{raw}” as {slug}" for raw, slug in form.tag_renames)
+    if renames:
+        messages.info(request, f"Tags are lowercase words joined by dashes: saved {renames}.")
 
 
 def product_list(request):
@@ -53,6 +57,7 @@ def product_list(request):
         "type_columns": types.TYPES[query.type].fields if query.type else (),
         "type_chips": [(types.TYPES[slug], count) for slug, count in result.type_counts.items()],
         "search_limit": store.SEARCH_LIMIT,
+        "products_path": reverse("catalog:product_list"),  # a row's link is this and its id: no reverse() a row
     }
     template = "catalog/product_list.html#results" if request.htmx else "catalog/product_list.html"
     return render(request, template, context)
@@ -69,46 +74,46 @@ def product_add(request):
     if request.method == "POST" and form.is_valid():
         product = form.to_product()
         product_id = store.new_product_id()
-        event = _event(request, "created", "product", product_id, product.name, _detail_url(product_id))
         try:
-            store.create(product_id, product, event)
+            store.create(product_id, product, actor=_actor(request))
         except store.SkuTaken as taken:
-            form.add_error("sku", f"SKU {taken.sku} is already used by product {taken.owner}.")
+            form.add_error(taken.field, taken.message)
         else:
             messages.success(request, f"Added {kind.label} “{product.name}”.")
+            _say_tag_renames(request, form)
             return redirect(_detail_url(product_id))
     return render(request, "catalog/product_form.html", {"form": form, "kind": kind, "adding": True})
 
 
 def product_detail(request, pk: int):
-    product = _get_or_404(pk)
+    product = or_404(store.get, pk)
     return render(request, "catalog/product_detail.html", {"product": product, "review_form": ReviewForm()})
 
 
 @require_http_methods(["GET", "POST"])
 def product_edit(request, pk: int):
     """The type select reloads the type section (``?type=``); saving with a new type drops the old fields."""
-    product = _get_or_404(pk)
+    product = or_404(store.get, pk)
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type", product.type)
-    kind = _type_or_404(slug)
+    kind = _type_or_404(slug) if slug else None  # a product may have no type (imported from a source without)
     initial = ProductForm.initial_for(product)
     form = ProductForm(request.POST or None, initial=initial, product_type=kind, product_id=pk)
     if request.htmx and request.method == "GET":
         return render(request, "catalog/product_form.html#type-fields", {"form": form, "kind": kind})
     if request.method == "POST" and form.is_valid():
         changed = form.to_product()
-        event = _event(request, "updated", "product", pk, changed.name, _detail_url(pk))
         try:
-            store.update(pk, changed, form.cleaned_data["rev"] or 0, event)
+            store.update(pk, changed, form.cleaned_data["rev"] or 0, actor=_actor(request), current=product)
         except store.NotFound:
             raise Http404("No such product") from None
         except store.EditConflict:
             form.add_error(None, "Someone else saved this product after you opened the form. Reload it to see "
                            "their changes, then make yours again.")  # fmt: skip
         except store.SkuTaken as taken:
-            form.add_error("sku", f"SKU {taken.sku} is already used by product {taken.owner}.")
+            form.add_error(taken.field, taken.message)
         else:
             messages.success(request, f"Saved “{changed.name}”.")
+            _say_tag_renames(request, form)
             return redirect(_detail_url(pk))
     context = {"form": form, "kind": kind, "product": product, "adding": False}
     return render(request, "catalog/product_form.html", context)
@@ -116,23 +121,23 @@ def product_edit(request, pk: int):
 
 @require_http_methods(["GET", "POST"])
 def product_delete(request, pk: int):
-    product = _get_or_404(pk)
+    """GET asks first; POST deletes (the store reads what it deletes, so the view reads nothing)."""
     if request.method == "POST":
         try:
-            store.delete(pk, _event(request, "deleted", "product", pk, product.name))
+            product = store.delete(pk, actor=_actor(request))
         except store.NotFound:
             raise Http404("No such product") from None
-        messages.success(request, f"Deleted “{product.name}” and its {product.num_reviews} reviews.")
+        reviews = f"{product.num_reviews} review{'s' if product.num_reviews != 1 else ''}"
+        messages.success(request, f"Deleted “{product.name}” and its {reviews}.")
         return redirect("catalog:product_list")
+    product = or_404(store.get, pk)
     return render(request, "catalog/product_confirm_delete.html", {"product": product})
 
 
 def review_list(request, pk: int):
     """All reviews, 20 a page, newest first: loaded under the product with htmx, or as a page."""
     state = list_state(request.GET, per_page=REVIEWS_PER_PAGE)
-    found = store.review_page(pk, state.offset, state.per_page)
-    if found is None:
-        raise Http404("No such product")
+    found = or_404(store.review_page, pk, state.offset, state.per_page)
     context = {
         "product_id": pk,
         "product_name": found.product_name,
@@ -150,31 +155,30 @@ def review_add(request, pk: int):
     form = ReviewForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        event = _event(request, "created", "review", "", f"{data['rating']}★ by {data['author']}", _detail_url(pk))
         try:
-            store.add_review(pk, data["author"].strip(), data["rating"], data["comment"].strip(), event)
+            author, comment = data["author"].strip(), data["comment"].strip()
+            store.add_review(pk, author, data["rating"], comment, actor=_actor(request, pk))
         except store.NotFound:
             raise Http404("No such product") from None
         messages.success(request, "Review added.")
         return redirect(_detail_url(pk) + "#reviews")
-    product = _get_or_404(pk)
+    product = or_404(store.get, pk)
     return render(request, "catalog/product_detail.html", {"product": product, "review_form": form}, status=400)
 
 
 @require_http_methods(["GET", "POST"])
 def review_delete(request, pk: int, review_pk: int):
+    """GET asks first; POST deletes through the product (a review of another product is a 404)."""
+    if request.method == "POST":
+        try:
+            deleted = store.delete_review(review_pk, actor=_actor(request, pk), product_id=pk)
+        except store.NotFound:
+            raise Http404("No such review on this product") from None
+        messages.success(request, f"Deleted the review by {deleted.get('author')}.")
+        return redirect(_detail_url(pk) + "#reviews")
     review = store.get_review(review_pk)
     if review is None or review.product != pk:
         raise Http404("No such review on this product")
-    if request.method == "POST":
-        label = f"{review.rating}★ by {review.author}"
-        try:
-            event = _event(request, "deleted", "review", review_pk, label, _detail_url(pk))
-            store.delete_review(review_pk, event, product_id=pk)
-        except store.NotFound:
-            raise Http404("No such review") from None
-        messages.success(request, f"Deleted the review by {review.author}.")
-        return redirect(_detail_url(pk) + "#reviews")
     return render(request, "catalog/review_confirm_delete.html", {"review": review, "product_id": pk})
 
 

@@ -1,11 +1,12 @@
 """The catalog's only code that talks to Redis.
 
-Writes: a product and every index entry derived from it change in one
-MULTI/EXEC (``queue_indexes`` writes the difference between the old and the
-new product), with WATCH where a read decides the write (SKU uniqueness, the
-edit form's revision, the old type and tags a change must undo). Reviews go
-through the shared ``ChildCollection``, whose ``on_change`` hook keeps the
-rating and review-count sort indexes in the review's own transaction.
+Writes: every product write is one checked Lua script (``batch.Batch``) that
+tests its preconditions (the SKU is free, the edit form's revision is current,
+the review set is what was read) and writes the product and every index
+derived from it (``queue_indexes`` writes the difference between the old and
+the new product) with the event, atomically, all keys in KEYS. Reviews go
+through the shared ``ChildCollection``, whose scripts keep the embed, the
+aggregate and the rating and review-count sort indexes.
 
 Reads: the list is one transaction whatever the filters (two with a search),
 the detail page one HGETALL, a page of reviews one SORT ... GET.
@@ -36,15 +37,14 @@ from catalog.store.checks import (
     type_created_members,
     type_entries,
 )
-from catalog.store.core import REVIEWS, WATCH_RETRIES, EditConflict, SkuTaken
+from catalog.store.core import REVIEWS, EditConflict, NotFound, SkuTaken
 from catalog.store.listing import SEARCH_LIMIT, TEMP_TTL, ProductList, ProductQuery, list_products
 from catalog.store.products import create, delete, get, new_product_id, sku_owner, update
 from catalog.store.reviews import ReviewPage, add_review, delete_review, get_review, review_page
-from config.store.children import Conflict, NotFound
 
 __all__ = [
-    "REVIEWS", "WATCH_RETRIES", "SEARCH_LIMIT", "TEMP_TTL",
-    "Conflict", "EditConflict", "NotFound", "SkuTaken",
+    "REVIEWS", "SEARCH_LIMIT", "TEMP_TTL",
+    "EditConflict", "NotFound", "SkuTaken",
     "new_product_id", "create", "update", "delete", "get", "sku_owner",
     "ProductQuery", "ProductList", "list_products",
     "add_review", "delete_review", "get_review", "ReviewPage", "review_page",

@@ -1,16 +1,17 @@
-"""Bulk writes for the seeder and the importer: whole products with their reviews, pipelined."""
+"""Bulk writes for the seeder and the importer: whole products with their reviews, deeply pipelined."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from catalog import keys
 from catalog.documents import Product, sku_key
-from catalog.store.core import REVIEWS, SkuTaken, batch_event, queue_indexes, transact
-from config.activity import Event
+from catalog.store.batch import Batch
+from catalog.store.core import APP, REVIEWS, queue_indexes, refusal
+from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
+from config.store.children import Child
 
 
 @dataclass
@@ -38,63 +39,99 @@ def queue_new_product(pipe, product: Product, reviews: list[NewReview], first_re
     """Queue a product (its id already reserved) with its reviews, written whole at once.
 
     Writes exactly what ``create`` followed by ``add_review`` for each review
-    would: the review hashes and set, the embed of the 3 newest, the aggregate
-    and every index, so ``check_integrity`` holds after a seed or an import.
+    would: the review hashes and set, the embed of the 3 newest and the
+    aggregate (the review machinery's bulk writer), the hash and every index,
+    so ``check_integrity`` holds after a seed or an import. ``pipe`` is a
+    pipeline or a checked ``Batch``.
     """
     product.rev = product.rev or 1
+    children = [
+        Child(first_review_id + n, {"author": r.author, "rating": str(r.rating), "comment": r.comment}, r.at)
+        for n, r in enumerate(reviews)
+    ]
+    derived = REVIEWS.queue_bulk(pipe, product.id, children)
     product.num_reviews = len(reviews)
     product.sum_ratings = sum(r.rating for r in reviews)
-    copies = []
-    for offset, review in enumerate(reviews):
-        review_id = first_review_id + offset
-        stored = {
-            "author": review.author,
-            "rating": str(review.rating),
-            "comment": review.comment,
-            "product": str(product.id),
-            "published_at": repr(review.at),
-        }
-        pipe.hset(keys.review(review_id), mapping=stored)
-        copies.append({"id": str(review_id), **{name: stored[name] for name in REVIEWS.embed_fields}})
-    if reviews:
-        pipe.zadd(keys.product_reviews(product.id), {c["id"]: float(c["published_at"]) for c in copies})
-    # TODO(lead): ChildCollection has no public bulk writer yet; see /work/patches/catalog-children.diff.
-    embed = REVIEWS.newest(copies)
-    derived = {
-        REVIEWS.embed_field: json.dumps(embed),
-        REVIEWS.count_field: str(product.num_reviews),
-        REVIEWS.sum_field: str(product.sum_ratings),
-    }
     pipe.hset(keys.product(product.id), mapping={**product.to_hash(), **derived})
     queue_indexes(pipe, product.id, None, product)
 
 
-def import_products(items: list[tuple[Product, list[NewReview]]], event: Event, at: float) -> list[int]:
-    """Write a whole import in one transaction, or nothing: WATCH on the SKU index
-    refuses it if another writer claimed one of its SKUs meanwhile."""
+def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
+    """Write a whole import as one checked script, or nothing: it refuses (SkuTaken) if another
+    writer claimed one of its SKUs since the file was checked. Two round trips: the ids, then the script."""
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
+    batch = Batch()
+    for product, _ in items:
+        if product.sku:
+            batch.require_owner(keys.skus(), sku_key(product.sku))
+    ids = _queue_batch(batch, items, first_product, first_review, at)
+    label = f"{len(ids)} imported products"
+    queue_event(batch, actor.event("created", APP, "product", ids[0] if ids else 0, label))
+    reply = batch.run()
+    if reply[0] != "ok":
+        raise refusal(reply, keys.skus())
+    return ids
 
-    def write(pipe) -> list[int]:
-        owners = pipe.hmget(keys.skus(), [sku_key(p.sku) for p, _ in items]) if items else []
-        for (product, _), owner in zip(items, owners):
-            if owner:
-                raise SkuTaken(product.sku, int(owner))
-        pipe.multi()
-        ids = _queue_batch(pipe, items, first_product, first_review, at)
-        queue_event(pipe, batch_event(event, ids[0] if ids else 0, f"{len(ids)} imported products"))
-        return ids
 
-    return transact((keys.skus(),), write)
-
-
-def write_batch(items: list[tuple[Product, list[NewReview]]], event: Event, at: float) -> list[int]:
-    """The seeder's batch: reserve ids, write everything in one MULTI/EXEC."""
+def write_batch(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
+    """The seeder's batch: reserve ids, then everything in one MULTI/EXEC (two round trips a batch),
+    the index entries of the whole batch merged into one command per index key."""
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
     pipe = client().pipeline(transaction=True)
-    ids = _queue_batch(pipe, items, first_product, first_review, at)
-    queue_event(pipe, batch_event(event, ids[0], f"{len(ids)} seeded products"))
+    merged = _Merged(pipe)
+    ids = _queue_batch(merged, items, first_product, first_review, at)
+    merged.flush()
+    queue_event(pipe, actor.event("created", APP, "product", ids[0], f"{len(ids)} seeded products"))
     pipe.execute()
     return ids
+
+
+class _Merged:
+    """A pipeline for a batch of new products: additions to the same index key become one command.
+
+    New products only add to the indexes (members, fields, counts), and adds
+    commute, so one ZADD/SADD/HSET per index key (and one ZINCRBY per tag) at
+    the end writes exactly what one command per product would, in far fewer
+    commands. Whole-hash writes go straight to the pipeline.
+    """
+
+    CHUNK = 1000  # members a command
+
+    def __init__(self, pipe):
+        self.pipe = pipe
+        self.zsets: dict[str, dict[str, float]] = {}
+        self.sets: dict[str, set[str]] = {}
+        self.fields: dict[str, dict[str, str]] = {}
+        self.counts: dict[tuple[str, str], int] = {}
+
+    def zadd(self, key, mapping):
+        self.zsets.setdefault(key, {}).update(mapping)
+
+    def sadd(self, key, *members):
+        self.sets.setdefault(key, set()).update(members)
+
+    def zincrby(self, key, amount, value):
+        self.counts[(key, value)] = self.counts.get((key, value), 0) + amount
+
+    def hset(self, key, field=None, value=None, mapping=None):
+        if mapping is None:
+            self.fields.setdefault(key, {})[field] = value
+        else:
+            self.pipe.hset(key, mapping=mapping)
+
+    def flush(self) -> None:
+        for key, scores in self.zsets.items():
+            members = list(scores.items())
+            for start in range(0, len(members), self.CHUNK):
+                self.pipe.zadd(key, dict(members[start : start + self.CHUNK]))
+        for key, members in self.sets.items():
+            ordered = sorted(members)
+            for start in range(0, len(ordered), self.CHUNK):
+                self.pipe.sadd(key, *ordered[start : start + self.CHUNK])
+        for key, fields in self.fields.items():
+            self.pipe.hset(key, mapping=fields)
+        for (key, value), amount in self.counts.items():
+            self.pipe.zincrby(key, amount, value)
 
 
 def _queue_batch(pipe, items, first_product: int, first_review: int, at: float) -> list[int]:

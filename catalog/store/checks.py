@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from catalog import keys, types
 from catalog.documents import Product, name_score, price_score, rating_score, sku_key
-from catalog.store.core import REVIEWS, lex_member, queue_indexes, queue_review_indexes
+from catalog.store.core import REVIEWS, lex_member, queue_indexes
 from config.redis import client
 from config.store import batched
 
@@ -67,7 +67,8 @@ def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
             pipe.zscore(keys.sort_index(name), member)
         pipe.zscore(keys.names(), lex_member(p))
         pipe.hget(keys.skus(), sku_key(p.sku))
-        pipe.sismember(keys.type_index(p.type), member)
+        if p.type:  # a product of no type is in no type set
+            pipe.sismember(keys.type_index(p.type), member)
         for tag in p.tags:
             pipe.sismember(keys.tag_index(tag), member)
     replies = iter(pipe.execute())
@@ -80,7 +81,7 @@ def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
             scores,
             next(replies),
             next(replies),
-            bool(next(replies)),
+            bool(next(replies)) if p.type else True,
             {tag: bool(next(replies)) for tag in p.tags},
         )
     return found
@@ -268,9 +269,5 @@ def drop_orphan_review(review_id: int) -> None:
 
 
 def repair_reviews(product_id: int) -> None:
-    """Rebuild the embed and the aggregate from the reviews, and the sort indexes from the aggregate."""
+    """Rebuild the embed, the aggregate and the rating and review-count sort indexes from the reviews."""
     REVIEWS.repair(product_id)
-    count, total = client().hmget(keys.product(product_id), ["num_reviews", "sum_ratings"])
-    pipe = client().pipeline(transaction=True)
-    queue_review_indexes(pipe, product_id, int(count or 0), int(total or 0))
-    pipe.execute()

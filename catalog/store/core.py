@@ -1,21 +1,14 @@
-"""What every part of the catalog store shares: the review collection, the errors, the
-index bookkeeping that takes a product from its old state to its new one, and the WATCH retry."""
+"""What every part of the catalog store shares: the review collection, the refusals, and the
+index bookkeeping that takes a product from its old state to its new one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
-from redis.client import Pipeline
-
 from catalog import keys
-from catalog.documents import Product, name_key, name_score, price_score, rating_score, sku_key
-from config.activity import Event
-from config.store import transact as store_transact
+from catalog.documents import Product, name_key, name_score, price_score, sku_key
+from config.store import EditConflict, NotFound, Refused
 from config.store.children import ChildCollection
 
-WATCH_RETRIES = 50
-T = TypeVar("T")
+APP = "catalog"
 
 REVIEWS = ChildCollection(
     parent_key=keys.product,
@@ -29,17 +22,18 @@ REVIEWS = ChildCollection(
     count_field="num_reviews",
     sum_field="sum_ratings",
     summed="rating",
+    scores=((keys.sort_index("rating"), "average"), (keys.sort_index("reviews"), "count")),
 )
 
+__all__ = ["APP", "REVIEWS", "EditConflict", "NotFound", "SkuTaken", "lex_member", "queue_indexes"]
 
-class SkuTaken(ValueError):
+
+class SkuTaken(Refused):
+    """The SKU belongs to another product (the ``sku`` field's error)."""
+
     def __init__(self, sku: str, owner: int):
-        super().__init__(f"SKU {sku} belongs to product {owner}")
+        super().__init__(f"SKU {sku} is already used by product {owner}.", field="sku")
         self.sku, self.owner = sku, owner
-
-
-class EditConflict(RuntimeError):
-    """The product changed since the edit form was opened."""
 
 
 # --- derived data --------------------------------------------------------------
@@ -50,18 +44,22 @@ def lex_member(product: Product) -> str:
 
 
 def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | None) -> None:
-    """Queue the index changes that take ``old`` to ``new`` (None: absent)."""
+    """Queue the index changes that take ``old`` to ``new`` (None: absent) on a pipeline or a Batch.
+
+    A new product also gets its review scores (from its aggregate); a deleted
+    one loses them with its reviews (``REVIEWS.queue_delete_all``).
+    """
     member = str(product_id)
     if new is None:
         pipe.zrem(keys.products(), member)
-        for name in keys.SORTS:
+        for name in ("name", "price"):
             pipe.zrem(keys.sort_index(name), member)
     else:
         pipe.zadd(keys.sort_index("name"), {member: name_score(new.name)})
         pipe.zadd(keys.sort_index("price"), {member: price_score(new.price)})
         if old is None:
             pipe.zadd(keys.products(), {member: new.created_at})
-            queue_review_indexes(pipe, product_id, new.num_reviews, new.sum_ratings)
+            REVIEWS.queue_scores(pipe, product_id, new.num_reviews, new.sum_ratings)
     old_lex, new_lex = old and lex_member(old), new and lex_member(new)
     if old_lex != new_lex:
         if old_lex:
@@ -93,27 +91,11 @@ def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | Non
         pipe.zremrangebyscore(keys.tags(), "-inf", 0)
 
 
-def queue_review_indexes(pipe, product_id: int, count: int, total: int) -> None:
-    """REVIEWS' on_change hook: the sort indexes that derive from the aggregate."""
-    pipe.zadd(keys.sort_index("rating"), {str(product_id): rating_score(count, total)})
-    pipe.zadd(keys.sort_index("reviews"), {str(product_id): count})
-
-
-def owner_of(pipe, sku: str) -> int | None:
-    owner = pipe.hget(keys.skus(), sku_key(sku))
-    return int(owner) if owner else None
-
-
-def transact(watched: tuple[str, ...], write: Callable[[Pipeline], T]) -> T:
-    """Run a read-modify-write under WATCH, retried (bounded) when a watched key changes.
-
-    ``write`` reads on the watching pipeline, may WATCH more keys, calls
-    ``pipe.multi()`` and queues its writes; the queued MULTI/EXEC then either
-    applies whole or raises WatchError and ``write`` runs again on fresh reads.
-    """
-    return store_transact(write, watch=watched, retries=WATCH_RETRIES)
-
-
-def batch_event(event: Event, object_id: int, label: str) -> Event:
-    """A batch's event, named after its first product."""
-    return Event(**{**event.fields(), "object_id": str(object_id), "label": label})
+def refusal(reply: list[str], key: str) -> Exception:
+    """The refusal a checked batch's failed check means."""
+    kind = reply[0]
+    if kind == "owned":
+        return SkuTaken(reply[1], int(reply[2]))
+    if kind == "changed":
+        return EditConflict(key)
+    return NotFound(key)

@@ -1,16 +1,17 @@
-"""Products: create, edit, delete (each one MULTI/EXEC with every index), and the one-HGETALL read."""
+"""Products: create, edit, delete (each one checked script with every index), and the one-HGETALL read."""
 
 from __future__ import annotations
 
+import random
 import time
 
 from catalog import keys, types
 from catalog.documents import Product, sku_key
-from catalog.store.core import REVIEWS, EditConflict, SkuTaken, owner_of, queue_indexes, transact
-from config.activity import Event
+from catalog.store.batch import Batch
+from catalog.store.core import APP, REVIEWS, EditConflict, NotFound, queue_indexes, refusal
+from config.activity import Actor
 from config.redis import client
-from config.store import queue_event
-from config.store.children import NotFound
+from config.store import Busy, queue_event, watch_retries
 
 
 def new_product_id() -> int:
@@ -18,82 +19,103 @@ def new_product_id() -> int:
     return client().incr(keys.product_ids())
 
 
-def create(product_id: int, product: Product, event: Event, at: float | None = None) -> int:
-    """Store a new product with its indexes and its empty review aggregate; returns its id."""
+def create(product_id: int, product: Product, *, actor: Actor, at: float | None = None) -> int:
+    """Store a new product with its indexes and its empty review aggregate; returns its id.
+
+    One round trip: a script that checks the SKU is free and writes the hash,
+    every index, the tag cloud and the event. Raises SkuTaken, and then writes nothing.
+    """
     product.id = product_id
     product.created_at = product.updated_at = time.time() if at is None else at
     product.rev, product.num_reviews, product.sum_ratings = 1, 0, 0
+    batch = Batch()
+    key = keys.product(product_id)
+    batch.require_absent(key)
+    if product.sku:
+        batch.require_owner(keys.skus(), sku_key(product.sku))
+    batch.hset(key, mapping={**product.to_hash(), **REVIEWS.initial_fields()})
+    queue_indexes(batch, product_id, None, product)
+    queue_event(batch, actor.event("created", APP, "product", product_id, product.name))
+    reply = batch.run()
+    if reply[0] != "ok":
+        raise refusal(reply, key)
+    return product_id
 
-    def write(pipe) -> int:
-        owner = owner_of(pipe, product.sku)
-        if owner is not None:
-            raise SkuTaken(product.sku, owner)
-        pipe.multi()
-        pipe.hset(keys.product(product.id), mapping={**product.to_hash(), **REVIEWS.initial_fields()})
-        queue_indexes(pipe, product.id, None, product)
-        queue_event(pipe, event)
-        return product.id
 
-    return transact((keys.skus(),), write)
-
-
-def update(product_id: int, product: Product, rev: int, event: Event, at: float | None = None) -> Product:
+def update(
+    product_id: int,
+    product: Product,
+    rev: int,
+    *,
+    actor: Actor,
+    current: Product | None = None,
+    at: float | None = None,
+) -> Product:
     """Replace a product's editable fields. ``rev`` is the revision the form was built from.
 
-    A type change drops the old type's fields in the same transaction, so a
-    product never holds another type's fields. Raises NotFound, EditConflict
-    or SkuTaken, and then writes nothing.
+    ``current`` is the product as the caller read it (else it is read here,
+    one more round trip); the indexes to undo are computed from it, and the
+    script writes only if the hash still holds that revision, so the write is
+    one round trip. A type change drops the old type's fields in the same
+    script, so a product never holds another type's fields. Raises NotFound,
+    EditConflict or SkuTaken, and then writes nothing.
     """
     key = keys.product(product_id)
-
-    def write(pipe) -> Product:
-        current = pipe.hgetall(key)
-        if not current:
-            raise NotFound(key)
-        old = Product.from_hash(product_id, current)
-        if old.rev != rev:
-            raise EditConflict(key)
-        if sku_key(old.sku) != sku_key(product.sku):
-            pipe.watch(keys.skus())
-            owner = owner_of(pipe, product.sku)
-            if owner is not None and owner != product_id:
-                raise SkuTaken(product.sku, owner)
-        product.id, product.created_at, product.rev = product_id, old.created_at, old.rev + 1
-        product.updated_at = time.time() if at is None else at
-        fields = product.to_hash()
-        dropped = sorted(name for name in types.ALL_TYPE_FIELDS if name in current and name not in fields)
-        pipe.multi()
-        pipe.hset(key, mapping=fields)
-        if dropped:
-            pipe.hdel(key, *dropped)
-        queue_indexes(pipe, product_id, old, product)
-        queue_event(pipe, event)
-        return product
-
-    return transact((key,), write)
+    old = current if current is not None else get(product_id)
+    if old is None:
+        raise NotFound(key)
+    if old.rev != rev:
+        raise EditConflict(key)
+    product.id, product.created_at, product.rev = product_id, old.created_at, old.rev + 1
+    product.updated_at = time.time() if at is None else at
+    fields = product.to_hash()
+    batch = Batch()
+    batch.require_field(key, "rev", str(rev))
+    if product.sku and sku_key(old.sku) != sku_key(product.sku):
+        batch.require_owner(keys.skus(), sku_key(product.sku), str(product_id))
+    batch.hset(key, mapping=fields)
+    dropped = sorted(types.ALL_TYPE_FIELDS - set(fields))
+    if dropped:
+        batch.hdel(key, *dropped)
+    queue_indexes(batch, product_id, old, product)
+    queue_event(batch, actor.event("updated", APP, "product", product_id, product.name))
+    reply = batch.run()
+    if reply[0] != "ok":
+        raise refusal(reply, key)
+    return product
 
 
-def delete(product_id: int, event: Event) -> Product:
-    """Delete a product, its reviews, and every index, type and tag entry, in one transaction.
+def delete(product_id: int, *, actor: Actor) -> Product:
+    """Delete a product, its reviews, and every index, type and tag entry, in one script.
 
-    WATCH on the review set makes a review added meanwhile retry the delete, so none is left dangling.
+    Two round trips: the review ids (the keys to delete) are read with the
+    hash, then the script deletes only if the revision and the review set are
+    still what was read; a review added or an edit saved meanwhile makes it
+    read again (bounded by STORE_WATCH_RETRIES, then Busy), so none is left dangling.
     """
     key, reviews_key = keys.product(product_id), keys.product_reviews(product_id)
-
-    def write(pipe) -> Product:
-        current = pipe.hgetall(key)
+    for attempt in range(watch_retries()):
+        pipe = client().pipeline(transaction=False)
+        pipe.hgetall(key)
+        pipe.zrange(reviews_key, 0, -1)
+        current, review_ids = pipe.execute()
         if not current:
             raise NotFound(key)
         old = Product.from_hash(product_id, current)
-        review_ids = pipe.zrange(reviews_key, 0, -1)
-        pipe.multi()
-        REVIEWS.queue_delete_all(pipe, product_id, review_ids)
-        pipe.unlink(key)
-        queue_indexes(pipe, product_id, old, None)
-        queue_event(pipe, event)
-        return old
-
-    return transact((key, reviews_key), write)
+        batch = Batch()
+        batch.require_field(key, "rev", str(old.rev))
+        batch.require_members(reviews_key, review_ids)
+        REVIEWS.queue_delete_all(batch, product_id, review_ids)
+        batch.unlink(key)
+        queue_indexes(batch, product_id, old, None)
+        queue_event(batch, actor.event("deleted", APP, "product", product_id, old.name, gone=True))
+        reply = batch.run()
+        if reply[0] == "ok":
+            return old
+        if reply[0] == "notfound":
+            raise NotFound(key)
+        time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+    raise Busy(key)
 
 
 def get(product_id: int) -> Product | None:
@@ -107,4 +129,5 @@ def get(product_id: int) -> Product | None:
 
 
 def sku_owner(sku: str) -> int | None:
-    return owner_of(client(), sku)
+    owner = client().hget(keys.skus(), sku_key(sku)) if sku else None
+    return int(owner) if owner else None

@@ -7,23 +7,35 @@ from dataclasses import dataclass
 
 from catalog import keys
 from catalog.documents import Review
-from catalog.store.core import REVIEWS, queue_review_indexes
-from config.activity import Event
+from catalog.store.core import APP, REVIEWS
+from config.activity import Actor
 from config.redis import client
 
 
-def add_review(product_id: int, author: str, rating: int, comment: str, event: Event, at: float | None = None) -> int:
-    """Add a review: its hash, the set, the embed, the aggregate and the sort indexes in one MULTI/EXEC."""
+def add_review(
+    product_id: int, author: str, rating: int, comment: str, *, actor: Actor, at: float | None = None
+) -> int:
+    """Add a review: two round trips (the id, drawn only for an existing product, then one script
+    that writes the hash, the set, the embed, the aggregate, the sort indexes and the event)."""
     fields = {"author": author, "rating": str(rating), "comment": comment}
     at = time.time() if at is None else at
-    return REVIEWS.add(product_id, fields, at, event=event, on_change=queue_review_indexes)
+
+    def event(review_id: int):
+        return actor.event("created", APP, "review", review_id, f"{rating}★ by {author}")
+
+    return REVIEWS.add(product_id, fields, at, event=event)
 
 
-def delete_review(review_id: int, event: Event, product_id: int | None = None) -> dict[str, str]:
+def delete_review(review_id: int, *, actor: Actor, product_id: int | None = None) -> dict[str, str]:
     """Delete a review; refills the embed from the set when it was one of the three newest.
 
-    With ``product_id``, a review of another product is NotFound, checked under the WATCH."""
-    return REVIEWS.delete(review_id, event=event, on_change=queue_review_indexes, expected_parent=product_id)
+    With ``product_id``, a review of another product is NotFound, and the
+    delete is two round trips (the review and the newest ids, then the script)."""
+
+    def event(review: dict[str, str]):
+        return actor.event("deleted", APP, "review", review_id, f"{review.get('rating')}★ by {review.get('author')}")
+
+    return REVIEWS.delete(review_id, event=event, expected_parent=product_id)
 
 
 def get_review(review_id: int) -> Review | None:

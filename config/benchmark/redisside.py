@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from catalog import store as catalog
 from catalog.store import ProductQuery
 from cms import store as cms
-from config.activity import Event
+from config.activity import Actor, Event
 from config.benchmark.dataset import Dataset, school_context
 from config.redis import client, is_dev_server
 from orgchart import store as org
@@ -90,9 +90,8 @@ def _timed(app: str, records: int, write) -> Load:
 
 
 def _write_products(items) -> None:
-    event = _seed_event("catalog", "product")
     for start in range(0, len(items), BATCH):
-        catalog.write_batch(items[start : start + BATCH], event, items[start][0].created_at)
+        catalog.write_batch(items[start : start + BATCH], actor=Actor("bench"), at=items[start][0].created_at)
 
 
 def product_bytes(data: Dataset) -> float:
@@ -276,5 +275,5 @@ def max_courses_per_student() -> int:
 
 def add_review(product_id: int, n: int, at: float) -> int:
     """9. A review with everything derived from it (embed, aggregate, sort indexes, event): one WATCHed transaction."""
-    event = Event("bench", "created", "catalog", "review", "", f"review {n}", f"/catalog/products/{product_id}/")
-    return catalog.add_review(product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.", event, at)
+    actor = Actor("bench", link=lambda entity, object_id: f"/catalog/products/{product_id}/")
+    return catalog.add_review(product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.", actor=actor, at=at)

@@ -12,33 +12,46 @@ reviews and the CMS's comments:
   single child hash.
 - Aggregate: the parent hash holds the count of its children and, optionally,
   the sum of one numeric field (``num_reviews``, ``sum_ratings``), so averages
-  and sorts need no scan.
+  and sorts need no scan. ``scores`` names sorted sets that score the parent by
+  its aggregate (the catalog's sort by rating and by review count).
 
-Every add and delete changes the child, the sorted set and the parent's
-derived fields in one MULTI/EXEC. Because every write of a collection also
-writes the parent hash, WATCHing the parent (and the set) is enough to make a
-concurrent add or delete retry instead of leaving the embed or the counters
-wrong. "Newest" is the sorted set's own reverse order: score, then member, as
-ZREVRANGE returns them, so the embed can be checked against the set exactly.
+Every add and delete is one Lua script that checks and writes the child, the
+set, the parent's embed and aggregate, the score indexes and the event
+atomically, with every key it touches passed in KEYS (no key name is built
+inside Lua). An add takes two round trips: a script that draws the id only if
+the parent exists, then the write. A delete reads the child and the newest
+N+1 ids first (the embed's refill needs their keys), then runs a script that
+refuses, and is retried, if those ids changed meanwhile. "Newest" is the
+sorted set's own reverse order: score, then member, as ZREVRANGE returns them,
+so the embed can be checked against the set exactly.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+import random
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from django.conf import settings
+
+from config import keys as core_keys
 from config.activity import Event
 from config.redis import client
-from config.store import Conflict, NotFound, pipelined, queue_event, transact
+from config.store import Busy, NotFound, pipelined, watch_retries
+from config.store.children_scripts import ADD, DELETE, RESERVE, run_script
 
-__all__ = ["ChildCollection", "Conflict", "NotFound"]
+__all__ = ["Child", "ChildCollection", "NotFound"]
 
-WATCH_RETRIES = 50
 
-# on_change(pipe, parent_id, count, total): queue the caller's own derived writes
-# (sort indexes, say) on the same transaction, from the parent's new aggregate.
-OnChange = Callable[[object, int, int, int], None]
+@dataclass(frozen=True)
+class Child:
+    """A child for ``queue_bulk``: its id (already drawn), its fields and its time."""
+
+    id: int
+    fields: dict[str, str]
+    at: float
 
 
 @dataclass(frozen=True)
@@ -56,10 +69,16 @@ class ChildCollection:
     summed: str = ""  # child field summed (an integer)
     embed_size: int = 3
     page_fields: tuple[str, ...] = field(default=())  # fields read for a page; embed_fields when empty
+    # Sorted sets scoring each parent by its aggregate: (key, "count" or "average"), written
+    # by every add and delete (the average rounded to 6 decimals, 0 with no children).
+    scores: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
         if self.time_field not in self.embed_fields:
             raise ValueError("embed_fields must include time_field: the embed is ordered by it")
+        kinds = {kind for _, kind in self.scores}
+        if kinds - {"count", "average"} or ("average" in kinds and not self.sum_field):
+            raise ValueError("a score is the count, or the average of the summed field")
 
     def initial_fields(self) -> dict[str, str]:
         """Fields a parent is created with: its count tells the machinery that it exists."""
@@ -105,81 +124,100 @@ class ChildCollection:
     # --- writes -----------------------------------------------------------------
 
     def add(
-        self,
-        parent_id: int,
-        fields: dict[str, str],
-        at: float,
-        event: Event | None = None,
-        on_change: OnChange | None = None,
+        self, parent_id: int, fields: dict[str, str], at: float, event: Event | Callable[[int], Event] | None = None
     ) -> int:
         """Add a child to a parent; returns its id. Raises NotFound for a missing parent.
 
-        The id is taken only once the parent is known to exist, so a missing
-        parent leaves the id counter untouched.
+        Two round trips: the id is drawn only when the parent exists (so a
+        missing parent leaves the counter untouched), then one script writes
+        the child, the set, the embed, the aggregate, the score indexes and
+        ``event``: an Event (its object id filled with the new child's id if
+        empty), or a function of the new id that builds it.
         """
+        parent_key = self.parent_key(parent_id)
+        child_id = int(run_script(RESERVE, [parent_key, self.ids_key], [self.count_field]))
+        if not child_id:
+            raise NotFound(parent_key)
         stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
-        parent_key, index_key = self.parent_key(parent_id), self.index_key(parent_id)
-        amount = int(stored[self.summed]) if self.summed else 0
-        child_id = 0
-
-        def write(pipe, parent):
-            nonlocal child_id
-            child_id = child_id or pipe.incr(self.ids_key)  # immediate: the pipe is still watching
-            copy = {"id": str(child_id), **{name: stored.get(name, "") for name in self.embed_fields}}
-            embed = self._newest([*self.embedded(parent), copy])
-            count = int(parent.get(self.count_field) or 0) + 1
-            total = int(parent.get(self.sum_field) or 0) + amount if self.sum_field else 0
-            pipe.multi()
-            pipe.hset(self.child_key(child_id), mapping=stored)
-            pipe.zadd(index_key, {str(child_id): at})
-            self._queue_parent(pipe, parent_key, embed, +1, amount)
-            if on_change:
-                on_change(pipe, parent_id, count, total)
-            if event:
-                queue_event(pipe, _with_id(event, child_id))
-
-        self._transact(parent_key, index_key, write)
+        spec = {
+            "id": str(child_id),
+            "at": repr(at),
+            "amount": str(int(stored[self.summed])) if self.summed else "0",
+            "fields": [part for pair in stored.items() for part in pair],
+            "copy": self._copy(child_id, stored),
+        }
+        keys = [parent_key, self.index_key(parent_id), self.child_key(child_id)]
+        if callable(event):
+            event = event(child_id)
+        reply = self._run(ADD, keys, spec, parent_id, event and _with_id(event, child_id))
+        if reply[0] == "notfound":  # the parent went between the two round trips; the id stays unused
+            raise NotFound(parent_key)
         return child_id
 
     def delete(
         self,
         child_id: int,
-        event: Event | None = None,
-        on_change: OnChange | None = None,
+        event: Event | Callable[[dict[str, str]], Event] | None = None,
         expected_parent: int | None = None,
     ) -> dict[str, str]:
-        """Delete a child, refilling the parent's embed from the set; returns the child's fields.
+        """Delete a child, refilling the parent's embed; returns the child's fields.
 
-        With ``expected_parent``, a child of another parent is NotFound (a URL
-        naming both ids must not reach a child through the wrong parent).
+        ``event`` is an Event, or a function of the child's fields that builds it.
+
+        Reads the child and its parent's newest N+1 ids (one round trip when
+        ``expected_parent`` is given, two otherwise), then one script checks
+        that those ids are still the newest and writes everything; if a
+        concurrent add or delete changed them, it reads again (bounded by
+        ``STORE_WATCH_RETRIES``, then Busy). With ``expected_parent``, a child
+        of another parent is NotFound (a URL naming both ids must not reach a
+        child through the wrong parent).
         """
         child_key = self.child_key(child_id)
-
-        def work(pipe) -> dict[str, str]:
-            child = pipe.hgetall(child_key)
-            if not child or (expected_parent is not None and child.get(self.parent_field) != str(expected_parent)):
-                raise NotFound(child_key)
+        for attempt in range(watch_retries()):
+            child, top = self._read_for_delete(child_key, expected_parent)
             parent_id = int(child[self.parent_field])
-            parent_key, index_key = self.parent_key(parent_id), self.index_key(parent_id)
-            pipe.watch(parent_key, index_key)
-            parent = self._read_parent(pipe, parent_key)
-            embed = self.embedded(parent)
-            if any(item["id"] == str(child_id) for item in embed):
-                embed = self._refill(index_key, exclude=str(child_id))
-            amount = int(child.get(self.summed) or 0) if self.summed else 0
-            count = int(parent.get(self.count_field) or 0) - 1
-            total = int(parent.get(self.sum_field) or 0) - amount if self.sum_field else 0
-            pipe.multi()
-            pipe.delete(child_key)
-            pipe.zrem(index_key, str(child_id))
-            self._queue_parent(pipe, parent_key, embed, -1, -amount)
-            if on_change:
-                on_change(pipe, parent_id, count, total)
-            if event:
-                queue_event(pipe, event)
-            return child
+            spec = {
+                "id": str(child_id),
+                "parent_field": self.parent_field,
+                "top": top,
+                "summed": self.summed,
+            }
+            keys = [child_key, self.parent_key(parent_id), self.index_key(parent_id)]
+            logged = event(child) if callable(event) else event
+            reply = self._run(DELETE, keys, spec, parent_id, logged, extra=[self.child_key(i) for i in top])
+            if reply[0] == "ok":
+                return child
+            if reply[0] == "notfound":
+                raise NotFound(child_key)
+            time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+        raise Busy(child_key)
 
-        return transact(work, watch=(child_key,), retries=WATCH_RETRIES)
+    def queue_bulk(self, pipe, parent_id: int, children: Sequence[Child]) -> dict[str, str]:
+        """Queue a new parent's children (ids already drawn) on ``pipe``; returns the parent's fields.
+
+        The public bulk writer for seeders and importers: it queues the child
+        hashes and the set (one ZADD), and returns the embed and aggregate
+        fields the caller writes with the parent hash itself, exactly what one
+        ``add`` per child would have left. ``pipe`` is anything with the
+        pipeline's ``hset``/``zadd`` (a redis-py pipeline, deeply filled).
+        """
+        copies, total = [], 0
+        for child in children:
+            stored = {**child.fields, self.parent_field: str(parent_id), self.time_field: repr(child.at)}
+            pipe.hset(self.child_key(child.id), mapping=stored)
+            copies.append(self._copy(child.id, stored))
+            total += int(stored[self.summed]) if self.summed else 0
+        if children:
+            pipe.zadd(self.index_key(parent_id), {str(c.id): c.at for c in children})
+        derived = {self.embed_field: json.dumps(self._newest(copies)), self.count_field: str(len(children))}
+        if self.sum_field:
+            derived[self.sum_field] = str(total)
+        return derived
+
+    def queue_scores(self, pipe, parent_id: int, count: int, total: int) -> None:
+        """Queue the score indexes for a parent's aggregate (creation, bulk writes, repairs)."""
+        for key, kind in self.scores:
+            pipe.zadd(key, {str(parent_id): average_score(count, total) if kind == "average" else count})
 
     def queue_delete_all(self, pipe, parent_id: int, child_ids: Iterable[str]) -> None:
         """Queue the removal of every child of a parent (the parent's own delete does the rest)."""
@@ -187,6 +225,8 @@ class ChildCollection:
         for start in range(0, len(ids), 500):
             pipe.unlink(*(self.child_key(i) for i in ids[start : start + 500]))
         pipe.unlink(self.index_key(parent_id))
+        for key, _ in self.scores:
+            pipe.zrem(key, str(parent_id))
 
     def expected_embed(self, parent_id: int) -> list[dict[str, str]]:
         """What the embed must hold, rebuilt from the set and the child hashes (integrity, repair)."""
@@ -202,18 +242,20 @@ class ChildCollection:
         return {parent_id: [next(copies) for _ in ids] for parent_id, ids in zip(parent_ids, newest)}
 
     def repair(self, parent_id: int) -> None:
-        """Rebuild a parent's embed and aggregate from its children, in one transaction."""
+        """Rebuild a parent's embed, aggregate and score indexes from its children, in one transaction."""
         index_key = self.index_key(parent_id)
         ids = client().zrange(index_key, 0, -1)
         amounts = self._amounts(ids)
+        total = sum(amounts)
         pipe = client().pipeline(transaction=True)
         mapping = {
             self.embed_field: json.dumps(self.expected_embed(parent_id)),
             self.count_field: str(len(ids)),
         }
         if self.sum_field:
-            mapping[self.sum_field] = str(sum(amounts))
+            mapping[self.sum_field] = str(total)
         pipe.hset(self.parent_key(parent_id), mapping=mapping)
+        self.queue_scores(pipe, parent_id, len(ids), total)
         pipe.execute()
 
     def aggregate(self, parent_id: int) -> tuple[int, int]:
@@ -232,51 +274,72 @@ class ChildCollection:
             for parent_id, ids in zip(parent_ids, children)
         }
 
+    def newest(self, copies: list[dict[str, str]]) -> list[dict[str, str]]:
+        """The embed for these child copies ({"id", *embed_fields}), as ``add`` would leave it."""
+        return self._newest(copies)
+
     # --- internals --------------------------------------------------------------
+
+    def _copy(self, child_id: int | str, stored: dict[str, str]) -> dict[str, str]:
+        return {"id": str(child_id), **{name: stored.get(name, "") for name in self.embed_fields}}
+
+    def _run(self, source: str, keys: list[str], spec: dict, parent_id: int, event: Event | None, extra=()) -> list:
+        """Run an add or delete script: the shared part of the spec, the score keys, the event."""
+        scores_at = len(keys) + 1
+        keys = [*keys, *(key for key, _ in self.scores)]
+        events_at = len(keys) + 1
+        if event:
+            keys.append(core_keys.events())
+        spec = {
+            **spec,
+            "parent_id": str(parent_id),
+            "size": str(self.embed_size),
+            "embed": self.embed_field,
+            "copied": list(self.embed_fields),
+            "count": self.count_field,
+            "sum": self.sum_field,
+            "scores": [kind for _, kind in self.scores],
+            "scores_at": scores_at,
+            "events_at": events_at,
+            "maxlen": str(settings.EVENTS_MAXLEN),
+            "event": [part for pair in event.fields().items() for part in pair] if event else [],
+            "top_at": len(keys) + 1,
+        }
+        return run_script(source, [*keys, *extra], [json.dumps(spec)])
+
+    def _read_for_delete(self, child_key: str, expected_parent: int | None) -> tuple[dict[str, str], list[str]]:
+        """The child's fields and its parent's newest N+1 ids; NotFound for a missing child
+        or, with ``expected_parent``, a child of another parent."""
+        pipe = client().pipeline(transaction=False)
+        pipe.hgetall(child_key)
+        if expected_parent is not None:
+            pipe.zrevrange(self.index_key(expected_parent), 0, self.embed_size)
+        child, *top = pipe.execute()
+        if not child or (expected_parent is not None and child.get(self.parent_field) != str(expected_parent)):
+            raise NotFound(child_key)
+        if expected_parent is None:
+            top = [client().zrevrange(self.index_key(int(child[self.parent_field])), 0, self.embed_size)]
+        return child, top[0]
 
     def _amounts(self, ids: list[str]) -> list[int]:
         if not self.summed:
             return []
         return [int(v or 0) for v in pipelined(ids, lambda p, i: p.hget(self.child_key(i), self.summed))]
 
-    def newest(self, copies: list[dict[str, str]]) -> list[dict[str, str]]:
-        """The embed for these child copies ({"id", *embed_fields}): for seeders and importers that
-        write a parent's children in bulk and must leave the embed exactly as ``add`` would."""
-        return self._newest(copies)
-
     def _newest(self, items: list[dict[str, str]]) -> list[dict[str, str]]:
         # ZREVRANGE order: score descending, then member descending (as bytes).
         ordered = sorted(items, key=lambda item: (float(item[self.time_field]), item["id"]), reverse=True)
         return ordered[: self.embed_size]
-
-    def _refill(self, index_key: str, exclude: str) -> list[dict[str, str]]:
-        ids = [i for i in client().zrevrange(index_key, 0, self.embed_size) if i != exclude][: self.embed_size]
-        return self._copies(ids)
 
     def _copies(self, ids: list[str]) -> list[dict[str, str]]:
         """The embed copies of these children, read in one pipeline."""
         values = pipelined(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
         return [{"id": i, **dict(zip(self.embed_fields, (v or "" for v in held)))} for i, held in zip(ids, values)]
 
-    def _read_parent(self, pipe, parent_key: str) -> dict[str, str]:
-        names = [self.embed_field, self.count_field] + ([self.sum_field] if self.sum_field else [])
-        values = dict(zip(names, pipe.hmget(parent_key, names)))
-        if values[self.count_field] is None:  # see initial_fields()
-            raise NotFound(parent_key)
-        return {name: value for name, value in values.items() if value is not None}
 
-    def _queue_parent(self, pipe, parent_key: str, embed: list[dict[str, str]], step: int, amount: int) -> None:
-        pipe.hset(parent_key, self.embed_field, json.dumps(embed))
-        pipe.hincrby(parent_key, self.count_field, step)
-        if self.sum_field:
-            pipe.hincrby(parent_key, self.sum_field, amount)
-
-    def _transact(self, parent_key: str, index_key: str, write) -> None:
-        transact(
-            lambda pipe: write(pipe, self._read_parent(pipe, parent_key)),
-            watch=(parent_key, index_key),
-            retries=WATCH_RETRIES,
-        )
+def average_score(count: int, total: int) -> float:
+    """The average as the scripts score it: rounded to 6 decimals, 0 with no children."""
+    return round(total / count, 6) if count else 0.0
 
 
 def _with_id(event: Event, object_id: int) -> Event:

@@ -4,14 +4,13 @@ from decimal import Decimal
 
 from catalog import store
 from catalog.documents import Product
-from config.activity import Event
+from config.activity import Actor
 
 EARBUDS = {"battery_life": "24", "connection_type": "bluetooth", "fit": "in-ear"}
 CONSOLE = {"storage_type": "ssd", "usb_ports": "3", "hdmi_ports": "1", "gpu": "RDNA 2"}
 
 
-def event(verb="created", entity="product"):
-    return Event("tester", verb, "catalog", entity, "", "x")
+TESTER = Actor("tester")
 
 
 def make_product(name="Sonique Buds", type="earbuds", sku=None, tags=(), price="99.00", attrs=None, at=None):
@@ -26,9 +25,9 @@ def make_product(name="Sonique Buds", type="earbuds", sku=None, tags=(), price="
         attrs=dict(attrs),
     )
     product_id = store.new_product_id()
-    store.create(product_id, product, event(), at=at)
+    store.create(product_id, product, actor=TESTER, at=at)
     return product_id
 
 
 def review(product_id, rating, author="ann", at=None, comment=""):
-    return store.add_review(product_id, author, rating, comment, event("created", "review"), at=at)
+    return store.add_review(product_id, author, rating, comment, actor=TESTER, at=at)

@@ -3,8 +3,8 @@
 from django.test import SimpleTestCase
 
 from catalog import types
-from catalog.documents import is_tag, name_score, split_tags
-from catalog.management.commands.import_catalog import snake
+from catalog.documents import is_tag, name_score, split_tags, tag_slug, tag_slugs
+from catalog.importing import snake
 
 
 class DocumentTest(SimpleTestCase):
@@ -16,7 +16,10 @@ class DocumentTest(SimpleTestCase):
         self.assertLess(name_score("z" * 10), 2**53)
 
     def test_tags_are_lowercase_slugs(self):
-        self.assertEqual(split_tags("Wireless, noise-cancelling  wireless"), ["wireless", "noise-cancelling"])
+        self.assertEqual(split_tags("UX test, 5g,, "), ["UX test", "5g"])
+        self.assertEqual([tag_slug(t) for t in ("UX test", "Noise Cancelling!", "Écran 4K", "a--b", "!!!")],
+                         ["ux-test", "noise-cancelling", "ecran-4k", "a-b", ""])  # fmt: skip
+        self.assertEqual(tag_slugs("Wireless, wireless , USB C"), [("Wireless", "wireless"), ("USB C", "usb-c")])
         self.assertTrue(is_tag("usb-c"))
         for bad in ("-x", "x-", "a--b", "a b", "a:b", "x" * 33, "*"):
             self.assertFalse(is_tag(bad), bad)

@@ -10,7 +10,7 @@ from catalog import keys, store
 from config.invariants import registry, violations
 from config.redis import client
 from tests.base import RedisTestCase, run_concurrently
-from tests.catalog.helpers import event, make_product, review
+from tests.catalog.helpers import TESTER, make_product, review
 
 
 def messages():
@@ -129,7 +129,7 @@ class ConcurrencyTest(RedisTestCase):
                     with lock:
                         pool.append(new)
                 else:
-                    store.delete_review(victim, event("deleted", "review"))
+                    store.delete_review(victim, actor=TESTER)
 
         run_concurrently(worker, [(n,) for n in range(8)])
         product = store.get(product_id)

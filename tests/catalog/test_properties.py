@@ -13,7 +13,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from catalog import store
 from catalog.documents import Product
-from config.activity import Event
+from config.activity import Actor
 from config.invariants import violations
 from tests.base import RedisMixin, flush_test_redis
 
@@ -26,7 +26,7 @@ KINDS = st.sampled_from(
 NAMES = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=30).map(
     lambda text: text.strip() or "x"
 )
-EVENT = Event("prop", "changed", "catalog", "product", "", "")
+PROP = Actor("prop")
 BOUNDED = hypothesis_settings(max_examples=12, stateful_step_count=25, deadline=None)
 
 
@@ -54,7 +54,7 @@ class Catalog(RuleBasedStateMachine):
         product = Product(type=slug, name=name, brand="Acme", sku=sku, tags=tags, attrs=dict(attrs))
         pk = store.new_product_id()
         try:
-            store.create(pk, product, EVENT, at=self.tick())
+            store.create(pk, product, actor=PROP, at=self.tick())
         except store.SkuTaken:
             assert self.owner(sku) is not None
             return
@@ -70,7 +70,7 @@ class Catalog(RuleBasedStateMachine):
         slug, attrs = kind
         product = Product(type=slug, name=name, brand="Acme", sku=sku, tags=tags, attrs=dict(attrs))
         try:
-            store.update(pk, product, rev, EVENT, at=self.tick())
+            store.update(pk, product, rev, actor=PROP, at=self.tick())
         except store.EditConflict:
             assert stale
             return
@@ -84,7 +84,7 @@ class Catalog(RuleBasedStateMachine):
     @rule(which=PICK, rating=st.integers(1, 5), author=NAMES)
     def review(self, which, rating, author):
         pk = self.pick(which)
-        review_id = store.add_review(pk, author, rating, "", EVENT, at=self.tick())
+        review_id = store.add_review(pk, author, rating, "", actor=PROP, at=self.tick())
         self.model[pk]["reviews"].insert(0, (review_id, rating))
 
     @precondition(lambda self: any(p["reviews"] for p in self.model.values()))
@@ -93,18 +93,18 @@ class Catalog(RuleBasedStateMachine):
         reviewed = sorted(pk for pk, p in self.model.items() if p["reviews"])
         reviews = self.model[reviewed[which % len(reviewed)]]["reviews"]
         review_id, _ = reviews.pop(which % len(reviews))
-        store.delete_review(review_id, EVENT)
+        store.delete_review(review_id, actor=PROP)
 
     @precondition(lambda self: self.model)
     @rule(which=PICK)
     def delete(self, which):
         pk = self.pick(which)
-        store.delete(pk, EVENT)
+        store.delete(pk, actor=PROP)
         reviews = self.model.pop(pk)["reviews"]
         assert store.get(pk) is None
         assert all(store.get_review(review_id) is None for review_id, _ in reviews)
         try:
-            store.delete(pk, EVENT)
+            store.delete(pk, actor=PROP)
         except store.NotFound:
             return
         raise AssertionError("a deleted product was deleted again")

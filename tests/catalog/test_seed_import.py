@@ -115,15 +115,21 @@ class ImportTest(RedisTestCase):
             {"type": "toaster", "name": "x"},
             {**self.GOOD[1], "sku": "TAKEN-1"},
             {**self.GOOD[0], "sku": "IMP-5", "reviews": [{"author": "c", "rating": 9}]},
-            {**self.GOOD[1], "sku": "imp-1"},
         ]
         with self.assertRaises(CommandError) as caught:
             self.run_import(bad)
         message = str(caught.exception)
-        self.assertIn("record 2: battery_life", message)
-        self.assertIn("record 3: fields not of a game console: fit", message)
-        self.assertIn("record 4: unknown type 'toaster'", message)
-        self.assertIn("record 5: sku: SKU TAKEN-1 is already used", message)
-        self.assertIn("record 6: review 0: rating", message)
-        self.assertIn("record 7: sku imp-1 repeats record 0", message)
+        self.assertIn("record 2 (Import Buds): battery_life: Ensure this value is greater than or equal to 1.", message)
+        self.assertIn("record 3 (Import Box): fit: belongs to the earbuds type, not to game console", message)
+        self.assertIn('record 4 (x): type: unknown type "toaster"', message)
+        self.assertIn("record 5 (Import Box): sku: SKU TAKEN-1 is already used by product 1.", message)
+        self.assertIn("record 6 (Import Buds): reviews[0].rating: 9 is not a rating from 0 to 5", message)
         self.assertEqual(snapshot(), before)
+
+    def test_a_sku_repeated_in_the_file_is_cleared_on_the_later_record_and_reported(self):
+        out = self.run_import([*self.GOOD, {**self.GOOD[1], "name": "Again", "sku": "imp-1"}])
+        self.assertIn('sku (repeated in the file: cleared): 1 value rewritten, e.g. record 2 "imp-1" → ""', out)
+        again = store.get(client().zrange(keys.products(), -1, -1)[0])
+        self.assertEqual((again.name, again.sku), ("Again", ""))
+        self.assertEqual(store.sku_owner("IMP-1"), store.get(store.sku_owner("IMP-1")).id)
+        self.assertEqual(violations(["catalog"]), [])

@@ -4,11 +4,19 @@ import json
 
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
+from catalog.store import NewReview
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
-from tests.base import RedisTestCase
-from tests.catalog.helpers import CONSOLE, EARBUDS, event, make_product, review
+from tests.base import RedisTestCase, run_concurrently
+from tests.catalog.helpers import CONSOLE, EARBUDS, TESTER, make_product, review
+
+
+def mock_run(replacement):
+    """Interpose on the checked batch's send (the store's own code still runs, against the real Redis)."""
+    from unittest import mock
+
+    return mock.patch.object(store.products.Batch, "run", replacement)
 
 
 def catalog_keys():
@@ -21,9 +29,13 @@ class ProductWriteTest(RedisTestCase):
     def test_create_writes_the_hash_every_index_and_the_event_in_one_transaction(self):
         product_id = store.new_product_id()
         product = Product("earbuds", "Sonique Buds", "Sonique", "SQ-1", tags=["wireless", "sport"], attrs=EARBUDS)
-        with self.assertRoundTrips(3) as trace:  # WATCH, HGET of the SKU index, then MULTI/EXEC
-            store.create(product_id, product, event())
-        self.assertEqual(trace.round_trips[-1].kind, "transaction")
+        make_product("Warm Up", sku="WARM-1")  # a client sends a script whole once (EVAL), then EVALSHA
+        with self.assertRoundTrips(1) as trace, self.assertCommands(1):  # the checked script, every key in KEYS
+            store.create(product_id, product, actor=TESTER)
+        (command,) = trace.round_trips[0].commands
+        self.assertEqual(command.name, "EVALSHA")
+        self.assertIn(keys.skus(), command.keys)
+        self.assertIn("core:events", command.keys)
         stored = client().hgetall(keys.product(product_id))
         self.assertEqual(stored["battery_life"], "24")
         self.assertEqual((stored["num_reviews"], stored["sum_ratings"], stored["recent_reviews"]), ("0", "0", "[]"))
@@ -36,22 +48,22 @@ class ProductWriteTest(RedisTestCase):
         self.assertEqual(client().zscore(keys.sort_index("name"), member), name_score("Sonique Buds"))
         self.assertEqual(client().zscore(keys.sort_index("rating"), member), 0)
         self.assertEqual(client().zscore(keys.names(), f"sonique buds\x00{member}"), 0)
-        ((_, fields),) = client().xrange("core:events")
-        self.assertEqual((fields["verb"], fields["entity"]), ("created", "product"))
+        (_, fields) = client().xrange("core:events")[-1]
+        self.assertEqual((fields["verb"], fields["entity"], fields["actor"]), ("created", "product", "tester"))
 
     def test_a_taken_sku_is_refused_case_insensitively_and_nothing_is_written(self):
         make_product(sku="SQ-1")
         before = catalog_keys()
         product = Product("earbuds", "Other", "Other", "sq-1", attrs=EARBUDS)
         with self.assertRaises(store.SkuTaken):
-            store.create(store.new_product_id(), product, event())
+            store.create(store.new_product_id(), product, actor=TESTER)
         self.assertEqual(catalog_keys(), before)
 
     def test_changing_the_type_drops_the_old_types_fields_and_moves_the_type_set(self):
         product_id = make_product(type="earbuds")
         current = store.get(product_id)
         changed = Product("game_console", current.name, current.brand, current.sku, attrs=CONSOLE)
-        store.update(product_id, changed, current.rev, event("updated"))
+        store.update(product_id, changed, current.rev, actor=TESTER)
         stored = client().hgetall(keys.product(product_id))
         self.assertEqual(stored["type"], "game_console")
         self.assertEqual(stored["hdmi_ports"], "1")
@@ -68,7 +80,7 @@ class ProductWriteTest(RedisTestCase):
         review(product_id, 4)
         current = store.get(product_id)
         changed = Product("earbuds", "New Name", "Brand", "NEW-1", tags=["wireless", "sport"], attrs=EARBUDS)
-        store.update(product_id, changed, current.rev, event("updated"))
+        store.update(product_id, changed, current.rev, actor=TESTER)
         stored = store.get(product_id)
         self.assertEqual((stored.num_reviews, stored.sum_ratings, len(stored.recent_reviews)), (1, 4, 1))
         self.assertEqual(stored.rev, current.rev + 1)
@@ -84,7 +96,7 @@ class ProductWriteTest(RedisTestCase):
         before = client().hgetall(keys.product(product_id))
         changed = Product("earbuds", "Renamed", "B", before["sku"], attrs=EARBUDS)
         with self.assertRaises(store.EditConflict):
-            store.update(product_id, changed, int(before["rev"]) - 1, event("updated"))
+            store.update(product_id, changed, int(before["rev"]) - 1, actor=TESTER)
         self.assertEqual(client().hgetall(keys.product(product_id)), before)
 
     def test_delete_removes_the_product_its_reviews_and_every_reference_in_one_transaction(self):
@@ -93,9 +105,10 @@ class ProductWriteTest(RedisTestCase):
         for rating in (5, 3, 4, 1):
             review(product_id, rating)
         review(keep, 2)
-        with self.assertRoundTrips(4) as trace:  # WATCH, HGETALL, ZRANGE, then MULTI/EXEC
-            store.delete(product_id, event("deleted"))
-        self.assertEqual(trace.round_trips[-1].kind, "transaction")
+        with self.assertRoundTrips(2) as trace, self.assertCommands(3):  # HGETALL and ZRANGE, then the script
+            store.delete(product_id, actor=TESTER)
+        self.assertEqual(trace.round_trips[-1].commands[0].name, "EVALSHA")
+        self.assertIn(keys.review(1), trace.round_trips[-1].commands[0].keys)
         left = "\n".join(catalog_keys())
         self.assertNotIn(f":{product_id}", left.replace(f"\x00{keep}", ""))
         member = str(product_id)
@@ -109,6 +122,117 @@ class ProductWriteTest(RedisTestCase):
         self.assertEqual(client().zcard(keys.product_reviews(keep)), 1)
         self.assertEqual(len(list(client().scan_iter(match="catalog:review:*"))), 1)
         self.assertEqual(violations(["catalog"]), [])
+
+
+class RoundTripTest(RedisTestCase):
+    """Every write is one script where its keys are known in advance, two where an id or a key must be read first."""
+
+    sign_in = False
+
+    def test_an_edit_with_the_product_in_hand_is_one_round_trip_and_one_command(self):
+        product_id = make_product(tags=["wireless"])
+        current = store.get(product_id)
+        changed = Product("earbuds", "Renamed", "B", "NEW-SKU", tags=["sport"], attrs=EARBUDS)
+        with self.assertRoundTrips(1), self.assertCommands(1):
+            store.update(product_id, changed, current.rev, actor=TESTER, current=current)
+        self.assertEqual(store.get(product_id).name, "Renamed")
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_an_edit_from_a_stale_read_is_refused_inside_the_script(self):
+        product_id = make_product()
+        current = store.get(product_id)
+        first = Product("earbuds", "First", "B", current.sku, attrs=EARBUDS)
+        store.update(product_id, first, current.rev, actor=TESTER)
+        with self.assertRaises(store.EditConflict):
+            store.update(
+                product_id, Product("earbuds", "Second", "B", "X-2", attrs=EARBUDS), current.rev, actor=TESTER,
+                current=current,
+            )  # fmt: skip
+        self.assertEqual(store.get(product_id).name, "First")
+        self.assertIsNone(store.sku_owner("X-2"))
+
+    def test_a_review_add_is_two_round_trips_and_two_commands(self):
+        product_id = make_product()
+        review(product_id, 3)
+        with self.assertRoundTrips(2) as trace, self.assertCommands(2):  # the id (if the product exists), the script
+            review(product_id, 5)
+        self.assertEqual([c.name for t in trace.round_trips for c in t.commands], ["EVALSHA", "EVALSHA"])
+        written = trace.round_trips[1].commands[0].keys
+        expected = {keys.product(product_id), keys.product_reviews(product_id), keys.sort_index("rating")}
+        self.assertEqual(expected - set(written), set())
+
+    def test_a_review_delete_is_two_round_trips(self):
+        product_id = make_product()
+        ids = [review(product_id, r, at=float(n)) for n, r in enumerate((1, 2, 3, 4, 5))]
+        store.delete_review(ids[0], actor=TESTER, product_id=product_id)
+        with self.assertRoundTrips(2), self.assertCommands(3):  # HGETALL and ZREVRANGE, then the script
+            store.delete_review(ids[-1], actor=TESTER, product_id=product_id)
+        self.assertEqual([r.id for r in store.get(product_id).recent], [ids[3], ids[2], ids[1]])
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_a_delete_that_lost_a_race_reads_again_and_deletes_the_new_review_too(self):
+        product_id = make_product()
+        review(product_id, 4)
+        late = []
+        real = store.products.Batch.run
+
+        def racing(batch):
+            if not late:  # a review lands between the delete's read and its script
+                late.append(review(product_id, 2))
+            return real(batch)
+
+        with mock_run(racing):
+            store.delete(product_id, actor=TESTER)
+        self.assertFalse(client().exists(keys.review(late[0])))
+        self.assertEqual(catalog_keys(), [])
+
+
+class ConcurrentWriteTest(RedisTestCase):
+    """The scripts' checks hold under contention: one SKU, one winner; one revision, one winning edit."""
+
+    sign_in = False
+
+    def test_eight_creates_of_one_sku_leave_one_product(self):
+        won, refused = [], []
+
+        def create(n):
+            product = Product("earbuds", f"Racer {n}", "R", "RACE-1", attrs=EARBUDS)
+            try:
+                won.append(store.create(store.new_product_id(), product, actor=TESTER))
+            except store.SkuTaken as taken:
+                refused.append(taken.field)
+
+        run_concurrently(create, [(n,) for n in range(8)])
+        self.assertEqual((len(won), refused), (1, ["sku"] * 7))
+        self.assertEqual(store.sku_owner("race-1"), won[0])
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_eight_edits_from_one_revision_let_exactly_one_win(self):
+        product_id = make_product(tags=["wireless"])
+        current = store.get(product_id)
+        won, conflicts = [], []
+
+        def edit(n):
+            changed = Product("earbuds", f"Edit {n}", "B", f"ED-{n}", tags=[f"t{n}"], attrs=EARBUDS)
+            try:
+                store.update(product_id, changed, current.rev, actor=TESTER, current=current)
+                won.append(n)
+            except store.EditConflict:
+                conflicts.append(n)
+
+        run_concurrently(edit, [(n,) for n in range(8)])
+        self.assertEqual((len(won), len(conflicts)), (1, 7))
+        self.assertEqual(store.get(product_id).name, f"Edit {won[0]}")
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_a_product_with_thousands_of_reviews_is_deleted_whole(self):
+        product = Product("earbuds", "Popular", "P", "POP-1", attrs=EARBUDS)
+        reviews = [NewReview(f"r{n}", 1 + n % 5, "", float(n)) for n in range(5000)]
+        (product_id,) = store.import_products([(product, reviews)], actor=TESTER, at=10_000.0)
+        self.assertEqual(store.get(product_id).num_reviews, 5000)
+        self.assertEqual(violations(["catalog"]), [])
+        store.delete(product_id, actor=TESTER)
+        self.assertEqual(catalog_keys(), [])
 
 
 class ReviewTest(RedisTestCase):
@@ -128,7 +252,7 @@ class ReviewTest(RedisTestCase):
     def test_deleting_one_of_the_three_newest_refills_the_embed_and_the_indexes(self):
         product_id = make_product()
         ids = [review(product_id, rating, at=float(n)) for n, rating in enumerate((1, 2, 3, 4, 5))]
-        store.delete_review(ids[-1], event("deleted", "review"))
+        store.delete_review(ids[-1], actor=TESTER)
         stored = store.get(product_id)
         self.assertEqual([r.id for r in stored.recent], [ids[3], ids[2], ids[1]])
         self.assertEqual((stored.num_reviews, stored.sum_ratings), (4, 10))

@@ -6,7 +6,7 @@ import threading
 
 from config.activity import Event
 from config.redis import client
-from config.store.children import ChildCollection, NotFound
+from config.store.children import Child, ChildCollection, NotFound
 from tests.base import RedisTestCase, run_concurrently
 
 NOTES = ChildCollection(
@@ -138,6 +138,60 @@ class ChildCollectionTest(RedisTestCase):
         self.assertEqual(int(parent["sum_stars"]), total)
         self.assertEqual(count, len(pool))
         self.assertEqual(json.loads(parent["recent_notes"]), NOTES.expected_embed(1))
+
+
+class ScriptedWritesTest(RedisTestCase):
+    sign_in = False
+
+    def test_an_add_is_two_round_trips_and_a_delete_through_its_parent_two(self):
+        make_parent()
+        add(1, 0)
+        with self.assertRoundTrips(2), self.assertCommands(2):  # the id (only for an existing parent), the script
+            child = add(1, 1)
+        with self.assertRoundTrips(2), self.assertCommands(3):  # the child and the newest ids, then the script
+            NOTES.delete(child, expected_parent=1)
+        self.assertEqual(self.embedded_ids(), ["1"])
+
+    def embedded_ids(self, parent_id=1):
+        return [item["id"] for item in NOTES.embedded(client().hgetall(NOTES.parent_key(parent_id)))]
+
+    def test_a_missing_parent_draws_no_id(self):
+        with self.assertRaises(NotFound):
+            add(7, 1)
+        self.assertIsNone(client().get(NOTES.ids_key))
+
+    def test_a_child_of_another_parent_is_not_found_through_the_wrong_parent(self):
+        make_parent(1)
+        make_parent(2)
+        child = add(1, 1)
+        with self.assertRaises(NotFound):
+            NOTES.delete(child, expected_parent=2)
+        self.assertTrue(client().exists(NOTES.child_key(child)))
+
+    def test_the_bulk_writer_leaves_what_one_add_per_child_would(self):
+        make_parent(1)
+        for n in range(5):
+            add(1, n, stars=n + 1, at=float(10 - n))
+        by_adds = client().hgetall(NOTES.parent_key(1))
+        fields = [{"author": f"a{n}", "stars": str(n + 1), "text": f"note {n}"} for n in range(5)]
+        children = [Child(100 + n, fields[n], float(10 - n)) for n in range(5)]
+        pipe = client().pipeline(transaction=True)
+        derived = NOTES.queue_bulk(pipe, 2, children)
+        pipe.hset(NOTES.parent_key(2), mapping={"title": "A post", **derived})
+        pipe.execute()
+        by_bulk = client().hgetall(NOTES.parent_key(2))
+        self.assertEqual((by_bulk["num_notes"], by_bulk["sum_stars"]), (by_adds["num_notes"], by_adds["sum_stars"]))
+        self.assertEqual([i["author"] for i in json.loads(by_bulk["recent_notes"])], ["a0", "a1", "a2"])
+        self.assertEqual(json.loads(by_bulk["recent_notes"]), NOTES.expected_embed(2))
+
+    def test_scores_follow_the_aggregate(self):
+        scored = ChildCollection(**{**NOTES.__dict__, "scores": (("test:by:avg", "average"), ("test:by:n", "count"))})
+        make_parent()
+        scored.add(1, {"author": "a", "stars": "2"}, 1.0)
+        second = scored.add(1, {"author": "b", "stars": "5"}, 2.0)
+        self.assertEqual((client().zscore("test:by:avg", "1"), client().zscore("test:by:n", "1")), (3.5, 2))
+        scored.delete(second)
+        self.assertEqual((client().zscore("test:by:avg", "1"), client().zscore("test:by:n", "1")), (2, 1))
 
 
 class BatchedChecksTest(RedisTestCase):

@@ -1,0 +1,140 @@
+"""The checked batch: a product write's preconditions and commands sent as one Lua script.
+
+A write queues its commands on a ``Batch`` exactly as it would on a
+pipeline (``queue_indexes``, the review machinery's bulk writer and
+``queue_event`` take either), names what must hold first (``require_*``),
+and ``run`` sends everything as one EVALSHA: the script checks every
+precondition, then applies every command, atomically, in one round trip.
+Every key is passed in KEYS (a command names its keys by position), so no key
+name is built inside Lua; numbers travel as strings, so a score is never
+rounded on the way.
+"""
+
+from __future__ import annotations
+
+import json
+
+from config.store.children_scripts import run_script
+
+# KEYS: every key the batch touches. ARGV[1]: {"checks": [...], "ops": [[command, [key positions], [args]]]}.
+_CHECKED_BATCH = """
+local spec = cjson.decode(ARGV[1])
+for _, check in ipairs(spec.checks) do
+  local kind, key = check[1], KEYS[check[2]]
+  if kind == 'exists' then
+    if redis.call('EXISTS', key) == 0 then return {'notfound', key} end
+  elseif kind == 'absent' then
+    if redis.call('EXISTS', key) == 1 then return {'exists', key} end
+  elseif kind == 'field' then
+    local held = redis.call('HGET', key, check[3])
+    if not held then return {'notfound', key} end
+    if held ~= check[4] then return {'changed', key} end
+  elseif kind == 'owner' then
+    local held = redis.call('HGET', key, check[3])
+    if held and held ~= check[4] then return {'owned', check[3], held} end
+  elseif kind == 'members' then
+    if redis.call('ZCARD', key) ~= #check - 2 then return {'changed', key} end
+    for i = 3, #check do
+      if not redis.call('ZSCORE', key, check[i]) then return {'changed', key} end
+    end
+  end
+end
+for _, op in ipairs(spec.ops) do
+  local args = {}
+  for _, position in ipairs(op[2]) do args[#args + 1] = KEYS[position] end
+  for _, value in ipairs(op[3]) do args[#args + 1] = value end
+  redis.call(op[1], unpack(args))
+end
+return {'ok'}
+"""
+
+
+def _text(value) -> str:
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+class Batch:
+    """Commands queued with a pipeline's signatures, plus preconditions; ``run`` sends them as one script."""
+
+    CHUNK = 1000  # arguments a command at most
+
+    def __init__(self):
+        self.keys: dict[str, int] = {}
+        self.checks: list[list] = []
+        self.ops: list[list] = []
+
+    def _at(self, key: str) -> int:
+        return self.keys.setdefault(key, len(self.keys) + 1)
+
+    def _op(self, command: str, keys: tuple[str, ...], *args) -> None:
+        self.ops.append([command, [self._at(k) for k in keys], [_text(a) for a in args]])
+
+    def _ops(self, command: str, key: str, parts: list, width: int = 1) -> None:
+        """One command per CHUNK arguments: Lua's ``unpack`` takes only a few thousand at once."""
+        step = self.CHUNK - self.CHUNK % width
+        for start in range(0, len(parts), step):
+            self._op(command, (key,), *parts[start : start + step])
+
+    # --- preconditions ----------------------------------------------------------
+
+    def require_exists(self, key: str) -> None:
+        self.checks.append(["exists", self._at(key)])
+
+    def require_absent(self, key: str) -> None:
+        self.checks.append(["absent", self._at(key)])
+
+    def require_field(self, key: str, name: str, value: str) -> None:
+        """The hash holds ``value`` in ``name`` (else "notfound" when absent, "changed" when other)."""
+        self.checks.append(["field", self._at(key), name, value])
+
+    def require_owner(self, key: str, name: str, owner: str = "") -> None:
+        """The hash field ``name`` is unset or holds ``owner`` (else "owned", the field and its holder)."""
+        self.checks.append(["owner", self._at(key), name, owner])
+
+    def require_members(self, key: str, members: list[str]) -> None:
+        """The sorted set holds exactly ``members`` (else "changed")."""
+        self.checks.append(["members", self._at(key), *members])
+
+    # --- commands, as on a pipeline ---------------------------------------------
+
+    def hset(self, key, field=None, value=None, mapping=None):
+        pairs = ([(field, value)] if field is not None else []) + list((mapping or {}).items())
+        self._ops("HSET", key, [part for pair in pairs for part in pair], width=2)
+
+    def hdel(self, key, *fields):
+        self._op("HDEL", (key,), *fields)
+
+    def zadd(self, key, mapping):
+        self._ops("ZADD", key, [part for member, score in mapping.items() for part in (score, member)], width=2)
+
+    def zrem(self, key, *members):
+        self._ops("ZREM", key, list(members))
+
+    def zincrby(self, key, amount, value):
+        self._op("ZINCRBY", (key,), amount, value)
+
+    def zremrangebyscore(self, key, min, max):
+        self._op("ZREMRANGEBYSCORE", (key,), min, max)
+
+    def sadd(self, key, *members):
+        self._ops("SADD", key, list(members))
+
+    def srem(self, key, *members):
+        self._ops("SREM", key, list(members))
+
+    def unlink(self, *keys):
+        for start in range(0, len(keys), self.CHUNK):
+            self._op("UNLINK", keys[start : start + self.CHUNK])
+
+    def xadd(self, key, fields, maxlen=None, approximate=True):
+        limit = ("MAXLEN", *(("~",) if approximate else ()), maxlen) if maxlen else ()
+        self._op("XADD", (key,), *limit, "*", *(part for pair in fields.items() for part in pair))
+
+    # --- sending ----------------------------------------------------------------
+
+    def run(self) -> list[str]:
+        """One EVALSHA: ``["ok"]``, or the first failed check (nothing written)."""
+        spec = json.dumps({"checks": self.checks or {}, "ops": self.ops or {}})
+        return run_script(_CHECKED_BATCH, list(self.keys), [spec])
