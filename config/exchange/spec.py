@@ -233,6 +233,34 @@ class Record:
             return None
         return value
 
+    def form_field(self, name: str, form_field, value=_MISSING):
+        """``value`` (by default the document's own) through one field of the app's web form, so an
+        import follows the screen's rules; the field's cleaned value, or None with its message."""
+        from django.core.exceptions import ValidationError
+
+        if value is _MISSING:
+            value = self._get(name, False)
+            value = None if value is _MISSING else value
+        try:
+            return form_field.clean(value)
+        except ValidationError as exc:
+            self.fail(name, " ".join(exc.messages))
+            return None
+
+    def form(self, form_class, names: Iterable[str], **values):
+        """The app's whole web form over the document's fields ``names`` (``values`` override what is
+        passed): its cleaned data, or None with every field's message."""
+        data = {}
+        for name in names:
+            value = values[name] if name in values else self._get(name, False)
+            data[name] = "" if value is _MISSING or value is None else value
+        bound = form_class(data=data)
+        if bound.is_valid():
+            return bound
+        for name, messages in bound.errors.items():
+            self.fail(name if name != "__all__" else "", " ".join(messages))
+        return None
+
     def unknown(self) -> list[str]:
         return sorted(set(self.doc) - self.read)
 
