@@ -98,8 +98,8 @@ def _cleaned(described: AppExchange, entity: Entity, folder: Path, seen: Seen, r
         clean = entity.clean(record)
         for name in record.unknown():
             record.fail(name, "unknown field")
-        if not record.errors:
-            key = tuple(clean.get(name) for name in entity.order)
+        key = tuple(clean.get(name) for name in entity.order)
+        if None not in key:
             if previous is not None and key <= previous:
                 record.fail(entity.order[0], f"{', '.join(map(str, key))} comes after {', '.join(map(str, previous))}: "
                             f"the file must be in ascending {', '.join(entity.order)} order, each once")  # fmt: skip
