@@ -2,6 +2,7 @@
 failed or interrupted import leaves behind (nothing new; with --replace, the old data)."""
 
 import json
+import re
 import tempfile
 from io import StringIO
 from pathlib import Path
@@ -248,3 +249,98 @@ class CommandLineTest(ExchangeTest):
 
     def test_the_registry_knows_every_app(self):
         self.assertEqual(tuple(runner.exchanges()), APPS)
+
+
+class ScreenTest(ExchangeTest):
+    """The Import / export screens through the Django test client (the browser test drives Chromium)."""
+
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        self.admin = self.make_staff("admin", is_superuser=True)
+        self.client.force_login(self.admin)
+
+    def upload(self, name: str, content: bytes, replace: bool = False):
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        data = {"file": SimpleUploadedFile(name, content)}
+        if replace:
+            data["replace"] = "on"
+        return self.client.post("/exchange/orgchart/preview/", data)
+
+    def test_only_administrators(self):
+        self.client.force_login(self.make_staff("editor"))
+        for url in ("/exchange/", "/exchange/orgchart/", "/exchange/orgchart/export.zip"):
+            self.assertEqual(self.client.get(url).status_code, 403, url)
+        self.assertEqual(self.upload("locations.jsonl", b"").status_code, 403)
+        self.client.logout()
+        self.assertEqual(self.client.get("/exchange/orgchart/").status_code, 302)  # to the sign-in page
+
+    def test_download_preview_confirm(self):
+        import io
+        import zipfile
+
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        page = self.client.get("/exchange/orgchart/")
+        self.assertContains(page, "Download the export")
+        self.assertContains(page, "holds data now")
+        response = self.client.get("/exchange/orgchart/export.zip")
+        self.assertEqual(response["Content-Type"], "application/zip")
+        body = b"".join(response.streaming_content)
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            self.assertEqual(
+                sorted(archive.namelist()), ["employees.jsonl", "locations.jsonl", "manifest.json", "samples.jsonl"]
+            )
+            self.assertEqual(archive.read("locations.jsonl"), b'{"id":1,"name":"Seattle"}\n')
+        exchange_store.clear("orgchart")
+        before = snapshot("orgchart:")
+        preview = self.upload("orgchart-export.zip", body)
+        self.assertContains(preview, "Confirm the import")
+        self.assertContains(preview, '<code>locations.jsonl</code></td><td class="num">1</td>', html=False)
+        self.assertEqual(snapshot("orgchart:"), before, "the dry run wrote something")
+        signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
+        done = self.client.post("/exchange/orgchart/confirm/", {"upload": signed}, follow=True)
+        self.assertContains(done, "Imported 1 locations")
+        self.assertEqual(client().hget("orgchart:location:1", "name"), "Seattle")
+        again = self.client.post("/exchange/orgchart/confirm/", {"upload": signed}, follow=True)
+        self.assertContains(again, "expired or was already imported")
+
+    def test_refusals_and_normalizations_are_shown_and_nothing_can_be_confirmed(self):
+        lines = b'{"id": 1, "name": "  Seattle "}\n{"id": 2}\n{"id": 3, "name": "Austin", "x": 1}\nnope\n'
+        preview = self.upload("locations.jsonl", lines)
+        self.assertEqual(preview.status_code, 400)
+        self.assertContains(preview, "locations.name", status_code=400)
+        self.assertContains(preview, "<code>  Seattle </code> → <code>Seattle</code>", status_code=400)
+        for where, field, reason in [
+            ("locations.jsonl:2", "name", "required"),
+            ("locations.jsonl:3", "x", "unknown field"),
+            ("locations.jsonl:4", "", "not JSON"),
+        ]:
+            self.assertContains(preview, f"<td><code>{where}</code></td><td>{field}</td><td>{reason}", status_code=400)
+        self.assertNotContains(preview, "Confirm the import", status_code=400)
+        self.assertEqual(snapshot("orgchart:"), {})
+
+    def test_an_upload_of_the_wrong_kind_or_size(self):
+        response = self.upload("notes.txt", b"hello")
+        self.assertContains(response, "neither the app&#x27;s export zip nor one of", status_code=400)
+        response = self.upload("bad.zip", b"PK not really")
+        self.assertContains(response, "not a zip file", status_code=400)
+        with mock.patch("config.exchange.uploads.MAX_UPLOAD", 10):
+            response = self.upload("locations.jsonl", b'{"id": 1, "name": "Seattle"}\n')
+        self.assertContains(response, "at most 0 MB", status_code=400)
+
+    def test_an_occupied_app_needs_replace(self):
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        preview = self.upload("locations.jsonl", b'{"id": 1, "name": "Austin"}\n')
+        self.assertContains(preview, "already holds data")
+        self.assertNotContains(preview, "Confirm the import")
+        preview = self.upload("locations.jsonl", b'{"id": 1, "name": "Austin"}\n', replace=True)
+        self.assertContains(preview, "This replaces everything")
+        signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
+        self.client.post("/exchange/orgchart/confirm/", {"upload": signed, "replace": "True"})
+        self.assertEqual(client().hget("orgchart:location:1", "name"), "Austin")
