@@ -340,7 +340,7 @@ class ScreenTest(ExchangeTest):
         self.assertContains(preview, "already holds data")
         self.assertNotContains(preview, "Confirm the import")
         preview = self.upload("locations.jsonl", b'{"id": 1, "name": "Austin"}\n', replace=True)
-        self.assertContains(preview, "This replaces everything")
+        self.assertContains(preview, "This replaces everything this app holds now")
         signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
         self.client.post("/exchange/orgchart/confirm/", {"upload": signed, "replace": "True"})
         self.assertEqual(client().hget("orgchart:location:1", "name"), "Austin")
