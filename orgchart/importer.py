@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +32,7 @@ FILES = {
 TRUE = frozenset({"true", "t", "1", "yes", "y", "fulltime", "full", "ft"})
 FALSE = frozenset({"false", "f", "0", "no", "n", "parttime", "part", "pt"})
 _SEPARATORS = re.compile(r"[\s_-]+")
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode's control characters (category Cc)
 
 
 @dataclass
@@ -64,10 +64,8 @@ class ImportError_(Exception):
 
 def control_character(text: str) -> str | None:
     """The first control character of ``text`` (tab and newline included), as U+XXXX, or None."""
-    for char in text:
-        if unicodedata.category(char) == "Cc":
-            return f"U+{ord(char):04X}"
-    return None
+    found = CONTROL.search(text)
+    return f"U+{ord(found[0]):04X}" if found else None
 
 
 def _decode(path: Path, report: Report) -> str | None:
@@ -104,7 +102,7 @@ def _rows(path: Path, report: Report):
             report.refuse(f"{path.name}:{reader.line_num}", "", f"unreadable CSV: {reason}")
             return
         number, line = line, reader.line_num + 1  # a quoted field may span lines: report where it starts
-        if not any(c.strip() for c in cells):
+        if not "".join(cells).strip():
             continue
         if number == 1 and [c.strip().casefold() for c in cells[: len(columns)]] == list(columns):
             continue
@@ -199,9 +197,10 @@ def read(directory: str | Path) -> tuple[OrgData, Report]:
 
 def _unique_names(path: Path, kind: str, first_line: dict[str, str], report: Report):
     """(folded name, name, cells) of each row of a node file, refusing bad and duplicate names."""
+    field = f"{path.stem}.name"
     for number, cells in _rows(path, report):
         where = f"{path.name}:{number}"
-        name = _text(cells[0], where, f"{path.stem}.name", report, required=True)
+        name = _text(cells[0], where, field, report, required=True)
         if name is None:
             continue
         mark = kind[0].upper() + fold(name)
@@ -209,7 +208,7 @@ def _unique_names(path: Path, kind: str, first_line: dict[str, str], report: Rep
             report.refuse(where, "name", f"duplicate {kind} {name!r} (first at {first_line[mark]})")
             continue
         first_line[mark] = where
-        yield fold(name), name, cells
+        yield mark[1:], name, cells
 
 
 def _check_cycles(data: OrgData, edge_line: dict[str, int], report: Report) -> None:

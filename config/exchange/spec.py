@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -57,11 +56,14 @@ _MISSING = object()
 _SPACES = re.compile(r"\s+")
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode's control characters (category Cc)
+
+
 def control_character(text: str, allowed: str = "") -> str | None:
     """The first control character of ``text`` not in ``allowed``, as U+XXXX, or None."""
-    for char in text:
-        if char not in allowed and unicodedata.category(char) == "Cc":
-            return f"U+{ord(char):04X}"
+    for found in _CONTROL.finditer(text):
+        if found[0] not in allowed:
+            return f"U+{ord(found[0]):04X}"
     return None
 
 
