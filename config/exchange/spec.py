@@ -48,9 +48,6 @@ class AppExchange:
     counters: dict[str, str] = field(default_factory=dict)  # counter name -> INCR key
     notes: str = ""  # what the format leaves out, shown on the import screen
 
-    def entity(self, name: str) -> Entity | None:
-        return next((e for e in self.entities if e.name == name), None)
-
 
 _MISSING = object()
 _SPACES = re.compile(r"\s+")
