@@ -16,4 +16,5 @@ urlpatterns = [
     path("school/", include("school.urls")),
     path("cms/", include("cms.urls")),
     path("orgchart/", include("orgchart.urls")),
+    path("exchange/", include("config.exchange.urls")),
 ]
