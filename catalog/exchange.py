@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from catalog import forms, keys, store, types
 from catalog.documents import Product, sku_key
-from config.activity import Event
 from config.exchange import store as exchange
 from config.exchange.spec import AppExchange, Entity, Record
 
@@ -65,21 +64,13 @@ def _clean_product(record: Record) -> dict:
     return doc
 
 
-def _event(writer, verb: str, entity: str, pk: int, label: str) -> Event:
-    return Event(writer.actor.name, verb, "catalog", entity, str(pk), label)
-
-
 def _restore_products(docs, writer) -> None:
     for doc in docs:
         values = {k: v for k, v in doc.items() if k not in ("id", "created_at", "updated_at")}
         product = Product(**values)
-        store.create(
-            doc["id"], product, _event(writer, "created", "product", doc["id"], doc["name"]), at=doc["created_at"]
-        )
+        store.create(doc["id"], product, actor=writer.actor, at=doc["created_at"])
         if doc["updated_at"] != doc["created_at"]:
-            product = Product(**values)
-            event = _event(writer, "updated", "product", doc["id"], doc["name"])
-            store.update(doc["id"], product, 1, event, at=doc["updated_at"])
+            store.update(doc["id"], Product(**values), 1, actor=writer.actor, at=doc["updated_at"])
 
 
 def _export_reviews():
@@ -99,7 +90,7 @@ def _clean_review(record: Record) -> dict:
         "id": record.id(),
         "product": record.ref("product", "products"),
         "author": record.form_field("author", _REVIEW["author"], author) if author else None,
-        "rating": record.integer("rating", 1, 5),
+        "rating": record.integer("rating", 0, 5),  # imported sources rate 0-5
         "comment": record.form_field("comment", _REVIEW["comment"], comment) if comment is not None else None,
         "published_at": record.number("published_at"),
     }
@@ -108,8 +99,9 @@ def _clean_review(record: Record) -> dict:
 def _restore_reviews(docs, writer) -> None:
     for doc in docs:
         writer.next_id("review", doc["id"])
-        event = _event(writer, "created", "review", doc["id"], doc["author"])
-        store.add_review(doc["product"], doc["author"], doc["rating"], doc["comment"], event, at=doc["published_at"])
+        store.add_review(
+            doc["product"], doc["author"], doc["rating"], doc["comment"], actor=writer.actor, at=doc["published_at"]
+        )
 
 
 EXCHANGE = AppExchange(
