@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from catalog import store as catalog
 from catalog.store import ProductQuery
 from cms import store as cms
-from config.activity import Event
+from config.activity import Actor, Event
 from config.benchmark.dataset import Dataset, school_context
 from config.redis import client, is_dev_server
 from orgchart import store as org
@@ -163,7 +163,7 @@ def load(data: Dataset, other_database) -> Loaded:
         first = cms.reserve_post_ids(len(data.posts))
         assert first == data.posts[0][0].id, "the scratch Redis was not empty"
         for start in range(0, len(data.posts), POST_BATCH):
-            cms.load_posts(data.posts[start : start + POST_BATCH], by="bench", link=lambda pk: f"/cms/posts/{pk}/")
+            cms.load_posts(data.posts[start : start + POST_BATCH], actor=Actor("bench"))
 
     done = _timed("cms", len(data.posts) + data.revisions, write_posts)
     done.per_record = {"post (with its revisions)": done.bytes / max(1, len(data.posts))}

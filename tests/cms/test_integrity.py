@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from cms import keys, store
+from config.activity import Actor
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
@@ -19,13 +20,13 @@ T0 = 1_767_600_000.0
 
 def make(title="Hello", author="ann", status="draft", at=T0):
     data = {"title": title, "body": "Body.", "author": author, "status": status}
-    return store.create_post(data, by=author, comment="", at=at, link=str)
+    return store.create_post(data, actor=Actor(author), comment="", at=at)
 
 
 def edit(post_id, version, n, **changes):
     current = store.get_post(post_id).post
     data = {**current.content(), "body": f"Body {n}.", **changes}
-    return store.save_post(post_id, data, base_version=version, by="bob", comment=f"edit {n}", at=T0 + n, link="")
+    return store.save_post(post_id, data, base_version=version, actor=Actor("bob"), comment=f"edit {n}", at=T0 + n)
 
 
 def messages():
@@ -41,7 +42,8 @@ class InvariantTest(RedisTestCase):
         for n in range(1, 5):
             edit(self.post.id, n, n)
         self.comments = [
-            store.add_comment(self.post.id, author="c", text=f"t{n}", at=T0 + n, link="") for n in range(5)
+            store.add_comment(self.post.id, author="c", text=f"t{n}", at=T0 + n, actor=Actor("tester"))
+            for n in range(5)
         ]
         self.other = make(title="Other", author="bob", status="published", at=T0 + 9)
 
@@ -49,9 +51,9 @@ class InvariantTest(RedisTestCase):
         call_command("check_integrity", "--only", "cms", "--repair", stdout=io.StringIO())
 
     def test_they_hold_after_normal_writes_and_every_key_is_registered(self):
-        store.revert_post(self.post.id, 2, by="x", at=T0 + 20, link="")
-        store.delete_comment(self.post.id, self.comments[-1], by="x", link="")
-        store.delete_post(self.other.id, by="x")
+        store.revert_post(self.post.id, 2, actor=Actor("x"), at=T0 + 20)
+        store.delete_comment(self.post.id, self.comments[-1], actor=Actor("x"))
+        store.delete_post(self.other.id, actor=Actor("x"))
         self.assertEqual(messages(), [])
         unregistered = [k for k in client().scan_iter("cms:*") if keyspace.match(k) is None]
         self.assertEqual(unregistered, [])
@@ -131,17 +133,17 @@ class ConcurrencyTest(RedisTestCase):
                     current = store.get_post(post_id).post
                     if current.version > 1:
                         number = rng.randint(1, current.version - 1)
-                        if store.revert_post(post_id, number, by="r", at=T0 + step, link=""):
+                        if store.revert_post(post_id, number, actor=Actor("r"), at=T0 + step):
                             with lock:
                                 saved[post_id] += 1
                 elif roll < 0.85:
                     at = T0 + rng.random() * 100
-                    store.add_comment(post_id, author=f"w{seed}", text=f"c{step}", at=at, link="")
+                    store.add_comment(post_id, author=f"w{seed}", text=f"c{step}", at=at, actor=Actor("tester"))
                 else:
                     page = store.get_post(post_id)
                     if page.recent_comments:
                         with contextlib.suppress(store.NotFound):  # another worker deleted it first
-                            store.delete_comment(post_id, page.recent_comments[0].id, by="w", link="")
+                            store.delete_comment(post_id, page.recent_comments[0].id, actor=Actor("w"))
 
         run_concurrently(worker, [(seed,) for seed in range(8)])
         self.assertEqual(messages(), [])
