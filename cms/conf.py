@@ -8,7 +8,7 @@ from django.conf import settings
 
 DEFAULTS = {
     "CMS_REVISIONS_KEPT": 0,  # revisions kept per post; 0 keeps every one
-    "CMS_DIFF_BUDGET": 200_000,  # comparisons one field's diff may make before it shows changed blocks whole
+    "CMS_DIFF_BUDGET": 100_000,  # comparisons one field's diff may make before it shows changed blocks whole
 }
 
 

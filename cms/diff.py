@@ -10,21 +10,24 @@ rewritten word for word took over two minutes), and any signed-in user could
 make a server thread do that. Here:
 
 1. The common head and tail are cut off first, token by token (linear).
-2. The lines in between are diffed with Myers' O((N+M)·D) algorithm, where D
-   is the number of lines that differ: a few edited paragraphs cost little.
+2. The lines in between are aligned on the lines found exactly once in each
+   text (patience diff's anchors, O(n log n)); only the gaps between anchors
+   are searched, each with Myers' O((N+M)·D) algorithm, where D is the number
+   of lines that differ in that gap. Edits spread over a long post cost about
+   linearly, not with the number of edits times the length.
 3. Only inside each changed block of lines are the words diffed, the same way.
-4. Every comparison and every diagonal the algorithm visits is one step, and
-   one field's diff may take ``CMS_DIFF_BUDGET`` steps (200,000 by default).
-   Past the budget, the changed block at hand (or the whole middle, if the
-   line diff itself ran out) is shown whole: deleted, then inserted. The
+4. Every comparison and every diagonal Myers visits is one step, and one
+   field's diff may take ``CMS_DIFF_BUDGET`` such steps (100,000 by default).
+   A gap that would cost more is shown whole: deleted, then inserted. The
    result says so (``cut``) and the page tells the reader.
 
-So a diff costs at most linear work plus the budget, whatever the texts.
+So a diff costs at most about linear work plus the budget, whatever the texts.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -133,53 +136,101 @@ def _common_ends(a: list[str], b: list[str], diff: Diff) -> tuple[int, int]:
     tail = 0
     while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    diff.steps += head + tail  # linear and always paid: counted, never cut
+    diff.steps += head + tail + 1  # linear and always paid: counted, never cut
     return head, tail
 
 
-def _diff_tokens(a: list[str], b: list[str], diff: Diff, changed_block) -> None:
-    """Diff token lists into ``diff``: common ends, then Myers on the middle; ``changed_block(old, new)``
-    renders one run of deleted and inserted tokens."""
+def _anchors(a: list[str], b: list[str], diff: Diff) -> list[tuple[int, int]]:
+    """Tokens found exactly once in ``a`` and once in ``b``, the longest run of them in the same order
+    in both (patience diff's anchors): O(n log n), so gaps between them are all Myers has to search."""
+    diff.steps += len(a) + len(b)
+    seen_a: dict[str, int] = {}
+    for i, token in enumerate(a):
+        seen_a[token] = -1 if token in seen_a else i
+    seen_b: dict[str, int] = {}
+    for j, token in enumerate(b):
+        seen_b[token] = -1 if token in seen_b else j
+    pairs = [(i, seen_b[t]) for t, i in seen_a.items() if i >= 0 and seen_b.get(t, -1) >= 0]
+    pairs.sort()
+    # Longest increasing run of b positions (patience sorting), with back links.
+    tops: list[int] = []  # b position ending the best run of each length
+    ends: list[int] = []  # index into pairs of that run's last pair
+    back = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        at = bisect_left(tops, j)
+        back[n] = ends[at - 1] if at else -1
+        if at == len(tops):
+            tops.append(j)
+            ends.append(n)
+        else:
+            tops[at], ends[at] = j, n
+    diff.steps += len(pairs)
+    run = []
+    n = ends[-1] if ends else -1
+    while n >= 0:
+        run.append(pairs[n])
+        n = back[n]
+    return run[::-1]
+
+
+def _align(a: list[str], b: list[str], diff: Diff) -> list[tuple[list[str], list[str]]]:
+    """``a`` against ``b`` as a list of (old, new) token runs: equal runs have old == new, the others are
+    changed blocks. Common ends first, then unique tokens as anchors, then Myers inside each gap between
+    anchors; a gap Myers cannot finish within the budget is one changed block (and ``diff.cut``)."""
     head, tail = _common_ends(a, b, diff)
-    diff.add("same", "".join(a[:head]))
+    runs: list[tuple[list[str], list[str]]] = []
+    if head:
+        runs.append((a[:head], a[:head]))
     middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    i0 = j0 = 0
+    for i, j in [*_anchors(middle_a, middle_b, diff), (len(middle_a), len(middle_b))]:
+        runs.extend(_gap(middle_a[i0:i], middle_b[j0:j], diff))
+        if i < len(middle_a):
+            runs.append(([middle_a[i]], [middle_b[j]]))
+        i0, j0 = i + 1, j + 1
+    if tail:
+        runs.append((a[len(a) - tail :], a[len(a) - tail :]))
+    return runs
+
+
+def _gap(a: list[str], b: list[str], diff: Diff) -> list[tuple[list[str], list[str]]]:
+    if not a and not b:
+        return []
     try:
-        script = _edit_script(middle_a, middle_b, diff)
+        script = _edit_script(a, b, diff)
     except _OverBudget:
         diff.cut = True
-        diff.change("".join(middle_a), "".join(middle_b))
-    else:
-        old: list[str] = []
-        new: list[str] = []
-        for kind, i, j in script:
-            if kind == "same":
-                if old or new:
-                    changed_block(old, new)
-                    old, new = [], []
-                diff.add("same", middle_a[i])
-            elif kind == "del":
-                old.append(middle_a[i])
-            else:
-                new.append(middle_b[j])
-        if old or new:
-            changed_block(old, new)
-    diff.add("same", "".join(a[len(a) - tail :]) if tail else "")
+        return [(a, b)]
+    runs: list[tuple[list[str], list[str]]] = []
+    old: list[str] = []
+    new: list[str] = []
+    for kind, i, j in script:
+        if kind == "same":
+            if old or new:
+                runs.append((old, new))
+                old, new = [], []
+            runs.append(([a[i]], [a[i]]))
+        elif kind == "del":
+            old.append(a[i])
+        else:
+            new.append(b[j])
+    if old or new:
+        runs.append((old, new))
+    return runs
 
 
 def text_diff(old: str, new: str, budget: int | None = None) -> Diff:
     """The diff of two texts, lines first and then words inside each changed block, within ``budget`` steps."""
     diff = Diff(budget=conf.diff_budget() if budget is None else budget)
-
-    def words_of_block(old_lines: list[str], new_lines: list[str]) -> None:
-        if diff.cut:  # the budget is spent: the remaining blocks are shown whole
-            diff.change("".join(old_lines), "".join(new_lines))
-            return
-        _diff_tokens(words("".join(old_lines)), words("".join(new_lines)), diff, as_is)
-
-    def as_is(old_words: list[str], new_words: list[str]) -> None:
-        diff.change("".join(old_words), "".join(new_words))
-
-    _diff_tokens(old.splitlines(keepends=True), new.splitlines(keepends=True), diff, words_of_block)
+    for old_lines, new_lines in _align(old.splitlines(keepends=True), new.splitlines(keepends=True), diff):
+        if old_lines is new_lines or old_lines == new_lines:
+            diff.add("same", "".join(old_lines))
+            continue
+        for old_words, new_words in _align(words("".join(old_lines)), words("".join(new_lines)), diff):
+            if old_words == new_words:
+                diff.add("same", "".join(old_words))
+            else:
+                diff.change("".join(old_words), "".join(new_words))
     return diff
 
 
