@@ -28,7 +28,7 @@ def load_posts(histories: list[list[Post]], *, actor: Actor) -> int:
 
     Per post, one HSET and one ZADD of its revisions; the index entries of the
     whole batch go in one ZADD per index, and the batch has one event, named
-    after its first post. Returns the commands sent, for the seeder's report.
+    after its first post. Returns the commands queued (MULTI and EXEC aside).
     """
     if not histories:
         return 0

@@ -33,11 +33,12 @@ def add_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor
     return COMMENTS.add(post_id, {"author": author, "text": text}, at, event=event)
 
 
-def delete_comment(post_id: int, comment_id: int, *, actor: Actor) -> None:
-    """Delete a comment of this post (NotFound if it belongs to another, nothing written)."""
+def delete_comment(post_id: int, comment_id: int, *, actor: Actor) -> Comment:
+    """Delete a comment of this post and return it (NotFound if it belongs to another, nothing written)."""
     event = actor.event("deleted", APP, "comment", comment_id, "a comment")
     event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
-    COMMENTS.delete(comment_id, event=event, expected_parent=post_id)
+    fields = COMMENTS.delete(comment_id, event=event, expected_parent=post_id)
+    return Comment.from_row({**fields, "id": str(comment_id)})
 
 
 def post_title(post_id: int) -> str | None:

@@ -16,6 +16,7 @@ from config.redis import client
 from tests.base import RedisTestCase, run_concurrently
 
 T0 = 1_767_600_000.0
+A = Actor("tester")
 
 
 def make(title="Hello", author="ann", status="draft", at=T0):
@@ -150,3 +151,39 @@ class ConcurrencyTest(RedisTestCase):
         for post_id in posts:
             self.assertEqual(store.get_post(post_id).post.version, 1 + saved[post_id])
             self.assertEqual(client().zcard(keys.revisions(post_id)), saved[post_id])
+
+
+class TitleMemberTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_wrong_title_member_is_caught_and_rebuilt(self):
+        post = make(title="Über Redis")
+        client().hset(keys.post(post.id), "title_member", "stale\x00x")
+        found = messages()
+        self.assertTrue(any(f"post {post.id}: title_member 'stale\\x00x'" in m for m in found), found)
+        call_command("check_integrity", "--only", "cms", "--repair", stdout=io.StringIO())
+        self.assertEqual(messages(), [])
+        self.assertEqual(client().hget(keys.post(post.id), "title_member"), f"über redis\x00{post.id}")
+
+
+class DeleteRaceTest(RedisTestCase):
+    sign_in = False
+
+    def test_comments_added_while_posts_are_deleted_never_dangle(self):
+        posts = [make(title=f"Post {n}", at=T0 + n).id for n in range(6)]
+
+        def commenter(seed):
+            rng = random.Random(seed)
+            for step in range(25):
+                with contextlib.suppress(store.NotFound):  # the post went first: nothing written
+                    store.add_comment(rng.choice(posts), author="c", text=f"{seed}-{step}", at=T0 + step, actor=A)
+
+        def deleter():
+            for post_id in posts[:4]:
+                store.delete_post(post_id, actor=A)
+
+        run_concurrently(lambda who: deleter() if who == "d" else commenter(who), [("d",), (1,), (2,), (3,)])
+        self.assertEqual(messages(), [])
+        left = {k for k in client().scan_iter("cms:comment:*")}
+        held = {keys.comment(m) for post_id in posts[4:] for m in client().zrange(keys.post_comments(post_id), 0, -1)}
+        self.assertEqual(left, held)
