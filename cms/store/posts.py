@@ -1,4 +1,4 @@
-"""Posts: read one, create, save an edit, restore a revision, delete; each write one script round trip.
+"""Posts: read one, create, save an edit, restore a revision, delete; each write one atomic round trip.
 
 Revision layout: one sorted set per post, ``cms:post:<id>:revisions``. Each
 member is the JSON snapshot of the post's own fields as they were at one
@@ -21,7 +21,13 @@ the post. The store passes the author it expects (the edit's own author, or
 the one the history page showed); if the post holds another, the script
 writes nothing and answers with the authors it found, and the second call
 passes their keys. An edit that keeps its author, which is nearly every edit,
-is one round trip.
+is one round trip. (The old title's entry in the title index is no such
+problem: it is a member, not a key, and each post keeps it in its
+``title_member`` field, since Lua cannot casefold as Python does.)
+
+Create draws its id first (INCR, then one MULTI/EXEC) and delete reads the
+comment ids it must pass as keys first (a read, then one script): two round
+trips each.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ from config import keys as core_keys
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import watch_retries
+
+DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
 
 
 @dataclass(frozen=True)
@@ -185,10 +193,11 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
     post_key, comments_key = keys.post(post_id), keys.post_comments(post_id)
     for _ in range(watch_retries()):
         pipe = client().pipeline(transaction=False)
-        pipe.hgetall(post_key)
+        pipe.hmget(post_key, DELETE_READS)
         pipe.zrange(comments_key, 0, -1)
-        fields, comment_ids = pipe.execute()
-        if not fields:
+        values, comment_ids = pipe.execute()
+        fields = {name: value for name, value in zip(DELETE_READS, values) if value is not None}
+        if "version" not in fields:
             raise NotFound(post_key)
         post = Post.from_fields(post_id, fields)
         author_key, indexed = _author_key(fields.get("author", ""))
