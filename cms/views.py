@@ -178,7 +178,8 @@ def comment_add(request, pk: int):
         or_404(store.add_comment, pk, author=request.user.get_username(), text=text, at=_now(), actor=_actor(request))
         messages.success(request, f"Your comment on “{title}” was added.")
         return redirect(_detail_url(pk) + "#comments")
-    # The form posts to …/add/#comment-form, so the page comes back scrolled to the form and its error.
+    # Back at the same place: the browser scrolls to the focused field, beside its error.
+    form.fields["text"].widget.attrs["autofocus"] = True
     return render(
         request, "cms/post_detail.html", {"view": or_404(store.get_post, pk), "comment_form": form}, status=400
     )
