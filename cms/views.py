@@ -36,6 +36,15 @@ def _actor(request) -> Actor:
     return Actor(request.user.get_username(), link=_link)
 
 
+_UNCHANGED = object()  # a save or revert that changed nothing
+
+
+def _save(write, *args, **kwargs):
+    """A save that changed nothing (None) is no 404: tell or_404 apart from a missing post."""
+    saved = write(*args, **kwargs)
+    return _UNCHANGED if saved is None else saved
+
+
 def _partial(request, template: str, name: str) -> str:
     return f"{template}#{name}" if request.htmx and not request.htmx.boosted else template
 
@@ -102,15 +111,6 @@ def post_edit(request, pk: int):
     changes = diff.compare(between.base_snapshot, between.current) if between and between.base_snapshot else []
     context = {"form": form, "post": post, "between": between, "changes": changes}
     return render(request, "cms/post_form.html", context, status=409 if between else 200)
-
-
-_UNCHANGED = object()
-
-
-def _save(write, *args, **kwargs):
-    """A save that changed nothing (None) is no 404: tell or_404 apart from a missing post."""
-    saved = write(*args, **kwargs)
-    return _UNCHANGED if saved is None else saved
 
 
 def post_delete(request, pk: int):
