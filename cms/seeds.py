@@ -2,10 +2,12 @@
 
 Demo: about 100 posts with about 5 revisions and 10 comments each. Large:
 20,000 posts with 20 revisions each and 2 comments each (bodies kept short,
-so the 400,000 snapshots stay near 200 MB). Each batch of posts, with
-their whole histories, is one MULTI/EXEC; comments go through the shared
-child machinery, one transaction each, so their embed is built exactly as
-the screens build it.
+so the 400,000 snapshots stay near 200 MB). The posts go in deep batches
+(``store.load_posts``): each batch of 500 posts with their whole histories
+is one MULTI/EXEC, one HSET and one ZADD of revisions per post, one ZADD per
+index for the whole batch, one event. Comments go through the shared child
+machinery, one write each, so their embed is built exactly as the screens
+build it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from django.urls import reverse
 
 from cms import store
 from cms.documents import Post
+from config.activity import Actor
 from config.seeding import SeedContext, seeder
 
 AUTHORS = ("ann", "bob", "chen", "dara", "eli", "fatima", "gus", "hana")
@@ -27,12 +30,15 @@ TOPICS = (
     "Modeling", "Scaling", "Indexing", "Caching", "Streaming", "Ranking", "Versioning", "Embedding",
     "Sharding", "Pipelining", "Expiring", "Counting",
 )  # fmt: skip
-BATCH = 100
+BATCH = 500  # posts per round trip, with their histories
 DAY = 86_400.0
 
 
-def _link(post_id: int) -> str:
-    return reverse("cms:post_detail", args=[post_id])
+def _link(entity: str, object_id: str) -> str:
+    return reverse("cms:post_detail", args=[int(object_id)]) if entity == "post" else ""
+
+
+SEED = Actor("seed", link=_link)
 
 
 def _scale(ctx: SeedContext) -> tuple[int, tuple[int, int], tuple[int, int], int]:
@@ -100,7 +106,7 @@ def seed(ctx: SeedContext) -> int:
             _history(ctx, post_id, ctx.rng.randint(*revisions), words)
             for post_id in range(first + start, first + min(start + BATCH, count))
         ]
-        store.load_posts(batch, by="seed", link=_link)
+        store.load_posts(batch, actor=SEED)
         written += sum(len(v) for v in batch)
         ctx.progress(sum(len(v) for v in batch))
         for versions in batch:
@@ -109,7 +115,7 @@ def seed(ctx: SeedContext) -> int:
                 at = post.created_at + ctx.rng.uniform(0, post.updated_at - post.created_at + DAY)
                 text = _sentence(ctx, ctx.rng.randint(5, 16))
                 author = ctx.rng.choice(AUTHORS)
-                store.add_comment(post.id, author=author, text=text, at=at, link=_link(post.id), by="seed")
+                store.add_comment(post.id, author=author, text=text, at=at, actor=SEED)
                 written += 1
                 ctx.progress(1)
     return written

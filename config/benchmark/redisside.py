@@ -162,7 +162,7 @@ def load(data: Dataset, other_database) -> Loaded:
         first = cms.reserve_post_ids(len(data.posts))
         assert first == data.posts[0][0].id, "the scratch Redis was not empty"
         for start in range(0, len(data.posts), POST_BATCH):
-            cms.load_posts(data.posts[start : start + POST_BATCH], by="bench", link=lambda pk: f"/cms/posts/{pk}/")
+            cms.load_posts(data.posts[start : start + POST_BATCH], actor=Actor("bench"))
 
     done = _timed("cms", len(data.posts) + data.revisions, write_posts)
     done.per_record = {"post (with its revisions)": done.bytes / max(1, len(data.posts))}
