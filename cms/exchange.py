@@ -89,7 +89,7 @@ def _restore_posts(docs, writer) -> None:
     for doc in docs:
         versions = [_post(doc["id"], v) for v in doc["revisions"]]
         current = {k: v for k, v in doc.items() if k not in ("id", "revisions")}
-        store.load_posts([[*versions, _post(doc["id"], current)]], by=writer.actor.name, link=lambda pk: "")
+        store.load_posts([[*versions, _post(doc["id"], current)]], actor=writer.actor)
 
 
 def _export_comments():
@@ -114,7 +114,7 @@ def _clean_comment(record: Record) -> dict:
 def _restore_comments(docs, writer) -> None:
     for doc in docs:
         writer.next_id("comment", doc["id"])
-        store.add_comment(doc["post"], author=doc["author"], text=doc["text"], at=doc["at"], link="", by="import")
+        store.add_comment(doc["post"], author=doc["author"], text=doc["text"], at=doc["at"], actor=writer.actor)
 
 
 EXCHANGE = AppExchange(
