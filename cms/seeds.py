@@ -18,6 +18,7 @@ from cms import store
 from cms.documents import Post
 from config.activity import Actor
 from config.seeding import SeedContext, seeder
+from config.store.children import Child
 
 AUTHORS = ("ann", "bob", "chen", "dara", "eli", "fatima", "gus", "hana")
 WORDS = (  # noqa: SIM905  (a sentence of words reads better than 52 quoted strings)
@@ -96,6 +97,12 @@ def _history(ctx: SeedContext, post_id: int, saves: int, words: int) -> list[Pos
     return versions
 
 
+def _comment(ctx: SeedContext, post) -> tuple[dict[str, str], float]:
+    at = post.created_at + ctx.rng.uniform(0, post.updated_at - post.created_at + DAY)
+    text = _sentence(ctx, ctx.rng.randint(5, 16))
+    return {"author": ctx.rng.choice(AUTHORS), "text": text}, at
+
+
 @seeder("cms", order=30, estimate=estimate)
 def seed(ctx: SeedContext) -> int:
     count, revisions, comments, words = _scale(ctx)
@@ -106,16 +113,18 @@ def seed(ctx: SeedContext) -> int:
             _history(ctx, post_id, ctx.rng.randint(*revisions), words)
             for post_id in range(first + start, first + min(start + BATCH, count))
         ]
-        store.load_posts(batch, actor=SEED)
-        written += sum(len(v) for v in batch)
-        ctx.progress(sum(len(v) for v in batch))
-        for versions in batch:
-            post = versions[-1]
-            for _ in range(ctx.rng.randint(*comments)):
-                at = post.created_at + ctx.rng.uniform(0, post.updated_at - post.created_at + DAY)
-                text = _sentence(ctx, ctx.rng.randint(5, 16))
-                author = ctx.rng.choice(AUTHORS)
-                store.add_comment(post.id, author=author, text=text, at=at, actor=SEED)
-                written += 1
-                ctx.progress(1)
+        drafted = {
+            versions[-1].id: [_comment(ctx, versions[-1]) for _ in range(ctx.rng.randint(*comments))]
+            for versions in batch
+        }
+        drawn = sum(map(len, drafted.values()))
+        next_id = store.reserve_comment_ids(drawn) if drawn else 0
+        children: dict[int, list[Child]] = {}
+        for post_id, drafts in drafted.items():
+            children[post_id] = [Child(next_id + n, fields, at) for n, (fields, at) in enumerate(drafts)]
+            next_id += len(drafts)
+        store.load_posts(batch, actor=SEED, comments=children)
+        done = sum(len(v) for v in batch) + drawn
+        written += done
+        ctx.progress(done)
     return written

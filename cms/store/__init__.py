@@ -12,7 +12,7 @@
 """
 
 from cms.conf import revisions_kept
-from cms.store.bulk import load_posts, queue_new_post, reserve_post_ids
+from cms.store.bulk import load_posts, queue_new_post, reserve_comment_ids, reserve_post_ids
 from cms.store.checks import (
     comment_parents,
     comment_set_members,
@@ -38,7 +38,7 @@ __all__ = [
     "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
     "history", "versions", "list_posts", "comments_page", "add_comment", "delete_comment", "get_comment",
     "post_title",
-    "load_posts", "queue_new_post", "reserve_post_ids",
+    "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
     "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
     "stale_index_members", "trim_revisions",
