@@ -230,8 +230,13 @@ class DjangoTracedRedis(TracedRedis):
 def connection_retry() -> Retry:
     """One quick retry, for every client (django-redis's too): a dropped connection
     is re-opened at once, while a dead server turns into a 503 page fast rather
-    than after a long backoff."""
-    return Retry(ExponentialBackoff(cap=0.05, base=0.01), 1)
+    than after a long backoff.
+
+    Never on a timeout: the command was sent and the server may have run it (a
+    long EXEC or script), so sending it again could apply a write twice or
+    refuse it as a duplicate of itself. A timeout is the 503 page, the outcome
+    unknown."""
+    return Retry(ExponentialBackoff(cap=0.05, base=0.01), 1, supported_errors=(redis.ConnectionError,))
 
 
 def _connection_options() -> dict:

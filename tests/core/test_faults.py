@@ -51,3 +51,30 @@ class SlowRedisTest(RedisTestCase):
                 self.assertContains(response, "Redis did not answer within 0.3 s", status_code=503)
                 sleeper.join()
                 self.assertEqual(browser.get("/").status_code, 200)
+
+
+class TimedOutWriteTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_write_that_timed_out_is_not_sent_again(self):
+        """The server ran the transaction but answered after the timeout: a resend would apply it twice."""
+        from config.redis import connection_retry
+
+        scratch = ScratchServer()
+        self.addCleanup(scratch.close)
+        writer = redis.Redis(unix_socket_path=str(scratch.server.socket), socket_timeout=0.2, retry=connection_retry())
+        pipe = writer.pipeline(transaction=True)
+        pipe.incr("counter")
+        pipe.execute_command("DEBUG", "SLEEP", "0.5")
+        with self.assertRaises(redis.TimeoutError):
+            pipe.execute()
+        settled = redis.Redis(unix_socket_path=str(scratch.server.socket))
+        for _ in range(200):  # the server finishes the sleep; then the one EXEC's effect shows
+            try:
+                if settled.get("counter") is not None:
+                    break
+            except redis.RedisError:
+                pass
+            time.sleep(0.01)
+        time.sleep(0.6)  # long enough for a resent transaction to have run too
+        self.assertEqual(settled.get("counter"), b"1")
