@@ -3,13 +3,13 @@
 from config.redis import client
 from school import keys, store
 from tests.base import BrowserTestCase
-from tests.school.helpers import course, instructor, student
+from tests.school.helpers import ACTOR, course, instructor, student
 
 
 class SchoolBrowserTest(BrowserTestCase):
     def test_enrol_from_the_course_page(self):
         c = course("CS-101", "Databases", capacity=3)
-        store.link_instructor(c, instructor("Grace Hopper"), "t", "/")
+        store.link_instructor(c, instructor("Grace Hopper"), actor=ACTOR)
         ada = student("Ada Lovelace")
         student("Alan Turing")
         self.sign_in()
@@ -59,7 +59,7 @@ class SchoolBrowserTest(BrowserTestCase):
         a, b = course("A-1", "Alpha"), course("B-1", "Beta")
         both, only_a = student("Both Sides"), student("Only Alpha")
         for c, s in ((a, both), (b, both), (a, only_a)):
-            store.enrol(c, s, "t", "/")
+            store.enrol(c, s, actor=ACTOR)
         self.sign_in()
         page = self.page
         page.goto(self.url("/school/courses/"))
