@@ -371,3 +371,115 @@ class RoundTripSweepTest(RedisTestCase):
             self.client.get(f"/school/find/student-course/{s}/?q=cs", HTTP_HX_REQUEST="true")
         with self.assertRoundTrips(1):
             self.client.get("/school/algebra/?codes=CS-101,CS-102&op=union")
+
+
+class AskFirstTest(RedisTestCase):
+    """Dropping, removing an instructor and releasing a hold ask first, on a page whose button POSTs."""
+
+    def setUp(self):
+        super().setUp()
+        self.c, self.i, self.s, self.h = course(), instructor("Grace Hopper"), student("Ada Berg"), student("Alan")
+        store.link_instructor(self.c, self.i, actor=ACTOR)
+        store.enrol(self.c, self.s, actor=ACTOR)
+        store.hold_seat(self.c, self.h, actor=ACTOR)
+
+    def test_the_pages_link_to_a_confirmation_not_a_post(self):
+        page = self.client.get(f"/school/courses/{self.c}/")
+        for action, other in (("unassign", self.i), ("drop", self.s), ("release", self.h)):
+            self.assertContains(page, f'href="/school/courses/{self.c}/{action}/?other={other}&amp;next=')
+            self.assertNotContains(page, f'action="/school/courses/{self.c}/{action}/"')
+        page = self.client.get(f"/school/students/{self.s}/")
+        self.assertContains(page, f'href="/school/students/{self.s}/drop/?other={self.c}&amp;next=')
+
+    def test_confirmation_pages_write_nothing_then_the_post_does(self):
+        cases = (
+            ("courses", self.c, "drop", self.s, "Drop Ada Berg from CS-101?", "Ada Berg dropped from CS-101."),
+            (
+                "courses",
+                self.c,
+                "unassign",
+                self.i,
+                "Remove Grace Hopper from the instructors of CS-101?",
+                "Grace Hopper no longer teaches CS-101.",
+            ),
+            (
+                "students",
+                self.h,
+                "release",
+                self.c,
+                "Release the seat held for Alan in CS-101?",
+                "Alan&#x27;s held seat in CS-101 was released.",
+            ),
+        )
+        for plural, pk, action, other, question, done in cases:
+            url = f"/school/{plural}/{pk}/{action}/"
+            with self.subTest(action=action), self.assertRoundTrips(1):
+                page = self.client.get(url, {"other": other})
+            self.assertContains(page, question)
+            self.assertContains(page, f"Yes, {action}")
+            self.assertContains(page, f'<form method="post" action="{url}">')
+            response = self.client.post(url, {"other": other}, follow=True)
+            self.assertContains(response, done)
+        self.assertFalse(client().exists(keys.course_students(self.c), keys.course_instructors(self.c)))
+        self.assertFalse(client().exists(keys.hold(self.c, self.h), keys.course_holds(self.c)))
+
+    def test_a_pair_that_is_gone_offers_nothing_to_confirm(self):
+        store.drop(self.c, self.s, actor=ACTOR)
+        page = self.client.get(f"/school/courses/{self.c}/drop/", {"other": self.s})
+        self.assertContains(page, "Nothing to do")
+        self.assertNotContains(page, "Yes, drop")
+        self.assertEqual(self.client.get(f"/school/courses/{self.c}/drop/", {"other": 999}).status_code, 404)
+        self.assertEqual(self.client.get(f"/school/courses/{self.c}/drop/").status_code, 404)
+        self.assertEqual(self.client.get(f"/school/courses/{self.c}/hold/", {"other": self.s}).status_code, 405)
+
+
+class MessagesTest(RedisTestCase):
+    def test_success_messages_name_the_objects(self):
+        c, i, s = course("CS101"), instructor("Grace Hopper"), student("Ada Berg")
+        cases = (
+            (f"/school/courses/{c}/enrol/", s, "Ada Berg enrolled in CS101."),
+            (f"/school/courses/{c}/drop/", s, "Ada Berg dropped from CS101."),
+            (f"/school/students/{s}/hold/", c, "A seat in CS101 is held for Ada Berg."),
+            (f"/school/students/{s}/confirm/", c, "Ada Berg enrolled in CS101: the held seat is confirmed."),
+            (f"/school/instructors/{i}/assign/", c, "Grace Hopper now teaches CS101."),
+        )
+        for url, other, message in cases:
+            with self.subTest(url=url):
+                response = self.client.post(url, {"other": other}, follow=True)
+                self.assertContains(response, message)
+                self.assertNotContains(response, f"#{other}")
+
+
+class FullCourseTest(RedisTestCase):
+    def test_a_full_course_says_so_and_offers_no_enrol(self):
+        c = course("MA-201", capacity=1)
+        store.hold_seat(c, student("Alan Turing"), actor=ACTOR)
+        waiting = student("Alan Kay")
+        page = self.client.get(f"/school/courses/{c}/")
+        self.assertContains(page, 'id="full"')
+        self.assertContains(page, "MA-201 is full")
+        self.assertNotContains(page, 'id="find-course-student"')
+        with self.assertRoundTrips(2):
+            found = self.client.get(f"/school/find/student-course/{waiting}/?q=ma", HTTP_HX_REQUEST="true")
+        self.assertContains(found, '<span class="badge full">full</span>')
+        self.assertNotContains(found, "Enrol")
+        self.assertNotContains(found, "Hold a seat")
+
+    def test_a_course_with_room_offers_enrol(self):
+        c = course("MA-201", capacity=2)
+        s = student("Alan Kay")
+        page = self.client.get(f"/school/courses/{c}/")
+        self.assertNotContains(page, 'id="full"')
+        found = self.client.get(f"/school/find/student-course/{s}/?q=ma", HTTP_HX_REQUEST="true")
+        self.assertContains(found, "Enrol")
+
+
+class HoldTimerTest(RedisTestCase):
+    def test_timers_count_down_from_a_static_script(self):
+        c, s = course(), student("Alan")
+        store.hold_seat(c, s, actor=ACTOR)
+        for url in (f"/school/courses/{c}/", f"/school/students/{s}/"):
+            page = self.client.get(url)
+            self.assertContains(page, 'src="/static/school/holds.js"')
+            self.assertContains(page, 'class="time-left" data-seconds="')
+            self.assertNotRegex(page.content.decode(), r"<script>(?!</script>)|<script(?![^>]*\bsrc=)[^>]*>")
