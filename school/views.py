@@ -2,7 +2,8 @@
 
 The three entities share their list, add, edit and delete views, told apart
 by an ``Entity`` entry; relation changes (assign, enrol, hold ...) share one
-POST view, told apart by an ``Action`` entry.
+view, told apart by an ``Action`` entry: a POST does the change, and a GET
+of a destructive one (drop, unassign, release) is its confirmation page.
 """
 
 from __future__ import annotations

@@ -13,7 +13,14 @@ then the fields of the documents those ids name).
 """
 
 from school.store.algebra import AlgebraResult, algebra, course_ids_for_codes
-from school.store.bulk import queue_enrolment, queue_link, queue_seed_event, transaction
+from school.store.bulk import (
+    queue_enrolment,
+    queue_link,
+    queue_new_documents,
+    queue_pairs,
+    queue_seed_event,
+    transaction,
+)
 from school.store.checks import (
     SCAN_BATCH,
     SIDES,
@@ -68,6 +75,7 @@ __all__ = [
     "AlgebraResult", "algebra", "course_ids_for_codes",
     "MigrationStep", "migrate_step", "migration_cursor",
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
+    "queue_new_documents", "queue_pairs",
     "SCAN_BATCH", "SIDES", "existing", "expected_indexes", "hold_entries", "id_batches", "index_members",
     "live_index_holds", "one_sided", "rebuild_indexes", "relation_members", "relation_sizes", "scan_documents",
     "scan_keys", "seat_counts",

@@ -57,16 +57,13 @@ def load_scripts() -> None:
         _script(name).sha = client().script_load(_script(name).script)
 
 
-def run(name: str, script_keys: list[str], args: dict, *, pipe=None) -> dict | None:
-    """EVALSHA the script ``name`` with ``script_keys`` (the events stream appended) and ``args``.
-
-    One round trip (the first call on a server with an empty script cache
-    also loads it). With ``pipe``, the call is queued and None returned.
-    """
+def run(name: str, script_keys: list[str], args: dict) -> dict:
+    """EVALSHA the script ``name`` with ``script_keys`` (the events stream appended) and ``args``;
+    its JSON answer. One round trip (the first call on a server that has not seen the script
+    also loads it: see ``load_scripts``)."""
     args = {**args, "events_maxlen": settings.EVENTS_MAXLEN}
-    target = pipe if pipe is not None else client()
-    reply = _script(name)(keys=[*script_keys, config_keys.events()], args=[json.dumps(args)], client=target)
-    return None if pipe is not None else json.loads(reply)
+    reply = _script(name)(keys=[*script_keys, config_keys.events()], args=[json.dumps(args)], client=client())
+    return json.loads(reply)
 
 
 def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, *, gone: bool = False) -> dict:
