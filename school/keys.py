@@ -40,14 +40,14 @@ def _entity(entity: str) -> str:
     return entity
 
 
-def per_entity(type: str, modeling: str, serves: str, **extra):
+def per_entity(type: str, modeling: str, serves: str, entities: tuple[str, ...] = ENTITIES, **extra):
     """``key`` for a function whose first parameter is the entity: one glob per entity.
 
     ``{entity}``, ``{fields}`` and ``{label}`` in the texts are filled for each entity.
     """
 
     def declare(build):
-        for entity in ENTITIES:
+        for entity in entities:
             fill = lambda text, entity=entity: text.format(entity=entity, fields=_FIELDS[entity], label=_LABEL[entity])  # noqa: E731
             keyspace.register(
                 APP,
@@ -119,10 +119,25 @@ def lex(entity: str) -> str:
     return f"school:index:{_entity(entity)}s:lex"
 
 
+@per_entity(
+    "hash",
+    _SCHEMA,
+    "How many {entity}s are at each schema version (field = version).",
+    entities=PEOPLE,
+    why="HINCRBY in the same script as every write that creates, upgrades or deletes a document, so the "
+    "list shows the migration's progress without scanning.",
+    screens=("school:{entity}_list",),
+)
 def schemas(entity: str) -> str:
     return f"school:schemas:{_entity(entity)}"
 
 
+@per_entity(
+    "hash",
+    _SCHEMA,
+    "Where `migrate_schema` stopped (SCAN cursor, documents upgraded): the next run resumes there.",
+    entities=PEOPLE,
+)
 def migration(entity: str) -> str:
     return f"school:migration:{_entity(entity)}"
 
@@ -130,26 +145,6 @@ def migration(entity: str) -> str:
 def doc_field(entity: str, field: str) -> str:
     """The ``SORT … GET`` pattern of one field of every document of ``entity``."""
     return f"{doc(entity, '*')}->{field}"
-
-
-for _person in PEOPLE:
-    keyspace.register(
-        APP,
-        schemas(_person),
-        "hash",
-        _SCHEMA,
-        f"How many {_person}s are at each schema version (field = version).",
-        why="HINCRBY in the same script as every write that creates, upgrades or deletes a document, so the "
-        "list shows the migration's progress without scanning.",
-        screens=(f"school:{_person}_list",),
-    )
-    keyspace.register(
-        APP,
-        migration(_person),
-        "hash",
-        _SCHEMA,
-        "Where `migrate_schema` stopped (SCAN cursor, documents upgraded): the next run resumes there.",
-    )
 
 
 @key(

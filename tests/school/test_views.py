@@ -345,31 +345,34 @@ class RoundTripSweepTest(RedisTestCase):
         store.enrol(c, s, actor=ACTOR)
         store.enrol(other, s, actor=ACTOR)
         store.hold_seat(c, h, actor=ACTOR)
-        screens = {
-            "/school/courses/": 2,
-            "/school/instructors/": 2,
-            "/school/students/": 2,
-            f"/school/courses/{c}/": 2,
-            f"/school/instructors/{i}/": 1,
-            f"/school/students/{s}/": 1,
-            f"/school/students/{h}/": 1,
-            f"/school/courses/{c}/edit/": 1,
-            f"/school/students/{s}/edit/": 1,
-            f"/school/courses/{c}/delete/": 1,
-            f"/school/instructors/{i}/delete/": 1,
-            "/school/courses/add/": 0,
-            "/school/students/add/": 0,
-            f"/school/algebra/?op=inter&c={c}&c={other}": 2,
-            "/school/algebra/": 0,
+        screens = {  # url: (round trips, commands)
+            "/school/courses/": (2, 8),  # ZCARD, ZRANGE; HMGET and 2 SCARD per course (2)
+            "/school/instructors/": (2, 5),  # ZCARD, ZRANGE, HGETALL versions; HMGET and SCARD per instructor
+            "/school/students/": (2, 7),
+            f"/school/courses/{c}/": (2, 9),  # 6 reads of the course; HMGET of the instructor, student, holder
+            f"/school/instructors/{i}/": (1, 2),  # HGETALL, SORT … GET
+            f"/school/students/{s}/": (1, 4),  # HGETALL, SORT … GET, ZRANGEBYSCORE, SORT … GET of the holds
+            f"/school/students/{h}/": (1, 4),
+            f"/school/courses/{c}/edit/": (1, 1),
+            f"/school/students/{s}/edit/": (1, 1),
+            f"/school/courses/{c}/delete/": (1, 1),
+            f"/school/instructors/{i}/delete/": (1, 1),
+            f"/school/courses/{c}/drop/?other={s}": (1, 3),  # HMGET, HMGET, SISMEMBER
+            f"/school/courses/{c}/release/?other={h}": (1, 3),  # HMGET, HMGET, ZSCORE
+            "/school/courses/add/": (0, 0),
+            "/school/students/add/": (0, 0),
+            f"/school/algebra/?op=inter&c={c}&c={other}": (2, 10),  # MULTI … EXEC (9); HMGET of the one student
+            "/school/algebra/": (0, 0),
         }
-        for url, trips in screens.items():
-            with self.subTest(url=url), self.assertRoundTrips(trips):
+        for url, (trips, commands) in screens.items():
+            with self.subTest(url=url), self.assertRoundTrips(trips), self.assertCommands(commands):
                 response = self.client.get(url)
             self.assertEqual(response.status_code, 200, url)
             self.assertContains(response, 'class="pattern-note"')
-        with self.assertRoundTrips(2):
+        # ZLEXCOUNT, ZRANGEBYLEX; the seats of each course found (3 each), HMGET, SISMEMBER, ZSCORE each
+        with self.assertRoundTrips(2), self.assertCommands(14):
             self.client.get(f"/school/find/student-course/{s}/?q=cs", HTTP_HX_REQUEST="true")
-        with self.assertRoundTrips(1):
+        with self.assertRoundTrips(1), self.assertCommands(1):
             self.client.get("/school/algebra/?codes=CS-101,CS-102&op=union")
 
 
