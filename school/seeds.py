@@ -137,6 +137,7 @@ def seed(ctx: SeedContext) -> int:
         tx = store.transaction()
         store.queue_pairs(tx, "enrolment", pairs)
         written += _commit(ctx, tx, "enrolment", len(pairs))
+    store.load_scripts()  # the server knows the write scripts: each first write is one round trip too
     return written
 
 
