@@ -61,8 +61,8 @@ def run(name: str, script_keys: list[str], args: dict) -> dict:
     """EVALSHA the script ``name`` with ``script_keys`` (the events stream appended) and ``args``;
     its JSON answer. One round trip (the first call on a server that has not seen the script
     also loads it: see ``load_scripts``)."""
-    args = {**args, "events_maxlen": settings.EVENTS_MAXLEN}
-    reply = _script(name)(keys=[*script_keys, config_keys.events()], args=[json.dumps(args)], client=client())
+    encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
+    reply = _script(name)(keys=[*script_keys, config_keys.events()], args=[encoded], client=client())
     return json.loads(reply)
 
 

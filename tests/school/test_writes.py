@@ -88,9 +88,13 @@ class LabelTest(RedisTestCase):
 
     def test_renaming_beyond_ascii(self):
         pk = student("Ærø Straße")
-        store.save("student", Person(pk, "Zoë", "z@example.org"), actor=ACTOR)
+        store.save("student", Person(pk, "Zoë 🦉", "z@example.org"), actor=ACTOR)
+        self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Zoë 🦉")
+        self.assertEqual(store.enrol(course("CS-100"), pk, actor=ACTOR).name, "Zoë 🦉")
         store.save("student", Person(pk, "Bob", "b@example.org"), actor=ACTOR)
         self.assertEqual(client().zrange(keys.lex("student"), 0, -1), [f"bob\x00{pk}"])
+        change = store.enrol(course(), pk, actor=ACTOR)
+        self.assertEqual((change.name, change.code), ("Bob", "CS-101"))
         from config.invariants import violations
 
         self.assertEqual(violations(["school"]), [])
