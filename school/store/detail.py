@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from config.redis import client
 from school import conf, keys
 from school.documents import LIST_FIELDS, Course, Person, from_fields, from_hmget
-from school.store.core import HOLDS_SHOWN, NotFound, now_ms, queue_labels, take_docs
+from school.store.core import HOLDS_SHOWN, NotFound, now_ms
 
 
 @dataclass
@@ -40,36 +40,46 @@ class CourseDetail:
         return self.seats_left == 0
 
 
+def _fields(entity: str) -> list[str]:
+    """``SORT … GET`` patterns: the id, then the list fields of ``entity``'s documents."""
+    return ["#", *(keys.doc_field(entity, f) for f in LIST_FIELDS[entity])]
+
+
+def _joined(entity: str, rows: list, by_id: bool = True) -> list:
+    """Documents from a ``SORT … GET # GET <fields>`` reply, by id unless the sort gave the order;
+    gone ones left out."""
+    width = 1 + len(LIST_FIELDS[entity])
+    found = [(int(rows[i]), rows[i + 1 : i + width]) for i in range(0, len(rows), width)]
+    docs = [from_hmget(entity, pk, values) for pk, values in (sorted(found) if by_id else found)]
+    return [d for d in docs if d is not None]
+
+
 def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
-    """The course, its instructors, one page of its roster and its live holds: two round trips
-    (ids first, then the names those ids need)."""
+    """The course, its instructors, one page of its roster and its live holds: one round trip.
+
+    ``SORT … GET`` joins each id set with the fields it shows: the instructors
+    (bounded), one page of the roster (``LIMIT``: never read whole) and the
+    holders (bounded by the capacity, and pruned by every seat write).
+    """
     now = now_ms()
-    first = client().pipeline(transaction=False)
-    first.hgetall(keys.doc("course", pk))
-    first.smembers(keys.course_instructors(pk))
-    first.scard(keys.course_students(pk))
-    first.sort(keys.course_students(pk), start=offset, num=count)
-    first.zrangebyscore(keys.course_holds(pk), now, "+inf", start=0, num=HOLDS_SHOWN, withscores=True)
-    first.zcount(keys.course_holds(pk), now, "+inf")
-    fields, instructor_ids, enrolled, roster_ids, holds, live = first.execute()
+    pipe = client().pipeline(transaction=False)
+    pipe.hgetall(keys.doc("course", pk))
+    pipe.sort(keys.course_instructors(pk), by="nosort", get=_fields("instructor"))
+    pipe.scard(keys.course_students(pk))
+    pipe.sort(keys.course_students(pk), start=offset, num=count, get=_fields("student"))
+    pipe.zrangebyscore(keys.course_holds(pk), now, "+inf", start=0, num=HOLDS_SHOWN, withscores=True)
+    pipe.zcount(keys.course_holds(pk), now, "+inf")
+    pipe.sort(keys.course_holds(pk), by="nosort", get=["#", keys.doc_field("student", "name")])
+    fields, instructors, enrolled, roster, holds, live, holders = pipe.execute()
     if not fields:
         raise NotFound(f"course {pk} does not exist")
-    instructor_ids = sorted(int(i) for i in instructor_ids)
-    roster_ids = [int(i) for i in roster_ids]
-    hold_ids = [int(m) for m, _ in holds]
-    second = client().pipeline(transaction=False)
-    queue_labels(second, "instructor", instructor_ids)
-    queue_labels(second, "student", roster_ids + hold_ids)
-    replies = iter(second.execute() if instructor_ids or roster_ids or hold_ids else [])
-    instructors = take_docs("instructor", instructor_ids, replies)
-    roster = take_docs("student", roster_ids, replies)
-    names = {pk_: (v[0] or f"#{pk_}") for pk_, v in zip(hold_ids, replies)}
+    names = dict(zip(holders[::2], holders[1::2]))
     return CourseDetail(
         from_fields("course", pk, fields),
-        instructors,
-        roster,
+        _joined("instructor", instructors),
+        _joined("student", roster, by_id=False),
         enrolled,
-        [Hold(pk, int(m), int(s), names.get(int(m), "")) for m, s in holds],
+        [Hold(pk, int(m), int(s), names.get(m) or f"#{m}") for m, s in holds],
         live,
     )
 
@@ -86,36 +96,25 @@ class PersonDetail:
         return len(self.courses) + len(self.holds)
 
 
-_COURSE_FIELDS = ["#", *(keys.doc_field("course", f) for f in LIST_FIELDS["course"])]
-
-
-def _courses(rows: list) -> list[Course]:
-    """Courses from a ``SORT … GET # GET <fields>`` reply (grouped), by id; gone ones left out."""
-    width = len(_COURSE_FIELDS)
-    found = [(int(rows[i]), rows[i + 1 : i + width]) for i in range(0, len(rows), width)]
-    docs = [from_hmget("course", pk, values) for pk, values in sorted(found)]
-    return [d for d in docs if d is not None]
-
-
 def person_detail(entity: str, pk: int) -> PersonDetail:
     """A person, their courses (the bounded side, joined with SORT … GET) and live holds: one round trip."""
     related = keys.instructor_courses(pk) if entity == "instructor" else keys.student_courses(pk)
     now = now_ms()
     pipe = client().pipeline(transaction=False)
     pipe.hgetall(keys.doc(entity, pk))
-    pipe.sort(related, by="nosort", get=_COURSE_FIELDS)
+    pipe.sort(related, by="nosort", get=_fields("course"))
     if entity == "student":
         pipe.zrangebyscore(keys.student_holds(pk), now, "+inf", withscores=True)
-        pipe.sort(keys.student_holds(pk), by="nosort", get=_COURSE_FIELDS)  # bounded: seat writes prune it
+        pipe.sort(keys.student_holds(pk), by="nosort", get=_fields("course"))  # bounded: seat writes prune it
     replies = pipe.execute()
     if not replies[0]:
         raise NotFound(f"{entity} {pk} does not exist")
     holds = replies[2] if entity == "student" else []
-    held = {c.id: c.label for c in _courses(replies[3])} if entity == "student" else {}
+    held = {c.id: c.label for c in _joined("course", replies[3])} if entity == "student" else {}
     limit = conf.max_courses_per_instructor() if entity == "instructor" else conf.max_courses_per_student()
     return PersonDetail(
         Person.from_hash(pk, replies[0]),
-        _courses(replies[1]),
+        _joined("course", replies[1]),
         [Hold(int(m), pk, int(s), held.get(int(m), f"#{m}")) for m, s in holds],
         limit,
     )

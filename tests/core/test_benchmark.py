@@ -46,7 +46,7 @@ PAGES = {  # (app, kind): domain round trips of the whole page
     ("cms", "detail"): 1,
     ("cms", "history"): 1,
     ("school", "list"): 2,
-    ("school", "detail"): 2,
+    ("school", "detail"): 1,
     ("orgchart", "list"): 2,
     ("orgchart", "detail"): 1,
     ("orgchart", "sensor"): 2,

@@ -25,10 +25,6 @@ PICK = st.integers(0, 10**6)
 BOUNDED = hypothesis_settings(max_examples=12, stateful_step_count=30, deadline=None)
 
 
-def _link(pk: int) -> str:
-    return ""
-
-
 class School(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
