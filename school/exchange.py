@@ -72,7 +72,7 @@ def _restore_documents(entity: str):
             writer.next_id(entity, doc["id"])
             values = {k: v for k, v in doc.items() if k != "id"}
             document = Course(0, **values) if entity == "course" else Person(0, **values)
-            store.save(entity, document, writer.actor.name, lambda pk: "")
+            store.save(entity, document, actor=writer.actor)
 
     return restore
 
@@ -92,7 +92,7 @@ def _relation(entity: str, members_key, pairs: str):
     def restore(docs, writer) -> None:
         write = store.link_instructor if entity == "instructor" else store.enrol
         for doc in docs:
-            write(doc["course"], doc[entity], writer.actor.name, "")
+            write(doc["course"], doc[entity], actor=writer.actor)
 
     return Entity(pairs, export, clean, restore, order=(entity, "course"))
 

@@ -22,6 +22,8 @@ from school import seeds as school_seeds
 from school import store as school
 from school.documents import Course, Person
 
+BENCH = Actor("bench", link=lambda entity, pk: f"/school/{entity}s/{pk}/")
+
 BATCH = 200  # products (with their reviews) per MULTI/EXEC, as the catalog seeder
 POST_BATCH = 100
 PAGE = 25
@@ -254,14 +256,14 @@ def students_in_both(first: int, second: int) -> tuple:
 
 
 def courses_of_instructor(instructor: int) -> tuple:
-    """5. The instructor's course set (bounded, read whole), then the courses' list fields."""
+    """5. The instructor's course set (bounded, read whole) joined with the courses' list fields: one round trip."""
     detail = school.person_detail("instructor", instructor)
     return detail.person.name, [(c.id, c.code, c.title) for c in detail.courses]
 
 
 def enrol(course: int, student: int) -> None:
-    """10. Enrol within both bounds: one WATCHed read of every key involved, then MULTI/EXEC."""
-    school.enrol(course, student, "bench", f"/school/courses/{course}/")
+    """10. Enrol within both bounds: one script checks and writes both sides and the event."""
+    school.enrol(course, student, actor=BENCH)
 
 
 def enrolment_of(course: int, student: int) -> tuple:
