@@ -1,5 +1,6 @@
 """Django forms of the org chart. People are picked by exact name or ``#id``: an org of ten
-thousand does not fit in a menu, and names are unique."""
+thousand does not fit in a menu, and names are unique. An id is ASCII digits that fit a 64-bit
+counter; anything else (``#²``, ``#99999999999999999999``) is no employee, never an error page."""
 
 from django import forms
 
@@ -59,7 +60,10 @@ class EmployeeForm(ResolvesEmployees, forms.Form):
 
 
 class MoveForm(ResolvesEmployees, forms.Form):
-    manager = EmployeeField(label="New manager")
+    manager = EmployeeField(
+        label="New manager", help_text="Exact name, or #id. Blank: the top of the org, which you confirm next."
+    )
+    to_top = forms.BooleanField(required=False, widget=forms.HiddenInput)  # set by the confirmation page
 
 
 class DeleteEmployeeForm(ResolvesEmployees, forms.Form):
