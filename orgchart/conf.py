@@ -9,7 +9,7 @@ from django.conf import settings
 DEFAULTS = {
     # People a graph script visits per call when it walks down the tree (a subtree, reports at
     # depth, staff under someone): the bound that keeps one call to a few milliseconds.
-    "ORGCHART_WALK_BUDGET": 5000,
+    "ORGCHART_WALK_BUDGET": 1000,
     # Locations offered in a form's menu; an org with more would want a search field.
     "ORGCHART_LOCATION_CHOICES": 500,
     # Days each sensor bucket is kept after its last write, per period (0: forever).

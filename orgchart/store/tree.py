@@ -10,6 +10,7 @@ with the depth of the tree and never with the size of the subtree moved.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 from config.activity import Actor
@@ -125,14 +126,16 @@ return {'moved', row[1], newname}
 """
 )
 
-# Walk down breadth first from a frontier, visiting at most ``budget`` people; a node is queued for
-# expansion only above ``maxdepth``. Returns the index of the first queued node not expanded.
+# Walk down breadth first from a frontier, at most ``budget`` steps (a report set read, a person
+# found); a node is queued for expansion only above ``maxdepth``. Returns the index of the first
+# queued node not expanded.
 WALK = """
 local function walk(queue, levels, maxdepth, budget, visit)
   local i, seen = 1, 0
   while i <= #queue and seen < budget do
     local node, level = queue[i], levels[i]
     i = i + 1
+    seen = seen + 1  -- a set read, even an empty one, counts
     for _, m in ipairs(redis.call('SMEMBERS', reports(node))) do
       seen = seen + 1
       visit(m, level + 1)
@@ -157,20 +160,23 @@ local function chain_rows(id)
 end
 """
 
-# ARGV: max depth, budget, then the frontier as id, level pairs. Returns the people found (id,
-# level pairs) and the frontier left for the next call.
+# ARGV: budget, then the people to expand as id, level pairs (the caller keeps the queue, so
+# nothing it holds travels twice). Expands them in order until the budget of steps (a report set
+# read, a person found) is spent; returns how many it expanded and the people found (id, level).
 _SUBTREE = Script(
-    WALK
-    + """
-local maxdepth, budget = tonumber(ARGV[8]), tonumber(ARGV[9])
-local queue, levels, found = {}, {}, {}
-for i = 10, #ARGV, 2 do queue[#queue + 1] = ARGV[i]; levels[#levels + 1] = tonumber(ARGV[i + 1]) end
-local stop = walk(queue, levels, maxdepth, budget, function(id, level)
-  found[#found + 1] = id; found[#found + 1] = level
-end)
-local rest = {}
-for i = stop, #queue do rest[#rest + 1] = queue[i]; rest[#rest + 1] = levels[i] end
-return {found, rest}
+    """
+local budget, steps, expanded, found = tonumber(ARGV[8]), 0, 0, {}
+for i = 9, #ARGV, 2 do
+  if steps >= budget then break end
+  local level = tonumber(ARGV[i + 1]) + 1
+  steps, expanded = steps + 1, expanded + 1
+  for _, m in ipairs(redis.call('SMEMBERS', reports(ARGV[i]))) do
+    steps = steps + 1
+    found[#found + 1] = m
+    found[#found + 1] = level
+  end
+end
+return {expanded, found}
 """
 )
 
@@ -339,19 +345,25 @@ def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], Dep
 
 
 def _walk(pk: int, depth: int) -> list[set[int]]:
-    """The ids at each level 1..depth below ``pk``: one script call per ``conf.walk_budget()``
-    people, so one round trip for any subtree within the budget, whatever its depth."""
+    """The ids at each level 1..depth below ``pk``, breadth first. Each script call expands at most
+    ``conf.walk_budget()`` people of the queue kept here, so no call holds the server long: one
+    round trip for any subtree within the budget, whatever its depth."""
     levels: list[set[int]] = []
-    frontier: list = [pk, 0]
-    while frontier:
+    budget = conf.walk_budget()
+    queue: deque[tuple[int, int]] = deque([(pk, 0)])
+    while queue:
+        batch = [queue.popleft() for _ in range(min(len(queue), budget))]
         pipe = pipeline()
-        _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, conf.walk_budget(), *frontier])
-        found, frontier = run(pipe)[0]
+        _SUBTREE.queue(pipe, [keys.reports(pk)], [budget, *(v for item in batch for v in item)])
+        expanded, found = run(pipe)[0]
+        queue.extendleft(reversed(batch[expanded:]))
         for i in range(0, len(found), 2):
-            level = int(found[i + 1])
-            while len(levels) < level:
+            person, level = int(found[i]), int(found[i + 1])
+            if len(levels) < level:
                 levels.append(set())
-            levels[level - 1].add(int(found[i]))
+            levels[level - 1].add(person)
+            if level < depth:
+                queue.append((person, level))
     return levels
 
 
