@@ -17,7 +17,8 @@ from config.shortcuts import or_404
 from config.store import StoreError
 from orgchart import charts, forms, store
 
-_NUMBER = re.compile(r"[0-9]{1,18}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
+_NUMBER = re.compile(r"[0-9]{1,30}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
+_ID = re.compile(r"[1-9][0-9]{0,17}")  # what an id counter hands out, as the <id:pk> converter
 MAX_OFFSET = 10**6
 
 
@@ -29,14 +30,24 @@ def _actor(request) -> Actor:
 
 
 def _query_number(request, name: str, maximum: int) -> int | None:
-    """A number from the query string: ASCII digits, at most ``maximum`` (larger ones are clamped);
-    None when absent; anything else is a 400."""
+    """A count from the query string (an offset): ASCII digits, clamped to ``maximum``; None when
+    absent; anything else is a 400."""
     text = request.GET.get(name, "")
     if not text:
         return None
     if not _NUMBER.fullmatch(text):
         raise BadRequest(f"?{name}= takes a number.")
     return min(int(text), maximum)
+
+
+def _query_id(request, name: str) -> int | None:
+    """An id from the query string: as the ``<id:pk>`` converter takes it, else a 400; None when absent."""
+    text = request.GET.get(name, "")
+    if not text:
+        return None
+    if not _ID.fullmatch(text):
+        raise BadRequest(f"?{name}= takes an id.")
+    return int(text)
 
 
 def _write(request, form, write, done, then):
@@ -173,10 +184,8 @@ def _tree_context(children, parent, offset: int) -> dict:
 
 def tree(request):
     """The org tree from ``?root=`` (or from the top): the root and one level, one round trip."""
-    root_pk = _query_number(request, "root", 10**18)
+    root_pk = _query_id(request, "root")
     offset = _query_number(request, "offset", MAX_OFFSET) or 0
-    if root_pk == 0:
-        raise BadRequest("?root= takes an employee id.")
     root, children = store.tree_root(root_pk, offset)
     if root_pk is not None and root is None:
         raise Http404("No such employee.")

@@ -9,6 +9,7 @@ from config.redis import client
 from config.store import Refused, batched, queue_event, transact
 from orgchart import keys
 from orgchart.documents import Employee, Location
+from orgchart.store.core import load_scripts
 
 __all__ = ["Imported", "import_graph"]
 
@@ -32,7 +33,7 @@ def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) 
     meanwhile fails the import instead of doubling a name. ``atomic=False`` is the bulk path for
     loading a large org into a store nobody else writes to (seeding, measuring): the names are
     checked first, then the writes go out in pipelines of ``chunk`` people, so no single EXEC holds
-    the server for the whole org.
+    the server for the whole org. Either way the graph scripts are loaded afterwards.
     """
     people, places = list(data.people.items()), list(data.locations.items())
 
@@ -68,6 +69,7 @@ def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) 
             for command in part:
                 command(pipe)
             pipe.execute()
+    load_scripts()  # the screens that read the org next pay no NOSCRIPT round trip
     edges = sum(1 for _, p in people if p.manager is not None)
     placed = sum(1 for _, p in people if p.location is not None)
     return Imported(len(people), len(places), edges, placed, first_e, first_l)

@@ -160,23 +160,23 @@ local function chain_rows(id)
 end
 """
 
-# ARGV: budget, then the people to expand as id, level pairs (the caller keeps the queue, so
-# nothing it holds travels twice). Expands them in order until the budget of steps (a report set
-# read, a person found) is spent; returns how many it expanded and the people found (id, level).
+# ARGV: max depth, budget, then the queue's head as id, level pairs (the caller keeps the rest
+# of the queue, so nothing it holds travels twice). Walks on from them breadth first within the
+# budget; returns how many of the people sent it expanded, the people found (id, level pairs) and
+# those found but not yet expanded (id, level pairs), for the caller's queue.
 _SUBTREE = Script(
-    """
-local budget, steps, expanded, found = tonumber(ARGV[8]), 0, 0, {}
-for i = 9, #ARGV, 2 do
-  if steps >= budget then break end
-  local level = tonumber(ARGV[i + 1]) + 1
-  steps, expanded = steps + 1, expanded + 1
-  for _, m in ipairs(redis.call('SMEMBERS', reports(ARGV[i]))) do
-    steps = steps + 1
-    found[#found + 1] = m
-    found[#found + 1] = level
-  end
-end
-return {expanded, found}
+    WALK
+    + """
+local maxdepth, budget = tonumber(ARGV[8]), tonumber(ARGV[9])
+local queue, levels, found = {}, {}, {}
+for i = 10, #ARGV, 2 do queue[#queue + 1] = ARGV[i]; levels[#levels + 1] = tonumber(ARGV[i + 1]) end
+local sent = #queue
+local stop = walk(queue, levels, maxdepth, budget, function(id, level)
+  found[#found + 1] = id; found[#found + 1] = level
+end)
+local rest = {}
+for j = math.max(stop, sent + 1), #queue do rest[#rest + 1] = queue[j]; rest[#rest + 1] = levels[j] end
+return {math.min(stop - 1, sent), found, rest}
 """
 )
 
@@ -345,25 +345,25 @@ def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], Dep
 
 
 def _walk(pk: int, depth: int) -> list[set[int]]:
-    """The ids at each level 1..depth below ``pk``, breadth first. Each script call expands at most
-    ``conf.walk_budget()`` people of the queue kept here, so no call holds the server long: one
-    round trip for any subtree within the budget, whatever its depth."""
+    """The ids at each level 1..depth below ``pk``, breadth first, by script calls of at most
+    ``conf.walk_budget()`` steps each, so that none holds the server long: one round trip for any
+    subtree within the budget, whatever its depth. The queue of people still to expand is kept
+    here; a call gets at most a budget of them."""
     levels: list[set[int]] = []
     budget = conf.walk_budget()
     queue: deque[tuple[int, int]] = deque([(pk, 0)])
     while queue:
         batch = [queue.popleft() for _ in range(min(len(queue), budget))]
         pipe = pipeline()
-        _SUBTREE.queue(pipe, [keys.reports(pk)], [budget, *(v for item in batch for v in item)])
-        expanded, found = run(pipe)[0]
+        _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, *(v for item in batch for v in item)])
+        expanded, found, rest = run(pipe)[0]
         queue.extendleft(reversed(batch[expanded:]))
         for i in range(0, len(found), 2):
             person, level = int(found[i]), int(found[i + 1])
             if len(levels) < level:
                 levels.append(set())
             levels[level - 1].add(person)
-            if level < depth:
-                queue.append((person, level))
+        queue.extend((int(rest[i]), int(rest[i + 1])) for i in range(0, len(rest), 2))
     return levels
 
 

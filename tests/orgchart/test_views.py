@@ -224,3 +224,71 @@ class WideTreeTest(RedisTestCase):
         page = self.client.get(f"/orgchart/tree/?root={boss}&offset={store.NODE_LIMIT}")
         self.assertContains(page, "R100")
         self.assertNotContains(page, "R099")
+
+
+class MoveToTheTopTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.ids = org(SPEC)
+
+    def test_a_blank_manager_asks_first_and_writes_nothing(self):
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        response = self.client.post(f"/orgchart/employees/{self.ids['Cid']}/move/", {"manager": ""})
+        self.assertContains(response, "Move Cid to the top of the org?")
+        self.assertContains(response, "will no longer report to Ann")
+        self.assertContains(response, 'name="to_top"')
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
+        response = self.client.post(
+            f"/orgchart/employees/{self.ids['Cid']}/move/", {"manager": "", "to_top": "on"}, follow=True
+        )
+        self.assertContains(response, "Moved Cid to the top of the org.")
+        self.assertIn(str(self.ids["Cid"]), client().smembers(keys.roots()))
+        self.assertEqual(store.get_employee(self.ids["Ann"]).total, 1)
+
+    def test_a_named_manager_needs_no_confirmation(self):
+        response = self.client.post(f"/orgchart/employees/{self.ids['Fay']}/move/", {"manager": "Doug"}, follow=True)
+        self.assertContains(response, "Moved Fay under Doug.")
+
+
+class NumbersFromTheUrlTest(RedisTestCase):
+    """Only ASCII digits, bounded: a superscript or a number past 64 bits is a 400 or clamped, never a 500."""
+
+    def setUp(self):
+        super().setUp()
+        self.ids = org(SPEC)
+
+    def test_tree_offsets_and_roots(self):
+        children = reverse("orgchart:tree_children", args=[self.ids["Doug"]])
+        for url in (
+            "/orgchart/tree/?offset=²",
+            "/orgchart/tree/?root=²",
+            "/orgchart/tree/?root=-1",
+            "/orgchart/tree/?root=0",
+        ):
+            self.assertEqual(self.client.get(url).status_code, 400, url)
+        self.assertEqual(self.client.get(f"/orgchart/tree/?root={2**64}").status_code, 400)
+        self.assertEqual(self.client.get(f"{children}?offset=²", headers={"HX-Request": "true"}).status_code, 400)
+        response = self.client.get(f"/orgchart/tree/?offset={2**64}")
+        self.assertEqual(response.status_code, 200)  # clamped: past the last child, an empty level
+        self.assertNotContains(response, "Ann")
+
+    def test_depth_and_typed_ids(self):
+        for depth in ("²", str(2**64), "-1"):
+            response = self.client.get(f"/orgchart/employees/{self.ids['Doug']}/", {"depth": depth})
+            self.assertEqual(response.context["report"].depth, 1, depth)
+        for typed in ("#²", f"#{2**64}", "#"):
+            response = self.client.get("/orgchart/path/", {"a": typed, "b": "Eve"})
+            self.assertContains(response, "No employee is called", msg_prefix=typed)
+
+
+class FormRoundTripsTest(RedisTestCase):
+    def test_the_employee_forms_read_in_one_round_trip(self):
+        store.load_scripts()
+        ids = org(SPEC, location("Seattle"))
+        with self.assertRoundTrips(1):  # the employee and the location menu
+            response = self.client.get(f"/orgchart/employees/{ids['Cid']}/edit/")
+        self.assertContains(response, "Seattle")
+        self.assertContains(response, f'value="#{ids["Ann"]}"')
+        with self.assertRoundTrips(1):
+            self.client.get("/orgchart/employees/add/")
+        self.assertEqual(self.client.get("/orgchart/employees/999/edit/").status_code, 404)
