@@ -20,7 +20,8 @@ def _int(value) -> int | None:
 @dataclass
 class Employee:
     """A node of the org chart. ``manager`` and ``location`` are its outgoing edges;
-    ``direct`` and ``total`` are derived counts of the reports below it."""
+    ``direct`` and ``total`` are derived counts of the reports below it. The chain of command
+    is not stored: the store walks up the ``manager`` fields."""
 
     id: int
     name: str

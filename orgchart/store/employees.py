@@ -1,5 +1,10 @@
-"""Employees: reading one or a page of them, resolving typed names, and hiring, editing and
-deleting, each write one script (two round trips for a hire: the id is drawn first)."""
+"""Employees: reading one or a page of them, resolving typed names, and hiring, editing, moving
+and deleting, each write one script (two round trips for a hire: the id is drawn first).
+
+A move checks for a cycle by walking up from the new manager and changes the ``total`` counts
+along the two chains of ancestors only, up to where they meet, so its cost grows with the depth of
+the tree and never with the size of the subtree moved.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +25,6 @@ from orgchart.store.core import (
     summaries,
 )
 from orgchart.store.locations import queue_location_choices, read_location_choices
-from orgchart.store.tree import PLACE
 
 __all__ = [
     "get_employee",
@@ -30,8 +34,90 @@ __all__ = [
     "resolve_employee",
     "resolve_employees",
     "save_employee",
+    "move_employee",
     "delete_employee",
 ]
+
+# Lua shared by the scripts that place an employee under a manager (moves, hires, deletes).
+PLACE = """
+-- The chain ``pk`` would have under ``new`` (new manager first), or nil and a refusal: a walk up
+-- from the new manager, one HGET per level, finds a cycle.
+local function chain_under(pk, new, field, newkey)
+  if new == '' then return {} end
+  if new == pk then
+    if field == 'successor' then return nil, refuse(field, 'Pick someone other than the employee being deleted.') end
+    return nil, refuse(field, 'An employee cannot report to themselves.')
+  end
+  if redis.call('EXISTS', newkey) == 0 then return nil, refuse(field, 'There is no employee #' .. new .. '.') end
+  local chain = up(new)
+  table.insert(chain, 1, new)
+  for _, a in ipairs(chain) do
+    if a == pk then
+      local name = redis.call('HGET', newkey, 'name')
+      if field == 'successor' then
+        return nil, refuse(field, name .. " is in this employee's own team: pick someone outside it.")
+      end
+      return nil, refuse(field, name .. ' reports, directly or not, to this employee: that would make a cycle.')
+    end
+  end
+  return chain
+end
+-- Add ``amount`` to the totals of ``old`` and its managers up to (not including) the first one in
+-- ``stop`` (a set of ids); returns where it stopped ('' at the top).
+local function add_up(old, amount, stop)
+  local cur = old
+  while cur and cur ~= '' and not stop[cur] do
+    redis.call('HINCRBY', emp(cur), 'total', amount)
+    cur = redis.call('HGET', emp(cur), 'manager')
+  end
+  return cur or ''
+end
+-- Move the REPORTS_TO edge of ``pk`` (``size`` people with everyone below) from ``old`` to ``new``
+-- (chain ``newchain``): both report sets, both direct counts, and the totals along the two
+-- chains up to the lowest manager they share, above which nothing changes.
+local function relink(pk, old, new, newchain, size, roots, newreports, newkey)
+  local onnew = {}
+  for _, a in ipairs(newchain) do onnew[a] = true end
+  local meet = ''
+  if old == '' then
+    redis.call('SREM', roots, pk)
+  else
+    redis.call('SREM', reports(old), pk)
+    redis.call('HINCRBY', emp(old), 'direct', -1)
+    meet = add_up(old, -size, onnew)
+  end
+  if new == '' then
+    redis.call('SADD', roots, pk)
+  else
+    redis.call('SADD', newreports, pk)
+    redis.call('HINCRBY', newkey, 'direct', 1)
+    for _, a in ipairs(newchain) do
+      if a == meet then break end
+      redis.call('HINCRBY', emp(a), 'total', size)
+    end
+  end
+  redis.call('HSET', emp(pk), 'manager', new)
+end
+"""
+
+# KEYS: the employee, the roots, the event stream, then the new manager's hash and report set
+# (none when moving to the top). ARGV: id, new manager ('' for the top).
+_MOVE = Script(
+    PLACE
+    + """
+local pk, new = ARGV[8], ARGV[9]
+local row = redis.call('HMGET', KEYS[1], 'name', 'manager', 'total')
+if not row[1] then return refuse('', 'This employee no longer exists.') end
+local newchain, refusal = chain_under(pk, new, 'manager', KEYS[4])
+if refusal then return refusal end
+local old = row[2] or ''
+local newname = new ~= '' and redis.call('HGET', KEYS[4], 'name') or ''
+if old == new then return {'same', row[1], newname} end
+relink(pk, old, new, newchain, tonumber(row[3] or 0) + 1, KEYS[2], KEYS[5], KEYS[4])
+event(KEYS[3], 'moved', 'employee', pk, row[1], ARGV[7])
+return {'moved', row[1], newname}
+"""
+)
 
 _ID = re.compile(r"#?([1-9][0-9]{0,17})")  # what INCR hands out: ASCII digits, 64-bit
 
@@ -255,3 +341,15 @@ def delete_employee(pk: int, successor: int | None, *, actor: Actor) -> str:
     if successor is not None:
         keys_ += [keys.employee(successor), keys.reports(successor)]
     return outcome(_DELETE(keys_, [pk, "" if successor is None else str(successor)], actor))
+
+
+def move_employee(pk: int, manager: int | None, *, actor: Actor) -> tuple[str, str]:
+    """Put ``pk`` under ``manager`` (None: the top) with everyone below it: one script, one round
+    trip. Refuses a cycle (found walking up from the new manager); the counts change along the two
+    chains of ancestors only. Returns the names of the employee and of the new manager."""
+    new = "" if manager is None else str(manager)
+    keys_ = [keys.employee(pk), keys.roots(), events_key()]
+    if manager is not None:
+        keys_ += [keys.employee(manager), keys.reports(manager)]
+    reply = outcome(_MOVE(keys_, [pk, new], actor, actor.link("employee", str(pk))))
+    return reply[1], reply[2]

@@ -1,11 +1,9 @@
-"""The tree and its walks: the chain of command, reports by depth, the subtree, paths, moves.
+"""Reading the tree: its levels, the chain of command, reports by depth, the subtree, paths.
 
 Only the edges are stored (the e-book's tree and graph pattern): the ``manager`` field and the
 manager's ``reports`` set. The chain of command is derived by walking up the manager fields inside
-one script; a subtree by walking the report sets down inside one script, ``conf.walk_budget()``
-people per call. A move checks for a cycle by walking up from the new manager and changes the
-``total`` counts along the two chains of ancestors only, up to where they meet, so its cost grows
-with the depth of the tree and never with the size of the subtree moved.
+one script; a subtree by walking the report sets down inside one script, at most
+``conf.walk_budget()`` steps per call. Each screen is one round trip whatever the depth.
 """
 
 from __future__ import annotations
@@ -13,7 +11,6 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from config.activity import Actor
 from orgchart import conf, keys
 from orgchart.documents import Employee
 from orgchart.store.core import (
@@ -21,8 +18,6 @@ from orgchart.store.core import (
     NODE_LIMIT,
     Script,
     by_name,
-    events_key,
-    outcome,
     pipeline,
     queue_sorted_children,
     run,
@@ -42,89 +37,7 @@ __all__ = [
     "chain_of_command",
     "find_path",
     "staff_reporting_to",
-    "move_employee",
 ]
-
-# Lua shared by the scripts that place an employee under a manager (moves, hires, deletes).
-PLACE = """
--- The chain ``pk`` would have under ``new`` (new manager first), or nil and a refusal: a walk up
--- from the new manager, one HGET per level, finds a cycle.
-local function chain_under(pk, new, field, newkey)
-  if new == '' then return {} end
-  if new == pk then
-    if field == 'successor' then return nil, refuse(field, 'Pick someone other than the employee being deleted.') end
-    return nil, refuse(field, 'An employee cannot report to themselves.')
-  end
-  if redis.call('EXISTS', newkey) == 0 then return nil, refuse(field, 'There is no employee #' .. new .. '.') end
-  local chain = up(new)
-  table.insert(chain, 1, new)
-  for _, a in ipairs(chain) do
-    if a == pk then
-      local name = redis.call('HGET', newkey, 'name')
-      if field == 'successor' then
-        return nil, refuse(field, name .. " is in this employee's own team: pick someone outside it.")
-      end
-      return nil, refuse(field, name .. ' reports, directly or not, to this employee: that would make a cycle.')
-    end
-  end
-  return chain
-end
--- Add ``amount`` to the totals of ``old`` and its managers up to (not including) the first one in
--- ``stop`` (a set of ids); returns where it stopped ('' at the top).
-local function add_up(old, amount, stop)
-  local cur = old
-  while cur and cur ~= '' and not stop[cur] do
-    redis.call('HINCRBY', emp(cur), 'total', amount)
-    cur = redis.call('HGET', emp(cur), 'manager')
-  end
-  return cur or ''
-end
--- Move the REPORTS_TO edge of ``pk`` (``size`` people with everyone below) from ``old`` to ``new``
--- (chain ``newchain``): both report sets, both direct counts, and the totals along the two
--- chains up to the lowest manager they share, above which nothing changes.
-local function relink(pk, old, new, newchain, size, roots, newreports, newkey)
-  local onnew = {}
-  for _, a in ipairs(newchain) do onnew[a] = true end
-  local meet = ''
-  if old == '' then
-    redis.call('SREM', roots, pk)
-  else
-    redis.call('SREM', reports(old), pk)
-    redis.call('HINCRBY', emp(old), 'direct', -1)
-    meet = add_up(old, -size, onnew)
-  end
-  if new == '' then
-    redis.call('SADD', roots, pk)
-  else
-    redis.call('SADD', newreports, pk)
-    redis.call('HINCRBY', newkey, 'direct', 1)
-    for _, a in ipairs(newchain) do
-      if a == meet then break end
-      redis.call('HINCRBY', emp(a), 'total', size)
-    end
-  end
-  redis.call('HSET', emp(pk), 'manager', new)
-end
-"""
-
-# KEYS: the employee, the roots, the event stream, then the new manager's hash and report set
-# (none when moving to the top). ARGV: id, new manager ('' for the top).
-_MOVE = Script(
-    PLACE
-    + """
-local pk, new = ARGV[8], ARGV[9]
-local row = redis.call('HMGET', KEYS[1], 'name', 'manager', 'total')
-if not row[1] then return refuse('', 'This employee no longer exists.') end
-local newchain, refusal = chain_under(pk, new, 'manager', KEYS[4])
-if refusal then return refusal end
-local old = row[2] or ''
-local newname = new ~= '' and redis.call('HGET', KEYS[4], 'name') or ''
-if old == new then return {'same', row[1], newname} end
-relink(pk, old, new, newchain, tonumber(row[3] or 0) + 1, KEYS[2], KEYS[5], KEYS[4])
-event(KEYS[3], 'moved', 'employee', pk, row[1], ARGV[7])
-return {'moved', row[1], newname}
-"""
-)
 
 # Walk down breadth first from a frontier, at most ``budget`` steps (a report set read, a person
 # found); a node is queued for expansion only above ``maxdepth``. Returns the index of the first
@@ -432,15 +345,3 @@ def staff_reporting_to(location: int, manager: int) -> list[Employee]:
     _STAFF_UNDER.queue(pipe, [keys.employee(manager), keys.staff(location)], [manager, conf.walk_budget(), NODE_LIMIT])
     _, _, rows = run(pipe)[0]
     return sorted(_rows(rows), key=by_name)
-
-
-def move_employee(pk: int, manager: int | None, *, actor: Actor) -> tuple[str, str]:
-    """Put ``pk`` under ``manager`` (None: the top) with everyone below it: one script, one round
-    trip. Refuses a cycle (found walking up from the new manager); the counts change along the two
-    chains of ancestors only. Returns the names of the employee and of the new manager."""
-    new = "" if manager is None else str(manager)
-    keys_ = [keys.employee(pk), keys.roots(), events_key()]
-    if manager is not None:
-        keys_ += [keys.employee(manager), keys.reports(manager)]
-    reply = outcome(_MOVE(keys_, [pk, new], actor, actor.link("employee", str(pk))))
-    return reply[1], reply[2]
