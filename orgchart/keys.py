@@ -20,10 +20,10 @@ APP = "orgchart"
 keyspace.register_app(APP, "orgchart:")
 key = keyspace.declarer(APP)
 
-TREE = 'Tree and graph ("8 Data Modeling Patterns in Redis"): adjacency sets'
-BUCKET = 'Bucket ("8 Data Modeling Patterns in Redis"): time buckets with rollups'
+TREE = "Tree and graph pattern (8 Data Modeling Patterns in Redis): adjacency sets"
+BUCKET = "Bucket pattern (8 Data Modeling Patterns in Redis): time buckets with rollups"
 INDEX = "Inverted index: lexical sorted set and lookup hash"
-COUNTER = "Enumerable keys (key-value design notes): id counter"
+COUNTER = "Enumerable keys (the key-value design notes): id counter"
 EMPLOYEE_SCREENS = ("orgchart:employee_list", "orgchart:employee_detail", "orgchart:tree", "orgchart:path")
 LOCATION_SCREENS = ("orgchart:location_list", "orgchart:location_detail")
 
