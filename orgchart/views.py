@@ -112,7 +112,8 @@ def employee_form(request, pk: int | None = None):
     if pk is not None and employee is None:
         raise Http404("No such employee.")
     if request.method == "POST":
-        form = forms.EmployeeForm(request.POST, locations=locations)
+        has_manager = employee is not None and employee.manager is not None
+        form = forms.EmployeeForm(request.POST, locations=locations, has_manager=has_manager)
         done = _write(
             request, form, lambda data: store.save_employee(pk, data, actor=_actor(request)),
             lambda data, _: f"Saved {data['name']}.",

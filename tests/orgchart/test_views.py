@@ -294,3 +294,17 @@ class FormRoundTripsTest(RedisTestCase):
         with self.assertRoundTrips(1):
             self.client.get("/orgchart/employees/add/")
         self.assertEqual(self.client.get("/orgchart/employees/999/edit/").status_code, 404)
+
+
+class EditToTheTopTest(RedisTestCase):
+    def test_blanking_the_manager_on_edit_needs_the_explicit_choice(self):
+        ids = org(SPEC)
+        url = f"/orgchart/employees/{ids['Cid']}/edit/"
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        response = self.client.post(url, {"name": "Cid", "title": "Lead", "manager": ""})
+        self.assertContains(response, "tick “Report to nobody”")
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
+        self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "to_top": "on"})
+        self.assertIn(str(ids["Cid"]), client().smembers(keys.roots()))
+        response = self.client.post("/orgchart/employees/add/", {"name": "Gus", "manager": ""})  # a new top
+        self.assertEqual(response.status_code, 302)
