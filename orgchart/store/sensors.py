@@ -29,8 +29,6 @@ __all__ = [
     "Retention",
     "retention",
     "record_readings",
-    "sensor_keys",
-    "sensor_watch_keys",
     "Rollup",
     "SensorCharts",
     "sensor_charts",
@@ -266,28 +264,6 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
 def used_memory() -> int:
     """INFO used_memory, for measuring the cost of a sample."""
     return int(client().info("memory")["used_memory"])
-
-
-def sensor_watch_keys(location: int) -> list[str]:
-    return [keys.temp_latest(location)]
-
-
-def sensor_keys(location: int) -> list[str]:
-    """Every bucket key of a location's sensor, named from its first and last reading (no scan)."""
-    latest = client().hgetall(keys.temp_latest(location))
-    if not latest:
-        return []
-    found = [keys.temp_latest(location)]
-    first, last = _utc(int(latest["first"])), _utc(int(latest["ts"]))
-    hour = first.replace(minute=0, second=0)
-    while hour <= last:
-        found += [keys.temp_raw(location, _hour_stamp(hour)), keys.temp_rollup(location, "hour", _hour_stamp(hour))]
-        if hour.hour == 0 or hour == first.replace(minute=0, second=0):
-            found.append(keys.temp_rollup(location, "day", _day_stamp(hour)))
-            if hour.day == 1 or hour == first.replace(minute=0, second=0):
-                found.append(keys.temp_rollup(location, "month", _month_stamp(hour)))
-        hour += timedelta(hours=1)
-    return found
 
 
 # --- charts --------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ class OrgChartBrowserTest(BrowserTestCase):
         page.goto(self.url(f"/orgchart/employees/{ids['Cid']}/"))
         page.fill("input[name=manager]", "Bob")
         page.click("form.move button[type=submit]")
-        page.wait_for_selector("text=Moved Cid.")
+        page.wait_for_selector("text=Moved Cid under Bob.")
         chain = page.locator("#chain ol.chain").inner_text()
         self.assertLess(chain.index("Doug"), chain.index("Bob"))
         self.assertIn(str(ids["Cid"]), client().smembers(keys.reports(ids["Bob"])))

@@ -1,8 +1,8 @@
-"""Reads and repairs for ``check_integrity``: the whole graph at once, by SCAN (never KEYS).
+"""Integrity reads and repairs for ``check_integrity``: the whole graph at once, by SCAN (never KEYS).
 
 The source of truth is each employee's own ``manager`` and ``location`` fields; everything
-else (report sets, roots, staff sets, chains, counts, name copies, name indexes) is derived
-from them and can be rebuilt from them.
+else (report sets, roots, staff sets, counts, name copies, folded names, name indexes) is
+derived from them and can be rebuilt from them. Deriving is linear in the size of the org.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from config.redis import client
 from orgchart import keys
 from orgchart.documents import fold
 
-__all__ = ["Snapshot", "snapshot", "derive", "rebuild"]
+__all__ = ["Snapshot", "Derived", "snapshot", "derive", "rebuild"]
 
-_FIELDS = ("name", "manager", "location", "location_name", "ancestors", "direct", "total")
+_FIELDS = ("name", "manager", "location", "location_name", "ancestors", "direct", "total", "folded")
 
 
 @dataclass
@@ -24,6 +24,7 @@ class Snapshot:
     reports: dict[int, set[int]] = field(default_factory=dict)
     staff: dict[int, set[int]] = field(default_factory=dict)
     locations: dict[int, str] = field(default_factory=dict)
+    location_folded: dict[int, str] = field(default_factory=dict)
     roots: set[int] = field(default_factory=set)
     names: set[str] = field(default_factory=set)
     byname: dict[str, str] = field(default_factory=dict)
@@ -58,8 +59,9 @@ def snapshot() -> Snapshot:
     for (pk, _), members in zip(sets, _bulk([("smembers", (k,)) for _, k in sets])):
         snap.reports[pk] = {int(m) for m in members}
     places = [(int(p[2]), k) for k, p in _scan("orgchart:location:*", "hash") if len(p) == 3]
-    for (pk, _), name in zip(places, _bulk([("hget", (k, "name")) for _, k in places])):
+    for (pk, _), (name, folded) in zip(places, _bulk([("hmget", (k, "name", "folded")) for _, k in places])):
         snap.locations[pk] = name or ""
+        snap.location_folded[pk] = folded or ""
     staff = [(int(p[2]), k) for k, p in _scan("orgchart:location:*:staff", "set")]
     for (pk, _), members in zip(staff, _bulk([("smembers", (k,)) for _, k in staff])):
         snap.staff[pk] = {int(m) for m in members}
@@ -82,13 +84,15 @@ class Derived:
 
     reports: dict[int, set[int]]
     roots: set[int]
-    chains: dict[int, list[int]]
     totals: dict[int, int]
     cycles: list[list[int]]
     staff: dict[int, set[int]]
+    depth: int  # the longest chain of command
 
 
 def derive(snap: Snapshot) -> Derived:
+    """Linear in the org: a walk down from the roots counts every total (deepest first); whoever
+    it never reaches sits on a cycle or below one."""
     reports: dict[int, set[int]] = {}
     roots: set[int] = set()
     for pk in snap.employees:
@@ -97,36 +101,43 @@ def derive(snap: Snapshot) -> Derived:
             roots.add(pk)
         else:
             reports.setdefault(boss, set()).add(pk)
-    chains: dict[int, list[int]] = {}
-    cycles: list[list[int]] = []
-    for pk in snap.employees:
-        seen, path, cur = set(), [], snap.manager(pk)
-        while cur is not None and cur in snap.employees:
-            if cur == pk or cur in seen:
-                loop = [pk, *path] if cur == pk else path[path.index(cur) :]
-                cycles.append(sorted(loop))
-                path = None
-                break
-            seen.add(cur)
-            path.append(cur)
-            cur = snap.manager(cur)
-        if path is not None:
-            chains[pk] = path[::-1]
+    order, level, depth = [], sorted(roots), 0
+    while level:
+        order.extend(level)
+        level = [child for pk in level for child in reports.get(pk, ())]
+        depth += 1 if level else 0
     totals = dict.fromkeys(snap.employees, 0)
-    for chain in chains.values():
-        for boss in chain:
-            totals[boss] += 1
+    for pk in reversed(order):
+        boss = snap.manager(pk)
+        if pk not in roots:
+            totals[boss] += totals[pk] + 1
+    cycles = _cycles(snap, set(snap.employees) - set(order))
     staff: dict[int, set[int]] = {}
     for pk, row in snap.employees.items():
         if row.get("location"):
             staff.setdefault(int(row["location"]), set()).add(pk)
-    unique_cycles = {tuple(c) for c in cycles}
-    return Derived(reports, roots, chains, totals, [list(c) for c in sorted(unique_cycles)], staff)
+    return Derived(reports, roots, totals, cycles, staff, depth)
+
+
+def _cycles(snap: Snapshot, unreached: set[int]) -> list[list[int]]:
+    """The cycles among the people no walk from a root reaches: follow each one's manager until a
+    person seen before; linear, each person is followed once."""
+    found, done = set(), set()
+    for start in sorted(unreached):
+        path, at, cur = [], {}, start
+        while cur in unreached and cur not in done and cur not in at:
+            at[cur] = len(path)
+            path.append(cur)
+            cur = snap.manager(cur)
+        if cur in at:
+            found.add(tuple(sorted(path[at[cur] :])))
+        done.update(path)
+    return [list(c) for c in sorted(found)]
 
 
 def rebuild() -> None:
     """Rewrite every derived structure of the graph from the manager and location fields, in one
-    transaction. A cycle is broken first by sending its lowest id to the top."""
+    transaction (a repair, run by hand). A cycle is broken first by sending its lowest id to the top."""
     snap = snapshot()
     found = derive(snap)
     while found.cycles:
@@ -146,13 +157,14 @@ def rebuild() -> None:
             keys.employee(pk),
             mapping={
                 "manager": row["manager"],
-                "ancestors": ",".join(map(str, found.chains.get(pk, []))),
+                "folded": fold(row["name"]),
                 "direct": len(found.reports.get(pk, ())),
                 "total": found.totals[pk],
                 "location": "" if location is None else location,
                 "location_name": snap.locations.get(location, "") if location else "",
             },
         )
+        pipe.hdel(keys.employee(pk), "ancestors")  # the materialized chain of an older schema
         pipe.zadd(keys.employee_names(), {f"{fold(row['name'])}\0{pk}": 0})
         pipe.hset(keys.employee_by_name(), fold(row["name"]), pk)
     for boss, members in found.reports.items():
@@ -163,6 +175,7 @@ def rebuild() -> None:
         if place in snap.locations:
             pipe.sadd(keys.staff(place), *members)
     for pk, name in snap.locations.items():
+        pipe.hset(keys.location(pk), "folded", fold(name))
         pipe.zadd(keys.location_names(), {f"{fold(name)}\0{pk}": 0})
         pipe.hset(keys.location_by_name(), fold(name), pk)
     pipe.execute()
