@@ -12,6 +12,9 @@ DEFAULTS = {
     "ORGCHART_WALK_BUDGET": 1000,
     # Locations offered in a form's menu; an org with more would want a search field.
     "ORGCHART_LOCATION_CHOICES": 500,
+    # People an import writes in one transaction; a larger import would hold Redis for seconds in
+    # one EXEC, so it goes out in pipelined chunks, into an empty org chart only.
+    "ORGCHART_IMPORT_ATOMIC_LIMIT": 5000,
     # Days each sensor bucket is kept after its last write, per period (0: forever).
     "ORGCHART_RETENTION_DAYS": {"raw": 400, "hour": 400, "day": 5 * 366, "month": 0},
 }
@@ -23,6 +26,10 @@ def get(name: str):
 
 def walk_budget() -> int:
     return max(1, int(get("ORGCHART_WALK_BUDGET")))
+
+
+def import_atomic_limit() -> int:
+    return int(get("ORGCHART_IMPORT_ATOMIC_LIMIT"))
 
 
 def location_choices() -> int:

@@ -4,6 +4,7 @@ from io import StringIO
 from pathlib import Path
 
 from django.core.management import CommandError, call_command
+from django.test import override_settings
 from django.urls import reverse
 
 from config.invariants import violations
@@ -231,3 +232,27 @@ class CycleCheckCostTest(RedisTestCase):
                 importer.read(folder)
         closing = "REPORTS_TO.csv:5001: dest: 'p0' reporting to 'p4999' makes a cycle"
         self.assertEqual(caught.exception.errors, [closing])
+
+
+@override_settings(ORGCHART_IMPORT_ATOMIC_LIMIT=50)
+class LargeImportTest(CycleCheckCostTest):
+    """Past the one-transaction limit an import goes out in chunks, into an empty org chart only."""
+
+    def import_chain(self, size: int) -> str:
+        with tempfile.TemporaryDirectory() as folder:
+            self.chain(folder, size)
+            out = StringIO()
+            call_command("import_orgchart", folder, stdout=out)
+            return out.getvalue()
+
+    def test_a_large_import_goes_in_chunks_and_holds_every_invariant(self):
+        self.assertIn("Imported 300 employees", self.import_chain(300))
+        self.assertEqual(client().hlen(keys.employee_by_name()), 300)
+        self.assertEqual(violations(["orgchart"]), [])
+
+    def test_a_large_import_into_an_org_chart_with_data_is_refused_and_writes_nothing(self):
+        self.import_chain(10)
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        with self.assertRaisesMessage(CommandError, "needs an empty org chart. Nothing imported."):
+            self.import_chain(300)
+        self.assertEqual({k: client().dump(k) for k in client().scan_iter("orgchart:*")}, before)
