@@ -96,7 +96,7 @@ def key_from_query(query_string: str, name: str = "key") -> bytes | None:
 
 
 def key_url(key: bytes | str) -> str:
-    return f"{reverse('keys')}?key={key_param(key)}"
+    return f"{reverse('keybrowser:browse')}?key={key_param(key)}"
 
 
 def hidden_prefixes() -> tuple[bytes, ...]:

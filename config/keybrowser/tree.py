@@ -74,7 +74,7 @@ class Node:
 
 def nodes(prefix: bytes, chunk: TreeChunk) -> list[Node]:
     """Namespaces first, then keys, each by name."""
-    tree_url = reverse("keys_tree")
+    tree_url = reverse("keybrowser:tree")
     found = []
     for name, count in chunk.children.items():
         full = prefix + name
@@ -87,7 +87,7 @@ def nodes(prefix: bytes, chunk: TreeChunk) -> list[Node]:
 
 def crumbs(prefix: bytes) -> list[tuple[Shown, str]]:
     """(segment, link) for each ancestor of ``prefix``, for the breadcrumbs of a node."""
-    tree_url = reverse("keys_tree")
+    tree_url = reverse("keybrowser:tree")
     parts, trail = [], b""
     pieces = prefix.split(b":")
     for segment in pieces[:-1]:

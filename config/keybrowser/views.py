@@ -50,8 +50,8 @@ def browse(request):
         "scan_count": store.SCAN_COUNT,
     }
     if request.htmx and context["continued"]:
-        return render(request, "keys/_key_table.html#rows", context)
-    return render(request, "keys/browser.html", context)
+        return render(request, "keybrowser/_key_table.html#rows", context)
+    return render(request, "keybrowser/browser.html", context)
 
 
 def _screens(names) -> list[tuple[str, str]]:
@@ -68,7 +68,7 @@ def _screens(names) -> list[tuple[str, str]]:
 def key_detail(request, key: bytes):
     """One key: its owner, metadata and one page of its content."""
     if display.is_hidden(key):
-        return render(request, "keys/refused.html", {"name": display.show(key, name=True)}, status=403)
+        return render(request, "keybrowser/refused.html", {"name": display.show(key, name=True)}, status=403)
     owner = display.owner(key)
     text = key.decode("utf-8", "backslashreplace")
     related = display.related_keys(text, owner)
@@ -102,7 +102,7 @@ def key_detail(request, key: bytes):
         "page_size": store.PAGE,
         "string_chunk": store.STRING_CHUNK,
     }
-    return render(request, "keys/key.html", context)
+    return render(request, "keybrowser/key.html", context)
 
 
 @require_GET
@@ -127,13 +127,13 @@ def namespaces(request):
         "more_query": tree.more_query(prefix, chunk),
         "auto": request.GET.get("auto") == "1",
     }
-    return render(request, "keys/tree.html", context)
+    return render(request, "keybrowser/tree.html", context)
 
 
 @require_GET
 def registry(request):
     """``/keys/registry/``: every registered pattern with its app, modeling pattern and purpose."""
-    return render(request, "keys/registry.html", {"apps": keyspace.by_app(), "hidden_apps": {"django"}})
+    return render(request, "keybrowser/registry.html", {"apps": keyspace.by_app(), "hidden_apps": {"django"}})
 
 
 @require_GET
@@ -163,8 +163,8 @@ def registered(request):
         "next_query": _query(request, cursor=next_cursor) if next_cursor else "",
     }
     if request.htmx and cursor:
-        return render(request, "keys/_key_table.html#rows", context)
-    return render(request, "keys/registered.html", context)
+        return render(request, "keybrowser/_key_table.html#rows", context)
+    return render(request, "keybrowser/registered.html", context)
 
 
 @require_GET
@@ -182,8 +182,8 @@ def orphans(request):
         "continued": bool(cursor),
     }
     if request.htmx and cursor:
-        return render(request, "keys/_key_table.html#rows", context)
-    return render(request, "keys/orphans.html", context)
+        return render(request, "keybrowser/_key_table.html#rows", context)
+    return render(request, "keybrowser/orphans.html", context)
 
 
 def _referer_path(request) -> str:
@@ -207,4 +207,4 @@ def behind_screen(request):
         "path": screen.path or _referer_path(request),
         "rows": display.key_rows(metas),
     }
-    return render(request, "keys/behind.html", context)
+    return render(request, "keybrowser/behind.html", context)

@@ -11,7 +11,7 @@ register = template.Library()
 @register.simple_tag
 def behind_url(trace, path=""):
     """The key browser on exactly the keys and commands of ``trace``."""
-    return f"{reverse('keys_behind')}?t={behind.token(trace, path or '')}"
+    return f"{reverse('keybrowser:behind')}?t={behind.token(trace, path or '')}"
 
 
 @register.filter

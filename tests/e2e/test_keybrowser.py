@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from config.redis import raw_client
 from tests.base import BrowserTestCase
 from tests.catalog.helpers import make_product, review
-from tests.keys.helpers import load_keys
+from tests.keybrowser.helpers import load_keys
 
 
 class KeysBehindProductTest(BrowserTestCase):

@@ -9,7 +9,7 @@ from config import trace as tracing
 from config.keybrowser import store
 from config.keybrowser.display import key_url
 from config.redis import raw_client
-from tests.keys.helpers import READ_ONLY, KeysTestCase, commands
+from tests.keybrowser.helpers import READ_ONLY, KeysTestCase, commands
 
 PAGES = [
     "/keys/",

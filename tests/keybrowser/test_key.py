@@ -7,7 +7,7 @@ from html import unescape
 from config.keybrowser import store
 from config.keybrowser.display import key_url
 from config.redis import raw_client
-from tests.keys.helpers import KeysTestCase, commands, extra_patterns
+from tests.keybrowser.helpers import KeysTestCase, commands, extra_patterns
 
 
 def cells(response, kind: str = "value") -> list[str]:

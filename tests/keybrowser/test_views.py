@@ -8,7 +8,7 @@ from django.core import signing
 
 from config.keybrowser import behind, store
 from config.redis import raw_client
-from tests.keys.helpers import KeysTestCase, commands, extra_patterns, load_keys
+from tests.keybrowser.helpers import KeysTestCase, commands, extra_patterns, load_keys
 
 
 def tree_counts(response) -> dict[str, int]:

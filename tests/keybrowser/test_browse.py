@@ -5,7 +5,7 @@ from html import unescape
 
 from config.keybrowser import store
 from config.redis import raw_client
-from tests.keys.helpers import KeysTestCase, commands, load_keys
+from tests.keybrowser.helpers import KeysTestCase, commands, load_keys
 
 
 def listed(response) -> list[str]:
