@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 
 from config.keyspace import KeyPattern, keyspace
@@ -123,13 +124,35 @@ def is_hidden(key: bytes | str) -> bool:
     return raw.startswith(hidden_prefixes())
 
 
+_owner_index: tuple[tuple[str, ...], dict] = ((), {})
+
+
+def _patterns_by_shape() -> dict[tuple[int, str | None], list[KeyPattern]]:
+    """The registry indexed by (segments, first segment; None when it is a glob), rebuilt
+    only when the registry changes, so a key is tried against a handful of patterns."""
+    global _owner_index
+    signature = tuple(p.pattern for p in keyspace.patterns)
+    if _owner_index[0] != signature:
+        index: dict[tuple[int, str | None], list[KeyPattern]] = {}
+        for pattern in keyspace.patterns:
+            first = pattern.segments[0]
+            shape = (len(pattern.segments), None if any(c in first for c in "*?[") else first)
+            index.setdefault(shape, []).append(pattern)
+        _owner_index = (signature, index)
+    return _owner_index[1]
+
+
 def owner(key: bytes | str) -> KeyPattern | None:
-    """The registered pattern of ``key``; a name that is not UTF-8 has none."""
+    """The registered pattern of ``key`` (the most specific, as ``keyspace.match``);
+    a name that is not UTF-8 has none."""
     try:
         text = key.decode() if isinstance(key, bytes) else key
     except UnicodeDecodeError:
         return None
-    return keyspace.match(text)
+    index = _patterns_by_shape()
+    parts = text.split(":")
+    candidates = index.get((len(parts), parts[0]), []) + index.get((len(parts), None), [])
+    return min((p for p in candidates if p.matches(text)), key=lambda p: p.wildcards, default=None)
 
 
 # --- members that are ids or keys ------------------------------------------------
@@ -220,7 +243,7 @@ def member_link(member: bytes, ids_of: KeyPattern | None) -> MemberLink:
         key = ids_of.pattern.replace("*", member_ref)
         return MemberLink(key_url(key), ids_of.screen_url(key))
     if ":" in text and not is_hidden(text):
-        pattern = keyspace.match(text)
+        pattern = owner(text)
         if pattern is not None:
             return MemberLink(key_url(text), pattern.screen_url(text))
     return MemberLink()
@@ -261,6 +284,10 @@ class KeyRow:
     @property
     def ttl(self) -> str:
         return duration(self.meta.ttl_ms)
+
+    @property
+    def memory(self) -> str:
+        return "" if self.meta.memory is None else filesizeformat(self.meta.memory)
 
 
 def key_rows(metas) -> list[KeyRow]:

@@ -13,6 +13,7 @@ from listings (see ``display.is_hidden``).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -99,38 +100,37 @@ return flat
 """
 
 # SCAN for keys that match no registered pattern, matched inside Redis so only the
-# orphans travel back. Patterns come as Lua patterns grouped by their first segment
-# (ARGV[5..]: "segment" then its patterns, "" ending each group), so a key is tried
-# against its own app's few patterns only. COUNT adapts to the orphan rate so far, as in
-# _SCAN. Stops at about ``want`` orphans, at the end of
-# the keyspace, or after ``most`` keys examined (a few ms of Redis time).
+# orphans travel back. The registry comes as JSON (ARGV[5]): names without a wildcard
+# in a set, and Lua patterns indexed by their first two segments (or the first, or
+# none, where those hold a wildcard), so a key is looked up, then tried against its
+# own few patterns only. COUNT adapts to the orphan rate so far, as in _SCAN. Stops at
+# about ``want`` orphans, at the end of the keyspace, or after ``most`` keys examined.
 _ORPHANS = """-- key browser: SCAN for orphans
-local cursor, want, most, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local groups, i = {}, 5
-while i <= #ARGV do
-  local list = {}
-  groups[ARGV[i]] = list
-  i = i + 1
-  while ARGV[i] ~= '' do list[#list + 1] = ARGV[i]; i = i + 1 end
-  i = i + 1
+local cursor, want, most, top = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local registry = cjson.decode(ARGV[5])
+local exact, two, one, any = {}, registry.two, registry.one, registry.any
+for _, name in ipairs(registry.exact) do exact[name] = true end
+local none = {}
+local function owned_by(list, key)
+  for _, pattern in ipairs(list) do
+    if string.find(key, pattern) then return true end
+  end
+  return false
 end
-local found, examined, top = {}, 0, tonumber(count)
-count = want
+local found, examined, count = {}, 0, want
 repeat
   local reply = redis.call('SCAN', cursor, 'COUNT', count)
   cursor = reply[1]
   for _, key in ipairs(reply[2]) do
     examined = examined + 1
-    local owned = false
-    for _, list in ipairs({groups[string.match(key, '^[^:]*')] or {}, groups['*'] or {}}) do
-      for _, pattern in ipairs(list) do
-        if string.find(key, pattern) then owned = true break end
+    if not exact[key] then
+      local first, second = string.match(key, '^([^:]*):?([^:]*)')
+      if not (owned_by(two[first .. ':' .. second] or none, key) or owned_by(one[first] or none, key)
+              or owned_by(any, key)) then
+        found[#found + 1] = key
       end
-      if owned then break end
     end
-    if not owned then found[#found + 1] = key end
   end
-  -- Ask for as many slots as the orphan rate so far says the page still needs.
   if #found == 0 then
     count = math.min(count * 4, top)
   else
@@ -157,7 +157,7 @@ return {t, n}
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}\Z")
 SCAN_CURSOR_END = 2**64  # SCAN cursors are unsigned 64-bit
 OFFSET_END = 2**63  # LRANGE, ZRANGE and GETRANGE offsets are signed 64-bit
-ORPHAN_SCAN = 5000  # keys examined per orphans request at most: a few ms of Redis time
+ORPHAN_SCAN = 2000  # keys examined per orphans request at most: a few ms of Redis time
 
 
 class HiddenKey(Exception):
@@ -278,14 +278,22 @@ def _lua_pattern(glob: str) -> str:
     return "^" + "".join(out) + "$"
 
 
-def _orphan_args() -> list[str]:
-    """The registry as the orphans script reads it: each first segment, its patterns, then ""."""
-    groups: dict[str, list[str]] = {}
+def _orphan_registry() -> str:
+    """The registry as the orphans script reads it (see _ORPHANS), as JSON."""
+    exact, two, one, any_ = [], {}, {}, []
     for pattern in keyspace.patterns:
-        first = pattern.segments[0]
-        group = "*" if any(c in first for c in "*?[") else first  # tried against every key
-        groups.setdefault(group, []).append(_lua_pattern(pattern.pattern))
-    return [arg for first, patterns in groups.items() for arg in (first, *patterns, "")]
+        segments = [*pattern.segments, ""][:2]
+        if not any(c in pattern.pattern for c in "*?["):
+            exact.append(pattern.pattern)
+        elif not any(c in segments[0] for c in "*?["):
+            if any(c in segments[1] for c in "*?["):
+                one.setdefault(segments[0], []).append(_lua_pattern(pattern.pattern))
+            else:
+                two.setdefault(":".join(segments), []).append(_lua_pattern(pattern.pattern))
+        else:
+            any_.append(_lua_pattern(pattern.pattern))
+    # Lua's cjson reads an empty object as an empty table, and so an empty list: both work.
+    return json.dumps({"exact": exact, "two": two, "one": one, "any": any_})
 
 
 def orphan_page(cursor: int = 0) -> ScanPage:
@@ -293,7 +301,7 @@ def orphan_page(cursor: int = 0) -> ScanPage:
     ORPHAN_SCAN keys examined, matched inside Redis: two round trips.
     ``examined`` says how many keys were looked at, for the scan's progress."""
     next_cursor, examined, found = raw_client().eval(
-        _ORPHANS, 0, cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, *_orphan_args()
+        _ORPHANS, 0, cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry()
     )
     found = [k for k in found if not is_hidden(k)]
     metas, dbsize = describe(found, with_dbsize=True)

@@ -24,3 +24,9 @@ def keyname(name) -> SafeString:
 def cell(value) -> SafeString:
     """One value of a key (``display.Cell``): text or pretty JSON, its flags and its links."""
     return render.cell(value)
+
+
+@register.filter
+def key_rows(rows) -> SafeString:
+    """The rows of a key table (``display.KeyRow``), built in Python (see ``keybrowser.render``)."""
+    return render.key_rows(rows)

@@ -35,7 +35,7 @@ EXPECTED = {
     "6": (1, 3),  # HMGET, ZCARD, ZREVRANGE in one pipeline
     "7a": (2, 2),  # SMEMBERS, then one SUNION for the second level
     "7b": (5, 5),  # one per level: the tiny org has 4 levels below the top, and the last SUNION finds none
-    "8": (2, 71),  # the location's newest reading; then 25 raw hours, 30 daily and 12 monthly rollups
+    "8": (2, 70),  # the location's newest reading; then 24 hourly, 30 daily and 12 monthly rollups
     "9": (4, 13),  # WATCH, HGETALL the parent, INCR the id, MULTI ... EXEC
     "10": (3, 19),  # WATCH the 7 keys; the 8 reads of both bounds; MULTI, 2 ZREMRANGEBYSCORE, the 5 writes, XADD, EXEC
 }

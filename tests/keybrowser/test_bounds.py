@@ -115,3 +115,16 @@ class StringViewTest(KeysTestCase):
                 "00000010  61 61 61 61 61 61 61 61 61 61                    aaaaaaaaaa",
             ],
         )
+
+
+class OwnerIndexTest(KeysTestCase):
+    def test_the_indexed_owner_is_the_registry_match(self):
+        from config.keybrowser.display import owner
+        from config.keyspace import keyspace
+
+        names = [p.pattern.replace("*", "7") for p in keyspace.patterns]
+        names += ["stray", "catalog:product:7:nope", "a::b", "django:x:session:y", "orgchart:location:1:temp:raw:2026"]
+        for name in names:
+            with self.subTest(name=name):
+                self.assertIs(owner(name), keyspace.match(name))
+                self.assertIs(owner(name.encode()), keyspace.match(name))
