@@ -60,6 +60,19 @@ class HugeNameTest(KeysTestCase):
                 self.assertEqual(response.status_code, 200)
                 self.assertLess(len(response.content), 60_000)
         self.assertContains(self.client.get("/keys/"), "name cut: first 300 of 1,000,005 bytes")
+        raw_client().set(b"n" * 1_000_000 + b":leaf", b"x")  # a namespace with a huge name
+        response = self.client.get("/keys/tree/")
+        self.assertLess(len(response.content), 60_000)
+        self.assertContains(response, "(too long for a link)")
+
+    def test_the_status_line_follows_load_more(self):
+        load_keys(300)
+        first = self.client.get("/keys/", {"pattern": "bulk:"}).content.decode()
+        query = unescape(re.search(r'<tr id="more-row">.*?href="([^"]+)"', first, re.S).group(1))
+        more = self.client.get("/keys/" + query, HTTP_HX_REQUEST="true").content.decode()
+        status = re.search(r'<p class="hint" id="scan-status" hx-swap-oob="true">(.*?)</p>', more, re.S).group(1)
+        self.assertIn("Continued from a cursor", status)
+        self.assertRegex(status, r"\d+ listed so far")
 
 
 class OrphansAutoTest(KeysTestCase):
