@@ -31,7 +31,7 @@ def keyname(name: Shown) -> SafeString:
 def cell(value: Cell) -> SafeString:
     shown = value.shown
     if value.json:
-        html = f'<pre class="value json">{escape(value.json)}</pre>'
+        html = f'<pre class="value json" tabindex="0">{escape(value.json)}</pre>'
     else:
         html = f'<span class="value{" escaped" if shown.escaped else ""}">{escape(shown.text)}</span>'
     if shown.escaped:

@@ -118,9 +118,9 @@ class StringViewTest(KeysTestCase):
         self.assertContains(response, "(binary: some bytes are not printable UTF-8)")
         self.assertContains(response, '<a href="?key=bin%3Ablob&amp;cursor=0&amp;as=hex">hex</a>')
         response = self.client.get("/keys/?key=bin%3Ablob&as=hex")
-        hexdump = unescape(
-            re.search(r'<pre class="hexdump" id="hexdump">(.*?)</pre>', response.content.decode(), re.S).group(1)
-        )
+        html = response.content.decode()
+        found = re.search(r'<pre class="hexdump" id="hexdump" tabindex="0">(.*?)</pre>', html, re.S)
+        hexdump = unescape(found.group(1))
         self.assertEqual(
             hexdump.splitlines(),
             [

@@ -142,9 +142,10 @@ class ValuesTest(KeysTestCase):
         raw_client().set("doc:json", json.dumps({"name": "Earbuds", "tags": ["a", "b"]}))
         raw_client().hset("doc:hash", "specs", json.dumps({"battery": 8}))
         response = self.client.get(key_url("doc:json"))
-        self.assertContains(response, '<pre class="value json">{\n  &quot;name&quot;: &quot;Earbuds&quot;,')
+        pretty = '<pre class="value json" tabindex="0">{\n  &quot;name&quot;: &quot;Earbuds&quot;,'
+        self.assertContains(response, pretty)
         response = self.client.get(key_url("doc:hash"))
-        self.assertContains(response, '<pre class="value json">{\n  &quot;battery&quot;: 8\n}</pre>')
+        self.assertContains(response, '<pre class="value json" tabindex="0">{\n  &quot;battery&quot;: 8\n}</pre>')
 
     def test_binary_values_are_shown_escaped(self):
         raw_client().set("bin:string", b"\xff\xfe\x00ok")
