@@ -15,7 +15,7 @@ class ConfigConfig(AppConfig):
     verbose_name = "Dashboard"
 
     def ready(self):
-        from config import integrity, keys, signals  # noqa: F401  (registrations)
+        from config import core_integrity, keys, signals  # noqa: F401  (registrations)
 
         autodiscover_modules("keys", "integrity", "seeds", "loadtest")
         if settings.REDIS_EMBEDDED_DIR:

@@ -87,5 +87,5 @@ def seed(ctx: SeedContext) -> int:
     for i in range(done.locations):
         location = done.first_location + i
         days = 365 if i == 0 and SCALE[ctx.scale]["year_for_first"] else DAYS
-        written += sensorfeed.feed(location, end, days, INTERVAL, ctx.rng, ctx.progress)
+        written += sensorfeed.history(location, end, days, INTERVAL, ctx.rng, ctx.progress)
     return done.employees + done.locations + written

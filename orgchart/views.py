@@ -238,10 +238,7 @@ def location_detail(request, pk: int):
         "under_form": under_form,
         "reporting": reporting,
         "sensor": sensor,
-        "raw_chart": charts.raw_chart(sensor.raw, sensor.raw_start, sensor.latest_at) if sensor.raw else None,
-        "day_chart": charts.rollup_chart(sensor.days, sensor.day_slots),
-        "month_chart": charts.rollup_chart(sensor.months, sensor.month_slots, bars=False, fmt="%Y-%m"),
-        "chart": {"width": charts.WIDTH, "height": charts.HEIGHT},
+        "temperature_charts": charts.location_charts(sensor),
     }
     return render(request, _template(request, "location_detail.html", "staff"), context)
 

@@ -242,7 +242,7 @@ def subtree(manager: int) -> tuple:
 
 def monthly_temperature(location: int) -> tuple:
     """8. A year of monthly averages: the location page's two reads (its newest reading, then the charts,
-    whose monthly rollups are 12 HMGETs; the same round trip also reads 25 raw hours and 30 daily rollups)."""
+    whose monthly rollups are 12 HMGETs; the same round trip also reads 24 hourly and 30 daily rollups)."""
     overview = org.location_overview(location, 0, PAGE)
     charts = org.sensor_charts(location, overview.latest)
     return tuple((m.start.strftime("%Y%m"), m.count, m.sum / m.count / 100) for m in charts.months)

@@ -270,7 +270,7 @@ def delete_prefix(prefix: str, batch: int = 1000) -> int:
     return removed
 
 
-# --- integrity reads and repairs (see config/integrity.py) ---------------------
+# --- integrity reads and repairs (see config/core_integrity.py) ---------------------
 
 
 def signin_records() -> tuple[list[SignIn], dict[str, float], int]:

@@ -32,7 +32,7 @@ def trips_of(trace, origin):
 @register.filter
 def nav_section(match):
     """The sidebar entry of a page: its app namespace, or the first word of its URL name
-    (``keys_tree`` belongs to ``keys``)."""
+    (``catalog:list`` belongs to ``catalog``)."""
     if match is None:
         return ""
     return match.namespace or (match.url_name or "").split("_", 1)[0]

@@ -5,7 +5,7 @@ from django.core.management import call_command
 from config.keybrowser.display import is_hidden, key_url
 from config.keyspace import keyspace
 from config.redis import raw_client
-from tests.keys.helpers import KeysTestCase
+from tests.keybrowser.helpers import KeysTestCase
 
 
 class SeededKeyspaceTest(KeysTestCase):

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from config.redis import raw_client
 from tests.base import BrowserTestCase
 from tests.catalog.helpers import make_product, review
-from tests.keys.helpers import load_keys
+from tests.keybrowser.helpers import load_keys
 
 
 class KeysBehindProductTest(BrowserTestCase):
@@ -108,3 +108,20 @@ class LiveTtlTest(BrowserTestCase):
         self.assertRegex(ttl.inner_text(), r"^[12]s$")
         self.assertIn("expires", page.locator("#ttl").inner_text())
         page.wait_for_function("document.querySelector('[data-expires-ms]').textContent === 'expired'", timeout=10_000)
+
+
+class OrphansFillByThemselvesTest(BrowserTestCase):
+    def test_the_orphans_table_fills_by_itself_with_the_scan_progress(self):
+        load_keys(12_000, "core:failed_signins:user:{}")  # owned by a registered pattern
+        load_keys(120, "stray:{}")  # orphans, sparse among them
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/keys/orphans/"))
+        first = page.locator("#scan-status").inner_text()
+        page.get_by_text("The SCAN is complete.").wait_for(timeout=60_000)  # no click on the way
+        names = set(page.locator("#key-rows span.keyname").all_inner_texts())
+        self.assertEqual(names, {f"stray:{i}" for i in range(120)})
+        status = page.locator("#scan-status").inner_text()
+        self.assertNotEqual(status, first)
+        self.assertRegex(status, r"120 orphans found among (1212\d) of about \1 keys examined")  # + sign-in keys
+        self.assertEqual(page.locator("#more-row").count(), 0)

@@ -1,4 +1,5 @@
-"""Invariants of the cross-cutting data: sign-in records, event log, rate windows."""
+"""Invariants of the core data (sign-ins, event log, rate windows), the dashboard's own
+integrity checks; ``config.invariants`` is the registry that every app's checks join."""
 
 from collections import Counter
 

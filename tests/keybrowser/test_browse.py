@@ -5,12 +5,12 @@ from html import unescape
 
 from config.keybrowser import store
 from config.redis import raw_client
-from tests.keys.helpers import KeysTestCase, commands, load_keys
+from tests.keybrowser.helpers import KeysTestCase, commands, load_keys
 
 
 def listed(response) -> list[str]:
     """The key names in a key table, as the page shows them."""
-    html = response.content.decode()
+    html = response.content.decode().replace("<wbr>", "")  # names may wrap after each ":"
     return [unescape(n) for n in re.findall(r'<td><a href="[^"]*"><span class="keyname[^"]*"[^>]*>(.*?)</span>', html)]
 
 
@@ -39,8 +39,8 @@ class BrowseTest(KeysTestCase):
         raw_client().set("stray", "v", ex=3600)
         response = self.client.get("/keys/")
         html = response.content.decode()
-        row = re.search(r"core:signins:count</span></a></td>(.*?)</tr>", html, re.S).group(1)
-        self.assertIn("<code>zset</code>", row)
+        row = re.search(r"core:<wbr>signins:<wbr>count</span></a></td>(.*?)</tr>", html, re.S).group(1)
+        self.assertIn('<span class="badge type-zset">zset</span>', row)
         self.assertIn('<td class="num">3</td>', row)
         self.assertRegex(row, r"ziplist|listpack")
         self.assertRegex(row, r"\d+\s+bytes")
@@ -112,7 +112,7 @@ class BrowseTest(KeysTestCase):
         self.assertContains(response, "At most 8 * in a glob.")
         with self.assertRoundTrips(0):
             response = self.client.get("/keys/", {"cursor": "abc"})
-        self.assertContains(response, "A SCAN cursor is a whole number.")
+        self.assertEqual(response.status_code, 400)
         with self.assertRoundTrips(0):
             response = self.client.get("/keys/", {"type": "module"})
         self.assertContains(response, "Select a valid choice")

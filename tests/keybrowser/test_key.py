@@ -7,7 +7,7 @@ from html import unescape
 from config.keybrowser import store
 from config.keybrowser.display import key_url
 from config.redis import raw_client
-from tests.keys.helpers import KeysTestCase, commands, extra_patterns
+from tests.keybrowser.helpers import KeysTestCase, commands, extra_patterns
 
 
 def cells(response, kind: str = "value") -> list[str]:
@@ -103,11 +103,13 @@ class BigKeysTest(KeysTestCase):
     def test_big_stream_is_paged_after_the_last_id(self):
         for i in range(1, 121):
             raw_client().xadd("big:stream", {"n": i}, id=f"{i}-0")
-        response = self.client.get(key_url("big:stream"))
-        self.assertContains(response, "cursor=50-0")
-        response = self.client.get(key_url("big:stream") + "&cursor=50-0")
-        self.assertContains(response, "<code>51-0</code>")
-        self.assertNotContains(response, "<code>50-0</code>")
+        response = self.client.get(key_url("big:stream"))  # newest first
+        self.assertLess(response.content.index(b"<code>120-0</code>"), response.content.index(b"<code>119-0</code>"))
+        self.assertContains(response, "cursor=71-0")
+        response = self.client.get(key_url("big:stream") + "&cursor=71-0")
+        self.assertContains(response, "<code>70-0</code>")
+        self.assertContains(response, "<code>21-0</code>")
+        self.assertNotContains(response, "<code>71-0</code>")
 
     def test_long_string_is_read_with_getrange(self):
         raw_client().set("big:string", b"a" * 100_000)
@@ -118,11 +120,21 @@ class BigKeysTest(KeysTestCase):
         self.assertEqual(len(cells(response)[0]), store.STRING_CHUNK)
         self.assertContains(response, f"cursor={store.STRING_CHUNK}")
 
-    def test_bad_position_is_a_404(self):
+    def test_a_position_redis_cannot_read_is_a_400(self):
         raw_client().zadd("big:zset", {"m": 1})
-        self.assertEqual(self.client.get(key_url("big:zset") + "&cursor=-1").status_code, 404)
+        raw_client().hset("big:hash", "f", "v")
         raw_client().xadd("big:stream", {"n": 1})
-        self.assertEqual(self.client.get(key_url("big:stream") + "&cursor=abc").status_code, 404)
+        for url in [
+            key_url("big:zset") + "&cursor=-1",
+            key_url("big:zset") + f"&cursor={2**63}",
+            key_url("big:hash") + f"&cursor={2**64}",
+            key_url("big:hash") + "&cursor=%C2%B2",  # a superscript two: a digit, not an ASCII one
+            key_url("big:stream") + "&cursor=abc",
+            key_url("big:stream") + f"&cursor={2**64}-0",
+        ]:
+            with self.subTest(url=url), self.assertRoundTrips(1):
+                self.assertEqual(self.client.get(url).status_code, 400)
+        self.assertEqual(self.client.get(key_url("big:hash") + f"&cursor={2**64 - 1}").status_code, 200)
 
 
 class ValuesTest(KeysTestCase):
@@ -130,9 +142,10 @@ class ValuesTest(KeysTestCase):
         raw_client().set("doc:json", json.dumps({"name": "Earbuds", "tags": ["a", "b"]}))
         raw_client().hset("doc:hash", "specs", json.dumps({"battery": 8}))
         response = self.client.get(key_url("doc:json"))
-        self.assertContains(response, '<pre class="value json">{\n  &quot;name&quot;: &quot;Earbuds&quot;,')
+        pretty = '<pre class="value json" tabindex="0">{\n  &quot;name&quot;: &quot;Earbuds&quot;,'
+        self.assertContains(response, pretty)
         response = self.client.get(key_url("doc:hash"))
-        self.assertContains(response, '<pre class="value json">{\n  &quot;battery&quot;: 8\n}</pre>')
+        self.assertContains(response, '<pre class="value json" tabindex="0">{\n  &quot;battery&quot;: 8\n}</pre>')
 
     def test_binary_values_are_shown_escaped(self):
         raw_client().set("bin:string", b"\xff\xfe\x00ok")
@@ -211,7 +224,7 @@ class OwnerTest(KeysTestCase):
             self.assertIn('<a href="/keys/?key=shop%3Aitem%3A7%3Alog">', related)
             self.assertEqual(related.count("absent"), 1)  # the log was never written
             response = self.client.get(key_url("shop:item:7:related"))
-            back = '<a href="/keys/?key=shop%3Aitem%3A7"><span class="keyname">shop:item:7</span>'
+            back = '<a href="/keys/?key=shop%3Aitem%3A7"><span class="keyname">shop:<wbr>item:<wbr>7</span>'
             self.assertContains(response, back)
 
 

@@ -11,7 +11,7 @@ from tests.base import RedisTestCase
 
 READ_ONLY = {
     "SCAN", "EVAL", "TYPE", "PTTL", "OBJECT ENCODING", "MEMORY USAGE", "DBSIZE", "HSCAN", "SSCAN", "ZRANGE",
-    "LRANGE", "XRANGE", "GETRANGE", "ZCARD", "SCARD",
+    "LRANGE", "XRANGE", "XREVRANGE", "GETRANGE", "ZCARD", "SCARD",
 }  # fmt: skip
 
 
