@@ -1,0 +1,30 @@
+"""No screen scrolls sideways at a phone's (390 px) or a tablet's (800 px) width."""
+
+from tests.base import BrowserTestCase
+from tests.e2e.screens import WIDTHS, screens, seed
+
+OVERFLOW = "() => document.scrollingElement.scrollWidth - window.innerWidth"
+
+
+class ResponsiveTest(BrowserTestCase):
+    maxDiff = None
+
+    def test_no_screen_scrolls_sideways_at_either_width(self):
+        seed()
+        self.sign_in()
+        paths = screens(self.page, self.live_server_url)
+        self.assertGreater(len(paths), 40)
+        wide = {}
+        for width in WIDTHS:
+            self.page.set_viewport_size({"width": width, "height": 900})
+            for path in paths:
+                self.page.goto(self.url(path))
+                if (overflow := self.page.evaluate(OVERFLOW)) > 0:
+                    wide[f"{width}px {path}"] = overflow
+        self.context.clear_cookies()
+        for width in WIDTHS:
+            self.page.set_viewport_size({"width": width, "height": 900})
+            self.page.goto(self.url("/accounts/login/"))
+            if (overflow := self.page.evaluate(OVERFLOW)) > 0:
+                wide[f"{width}px /accounts/login/"] = overflow
+        self.assertEqual(wide, {}, "pixels of sideways scroll per screen")
