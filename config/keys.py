@@ -27,6 +27,10 @@ def signins_count() -> str:
     return "core:signins:count"
 
 
+def signins_failed() -> str:
+    return "core:signins:failed"
+
+
 def events() -> str:
     return "core:events"
 
@@ -67,6 +71,16 @@ register(
     "Sign-ins per staff member; the dashboard's most active staff (ZINCRBY, ZREVRANGE).",
     why="A sorted set is a counter and a ranking at once: ZINCRBY bumps one user, ZREVRANGE reads the top "
     "without any index to maintain.",
+    screens=("dashboard",),
+)
+register(
+    APP,
+    "core:signins:failed",
+    "list",
+    "Login system: capped list",
+    "The latest failed sign-ins (username tried, address, refused or locked), newest first; "
+    "administrators see them on the dashboard.",
+    why="The same capped list as the successful sign-ins: LPUSH + LTRIM in the failure's own script.",
     screens=("dashboard",),
 )
 register(
