@@ -12,6 +12,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.views import redirect_to_login
 from django.core.signals import got_request_exception
 from django.dispatch import receiver
+from django.http import JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
@@ -72,6 +73,8 @@ class PermissionMiddleware:
         return self.get_response(request)
 
     def process_view(self, request, view_func, view_args, view_kwargs):
+        if not getattr(view_func, "login_required", True):
+            return None  # the public views (sign-in, /healthz) need no role
         user = request.user
         if not user.is_authenticated:
             return None
@@ -235,14 +238,14 @@ class RedisUnavailableMiddleware:
         return unavailable(request, failure) if failure is not None else response
 
     def process_view(self, request, view_func, view_args, view_kwargs):
-        if getattr(view_func, "reports_redis_down", False):
-            return None  # /healthz answers for itself, in JSON
         try:
             request.user.is_authenticated  # noqa: B018  (loads the session from Redis)
         except Exception as exc:
-            if is_redis_down(exc):
-                return unavailable(request, exc)
-            raise
+            if not is_redis_down(exc):
+                raise
+            if getattr(view_func, "reports_redis_down", False):  # /healthz answers in JSON
+                return JsonResponse({"redis": "down"}, status=503)
+            return unavailable(request, exc)
         return None
 
     def process_exception(self, request, exception):

@@ -54,7 +54,7 @@ def descendants(pid: int) -> set[int]:
 class Served:
     """``manage.py serve`` in a scratch VAR_DIR (its own embedded Redis and database) on a free port."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, **extra_env: str):
         self.dir = Path(tempfile.mkdtemp(prefix="rdash-serve-"))
         self.port = free_port()
         env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "REDIS_TEST_URL", "DATABASE_URL", "DEBUG"}}
@@ -64,6 +64,7 @@ class Served:
             SECRET_KEY=secrets.token_urlsafe(50),
             DJANGO_SUPERUSER_PASSWORD=secrets.token_urlsafe(16),
             WEB_CONCURRENCY="2",
+            **extra_env,
         )
         self.env = env
         self.log = open(self.dir / "serve.log", "w+")  # noqa: SIM115  (closed in close())
@@ -152,6 +153,17 @@ class LifecycleTest(RedisTestCase):
         served.redis.ensure_running()  # the data came back from the append-only file
         self.addCleanup(served.redis.stop)
         self.assertEqual(served.redis.client().get("written:before:sigterm"), b"1")
+
+    def test_sigterm_stops_the_development_server_and_its_reloaded_child_too(self):
+        served = Served("--dev", DEBUG="1")
+        self.addCleanup(served.close)
+        served.wait_until_up()
+        processes = descendants(served.process.pid)
+        redis_pid = served.redis.pid()
+        self.assertGreaterEqual(len(processes), 2, "runserver and its autoreloaded child")
+        served.process.send_signal(signal.SIGTERM)
+        served.process.wait(timeout=STOP_SECONDS)
+        self.assertEqual([pid for pid in {*processes, redis_pid} if _alive(pid)], [], served.output())
 
     def test_a_command_that_exits_leaves_no_redis_server(self):
         for args in (["--help"], ["check"]):

@@ -160,3 +160,18 @@ class AdminSiteTest(RedisTestCase):
             self.client.post("/accounts/login/?next=/admin/", {"username": "ann", "password": "wrong"})
         response = self.client.post("/accounts/login/?next=/admin/", {"username": "ann", "password": PASSWORD})
         self.assertContains(response, "Too many failed sign-ins")
+
+
+class ServeAdminTest(RedisTestCase):
+    sign_in = False
+
+    def test_the_admin_that_make_run_creates_is_a_superuser_even_if_it_existed_without(self):
+        from django.contrib.auth import get_user_model
+
+        from config.management.commands.serve import Command
+
+        get_user_model().objects.create_user("admin", password=PASSWORD, is_staff=False)
+        Command().ensure_admin()
+        admin = get_user_model().objects.get(username="admin")
+        self.assertTrue(admin.is_superuser)
+        self.assertTrue(admin.is_staff)

@@ -46,6 +46,7 @@ class HeadersTest(RedisTestCase):
         self.assertEqual(response["X-Frame-Options"], "DENY")
         self.assertEqual(response["X-Content-Type-Options"], "nosniff")
         self.assertEqual(response["Referrer-Policy"], "same-origin")
+        self.assertEqual(response["Cross-Origin-Opener-Policy"], "same-origin")
 
     def test_no_template_has_inline_script_or_handlers(self):
         import re

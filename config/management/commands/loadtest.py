@@ -63,7 +63,7 @@ class Command(BaseCommand):
         cookies = []
         for n in range(clients):
             user = users.objects.create_user(f"load{n:02d}", is_staff=True)  # no password: signed in directly
-            user.groups.add(Group.objects.get(name="editor"))  # the scenarios write in every app
+            user.groups.add(Group.objects.get(name="administrator"))  # the scenarios write and browse keys
             browser = Client()
             browser.force_login(user)
             cookies.append((settings.SESSION_COOKIE_NAME, browser.cookies[settings.SESSION_COOKIE_NAME].value))
