@@ -60,8 +60,8 @@ class PermissionMiddleware:
 
     - a signed-in user who is no longer staff is signed out;
     - the key browser needs ``config.browse_keys`` for every request;
-    - a write (any method but GET/HEAD/OPTIONS) under an app's URL space needs that
-      app's write permission.
+    - a write (any method but the safe GET, HEAD, OPTIONS and TRACE, as for CSRF) under
+      an app's URL space needs that app's write permission.
 
     Django's admin (``/admin/``) checks its own model permissions.
     """
@@ -88,7 +88,8 @@ class PermissionMiddleware:
             )
         needed = roles.WRITE_PERMISSIONS.get(section)
         if needed and request.method not in SAFE_METHODS and not user.has_perm(needed):
-            return forbidden(request, f"Your role can read the {section} but not change it. Nothing was written.")
+            name = roles.APP_NAMES.get(section, section)
+            return forbidden(request, f"Your role can read the {name} but not change it. Nothing was written.")
         return None
 
 

@@ -22,6 +22,7 @@ WRITE_PERMISSIONS = {
     "cms": "config.write_cms",
     "orgchart": "config.write_orgchart",
 }
+APP_NAMES = {"catalog": "catalog", "school": "school", "cms": "CMS", "orgchart": "org chart"}
 BROWSE_KEYS = "config.browse_keys"
 SEE_FAILED_SIGNINS = "config.see_failed_signins"
 
