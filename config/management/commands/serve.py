@@ -111,10 +111,10 @@ class Command(BaseCommand):
     def stop_redis(self) -> None:
         from config import apps
 
-        if apps.owned_server is not None:
-            apps.owned_server.stop()
-            apps.owned_server = None
-            self.stdout.write("Stopped the embedded Redis (its data stays in var/redis).")
+        server, apps.owned_server = apps.owned_server, None
+        if server is not None:
+            server.stop()
+            self.stdout.write(f"Stopped the embedded Redis (its data stays in {server.data_dir}).")
 
     def ensure_admin(self) -> str:
         """Create the superuser `admin` once (or make an existing `admin` one); say where its password is."""
