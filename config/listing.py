@@ -61,6 +61,7 @@ def list_state(
     filters: tuple[str, ...] = (),
     per_page: int = 25,
     max_q: int = 100,
+    max_filter: int = 200,
 ) -> ListState:
     """Read ``?q=&o=&page=`` and the named filters; unknown sorts fall back to the default,
     a malformed page number is a 404 as in Django's own list views."""
@@ -71,7 +72,8 @@ def list_state(
     if not _PAGE.fullmatch(raw):
         raise Http404("Invalid page number")
     page = int(raw)
-    chosen = {name: params[name] for name in filters if params.get(name)}
+    # Filter values are cut like the search, so no link on the page repeats an unbounded query.
+    chosen = {name: params[name][:max_filter] for name in filters if params.get(name)}
     return ListState(params.get("q", "").strip()[:max_q], order, page, chosen, per_page)
 
 

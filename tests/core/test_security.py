@@ -74,6 +74,11 @@ class SecretsTest(RedisTestCase):
                 self.assertEqual(redacted(url), shown)
                 self.assertNotIn("s3cret", redacted(url))
 
+    @override_settings(SECURE_SSL_REDIRECT=True)
+    def test_healthz_answers_a_plain_http_probe_when_everything_else_redirects_to_https(self):
+        self.assertEqual(self.client.get("/healthz").status_code, 200)
+        self.assertEqual(self.client.get("/accounts/login/").status_code, 301)
+
     def test_healthz_tells_an_anonymous_visitor_its_status_alone(self):
         response = self.client.get("/healthz")
         self.assertEqual(response.json(), {"redis": "up"})
@@ -265,6 +270,20 @@ class PageNumbersTest(RedisTestCase):
                 with self.subTest(path=path, page=page):
                     status = self.client.get(path, {"page": page}).status_code
                     self.assertIn(status, (200, 302, 400, 404, 405), f"{path}?page={page}")
+
+    def test_no_link_repeats_an_unbounded_query_string(self):
+        import re
+
+        from django.core.management import call_command
+
+        call_command("seed", verbosity=0)
+        huge = "x" * 20_000
+        params = {"q": huge, "author": huge, "status": huge, "type": huge, "under": huge, "op": huge, "o": huge}
+        for path in ("/catalog/products/", "/cms/posts/", "/school/courses/", "/orgchart/employees/"):
+            with self.subTest(path=path):
+                page = self.client.get(path, params).content.decode()
+                longest = max((len(h) for h in re.findall(r'href="([^"]*)"', page)), default=0)
+                self.assertLess(longest, 1000, path)
 
     def test_a_page_past_the_last_is_a_404(self):
         self.assertEqual(self.client.get("/cms/posts/", {"page": "2"}).status_code, 404)
