@@ -80,7 +80,7 @@ class ContentSecurityPolicyTest(BrowserTestCase):
         expect(countdown).not_to_have_text(first, timeout=5_000)  # it ticks
         self.assertEqual(self.violations(), [])
 
-    def test_a_viewers_403_page_and_the_409_go_back_button(self):
+    def test_a_viewers_403_page_is_in_the_layout_without_a_violation(self):
         self.make_staff("vera", role="viewer")
         self.page.goto(self.url("/accounts/login/"))
         self.page.fill("input[name=username]", "vera")
