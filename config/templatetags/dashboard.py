@@ -36,3 +36,22 @@ def nav_section(match):
     if match is None:
         return ""
     return match.namespace or (match.url_name or "").split("_", 1)[0]
+
+
+@register.filter
+def site_link(value) -> str:
+    """A link read from stored data, if it is one: a path on this site (``/x``, not
+    ``//host`` nor ``/\\host``) or an http(s) URL; "" for anything else (``javascript:``,
+    ``data:``, ...), which the template then shows as text."""
+    from urllib.parse import urlsplit
+
+    text = str(value or "").strip()
+    if not text or any(ord(c) < 32 or c.isspace() for c in text):
+        return ""
+    if text.startswith("/") and not text.startswith(("//", "/\\")):
+        return text
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return ""
+    return text if parts.scheme in {"http", "https"} and parts.netloc else ""

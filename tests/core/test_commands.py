@@ -167,6 +167,7 @@ class DeployCheckTest(RedisTestCase):
         env = {
             **os.environ,
             "DEBUG": "0",
+            "HTTPS": "1",
             "SECRET_KEY": secrets.token_urlsafe(60),
             "ALLOWED_HOSTS": "dashboard.example.com",
             "REDIS_URL": settings.REDIS_URL,
