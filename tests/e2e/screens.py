@@ -15,6 +15,7 @@ from django.core.management import call_command
 from django.urls import Resolver404, resolve
 
 from config.redis import client
+from tests.base import PASSWORD
 
 ROOTS = (
     "/",
@@ -37,6 +38,17 @@ ROOTS = (
 SKIPPED = {"logout", "healthz", "exchange:download", "orgchart:tree_children", "school:find"}
 WIDTHS = (390, 800)
 MAX_SCREENS = 90
+
+
+def sign_in_as_admin(test) -> None:
+    """A superuser signed in through the form, so that every screen (the key browser, the
+    exchange) is there to sweep."""
+    test.make_staff("admin", is_superuser=True)
+    test.page.goto(test.url("/accounts/login/"))
+    test.page.fill("input[name=username]", "admin")
+    test.page.fill("input[name=password]", PASSWORD)
+    test.page.click("button[type=submit]")
+    test.page.wait_for_url(test.url("/"))
 
 
 def seed() -> None:
