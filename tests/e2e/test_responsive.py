@@ -8,7 +8,8 @@ OVERFLOW = "() => document.scrollingElement.scrollWidth - window.innerWidth"
 CULPRITS = """() => [...document.querySelectorAll('body *')]
   .filter(el => el.getBoundingClientRect().right > window.innerWidth + 1)
   .filter(el => ![...el.children].some(c => c.getBoundingClientRect().right > window.innerWidth + 1))
-  .slice(0, 3).map(el => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : ''))"""
+  .slice(0, 3)
+  .map(el => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : ''))"""
 
 
 class ResponsiveTest(BrowserTestCase):
