@@ -106,7 +106,7 @@ class InvariantTest(RedisTestCase):
         self.assertFalse(client().exists(keys.review(999)))
 
     def test_check_integrity_command_passes_on_seeded_data(self):
-        call_command("seed", "--only", "catalog", verbosity=0)
+        call_command("seed", "--only", "catalog", "--reset", verbosity=0)
         self.assertGreater(client().zcard(keys.products()), 150)
         self.assertEqual(messages(), [])
 
