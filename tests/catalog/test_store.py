@@ -364,7 +364,8 @@ class ListQueryTest(RedisTestCase):
         commands = trace.round_trips[1].commands  # no set algebra, no hash read but SORT's GET
         names = ["MULTI", "ZCARD", "SORT", *["ZINTERSTORE"] * (tags + 5), "EXPIRE", "UNLINK", "ZCARD", "EXEC"]
         self.assertEqual([c.name for c in commands], names)
-        self.assertEqual(result.type_counts, {"earbuds": 5, "game_console": 0, "monitor": 0, "phone": 0, "appliance": 0})
+        counts = {"earbuds": 5, "game_console": 0, "monitor": 0, "phone": 0, "appliance": 0}
+        self.assertEqual(result.type_counts, counts)
         self.assertEqual([c.keys[0] for c in commands[1:3]], [keys.type_created("earbuds")] * 2)
         oldest = store.list_products(store.ProductQuery(type="earbuds", order="created", offset=1, limit=2))
         self.assertEqual(self.names(oldest), ["Cheap Buds", "Refurb Buds"])
