@@ -114,8 +114,10 @@ def list_products(query: ProductQuery) -> ProductList:
     (SCARD, the tag cloud's scores), read in the same transaction. With a
     filter they count the filtered list: one ZINTERSTORE of the result with
     each type and tag set into a scratch key, whose reply is the count, in the
-    same transaction; the tag names to count (the tag cloud's top 40) are read
-    in the round trip before it, with the search when there is one.
+    same transaction (each costs the smaller of the two; with a type chosen the
+    type counts need none: that type's is the total, the others' 0); the tag
+    names to count (the tag cloud's top 40) are read in the round trip before
+    it, with the search when there is one.
     """
     kind = types.TYPES.get(query.type) if query.type else None
     if query.type and kind is None:
@@ -167,7 +169,8 @@ def list_products(query: ProductQuery) -> ProductList:
     counts_at = len(pipe.command_stack)
     if filtered:
         scratch = keys.temp(secrets.token_hex(8))
-        for key in [*(keys.tag_index(t) for t in counted_tags), *(keys.type_index(slug) for slug in types.TYPES)]:
+        counted_types = [] if query.type else list(types.TYPES)  # with a type chosen the others count 0
+        for key in [*(keys.tag_index(t) for t in counted_tags), *(keys.type_index(slug) for slug in counted_types)]:
             pipe.zinterstore(scratch, {target: 0, key: 0})  # its reply: how many of the list are in the set
         pipe.expire(scratch, TEMP_TTL)
         temps.append(scratch)
@@ -183,12 +186,12 @@ def list_products(query: ProductQuery) -> ProductList:
     total, flat = replies[page_at], replies[page_at + 1]
     catalog_size = replies[tail_at]
     if filtered:
-        tallies = replies[counts_at : counts_at + len(counted_tags) + len(types.TYPES)]
+        tallies = replies[counts_at : counts_at + len(counted_tags) + len(counted_types)]
         chosen = set(query.tags_all)
         cloud = sorted(
             ((t, n) for t, n in zip(counted_tags, tallies) if n or t in chosen), key=lambda pair: (-pair[1], pair[0])
         )
-        counts = tallies[len(counted_tags) :]
+        counts = tallies[len(counted_tags) :] or [total if slug == query.type else 0 for slug in types.TYPES]
     else:
         cloud, counts = replies[tail_at + 1], replies[tail_at + 2 :]
     width = len(gets)
