@@ -26,6 +26,7 @@ class ProductQuery:
     tags_none: tuple[str, ...] = ()
     offset: int = 0
     limit: int = 25
+    live_counts: bool = False  # chips count the filtered list (the screen's choice) rather than the catalog
 
 
 @dataclass(frozen=True)
@@ -68,17 +69,18 @@ def _queue_search(pipe, q: str):
     return read
 
 
-def _prefetch(query: ProductQuery) -> tuple[list[str], bool, list[str]]:
+def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[list[str], bool, list[str]]:
     """The round trip before the list's transaction, when it needs one: the search hits, and the
     tag cloud's names when a filter is on (their counts follow the filter, so the transaction
     must know which tags to count). Returns (search ids, capped, tags to count)."""
     pipe = client().pipeline(transaction=bool(query.q))  # a search's scratch keys go in the same MULTI
     read_search = _queue_search(pipe, query.q) if query.q else None
     searched = len(pipe.command_stack)
-    pipe.zrevrange(keys.tags(), 0, TAG_CLOUD - 1)
+    if count_tags:
+        pipe.zrevrange(keys.tags(), 0, TAG_CLOUD - 1)
     replies = pipe.execute()
     ids, capped = read_search(replies[:searched]) if read_search else ([], False)
-    return ids, capped, replies[searched]
+    return ids, capped, replies[searched] if count_tags else []
 
 
 def _source(query: ProductQuery) -> tuple[str, bool]:
@@ -111,8 +113,9 @@ def list_products(query: ProductQuery) -> ProductList:
     same transaction.
 
     Live counts: with no filter the type and tag chips count the whole catalog
-    (SCARD, the tag cloud's scores), read in the same transaction. With a
-    filter they count the filtered list: one ZINTERSTORE of the result with
+    (SCARD, the tag cloud's scores), read in the same transaction, as they do
+    without ``live_counts``. With a filter and ``live_counts`` (the list
+    screen asks for them) they count the filtered list: one ZINTERSTORE of the result with
     each type and tag set into a scratch key, whose reply is the count, in the
     same transaction (each costs the smaller of the two; with a type chosen the
     type counts need none: that type's is the total, the others' 0); the tag
@@ -122,8 +125,11 @@ def list_products(query: ProductQuery) -> ProductList:
     kind = types.TYPES.get(query.type) if query.type else None
     if query.type and kind is None:
         raise ValueError(f"unknown product type {query.type!r}")
-    filtered = bool(query.q or query.type or query.tags_all or query.tags_any or query.tags_none)
-    search, capped, counted_tags = _prefetch(query) if filtered else ([], False, [])
+    filtered = query.live_counts and bool(query.q or query.type or query.tags_all or query.tags_any or query.tags_none)
+    if filtered or query.q:
+        search, capped, counted_tags = _prefetch(query, count_tags=filtered)
+    else:
+        search, capped, counted_tags = [], False, []
     counted_tags = list(dict.fromkeys([*counted_tags, *query.tags_all]))  # a chosen tag is always shown
     source, typed = _source(query)
     positives = [keys.type_index(query.type)] if query.type and not typed else []

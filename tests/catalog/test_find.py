@@ -290,3 +290,17 @@ class BulkDeleteTest(RedisTestCase):
         self.assertContains(response, f'name="ids" value="{self.a}"')
         self.assertContains(response, 'action="/catalog/products/delete/"')
         self.assertContains(response, "csrfmiddlewaretoken")
+
+
+class CatalogWideCountTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_caller_that_does_not_ask_for_live_counts_keeps_one_transaction_and_catalog_counts(self):
+        make_product("Quiet Buds", tags=["wireless"])
+        make_product("Box", type="game_console", tags=["wireless", "retro"])
+        with self.assertRoundTrips(1), self.assertCommands(11):  # MULTI, 2 ZCARD, SORT, cloud, 5 SCARD, EXEC
+            result = store.list_products(store.ProductQuery(type="earbuds"))
+        self.assertEqual(result.type_counts["game_console"], 1)
+        self.assertEqual(dict(result.tag_cloud), {"wireless": 2, "retro": 1})
+        live = store.list_products(store.ProductQuery(type="earbuds", live_counts=True))
+        self.assertEqual((live.type_counts["game_console"], dict(live.tag_cloud)), (0, {"wireless": 1}))

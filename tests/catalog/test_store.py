@@ -297,7 +297,11 @@ class ListQueryTest(RedisTestCase):
 
     def test_the_issue_example_combines_tags_type_and_sort_in_one_round_trip(self):
         query = store.ProductQuery(
-            order="-rating", type="earbuds", tags_all=("wireless", "noise-cancelling"), tags_none=("refurbished",)
+            order="-rating",
+            type="earbuds",
+            tags_all=("wireless", "noise-cancelling"),
+            tags_none=("refurbished",),
+            live_counts=True,
         )
         with self.assertRoundTrips(2) as trace:  # the tag names to count, then the list with its counts
             result = store.list_products(query)
@@ -312,7 +316,9 @@ class ListQueryTest(RedisTestCase):
 
     def test_temporary_keys_expire_within_sixty_seconds(self):
         with self.assertRoundTrips(2) as trace:
-            store.list_products(store.ProductQuery(tags_any=("wired", "refurbished"), tags_none=("x",)))
+            store.list_products(
+                store.ProductQuery(tags_any=("wired", "refurbished"), tags_none=("x",), live_counts=True)
+            )
         expires = [c for c in trace.round_trips[1].commands if c.name == "EXPIRE"]
         stored = [c.keys[0] for c in trace.round_trips[1].commands if c.name.endswith("STORE")]
         self.assertEqual({c.keys[0] for c in expires}, set(stored))
@@ -356,7 +362,7 @@ class ListQueryTest(RedisTestCase):
         # chosen the type counts need none), EXPIRE, UNLINK, ZCARD, EXEC
         tags = client().zcard(keys.tags())
         with self.assertRoundTrips(2) as trace, self.assertCommands(8 + tags):
-            result = store.list_products(store.ProductQuery(type="earbuds", limit=2))
+            result = store.list_products(store.ProductQuery(type="earbuds", limit=2, live_counts=True))
         self.assertEqual(self.names(result), ["Newest Buds", "Wired Buds"])
         self.assertEqual(result.total, 5)
         self.assertEqual([row.attrs for row in result.rows], [{**EARBUDS, "battery_life": "40"}, EARBUDS])
@@ -373,7 +379,7 @@ class ListQueryTest(RedisTestCase):
 
     def test_a_type_combines_with_tags_and_search_and_brings_its_fields_in_every_order(self):
         for order in ("-created", "created", "-rating", "name"):
-            query = store.ProductQuery(order=order, type="earbuds", tags_all=("noise-cancelling",))
+            query = store.ProductQuery(order=order, type="earbuds", tags_all=("noise-cancelling",), live_counts=True)
             with self.assertRoundTrips(2):  # the tag names to count, then the list with its counts
                 result = store.list_products(query)
             self.assertEqual(sorted(self.names(result)), ["Quiet Buds", "Refurb Buds"], order)
