@@ -31,12 +31,17 @@ def respond(
     search: Callable[[str, int], list[tuple[str, str]]],
     *,
     link: Callable[[str], str] | None = None,
-    param: str = "q",
+    param: str = "",
     limit: int = LIMIT,
 ) -> HttpResponse:
-    """The listbox's options for ``?<param>=``: the app's ``search`` (one round trip), or a hint when
-    the text is too short to search. ``link(id)`` gives each option a link (for ``mode="go"``)."""
-    text = request.GET.get(param, "").strip()[:MAX_CHARS]
+    """The listbox's options for the typed text: the app's ``search`` (one round trip), or a hint when
+    the text is too short to search. ``link(id)`` gives each option a link (for ``mode="go"``).
+
+    htmx sends the input's value under the input's own name and names the input in the
+    ``HX-Trigger-Name`` header, so one view serves a field of any name (``param`` fixes it; else "q").
+    """
+    name = param or request.headers.get("HX-Trigger-Name") or "q"
+    text = request.GET.get(name, "").strip()[:MAX_CHARS]
     listbox = request.GET.get("listbox", "suggestions")
     options = search(text, limit) if len(text) >= MIN_CHARS else []
     context = {

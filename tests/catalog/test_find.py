@@ -197,6 +197,11 @@ class AutocompleteViewTest(RedisTestCase):
         self.assertNotContains(response, "<X>")
         self.assertContains(response, 'id="id_q-listbox-1"')
 
+    def test_a_field_of_another_name_is_read_by_the_name_htmx_gives(self):
+        make_product("Smartphone X", type="phone", attrs={})
+        response = self.client.get("/catalog/products/suggest/?manager=phone", headers={"HX-Trigger-Name": "manager"})
+        self.assertContains(response, "Smartphone X")
+
     def test_short_text_asks_for_more_without_reading_and_nothing_found_says_so(self):
         with self.assertRoundTrips(0):
             response = self.client.get("/catalog/products/suggest/?q=ph")

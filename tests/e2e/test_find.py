@@ -68,3 +68,34 @@ class FindBrowserTest(BrowserTestCase):
         self.assertFalse(client().exists(keys.product(a), keys.product(b)))
         self.assertTrue(client().exists(keys.product(c)))
         self.assertEqual(self.errors, [])
+
+    def test_fill_mode_puts_the_picked_id_in_the_hidden_input(self):
+        """The mode a person, course or manager picker uses: rendered by the shared include, fed by the
+        product suggestions here, added to a page as htmx would add it."""
+        from django.template.loader import render_to_string
+
+        phone = make_product("Smartphone X", type="phone", attrs={})
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/catalog/products/"))
+        field = render_to_string(
+            "includes/autocomplete.html",
+            {"name": "pick", "id": "pick", "url": "/catalog/products/suggest/", "label": "Product", "mode": "fill",
+             "fill_name": "product_id"},
+        )  # fmt: skip
+        page.evaluate(
+            "html => { const form = document.createElement('form'); form.id = 'picker'; form.innerHTML = html;"
+            " document.querySelector('main').prepend(form); htmx.process(form); }",
+            field,
+        )
+        box = page.locator("#pick")
+        box.press_sequentially("martph", delay=40)
+        expect(page.locator("#pick-listbox [role=option]")).to_have_text(["Smartphone X"])
+        box.press("ArrowDown")
+        box.press("Enter")
+        expect(box).to_have_value("Smartphone X")
+        expect(page.locator("#picker input[name=product_id]")).to_have_value(str(phone))
+        expect(page.locator("#pick-listbox")).to_be_hidden()
+        box.press_sequentially(" more", delay=20)  # typing again names no record until one is picked
+        expect(page.locator("#picker input[name=product_id]")).to_have_value("")
+        self.assertEqual(self.errors, [])
