@@ -126,6 +126,12 @@ class NgramIndex:
         for gram in sorted(new - old):
             pipe.sadd(self.gram_key(gram), member)
 
+    def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
+        """(piece sets to SREM the member from, piece sets to SADD it to) for a write script of its
+        own: pass both lists in KEYS, and have the script check the stored text is ``old_text``."""
+        old, new = grams(old_text or ""), grams(new_text or "")
+        return [self.gram_key(g) for g in sorted(old - new)], [self.gram_key(g) for g in sorted(new - old)]
+
     def keys_for(self, *texts: str | None) -> list[str]:
         """The piece sets a write of these texts touches (what its script passes in KEYS)."""
         return [self.gram_key(g) for g in sorted(set().union(*(grams(t or "") for t in texts)))]

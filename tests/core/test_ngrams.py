@@ -24,6 +24,14 @@ class NgramTextTest(SimpleTestCase):
         self.assertFalse(query.matches("Smartphone Y"))
         self.assertFalse(Query.parse("tv").usable)
 
+    def test_a_rename_touches_only_the_pieces_that_change(self):
+        from catalog.store import NAMES
+
+        dropped, added = NAMES.diff("Smartphone X", "Featurephone X")
+        self.assertEqual(dropped, ["catalog:ngram:" + g for g in ("art", "mar", "rtp", "sma", "tph")])
+        self.assertEqual(added[:2], ["catalog:ngram:atu", "catalog:ngram:eat"])
+        self.assertNotIn("catalog:ngram:pho", dropped + added)
+
     def test_the_key_registry_names_the_catalogs_trigram_sets(self):
         entry = keyspace.match("catalog:ngram:pho")
         self.assertEqual((entry.type, entry.pattern), ("set", "catalog:ngram:*"))
