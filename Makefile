@@ -1,10 +1,12 @@
-# Two commands: `make run` (a seeded dashboard on http://127.0.0.1:8000) and `make test`.
+# Two commands: `make run` (a seeded dashboard on http://127.0.0.1:8000, served as deployed:
+# gunicorn, DEBUG off, static files through WhiteNoise) and `make test`.
+# `make dev` is the development server: runserver with autoreload and DEBUG=1.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format bootstrap
+.PHONY: run dev test lint format bootstrap
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +16,10 @@ $(STAMP): requirements.txt
 bootstrap: $(STAMP)
 
 run: bootstrap
-	$(PY) manage.py serve
+	exec $(PY) manage.py serve
+
+dev: bootstrap
+	exec env DEBUG=1 $(PY) manage.py serve --dev
 
 test: bootstrap
 	$(PY) manage.py test

@@ -15,10 +15,22 @@ SCHEMA = 1
 STATUSES = ("draft", "published")
 CONTENT = ("title", "body", "author", "status")  # what an editor changes; a save changes one or it is no save
 SUMMARY = ("title", "author", "status", "updated_at", "version", "num_comments")  # what the list reads
+TITLE_CHARS = 200  # of the casefolded title kept in the title index
+
+
+def title_member(post_id: int, title: str) -> str:
+    """A post's member of the title index: its casefolded title, NUL, its id."""
+    return f"{title.casefold()[:TITLE_CHARS]}\x00{post_id}"
 
 
 def _when(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, UTC)
+
+
+OWN_FIELDS = (
+    "schema", "title", "body", "author", "status", "last_saved_by", "created_at", "updated_at",
+    "version", "comment", "changed", "title_member",
+)  # fmt: skip  # a post's own hash fields: what a revision snapshots (the comment embed is not)
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,9 @@ class Post:
             "version": str(self.version),
             "comment": self.comment,
             "changed": ",".join(self.changed),
+            # Derived from the title, kept beside it so that a write can take the old entry out of
+            # the title index without casefolding inside Redis; every snapshot carries its own.
+            "title_member": title_member(self.id, self.title),
         }
 
     @classmethod
@@ -68,6 +83,10 @@ class Post:
             changed=tuple(filter(None, (fields.get("changed") or "").split(","))),
             schema=int(fields.get("schema") or SCHEMA),
         )
+
+    @property
+    def title_member(self) -> str:
+        return title_member(self.id, self.title)
 
     def content(self) -> dict[str, str]:
         return {name: getattr(self, name) for name in CONTENT}
@@ -133,7 +152,7 @@ class Revision:
         return self.post.changed
 
     def to_json(self) -> str:
-        return json.dumps(self.post.to_fields(), separators=(",", ":"), sort_keys=True)
+        return json.dumps(self.post.to_fields(), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, post_id: int, raw: str) -> Revision:

@@ -64,12 +64,19 @@ def comment_references():
             yield Violation(message, [keys.comment(comment_id)])
 
 
-@invariant("cms", "no id dangles: each post is in its indexes, each entry a post", repair=store.rebuild_indexes)
+@invariant(
+    "cms",
+    "no id dangles: each post is in its indexes (by its title_member), each entry a post",
+    repair=store.rebuild_indexes,
+)
 def indexes_match_posts():
-    for post, missing in store.index_entries(sorted(store.post_ids_in_keys())):
+    for post, missing, member in store.index_entries(sorted(store.post_ids_in_keys())):
         for key, _ in missing:
             message = f"post {post.id} ({post.status}, {post.author}) is missing from {key}"
             yield Violation(message, [keys.post(post.id), key])
+        if member != post.title_member:
+            message = f"post {post.id}: title_member {member!r} is not its title's entry {post.title_member!r}"
+            yield Violation(message, [keys.post(post.id)])
     for key, member in store.stale_index_members():
         yield Violation(f"{key} holds {member!r}, which is not an entry of an existing post", [key])
 

@@ -1,4 +1,4 @@
-"""Every key name of the CMS, and its registration in the key space.
+"""Every key name of the CMS, each declared once on the function that builds it.
 
 Posts are hashes; each post has a sorted set of revisions (its history) and a
 sorted set of comment ids; the list screen reads sorted indexes scored by the
@@ -8,100 +8,58 @@ lexicographic index of titles for prefix search.
 
 import re
 
-from config.keyspace import register, register_app
+from config.keyspace import keyspace
 
 APP = "cms"
-register_app(APP, "cms:")
+keyspace.register_app(APP, "cms:")
+key = keyspace.declarer(APP)
 
 # An author is a username; only a string of this shape ever becomes part of a key.
 AUTHOR_RE = re.compile(r"^[\w.@+-]{1,150}\Z")
 STATUSES = ("draft", "published")
 
 POST_URL = "/cms/posts/{id}/"
+POST_SCREENS = ("cms:post_list", "cms:post_detail", "cms:post_edit", "cms:post_history", "cms:post_compare")
+LIST = ("cms:post_list",)
 
 
+@key(
+    "string",
+    "Enumerable keys (key-value design notes): id counter",
+    "The last post id handed out (INCR).",
+    why="INCR is atomic, so two editors creating posts at once never get the same id.",
+)
 def post_ids() -> str:
     return "cms:ids:post"
 
 
+@key(
+    "string",
+    "Enumerable keys (key-value design notes): id counter",
+    "The last comment id handed out (INCR).",
+    why="INCR is atomic, so concurrent comments never share an id.",
+)
 def comment_ids() -> str:
     return "cms:ids:comment"
 
 
-def post(post_id: int | str) -> str:
-    return f"cms:post:{post_id}"
-
-
-def revisions(post_id: int) -> str:
-    return f"cms:post:{post_id}:revisions"
-
-
-def post_comments(post_id: int) -> str:
-    return f"cms:post:{post_id}:comments"
-
-
-def comment(comment_id: int | str) -> str:
-    return f"cms:comment:{comment_id}"
-
-
-def by_updated() -> str:
-    return "cms:index:updated"
-
-
-def by_status(status: str) -> str:
-    if status not in STATUSES:
-        raise ValueError(f"unknown status {status!r}")
-    return f"cms:index:status:{status}"
-
-
-def by_author(author: str) -> str:
-    if not AUTHOR_RE.match(author):
-        raise ValueError(f"not an author name: {author!r}")
-    return f"cms:index:author:{author}"
-
-
-def titles() -> str:
-    return "cms:index:title"
-
-
-def scratch(token: str) -> str:
-    """A list query's intermediate result, created and deleted inside one MULTI/EXEC."""
-    return f"cms:tmp:{token}"
-
-
-register(
-    APP,
-    "cms:ids:post",
-    "string",
-    "Enumerable keys (seed 003): id counter",
-    "The last post id handed out (INCR).",
-    why="INCR is atomic, so two editors creating posts at once never get the same id.",
-)
-register(
-    APP,
-    "cms:ids:comment",
-    "string",
-    "Enumerable keys (seed 003): id counter",
-    "The last comment id handed out (INCR).",
-    why="INCR is atomic, so concurrent comments never share an id.",
-)
-register(
-    APP,
-    "cms:post:*",
+@key(
     "hash",
     "Revision pattern (current version) + partial embed",
     "A post: title, body, author, status, last saved by, times, version; with a JSON copy of its 3 newest "
     "comments and their count.",
     why="A hash holds the current version as flat fields, so the list reads only the summary fields with "
     "SORT … GET ->field and the post page reads one key. The embedded comments spare the post page a read of "
-    "the comment hashes (seed 000's blog post).",
-    screens=("cms:post_list", "cms:post_detail", "cms:post_edit", "cms:post_history", "cms:post_compare"),
+    "the comment hashes (the e-book's partial embed pattern).",
+    screens=POST_SCREENS,
     index="cms:index:updated",
     url=POST_URL,
 )
-register(
-    APP,
-    "cms:post:*:revisions",
+def post(post_id: int | str) -> str:
+    return f"cms:post:{post_id}"
+
+
+@key(
     "zset",
     "Revision pattern: history",
     "Every earlier version of a post as a JSON snapshot, scored by its version number.",
@@ -111,9 +69,11 @@ register(
     index="cms:index:updated",
     url=POST_URL,
 )
-register(
-    APP,
-    "cms:post:*:comments",
+def revisions(post_id: int | str) -> str:
+    return f"cms:post:{post_id}:revisions"
+
+
+@key(
     "zset",
     "Referenced one-to-many (source of truth of the partial embed)",
     "The ids of a post's comments, scored by when they were written.",
@@ -123,59 +83,78 @@ register(
     index="cms:index:updated",
     url=POST_URL,
 )
-register(
-    APP,
-    "cms:comment:*",
+def post_comments(post_id: int | str) -> str:
+    return f"cms:post:{post_id}:comments"
+
+
+@key(
     "hash",
     "Referenced one-to-many: child document",
     "A comment: post id, author, text, when.",
     why="Comments are unbounded, so each is a document of its own, referenced from its post's sorted set.",
     screens=("cms:comment_list",),
 )
-register(
-    APP,
-    "cms:index:updated",
+def comment(comment_id: int | str) -> str:
+    return f"cms:comment:{comment_id}"
+
+
+@key(
     "zset",
     "Secondary index: sorted set",
     "Every post id, scored by when it was last saved: the post list's default order.",
     why="A sorted set pages in time order (SORT … BY nosort LIMIT) and enumerates the posts without SCAN.",
-    screens=("cms:post_list",),
+    screens=LIST,
 )
-register(
-    APP,
-    "cms:index:status:*",
+def by_updated() -> str:
+    return "cms:index:updated"
+
+
+@key(
     "zset",
     "Secondary index: sorted set per value",
     "The ids of the posts in one status (draft, published), scored by when they were last saved.",
     why="Scored like the main index, so a status filter is already in list order; two filters are one ZINTERSTORE.",
-    screens=("cms:post_list",),
+    screens=LIST,
 )
-register(
-    APP,
-    "cms:index:author:*",
+def by_status(status: str) -> str:
+    if status not in STATUSES and status != "*":
+        raise ValueError(f"unknown status {status!r}")
+    return f"cms:index:status:{status}"
+
+
+@key(
     "zset",
     "Secondary index: sorted set per value",
     "The ids of one author's posts, scored by when they were last saved.",
     why="Scored like the main index, so the author filter reads in list order without sorting.",
-    screens=("cms:post_list",),
+    screens=LIST,
 )
-register(
-    APP,
-    "cms:index:title",
+def by_author(author: str) -> str:
+    if not AUTHOR_RE.match(author) and author != "*":
+        raise ValueError(f"not an author name: {author!r}")
+    return f"cms:index:author:{author}"
+
+
+@key(
     "zset",
-    "Lexicographic index (seed 003)",
+    "Lexicographic index (key-value design notes)",
     "Every post as `lowercased title NUL id`, all scored 0: title prefix search with ZRANGE BYLEX.",
     why="With equal scores a sorted set orders its members bytewise, so the titles starting with a prefix are "
     "one range, found in O(log n) instead of a scan.",
-    screens=("cms:post_list",),
+    screens=LIST,
 )
-register(
-    APP,
-    "cms:tmp:*",
+def titles() -> str:
+    return "cms:index:title"
+
+
+@key(
     "zset",
     "Scratch result",
     "A filtered or searched post list, built, paged and deleted within one MULTI/EXEC; never seen outside it.",
     why="Intersecting indexes server-side keeps the list to one round trip; the transaction makes the scratch "
     "key invisible to every other client.",
-    screens=("cms:post_list",),
+    screens=LIST,
 )
+def scratch(token: str) -> str:
+    """A list query's intermediate result, created and deleted inside one MULTI/EXEC."""
+    return f"cms:tmp:{token}"

@@ -2,7 +2,7 @@
 
 Each client edits its own posts (so it knows every version's content and can
 revert) and also the seeded posts everyone shares, where concurrent saves
-meet the WATCH version check: a 409 conflict page is a correct answer there.
+meet the save script's version check: a 409 conflict page is a correct answer there.
 Every acknowledged save is checked afterwards by its version number: the
 revision history keeps them all, so each one is findable on its own.
 """
@@ -102,7 +102,7 @@ class Editors(Scenario):
         with self.in_flight(("post", pk), forget=lambda: self.forget(pk) if own else None):
             response = self.http.post(f"{LIST}{pk}/edit/", form, expect=(302, 409))
         if response.status == 409:
-            return self.refused("edit conflicts (409)")  # someone saved in between: the version check
+            return self.refused("edit conflicts (409)")  # someone saved in between: the script's version check
         if own:
             self.mine[pk][version + 1] = (title, body)
         key = ("post", pk, version + 1) if own else ("shared", pk, version + 1)

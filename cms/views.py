@@ -1,11 +1,9 @@
 """CMS screens: the post list, a post with its newest comments, edit with conflict
 detection, history, compare, revert, and all comments. Thin: the store does Redis."""
 
-from contextlib import contextmanager
 from dataclasses import replace
 
 from django.contrib import messages
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -13,7 +11,9 @@ from django.views.decorators.http import require_POST
 
 from cms import diff, store
 from cms.forms import CommentForm, CompareForm, PostEditForm, PostFilterForm, PostForm
+from config.activity import Actor
 from config.listing import list_state, page_of
+from config.shortcuts import or_404
 
 HISTORY_PER_PAGE = 20
 COMMENTS_PER_PAGE = 10
@@ -27,22 +27,26 @@ def _detail_url(pk: int) -> str:
     return reverse("cms:post_detail", args=[pk])
 
 
+def _link(entity: str, object_id: str) -> str:
+    """The screen of a post; a comment has none of its own (the store links its post)."""
+    return _detail_url(int(object_id)) if entity == "post" else ""
+
+
+def _actor(request) -> Actor:
+    return Actor(request.user.get_username(), link=_link)
+
+
+_UNCHANGED = object()  # a save or revert that changed nothing
+
+
+def _save(write, *args, **kwargs):
+    """A save that changed nothing (None) is no 404: tell or_404 apart from a missing post."""
+    saved = write(*args, **kwargs)
+    return _UNCHANGED if saved is None else saved
+
+
 def _partial(request, template: str, name: str) -> str:
     return f"{template}#{name}" if request.htmx and not request.htmx.boosted else template
-
-
-@contextmanager
-def _or_404(what: str = "post"):
-    """A missing post, revision or comment is a 404."""
-    try:
-        yield
-    except store.NotFound:
-        raise Http404(f"No such {what}") from None
-
-
-def _get_post(pk: int) -> store.PostPage:
-    with _or_404():
-        return store.get_post(pk)
 
 
 def post_list(request):
@@ -60,42 +64,29 @@ def post_list(request):
 def post_add(request):
     form = PostForm(request.POST or None, initial={"author": request.user.get_username(), "status": "draft"})
     if request.method == "POST" and form.is_valid():
-        post = store.create_post(
-            form.content(),
-            by=request.user.get_username(),
-            comment=form.cleaned_data["comment"],
-            at=_now(),
-            link=_detail_url,
-        )
+        post = store.create_post(form.content(), actor=_actor(request), comment=form.cleaned_data["comment"], at=_now())
         messages.success(request, f"Post “{post.title}” was created at version 1.")
         return redirect("cms:post_detail", post.id)
     return render(request, "cms/post_form.html", {"form": form, "adding": True})
 
 
 def post_detail(request, pk: int):
-    return render(request, "cms/post_detail.html", {"view": _get_post(pk), "comment_form": CommentForm()})
+    return render(request, "cms/post_detail.html", {"view": or_404(store.get_post, pk), "comment_form": CommentForm()})
 
 
 def post_edit(request, pk: int):
     if request.method != "POST":
-        view = _get_post(pk)
-        post = view.post
+        post = or_404(store.get_post, pk).post
         form = PostEditForm(initial={**post.content(), "version": post.version})
         return render(request, "cms/post_form.html", {"form": form, "post": post})
     form = PostEditForm(request.POST)
     between = None
     if form.is_valid():
         try:
-            with _or_404():
-                saved = store.save_post(
-                    pk,
-                    form.content(),
-                    base_version=form.cleaned_data["version"],
-                    by=request.user.get_username(),
-                    comment=form.cleaned_data["comment"],
-                    at=_now(),
-                    link=_detail_url(pk),
-                )
+            saved = or_404(
+                _save, store.save_post, pk, form.content(), base_version=form.cleaned_data["version"],
+                actor=_actor(request), comment=form.cleaned_data["comment"], at=_now(),
+            )  # fmt: skip
         except store.EditConflict as conflict:
             between = conflict.between
             # Keep the editor's text; the form now carries the version they have seen,
@@ -107,13 +98,16 @@ def post_edit(request, pk: int):
             now = between.current.version
             form.add_error(None, f"Someone saved this post while you were editing (it is now at version {now}).")
         else:
-            if saved is None:
-                messages.info(request, "Nothing changed, so nothing was saved and no revision was made.")
+            title = form.cleaned_data["title"]
+            if saved is _UNCHANGED:
+                messages.info(request, f"Nothing changed in “{title}”, so nothing was saved and no revision was made.")
             else:
                 kept = saved.version - 1
-                messages.success(request, f"Saved version {saved.version}; version {kept} is in the history.")
+                messages.success(
+                    request, f"Saved “{title}” as version {saved.version}; version {kept} is in the history."
+                )
             return redirect("cms:post_detail", pk)
-    post = between.current if between else _get_post(pk).post
+    post = between.current if between else or_404(store.get_post, pk).post
     changes = diff.compare(between.base_snapshot, between.current) if between and between.base_snapshot else []
     context = {"form": form, "post": post, "between": between, "changes": changes}
     return render(request, "cms/post_form.html", context, status=409 if between else 200)
@@ -121,17 +115,15 @@ def post_edit(request, pk: int):
 
 def post_delete(request, pk: int):
     if request.method == "POST":
-        with _or_404():
-            post = store.delete_post(pk, by=request.user.get_username())
+        post = or_404(store.delete_post, pk, actor=_actor(request))
         messages.success(request, f"Post “{post.title}” was deleted with its revisions and comments.")
         return redirect("cms:post_list")
-    return render(request, "cms/post_confirm_delete.html", {"view": _get_post(pk)})
+    return render(request, "cms/post_confirm_delete.html", {"view": or_404(store.get_post, pk)})
 
 
 def post_history(request, pk: int):
     state = list_state(request.GET, per_page=HISTORY_PER_PAGE)
-    with _or_404():
-        current, revisions, total = store.history(pk, state.offset, state.per_page)
+    current, revisions, total = or_404(store.history, pk, state.offset, state.per_page)
     page = page_of(revisions, total, state)
     context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept()}
     return render(request, _partial(request, "cms/post_history.html", "rows"), context)
@@ -141,44 +133,38 @@ def post_compare(request, pk: int):
     form = CompareForm(request.GET)
     context = {"form": form, "pk": pk}
     if not form.is_valid():
-        if "a" in request.GET:
-            return render(request, "cms/post_compare.html", {**context, "post": _get_post(pk).post})
-        # No revision chosen: compare the current version with the one before it.
-        post = _get_post(pk).post
-        if post.version == 1:
+        post = or_404(store.get_post, pk).post
+        if "a" in request.GET or post.version == 1:
             return render(request, "cms/post_compare.html", {**context, "post": post})
+        # No revision chosen: compare the current version with the one before it.
         form = CompareForm({"a": post.version - 1, "b": post.version})
         form.is_valid()
     a, b = form.cleaned_data["a"], form.cleaned_data["b"]
-    with _or_404("revision"):
-        current, snapshots = store.versions(pk, (a,) if b is None else (a, b))
+    current, snapshots = or_404(store.versions, pk, (a,) if b is None else (a, b))
     b = current.version if b is None else b
     older, newer = sorted((a, b))
     snapshots[current.version] = current
-    context.update(
-        post=current,
-        older=snapshots[older],
-        newer=snapshots[newer],
-        changes=diff.compare(snapshots[older], snapshots[newer]),
-    )
+    changes = diff.compare(snapshots[older], snapshots[newer])
+    context.update(post=current, older=snapshots[older], newer=snapshots[newer], changes=changes)
+    context["cut"] = [change.name for change in changes if change.diff.cut]
     return render(request, "cms/post_compare.html", context)
 
 
 @require_POST
 def post_revert(request, pk: int, number: int):
-    with _or_404("revision"):
-        saved = store.revert_post(pk, number, by=request.user.get_username(), at=_now(), link=_detail_url(pk))
-    if saved is None:
+    saved = or_404(
+        _save, store.revert_post, pk, number, actor=_actor(request), at=_now(), author=request.POST.get("author", "")
+    )
+    if saved is _UNCHANGED:
         messages.info(request, f"Revision {number} has the same content as the current version: nothing to revert.")
     else:
-        messages.success(request, f"Reverted to revision {number}: saved as version {saved.version}.")
+        messages.success(request, f"“{saved.title}” reverted to revision {number}: saved as version {saved.version}.")
     return redirect("cms:post_history", pk)
 
 
 def comment_list(request, pk: int):
     state = list_state(request.GET, per_page=COMMENTS_PER_PAGE)
-    with _or_404():
-        title, comments, total = store.comments_page(pk, state.offset, state.per_page)
+    title, comments, total = or_404(store.comments_page, pk, state.offset, state.per_page)
     context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state}
     return render(request, _partial(request, "cms/comment_list.html", "comments"), context)
 
@@ -187,18 +173,24 @@ def comment_list(request, pk: int):
 def comment_add(request, pk: int):
     form = CommentForm(request.POST)
     if form.is_valid():
-        with _or_404():
-            store.add_comment(
-                pk, author=request.user.get_username(), text=form.cleaned_data["text"], at=_now(), link=_detail_url(pk)
-            )
-        messages.success(request, "Your comment was added.")
+        title = or_404(store.post_title, pk)  # for the message; a missing post is a 404 before any id is drawn
+        text = form.cleaned_data["text"]
+        or_404(store.add_comment, pk, author=request.user.get_username(), text=text, at=_now(), actor=_actor(request))
+        messages.success(request, f"Your comment on “{title}” was added.")
         return redirect(_detail_url(pk) + "#comments")
-    return render(request, "cms/post_detail.html", {"view": _get_post(pk), "comment_form": form}, status=400)
+    # Back at the same place: the browser scrolls to the focused field, beside its error.
+    form.fields["text"].widget.attrs["autofocus"] = True
+    return render(
+        request, "cms/post_detail.html", {"view": or_404(store.get_post, pk), "comment_form": form}, status=400
+    )
 
 
-@require_POST
 def comment_delete(request, pk: int, comment_id: int):
-    with _or_404("comment"):
-        store.delete_comment(pk, comment_id, by=request.user.get_username(), link=_detail_url(pk))
-    messages.success(request, "The comment was deleted.")
-    return redirect(_detail_url(pk) + "#comments")
+    """GET asks first (what will go, and from which post); POST deletes."""
+    if request.method == "POST":
+        title, comment = or_404(store.get_comment, pk, comment_id)
+        or_404(store.delete_comment, pk, comment_id, actor=_actor(request))
+        messages.success(request, f"The comment by {comment.author} on “{title}” was deleted.")
+        return redirect(_detail_url(pk) + "#comments")
+    title, comment = or_404(store.get_comment, pk, comment_id)
+    return render(request, "cms/comment_confirm_delete.html", {"pk": pk, "title": title, "comment": comment})

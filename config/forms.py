@@ -1,18 +1,38 @@
+"""The sign-in form behind the failure limit, and the client address it limits."""
+
 import ipaddress
 import math
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.utils import timezone
 
 from config import store
 
 
-def client_address(request) -> str:
-    """REMOTE_ADDR, checked: it becomes part of a key."""
+def _checked(value: str) -> str | None:
     try:
-        return str(ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")))
+        return str(ipaddress.ip_address(value.strip()))
     except ValueError:
-        return "unknown"
+        return None
+
+
+def client_address(request) -> str:
+    """The client's address, checked: it becomes part of a key.
+
+    With ``TRUSTED_PROXY_COUNT = 0`` it is the connection's own (REMOTE_ADDR) and
+    X-Forwarded-For is ignored, since any client can send one. Behind N trusted
+    proxies it is the N-th entry from the right of X-Forwarded-For: the address the
+    outermost proxy saw. Entries further left were written by the client and are
+    never read, so a client cannot pick the address it is limited under.
+    """
+    proxies = settings.TRUSTED_PROXY_COUNT
+    if proxies > 0:
+        forwarded = [part for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+        if len(forwarded) >= proxies:
+            return _checked(forwarded[-proxies]) or "unknown"
+    return _checked(request.META.get("REMOTE_ADDR", "")) or "unknown"
 
 
 def _wait_text(seconds: float) -> str:
@@ -24,10 +44,12 @@ def _wait_text(seconds: float) -> str:
 
 
 class SignInForm(AuthenticationForm):
-    """Django's sign-in form behind a sliding-window limit on failures.
+    """Django's sign-in form behind a sliding-window limit on failures; staff only.
 
     The attempt takes a slot in the windows of the username and of the client
     address before the password is checked; a right password gives it back.
+    Every failure is recorded for the administrators, and the one that fills the
+    username's window writes the lock-out to the activity stream.
     """
 
     error_messages = {
@@ -39,13 +61,26 @@ class SignInForm(AuthenticationForm):
         username = self.cleaned_data.get("username")
         if username is None or not self.cleaned_data.get("password"):
             return self.cleaned_data
-        attempt = store.take_signin_attempt(username, client_address(self.request))
+        address = client_address(self.request)
+        attempt = store.take_signin_attempt(username, address)
         if not attempt.allowed:
+            store.record_failed_signin(None, username, address, timezone.now())
             raise forms.ValidationError(
                 self.error_messages["rate_limited"],
                 code="rate_limited",
                 params={"wait": _wait_text(attempt.retry_after)},
             )
-        cleaned = super().clean()
+        try:
+            cleaned = super().clean()
+        except forms.ValidationError:
+            store.record_failed_signin(attempt, username, address, timezone.now())
+            raise
         store.release_signin_attempt(attempt)
         return cleaned
+
+    def confirm_login_allowed(self, user):
+        """Only staff sign in; the message is the wrong-password one, so it tells an
+        attacker nothing about the account."""
+        super().confirm_login_allowed(user)
+        if not user.is_staff:
+            raise self.get_invalid_login_error()

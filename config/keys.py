@@ -45,6 +45,18 @@ def signins_count() -> str:
 
 
 @key(
+    "list",
+    "Login system (the Redis login-system tutorial): capped list",
+    "The latest failed sign-ins (username tried, address, refused or locked), newest first; "
+    "administrators see them on the dashboard.",
+    why="The same capped list as the successful sign-ins: LPUSH + LTRIM in the failure's own script.",
+    screens=("dashboard",),
+)
+def signins_failed() -> str:
+    return "core:signins:failed"
+
+
+@key(
     "stream",
     "Event log: capped stream",
     "Every write of every app (who, what, which object, link), capped with XADD MAXLEN.",

@@ -8,11 +8,17 @@ works unchanged whatever the backend.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
 from django.http import Http404, QueryDict
+
+# ASCII digits only (``int`` would take "٣", " 3", "+3" and "3_0"), and few of them:
+# a page number this long is past any list, and its offset stays far inside the
+# 64-bit range Redis accepts.
+_PAGE = re.compile(r"[1-9][0-9]{0,8}")
 
 
 @dataclass(frozen=True)
@@ -55,19 +61,19 @@ def list_state(
     filters: tuple[str, ...] = (),
     per_page: int = 25,
     max_q: int = 100,
+    max_filter: int = 200,
 ) -> ListState:
     """Read ``?q=&o=&page=`` and the named filters; unknown sorts fall back to the default,
     a malformed page number is a 404 as in Django's own list views."""
     order = params.get("o", default_order)
     if order.lstrip("-") not in sorts:
         order = default_order
-    try:
-        page = int(params.get("page", "1"))
-    except ValueError:
-        raise Http404("Invalid page number") from None
-    if page < 1:
+    raw = params.get("page", "1")
+    if not _PAGE.fullmatch(raw):
         raise Http404("Invalid page number")
-    chosen = {name: params[name] for name in filters if params.get(name)}
+    page = int(raw)
+    # Filter values are cut like the search, so no link on the page repeats an unbounded query.
+    chosen = {name: params[name][:max_filter] for name in filters if params.get(name)}
     return ListState(params.get("q", "").strip()[:max_q], order, page, chosen, per_page)
 
 

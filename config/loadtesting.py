@@ -163,7 +163,7 @@ class Faults:
             return any(start <= stop and end >= begin for begin, stop in self.windows)
 
 
-UNAVAILABLE_MARKERS = ("Redis is unreachable", "Redis did not answer")
+UNAVAILABLE_MARKERS = ("Redis is unreachable", "Redis is unavailable", "Redis did not answer")
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Request plumbing: the Redis command trace panel, and the 503 page when Redis is down."""
+"""Request plumbing: security headers, roles, the Redis command trace panel, and the
+503 page whenever Redis fails."""
 
 from __future__ import annotations
 
@@ -6,15 +7,90 @@ import sys
 
 import redis
 from django.conf import settings
+from django.contrib.auth import logout
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.views import redirect_to_login
 from django.core.signals import got_request_exception
 from django.dispatch import receiver
+from django.http import JsonResponse
+from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.cache import add_never_cache_headers
 from django_redis.exceptions import ConnectionInterrupted
 
-from config import trace
+from config import roles, trace
 from config.redis import redacted
 
 PANEL_PLACEHOLDER = b"<!--redis-panel-->"
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
+
+
+class SecurityHeadersMiddleware:
+    """The Content-Security-Policy on every response, and ``Cache-Control: no-store`` on
+    every page the app renders (static files are answered by WhiteNoise before this, with
+    their own long cache headers): a signed-in page must never be kept by a shared cache
+    or shown again from the browser's history after signing out.
+
+    Django 5.2 has no CSP setting of its own (6.0 adds one); this is the one header it lacks.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        response.headers.setdefault("Content-Security-Policy", settings.CONTENT_SECURITY_POLICY)
+        add_never_cache_headers(response)
+        return response
+
+
+def section_of(match) -> str:
+    """The first segment of the matched route: ``catalog``, ``keys``, ``admin``, or "" for the dashboard."""
+    route = getattr(match, "route", "") or ""
+    return route.lstrip("^").split("/", 1)[0] if "/" in route else ""
+
+
+def forbidden(request, message: str = ""):
+    return render(request, "403.html", {"reason": message}, status=403)
+
+
+class PermissionMiddleware:
+    """Roles (``config.roles``) enforced in one place, before any view runs, so a refused
+    request writes nothing and no app view carries its own check:
+
+    - a signed-in user who is no longer staff is signed out;
+    - the key browser needs ``config.browse_keys`` for every request;
+    - a write (any method but the safe GET, HEAD, OPTIONS and TRACE, as for CSRF) under
+      an app's URL space needs that app's write permission.
+
+    Django's admin (``/admin/``) checks its own model permissions.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if not getattr(view_func, "login_required", True):
+            return None  # the public views (sign-in, /healthz) need no role
+        user = request.user
+        if not user.is_authenticated:
+            return None
+        if not user.is_staff or not user.is_active:
+            logout(request)
+            return redirect_to_login(request.get_full_path())
+        section = section_of(request.resolver_match)
+        if section == "keys" and not user.has_perm(roles.BROWSE_KEYS):
+            return forbidden(
+                request, "The key browser shows every record and the sign-in addresses: it is for administrators."
+            )
+        needed = roles.WRITE_PERMISSIONS.get(section)
+        if needed and request.method not in SAFE_METHODS and not user.has_perm(needed):
+            name = roles.APP_NAMES.get(section, section)
+            return forbidden(request, f"Your role can read the {name} but not change it. Nothing was written.")
+        return None
 
 
 class TraceMiddleware:
@@ -38,6 +114,13 @@ class TraceMiddleware:
         is_htmx = request.headers.get("HX-Request") == "true"
         if PANEL_PLACEHOLDER not in response.content and not is_htmx:
             return response
+        if not _may_see_keys(request):
+            # The panel names keys and links to the key browser: the same permission.
+            if PANEL_PLACEHOLDER in response.content:
+                response.content = response.content.replace(PANEL_PLACEHOLDER, b"", 1)
+                if response.has_header("Content-Length"):
+                    response["Content-Length"] = str(len(response.content))
+            return response
         context = {"trace": recorded, "oob": is_htmx, "path": request.get_full_path()}
         panel = render_to_string("includes/redis_panel.html", context).encode()
         if PANEL_PLACEHOLDER in response.content:
@@ -47,6 +130,13 @@ class TraceMiddleware:
         if response.has_header("Content-Length"):
             response["Content-Length"] = str(len(response.content))
         return response
+
+
+def _may_see_keys(request) -> bool:
+    try:
+        return request.user.is_authenticated and request.user.has_perm(roles.BROWSE_KEYS)
+    except Exception:  # the session could not be read: Redis is failing, the 503 page follows
+        return False
 
 
 def _chain(exc: BaseException | None):
@@ -59,18 +149,70 @@ def _chain(exc: BaseException | None):
 
 
 def is_redis_down(exc: BaseException | None) -> bool:
-    down = (redis.ConnectionError, redis.TimeoutError, ConnectionInterrupted)
-    return any(isinstance(e, down) for e in _chain(exc))
+    """Whether Redis failed the request: unreachable, timed out, or any error reply
+    (BUSY, LOADING, READONLY, OOM, MASTERDOWN, ...). Each is the 503 page, never a 500."""
+    failed = (redis.RedisError, ConnectionInterrupted)
+    return any(isinstance(e, failed) for e in _chain(exc))
+
+
+# The first word of an error reply, and what the 503 page says of it.
+_REPLIES = {
+    "BUSY": "Redis is busy running a long script and answers nothing else until it ends",
+    "LOADING": "Redis is loading its data into memory after a restart",
+    "READONLY": "Redis is a read-only replica: it refuses writes",
+    "OOM": "Redis is out of memory (its maxmemory limit) and refuses writes",
+    "MASTERDOWN": "Redis is a replica that lost its link to its primary",
+    "NOAUTH": "Redis refused the dashboard's credentials",
+    "WRONGPASS": "Redis refused the dashboard's credentials",
+}
+
+
+# redis-py's classes for the replies it recognises (their message drops the first word).
+_CLASSES = (
+    (redis.exceptions.ReadOnlyError, "READONLY"),
+    (redis.exceptions.OutOfMemoryError, "OOM"),
+    (redis.exceptions.MasterDownError, "MASTERDOWN"),
+    (redis.exceptions.BusyLoadingError, "LOADING"),
+    (redis.exceptions.AuthenticationError, "NOAUTH"),
+)
+
+
+def failure_of(exc: BaseException) -> dict:
+    """What went wrong, in words safe for anyone to read (no address, no password)."""
+    chain = list(_chain(exc))
+    if any(isinstance(e, redis.TimeoutError) for e in chain):
+        return {"title": "Redis is unreachable", "kind": "timeout", "timed_out": True}
+    for e in chain:
+        word = next((word for cls, word in _CLASSES if isinstance(e, cls)), None)
+        if word is None and isinstance(e, redis.ResponseError):
+            word = str(e).split(" ", 1)[0].upper()
+        if word in _REPLIES:
+            return {"title": "Redis is unavailable", "kind": word, "detail": _REPLIES[word]}
+    if any(isinstance(e, redis.ConnectionError) for e in chain):
+        return {"title": "Redis is unreachable", "kind": "connection"}
+    return {"title": "Redis is unavailable", "kind": "error", "detail": "Redis answered with an error"}
+
+
+def _signed_in(request) -> bool:
+    """Whether the session says so; when the session cannot be read (it lives in Redis),
+    the visitor is treated as anonymous, so the page renders and shows nothing private."""
+    try:
+        return bool(request.user.is_authenticated)
+    except Exception:
+        request.user = AnonymousUser()
+        return False
 
 
 def unavailable(request, exc: BaseException):
-    from django.shortcuts import render
-
+    signed_in = _signed_in(request)
     context = {
-        "redis_url": redacted(settings.REDIS_URL),
+        **failure_of(exc),
         "error": type(exc).__name__,
-        "timed_out": any(isinstance(e, redis.TimeoutError) for e in _chain(exc)),
         "timeout": settings.REDIS_SOCKET_TIMEOUT,
+        "after_write": request.method not in SAFE_METHODS,
+        # The address (never its password) only for a signed-in member of staff.
+        "redis_url": redacted(settings.REDIS_URL) if signed_in else "",
+        "check_path": request.path if request.method not in SAFE_METHODS else "",
     }
     response = render(request, "503.html", context, status=503)
     response["Retry-After"] = "5"
@@ -100,9 +242,11 @@ class RedisUnavailableMiddleware:
         try:
             request.user.is_authenticated  # noqa: B018  (loads the session from Redis)
         except Exception as exc:
-            if is_redis_down(exc):
-                return unavailable(request, exc)
-            raise
+            if not is_redis_down(exc):
+                raise
+            if getattr(view_func, "reports_redis_down", False):  # /healthz answers in JSON
+                return JsonResponse({"redis": "down"}, status=503)
+            return unavailable(request, exc)
         return None
 
     def process_exception(self, request, exception):
@@ -131,8 +275,6 @@ class ContentionMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        from django.shortcuts import render
-
         from config.store import Busy
 
         if isinstance(exception, Busy):

@@ -22,7 +22,7 @@ import threading
 import time
 from contextlib import suppress
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import redis
 from django.conf import settings
@@ -51,16 +51,30 @@ def embedded_url(data_dir: str | Path) -> str:
     return f"unix://{socket_path(data_dir)}"
 
 
+# Query parameters that carry a credential in a Redis URL (redis-py reads
+# ``password`` and ``username`` from the query too, also of a unix socket URL).
+_SECRET_PARAMS = {"password", "pass", "passwd", "pwd", "auth", "secret", "token", "requirepass"}
+
+
 def redacted(url: str) -> str:
-    """The URL without its password, safe to show on an error page."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}:***@" if parts.username else ":***@"
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+    """The URL without its password in any spelling (``user:pass@``, ``:pass@``,
+    ``?password=``, a unix socket's query), safe to show on a page or in a log.
+    A URL that cannot be parsed is hidden whole."""
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        parts.port  # noqa: B018  (raises on a malformed port)
+    except ValueError:
+        return "(hidden)"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        user = userinfo.split(":", 1)[0] if ":" in userinfo else userinfo
+        # A lone "x@" is a username to redis-py, yet often a password written by mistake.
+        netloc = (f"{user}:***@" if ":" in userinfo else "***@") + host
+    masked = [(k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in query]
+    shown = f"{parts.scheme}://{netloc}{parts.path}"
+    return f"{shown}?{urlencode(masked, safe='*/:')}" if masked else shown
 
 
 def redis_executable() -> str:
@@ -108,12 +122,13 @@ class EmbeddedRedis:
         except (OSError, ValueError):
             return None
 
-    def ensure_running(self, timeout: float = 15.0) -> None:
+    def ensure_running(self, timeout: float = 15.0) -> bool:
+        """Start the server unless it answers already; True when this call started it."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with open(self.data_dir / "start.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if self.is_running():
-                return
+                return False
             self.socket.unlink(missing_ok=True)
             subprocess.run(self._command(), check=True, cwd=self.data_dir)
             deadline = time.monotonic() + timeout
@@ -122,6 +137,7 @@ class EmbeddedRedis:
                     log = self.logfile.read_text()[-2000:] if self.logfile.exists() else ""
                     raise RuntimeError(f"embedded redis-server did not start in {self.data_dir}:\n{log}")
                 time.sleep(0.02)
+        return True
 
     def _command(self) -> list[str]:
         return [
@@ -230,8 +246,13 @@ class DjangoTracedRedis(TracedRedis):
 def connection_retry() -> Retry:
     """One quick retry, for every client (django-redis's too): a dropped connection
     is re-opened at once, while a dead server turns into a 503 page fast rather
-    than after a long backoff."""
-    return Retry(ExponentialBackoff(cap=0.05, base=0.01), 1)
+    than after a long backoff.
+
+    Never on a timeout: the command was sent and the server may have run it (a
+    long EXEC or script), so sending it again could apply a write twice or
+    refuse it as a duplicate of itself. A timeout is the 503 page, the outcome
+    unknown."""
+    return Retry(ExponentialBackoff(cap=0.05, base=0.01), 1, supported_errors=(redis.ConnectionError,))
 
 
 def _connection_options() -> dict:

@@ -39,8 +39,14 @@ def _development_secret() -> str:
 
 
 SECRET_KEY = os.environ.get("SECRET_KEY") or _development_secret()
-DEBUG = env_bool("DEBUG", True)
+# Off unless asked for: `make run` serves as deployed, `make dev` sets DEBUG=1.
+DEBUG = env_bool("DEBUG", False)
+# HTTPS=1 when the dashboard is reached over TLS (usually a proxy terminating it):
+# secure cookies, HSTS and the redirect follow it, never DEBUG, so `make run` on
+# http://127.0.0.1 signs in with DEBUG off.
+HTTPS = env_bool("HTTPS", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 # --- Redis ---------------------------------------------------------------------
 if TESTING:
@@ -54,7 +60,13 @@ REDIS_APPENDFSYNC = os.environ.get("REDIS_APPENDFSYNC", "everysec")  # embedded 
 REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "5"))
 REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "2"))
 
-# Staff activity and sign-in limits (seed 001 and 004).
+# Staff activity and sign-in limits (the Redis login-system tutorial, the key-value design notes).
+# How many reverse proxies in front of the dashboard append to X-Forwarded-For.
+# 0 (the default): the client address is the connection's own (REMOTE_ADDR), and
+# X-Forwarded-For, which anyone can send, is ignored. Behind N proxies the client
+# is the N-th address from the right of X-Forwarded-For, the one the outermost
+# trusted proxy saw; anything further left was written by the client.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 SIGNIN_FAILURE_LIMIT = 5
 SIGNIN_FAILURE_WINDOW = 300  # seconds
 SIGNINS_KEPT = 50
@@ -65,6 +77,7 @@ EVENTS_MAXLEN = int(os.environ.get("EVENTS_MAXLEN", "1000"))
 CMS_REVISIONS_KEPT = int(os.environ.get("CMS_REVISIONS_KEPT", "0"))
 
 INSTALLED_APPS = [
+    "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -81,6 +94,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.middleware.SecurityHeadersMiddleware",
     "config.middleware.TraceMiddleware",
     "config.middleware.RedisUnavailableMiddleware",
     "config.middleware.ContentionMiddleware",
@@ -89,6 +104,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "config.middleware.PermissionMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -154,18 +170,44 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns about a missing one before the first collectstatic
+# WhiteNoise serves the collected files (`manage.py serve` runs collectstatic):
+# names with a content hash, gzip copies, and a year's cache headers. Tests and
+# DEBUG use the plain storage, which needs no collectstatic.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG or TESTING
+        else "config.staticfiles.StaticStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = True
 
-# With DEBUG off these default to the safe choice; `manage.py check --deploy`
-# passes. Each can be turned off for plain HTTP on loopback (the load test).
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
-SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
-SECURE_HSTS_PRELOAD = not DEBUG
+# HTTPS=1 turns on what only works over TLS; `manage.py check --deploy` passes
+# with it. Each can still be set on its own.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", HTTPS)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", HTTPS)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", HTTPS)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # a probe on the plain-HTTP side of the proxy
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000" if HTTPS else "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# The Content-Security-Policy of every response (config.middleware.SecurityHeadersMiddleware):
+# nothing inline, nothing from elsewhere but the catalog's product images over https, never framed.
+CONTENT_SECURITY_POLICY = os.environ.get(
+    "CONTENT_SECURITY_POLICY",
+    "default-src 'self'; img-src 'self' https:; object-src 'none'; frame-ancestors 'none'; "
+    "base-uri 'self'; form-action 'self'",
+)
+CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 
 TEST_RUNNER = "config.testing.Runner"
 

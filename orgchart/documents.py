@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
-SCHEMA = 1
+SCHEMA = 2  # 2: no materialized chain; the folded name is kept for the scripts
 
 
 def fold(name: str) -> str:
@@ -20,7 +20,8 @@ def _int(value) -> int | None:
 @dataclass
 class Employee:
     """A node of the org chart. ``manager`` and ``location`` are its outgoing edges;
-    ``direct`` and ``total`` are derived counts of the reports below it."""
+    ``direct`` and ``total`` are derived counts of the reports below it. The chain of command
+    is not stored: the store walks up the ``manager`` fields."""
 
     id: int
     name: str
@@ -31,7 +32,6 @@ class Employee:
     direct: int = 0
     total: int = 0
     location_name: str = ""  # embedded copy of the location's name, rewritten when it is renamed
-    ancestors: list[int] = field(default_factory=list)  # chain of command, top first (materialized path)
     schema: int = SCHEMA
 
     # Fields a list or a tree node shows, in HMGET order.
@@ -46,10 +46,6 @@ class Employee:
         "total",
     )
 
-    @property
-    def depth(self) -> int:
-        return len(self.ancestors)
-
     def to_hash(self) -> dict[str, str]:
         return {
             "schema": str(self.schema),
@@ -61,7 +57,7 @@ class Employee:
             "direct": str(self.direct),
             "total": str(self.total),
             "location_name": self.location_name,
-            "ancestors": ",".join(str(pk) for pk in self.ancestors),
+            "folded": fold(self.name),
         }
 
     @classmethod
@@ -76,7 +72,6 @@ class Employee:
             direct=int(data.get("direct") or 0),
             total=int(data.get("total") or 0),
             location_name=data.get("location_name") or "",
-            ancestors=[int(pk) for pk in (data.get("ancestors") or "").split(",") if pk],
             schema=int(data.get("schema") or SCHEMA),
         )
 
@@ -92,7 +87,7 @@ class Location:
     schema: int = SCHEMA
 
     def to_hash(self) -> dict[str, str]:
-        return {"schema": str(self.schema), "name": self.name}
+        return {"schema": str(self.schema), "name": self.name, "folded": fold(self.name)}
 
     @classmethod
     def from_hash(cls, pk: int, data: dict) -> Location:

@@ -1,5 +1,6 @@
 """Django forms of the org chart. People are picked by exact name or ``#id``: an org of ten
-thousand does not fit in a menu, and names are unique."""
+thousand does not fit in a menu, and names are unique. An id is ASCII digits that fit a 64-bit
+counter; anything else (``#²``, ``#99999999999999999999``) is no employee, never an error page."""
 
 from django import forms
 
@@ -45,11 +46,21 @@ class EmployeeForm(ResolvesEmployees, forms.Form):
     title = forms.CharField(max_length=NAME_MAX, required=False)
     location = _location_field("Works at", "— no location —")
     manager = EmployeeField(label="Reports to")
+    to_top = forms.BooleanField(required=False, label="Report to nobody: the top of the org")
     full_time = forms.BooleanField(required=False, initial=True, label="Full time")
 
-    def __init__(self, *args, locations=(), **kwargs):
+    def __init__(self, *args, locations=(), has_manager: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["location"].choices = [("", "— no location —"), *locations]
+        self.has_manager = has_manager  # an edit of someone who reports to a manager today
+
+    def clean(self):
+        """A blank "Reports to" on someone who has a manager moves them to the top: only when chosen."""
+        cleaned = super().clean()
+        blanked = self.has_manager and "manager" not in self.errors and cleaned.get("manager") is None
+        if blanked and not cleaned.get("to_top"):
+            self.add_error("manager", "Name the new manager, or tick “Report to nobody” for a top of the org.")
+        return cleaned
 
     def clean_name(self):
         name = " ".join(self.cleaned_data["name"].split())
@@ -59,7 +70,10 @@ class EmployeeForm(ResolvesEmployees, forms.Form):
 
 
 class MoveForm(ResolvesEmployees, forms.Form):
-    manager = EmployeeField(label="New manager")
+    manager = EmployeeField(
+        label="New manager", help_text="Exact name, or #id. Blank: the top of the org, which you confirm next."
+    )
+    to_top = forms.BooleanField(required=False, widget=forms.HiddenInput)  # set by the confirmation page
 
 
 class DeleteEmployeeForm(ResolvesEmployees, forms.Form):

@@ -1,14 +1,26 @@
-"""Reading the e-book's org chart files (the RedisGraph bulk-loader format), where names are the
-identifiers. Everything is checked before anything is written: each error names its file and
-line, and one bad line means no write at all."""
+"""Reading the e-book's org chart files (the RedisGraph bulk-loader format of the companion
+repository's tree-and-graph pattern), where names are the identifiers.
+
+The files are read as published: a header row, the ``relationship`` column of REPORTS_TO, and
+``full_time`` in the source's own words ("Full Time"/"Part Time", yes/no, true/false). Every
+value rewritten on the way in is counted in the report with one example. Everything is checked
+before anything is written: each refusal names its file, line and field, and one refusal means
+no write at all. Names follow the web form's rules (whitespace collapsed, required, at most
+100 characters, no control characters). The cycle check walks each person once: linear in the
+head count, so a 200,000-person chain is checked as fast as a flat org.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from config.exchange.report import Report
 from orgchart.documents import fold
+from orgchart.forms import NAME_MAX
 
 FILES = {
     "Employee.csv": ("name", "title"),
@@ -16,16 +28,19 @@ FILES = {
     "REPORTS_TO.csv": ("src", "dest"),
     "WORKS_AT.csv": ("src_employee", "dest_location", "full_time"),
 }
-TRUE, FALSE = {"true", "1", "yes", "y", "t", "full", "full_time"}, {"false", "0", "no", "n", "f", "part", "part_time"}
-NAME_MAX = 100
+# full_time in the words sources use, compared without case, spaces, dashes or underscores.
+TRUE = frozenset({"true", "t", "1", "yes", "y", "fulltime", "full", "ft"})
+FALSE = frozenset({"false", "f", "0", "no", "n", "parttime", "part", "pt"})
+_SEPARATORS = re.compile(r"[\s_-]+")
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode's control characters (category Cc)
 
 
 @dataclass
 class Person:
     name: str
     title: str = ""
-    manager: str | None = None  # a name
-    location: str | None = None  # a name
+    manager: str | None = None  # a folded name
+    location: str | None = None  # a folded name
     full_time: bool = True
 
 
@@ -35,115 +50,186 @@ class OrgData:
 
     people: dict[str, Person] = field(default_factory=dict)  # folded name -> person, in file order
     locations: dict[str, str] = field(default_factory=dict)  # folded name -> name
+    cycle_steps: int = 0  # people visited by the cycle check: at most one visit each
 
 
 class ImportError_(Exception):
-    def __init__(self, errors: list[str]):
-        super().__init__("\n".join(errors))
-        self.errors = errors
+    """The files were refused; ``report`` says where and why, ``errors`` as lines."""
+
+    def __init__(self, report: Report):
+        self.report = report
+        self.errors = report.refusal_lines()
+        super().__init__("\n".join(self.errors))
 
 
-def _rows(path: Path, columns: tuple[str, ...], errors: list[str]):
+def control_character(text: str) -> str | None:
+    """The first control character of ``text`` (tab and newline included), as U+XXXX, or None."""
+    found = CONTROL.search(text)
+    return f"U+{ord(found[0]):04X}" if found else None
+
+
+def _decode(path: Path, report: Report) -> str | None:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        report.refuse(
+            f"{path.name}:{line}", "", f"not UTF-8 (byte 0x{data[exc.start]:02X}); save the file as UTF-8 and retry"
+        )
+        return None
+
+
+def _rows(path: Path, report: Report):
     """(line number, cells) of each data row; a header row naming the columns is skipped."""
+    columns = FILES[path.name]
     if not path.exists():
-        errors.append(f"{path.name}: file not found in {path.parent}")
+        report.refuse(path.name, "", f"file not found in {path.parent}")
         return
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        for number, cells in enumerate(csv.reader(handle), start=1):
-            cells = [c.strip() for c in cells]
-            if not any(cells):
-                continue
-            if number == 1 and [c.casefold() for c in cells[: len(columns)]] == list(columns):
-                continue
-            if len(cells) < len(columns):
-                errors.append(f"{path.name}:{number}: expected {', '.join(columns)}; got {len(cells)} column(s)")
-                continue
-            yield number, cells
+    text = _decode(path, report)
+    if text is None:
+        return
+    reader = csv.reader(io.StringIO(text, newline=""))
+    line = 1
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            limit = csv.field_size_limit()
+            reason = f"a field over the CSV limit of {limit} characters" if "field limit" in str(exc) else str(exc)
+            report.refuse(f"{path.name}:{reader.line_num}", "", f"unreadable CSV: {reason}")
+            return
+        number, line = line, reader.line_num + 1  # a quoted field may span lines: report where it starts
+        if not "".join(cells).strip():
+            continue
+        if number == 1 and [c.strip().casefold() for c in cells[: len(columns)]] == list(columns):
+            continue
+        if len(cells) < len(columns):
+            report.refuse(f"{path.name}:{number}", "", f"expected {', '.join(columns)}; got {len(cells)} column(s)")
+            continue
+        yield number, cells
 
 
-def _name(cell: str, where: str, errors: list[str]) -> str | None:
-    name = " ".join(cell.split())
-    if not name:
-        errors.append(f"{where}: empty name")
+def _text(cell: str, where: str, name: str, report: Report, required: bool) -> str | None:
+    """A name or title by the web form's rules; None (and a refusal) when it breaks one."""
+    bad = control_character(cell)
+    if bad:
+        report.refuse(where, name, f"contains the control character {bad}")
         return None
-    if len(name) > NAME_MAX:
-        errors.append(f"{where}: name longer than {NAME_MAX} characters")
+    value = " ".join(cell.split())
+    if required and not value:
+        report.refuse(where, name, "a name is required")
         return None
-    return name
+    if len(value) > NAME_MAX:
+        report.refuse(where, name, f"longer than {NAME_MAX} characters ({len(value)})")
+        return None
+    if value != cell:
+        report.rewrote(name, cell, value)
+    return value
 
 
-def read(directory: str | Path) -> OrgData:
-    """Parse and check the four files; raises ``ImportError_`` with every error found."""
+def _full_time(cell: str, where: str, report: Report) -> bool | None:
+    word = _SEPARATORS.sub("", cell.casefold())
+    if word not in TRUE | FALSE:
+        report.refuse(where, "full_time", f"must be yes or no (Full Time/Part Time, true/false), not {cell!r}")
+        return None
+    value = word in TRUE
+    if cell not in ("true", "false"):
+        report.rewrote("WORKS_AT.full_time", cell, "true" if value else "false")
+    return value
+
+
+def read(directory: str | Path) -> tuple[OrgData, Report]:
+    """Parse and check the four files; raises ``ImportError_`` with every refusal found."""
     base = Path(directory)
-    errors: list[str] = []
+    report = Report()
     data = OrgData()
     first_line: dict[str, str] = {}
-    for folded, name in _unique_names(base / "Location.csv", "location", first_line, errors):
+    for folded, name, _ in _unique_names(base / "Location.csv", "location", first_line, report):
         data.locations[folded] = name
-    for folded, name, cells in _unique_names(base / "Employee.csv", "employee", first_line, errors, rows=True):
-        data.people[folded] = Person(name, cells[1][:NAME_MAX])
-    for number, cells in _rows(base / "REPORTS_TO.csv", FILES["REPORTS_TO.csv"], errors):
+    for folded, name, cells in _unique_names(base / "Employee.csv", "employee", first_line, report):
+        title = _text(cells[1], first_line["E" + folded], "Employee.title", report, required=False)
+        data.people[folded] = Person(name, title or "")
+    edge_line: dict[str, int] = {}
+    for number, cells in _rows(base / "REPORTS_TO.csv", report):
         where = f"REPORTS_TO.csv:{number}"
         src, dest = fold(cells[0]), fold(cells[1])
-        unknown = [c for c, f in ((cells[0], src), (cells[1], dest)) if f not in data.people]
+        unknown = [(n, c) for n, c, f in (("src", cells[0], src), ("dest", cells[1], dest)) if f not in data.people]
+        for column, cell in unknown:
+            report.refuse(where, column, f"unknown employee {cell!r}")
         if unknown:
-            errors.append(f"{where}: unknown employee {', '.join(map(repr, unknown))}")
             continue
         person = data.people[src]
         if person.manager is not None:
-            errors.append(
-                f"{where}: {person.name!r} already reports to {data.people[person.manager].name!r} "
-                f"({first_line['R' + src]}): two managers for one person"
-            )
+            report.refuse(
+                where, "src", f"{person.name!r} already reports to {data.people[person.manager].name!r} "
+                f"(REPORTS_TO.csv:{edge_line[src]}): two managers for one person",
+            )  # fmt: skip
             continue
-        if src == dest or _reaches(data, dest, src):
-            errors.append(f"{where}: {person.name!r} reporting to {data.people[dest].name!r} makes a cycle")
-            continue
-        person.manager = dest
-        first_line["R" + src] = where
-    for number, cells in _rows(base / "WORKS_AT.csv", FILES["WORKS_AT.csv"], errors):
+        person.manager, edge_line[src] = dest, number
+    _check_cycles(data, edge_line, report)
+    for number, cells in _rows(base / "WORKS_AT.csv", report):
         where = f"WORKS_AT.csv:{number}"
-        src, dest, flag = fold(cells[0]), fold(cells[1]), cells[2].casefold()
+        src, dest = fold(cells[0]), fold(cells[1])
         if src not in data.people:
-            errors.append(f"{where}: unknown employee {cells[0]!r}")
+            report.refuse(where, "src_employee", f"unknown employee {cells[0]!r}")
             continue
         if dest not in data.locations:
-            errors.append(f"{where}: unknown location {cells[1]!r}")
+            report.refuse(where, "dest_location", f"unknown location {cells[1]!r}")
             continue
-        if flag not in TRUE | FALSE:
-            errors.append(f"{where}: full_time must be true or false, not {cells[2]!r}")
+        flag = _full_time(cells[2], where, report)
+        if flag is None:
             continue
         person = data.people[src]
         if person.location is not None:
-            errors.append(f"{where}: {person.name!r} already works at {data.locations[person.location]!r}")
+            place = data.locations[person.location]
+            report.refuse(where, "src_employee", f"{person.name!r} already works at {place!r}")
             continue
-        person.location, person.full_time = dest, flag in TRUE
-    if errors:
-        raise ImportError_(errors)
-    return data
+        person.location, person.full_time = dest, flag
+    if not report.ok:
+        raise ImportError_(report)
+    report.counts.update(employees=len(data.people), locations=len(data.locations))
+    report.counts.update(reports_to=len(edge_line), works_at=sum(p.location is not None for p in data.people.values()))
+    return data, report
 
 
-def _unique_names(path: Path, kind: str, first_line: dict[str, str], errors: list[str], rows: bool = False):
-    """(folded name, name[, cells]) of each row of a node file, refusing empty and duplicate names."""
-    for number, cells in _rows(path, FILES[path.name], errors):
+def _unique_names(path: Path, kind: str, first_line: dict[str, str], report: Report):
+    """(folded name, name, cells) of each row of a node file, refusing bad and duplicate names."""
+    field = f"{path.stem}.name"
+    for number, cells in _rows(path, report):
         where = f"{path.name}:{number}"
-        name = _name(cells[0], where, errors)
+        name = _text(cells[0], where, field, report, required=True)
         if name is None:
             continue
         mark = kind[0].upper() + fold(name)
         if mark in first_line:
-            errors.append(f"{where}: duplicate {kind} {name!r} (first at {first_line[mark]})")
+            report.refuse(where, "name", f"duplicate {kind} {name!r} (first at {first_line[mark]})")
             continue
         first_line[mark] = where
-        yield (fold(name), name, cells) if rows else (fold(name), name)
+        yield mark[1:], name, cells
 
 
-def _reaches(data: OrgData, start: str, goal: str) -> bool:
-    """Whether ``goal`` is ``start`` or above it through the manager edges read so far."""
-    seen, cur = set(), start
-    while cur is not None and cur not in seen:
-        if cur == goal:
-            return True
-        seen.add(cur)
-        cur = data.people[cur].manager
-    return False
+def _check_cycles(data: OrgData, edge_line: dict[str, int], report: Report) -> None:
+    """Refuse every cycle of manager edges, naming the edge that closes it (the last in the file).
+
+    Each person has at most one manager, so walking up from each person not yet seen, and
+    stopping at anyone seen before, visits everyone once: a walk that meets its own trail
+    has found a cycle."""
+    walk_of: dict[str, int] = {}
+    for walk, start in enumerate(data.people):
+        trail, cur = [], start
+        while cur is not None and cur not in walk_of:
+            walk_of[cur] = walk
+            trail.append(cur)
+            cur = data.people[cur].manager
+        data.cycle_steps += len(trail)
+        if cur is not None and walk_of[cur] == walk:
+            cycle = trail[trail.index(cur) :]
+            closing = max(cycle, key=edge_line.__getitem__)
+            person = data.people[closing]
+            report.refuse(
+                f"REPORTS_TO.csv:{edge_line[closing]}", "dest",
+                f"{person.name!r} reporting to {data.people[person.manager].name!r} makes a cycle",
+            )  # fmt: skip

@@ -1,165 +1,116 @@
-"""Every key name of the org chart, and its registration in the key space.
+"""Every key name of the org chart, each declared once on the function that builds it.
 
-The graph lives in plain adjacency structures (RedisGraph is end of life): each
-edge is kept both ways, as a field on the employee hash and as a set on the
-other end, written in one transaction. Temperatures use the bucket pattern:
-one compact string per sensor-hour, with hourly, daily and monthly rollups.
+The graph lives in plain adjacency structures (the e-book's tree and graph
+pattern; RedisGraph is end of life): each edge is kept both ways, as a field on
+the employee hash and as a set on the other end, written by one script.
+Temperatures use the bucket pattern: one compact string per sensor-hour, with
+hourly, daily and monthly rollups.
+
+Ids are checked by ``_id`` before they become part of a name; ``"*"`` passes
+so that the registry derives each glob from its function.
 """
 
-from config.keyspace import register, register_app
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from config.keyspace import keyspace
 
 APP = "orgchart"
-register_app(APP, "orgchart:")
+keyspace.register_app(APP, "orgchart:")
+key = keyspace.declarer(APP)
 
-TREE = "Tree and graph (e-book): adjacency sets"
-BUCKET = "Bucket (e-book): time buckets with rollups"
-INDEX = "Inverted index (seed 003)"
+TREE = "Tree and graph pattern (8 Data Modeling Patterns in Redis): adjacency sets"
+BUCKET = "Bucket pattern (8 Data Modeling Patterns in Redis): time buckets with rollups"
+INDEX = "Inverted index: lexical sorted set and lookup hash"
+COUNTER = "Enumerable keys (the key-value design notes): id counter"
+EMPLOYEE_SCREENS = ("orgchart:employee_list", "orgchart:employee_detail", "orgchart:tree", "orgchart:path")
+LOCATION_SCREENS = ("orgchart:location_list", "orgchart:location_detail")
 
 
+def _id(pk: int | str) -> str:
+    return "*" if pk == "*" else str(int(pk))
+
+
+@key("string", COUNTER, "INCR hands out employee ids.", screens=("orgchart:employee_add",))
 def employee_ids() -> str:
     return "orgchart:ids:employee"
 
 
+@key("string", COUNTER, "INCR hands out location ids.", screens=("orgchart:location_add",))
 def location_ids() -> str:
     return "orgchart:ids:location"
 
 
-def employee(pk: int) -> str:
-    return f"orgchart:employee:{int(pk)}"
+@key(
+    "hash",
+    TREE,
+    "One employee: name, title, full_time, and the outgoing edges manager (REPORTS_TO) and location "
+    "(WORKS_AT); direct and total report counts.",
+    why="The node holds its outgoing edge to its manager, so the chain of command is a walk up these "
+    "fields inside one script. The counts are derived in the same script as every move, along the two "
+    "chains of ancestors only, so the tree shows them without a walk down.",
+    screens=EMPLOYEE_SCREENS,
+    index="orgchart:index:employee:names",
+    url="/orgchart/employees/{id}/",
+)
+def employee(pk: int | str) -> str:
+    return f"orgchart:employee:{_id(pk)}"
 
 
-def reports(pk: int) -> str:
+@key(
+    "set",
+    TREE,
+    "Ids of the employees who report directly to this one: REPORTS_TO kept the other way.",
+    why="The reverse edge makes 'who reports to X' one SMEMBERS, and a subtree a walk of these sets inside "
+    "one script, bounded by a budget of people per call.",
+    screens=EMPLOYEE_SCREENS,
+    url="/orgchart/employees/{id}/",
+)
+def reports(pk: int | str) -> str:
     """The direct reports of one manager: the REPORTS_TO edge seen from the manager."""
-    return f"orgchart:employee:{int(pk)}:reports"
+    return f"orgchart:employee:{_id(pk)}:reports"
 
 
-def location(pk: int) -> str:
-    return f"orgchart:location:{int(pk)}"
+@key(
+    "hash",
+    TREE,
+    "One location: its name.",
+    screens=LOCATION_SCREENS,
+    index="orgchart:index:location:names",
+    url="/orgchart/locations/{id}/",
+)
+def location(pk: int | str) -> str:
+    return f"orgchart:location:{_id(pk)}"
 
 
-def staff(pk: int) -> str:
+@key(
+    "set",
+    TREE,
+    "Ids of the employees who work at this location: WORKS_AT kept the other way.",
+    why="With the location field on the employee, the edge is readable from both ends; a walk of a "
+    "subtree with SISMEMBER here gives 'staff here who report to X'.",
+    screens=("orgchart:location_detail",),
+    url="/orgchart/locations/{id}/",
+)
+def staff(pk: int | str) -> str:
     """The employees of one location: the WORKS_AT edge seen from the location."""
-    return f"orgchart:location:{int(pk)}:staff"
+    return f"orgchart:location:{_id(pk)}:staff"
 
 
+@key(
+    "set",
+    TREE,
+    "Ids of the employees with no manager: the tops of the org tree.",
+    why="The tree page starts here without scanning every employee for an empty manager field.",
+    screens=("orgchart:tree",),
+)
 def roots() -> str:
     """Employees who report to nobody: where the org tree starts."""
     return "orgchart:index:employee:roots"
 
 
-def employee_names() -> str:
-    """Sorted set (all scores 0) of ``folded name\\0id``: lexical order for lists, prefix search."""
-    return "orgchart:index:employee:names"
-
-
-def employee_by_name() -> str:
-    """Hash folded name -> id: names are unique, as the import format requires."""
-    return "orgchart:index:employee:byname"
-
-
-def location_names() -> str:
-    return "orgchart:index:location:names"
-
-
-def location_by_name() -> str:
-    return "orgchart:index:location:byname"
-
-
-# Location sensors. Period stamps are UTC: hour YYYYMMDDHH, day YYYYMMDD, month YYYYMM.
-
-
-def temp_raw(location_pk: int, hour: str) -> str:
-    return f"orgchart:location:{int(location_pk)}:temp:raw:{hour}"
-
-
-def temp_rollup(location_pk: int, period: str, stamp: str) -> str:
-    if period not in ("hour", "day", "month"):
-        raise ValueError(period)
-    return f"orgchart:location:{int(location_pk)}:temp:{period}:{stamp}"
-
-
-def temp_latest(location_pk: int) -> str:
-    return f"orgchart:location:{int(location_pk)}:temp:latest"
-
-
-def employee_pattern() -> str:
-    return "orgchart:employee:*"
-
-
-def temp_raw_pattern(location_pk: int) -> str:
-    return f"orgchart:location:{int(location_pk)}:temp:raw:*"
-
-
-def temp_rollup_pattern(location_pk: int, period: str) -> str:
-    return f"orgchart:location:{int(location_pk)}:temp:{period}:*"
-
-
-EMPLOYEE_SCREENS = ("orgchart:employee_list", "orgchart:employee_detail", "orgchart:tree", "orgchart:path")
-
-register(
-    APP,
-    "orgchart:ids:employee",
-    "string",
-    "Enumerable keys (seed 003): id counter",
-    "INCR hands out employee ids.",
-    screens=("orgchart:employee_add",),
-)
-register(
-    APP,
-    "orgchart:ids:location",
-    "string",
-    "Enumerable keys (seed 003): id counter",
-    "INCR hands out location ids.",
-    screens=("orgchart:location_add",),
-)
-register(
-    APP,
-    "orgchart:employee:*",
-    "hash",
-    TREE,
-    "One employee: name, title, full_time, and the outgoing edges manager (REPORTS_TO) and location "
-    "(WORKS_AT); direct and total report counts.",
-    why="The node holds its outgoing edges as fields, so the chain of command is one HMGET per level. "
-    "The counts are derived in the same transaction as every move, so the tree shows them without a walk.",
-    screens=EMPLOYEE_SCREENS,
-    index="orgchart:index:employee:names",
-    url="/orgchart/employees/{id}/",
-)
-register(
-    APP,
-    "orgchart:employee:*:reports",
-    "set",
-    TREE,
-    "Ids of the employees who report directly to this one: REPORTS_TO kept the other way.",
-    why="The reverse edge makes 'who reports to X' one SMEMBERS, and a whole tree level one SUNION of the "
-    "level above, so a depth-N query is N round trips whatever the head count.",
-    screens=EMPLOYEE_SCREENS,
-    url="/orgchart/employees/{id}/",
-)
-register(
-    APP,
-    "orgchart:location:*",
-    "hash",
-    TREE,
-    "One location: its name.",
-    screens=("orgchart:location_list", "orgchart:location_detail"),
-    index="orgchart:index:location:names",
-    url="/orgchart/locations/{id}/",
-)
-register(
-    APP,
-    "orgchart:location:*:staff",
-    "set",
-    TREE,
-    "Ids of the employees who work at this location: WORKS_AT kept the other way.",
-    why="With the location field on the employee, the edge is readable from both ends; SINTER with a "
-    "subtree gives 'staff here who report to X'.",
-    screens=("orgchart:location_detail",),
-    url="/orgchart/locations/{id}/",
-)
-register(
-    APP,
-    "orgchart:index:employee:names",
+@key(
     "zset",
     INDEX,
     "Every employee as `folded name\\0id`, all scores 0: the list's lexical order and prefix search.",
@@ -167,69 +118,149 @@ register(
     "prefix search with LIMIT, no scan.",
     screens=("orgchart:employee_list",),
 )
-register(
-    APP,
-    "orgchart:index:employee:roots",
-    "set",
-    TREE,
-    "Ids of the employees with no manager: the tops of the org tree.",
-    why="The tree page starts here without scanning every employee for an empty manager field.",
-    screens=("orgchart:tree",),
-)
-register(
-    APP,
-    "orgchart:index:employee:byname",
+def employee_names() -> str:
+    """Sorted set (all scores 0) of ``folded name\\0id``: lexical order for lists, prefix search."""
+    return "orgchart:index:employee:names"
+
+
+@key(
     "hash",
     INDEX,
     "Folded name -> employee id: exact lookup and uniqueness (names identify people in the import).",
     screens=("orgchart:path", "orgchart:employee_add"),
 )
-register(
-    APP,
-    "orgchart:index:location:names",
+def employee_by_name() -> str:
+    """Hash folded name -> id: names are unique, as the import format requires."""
+    return "orgchart:index:employee:byname"
+
+
+@key(
     "zset",
     INDEX,
     "Every location as `folded name\\0id`: the location list's order.",
     screens=("orgchart:location_list",),
 )
-register(
-    APP,
-    "orgchart:index:location:byname",
-    "hash",
-    INDEX,
-    "Folded location name -> id: exact lookup and uniqueness.",
-    screens=("orgchart:location_add",),
+def location_names() -> str:
+    return "orgchart:index:location:names"
+
+
+@key("hash", INDEX, "Folded location name -> id: exact lookup and uniqueness.", screens=("orgchart:location_add",))
+def location_by_name() -> str:
+    return "orgchart:index:location:byname"
+
+
+def employee_pattern() -> str:
+    """The employee hashes as a SORT ... BY/GET pattern."""
+    return employee("*")
+
+
+def graph_prefixes() -> list[str]:
+    """The four name pieces a graph script needs to follow an edge it reads from a document:
+    employee prefix, report-set suffix, location prefix, staff-set suffix."""
+    e, loc = employee("0"), location("0")
+    return [e[:-1], reports("0")[len(e) :], loc[:-1], staff("0")[len(loc) :]]
+
+
+# Location sensors. Period stamps are UTC: hour YYYYMMDDHH, day YYYYMMDD, month YYYYMM.
+
+_SENSOR_SCREENS = ("orgchart:location_detail",)
+_ROLLUP_WHY = (
+    "Updated by the same Lua script, in the same atomic step, as each raw write (our TS.CREATERULE), "
+    "so a chart reads one hash per bucket, never the samples."
 )
-register(
-    APP,
-    "orgchart:location:*:temp:raw:*",
+
+
+@key(
     "string",
     BUCKET,
     "One sensor-hour of raw readings: 4-byte records (second of the hour, temperature + 327.68 in "
     "hundredths), in time order. Expires after the raw retention.",
     why="One key per hour instead of one per sample keeps the per-sample cost to a few bytes and makes "
     "a 24-hour chart 25 GETs. The TTL, refreshed on each write, enforces retention.",
-    screens=("orgchart:location_detail",),
+    screens=_SENSOR_SCREENS,
     url="/orgchart/locations/{id}/",
 )
-for _period, _span in (("hour", "hour"), ("day", "day"), ("month", "month")):
-    register(
-        APP,
-        f"orgchart:location:*:temp:{_period}:*",
-        "hash",
-        BUCKET,
-        f"Rollup of one {_span}: count, sum, min and max in hundredths of a degree.",
-        why="Updated by the same Lua script, in the same atomic step, as each raw write (our TS.CREATERULE), "
-        "so a chart reads one hash per bucket, never the samples.",
-        screens=("orgchart:location_detail",),
-        url="/orgchart/locations/{id}/",
-    )
-register(
-    APP,
-    "orgchart:location:*:temp:latest",
+def temp_raw(location_pk: int | str, hour: str) -> str:
+    return f"orgchart:location:{_id(location_pk)}:temp:raw:{hour}"
+
+
+@key(
     "hash",
     BUCKET,
-    "The newest reading of the sensor (ts, value): where the charts end.",
-    screens=("orgchart:location_detail",),
+    "Rollup of one hour: count, sum, min and max in hundredths of a degree.",
+    why=_ROLLUP_WHY,
+    screens=_SENSOR_SCREENS,
     url="/orgchart/locations/{id}/",
 )
+def temp_hour(location_pk: int | str, stamp: str) -> str:
+    return f"orgchart:location:{_id(location_pk)}:temp:hour:{stamp}"
+
+
+@key(
+    "hash",
+    BUCKET,
+    "Rollup of one day: count, sum, min and max in hundredths of a degree.",
+    why=_ROLLUP_WHY,
+    screens=_SENSOR_SCREENS,
+    url="/orgchart/locations/{id}/",
+)
+def temp_day(location_pk: int | str, stamp: str) -> str:
+    return f"orgchart:location:{_id(location_pk)}:temp:day:{stamp}"
+
+
+@key(
+    "hash",
+    BUCKET,
+    "Rollup of one month: count, sum, min and max in hundredths of a degree.",
+    why=_ROLLUP_WHY,
+    screens=_SENSOR_SCREENS,
+    url="/orgchart/locations/{id}/",
+)
+def temp_month(location_pk: int | str, stamp: str) -> str:
+    return f"orgchart:location:{_id(location_pk)}:temp:month:{stamp}"
+
+
+_ROLLUPS = {"hour": temp_hour, "day": temp_day, "month": temp_month}
+
+
+def temp_rollup(location_pk: int | str, period: str, stamp: str) -> str:
+    if period not in _ROLLUPS:
+        raise ValueError(period)
+    return _ROLLUPS[period](location_pk, stamp)
+
+
+@key(
+    "hash",
+    BUCKET,
+    "The newest reading of the sensor (ts, value) and the first one (first): where the charts end, "
+    "and which buckets a location's delete removes.",
+    screens=_SENSOR_SCREENS,
+    url="/orgchart/locations/{id}/",
+)
+def temp_latest(location_pk: int | str) -> str:
+    return f"orgchart:location:{_id(location_pk)}:temp:latest"
+
+
+def temp_raw_pattern(location_pk: int) -> str:
+    return temp_raw(location_pk, "*")
+
+
+def temp_rollup_pattern(location_pk: int, period: str) -> str:
+    return temp_rollup(location_pk, period, "*")
+
+
+def sensor_keys(location_pk: int, first_ts: int, last_ts: int) -> list[str]:
+    """Every bucket key a sensor with readings from ``first_ts`` to ``last_ts`` can hold (named, no
+    scan): each hour's raw bucket and rollup, each day's and each month's rollup, and the latest."""
+    found = [temp_latest(location_pk)]
+    hour = datetime.fromtimestamp(first_ts, UTC).replace(minute=0, second=0, microsecond=0)
+    last = datetime.fromtimestamp(last_ts, UTC)
+    days, months = set(), set()
+    while hour <= last:
+        found += [temp_raw(location_pk, f"{hour:%Y%m%d%H}"), temp_hour(location_pk, f"{hour:%Y%m%d%H}")]
+        days.add(f"{hour:%Y%m%d}")
+        months.add(f"{hour:%Y%m}")
+        hour += timedelta(hours=1)
+    found += [temp_day(location_pk, d) for d in sorted(days)]
+    found += [temp_month(location_pk, m) for m in sorted(months)]
+    return found

@@ -1,10 +1,17 @@
-"""The org chart under load: browsing the tree, paths and locations; hiring, editing, moving, deleting.
+"""The org chart under load: browsing the tree, paths and locations; hiring, editing, moving, deleting;
+and reorganizing, moving whole departments of the seeded org at once.
 
-Each client hires its own employees under the seeded org (which nobody moves,
-so everyone's chains stay known) and then edits, moves and deletes only its
-own; a move under one of its own reports is a cycle, refused beside the field
-(a 400 is a correct answer there). After the load every one of a client's
-employees must be stored exactly as its last acknowledged write left it.
+Each client hires its own employees under the seeded org and then edits,
+moves and deletes only its own; a move under one of its own reports is a
+cycle, refused beside the field (a 400 is a correct answer there). After the
+load every one of a client's employees must be stored exactly as its last
+acknowledged write left it. Meanwhile ``Reorg`` moves the seeded org's large
+subtrees (vice presidents and directors with everyone below them) under one
+another, concurrently from every client: each move is one script, a cycle
+made by two concurrent moves is refused, and ``check_integrity`` (run after
+the load) finds every report count equal to the tree. Seeded people are
+never below a client's own employees, so the reorganization changes no
+client's expectations.
 """
 
 from __future__ import annotations
@@ -241,3 +248,38 @@ class People(Scenario):
             if someone == pk:
                 return True
         return False
+
+
+TREE = "/orgchart/tree/"
+_NODE = re.compile(r'<details class="node" data-id="(\d+)".*?(\d+) direct · (\d+) in all', re.S)
+
+
+def _nodes(html: str) -> list[tuple[int, int]]:
+    """(id, people below) of each node with reports on a tree page."""
+    return [(int(pk), int(total)) for pk, _, total in _NODE.findall(html)]
+
+
+@scenario("orgchart-reorg", weight=1)
+class Reorg(Scenario):
+    """Moves of large subtrees of the seeded org, from every client at once."""
+
+    def setup(self) -> None:
+        top = _nodes(self.http.get(TREE).text)  # the chief
+        self.departments: list[int] = []
+        for pk, _ in top:
+            heads = _nodes(self.http.get(TREE, {"root": pk}).text)  # the vice presidents
+            self.departments += [head for head, _ in heads]
+            for head, _ in heads[:3]:
+                self.departments += [d for d, below in _nodes(self.http.get(TREE, {"root": head}).text) if below > 2]
+
+    def step(self) -> None:
+        if len(self.departments) < 2:
+            return
+        if self.rng.random() < 0.5:
+            self.http.get(TREE, {"root": self.rng.choice(self.departments)})
+            return
+        moved, under = self.rng.sample(self.departments, 2)
+        response = self.http.post(f"{EMPLOYEES}{moved}/move/", {"manager": f"#{under}"}, expect=(302, 400))
+        if response.status == 400:
+            assert "cycle" in response.text, f"move of {moved} under {under} refused for another reason"
+            self.refused("a department moved under its own part")

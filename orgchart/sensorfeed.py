@@ -38,3 +38,24 @@ def feed(
         written += store.record_readings(location, chunk)
         progress(len(chunk))
     return written
+
+
+def history(
+    location: int,
+    end: int,
+    days: float,
+    interval: int,
+    rng: random.Random,
+    progress: Callable[[int], None] = lambda n: None,
+    past_days: int = 366,
+    past_interval: int = 6 * 3600,
+) -> int:
+    """A sensor with a past: ``days`` of readings every ``interval`` seconds up to ``end``, and
+    before them, back to ``past_days``, a reading every ``past_interval`` seconds (an older,
+    slower sensor), so the 30-day and 12-month charts have every bucket filled. Both go through
+    the same write path; returns samples written."""
+    recent_start = int(end - days * DAY)
+    written = 0
+    if past_days > days:
+        written += feed(location, recent_start, past_days - days, past_interval, rng, progress)
+    return written + feed(location, end, days, interval, rng, progress)

@@ -2,45 +2,70 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
+from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from config.activity import Actor
 from config.listing import list_state, page_of
+from config.shortcuts import or_404
+from config.store import StoreError
 from orgchart import charts, forms, store
 
+_NUMBER = re.compile(r"[0-9]{1,30}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
+_ID = re.compile(r"[1-9][0-9]{0,17}")  # what an id counter hands out, as the <id:pk> converter
+MAX_OFFSET = 10**6
 
-def _actor(request) -> store.Actor:
-    return store.Actor(request.user.get_username(), lambda entity, pk: reverse(f"orgchart:{entity}_detail", args=[pk]))
+
+def _actor(request) -> Actor:
+    return Actor(
+        request.user.get_username(),
+        link=lambda entity, object_id: reverse(f"orgchart:{entity}_detail", args=[object_id]),
+    )
+
+
+def _query_number(request, name: str, maximum: int) -> int | None:
+    """A count from the query string (an offset): ASCII digits, clamped to ``maximum``; None when
+    absent; anything else is a 400."""
+    text = request.GET.get(name, "")
+    if not text:
+        return None
+    if not _NUMBER.fullmatch(text):
+        raise BadRequest(f"?{name}= takes a number.")
+    return min(int(text), maximum)
+
+
+def _query_id(request, name: str) -> int | None:
+    """An id from the query string: as the ``<id:pk>`` converter takes it, else a 400; None when absent."""
+    text = request.GET.get(name, "")
+    if not text:
+        return None
+    if not _ID.fullmatch(text):
+        raise BadRequest(f"?{name}= takes an id.")
+    return int(text)
 
 
 def _write(request, form, write, done, then):
-    """Run ``write(cleaned_data)`` for a valid form. On success: the message ``done`` (text, or a
-    function of the data) and a redirect to ``then(result)``; when the store refuses: the reason
-    beside its field, and None."""
+    """Run ``write(cleaned_data)`` for a valid form. On success: the message ``done(data, result)``
+    and a redirect to ``then(result)``; when the store refuses: the reason beside its field, and None."""
     if not form.is_valid():
         return None
     try:
         result = write(form.cleaned_data)
-    except (store.Refused, store.Busy) as exc:
-        field = getattr(exc, "field", None)
-        form.add_error(field if field in form.fields else None, str(exc))
+    except StoreError as exc:
+        form.add_error(exc.field if exc.field in form.fields else None, exc.message or str(exc))
         return None
-    messages.success(request, done(form.cleaned_data) if callable(done) else done)
+    messages.success(request, done(form.cleaned_data, result))
     return redirect(then(result))
 
 
 def _template(request, name: str, partial: str) -> str:
     return f"orgchart/{name}#{partial}" if request.htmx else f"orgchart/{name}"
-
-
-def _employee_or_404(pk: int) -> store.Employee:
-    employee = store.get_employee(pk)
-    if employee is None:
-        raise Http404("No such employee")
-    return employee
 
 
 # --- employees -----------------------------------------------------------------------------------
@@ -59,8 +84,6 @@ def employee_list(request):
 
 
 def _detail_context(found, depth_form, move_form) -> dict:
-    if found is None:
-        raise Http404("No such employee")
     chain, direct, report = found
     return {
         "employee": chain.employee,
@@ -75,20 +98,26 @@ def _detail_context(found, depth_form, move_form) -> dict:
 
 
 def employee_detail(request, pk: int):
+    """The employee, its chain of command, its direct reports and the reports at ``?depth=``:
+    one round trip whatever the depth."""
     depth_form = forms.DepthForm(request.GET)
     depth = (depth_form.cleaned_data.get("depth") if depth_form.is_valid() else None) or 1
-    context = _detail_context(store.employee_detail(pk, depth), depth_form, forms.MoveForm())
+    context = _detail_context(or_404(store.employee_detail, pk, depth), depth_form, forms.MoveForm())
     return render(request, _template(request, "employee_detail.html", "depth"), context)
 
 
 def employee_form(request, pk: int | None = None):
-    employee = _employee_or_404(pk) if pk is not None else None
-    locations = store.location_choices()
+    """Add or edit an employee: the employee and the location menu in one round trip."""
+    employee, locations = store.employee_form_data(pk)
+    if pk is not None and employee is None:
+        raise Http404("No such employee.")
     if request.method == "POST":
-        form = forms.EmployeeForm(request.POST, locations=locations)
+        has_manager = employee is not None and employee.manager is not None
+        form = forms.EmployeeForm(request.POST, locations=locations, has_manager=has_manager)
         done = _write(
-            request, form, lambda data: store.save_employee(pk, data, _actor(request)),
-            lambda data: f"Saved {data['name']}.", lambda saved: reverse("orgchart:employee_detail", args=[saved]),
+            request, form, lambda data: store.save_employee(pk, data, actor=_actor(request)),
+            lambda data, _: f"Saved {data['name']}.",
+            lambda saved: reverse("orgchart:employee_detail", args=[saved]),
         )  # fmt: skip
         if done:
             return done
@@ -106,31 +135,37 @@ def employee_form(request, pk: int | None = None):
     return render(request, "orgchart/employee_form.html", {"form": form, "employee": employee})
 
 
+def _moved(data, names) -> str:
+    who, boss = names
+    return f"Moved {who} under {boss}." if data["manager"] is not None else f"Moved {who} to the top of the org."
+
+
 @require_POST
 def employee_move(request, pk: int):
-    """Move under a new manager (WATCH, cycle refused). For htmx, the detail page comes back."""
-    employee = _employee_or_404(pk)
+    """Move under a new manager (one script; a cycle is refused beside the field). A blank manager
+    is the top of the org, which a confirmation page asks about first."""
     form = forms.MoveForm(request.POST)
+    if form.is_valid() and form.cleaned_data["manager"] is None and not form.cleaned_data["to_top"]:
+        chain = or_404(store.chain_of_command, pk)
+        return render(request, "orgchart/employee_confirm_move.html", {"employee": chain.employee, "chain": chain})
     done = _write(
-        request, form, lambda data: store.move_employee(pk, data["manager"], _actor(request)),
-        f"Moved {employee.name}.", lambda _: reverse("orgchart:employee_detail", args=[pk]),
+        request, form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)),
+        _moved, lambda _: reverse("orgchart:employee_detail", args=[pk]),
     )  # fmt: skip
     if done:
         return done
-    context = _detail_context(store.employee_detail(pk), forms.DepthForm(), form)
+    context = _detail_context(or_404(store.employee_detail, pk), forms.DepthForm(), form)
     return render(request, "orgchart/employee_detail.html", context, status=400)
 
 
 def employee_delete(request, pk: int):
-    chain = store.chain_of_command(pk)
-    if chain is None:
-        raise Http404("No such employee")
+    chain = or_404(store.chain_of_command, pk)
     employee = chain.employee
     if request.method == "POST":
         form = forms.DeleteEmployeeForm(request.POST)
         done = _write(
-            request, form, lambda data: store.delete_employee(pk, data["successor"], _actor(request)),
-            f"Deleted {employee.name}.", lambda _: reverse("orgchart:employee_list"),
+            request, form, lambda data: store.delete_employee(pk, data["successor"], actor=_actor(request)),
+            lambda data, name: f"Deleted {name}.", lambda _: reverse("orgchart:employee_list"),
         )  # fmt: skip
         if done:
             return done
@@ -143,13 +178,6 @@ def employee_delete(request, pk: int):
 # --- tree and path -------------------------------------------------------------------------------
 
 
-def _offset(request) -> int:
-    text = request.GET.get("offset", "0")
-    if not text.isdigit():
-        raise Http404("Malformed offset")
-    return int(text)
-
-
 def _tree_context(children, parent, offset: int) -> dict:
     more = len(children) >= store.NODE_LIMIT
     return {"children": children, "parent": parent, "next_offset": offset + store.NODE_LIMIT if more else None}
@@ -157,13 +185,11 @@ def _tree_context(children, parent, offset: int) -> dict:
 
 def tree(request):
     """The org tree from ``?root=`` (or from the top): the root and one level, one round trip."""
-    root_pk = request.GET.get("root", "")
-    if root_pk and not root_pk.isdigit():
-        raise Http404("Malformed employee id")
-    offset = _offset(request)
-    root, children = store.tree_root(int(root_pk) if root_pk else None, offset)
-    if root_pk and root is None:
-        raise Http404("No such employee")
+    root_pk = _query_id(request, "root")
+    offset = _query_number(request, "offset", MAX_OFFSET) or 0
+    root, children = store.tree_root(root_pk, offset)
+    if root_pk is not None and root is None:
+        raise Http404("No such employee.")
     context = {"root": root, "offset": offset, **_tree_context(children, root.id if root else None, offset)}
     return render(request, "orgchart/tree.html", context)
 
@@ -171,12 +197,10 @@ def tree(request):
 def tree_children(request, pk: int):
     """One node's children, for htmx: one round trip (``?offset=`` for the next ones).
     Without htmx, the tree rooted there."""
-    offset = _offset(request)
+    offset = _query_number(request, "offset", MAX_OFFSET) or 0
     if not request.htmx:
         return redirect(f"{reverse('orgchart:tree')}?root={pk}" + (f"&offset={offset}" if offset else ""))
-    children = store.tree_children(pk, offset)
-    if children is None:
-        raise Http404("No such employee")
+    children = or_404(store.tree_children, pk, offset)
     partial = "nodes" if offset else "children"
     return render(request, f"orgchart/tree.html#{partial}", _tree_context(children, pk, offset))
 
@@ -194,22 +218,13 @@ def path_finder(request):
 # --- locations -----------------------------------------------------------------------------------
 
 
-def _location_or_404(pk: int) -> store.Location:
-    location = store.get_location(pk)
-    if location is None:
-        raise Http404("No such location")
-    return location
-
-
 def location_list(request):
     return _name_list(request, store.location_page, "location_list.html")
 
 
 def location_detail(request, pk: int):
     state = list_state(request.GET, filters=("under",))
-    overview = store.location_overview(pk, state.offset, state.per_page)
-    if overview is None:
-        raise Http404("No such location")
+    overview = or_404(store.location_overview, pk, state.offset, state.per_page)
     page = page_of(overview.staff, overview.staff_count, state)
     under_form = forms.ReportsToForm(request.GET if "under" in request.GET else None)
     reporting = None
@@ -223,21 +238,19 @@ def location_detail(request, pk: int):
         "under_form": under_form,
         "reporting": reporting,
         "sensor": sensor,
-        "raw_chart": charts.raw_chart(sensor.raw, sensor.raw_start, sensor.latest_at) if sensor.raw else None,
-        "day_chart": charts.rollup_chart(sensor.days, sensor.day_slots),
-        "month_chart": charts.rollup_chart(sensor.months, sensor.month_slots, bars=False, fmt="%Y-%m"),
-        "chart": {"width": charts.WIDTH, "height": charts.HEIGHT},
+        "temperature_charts": charts.location_charts(sensor),
     }
     return render(request, _template(request, "location_detail.html", "staff"), context)
 
 
 def location_form(request, pk: int | None = None):
-    location = _location_or_404(pk) if pk is not None else None
+    location = or_404(store.get_location, pk) if pk is not None else None
     if request.method == "POST":
         form = forms.LocationForm(request.POST)
         done = _write(
-            request, form, lambda data: store.save_location(pk, data["name"], _actor(request)),
-            lambda data: f"Saved {data['name']}.", lambda saved: reverse("orgchart:location_detail", args=[saved]),
+            request, form, lambda data: store.save_location(pk, data["name"], actor=_actor(request)),
+            lambda data, _: f"Saved {data['name']}.",
+            lambda saved: reverse("orgchart:location_detail", args=[saved]),
         )  # fmt: skip
         if done:
             return done
@@ -247,16 +260,13 @@ def location_form(request, pk: int | None = None):
 
 
 def location_delete(request, pk: int):
-    location = _location_or_404(pk)
+    location = or_404(store.get_location, pk)
     others = [(i, name) for i, name in store.location_choices() if i != pk]
     if request.method == "POST":
         form = forms.DeleteLocationForm(request.POST, locations=others)
         done = _write(
-            request, form,
-            lambda data: store.delete_location(
-                pk, data["successor"], _actor(request), store.sensor_keys, store.sensor_watch_keys
-            ),
-            f"Deleted {location.name}.", lambda _: reverse("orgchart:location_list"),
+            request, form, lambda data: store.delete_location(pk, data["successor"], actor=_actor(request)),
+            lambda data, name: f"Deleted {name}.", lambda _: reverse("orgchart:location_list"),
         )  # fmt: skip
         if done:
             return done

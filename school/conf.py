@@ -12,7 +12,6 @@ DEFAULTS = {
     "SCHOOL_MAX_COURSES_PER_STUDENT": 8,
     "SCHOOL_HOLD_SECONDS": 600,
     "SCHOOL_ALGEBRA_TTL": 60,
-    "SCHOOL_WATCH_RETRIES": 50,
 }
 
 
@@ -38,7 +37,3 @@ def hold_seconds() -> int:
 
 def algebra_ttl() -> int:
     return get("SCHOOL_ALGEBRA_TTL")
-
-
-def watch_retries() -> int:
-    return get("SCHOOL_WATCH_RETRIES")

@@ -156,8 +156,18 @@ def schema_problem(entity: str, fields: dict[str, str]) -> str:
 
 def fingerprint(fields: dict[str, str]) -> str:
     """A short digest of a stored hash: an edit form carries the one it was opened with,
-    and the save refuses when the stored document no longer matches it."""
-    return hashlib.sha256(json.dumps(sorted(fields.items())).encode()).hexdigest()[:16]
+    and the save refuses when the stored document no longer matches it.
+
+    SHA-1 over the fields in byte order, each name and value prefixed with its
+    length in bytes: the save script computes the same digest inside Redis
+    (``redis.sha1hex``), so the check and the write are one round trip.
+    """
+    parts = []
+    for name, value in sorted(fields.items()):
+        for text in (name, value):
+            raw = text.encode()
+            parts.append(b"%d:%s" % (len(raw), raw))
+    return hashlib.sha1(b"".join(parts)).hexdigest()[:16]
 
 
 def _int(value, default: int) -> int:

@@ -49,12 +49,12 @@ def capacity_holds():
 
 _RELATION_KEYS = (
     # pattern, owner entity
-    ("school:course:*:instructors", "course"),
-    ("school:course:*:students", "course"),
-    ("school:course:*:holds", "course"),
-    ("school:instructor:*:courses", "instructor"),
-    ("school:student:*:courses", "student"),
-    ("school:student:*:holds", "student"),
+    (keys.course_instructors("*"), "course"),
+    (keys.course_students("*"), "course"),
+    (keys.course_holds("*"), "course"),
+    (keys.instructor_courses("*"), "instructor"),
+    (keys.student_courses("*"), "student"),
+    (keys.student_holds("*"), "student"),
 )
 
 

@@ -2,8 +2,8 @@
 
 Each client adds a small course of its own (3 seats) and three students; its
 students then compete for the seats of every client's small courses and of
-the seeded ones, so the capacity check (enrolled plus live holds, under
-WATCH) meets real contention: a full course or a student at their course
+the seeded ones, so the capacity check (enrolled plus live holds, inside
+the seat script) meets real contention: a full course or a student at their course
 limit is refused beside the roster (409), which is a correct answer. Only a
 client's own students are enrolled, dropped or held by it, so each
 (course, student) pair ends in the state of its last acknowledged write:

@@ -2,7 +2,8 @@
 
 The three entities share their list, add, edit and delete views, told apart
 by an ``Entity`` entry; relation changes (assign, enrol, hold ...) share one
-POST view, told apart by an ``Action`` entry.
+view, told apart by an ``Action`` entry: a POST does the change, and a GET
+of a destructive one (drop, unassign, release) is its confirmation page.
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
+from config.activity import Actor
 from config.listing import list_state, page_of
+from config.shortcuts import or_404
 from school import conf, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
 
@@ -55,15 +58,11 @@ ENTITIES = {
 }
 
 
-def _actor(request) -> str:
-    return request.user.get_username()
-
-
-def _fetch(fetch, *args):
-    try:
-        return fetch(*args)
-    except store.NotFound as exc:
-        raise Http404(str(exc)) from None
+def _actor(request) -> Actor:
+    """The signed-in user, linking each event to the screen of what they changed."""
+    return Actor(
+        request.user.get_username(), link=lambda entity, pk: reverse(f"school:{entity}_detail", args=[int(pk)])
+    )
 
 
 # --- lists, add, edit, delete ---------------------------------------------------------
@@ -90,7 +89,7 @@ def entity_add(request, entity: str):
 
 
 def entity_edit(request, entity: str, pk: int):
-    return _edit(request, ENTITIES[entity], *_fetch(store.get_for_edit, entity, pk))
+    return _edit(request, ENTITIES[entity], *or_404(store.get_for_edit, entity, pk))
 
 
 def _edit(request, ent: Entity, current, loaded: str = ""):
@@ -101,16 +100,15 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
                 pk = store.save(
                     ent.name,
                     form.document(current.id if current else 0),
-                    _actor(request),
-                    lambda pk: ent.url("detail", pk),
+                    actor=_actor(request),
                     expected=form.cleaned_data["fingerprint"] if current else "",
                 )
             except store.NotFound as exc:
                 raise Http404(str(exc)) from None
-            except store.Conflict as exc:
-                form = _reloaded(ent, request.POST, store.get_for_edit(ent.name, current.id)[1])
+            except store.EditConflict as exc:
+                form = _reloaded(ent, request.POST, or_404(store.get_for_edit, ent.name, current.id)[1])
                 form.add_error(None, exc.message)
-            except store.SchoolError as exc:
+            except store.Refused as exc:
                 form.add_error(exc.field, exc.message)
             else:
                 verb = "changed" if current else "added"
@@ -135,13 +133,10 @@ def _reloaded(ent: Entity, data, loaded: str):
 def entity_delete(request, entity: str, pk: int):
     ent = ENTITIES[entity]
     if request.method == "POST":
-        try:
-            label = store.delete(entity, pk, _actor(request))
-        except store.NotFound as exc:
-            raise Http404(str(exc)) from None
+        label = or_404(store.delete, entity, pk, actor=_actor(request))
         messages.success(request, f"The {entity} “{label}” was deleted, with every reference to it.")
         return redirect(ent.url("list"))
-    return render(request, "school/confirm_delete.html", {"entity": ent, "object": _fetch(store.get, entity, pk)})
+    return render(request, "school/confirm_delete.html", {"entity": ent, "object": or_404(store.get, entity, pk)})
 
 
 # --- detail screens ----------------------------------------------------------------------
@@ -149,7 +144,7 @@ def entity_delete(request, entity: str, pk: int):
 
 def course_detail(request, pk: int, errors: dict | None = None, status: int = 200):
     state = list_state(request.GET, per_page=ROSTER_PER_PAGE)
-    detail = _fetch(store.course_detail, pk, state.offset, state.per_page)
+    detail = or_404(store.course_detail, pk, state.offset, state.per_page)
     context = {
         "entity": ENTITIES["course"],
         "detail": detail,
@@ -167,7 +162,7 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
 
 
 def person_detail(request, entity: str, pk: int, errors: dict | None = None, status: int = 200):
-    detail = _fetch(store.person_detail, entity, pk)
+    detail = or_404(store.person_detail, entity, pk)
     context = {"entity": ENTITIES[entity], "detail": detail, "person": detail.person, "errors": errors or {}}
     return render(request, "school/person_detail.html", context, status=status)
 
@@ -175,44 +170,23 @@ def person_detail(request, entity: str, pk: int, errors: dict | None = None, sta
 # --- pickers: find the other side of a relation, with SISMEMBER ---------------------------
 
 
-@dataclass(frozen=True)
-class Picker:
-    side: str  # the page's entity
-    other: str  # the entity searched for
-    related: object  # pk -> the set of the page's document that holds the other side
-    holds: object = None  # pk -> the holds index, when seats can be held
-
-    @property
-    def relation_name(self) -> str:
-        return f"school:{self.side}_relation"
-
-    @property
-    def seats(self) -> bool:
-        """Whether the relation is an enrolment (enrol / hold) rather than an assignment."""
-        return "student" in (self.side, self.other)
-
-
-PICKERS = {
-    "course-instructor": Picker("course", "instructor", lambda pk: store.keys.course_instructors(pk)),
-    "course-student": Picker(
-        "course", "student", lambda pk: store.keys.course_students(pk), lambda pk: store.keys.course_holds(pk)
-    ),
-    "instructor-course": Picker("instructor", "course", lambda pk: store.keys.instructor_courses(pk)),
-    "student-course": Picker("student", "course", lambda pk: store.keys.student_courses(pk)),
-}
-
-
 @require_GET
 def find(request, picker: str, pk: int):
     """An htmx partial: documents of the other side whose label starts with ?q=, each marked
     with whether it is already related (one SISMEMBER each)."""
-    pick = PICKERS.get(picker)
+    pick = store.PICKERS.get(picker)
     if pick is None:
         raise Http404("No such picker")
     q = request.GET.get("q", "").strip()[:100]
-    holds = pick.holds(pk) if pick.holds else ""
-    candidates = store.find(pick.other, q, pick.related(pk), holds) if q else []
-    context = {"picker": picker, "pick": pick, "pk": pk, "q": q, "candidates": candidates}
+    candidates = store.find(picker, pk, q) if q else []
+    context = {
+        "picker": picker,
+        "pick": pick,
+        "relation_name": f"school:{pick.side}_relation",
+        "pk": pk,
+        "q": q,
+        "candidates": candidates,
+    }
     return render(request, "school/picker.html" if request.htmx else "school/find_page.html", context)
 
 
@@ -222,62 +196,99 @@ def find(request, picker: str, pk: int):
 @dataclass(frozen=True)
 class Action:
     side: str  # the entity whose page the action is on
-    run: object  # (course_id, other_id or page id...) -> store call
-    done: str  # success message, formatted with other
+    run: object  # (course_id, other_id, actor=...) -> store.Change
+    done: str  # success message, formatted with the Change's name and code
     error_field: str  # which block of the page shows a refusal
+    confirm: str = ""  # for a destructive action: the question its confirmation page asks
+    kind: str = "set"  # what the confirmation page checks: a set member, or a hold
 
 
 def _course_first(fn):
     """Store calls take (course_id, other_id); pages on the other side pass (pk, other)."""
-    return lambda pk, other, actor, link: fn(other, pk, actor, link)
+    return lambda pk, other, **kw: fn(other, pk, **kw)
 
+
+_ASSIGN = "{name} now teaches {code}."
+_UNASSIGN = "{name} no longer teaches {code}."
+_ENROL = "{name} enrolled in {code}."
+_DROP = "{name} dropped from {code}."
+_HOLD = "A seat in {code} is held for {name}."
+_CONFIRM = "{name} enrolled in {code}: the held seat is confirmed."
+_RELEASE = "{name}'s held seat in {code} was released."
+_ASK_UNASSIGN = "Remove {name} from the instructors of {code}?"
+_ASK_DROP = "Drop {name} from {code}?"
+_ASK_RELEASE = "Release the seat held for {name} in {code}?"
 
 ACTIONS = {
-    ("course", "assign"): Action("course", store.link_instructor, "Instructor #{other} assigned.", "instructors"),
-    ("course", "unassign"): Action("course", store.unlink_instructor, "Instructor #{other} removed.", "instructors"),
-    ("course", "enrol"): Action("course", store.enrol, "Student #{other} enrolled.", "students"),
-    ("course", "drop"): Action("course", store.drop, "Student #{other} dropped.", "students"),
-    ("course", "hold"): Action("course", store.hold_seat, "A seat is held for student #{other}.", "students"),
-    ("course", "confirm"): Action("course", store.confirm_hold, "Student #{other}'s hold confirmed.", "holds"),
-    ("course", "release"): Action("course", store.release_hold, "Student #{other}'s hold released.", "holds"),
-    ("instructor", "assign"): Action(
-        "instructor", _course_first(store.link_instructor), "Course #{other} assigned.", "courses"
-    ),
+    ("course", "assign"): Action("course", store.link_instructor, _ASSIGN, "instructors"),
+    ("course", "unassign"): Action("course", store.unlink_instructor, _UNASSIGN, "instructors", _ASK_UNASSIGN),
+    ("course", "enrol"): Action("course", store.enrol, _ENROL, "students"),
+    ("course", "drop"): Action("course", store.drop, _DROP, "students", _ASK_DROP),
+    ("course", "hold"): Action("course", store.hold_seat, _HOLD, "students"),
+    ("course", "confirm"): Action("course", store.confirm_hold, _CONFIRM, "holds"),
+    ("course", "release"): Action("course", store.release_hold, _RELEASE, "holds", _ASK_RELEASE, "hold"),
+    ("instructor", "assign"): Action("instructor", _course_first(store.link_instructor), _ASSIGN, "courses"),
     ("instructor", "unassign"): Action(
-        "instructor", _course_first(store.unlink_instructor), "Course #{other} removed.", "courses"
+        "instructor", _course_first(store.unlink_instructor), _UNASSIGN, "courses", _ASK_UNASSIGN
     ),
-    ("student", "enrol"): Action("student", _course_first(store.enrol), "Enrolled in course #{other}.", "courses"),
-    ("student", "drop"): Action("student", _course_first(store.drop), "Dropped course #{other}.", "courses"),
-    ("student", "hold"): Action("student", _course_first(store.hold_seat), "Seat held in course #{other}.", "courses"),
-    ("student", "confirm"): Action(
-        "student", _course_first(store.confirm_hold), "Hold in course #{other} confirmed.", "courses"
-    ),
+    ("student", "enrol"): Action("student", _course_first(store.enrol), _ENROL, "courses"),
+    ("student", "drop"): Action("student", _course_first(store.drop), _DROP, "courses", _ASK_DROP),
+    ("student", "hold"): Action("student", _course_first(store.hold_seat), _HOLD, "courses"),
+    ("student", "confirm"): Action("student", _course_first(store.confirm_hold), _CONFIRM, "courses"),
     ("student", "release"): Action(
-        "student", _course_first(store.release_hold), "Hold in course #{other} released.", "courses"
+        "student", _course_first(store.release_hold), _RELEASE, "courses", _ASK_RELEASE, "hold"
     ),
 }
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def relation(request, side: str, pk: int, action: str):
+    """POST: the action. GET: a destructive action's confirmation page (the others are POST only)."""
     act = ACTIONS.get((side, action))
     if act is None:
         raise Http404("No such action")
+    if request.method == "GET":
+        if not act.confirm:
+            return HttpResponseNotAllowed(["POST"])
+        return _confirm(request, act, side, pk, action)
     form = PickForm(request.POST)
     if not form.is_valid():
         return _refused(request, act, pk, "Pick one from the list.")
     other = form.cleaned_data["other"]
     link = ENTITIES[side].url("detail", pk)
     try:
-        act.run(pk, other, _actor(request), link)
+        change = act.run(pk, other, actor=_actor(request))
     except store.NotFound as exc:
         if exc.field is None:
             raise Http404(str(exc)) from None
         return _refused(request, act, pk, exc.message)
-    except store.SchoolError as exc:
+    except store.Refused as exc:
         return _refused(request, act, pk, exc.message)
-    messages.success(request, act.done.format(other=other))
+    messages.success(request, act.done.format(name=change.name, code=change.code))
     return HttpResponseRedirect(_back(request, link))
+
+
+def _confirm(request, act: Action, side: str, pk: int, action: str):
+    """Ask before a destructive relation change: a page whose one button POSTs it (one round trip)."""
+    form = PickForm(request.GET)
+    if not form.is_valid():
+        raise Http404("Pick one from the list.")
+    other = form.cleaned_data["other"]
+    course_id, other_id = (pk, other) if side == "course" else (other, pk)
+    person = side if side != "course" else ("instructor" if action.endswith("assign") else "student")
+    found = or_404(store.pair, course_id, person, other_id, act.kind)
+    names = {"name": found.other.label, "code": found.course.code}
+    context = {
+        "act": act,
+        "entity": ENTITIES[side],
+        "pk": pk,
+        "other": other,
+        "action": action,
+        "found": found,
+        "question": act.confirm.format(**names),
+        "back": _back(request, ENTITIES[side].url("detail", pk), field="next", data=request.GET),
+    }
+    return render(request, "school/confirm_relation.html", context)
 
 
 def _refused(request, act: Action, pk: int, message: str):
@@ -288,8 +299,8 @@ def _refused(request, act: Action, pk: int, message: str):
     return person_detail(request, act.side, pk, errors, status=409)
 
 
-def _back(request, default: str) -> str:
-    target = request.POST.get("next", "")
+def _back(request, default: str, field: str = "next", data=None) -> str:
+    target = (request.POST if data is None else data).get(field, "")
     if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
         return target
     return default

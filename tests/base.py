@@ -87,8 +87,18 @@ class RedisMixin:
             recorded.command_count(origin), expected, [str(c) for t in recorded.trips(origin) for c in t.commands]
         )
 
-    def make_staff(self, username: str = "staff", **extra):
-        return get_user_model().objects.create_user(username, password=PASSWORD, is_staff=True, **extra)
+    def make_staff(self, username: str = "staff", role: str | None = "administrator", **extra):
+        """A member of staff in one of the roles (``config.roles``); ``role=None`` for none."""
+        from django.contrib.auth.models import Group
+
+        from config.roles import sync_roles
+
+        user = get_user_model().objects.create_user(username, password=PASSWORD, is_staff=True, **extra)
+        if role:
+            if not Group.objects.filter(name=role).exists():
+                sync_roles()  # a TransactionTestCase's flush removed the migration's groups
+            user.groups.add(Group.objects.get(name=role))
+        return user
 
 
 class RedisTestCase(RedisMixin, TestCase):

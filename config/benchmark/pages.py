@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.test import Client
 
 from config import trace
@@ -36,6 +37,7 @@ class PageResult:
 
 def signed_in_client() -> Client:
     user, _ = get_user_model().objects.get_or_create(username=USERNAME, defaults={"is_staff": True})
+    user.groups.add(Group.objects.get(name="administrator"))  # every screen, the key browser's too
     client = Client()
     client.force_login(user)
     return client

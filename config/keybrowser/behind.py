@@ -13,34 +13,53 @@ from dataclasses import dataclass
 
 from django.core import signing
 
-from config.keybrowser.display import hidden_prefixes
+from config.keybrowser.display import NAME_SHOWN, hidden_prefixes
 from config.trace import Command, Trace
 
 SALT = "config.keybrowser.behind"
 MAX_TOKEN = 3000  # characters: the whole URL stays under the 4 KB request line of common servers
-MAX_KEYS = 200
+MAX_KEYS = 100
+MAX_TRIPS = 40  # round trips carried; the count of the rest is kept
+MAX_COMMANDS = 40  # commands carried in all, whatever the page sent
 HIDDEN = "‹session/cache key›"
 
 
-def _masked(arg: str) -> str:
-    return HIDDEN if arg.encode().startswith(hidden_prefixes()) else arg
+def _masked(arg: str, hidden: tuple[str, ...]) -> str:
+    return HIDDEN if arg.startswith(hidden) else arg
 
 
-def command_text(command: Command) -> str:
-    return " ".join((command.name, *(_masked(a) for a in command.args)))
+def command_text(command: Command, hidden: tuple[str, ...] | None = None) -> str:
+    if hidden is None:
+        hidden = tuple(p.decode() for p in hidden_prefixes())
+    return " ".join((command.name, *(_masked(a, hidden) for a in command.args)))
 
 
 def token(trace: Trace, path: str = "") -> str:
-    """The signed, compressed trace; commands are cut per round trip until it fits."""
-    trips = [[t.origin, t.kind, round(t.ms, 2), len(t.commands), t.commands] for t in trace.round_trips]
-    touched = trace.touched_keys()
-    keys = [k for k in touched if not k.encode().startswith(hidden_prefixes())]
+    """The signed, compressed trace, its size bounded whatever the page sent.
+
+    At most MAX_TRIPS round trips and MAX_COMMANDS commands are carried, and
+    only key names short enough to link (NAME_SHOWN bytes); then commands are
+    cut per round trip until the token fits in a URL.
+    """
+    hidden = tuple(p.decode() for p in hidden_prefixes())
+    budget, trips = MAX_COMMANDS, []
+    for t in trace.round_trips[:MAX_TRIPS]:
+        texts = [command_text(c, hidden) for c in t.commands[:budget]]
+        budget -= len(texts)
+        trips.append([t.origin, t.kind, round(t.ms, 2), len(t.commands), texts])
+    keys: dict[str, None] = {}
+    commands = (c for t in trace.round_trips for c in t.commands)
+    for examined, command in enumerate(commands, 1):
+        if len(keys) >= MAX_KEYS or examined > 2 * MAX_COMMANDS:
+            break
+        keys.update((k, None) for k in command.keys if len(k) <= NAME_SHOWN and not k.startswith(hidden))
+    keys = list(keys)[:MAX_KEYS]
     for shown in (None, 25, 10, 3, 1, 0):
         for limit_keys in (MAX_KEYS, 50, 10):
             payload = {
                 "p": path[:300],
                 "k": keys[:limit_keys],
-                "t": [[o, kind, ms, n, [command_text(c) for c in cmds[:shown]]] for o, kind, ms, n, cmds in trips],
+                "t": [[o, kind, ms, n, texts[:shown]] for o, kind, ms, n, texts in trips],
             }
             signed = signing.dumps(payload, salt=SALT, compress=True)
             if len(signed) <= MAX_TOKEN:

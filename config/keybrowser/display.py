@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 
 from config.keyspace import KeyPattern, keyspace
@@ -23,6 +24,10 @@ from config.keyspace import KeyPattern, keyspace
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _NAME_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 NAME_SHOWN = 300  # bytes of a key name shown in a list; the key page shows it whole
+# Bytes of a key name that a link may carry: percent-encoded, at most about 3 KB of URL, under the
+# 4 KB request line of common servers. A longer name is listed, cut, with no link (no server
+# would accept the request); the keys of the dashboard's own patterns are far shorter.
+LINK_LIMIT = 1000
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -40,6 +45,7 @@ class Shown:
     text: str
     escaped: bool = False
     truncated: bool = False
+    size: int = 0  # bytes of the whole value, when it was cut
 
     def __str__(self) -> str:
         return self.text
@@ -51,7 +57,8 @@ def show(value: bytes | str | None, limit: int = 0, name: bool = False) -> Shown
     if value is None:
         return Shown("")
     raw = value.encode() if isinstance(value, str) else bytes(value)
-    truncated = bool(limit) and len(raw) > limit
+    size = len(raw)
+    truncated = bool(limit) and size > limit
     if truncated:
         raw = raw[:limit]
     try:
@@ -65,7 +72,7 @@ def show(value: bytes | str | None, limit: int = 0, name: bool = False) -> Shown
     pattern = _NAME_UNPRINTABLE if name else _UNPRINTABLE
     if pattern.search(text):
         text, escaped = pattern.sub(_escape_char, text), True
-    return Shown(text, escaped, truncated)
+    return Shown(text, escaped, truncated, size if truncated else 0)
 
 
 def pretty_json(value: bytes) -> str:
@@ -95,8 +102,13 @@ def key_from_query(query_string: str, name: str = "key") -> bytes | None:
     return None
 
 
-def key_url(key: bytes | str) -> str:
-    return f"{reverse('keys')}?key={key_param(key)}"
+def key_url(key: bytes | str, base: str = "") -> str:
+    """The key's own page; "" when its name is longer than a link may carry (LINK_LIMIT).
+    ``base``, the browser's path, saves a ``reverse()`` per link when a page builds many."""
+    raw = key.encode() if isinstance(key, str) else key
+    if len(raw) > LINK_LIMIT:
+        return ""
+    return f"{base or reverse('keybrowser:browse')}?key={key_param(raw)}"
 
 
 def hidden_prefixes() -> tuple[bytes, ...]:
@@ -112,13 +124,35 @@ def is_hidden(key: bytes | str) -> bool:
     return raw.startswith(hidden_prefixes())
 
 
+_owner_index: tuple[tuple[str, ...], dict] = ((), {})
+
+
+def _patterns_by_shape() -> dict[tuple[int, str | None], list[KeyPattern]]:
+    """The registry indexed by (segments, first segment; None when it is a glob), rebuilt
+    only when the registry changes, so a key is tried against a handful of patterns."""
+    global _owner_index
+    signature = tuple(p.pattern for p in keyspace.patterns)
+    if _owner_index[0] != signature:
+        index: dict[tuple[int, str | None], list[KeyPattern]] = {}
+        for pattern in keyspace.patterns:
+            first = pattern.segments[0]
+            shape = (len(pattern.segments), None if any(c in first for c in "*?[") else first)
+            index.setdefault(shape, []).append(pattern)
+        _owner_index = (signature, index)
+    return _owner_index[1]
+
+
 def owner(key: bytes | str) -> KeyPattern | None:
-    """The registered pattern of ``key``; a name that is not UTF-8 has none."""
+    """The registered pattern of ``key`` (the most specific, as ``keyspace.match``);
+    a name that is not UTF-8 has none."""
     try:
         text = key.decode() if isinstance(key, bytes) else key
     except UnicodeDecodeError:
         return None
-    return keyspace.match(text)
+    index = _patterns_by_shape()
+    parts = text.split(":")
+    candidates = index.get((len(parts), parts[0]), []) + index.get((len(parts), None), [])
+    return min((p for p in candidates if p.matches(text)), key=lambda p: p.wildcards, default=None)
 
 
 # --- members that are ids or keys ------------------------------------------------
@@ -209,7 +243,7 @@ def member_link(member: bytes, ids_of: KeyPattern | None) -> MemberLink:
         key = ids_of.pattern.replace("*", member_ref)
         return MemberLink(key_url(key), ids_of.screen_url(key))
     if ":" in text and not is_hidden(text):
-        pattern = keyspace.match(text)
+        pattern = owner(text)
         if pattern is not None:
             return MemberLink(key_url(text), pattern.screen_url(text))
     return MemberLink()
@@ -251,14 +285,19 @@ class KeyRow:
     def ttl(self) -> str:
         return duration(self.meta.ttl_ms)
 
+    @property
+    def memory(self) -> str:
+        return "" if self.meta.memory is None else filesizeformat(self.meta.memory)
+
 
 def key_rows(metas) -> list[KeyRow]:
-    rows = []
+    base, rows = reverse("keybrowser:browse"), []
     for meta in metas:
         pattern = owner(meta.key)
         text = meta.key.decode("utf-8", "backslashreplace")
         name = show(meta.key, limit=NAME_SHOWN, name=True)
-        rows.append(KeyRow(meta, name, key_url(meta.key), pattern, pattern.screen_url(text) if pattern else ""))
+        screen = pattern.screen_url(text) if pattern and len(meta.key) <= LINK_LIMIT else ""
+        rows.append(KeyRow(meta, name, key_url(meta.key, base), pattern, screen))
     return rows
 
 
@@ -285,8 +324,19 @@ def score(value: float) -> str:
     return f"{value:.17g}"
 
 
-def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None) -> dict:
-    """What a key page shows of one page of ``content`` (a ``store.KeyContent``), by type."""
+def hexdump(value: bytes, start: int = 0) -> str:
+    """16 bytes a line: offset, hex, and the printable ASCII beside it, as ``xxd`` shows them."""
+    lines = []
+    for i in range(0, len(value), 16):
+        row = value[i : i + 16]
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in row)
+        lines.append(f"{start + i:08x}  {row.hex(' '):<47}  {text}")
+    return "\n".join(lines)
+
+
+def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None, as_hex=False) -> dict:
+    """What a key page shows of one page of ``content`` (a ``store.KeyContent``), by type.
+    A string can be shown ``as_hex``; a binary one offers it."""
     kind, offset = content.meta.type, content.offset
     if kind == "hash":
         return {
@@ -311,5 +361,9 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     if kind == "string":
         whole = offset == 0 and content.meta.length == len(content.value)
         shown = show(content.value)
-        return {"string": Cell(shown, pretty_json(content.value) if whole else "", MemberLink(), len(content.value))}
+        view = {"binary": shown.escaped, "as_hex": as_hex}
+        if as_hex:
+            return {**view, "hex": hexdump(content.value, offset)}
+        cell_ = Cell(shown, pretty_json(content.value) if whole else "", MemberLink(), len(content.value))
+        return {**view, "string": cell_}
     return {}

@@ -27,14 +27,15 @@ class BrowseForm(forms.Form):
 
     def clean_cursor(self) -> int:
         text = self.cleaned_data.get("cursor") or "0"
-        if not (text.isascii() and text.isdigit()):
-            raise forms.ValidationError("A SCAN cursor is a whole number.")
+        if not (text.isascii() and text.isdigit()) or int(text) >= 2**64:
+            raise forms.ValidationError("A SCAN cursor is a whole number below 2^64.")
         return int(text)
 
     def clean(self):
         data = super().clean()
         pattern = data.get("pattern") or ""
-        if data.get("match") == "glob" and pattern.replace("\\*", "").count("*") > MAX_WILDCARDS:
+        # Every star counts, escaped or not: in ``\\*`` the backslash is escaped and the star is a wildcard.
+        if data.get("match") == "glob" and pattern.count("*") > MAX_WILDCARDS:
             self.add_error("pattern", f"At most {MAX_WILDCARDS} * in a glob.")
         return data
 

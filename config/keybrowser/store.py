@@ -13,12 +13,13 @@ from listings (see ``display.is_hidden``).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
 from redis.exceptions import ResponseError
 
-from config.keybrowser.display import hidden_prefixes, is_hidden, member_id, owner
+from config.keybrowser.display import hidden_prefixes, is_hidden, member_id
 from config.keyspace import KeyPattern, keyspace
 from config.redis import raw_client
 
@@ -98,6 +99,47 @@ end
 return flat
 """
 
+# SCAN for keys that match no registered pattern, matched inside Redis so only the
+# orphans travel back. The registry comes as JSON (ARGV[5]): names without a wildcard
+# in a set, and Lua patterns indexed by their first two segments (or the first, or
+# none, where those hold a wildcard), so a key is looked up, then tried against its
+# own few patterns only. COUNT adapts to the orphan rate so far, as in _SCAN. Stops at
+# about ``want`` orphans, at the end of the keyspace, or after ``most`` keys examined.
+_ORPHANS = """-- key browser: SCAN for orphans
+local cursor, want, most, top = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local registry = cjson.decode(ARGV[5])
+local exact, two, one, any = {}, registry.two, registry.one, registry.any
+for _, name in ipairs(registry.exact) do exact[name] = true end
+local none = {}
+local function owned_by(list, key)
+  for _, pattern in ipairs(list) do
+    if string.find(key, pattern) then return true end
+  end
+  return false
+end
+local found, examined, count = {}, 0, want
+repeat
+  local reply = redis.call('SCAN', cursor, 'COUNT', count)
+  cursor = reply[1]
+  for _, key in ipairs(reply[2]) do
+    examined = examined + 1
+    if not exact[key] then
+      local first, second = string.match(key, '^([^:]*):?([^:]*)')
+      if not (owned_by(two[first .. ':' .. second] or none, key) or owned_by(one[first] or none, key)
+              or owned_by(any, key)) then
+        found[#found + 1] = key
+      end
+    end
+  end
+  if #found == 0 then
+    count = math.min(count * 4, top)
+  else
+    count = math.max(10, math.min(top, math.ceil((want - #found) * examined / #found)))
+  end
+until cursor == '0' or #found >= want or examined >= most
+return {cursor, examined, found}
+"""
+
 # A key's type and length in one command, whatever the type.
 _TYPE_AND_LENGTH = """-- key browser: type and length
 local t = redis.call('TYPE', KEYS[1])['ok']
@@ -113,6 +155,9 @@ return {t, n}
 """
 
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}\Z")
+SCAN_CURSOR_END = 2**64  # SCAN cursors are unsigned 64-bit
+OFFSET_END = 2**63  # LRANGE, ZRANGE and GETRANGE offsets are signed 64-bit
+ORPHAN_SCAN = 2000  # keys examined per orphans request at most: a few ms of Redis time
 
 
 class HiddenKey(Exception):
@@ -140,6 +185,7 @@ class ScanPage:
     steps: int  # SCAN calls made inside the script
     dbsize: int
     exact: KeyMeta | None = None  # the key named exactly as searched, wherever the SCAN is
+    examined: int = 0  # keys the SCAN returned (before filtering), when the caller counts them
 
 
 def _queue_describe(pipe, key: bytes) -> None:
@@ -216,11 +262,50 @@ def pattern_scan_page(pattern: KeyPattern, cursor: int = 0) -> ScanPage:
     return ScanPage(metas, next_cursor, done, dbsize)
 
 
+_LUA_MAGIC = re.compile(r"([\^$()%.\[\]*+\-?])")
+
+
+def _lua_pattern(glob: str) -> str:
+    """A registered pattern as an anchored Lua pattern: each ``*`` or ``?`` stays inside its segment."""
+    out = []
+    for char in glob:
+        if char == "*":
+            out.append("[^:]*")
+        elif char == "?":
+            out.append("[^:]")
+        else:
+            out.append(_LUA_MAGIC.sub(r"%\1", char))
+    return "^" + "".join(out) + "$"
+
+
+def _orphan_registry() -> str:
+    """The registry as the orphans script reads it (see _ORPHANS), as JSON."""
+    exact, two, one, any_ = [], {}, {}, []
+    for pattern in keyspace.patterns:
+        segments = [*pattern.segments, ""][:2]
+        if not any(c in pattern.pattern for c in "*?["):
+            exact.append(pattern.pattern)
+        elif not any(c in segments[0] for c in "*?["):
+            if any(c in segments[1] for c in "*?["):
+                one.setdefault(segments[0], []).append(_lua_pattern(pattern.pattern))
+            else:
+                two.setdefault(":".join(segments), []).append(_lua_pattern(pattern.pattern))
+        else:
+            any_.append(_lua_pattern(pattern.pattern))
+    # Lua's cjson reads an empty object as an empty table, and so an empty list: both work.
+    return json.dumps({"exact": exact, "two": two, "one": one, "any": any_})
+
+
 def orphan_page(cursor: int = 0) -> ScanPage:
-    """Keys that match no registered pattern, among the next SCAN steps: two round trips."""
-    found, next_cursor, done = scan_keys(b"*", "", cursor, PAGE * 4)
-    metas, dbsize = describe([k for k in found if owner(k) is None], with_dbsize=True)
-    return ScanPage(metas, next_cursor, done, dbsize)
+    """Keys that match no registered pattern, up to a page of them among at most
+    ORPHAN_SCAN keys examined, matched inside Redis: two round trips.
+    ``examined`` says how many keys were looked at, for the scan's progress."""
+    next_cursor, examined, found = raw_client().eval(
+        _ORPHANS, 0, cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry()
+    )
+    found = [k for k in found if not is_hidden(k)]
+    metas, dbsize = describe(found, with_dbsize=True)
+    return ScanPage(metas, int(next_cursor), 0, dbsize, examined=int(examined))
 
 
 @dataclass
@@ -258,14 +343,18 @@ class KeyContent:
 
 
 def parse_cursor(kind: str, text: str) -> str:
-    """A position inside a key of ``kind``, checked: a stream id or a non-negative integer."""
-    text = text or ("-" if kind == "stream" else "0")
+    """A position inside a key of ``kind``, checked: a stream id, or ASCII digits inside
+    Redis's range (a SCAN cursor of a set or hash below 2^64, an offset below 2^63);
+    ValueError otherwise, so Redis never answers an error for it."""
+    text = text or ("+" if kind == "stream" else "0")
     if kind == "stream":
-        if text == "-" or _STREAM_ID.match(text):
+        if text == "+" or (_STREAM_ID.match(text) and all(int(p) < SCAN_CURSOR_END for p in text.split("-"))):
             return text
     elif text.isascii() and text.isdigit() and len(text) <= 20:
-        return str(int(text))
-    raise ValueError(f"not a position in a {kind}: {text!r}")
+        end = SCAN_CURSOR_END if kind in {"hash", "set"} else OFFSET_END
+        if int(text) < end:
+            return str(int(text))
+    raise ValueError(f"not a position in a {kind}: {text[:40]!r}")
 
 
 def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
@@ -278,7 +367,7 @@ def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
     elif kind == "list":
         pipe.lrange(key, int(cursor), int(cursor) + PAGE - 1)
     elif kind == "stream":
-        pipe.xrange(key, min="-" if cursor == "-" else f"({cursor}", count=PAGE)
+        pipe.xrevrange(key, max="+" if cursor == "+" else f"({cursor}", count=PAGE)
     elif kind == "string":
         pipe.getrange(key, int(cursor), int(cursor) + STRING_CHUNK - 1)
 

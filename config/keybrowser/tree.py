@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from config.keybrowser import store
-from config.keybrowser.display import Shown, key_param, key_url, show
+from config.keybrowser.display import LINK_LIMIT, Shown, key_param, key_url, show
 from config.keybrowser.store import TreeChunk
 
 SALT = "config.keybrowser.tree"
@@ -74,12 +74,15 @@ class Node:
 
 def nodes(prefix: bytes, chunk: TreeChunk) -> list[Node]:
     """Namespaces first, then keys, each by name."""
-    tree_url = reverse("keys_tree")
+    tree_url, browse_url = reverse("keybrowser:tree"), reverse("keybrowser:browse")
     found = []
     for name, count in chunk.children.items():
         full = prefix + name
         namespace = name.endswith(b":")
-        url = f"{tree_url}?prefix={key_param(full)}" if namespace else key_url(full)
+        if len(full) > LINK_LIMIT:
+            url = ""  # too long for a request line: listed, cut, with no link
+        else:
+            url = f"{tree_url}?prefix={key_param(full)}" if namespace else key_url(full, browse_url)
         label = show(name, limit=200, name=True) if name else Shown("(this very key)")
         found.append(Node(label, count, namespace, url))
     return sorted(found, key=lambda n: (not n.namespace, n.name.text))
@@ -87,7 +90,7 @@ def nodes(prefix: bytes, chunk: TreeChunk) -> list[Node]:
 
 def crumbs(prefix: bytes) -> list[tuple[Shown, str]]:
     """(segment, link) for each ancestor of ``prefix``, for the breadcrumbs of a node."""
-    tree_url = reverse("keys_tree")
+    tree_url = reverse("keybrowser:tree")
     parts, trail = [], b""
     pieces = prefix.split(b":")
     for segment in pieces[:-1]:

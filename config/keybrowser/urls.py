@@ -1,14 +1,16 @@
-"""The key browser under ``/keys/``; ``keys`` keeps its name, used by base.html and the Redis panel."""
+"""The key browser under ``/keys/``, its URL names in the ``keybrowser`` namespace."""
 
 from django.urls import path
 
 from config.keybrowser import views
 
+app_name = "keybrowser"
+
 urlpatterns = [
-    path("", views.browse, name="keys"),
-    path("tree/", views.namespaces, name="keys_tree"),
-    path("registry/", views.registry, name="keys_registry"),
-    path("registry/keys/", views.registered, name="keys_registered"),
-    path("orphans/", views.orphans, name="keys_orphans"),
-    path("behind/", views.behind_screen, name="keys_behind"),
+    path("", views.browse, name="browse"),
+    path("tree/", views.namespaces, name="tree"),
+    path("registry/", views.registry, name="registry"),
+    path("registry/keys/", views.registered, name="registered"),
+    path("orphans/", views.orphans, name="orphans"),
+    path("behind/", views.behind_screen, name="behind"),
 ]

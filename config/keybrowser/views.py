@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.core import signing
+from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
@@ -22,10 +23,20 @@ from config.keyspace import keyspace
 from config.store import glob_escape
 
 
-def _query(request, **changes) -> str:
-    params = {k: v for k, v in request.GET.items() if k != "key"}
-    params.update(changes)
-    return "?" + urlencode({k: v for k, v in params.items() if v not in ("", None)})
+def _query(**params) -> str:
+    """A query string of the given, already checked and bounded values: a link never
+    repeats what the request carried, so a long query string cannot grow the page."""
+    return "?" + urlencode({k: v for k, v in params.items() if v not in ("", None, 0)})
+
+
+def _count(request, name: str) -> int:
+    """A running count carried in a "load more" link: ASCII digits, bounded, else 0."""
+    text = request.GET.get(name, "")
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else 0
+
+
+def _bad_cursor():
+    return BadRequest("This position is outside what Redis can read: start again from the first page.")
 
 
 @require_GET
@@ -35,23 +46,29 @@ def browse(request):
     if key is not None:
         return key_detail(request, key)
     form = BrowseForm(request.GET)
-    page = None
+    if form.has_error("cursor"):
+        raise _bad_cursor()
+    page, filters = None, {}
     if form.is_valid():
         data = form.cleaned_data
+        filters = {k: data[k] for k in ("pattern", "match", "type")}
         page = store.scan_page(form.glob(), data["type"], data["cursor"], exact=form.exact())
+    rows = display.key_rows(page.keys) if page else []
+    listed = _count(request, "listed") + len(rows)
     context = {
         "form": form,
         "page": page,
-        "rows": display.key_rows(page.keys) if page else [],
+        "rows": rows,
+        "listed": listed,
         "exact": display.key_rows([page.exact])[0] if page and page.exact else None,
-        "next_query": _query(request, cursor=page.cursor) if page and page.cursor else "",
+        "next_query": _query(**filters, cursor=page.cursor, listed=listed) if page and page.cursor else "",
         "continued": bool(form.is_valid() and form.cleaned_data["cursor"]),
-        "first_query": _query(request, cursor=""),
+        "first_query": _query(**filters),
         "scan_count": store.SCAN_COUNT,
     }
     if request.htmx and context["continued"]:
-        return render(request, "keys/_key_table.html#rows", context)
-    return render(request, "keys/browser.html", context)
+        return render(request, "keybrowser/browser.html#more", {**context, "oob": True})
+    return render(request, "keybrowser/browser.html", context)
 
 
 def _screens(names) -> list[tuple[str, str]]:
@@ -68,7 +85,7 @@ def _screens(names) -> list[tuple[str, str]]:
 def key_detail(request, key: bytes):
     """One key: its owner, metadata and one page of its content."""
     if display.is_hidden(key):
-        return render(request, "keys/refused.html", {"name": display.show(key, name=True)}, status=403)
+        return render(request, "keybrowser/refused.html", {"name": display.show(key, name=True)}, status=403)
     owner = display.owner(key)
     text = key.decode("utf-8", "backslashreplace")
     related = display.related_keys(text, owner)
@@ -76,10 +93,12 @@ def key_detail(request, key: bytes):
         content = store.read_key(
             key, request.GET.get("cursor", ""), owner.type if owner else "", tuple(k.encode() for k, _ in related)
         )
-    except ValueError:
-        raise Http404("No such position in this key") from None
+    except ValueError as exc:
+        raise _bad_cursor() from exc
     ids_of = display.id_pattern(text, owner)
     meta = content.meta
+    as_hex = request.GET.get("as") == "hex"
+    here = f"?key={display.key_param(key)}"
     context = {
         "key": key,
         "name": display.show(key, name=True),
@@ -96,13 +115,17 @@ def key_detail(request, key: bytes):
         "screen_url": owner.screen_url(text) if owner else "",
         "ttl": display.duration(meta.ttl_ms),
         "expires_at": timezone.now() + timedelta(milliseconds=meta.ttl_ms) if meta.ttl_ms is not None else None,
-        "view": display.content_view(content, ids_of, owner),
-        "next_query": f"?key={display.key_param(key)}&cursor={content.next_cursor}" if content.next_cursor else "",
-        "first_query": f"?key={display.key_param(key)}",
+        "view": display.content_view(content, ids_of, owner, as_hex),
+        "next_query": f"{here}&cursor={content.next_cursor}{'&as=hex' if as_hex else ''}"
+        if content.next_cursor
+        else "",
+        "first_query": here + ("&as=hex" if as_hex else ""),
+        "text_query": f"{here}&cursor={content.cursor}" if meta.type == "string" else "",
+        "hex_query": f"{here}&cursor={content.cursor}&as=hex" if meta.type == "string" else "",
         "page_size": store.PAGE,
         "string_chunk": store.STRING_CHUNK,
     }
-    return render(request, "keys/key.html", context)
+    return render(request, "keybrowser/key.html", context)
 
 
 @require_GET
@@ -112,10 +135,13 @@ def namespaces(request):
     if display.is_hidden(prefix):
         raise Http404("Django's cache and session keys are not browsable")
     try:
-        cursor = int(request.GET.get("cursor") or 0)
+        cursor = int(store.parse_cursor("set", request.GET.get("cursor", "")))
+    except ValueError as exc:
+        raise _bad_cursor() from exc
+    try:
         carried = tree.carried(request.GET.get("acc", ""))
-    except (ValueError, signing.BadSignature):
-        raise Http404("Bad cursor") from None
+    except (ValueError, KeyError, TypeError, signing.BadSignature):
+        raise Http404("These counts were not made here: scan again from the first chunk.") from None
     match = glob_escape(prefix.decode("latin-1")).encode("latin-1") + b"*"
     chunk = tree.merge(store.tree_chunk(prefix, match, cursor), carried)
     context = {
@@ -127,13 +153,13 @@ def namespaces(request):
         "more_query": tree.more_query(prefix, chunk),
         "auto": request.GET.get("auto") == "1",
     }
-    return render(request, "keys/tree.html", context)
+    return render(request, "keybrowser/tree.html", context)
 
 
 @require_GET
 def registry(request):
     """``/keys/registry/``: every registered pattern with its app, modeling pattern and purpose."""
-    return render(request, "keys/registry.html", {"apps": keyspace.by_app(), "hidden_apps": {"django"}})
+    return render(request, "keybrowser/registry.html", {"apps": keyspace.by_app(), "hidden_apps": {"django"}})
 
 
 @require_GET
@@ -152,19 +178,22 @@ def registered(request):
         else:
             scanned = store.pattern_scan_page(pattern, int(store.parse_cursor("set", cursor)))
             rows, next_cursor, total = display.key_rows(scanned.keys), str(scanned.cursor or ""), None
-    except ValueError:
-        raise Http404("Bad cursor") from None
+    except ValueError as exc:
+        raise _bad_cursor() from exc
     context = {
         "pattern": pattern,
         "use_index": use_index,
         "rows": rows,
         "total": total,
         "scanned": scanned,
-        "next_query": _query(request, cursor=next_cursor) if next_cursor else "",
+        "next_query": _query(pattern=pattern.pattern, cursor=next_cursor) if next_cursor else "",
     }
     if request.htmx and cursor:
-        return render(request, "keys/_key_table.html#rows", context)
-    return render(request, "keys/registered.html", context)
+        return render(request, "keybrowser/_key_table.html#rows", context)
+    return render(request, "keybrowser/registered.html", context)
+
+
+ORPHANS_SHOWN = 200  # orphans a page gathers by itself before it waits for "Load more"
 
 
 @require_GET
@@ -172,18 +201,28 @@ def orphans(request):
     """``/keys/orphans/``: keys that match no registered pattern, a SCAN page at a time."""
     try:
         cursor = int(store.parse_cursor("set", request.GET.get("cursor", "")))
-    except ValueError:
-        raise Http404("Bad cursor") from None
+    except ValueError as exc:
+        raise _bad_cursor() from exc
     page = store.orphan_page(cursor)
+    rows = display.key_rows(page.keys)
+    examined = _count(request, "examined") + page.examined
+    listed = _count(request, "listed") + len(rows)
+    until = _count(request, "until") or ORPHANS_SHOWN
+    more = {"cursor": page.cursor, "examined": examined, "listed": listed}
     context = {
         "page": page,
-        "rows": display.key_rows(page.keys),
-        "next_query": _query(request, cursor=page.cursor) if page.cursor else "",
+        "rows": rows,
+        "examined": examined,
+        "listed": listed,
+        # Scans on by itself (htmx) until the keyspace is walked or the page holds ORPHANS_SHOWN more.
+        "auto": bool(page.cursor) and listed < until,
+        "next_query": _query(**more, until=until) if page.cursor else "",
+        "more_query": _query(**more, until=listed + ORPHANS_SHOWN) if page.cursor else "",
         "continued": bool(cursor),
     }
     if request.htmx and cursor:
-        return render(request, "keys/_key_table.html#rows", context)
-    return render(request, "keys/orphans.html", context)
+        return render(request, "keybrowser/orphans.html#more", {**context, "oob": True})
+    return render(request, "keybrowser/orphans.html", context)
 
 
 def _referer_path(request) -> str:
@@ -207,4 +246,4 @@ def behind_screen(request):
         "path": screen.path or _referer_path(request),
         "rows": display.key_rows(metas),
     }
-    return render(request, "keys/behind.html", context)
+    return render(request, "keybrowser/behind.html", context)

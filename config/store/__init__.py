@@ -22,7 +22,7 @@ from config import keys
 from config.activity import Event, LoggedEvent, SignIn
 from config.redis import client
 
-# Sliding window over failed sign-ins (seed 001), for a username and an address
+# Sliding window over failed sign-ins (the key-value design notes), for a username and an address
 # at once. Atomic, so concurrent attempts cannot overrun the limit: an attempt
 # takes its slot in both windows before the password is checked, and gives it
 # back if the password was right.
@@ -40,6 +40,21 @@ if wait > 0 then return wait end
 for _, key in ipairs(KEYS) do
   redis.call('ZADD', key, now, ARGV[4])
   redis.call('PEXPIRE', key, window)
+end
+return 0
+"""
+
+
+# A failed sign-in (wrong password, or refused by the limit): listed for the
+# administrators, and when it is the one that fills the username's window, the
+# lock-out goes to the activity stream, in the same script.
+_RECORD_FAILURE = """
+local entry, kept, limit, maxlen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('LPUSH', KEYS[2], entry)
+redis.call('LTRIM', KEYS[2], 0, kept - 1)
+if ARGV[5] == '1' and redis.call('ZCARD', KEYS[1]) == limit then
+  redis.call('XADD', KEYS[3], 'MAXLEN', maxlen, '*', unpack(ARGV, 6))
+  return 1
 end
 return 0
 """
@@ -149,8 +164,30 @@ def release_signin_attempt(attempt: Attempt) -> None:
     pipe.execute()
 
 
+def record_failed_signin(attempt: Attempt | None, username: str, address: str, at: datetime) -> bool:
+    """A failed sign-in: wrong password (``attempt`` holds its slot), or refused by the
+    limit (``attempt`` is None). Returns whether this failure locked the account; the
+    lock-out is then in the activity stream."""
+    from config.activity import Actor
+
+    refused = attempt is None or not attempt.allowed
+    entry = json.dumps({"user": username[:150], "addr": address, "at": at.timestamp(), "refused": refused})
+    limit = settings.SIGNIN_FAILURE_LIMIT
+    event = Actor("sign-in limit").event(
+        "locked out", "core", "account", username[:150], f"{username[:150]} after {limit} failed sign-ins"
+    )
+    fields = [part for pair in event.fields().items() for part in pair]
+    script = client().register_script(_RECORD_FAILURE)
+    user_key = attempt.user_key if attempt else keys.failed_signins_user(username)
+    locked = script(
+        keys=[user_key, keys.signins_failed(), keys.events()],
+        args=[entry, settings.SIGNINS_KEPT, limit, settings.EVENTS_MAXLEN, "0" if refused else "1", *fields],
+    )
+    return bool(locked)
+
+
 def record_signin(username: str, address: str, at: datetime) -> None:
-    """Seed 004's login system: a capped list of recent sign-ins and a count per user."""
+    """The Redis login-system tutorial: a capped list of recent sign-ins and a count per user."""
     entry = json.dumps({"user": username, "addr": address, "at": at.timestamp()})
     pipe = client().pipeline(transaction=True)
     pipe.lpush(keys.signins_recent(), entry)
@@ -195,23 +232,43 @@ def _signin(raw: str) -> SignIn:
 
 
 @dataclass(frozen=True)
+class FailedSignIn:
+    username: str
+    address: str
+    at: datetime
+    refused: bool  # refused by the limit, the password unchecked
+
+
+@dataclass(frozen=True)
 class Activity:
     recent_signins: list[SignIn]
     most_active: list[tuple[str, int]]
     events: list[LoggedEvent]
+    failed_signins: list[FailedSignIn]
 
 
-def activity(signins: int = 10, staff: int = 10, events: int = 20) -> Activity:
-    """Everything the dashboard home shows from Redis, in one round trip."""
+def _failed(raw: str) -> FailedSignIn:
+    data = json.loads(raw)
+    return FailedSignIn(
+        data["user"], data.get("addr", ""), datetime.fromtimestamp(data["at"], UTC), bool(data.get("refused"))
+    )
+
+
+def activity(signins: int = 10, staff: int = 10, events: int = 20, failed: int = 0) -> Activity:
+    """Everything the dashboard home shows from Redis, in one round trip; the failed
+    sign-ins only when asked (administrators see them)."""
     pipe = client().pipeline(transaction=False)
     pipe.lrange(keys.signins_recent(), 0, signins - 1)
     pipe.zrevrange(keys.signins_count(), 0, staff - 1, withscores=True)
     pipe.xrevrange(keys.events(), count=events)
-    recent, ranking, logged = pipe.execute()
+    if failed:
+        pipe.lrange(keys.signins_failed(), 0, failed - 1)
+    recent, ranking, logged, *failures = pipe.execute()
     return Activity(
         [_signin(raw) for raw in recent],
         [(user, int(score)) for user, score in ranking],
         [LoggedEvent.from_stream(stream_id, fields) for stream_id, fields in logged],
+        [_failed(raw) for raw in failures[0]] if failures else [],
     )
 
 
@@ -270,7 +327,7 @@ def delete_prefix(prefix: str, batch: int = 1000) -> int:
     return removed
 
 
-# --- integrity reads and repairs (see config/integrity.py) ---------------------
+# --- integrity reads and repairs (see config/core_integrity.py) ---------------------
 
 
 def signin_records() -> tuple[list[SignIn], dict[str, float], int]:

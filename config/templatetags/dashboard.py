@@ -32,7 +32,26 @@ def trips_of(trace, origin):
 @register.filter
 def nav_section(match):
     """The sidebar entry of a page: its app namespace, or the first word of its URL name
-    (``keys_tree`` belongs to ``keys``)."""
+    (``catalog:list`` belongs to ``catalog``)."""
     if match is None:
         return ""
     return match.namespace or (match.url_name or "").split("_", 1)[0]
+
+
+@register.filter
+def site_link(value) -> str:
+    """A link read from stored data, if it is one: a path on this site (``/x``, not
+    ``//host`` nor ``/\\host``) or an http(s) URL; "" for anything else (``javascript:``,
+    ``data:``, ...), which the template then shows as text."""
+    from urllib.parse import urlsplit
+
+    text = str(value or "").strip()
+    if not text or any(ord(c) < 32 or c.isspace() for c in text):
+        return ""
+    if text.startswith("/") and not text.startswith(("//", "/\\")):
+        return text
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return ""
+    return text if parts.scheme in {"http", "https"} and parts.netloc else ""

@@ -1,31 +1,32 @@
-"""Template helpers that tie the Redis panel of every page to the key browser."""
+"""The Redis panel of every page, tied to the key browser."""
 
 from django import template
-from django.urls import reverse
+from django.utils.safestring import SafeString
 
-from config.keybrowser import behind, display
+from config.keybrowser import panel, render
 
 register = template.Library()
 
 
 @register.simple_tag
-def behind_url(trace, path=""):
-    """The key browser on exactly the keys and commands of ``trace``."""
-    return f"{reverse('keys_behind')}?t={behind.token(trace, path or '')}"
+def redis_panel(trace, path="", oob=False):
+    """The panel, built in Python (see ``keybrowser.panel``): its cost does not grow with the commands."""
+    return panel.panel_html(trace, path or "", bool(oob))
 
 
 @register.filter
-def hidden_key(name) -> bool:
-    """Django's session and cache keys: the panel masks them, the browser refuses them."""
-    return bool(name) and display.is_hidden(name)
+def keyname(name) -> SafeString:
+    """A key name (``display.Shown``) as a span that wraps after each ``:``, flagged when escaped or cut."""
+    return render.keyname(name)
 
 
 @register.filter
-def key_href(key) -> str:
-    """The key browser's page for ``key``, its name percent-encoded byte for byte."""
-    return display.key_url(key)
+def cell(value) -> SafeString:
+    """One value of a key (``display.Cell``): text or pretty JSON, its flags and its links."""
+    return render.cell(value)
 
 
-@register.simple_tag
-def hidden_text() -> str:
-    return behind.HIDDEN
+@register.filter
+def key_rows(rows) -> SafeString:
+    """The rows of a key table (``display.KeyRow``), built in Python (see ``keybrowser.render``)."""
+    return render.key_rows(rows)

@@ -1,4 +1,9 @@
-"""The only code of the org chart that talks to Redis: the graph, and the sensors."""
+"""The only code of the org chart that talks to Redis: the graph (core, employees, tree,
+locations, importing), the integrity reads (checks), and the sensors."""
 
-from orgchart.store.graph import *  # noqa: F403
+from orgchart.store.core import *  # noqa: F403
+from orgchart.store.employees import *  # noqa: F403
+from orgchart.store.importing import *  # noqa: F403
+from orgchart.store.locations import *  # noqa: F403
 from orgchart.store.sensors import *  # noqa: F403
+from orgchart.store.tree import *  # noqa: F403

@@ -29,8 +29,6 @@ __all__ = [
     "Retention",
     "retention",
     "record_readings",
-    "sensor_keys",
-    "sensor_watch_keys",
     "Rollup",
     "SensorCharts",
     "sensor_charts",
@@ -268,28 +266,6 @@ def used_memory() -> int:
     return int(client().info("memory")["used_memory"])
 
 
-def sensor_watch_keys(location: int) -> list[str]:
-    return [keys.temp_latest(location)]
-
-
-def sensor_keys(location: int) -> list[str]:
-    """Every bucket key of a location's sensor, named from its first and last reading (no scan)."""
-    latest = client().hgetall(keys.temp_latest(location))
-    if not latest:
-        return []
-    found = [keys.temp_latest(location)]
-    first, last = _utc(int(latest["first"])), _utc(int(latest["ts"]))
-    hour = first.replace(minute=0, second=0)
-    while hour <= last:
-        found += [keys.temp_raw(location, _hour_stamp(hour)), keys.temp_rollup(location, "hour", _hour_stamp(hour))]
-        if hour.hour == 0 or hour == first.replace(minute=0, second=0):
-            found.append(keys.temp_rollup(location, "day", _day_stamp(hour)))
-            if hour.day == 1 or hour == first.replace(minute=0, second=0):
-                found.append(keys.temp_rollup(location, "month", _month_stamp(hour)))
-        hour += timedelta(hours=1)
-    return found
-
-
 # --- charts --------------------------------------------------------------------------------------
 
 
@@ -316,18 +292,17 @@ class Rollup:
 
 @dataclass
 class SensorCharts:
+    """What the location page's three charts draw, read from the rollups only: no sample is read."""
+
     latest_at: datetime | None
     latest_value: float | None
-    raw: list[tuple[datetime, float]]  # the last 24 hours, every sample
+    hours: list[Rollup]  # up to 24, oldest first
     days: list[Rollup]  # up to 30, oldest first
     months: list[Rollup]  # up to 12, oldest first
     keys_read: int
+    hour_slots: list[datetime] = field(default_factory=list)  # the 24 hours of the window
     day_slots: list[datetime] = field(default_factory=list)  # the 30 days of the window
     month_slots: list[datetime] = field(default_factory=list)  # the 12 months of the window
-
-    @property
-    def raw_start(self) -> datetime | None:
-        return self.latest_at - timedelta(hours=24) if self.latest_at else None
 
 
 def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:
@@ -351,39 +326,39 @@ def _month_starts(last: datetime, count: int) -> list[datetime]:
     return months[::-1]
 
 
+_FIELDS = ("count", "sum", "min", "max")
+
+
 def sensor_charts(location: int, latest: dict) -> SensorCharts:
-    """The three charts of a location page in one round trip, ending at the newest reading: 25 raw
-    hour buckets, 30 daily and 12 monthly rollups. Keys read grow with buckets, never samples."""
+    """The three charts of a location page in one round trip, ending at the newest reading: 24
+    hourly, 30 daily and 12 monthly rollups, the aggregates the write script keeps. A chart reads
+    what it draws, one hash per bucket: the cost never grows with the samples."""
     if not latest:
         return SensorCharts(None, None, [], [], [], 0)
     end = _utc(int(latest["ts"]))
-    hours = [(end - timedelta(hours=h)).replace(minute=0, second=0) for h in range(24, -1, -1)]
+    hours = [(end - timedelta(hours=h)).replace(minute=0, second=0) for h in range(23, -1, -1)]
     days = [(end - timedelta(days=d)).replace(hour=0, minute=0, second=0) for d in range(29, -1, -1)]
     months = _month_starts(end, 12)
     pipe = raw_client().pipeline(transaction=False)
     for hour in hours:
-        pipe.get(keys.temp_raw(location, _hour_stamp(hour)))
+        pipe.hmget(keys.temp_rollup(location, "hour", _hour_stamp(hour)), *_FIELDS)
     for day in days:
-        pipe.hmget(keys.temp_rollup(location, "day", _day_stamp(day)), "count", "sum", "min", "max")
+        pipe.hmget(keys.temp_rollup(location, "day", _day_stamp(day)), *_FIELDS)
     for month in months:
-        pipe.hmget(keys.temp_rollup(location, "month", _month_stamp(month)), "count", "sum", "min", "max")
-    replies = pipe.execute()
-    since = int((end - timedelta(hours=24)).timestamp())
-    raw = [
-        (_utc(ts), centi / 100)
-        for hour, data in zip(hours, replies[: len(hours)])
-        for ts, centi in decode_bucket(int(hour.timestamp()), data)
-        if ts > since
-    ]
-    day_rows = replies[len(hours) : len(hours) + len(days)]
-    month_rows = replies[len(hours) + len(days) :]
+        pipe.hmget(keys.temp_rollup(location, "month", _month_stamp(month)), *_FIELDS)
+    replies = iter(pipe.execute())
+
+    def present(slots):
+        return [r for r in (_rollup(slot, next(replies)) for slot in slots) if r]
+
     return SensorCharts(
         end,
         int(latest["value"]) / 100,
-        raw,
-        [r for r in (_rollup(d, row) for d, row in zip(days, day_rows)) if r],
-        [r for r in (_rollup(m, row) for m, row in zip(months, month_rows)) if r],
+        present(hours),
+        present(days),
+        present(months),
         len(hours) + len(days) + len(months),
+        hours,
         days,
         months,
     )

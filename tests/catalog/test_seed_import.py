@@ -48,10 +48,12 @@ class SeedTest(RedisTestCase):
         call_command("seed", "--only", "catalog", verbosity=0)
         self.assertEqual(snapshot(), first)
 
-    def test_seeding_again_without_reset_is_refused_and_writes_nothing(self):
+    def test_seeding_again_is_refused_and_reset_replaces_the_data(self):
         call_command("seed", "--only", "catalog", verbosity=0)
         with self.assertRaisesMessage(CommandError, "catalog already holds data; nothing was seeded"):
             call_command("seed", "--only", "catalog", verbosity=0)
+        self.assertEqual(client().zcard(keys.products()), 200)
+        call_command("seed", "--only", "catalog", "--reset", verbosity=0)
         self.assertEqual(client().zcard(keys.products()), 200)
         self.assertEqual(client().hlen(keys.skus()), 200)
         self.assertEqual(violations(["catalog"]), [])

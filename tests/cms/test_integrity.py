@@ -9,23 +9,25 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from cms import keys, store
+from config.activity import Actor
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
 from tests.base import RedisTestCase, run_concurrently
 
 T0 = 1_767_600_000.0
+A = Actor("tester")
 
 
 def make(title="Hello", author="ann", status="draft", at=T0):
     data = {"title": title, "body": "Body.", "author": author, "status": status}
-    return store.create_post(data, by=author, comment="", at=at, link=str)
+    return store.create_post(data, actor=Actor(author), comment="", at=at)
 
 
 def edit(post_id, version, n, **changes):
     current = store.get_post(post_id).post
     data = {**current.content(), "body": f"Body {n}.", **changes}
-    return store.save_post(post_id, data, base_version=version, by="bob", comment=f"edit {n}", at=T0 + n, link="")
+    return store.save_post(post_id, data, base_version=version, actor=Actor("bob"), comment=f"edit {n}", at=T0 + n)
 
 
 def messages():
@@ -41,7 +43,8 @@ class InvariantTest(RedisTestCase):
         for n in range(1, 5):
             edit(self.post.id, n, n)
         self.comments = [
-            store.add_comment(self.post.id, author="c", text=f"t{n}", at=T0 + n, link="") for n in range(5)
+            store.add_comment(self.post.id, author="c", text=f"t{n}", at=T0 + n, actor=Actor("tester"))
+            for n in range(5)
         ]
         self.other = make(title="Other", author="bob", status="published", at=T0 + 9)
 
@@ -49,9 +52,9 @@ class InvariantTest(RedisTestCase):
         call_command("check_integrity", "--only", "cms", "--repair", stdout=io.StringIO())
 
     def test_they_hold_after_normal_writes_and_every_key_is_registered(self):
-        store.revert_post(self.post.id, 2, by="x", at=T0 + 20, link="")
-        store.delete_comment(self.post.id, self.comments[-1], by="x", link="")
-        store.delete_post(self.other.id, by="x")
+        store.revert_post(self.post.id, 2, actor=Actor("x"), at=T0 + 20)
+        store.delete_comment(self.post.id, self.comments[-1], actor=Actor("x"))
+        store.delete_post(self.other.id, actor=Actor("x"))
         self.assertEqual(messages(), [])
         unregistered = [k for k in client().scan_iter("cms:*") if keyspace.match(k) is None]
         self.assertEqual(unregistered, [])
@@ -131,20 +134,56 @@ class ConcurrencyTest(RedisTestCase):
                     current = store.get_post(post_id).post
                     if current.version > 1:
                         number = rng.randint(1, current.version - 1)
-                        if store.revert_post(post_id, number, by="r", at=T0 + step, link=""):
+                        if store.revert_post(post_id, number, actor=Actor("r"), at=T0 + step):
                             with lock:
                                 saved[post_id] += 1
                 elif roll < 0.85:
                     at = T0 + rng.random() * 100
-                    store.add_comment(post_id, author=f"w{seed}", text=f"c{step}", at=at, link="")
+                    store.add_comment(post_id, author=f"w{seed}", text=f"c{step}", at=at, actor=Actor("tester"))
                 else:
                     page = store.get_post(post_id)
                     if page.recent_comments:
                         with contextlib.suppress(store.NotFound):  # another worker deleted it first
-                            store.delete_comment(post_id, page.recent_comments[0].id, by="w", link="")
+                            store.delete_comment(post_id, page.recent_comments[0].id, actor=Actor("w"))
 
         run_concurrently(worker, [(seed,) for seed in range(8)])
         self.assertEqual(messages(), [])
         for post_id in posts:
             self.assertEqual(store.get_post(post_id).post.version, 1 + saved[post_id])
             self.assertEqual(client().zcard(keys.revisions(post_id)), saved[post_id])
+
+
+class TitleMemberTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_wrong_title_member_is_caught_and_rebuilt(self):
+        post = make(title="Über Redis")
+        client().hset(keys.post(post.id), "title_member", "stale\x00x")
+        found = messages()
+        self.assertTrue(any(f"post {post.id}: title_member 'stale\\x00x'" in m for m in found), found)
+        call_command("check_integrity", "--only", "cms", "--repair", stdout=io.StringIO())
+        self.assertEqual(messages(), [])
+        self.assertEqual(client().hget(keys.post(post.id), "title_member"), f"über redis\x00{post.id}")
+
+
+class DeleteRaceTest(RedisTestCase):
+    sign_in = False
+
+    def test_comments_added_while_posts_are_deleted_never_dangle(self):
+        posts = [make(title=f"Post {n}", at=T0 + n).id for n in range(6)]
+
+        def commenter(seed):
+            rng = random.Random(seed)
+            for step in range(25):
+                with contextlib.suppress(store.NotFound):  # the post went first: nothing written
+                    store.add_comment(rng.choice(posts), author="c", text=f"{seed}-{step}", at=T0 + step, actor=A)
+
+        def deleter():
+            for post_id in posts[:4]:
+                store.delete_post(post_id, actor=A)
+
+        run_concurrently(lambda who: deleter() if who == "d" else commenter(who), [("d",), (1,), (2,), (3,)])
+        self.assertEqual(messages(), [])
+        left = {k for k in client().scan_iter("cms:comment:*")}
+        held = {keys.comment(m) for post_id in posts[4:] for m in client().zrange(keys.post_comments(post_id), 0, -1)}
+        self.assertEqual(left, held)

@@ -20,6 +20,7 @@ from hypothesis.stateful import (
 )
 
 from cms import store
+from config.activity import Actor
 from config.invariants import violations
 from config.listing import list_state
 from tests.base import RedisMixin, flush_test_redis
@@ -58,7 +59,7 @@ class Posts(RuleBasedStateMachine):
 
     @rule(target=posts, content=CONTENT)
     def create(self, content):
-        post = store.create_post(content, by="ann", comment="", at=self.tick(), link=_link)
+        post = store.create_post(content, actor=Actor("ann"), comment="", at=self.tick())
         assert post.id not in self.model
         self.model[post.id] = {"versions": {1: content}, "version": 1, "comments": []}
         return post.id
@@ -68,7 +69,7 @@ class Posts(RuleBasedStateMachine):
         post = self.model[pk]
         base = post["version"] - 1 if stale and post["version"] > 1 else post["version"]
         try:
-            saved = store.save_post(pk, content, base_version=base, by="bob", comment="", at=self.tick(), link="")
+            saved = store.save_post(pk, content, base_version=base, actor=Actor("bob"), comment="", at=self.tick())
         except store.EditConflict as conflict:
             assert base != post["version"]
             assert conflict.between.current.version == post["version"]
@@ -87,7 +88,7 @@ class Posts(RuleBasedStateMachine):
         number = post["version"] - back
         kept = number >= 1 and (not self.cap or number >= post["version"] - self.cap)
         try:
-            saved = store.revert_post(pk, number, by="ann", at=self.tick(), link="")
+            saved = store.revert_post(pk, number, actor=Actor("ann"), at=self.tick())
         except store.NotFound:
             assert not kept
             return
@@ -101,7 +102,7 @@ class Posts(RuleBasedStateMachine):
 
     @rule(pk=posts, text=TEXT)
     def comment(self, pk, text):
-        comment_id = store.add_comment(pk, author="ann", text=text, at=self.tick(), link="")
+        comment_id = store.add_comment(pk, author="ann", text=text, at=self.tick(), actor=Actor("ann"))
         self.model[pk]["comments"].insert(0, (comment_id, text))
 
     def commented(self) -> list[int]:
@@ -113,7 +114,7 @@ class Posts(RuleBasedStateMachine):
         pk = self.commented()[which % len(self.commented())]
         comments = self.model[pk]["comments"]
         comment_id, _ = comments.pop(which % len(comments))
-        store.delete_comment(pk, comment_id, by="ann", link="")
+        store.delete_comment(pk, comment_id, actor=Actor("ann"))
 
     @precondition(lambda self: self.commented())
     @rule(other=posts)
@@ -123,17 +124,17 @@ class Posts(RuleBasedStateMachine):
         if other == pk:
             return
         try:
-            store.delete_comment(other, comment_id, by="ann", link="")
+            store.delete_comment(other, comment_id, actor=Actor("ann"))
         except store.NotFound:
             return
         raise AssertionError("a comment was deleted through a post it does not belong to")
 
     @rule(pk=consumes(posts))
     def delete(self, pk):
-        store.delete_post(pk, by="ann")
+        store.delete_post(pk, actor=Actor("ann"))
         del self.model[pk]
         try:
-            store.delete_post(pk, by="ann")
+            store.delete_post(pk, actor=Actor("ann"))
         except store.NotFound:
             return
         raise AssertionError("a deleted post was deleted again")

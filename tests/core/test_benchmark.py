@@ -31,13 +31,13 @@ EXPECTED = {
     "2": (1, 1),  # one HGETALL: details, images, the aggregate and the 3 newest reviews are embedded
     "3": (1, 11),  # the list's transaction: a page of the type's creation index, its fields by SORT ... GET
     "4": (2, 12),  # MULTI, SINTERSTORE, EXPIRE, SORT, HMGET and SCARD per course, EXEC; HMGET per student shown (3)
-    "5": (2, 12),  # HGETALL and SMEMBERS; then HMGET per course taught (10)
+    "5": (1, 2),  # HGETALL, and SORT ... BY nosort GET joining the courses taught with their fields
     "6": (1, 3),  # HMGET, ZCARD, ZREVRANGE in one pipeline
-    "7a": (2, 2),  # SMEMBERS, then one SUNION for the second level
-    "7b": (5, 5),  # one per level: the tiny org has 4 levels below the top, and the last SUNION finds none
-    "8": (2, 71),  # the location's newest reading; then 25 raw hours, 30 daily and 12 monthly rollups
+    "7a": (1, 1),  # one script walks the report sets down to the depth
+    "7b": (1, 1),  # one script walks the whole subtree (within its budget), whatever the depth
+    "8": (2, 70),  # the location's newest reading; then 24 hourly, 30 daily and 12 monthly rollups
     "9": (2, 2),  # a script that draws the id if the product exists; the script that writes everything
-    "10": (3, 19),  # WATCH the 7 keys; the 8 reads of both bounds; MULTI, 2 ZREMRANGEBYSCORE, the 5 writes, XADD, EXEC
+    "10": (1, 1),  # one EVALSHA: the script reads both bounds, writes both sides and the event
 }
 PAGES = {  # (app, kind): domain round trips of the whole page
     ("catalog", "list"): 1,
@@ -46,7 +46,7 @@ PAGES = {  # (app, kind): domain round trips of the whole page
     ("cms", "detail"): 1,
     ("cms", "history"): 1,
     ("school", "list"): 2,
-    ("school", "detail"): 2,
+    ("school", "detail"): 1,
     ("orgchart", "list"): 2,
     ("orgchart", "detail"): 1,
     ("orgchart", "sensor"): 2,

@@ -51,3 +51,34 @@ class SlowRedisTest(RedisTestCase):
                 self.assertContains(response, "Redis did not answer within 0.3 s", status_code=503)
                 sleeper.join()
                 self.assertEqual(browser.get("/").status_code, 200)
+
+
+# A write that runs for 0.4 s on the server (a long script), answering after the client gave up.
+_SLOW_WRITE = """
+redis.call('INCR', KEYS[1])
+local t = redis.call('TIME')
+local start = tonumber(t[1]) * 1000000 + tonumber(t[2])
+repeat
+  t = redis.call('TIME')
+until tonumber(t[1]) * 1000000 + tonumber(t[2]) - start > 400000
+return 1
+"""
+
+
+class TimedOutWriteTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_write_that_timed_out_is_not_sent_again(self):
+        """The server ran the script but answered after the timeout: a resend would apply it twice."""
+        from config.redis import connection_retry
+
+        scratch = ScratchServer()
+        self.addCleanup(scratch.close)
+        writer = redis.Redis(unix_socket_path=str(scratch.server.socket), socket_timeout=0.2, retry=connection_retry())
+        with self.assertRaises(redis.TimeoutError):
+            writer.eval(_SLOW_WRITE, 1, "counter")
+        settled = redis.Redis(unix_socket_path=str(scratch.server.socket), socket_timeout=5)
+        settled.ping()  # answers once the script (and any resent copy queued behind it) has run
+        time.sleep(0.1)
+        settled.ping()
+        self.assertEqual(settled.get("counter"), b"1")

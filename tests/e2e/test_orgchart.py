@@ -1,5 +1,7 @@
+import random
+
 from config.redis import client
-from orgchart import keys
+from orgchart import keys, sensorfeed
 from tests.base import BrowserTestCase
 from tests.orgchart.helpers import location, org
 from tests.orgchart.test_graph import SPEC
@@ -34,7 +36,7 @@ class OrgChartBrowserTest(BrowserTestCase):
         page.goto(self.url(f"/orgchart/employees/{ids['Cid']}/"))
         page.fill("input[name=manager]", "Bob")
         page.click("form.move button[type=submit]")
-        page.wait_for_selector("text=Moved Cid.")
+        page.wait_for_selector("text=Moved Cid under Bob.")
         chain = page.locator("#chain ol.chain").inner_text()
         self.assertLess(chain.index("Doug"), chain.index("Bob"))
         self.assertIn(str(ids["Cid"]), client().smembers(keys.reports(ids["Bob"])))
@@ -47,13 +49,16 @@ class OrgChartBrowserTest(BrowserTestCase):
         self.assertIn("2 direct · 3 in all", bob.locator("summary").inner_text())
 
     def test_location_page_draws_the_charts(self):
-        from orgchart import store
-
         where = location("Seattle")
         org(SPEC, where)
-        store.record_readings(where, [(1767600000 + 6 * i, 20 + (i % 50) / 10) for i in range(5000)])
+        sensorfeed.history(where, 1767600000, 1, 60, random.Random(1), past_days=400)  # the demo seed's shape
         self.sign_in()
         self.page.goto(self.url(f"/orgchart/locations/{where}/"))
         self.assertEqual(self.page.locator("#temperature svg").count(), 3)
+        bar = self.page.locator("#temperature svg .bucket").first
+        bar.focus()  # a bar takes focus and names its values
+        self.assertRegex(bar.get_attribute("aria-label"), r"mean -?\d+\.\d\d °C, min .* samples$")
+        width = self.page.locator("#temperature svg").first.bounding_box()["width"]
+        self.assertGreater(width, 400)  # scaled to its card, not a fixed size
         self.assertIn("Staff (7)", self.page.locator("#staff h2").inner_text())
         self.screenshot("orgchart-location")

@@ -3,13 +3,13 @@
 from config.redis import client
 from school import keys, store
 from tests.base import BrowserTestCase
-from tests.school.helpers import course, instructor, student
+from tests.school.helpers import ACTOR, course, instructor, student
 
 
 class SchoolBrowserTest(BrowserTestCase):
     def test_enrol_from_the_course_page(self):
         c = course("CS-101", "Databases", capacity=3)
-        store.link_instructor(c, instructor("Grace Hopper"), "t", "/")
+        store.link_instructor(c, instructor("Grace Hopper"), actor=ACTOR)
         ada = student("Ada Lovelace")
         student("Alan Turing")
         self.sign_in()
@@ -20,46 +20,62 @@ class SchoolBrowserTest(BrowserTestCase):
         result = page.locator(f'#found-course-student li[data-id="{ada}"]')
         result.get_by_role("button", name="Enrol").click()
         page.wait_for_url(self.url(f"/school/courses/{c}/"))
-        page.locator(".message").get_by_text(f"Student #{ada} enrolled.").wait_for()
+        page.locator(".message").get_by_text("Ada Lovelace enrolled in CS-101.").wait_for()
         roster = page.locator(f'#roster tr[data-student="{ada}"]')
-        self.assertEqual(roster.locator("a").inner_text(), "Ada Lovelace")
+        self.assertEqual(roster.locator("td a").first.inner_text(), "Ada Lovelace")
         self.assertEqual(page.locator("[data-enrolled]").inner_text(), "1")
         # The picker now says so, from one SISMEMBER.
         page.fill("#find-course-student", "ada")
         page.locator(f'#found-course-student li[data-id="{ada}"] .badge').get_by_text("enrolled").wait_for()
         self.screenshot("school-course")
-        roster.locator("a").click()
+        roster.locator("td a").first.click()
         page.wait_for_url(self.url(f"/school/students/{ada}/"))
         row = page.locator(f'#courses tr[data-course="{c}"]')
-        self.assertEqual(row.locator("a").inner_text(), "CS-101")
+        self.assertEqual(row.locator("td a").first.inner_text(), "CS-101")
         self.assertEqual(client().smembers(keys.student_courses(ada)), {str(c)})
         self.assertEqual(client().smembers(keys.course_students(c)), {str(ada)})
         self.screenshot("school-student")
 
-    def test_hold_a_seat_shows_time_left_and_a_full_course_refuses(self):
+    def test_hold_a_seat_counts_down_and_a_full_course_offers_no_enrol(self):
         c = course("MA-201", "Algebra", capacity=1)
         alan = student("Alan Turing")
-        student("Alan Kay")
+        kay = student("Alan Kay")
         self.sign_in()
         page = self.page
         page.goto(self.url(f"/school/courses/{c}/"))
         page.fill("#find-course-student", "alan")
         page.locator(f'#found-course-student li[data-id="{alan}"]').get_by_role("button", name="Hold a seat").click()
         page.wait_for_url(self.url(f"/school/courses/{c}/"))
-        hold = page.locator(f'#holds tr[data-student="{alan}"]')
-        self.assertRegex(hold.locator(".time-left").inner_text(), r"^(10:00|9:[0-5]\d)$")
+        page.locator(".message").get_by_text("A seat in MA-201 is held for Alan Turing.").wait_for()
+        timer = page.locator(f'#holds tr[data-student="{alan}"] .time-left')
+        first = timer.inner_text()
+        self.assertRegex(first, r"^(10:00|9:[0-5]\d)$")
+        page.wait_for_function("t => document.querySelector('#holds .time-left').textContent !== t", arg=first)
         self.assertEqual(page.locator("[data-seats-left]").inner_text(), "0")
-        page.fill("#find-course-student", "alan k")
-        page.locator("#found-course-student").get_by_role("button", name="Enrol").click()
-        page.get_by_role("alert").get_by_text("is full").wait_for()
+        page.locator("#full").get_by_text("Full").wait_for()
+        self.assertEqual(page.locator("#find-course-student").count(), 0)
         self.screenshot("school-course-full")
-        self.assertEqual(client().scard(keys.course_students(c)), 0)
+        # From the other student's page the course is marked full, with no Enrol to press.
+        page.goto(self.url(f"/school/students/{kay}/"))
+        page.fill("#find-student-course", "ma")
+        found = page.locator(f'#found-student-course li[data-id="{c}"]')
+        found.locator(".badge.full").wait_for()
+        self.assertEqual(found.get_by_role("button", name="Enrol").count(), 0)
+        # Releasing the hold asks first, on a page of its own.
+        page.goto(self.url(f"/school/courses/{c}/"))
+        page.get_by_role("link", name="Release the seat held for Alan Turing").click()
+        page.get_by_role("heading", name="Release the seat held for Alan Turing in MA-201?").wait_for()
+        self.assertTrue(client().exists(keys.hold(c, alan)))
+        page.get_by_role("button", name="Yes, release").click()
+        page.wait_for_url(self.url(f"/school/courses/{c}/"))
+        page.locator(".message").get_by_text("Alan Turing's held seat in MA-201 was released.").wait_for()
+        self.assertFalse(client().exists(keys.hold(c, alan)))
 
     def test_set_algebra_from_the_course_list(self):
         a, b = course("A-1", "Alpha"), course("B-1", "Beta")
         both, only_a = student("Both Sides"), student("Only Alpha")
         for c, s in ((a, both), (b, both), (a, only_a)):
-            store.enrol(c, s, "t", "/")
+            store.enrol(c, s, actor=ACTOR)
         self.sign_in()
         page = self.page
         page.goto(self.url("/school/courses/"))

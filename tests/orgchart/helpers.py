@@ -6,12 +6,12 @@ ACTOR = store.Actor("tester")
 
 
 def location(name: str) -> int:
-    return store.save_location(None, name, ACTOR)
+    return store.save_location(None, name, actor=ACTOR)
 
 
 def employee(name: str, manager: int | None = None, location: int | None = None, title: str = "Engineer") -> int:
     values = {"name": name, "title": title, "manager": manager, "location": location, "full_time": True}
-    return store.save_employee(None, values, ACTOR)
+    return store.save_employee(None, values, actor=ACTOR)
 
 
 def org(spec: dict[str, str | None], where: int | None = None) -> dict[str, int]:

@@ -1,14 +1,19 @@
+import re
 import tempfile
 from io import StringIO
 from pathlib import Path
 
 from django.core.management import CommandError, call_command
+from django.test import override_settings
+from django.urls import reverse
 
 from config.invariants import violations
 from config.redis import client
-from orgchart import keys, store
+from orgchart import importer, keys, store
 from tests.base import RedisTestCase
 from tests.orgchart.helpers import employee
+
+COMPANION = Path(__file__).parent / "data" / "companion"
 
 GOOD = {
     "Employee.csv": "name,title\nDoug,CEO\nAnn,VP\nBob,VP\nCid,Engineer\n",
@@ -18,11 +23,22 @@ GOOD = {
 }
 
 
+def _names(html: str, section_id: str) -> list[str]:
+    """The employee names linked inside the element with ``section_id``, in page order."""
+    start = html.index(f'id="{section_id}"')
+    end = html.index("</section>", start) if "</section>" in html[start:] else len(html)
+    return re.findall(r'<a href="/orgchart/employees/\d+/">([^<]+)</a>', html[start:end])
+
+
 class ImportTest(RedisTestCase):
-    def run_import(self, **changes):
+    def run_import(self, folder=None, **changes):
+        if folder is not None:
+            out = StringIO()
+            call_command("import_orgchart", str(folder), stdout=out)
+            return out.getvalue()
         with tempfile.TemporaryDirectory() as folder:
             for name, text in {**GOOD, **changes}.items():
-                Path(folder, name).write_text(text)
+                Path(folder, name).write_bytes(text if isinstance(text, bytes) else text.encode())
             out = StringIO()
             call_command("import_orgchart", folder, stdout=out)
             return out.getvalue()
@@ -39,34 +55,115 @@ class ImportTest(RedisTestCase):
     def test_imports_the_ebook_format_and_prints_what_it_did(self):
         out = self.run_import()
         self.assertIn("Imported 4 employees, 2 locations, 3 REPORTS_TO and 3 WORKS_AT edges", out)
+        self.assertNotIn("Normalized", out)  # true/false is already the stored word
         doug = store.get_employee(store.resolve_employee("Doug"))
         self.assertEqual((doug.title, doug.direct, doug.total, doug.location_name), ("CEO", 2, 3, "Seattle"))
         cid = store.get_employee(store.resolve_employee("Cid"))
-        self.assertEqual(cid.ancestors, [doug.id, store.resolve_employee("Ann")])
+        self.assertEqual(cid.manager, store.resolve_employee("Ann"))
         self.assertFalse(cid.full_time)
         self.assertEqual(client().smembers(keys.roots()), {str(doug.id)})
         self.assertEqual(violations(["orgchart"]), [])
 
+    def test_the_companion_files_import_unchanged_and_report_what_was_normalized(self):
+        out = self.run_import(COMPANION)
+        self.assertIn("Imported 20 employees, 3 locations, 19 REPORTS_TO and 20 WORKS_AT edges", out)
+        self.assertIn("Normalized WORKS_AT.full_time: 20 rewritten, e.g. 'Full Time' → 'true'", out)
+        self.assertFalse(store.get_employee(store.resolve_employee("Count")).full_time)
+        self.assertTrue(store.get_employee(store.resolve_employee("Bob")).full_time)  # the last line, no newline
+        self.assertEqual(violations(["orgchart"]), [])
+
+    def test_the_ebooks_cypher_examples_give_the_same_answers_on_the_screens(self):
+        self.run_import(COMPANION)
+        doug = store.resolve_employee("Doug")
+        detail = reverse("orgchart:employee_detail", args=[doug])
+        # MATCH (e:Employee)-[:REPORTS_TO]->(m:Employee {name: 'Doug'}) RETURN e,m
+        page = self.client.get(detail).content.decode()
+        self.assertEqual(sorted(_names(page, "direct-reports")), ["Otto", "Phil", "Val"])
+        # MATCH (e:Employee)-[:REPORTS_TO*2]->(m:Employee {name: 'Doug'}) RETURN e,m
+        page = self.client.get(detail, {"depth": 2}).content.decode()
+        self.assertEqual(
+            sorted(_names(page, "at-depth")), ["Bob", "Buddy", "Cam", "Cody", "Lynn", "Owen", "Rich", "Roman"]
+        )
+        # MATCH (e:Employee)-[:WORKS_AT]->(l:Location {name: 'Seattle'}) RETURN e,l
+        seattle = client().hget(keys.location_by_name(), "seattle")
+        page = self.client.get(reverse("orgchart:location_detail", args=[int(seattle)])).content.decode()
+        self.assertEqual(sorted(_names(page, "staff-list")), ["Cam", "Cody", "Juana", "Rich", "Val"])
+
+    def test_full_time_in_the_sources_words(self):
+        text = "src_employee,dest_location,full_time\nDoug,Seattle,Yes\nAnn,Seattle,part-time\nCid,Austin,NO\n"
+        out = self.run_import(**{"WORKS_AT.csv": text})
+        self.assertIn("Normalized WORKS_AT.full_time: 3 rewritten, e.g. 'Yes' → 'true'", out)
+        self.assertFalse(store.get_employee(store.resolve_employee("Ann")).full_time)
+        self.assertRefused(
+            "WORKS_AT.csv:1: full_time: must be yes or no (Full Time/Part Time, true/false), not 'sometimes'",
+            **{"WORKS_AT.csv": "Doug,Seattle,sometimes\n"},
+        )
+
+    def test_names_are_cleaned_as_the_form_cleans_them(self):
+        out = self.run_import(
+            **{
+                "Employee.csv": GOOD["Employee.csv"].replace("Bob,VP", "  Bob   Smith ,VP"),
+                "REPORTS_TO.csv": GOOD["REPORTS_TO.csv"].replace("Bob,", "bob  smith,"),
+            }
+        )
+        self.assertIn("Normalized Employee.name: 1 rewritten, e.g. '  Bob   Smith ' → 'Bob Smith'", out)
+        self.assertIsNotNone(store.resolve_employee("Bob Smith"))
+
+    def test_names_breaking_the_forms_rules(self):
+        long = "x" * 101
+        self.assertRefused(
+            "Employee.csv:4: Employee.name: longer than 100 characters (101)",
+            **{"Employee.csv": GOOD["Employee.csv"].replace("Bob,", f"{long},")},
+        )
+        self.assertRefused(
+            "Employee.csv:2: Employee.title: longer than 100 characters",
+            **{"Employee.csv": GOOD["Employee.csv"].replace("CEO", long)},
+        )
+        self.assertRefused(
+            "Employee.csv:3: Employee.name: contains the control character U+0007",
+            **{"Employee.csv": GOOD["Employee.csv"].replace("Ann,", "A\x07nn,")},
+        )
+        self.assertRefused(
+            "Employee.csv:6: Employee.name: a name is required",
+            **{"Employee.csv": GOOD["Employee.csv"] + '"  ",Boss\n'},
+        )
+
+    def test_a_file_that_is_not_utf8(self):
+        latin1 = "name,title\nDoug,CEO\nAnn,VP\nBob,VP\nCid,Ingénieur\n".encode("latin-1")
+        self.assertRefused("Employee.csv:5: not UTF-8 (byte 0xE9)", **{"Employee.csv": latin1})
+
+    def test_a_byte_order_mark_is_accepted(self):
+        self.run_import(**{"Location.csv": "\ufeff" + GOOD["Location.csv"]})
+        self.assertIsNotNone(client().hget(keys.location_by_name(), "seattle"))
+
+    def test_a_field_over_the_csv_limit(self):
+        huge = "x" * 140_000
+        self.assertRefused(
+            "Employee.csv:3: unreadable CSV: a field over the CSV limit",
+            **{"Employee.csv": GOOD["Employee.csv"].replace("Ann,VP", f'Ann,"{huge}"')},
+        )
+
     def test_unknown_names(self):
         self.assertRefused(
-            "REPORTS_TO.csv:3: unknown employee 'Bobby'",
+            "REPORTS_TO.csv:3: src: unknown employee 'Bobby'",
             **{"REPORTS_TO.csv": GOOD["REPORTS_TO.csv"].replace("Bob,", "Bobby,")},
         )
         self.assertRefused(
-            "WORKS_AT.csv:4: unknown location 'Boston'",
+            "WORKS_AT.csv:4: dest_location: unknown location 'Boston'",
             **{"WORKS_AT.csv": GOOD["WORKS_AT.csv"].replace("Cid,Austin", "Cid,Boston")},
         )
         self.assertRefused(
-            "WORKS_AT.csv:2: unknown employee 'Dug'", **{"WORKS_AT.csv": GOOD["WORKS_AT.csv"].replace("Doug,", "Dug,")}
+            "WORKS_AT.csv:2: src_employee: unknown employee 'Dug'",
+            **{"WORKS_AT.csv": GOOD["WORKS_AT.csv"].replace("Doug,", "Dug,")},
         )
 
     def test_duplicate_names(self):
         self.assertRefused(
-            "Employee.csv:6: duplicate employee 'ann' (first at Employee.csv:3)",
+            "Employee.csv:6: name: duplicate employee 'ann' (first at Employee.csv:3)",
             **{"Employee.csv": GOOD["Employee.csv"] + "ann,Other\n"},
         )
         self.assertRefused(
-            "Location.csv:4: duplicate location 'Austin'", **{"Location.csv": GOOD["Location.csv"] + "Austin\n"}
+            "Location.csv:4: name: duplicate location 'Austin'", **{"Location.csv": GOOD["Location.csv"] + "Austin\n"}
         )
 
     def test_names_already_in_redis(self):
@@ -75,17 +172,18 @@ class ImportTest(RedisTestCase):
 
     def test_two_managers_for_one_person(self):
         self.assertRefused(
-            "REPORTS_TO.csv:5: 'Cid' already reports to 'Ann' (REPORTS_TO.csv:4): two managers",
+            "REPORTS_TO.csv:5: src: 'Cid' already reports to 'Ann' (REPORTS_TO.csv:4): two managers",
             **{"REPORTS_TO.csv": GOOD["REPORTS_TO.csv"] + "Cid,Bob\n"},
         )
 
     def test_cycles(self):
         self.assertRefused(
-            "REPORTS_TO.csv:5: 'Doug' reporting to 'Cid' makes a cycle",
+            "REPORTS_TO.csv:5: dest: 'Doug' reporting to 'Cid' makes a cycle",
             **{"REPORTS_TO.csv": GOOD["REPORTS_TO.csv"] + "Doug,Cid\n"},
         )
         self.assertRefused(
-            "REPORTS_TO.csv:2: 'Doug' reporting to 'Doug' makes a cycle", **{"REPORTS_TO.csv": "src,dest\nDoug,Doug\n"}
+            "REPORTS_TO.csv:2: dest: 'Doug' reporting to 'Doug' makes a cycle",
+            **{"REPORTS_TO.csv": "src,dest\nDoug,Doug\n"},
         )
 
     def test_every_error_is_listed(self):
@@ -94,9 +192,67 @@ class ImportTest(RedisTestCase):
                 **{"Employee.csv": GOOD["Employee.csv"] + "Doug,Again\n", "WORKS_AT.csv": "Zed,Seattle,true\n"}
             )
         self.assertIn("Employee.csv:6", str(caught.exception))
-        self.assertIn("WORKS_AT.csv:1: unknown employee 'Zed'", str(caught.exception))
+        self.assertIn("WORKS_AT.csv:1: src_employee: unknown employee 'Zed'", str(caught.exception))
 
     def test_missing_file(self):
         with tempfile.TemporaryDirectory() as folder, self.assertRaises(CommandError) as caught:
             call_command("import_orgchart", folder)
         self.assertIn("Employee.csv: file not found", str(caught.exception))
+
+
+class CycleCheckCostTest(RedisTestCase):
+    """The cycle check visits each person once: the work of a chain grows with its length, not its square."""
+
+    sign_in = False
+
+    def chain(self, folder: str, size: int, closing: bool = False) -> None:
+        people = [f"p{i}" for i in range(size)]
+        Path(folder, "Employee.csv").write_text("name,title\n" + "".join(f"{p},\n" for p in people))
+        Path(folder, "Location.csv").write_text("name\n")
+        edges = "".join(f"{people[i + 1]},{people[i]}\n" for i in range(size - 1))
+        if closing:
+            edges += f"{people[0]},{people[-1]}\n"
+        Path(folder, "REPORTS_TO.csv").write_text("src,dest\n" + edges)
+        Path(folder, "WORKS_AT.csv").write_text("src_employee,dest_location,full_time\n")
+
+    def steps(self, size: int) -> int:
+        with tempfile.TemporaryDirectory() as folder:
+            self.chain(folder, size)
+            data, _ = importer.read(folder)
+        return data.cycle_steps
+
+    def test_a_chain_costs_one_step_per_person(self):
+        self.assertEqual(self.steps(2_000), 2_000)
+        self.assertEqual(self.steps(8_000), 8_000)
+
+    def test_a_cycle_through_a_long_chain_is_found(self):
+        with tempfile.TemporaryDirectory() as folder:
+            self.chain(folder, 5_000, closing=True)
+            with self.assertRaises(importer.ImportError_) as caught:
+                importer.read(folder)
+        closing = "REPORTS_TO.csv:5001: dest: 'p0' reporting to 'p4999' makes a cycle"
+        self.assertEqual(caught.exception.errors, [closing])
+
+
+@override_settings(ORGCHART_IMPORT_ATOMIC_LIMIT=50)
+class LargeImportTest(CycleCheckCostTest):
+    """Past the one-transaction limit an import goes out in chunks, into an empty org chart only."""
+
+    def import_chain(self, size: int) -> str:
+        with tempfile.TemporaryDirectory() as folder:
+            self.chain(folder, size)
+            out = StringIO()
+            call_command("import_orgchart", folder, stdout=out)
+            return out.getvalue()
+
+    def test_a_large_import_goes_in_chunks_and_holds_every_invariant(self):
+        self.assertIn("Imported 300 employees", self.import_chain(300))
+        self.assertEqual(client().hlen(keys.employee_by_name()), 300)
+        self.assertEqual(violations(["orgchart"]), [])
+
+    def test_a_large_import_into_an_org_chart_with_data_is_refused_and_writes_nothing(self):
+        self.import_chain(10)
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        with self.assertRaisesMessage(CommandError, "needs an empty org chart. Nothing imported."):
+            self.import_chain(300)
+        self.assertEqual({k: client().dump(k) for k in client().scan_iter("orgchart:*")}, before)

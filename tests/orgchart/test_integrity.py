@@ -6,7 +6,7 @@ from config.invariants import violations
 from config.redis import client
 from orgchart import keys, store
 from orgchart.integrity import _repair_rollups
-from orgchart.store import audit
+from orgchart.store import checks as audit
 from tests.base import RedisTestCase, run_concurrently
 from tests.orgchart.helpers import ACTOR, location, org
 from tests.orgchart.test_graph import SPEC
@@ -23,8 +23,8 @@ class InvariantsTest(RedisTestCase):
         self.ids = org(SPEC, self.where)
 
     def test_a_consistent_graph_has_no_violation(self):
-        store.move_employee(self.ids["Ann"], self.ids["Eve"], ACTOR)
-        store.delete_employee(self.ids["Bob"], self.ids["Doug"], ACTOR)
+        store.move_employee(self.ids["Ann"], self.ids["Eve"], actor=ACTOR)
+        store.delete_employee(self.ids["Bob"], self.ids["Doug"], actor=ACTOR)
         self.assertEqual(messages(), [])
 
     def test_a_stray_report_edge_is_found_and_repaired(self):
@@ -64,7 +64,7 @@ class ConcurrentMovesTest(RedisTestCase):
             barrier.wait()
             for _ in range(5):
                 try:
-                    store.move_employee(pk, boss, ACTOR)
+                    store.move_employee(pk, boss, actor=ACTOR)
                     outcomes.append("moved")
                 except store.Refused:
                     outcomes.append("refused")

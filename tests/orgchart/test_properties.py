@@ -54,7 +54,7 @@ class Org(RuleBasedStateMachine):
     def hire(self, manager, place):
         manager, place = self.pick(self.manager, manager), self.pick(self.places, place)
         values = {"name": self.name("Employee"), "title": "", "location": place, "manager": manager}
-        pk = store.save_employee(None, values, ACTOR)
+        pk = store.save_employee(None, values, actor=ACTOR)
         assert pk not in self.manager
         self.manager[pk], self.works_at[pk] = manager, place
 
@@ -64,7 +64,7 @@ class Org(RuleBasedStateMachine):
         pk, manager = self.pick(self.manager, who), self.pick(self.manager, manager)
         cycle = manager is not None and (manager == pk or manager in self.below(pk))
         try:
-            store.move_employee(pk, manager, ACTOR)
+            store.move_employee(pk, manager, actor=ACTOR)
         except store.Refused:
             assert cycle
             return
@@ -77,7 +77,7 @@ class Org(RuleBasedStateMachine):
         pk, successor = self.pick(self.manager, who), self.pick(self.manager, successor)
         refused = successor is not None and (successor == pk or successor in self.below(pk))
         try:
-            store.delete_employee(pk, successor, ACTOR)
+            store.delete_employee(pk, successor, actor=ACTOR)
         except store.Refused:
             assert refused
             return
@@ -91,7 +91,7 @@ class Org(RuleBasedStateMachine):
     def name_a_place(self, which):
         pk = self.pick(self.places, which)
         name = self.name("Site")
-        saved = store.save_location(pk, name, ACTOR)
+        saved = store.save_location(pk, name, actor=ACTOR)
         assert saved == pk or (pk is None and saved not in self.places)
         self.places[saved] = name
 
@@ -101,7 +101,7 @@ class Org(RuleBasedStateMachine):
         pk, successor = self.pick(self.places, which), self.pick(self.places, successor)
         if successor == pk:
             successor = None
-        store.delete_location(pk, successor, ACTOR, store.sensor_keys, store.sensor_watch_keys)
+        store.delete_location(pk, successor, actor=ACTOR)
         for employee, place in self.works_at.items():
             if place == pk:
                 self.works_at[employee] = successor
@@ -129,7 +129,7 @@ class Org(RuleBasedStateMachine):
         for pk, manager in self.manager.items():
             found = store.get_employee(pk)
             assert found.manager == manager
-            assert found.ancestors == self.chain(pk)
+            assert [m.id for m in store.chain_of_command(pk).managers] == self.chain(pk)
             assert found.direct == sum(boss == pk for boss in self.manager.values())
             assert found.total == len(self.below(pk))
             assert found.location == self.works_at[pk]

@@ -1,11 +1,12 @@
 import random
+import re
 from io import StringIO
 
 from django.core.management import call_command
 
 from config.invariants import violations
 from config.redis import client
-from orgchart import keys, sensorfeed, store
+from orgchart import charts, keys, sensorfeed, store
 from tests.base import RedisTestCase
 from tests.orgchart.helpers import location
 
@@ -63,19 +64,19 @@ class BucketTest(RedisTestCase):
         self.assertEqual(written, 28_800)
         self.assertLess(grown / written, 16, f"{grown / written:.2f} bytes per sample")
 
-    def test_charts_read_one_key_per_bucket_whatever_the_samples(self):
+    def test_charts_read_one_rollup_per_bucket_whatever_the_samples(self):
         sensorfeed.feed(self.pk, HOUR0, 40, 60, random.Random(1))
         latest = client().hgetall(keys.temp_latest(self.pk))
-        with self.assertCommands(25 + 30 + 12):
+        with self.assertCommands(24 + 30 + 12) as trace:
             charts = store.sensor_charts(self.pk, latest)
-        self.assertEqual(charts.keys_read, 67)
-        self.assertEqual(len(charts.days), 30)
-        self.assertEqual(len(charts.raw), 24 * 60)
-        self.assertEqual(len(charts.months), 3)  # November, December and January
+        self.assertEqual({c.name for t in trace.round_trips for c in t.commands}, {"HMGET"})  # no raw bucket read
+        self.assertEqual(charts.keys_read, 66)
+        self.assertEqual((len(charts.hours), len(charts.days), len(charts.months)), (24, 30, 3))  # Nov, Dec, Jan
+        self.assertEqual(sum(h.count for h in charts.hours), 24 * 60)
         dense = location("Dense")
-        sensorfeed.feed(dense, HOUR0, 2, 1, random.Random(2))  # six times the samples per bucket
+        sensorfeed.feed(dense, HOUR0, 2, 1, random.Random(2))  # sixty times the samples per bucket
         latest = client().hgetall(keys.temp_latest(dense))
-        with self.assertCommands(67):
+        with self.assertCommands(66):
             store.sensor_charts(dense, latest)
 
 
@@ -111,3 +112,65 @@ class SeederTest(RedisTestCase):
         client().flushdb()
         seed(seeding.context("orgchart", "demo"))
         self.assertEqual(client().zrange(keys.employee_names(), 0, 9), names)
+
+
+class ChartTest(RedisTestCase):
+    """What the charts draw, from what Redis holds after the writes."""
+
+    def setUp(self):
+        super().setUp()
+        self.pk = location("Oslo")
+
+    def charts(self):
+        return charts.location_charts(store.sensor_charts(self.pk, client().hgetall(keys.temp_latest(self.pk))))
+
+    def test_a_bar_per_hour_from_the_hourly_rollup(self):
+        # Two hours: 20.00 and 22.00 °C, then 18.50 and 19.50 °C.
+        readings = [(HOUR0 + 60, 20.0), (HOUR0 + 120, 22.0), (HOUR0 + 3660, 18.5), (HOUR0 + 3720, 19.5)]
+        store.record_readings(self.pk, readings)
+        self.assertEqual(rollup(self.pk, "hour", "2026010500"), {"count": 2, "sum": 4200, "min": 2000, "max": 2200})
+        hours, days, months = self.charts()
+        svg = str(hours.svg)
+        titles = re.findall(r"<title>(.*?)</title>", svg)
+        self.assertEqual(
+            titles,
+            [
+                "2026-01-05 00:00: mean 21.00 °C, min 20.00 °C, max 22.00 °C, 2 samples",
+                "2026-01-05 01:00: mean 19.00 °C, min 18.50 °C, max 19.50 °C, 2 samples",
+            ],
+        )
+        self.assertEqual(svg.count('tabindex="0"'), 2)  # each bar takes focus, and shows its title
+        self.assertIn('viewBox="0 0 600 220"', svg)
+        self.assertNotIn("width=", svg.split(">", 1)[0])  # no fixed size: it scales with its card
+        self.assertIn(">°C</text>", svg)
+        self.assertIn(">hour (UTC)</text>", svg)
+        self.assertIn(">01:00</text>", svg)  # the last of the 24 slots is the newest reading's hour
+        self.assertEqual((hours.filled, hours.slots), (2, 24))
+        self.assertTrue(days.empty)  # one day of readings: too little to draw honestly
+        self.assertEqual(days.empty_text, "Only 1 of these 30 days has readings so far: a chart needs 2.")
+        self.assertEqual(months.empty_text, "Only 1 of these 12 months has readings so far: a chart needs 2.")
+
+    def test_the_y_axis_has_round_ticks_around_the_data(self):
+        store.record_readings(self.pk, [(HOUR0 + 60, 19.2), (HOUR0 + 3660, 23.7)])
+        svg = str(self.charts()[0].svg)
+        ticks = re.findall(r'<text class="axis y"[^>]*>([^<]+)</text>', svg)
+        self.assertEqual(ticks, ["19", "20", "21", "22", "23", "24"])
+
+    def test_a_gap_breaks_the_line(self):
+        store.record_readings(self.pk, [(HOUR0 + 60, 20.0), (HOUR0 + 3660, 21.0), (HOUR0 + 3 * 3600, 22.0)])
+        path = re.search(r'class="mean-line" d="([^"]+)"', str(self.charts()[0].svg)).group(1)
+        self.assertEqual([step[0] for step in path.split(" ") if step[0] in "ML"], ["M", "L", "M"])
+
+    def test_the_page_shows_the_charts_or_says_why_not(self):
+        store.record_readings(self.pk, [(HOUR0 + 60, 20.0)])
+        page = self.client.get(f"/orgchart/locations/{self.pk}/").content.decode()
+        self.assertIn("Only 1 of these 24 hours has readings so far: a chart needs 2.", page)
+        self.assertNotIn("<svg", page.split('id="redis-panel"')[0])
+
+    def test_the_demo_history_fills_every_bucket_of_the_30_day_and_12_month_charts(self):
+        end = HOUR0 + 12 * 3600
+        written = sensorfeed.history(self.pk, end, 2, 60, random.Random(3), past_days=400)
+        self.assertEqual(written, 398 * 4 + 2 * 1440)
+        hours, days, months = self.charts()
+        self.assertEqual((hours.filled, days.filled, months.filled), (24, 30, 12))
+        self.assertEqual(violations(["orgchart"]), [])

@@ -10,6 +10,7 @@ from tests.orgchart.test_graph import SPEC
 class EmployeeScreensTest(RedisTestCase):
     def setUp(self):
         super().setUp()
+        store.load_scripts()
         self.where = location("Seattle")
         self.ids = org(SPEC, self.where)
 
@@ -23,7 +24,7 @@ class EmployeeScreensTest(RedisTestCase):
 
     def test_list_sorts_descending_and_pages(self):
         for i in range(30):
-            store.save_employee(None, {"name": f"Zed {i:02}", "manager": self.ids["Eve"]}, store.Actor("t"))
+            store.save_employee(None, {"name": f"Zed {i:02}", "manager": self.ids["Eve"]}, actor=store.Actor("t"))
         response = self.client.get("/orgchart/employees/?o=-name")
         names = [e.name for e in response.context["page"].object_list]
         self.assertEqual(names[0], "Zed 29")
@@ -32,13 +33,13 @@ class EmployeeScreensTest(RedisTestCase):
         self.assertEqual(self.client.get("/orgchart/employees/?page=9").status_code, 404)
 
     def test_detail_shows_chain_depth_and_reports_by_depth(self):
-        with self.assertRoundTrips(2):
+        with self.assertRoundTrips(1):
             response = self.client.get(f"/orgchart/employees/{self.ids['Fay']}/")
         self.assertContains(response, '<dd id="depth-value">3</dd>', html=True)
         chain = response.content.decode().split('id="chain"')[1].split("</ol>")[0]
         self.assertLess(chain.index("Doug"), chain.index("Ann"))
         self.assertLess(chain.index("Ann"), chain.index("Cid"))
-        with self.assertRoundTrips(3):  # the node and level 1, one SUNION for level 2, the names
+        with self.assertRoundTrips(1):  # one script walks up and down, beside the SORT of the direct reports
             response = self.client.get(f"/orgchart/employees/{self.ids['Doug']}/?depth=2")
         self.assertEqual(response.context["report"].rows, [(1, 2, 2), (2, 3, 5)])
         at_depth = response.content.decode().split('id="at-depth"')[1].split("</ul>")[0]
@@ -55,7 +56,7 @@ class EmployeeScreensTest(RedisTestCase):
     def test_unknown_or_malformed_id_is_404(self):
         self.assertEqual(self.client.get("/orgchart/employees/999/").status_code, 404)
         self.assertEqual(self.client.get("/orgchart/employees/abc/").status_code, 404)
-        self.assertEqual(self.client.get("/orgchart/tree/?root=x").status_code, 404)
+        self.assertEqual(self.client.get("/orgchart/tree/?root=x").status_code, 400)
         self.assertEqual(self.client.get("/orgchart/tree/?root=999").status_code, 404)
 
     def test_add_with_errors_beside_fields_writes_nothing(self):
@@ -89,7 +90,7 @@ class EmployeeScreensTest(RedisTestCase):
 
     def test_move_and_edit_through_the_screens(self):
         response = self.client.post(f"/orgchart/employees/{self.ids['Cid']}/move/", {"manager": "Bob"}, follow=True)
-        self.assertContains(response, "Moved Cid.")
+        self.assertContains(response, "Moved Cid under Bob.")
         self.assertIn(str(self.ids["Cid"]), client().smembers(keys.reports(self.ids["Bob"])))
         response = self.client.get(f"/orgchart/employees/{self.ids['Cid']}/edit/")
         self.assertContains(response, f'value="#{self.ids["Bob"]}"')
@@ -112,6 +113,7 @@ class EmployeeScreensTest(RedisTestCase):
 class TreeAndPathScreensTest(RedisTestCase):
     def setUp(self):
         super().setUp()
+        store.load_scripts()
         self.ids = org(SPEC)
 
     def test_tree_starts_at_the_top_in_one_round_trip(self):
@@ -134,7 +136,7 @@ class TreeAndPathScreensTest(RedisTestCase):
         self.assertEqual(missing.status_code, 404)
 
     def test_path_finder(self):
-        with self.assertRoundTrips(3):  # the names in one HMGET, then the two chains, then the path
+        with self.assertRoundTrips(2):  # the names in one HMGET, then one script walks up from both
             response = self.client.get("/orgchart/path/", {"a": "Fay", "b": f"#{self.ids['Eve']}"})
         self.assertContains(response, "5 degrees of separation")
         self.assertEqual([e.name for e in response.context["path"].steps], ["Fay", "Cid", "Ann", "Doug", "Bob", "Eve"])
@@ -153,7 +155,7 @@ class LocationScreensTest(RedisTestCase):
         self.ids = org(SPEC, self.where)
 
     def test_location_page_is_two_round_trips(self):
-        store.record_readings(self.where, [(1767600000 + 6 * i, 20.0) for i in range(100)])
+        store.record_readings(self.where, [(1767600000 - d, 20.0) for d in (40 * 86400, 2 * 86400, 3600, 0)])
         with self.assertRoundTrips(2):
             response = self.client.get(f"/orgchart/locations/{self.where}/")
         self.assertContains(response, "Staff (7)")
@@ -162,7 +164,9 @@ class LocationScreensTest(RedisTestCase):
         self.assertContains(response, "Bucket pattern")
 
     def test_staff_reporting_to_filter(self):
-        response = self.client.get(f"/orgchart/locations/{self.where}/", {"under": "Ann"})
+        store.load_scripts()
+        with self.assertRoundTrips(3):  # the page (no readings yet), the name typed, one script walking Ann's subtree
+            response = self.client.get(f"/orgchart/locations/{self.where}/", {"under": "Ann"})
         listed = response.content.decode().split('id="reporting"')[1].split("</ul>")[0]
         self.assertEqual([n for n in SPEC if f">{n}<" in listed], ["Cid", "Dee", "Fay"])
 
@@ -207,7 +211,7 @@ class WideTreeTest(RedisTestCase):
         data.people["boss"] = Person("Boss")
         for i in range(store.NODE_LIMIT + 5):
             data.people[f"r{i:03}"] = Person(f"R{i:03}", manager="boss")
-        boss = store.import_graph(data, store.Actor("t")).first_employee
+        boss = store.import_graph(data, actor=store.Actor("t")).first_employee
         url = reverse("orgchart:tree_children", args=[boss])
         first = self.client.get(url, headers={"HX-Request": "true"}).content.decode()
         self.assertEqual(first.count('class="leaf"'), store.NODE_LIMIT)
@@ -218,7 +222,89 @@ class WideTreeTest(RedisTestCase):
         self.assertContains(rest, "R104")
         self.assertNotContains(rest, "Show the next ones")
         self.assertNotContains(rest, '<ul class="tree">')
-        self.assertEqual(self.client.get(f"{url}?offset=x", headers={"HX-Request": "true"}).status_code, 404)
+        self.assertEqual(self.client.get(f"{url}?offset=x", headers={"HX-Request": "true"}).status_code, 400)
         page = self.client.get(f"/orgchart/tree/?root={boss}&offset={store.NODE_LIMIT}")
         self.assertContains(page, "R100")
         self.assertNotContains(page, "R099")
+
+
+class MoveToTheTopTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.ids = org(SPEC)
+
+    def test_a_blank_manager_asks_first_and_writes_nothing(self):
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        response = self.client.post(f"/orgchart/employees/{self.ids['Cid']}/move/", {"manager": ""})
+        self.assertContains(response, "Move Cid to the top of the org?")
+        self.assertContains(response, "will no longer report to Ann")
+        self.assertContains(response, 'name="to_top"')
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
+        response = self.client.post(
+            f"/orgchart/employees/{self.ids['Cid']}/move/", {"manager": "", "to_top": "on"}, follow=True
+        )
+        self.assertContains(response, "Moved Cid to the top of the org.")
+        self.assertIn(str(self.ids["Cid"]), client().smembers(keys.roots()))
+        self.assertEqual(store.get_employee(self.ids["Ann"]).total, 1)
+
+    def test_a_named_manager_needs_no_confirmation(self):
+        response = self.client.post(f"/orgchart/employees/{self.ids['Fay']}/move/", {"manager": "Doug"}, follow=True)
+        self.assertContains(response, "Moved Fay under Doug.")
+
+
+class NumbersFromTheUrlTest(RedisTestCase):
+    """Only ASCII digits, bounded: a superscript or a number past 64 bits is a 400 or clamped, never a 500."""
+
+    def setUp(self):
+        super().setUp()
+        self.ids = org(SPEC)
+
+    def test_tree_offsets_and_roots(self):
+        children = reverse("orgchart:tree_children", args=[self.ids["Doug"]])
+        for url in (
+            "/orgchart/tree/?offset=²",
+            "/orgchart/tree/?root=²",
+            "/orgchart/tree/?root=-1",
+            "/orgchart/tree/?root=0",
+        ):
+            self.assertEqual(self.client.get(url).status_code, 400, url)
+        self.assertEqual(self.client.get(f"/orgchart/tree/?root={2**64}").status_code, 400)
+        self.assertEqual(self.client.get(f"{children}?offset=²", headers={"HX-Request": "true"}).status_code, 400)
+        response = self.client.get(f"/orgchart/tree/?offset={2**64}")
+        self.assertEqual(response.status_code, 200)  # clamped: past the last child, an empty level
+        self.assertNotContains(response, "Ann")
+
+    def test_depth_and_typed_ids(self):
+        for depth in ("²", str(2**64), "-1"):
+            response = self.client.get(f"/orgchart/employees/{self.ids['Doug']}/", {"depth": depth})
+            self.assertEqual(response.context["report"].depth, 1, depth)
+        for typed in ("#²", f"#{2**64}", "#"):
+            response = self.client.get("/orgchart/path/", {"a": typed, "b": "Eve"})
+            self.assertContains(response, "No employee is called", msg_prefix=typed)
+
+
+class FormRoundTripsTest(RedisTestCase):
+    def test_the_employee_forms_read_in_one_round_trip(self):
+        store.load_scripts()
+        ids = org(SPEC, location("Seattle"))
+        with self.assertRoundTrips(1):  # the employee and the location menu
+            response = self.client.get(f"/orgchart/employees/{ids['Cid']}/edit/")
+        self.assertContains(response, "Seattle")
+        self.assertContains(response, f'value="#{ids["Ann"]}"')
+        with self.assertRoundTrips(1):
+            self.client.get("/orgchart/employees/add/")
+        self.assertEqual(self.client.get("/orgchart/employees/999/edit/").status_code, 404)
+
+
+class EditToTheTopTest(RedisTestCase):
+    def test_blanking_the_manager_on_edit_needs_the_explicit_choice(self):
+        ids = org(SPEC)
+        url = f"/orgchart/employees/{ids['Cid']}/edit/"
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        response = self.client.post(url, {"name": "Cid", "title": "Lead", "manager": ""})
+        self.assertContains(response, "tick “Report to nobody”")
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
+        self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "to_top": "on"})
+        self.assertIn(str(ids["Cid"]), client().smembers(keys.roots()))
+        response = self.client.post("/orgchart/employees/add/", {"name": "Gus", "manager": ""})  # a new top
+        self.assertEqual(response.status_code, 302)

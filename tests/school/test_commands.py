@@ -11,7 +11,7 @@ from school import keys, store
 from school.documents import schema_one_hash
 from school.seeds import seed
 from tests.base import RedisTestCase
-from tests.school.helpers import student
+from tests.school.helpers import ACTOR, student
 
 
 def _legacy(n: int) -> list[int]:
@@ -98,7 +98,7 @@ class MigrateSchemaTest(RedisTestCase):
         [pk] = _legacy(1)
         from school.documents import Person
 
-        store.save("student", Person(pk, "Edited", "new@example.org", ["new@example.org"]), "t", lambda pk: "/")
+        store.save("student", Person(pk, "Edited", "new@example.org", ["new@example.org"]), actor=ACTOR)
         _run(batch=500)
         fields = client().hgetall(keys.doc("student", pk))
         self.assertEqual((fields["name"], fields["contact"]), ("Edited", "new@example.org"))

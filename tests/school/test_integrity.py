@@ -8,7 +8,7 @@ from config.invariants import violations
 from config.redis import client
 from school import keys, store
 from tests.base import RedisTestCase
-from tests.school.helpers import course, instructor, student
+from tests.school.helpers import ACTOR, course, instructor, student
 
 
 def _run_together(functions):
@@ -34,12 +34,12 @@ def _run_together(functions):
 class ConcurrencyTest(RedisTestCase):
     def test_eight_threads_one_free_seat_exactly_one_enrols(self):
         c = course(capacity=3)
-        store.enrol(c, student("Early 1"), "t", "/")
-        store.hold_seat(c, student("Early 2"), "t", "/")
+        store.enrol(c, student("Early 1"), actor=ACTOR)
+        store.hold_seat(c, student("Early 2"), actor=ACTOR)
         racers = [student(f"Racer {n}") for n in range(8)]
-        results = _run_together([lambda s=s: store.enrol(c, s, "t", "/") for s in racers])
-        winners = [s for s, r in zip(racers, results) if r is None]
-        refusals = [r for r in results if isinstance(r, store.SchoolError)]
+        results = _run_together([lambda s=s: store.enrol(c, s, actor=ACTOR) for s in racers])
+        winners = [s for s, r in zip(racers, results) if isinstance(r, store.Change)]
+        refusals = [r for r in results if isinstance(r, store.Refused)]
         self.assertEqual(len(winners), 1, results)
         self.assertEqual(len(refusals), 7)
         self.assertTrue(all("is full" in r.message for r in refusals), [r.message for r in refusals])
@@ -51,8 +51,8 @@ class ConcurrencyTest(RedisTestCase):
     def test_eight_threads_holding_the_last_seat(self):
         c = course(capacity=1)
         racers = [student(f"Racer {n}") for n in range(8)]
-        results = _run_together([lambda s=s: store.hold_seat(c, s, "t", "/") for s in racers])
-        self.assertEqual(sum(1 for r in results if isinstance(r, int)), 1, results)
+        results = _run_together([lambda s=s: store.hold_seat(c, s, actor=ACTOR) for s in racers])
+        self.assertEqual(sum(1 for r in results if isinstance(r, store.Change)), 1, results)
         self.assertEqual(client().zcard(keys.course_holds(c)), 1)
 
     @override_settings(SCHOOL_MAX_INSTRUCTORS_PER_COURSE=3, SCHOOL_MAX_COURSES_PER_INSTRUCTOR=3)
@@ -64,11 +64,11 @@ class ConcurrencyTest(RedisTestCase):
             for c in courses:
                 for i in people:
                     if (c + i + round_) % 2:
-                        work.append(lambda c=c, i=i: store.link_instructor(c, i, "t", "/"))
+                        work.append(lambda c=c, i=i: store.link_instructor(c, i, actor=ACTOR))
                     else:
-                        work.append(lambda c=c, i=i: store.unlink_instructor(c, i, "t", "/"))
+                        work.append(lambda c=c, i=i: store.unlink_instructor(c, i, actor=ACTOR))
         results = _run_together(work)
-        unexpected = [r for r in results if isinstance(r, Exception) and not isinstance(r, store.SchoolError)]
+        unexpected = [r for r in results if isinstance(r, Exception) and not isinstance(r, store.Refused)]
         self.assertEqual(unexpected, [])
         for c in courses:
             self.assertLessEqual(client().scard(keys.course_instructors(c)), 3)
@@ -86,8 +86,8 @@ class InvariantTest(RedisTestCase):
 
     def test_clean_data_has_no_violation(self):
         c, i, s = course(), instructor(), student()
-        store.link_instructor(c, i, "t", "/")
-        store.enrol(c, s, "t", "/")
+        store.link_instructor(c, i, actor=ACTOR)
+        store.enrol(c, s, actor=ACTOR)
         self.assertEqual(violations(["school"]), [])
 
     def test_one_sided_relations_are_found(self):

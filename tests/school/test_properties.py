@@ -18,14 +18,11 @@ from config.redis import client
 from school import keys, store
 from school.documents import Course, Person
 from tests.base import RedisMixin, flush_test_redis
+from tests.school.helpers import ACTOR
 
 CAPACITY, PER_STUDENT, PER_COURSE, PER_INSTRUCTOR = 2, 3, 2, 2
 PICK = st.integers(0, 10**6)
 BOUNDED = hypothesis_settings(max_examples=12, stateful_step_count=30, deadline=None)
-
-
-def _link(pk: int) -> str:
-    return ""
 
 
 class School(RuleBasedStateMachine):
@@ -33,11 +30,9 @@ class School(RuleBasedStateMachine):
         super().__init__()
         flush_test_redis()
         save = store.save
-        self.courses = [
-            save("course", Course(0, f"C-{n}", f"Course {n}", "", CAPACITY), "prop", _link) for n in range(3)
-        ]
-        self.students = [save("student", Person(0, f"S {n}", f"s{n}@example.com"), "prop", _link) for n in range(4)]
-        self.teachers = [save("instructor", Person(0, f"I {n}", f"i{n}@example.com"), "prop", _link) for n in range(3)]
+        self.courses = [save("course", Course(0, f"C-{n}", f"Course {n}", "", CAPACITY), actor=ACTOR) for n in range(3)]
+        self.students = [save("student", Person(0, f"S {n}", f"s{n}@example.com"), actor=ACTOR) for n in range(4)]
+        self.teachers = [save("instructor", Person(0, f"I {n}", f"i{n}@example.com"), actor=ACTOR) for n in range(3)]
         self.enrolled: set[tuple[int, int]] = set()
         self.held: set[tuple[int, int]] = set()  # live holds
         self.dead: set[tuple[int, int]] = set()  # expired holds still in the course's holds index
@@ -64,7 +59,7 @@ class School(RuleBasedStateMachine):
     def attempt(self, call, allowed: bool) -> None:
         try:
             call()
-        except store.SchoolError:
+        except store.Refused:
             assert not allowed, "refused, but the model allows it"
             return
         assert allowed, "done, but the model refuses it"
@@ -73,7 +68,7 @@ class School(RuleBasedStateMachine):
     def enrol(self, c, s):
         course, student = self.pair(c, s)
         allowed = self.room(course, student, own_hold=True)
-        self.attempt(lambda: store.enrol(course, student, "prop", ""), allowed)
+        self.attempt(lambda: store.enrol(course, student, actor=ACTOR), allowed)
         self.seat_write(course, student, allowed, lambda: self.take(course, student))
 
     def take(self, course, student):
@@ -84,21 +79,21 @@ class School(RuleBasedStateMachine):
     def hold(self, c, s):
         course, student = self.pair(c, s)
         allowed = (course, student) not in self.held and self.room(course, student, own_hold=False)
-        self.attempt(lambda: store.hold_seat(course, student, "prop", ""), allowed)
+        self.attempt(lambda: store.hold_seat(course, student, actor=ACTOR), allowed)
         self.seat_write(course, student, allowed, lambda: self.held.add((course, student)))
 
     @rule(c=PICK, s=PICK)
     def confirm(self, c, s):
         course, student = self.pair(c, s)
         allowed = (course, student) in self.held and self.room(course, student, own_hold=True)
-        self.attempt(lambda: store.confirm_hold(course, student, "prop", ""), allowed)
+        self.attempt(lambda: store.confirm_hold(course, student, actor=ACTOR), allowed)
         self.seat_write(course, student, allowed, lambda: self.take(course, student))
 
     @rule(c=PICK, s=PICK)
     def release(self, c, s):
         course, student = self.pair(c, s)
         allowed = (course, student) in self.held | self.dead
-        self.attempt(lambda: store.release_hold(course, student, "prop", ""), allowed)
+        self.attempt(lambda: store.release_hold(course, student, actor=ACTOR), allowed)
         self.held.discard((course, student))
         self.dead.discard((course, student))
 
@@ -106,7 +101,7 @@ class School(RuleBasedStateMachine):
     def drop(self, c, s):
         course, student = self.pair(c, s)
         allowed = (course, student) in self.enrolled
-        self.attempt(lambda: store.drop(course, student, "prop", ""), allowed)
+        self.attempt(lambda: store.drop(course, student, actor=ACTOR), allowed)
         self.enrolled.discard((course, student))
 
     @precondition(lambda self: self.held)
@@ -130,14 +125,14 @@ class School(RuleBasedStateMachine):
             and sum(x == course for x, _ in self.teaches) < PER_COURSE
             and sum(t == teacher for _, t in self.teaches) < PER_INSTRUCTOR
         )
-        self.attempt(lambda: store.link_instructor(course, teacher, "prop", ""), allowed)
+        self.attempt(lambda: store.link_instructor(course, teacher, actor=ACTOR), allowed)
         if allowed:
             self.teaches.add((course, teacher))
 
     @rule(c=PICK, i=PICK)
     def unassign(self, c, i):
         course, teacher = self.courses[c % len(self.courses)], self.teachers[i % len(self.teachers)]
-        self.attempt(lambda: store.unlink_instructor(course, teacher, "prop", ""), (course, teacher) in self.teaches)
+        self.attempt(lambda: store.unlink_instructor(course, teacher, actor=ACTOR), (course, teacher) in self.teaches)
         self.teaches.discard((course, teacher))
 
     @invariant()

@@ -8,15 +8,15 @@ from config.invariants import violations
 from config.redis import client
 from school import keys, store
 from tests.base import RedisTestCase
-from tests.school.helpers import course, instructor, student
+from tests.school.helpers import ACTOR, course, instructor, student
 
 
 def link(c, i):
-    store.link_instructor(c, i, "tester", "/")
+    store.link_instructor(c, i, actor=ACTOR)
 
 
 def enrol(c, s):
-    store.enrol(c, s, "tester", "/")
+    store.enrol(c, s, actor=ACTOR)
 
 
 class BoundedBothSidesTest(RedisTestCase):
@@ -27,7 +27,7 @@ class BoundedBothSidesTest(RedisTestCase):
         self.assertEqual(client().smembers(keys.course_instructors(c)), {str(i)})
         self.assertEqual(client().smembers(keys.instructor_courses(i)), {str(c)})
         self.assertEqual(client().xlen("core:events"), before + 1)
-        store.unlink_instructor(c, i, "tester", "/")
+        store.unlink_instructor(c, i, actor=ACTOR)
         self.assertFalse(client().exists(keys.course_instructors(c), keys.instructor_courses(i)))
 
     @override_settings(SCHOOL_MAX_INSTRUCTORS_PER_COURSE=2)
@@ -37,7 +37,7 @@ class BoundedBothSidesTest(RedisTestCase):
         link(c, i1)
         link(c, i2)
         events = client().xlen("core:events")
-        with self.assertRaisesMessage(store.SchoolError, "already has 2 instructors"):
+        with self.assertRaisesMessage(store.Refused, "already has 2 instructors"):
             link(c, i3)
         self.assertEqual(client().scard(keys.course_instructors(c)), 2)
         self.assertFalse(client().exists(keys.instructor_courses(i3)))
@@ -47,7 +47,7 @@ class BoundedBothSidesTest(RedisTestCase):
     def test_instructor_bound_breach_writes_nothing(self):
         c1, c2, i = course("A-1"), course("A-2"), instructor()
         link(c1, i)
-        with self.assertRaisesMessage(store.SchoolError, "already teaches 1 courses"):
+        with self.assertRaisesMessage(store.Refused, "already teaches 1 courses"):
             link(c2, i)
         self.assertFalse(client().exists(keys.course_instructors(c2)))
         self.assertEqual(client().smembers(keys.instructor_courses(i)), {str(c1)})
@@ -68,9 +68,9 @@ class EnrolmentTest(RedisTestCase):
         enrol(c, s)
         self.assertTrue(store.is_enrolled(c, s))
         self.assertEqual(client().smembers(keys.student_courses(s)), {str(c)})
-        with self.assertRaisesMessage(store.SchoolError, "already enrolled"):
+        with self.assertRaisesMessage(store.Refused, "already enrolled"):
             enrol(c, s)
-        store.drop(c, s, "tester", "/")
+        store.drop(c, s, actor=ACTOR)
         self.assertFalse(client().exists(keys.course_students(c), keys.student_courses(s)))
 
     @override_settings(SCHOOL_MAX_COURSES_PER_STUDENT=2)
@@ -79,7 +79,7 @@ class EnrolmentTest(RedisTestCase):
         c1, c2, c3 = course("A-1"), course("A-2"), course("A-3")
         enrol(c1, s)
         enrol(c2, s)
-        with self.assertRaisesMessage(store.SchoolError, "the most a student may have is 2"):
+        with self.assertRaisesMessage(store.Refused, "the most a student may have is 2"):
             enrol(c3, s)
         self.assertEqual(client().scard(keys.student_courses(s)), 2)
         self.assertFalse(client().exists(keys.course_students(c3)))
@@ -88,14 +88,14 @@ class EnrolmentTest(RedisTestCase):
         c = course(capacity=2)
         a, b, d = student("A"), student("B"), student("D")
         enrol(c, a)
-        store.hold_seat(c, b, "tester", "/")
-        with self.assertRaisesMessage(store.SchoolError, "is full"):
+        store.hold_seat(c, b, actor=ACTOR)
+        with self.assertRaisesMessage(store.Refused, "is full"):
             enrol(c, d)
-        with self.assertRaisesMessage(store.SchoolError, "is full"):
-            store.hold_seat(c, d, "tester", "/")
+        with self.assertRaisesMessage(store.Refused, "is full"):
+            store.hold_seat(c, d, actor=ACTOR)
         self.assertFalse(store.is_enrolled(c, d))
         # The holder's own seat is free for them.
-        store.confirm_hold(c, b, "tester", "/")
+        store.confirm_hold(c, b, actor=ACTOR)
         self.assertTrue(store.is_enrolled(c, b))
         self.assertFalse(client().exists(keys.hold(c, b)))
         self.assertEqual(client().zcard(keys.course_holds(c)), 0)
@@ -106,8 +106,8 @@ class EnrolmentTest(RedisTestCase):
         c = course(capacity=3)
         enrol(c, student("A"))
         enrol(c, student("B"))
-        with self.assertRaises(store.SchoolError) as caught:
-            store.save("course", Course(c, "CS-101", "Intro", "", 1), "tester", lambda pk: "/")
+        with self.assertRaises(store.Refused) as caught:
+            store.save("course", Course(c, "CS-101", "Intro", "", 1), actor=ACTOR)
         self.assertEqual(caught.exception.field, "capacity")
         self.assertEqual(client().hget(keys.doc("course", c), "capacity"), "3")
 
@@ -115,7 +115,7 @@ class EnrolmentTest(RedisTestCase):
 class HoldTest(RedisTestCase):
     def test_hold_is_a_ttl_key_indexed_on_both_sides(self):
         c, s = course(), student()
-        expires = store.hold_seat(c, s, "tester", "/")
+        expires = store.hold_seat(c, s, actor=ACTOR).expires_ms
         ttl = client().pttl(keys.hold(c, s))
         self.assertGreater(ttl, 590_000)
         self.assertLessEqual(ttl, 600_000)
@@ -128,8 +128,8 @@ class HoldTest(RedisTestCase):
     def test_hold_expires_on_its_own_and_frees_the_seat(self):
         c = course(capacity=1)
         a, b = student("A"), student("B")
-        store.hold_seat(c, a, "tester", "/", seconds=1)
-        with self.assertRaisesMessage(store.SchoolError, "is full"):
+        store.hold_seat(c, a, actor=ACTOR, seconds=1)
+        with self.assertRaisesMessage(store.Refused, "is full"):
             enrol(c, b)
         deadline = time.monotonic() + 5
         while client().exists(keys.hold(c, a)) and time.monotonic() < deadline:
@@ -138,15 +138,15 @@ class HoldTest(RedisTestCase):
         self.assertEqual(store.course_detail(c, 0, 25).live_holds, 0)
         enrol(c, b)  # the seat is free again, with no cleanup job having run
         self.assertTrue(store.is_enrolled(c, b))
-        with self.assertRaisesMessage(store.SchoolError, "holds no seat"):
-            store.confirm_hold(c, a, "tester", "/")
+        with self.assertRaisesMessage(store.Refused, "holds no seat"):
+            store.confirm_hold(c, a, actor=ACTOR)
         self.assertEqual(client().zcard(keys.course_holds(c)), 0, "the enrol pruned the dead hold")
         self.assertEqual(violations(["school"]), [])
 
     def test_release_frees_the_seat(self):
         c, s = course(capacity=1), student()
-        store.hold_seat(c, s, "tester", "/")
-        store.release_hold(c, s, "tester", "/")
+        store.hold_seat(c, s, actor=ACTOR)
+        store.release_hold(c, s, actor=ACTOR)
         self.assertFalse(client().exists(keys.hold(c, s), keys.course_holds(c), keys.student_holds(s)))
 
 
@@ -158,8 +158,8 @@ class DeleteTest(RedisTestCase):
         link(other, i)
         enrol(c, s1)
         enrol(other, s1)
-        store.hold_seat(c, s2, "tester", "/")
-        store.delete("course", c, "tester")
+        store.hold_seat(c, s2, actor=ACTOR)
+        store.delete("course", c, actor=ACTOR)
         r = client()
         self.assertFalse(r.exists(keys.doc("course", c), keys.course_students(c), keys.course_instructors(c)))
         self.assertFalse(r.exists(keys.course_holds(c), keys.hold(c, s2), keys.student_holds(s2)))
@@ -174,23 +174,23 @@ class DeleteTest(RedisTestCase):
         i, s, h = instructor(), student("A"), student("B")
         link(c, i)
         enrol(c, s)
-        store.hold_seat(c, h, "tester", "/")
-        store.delete("instructor", i, "tester")
-        store.delete("student", s, "tester")
-        store.delete("student", h, "tester")
+        store.hold_seat(c, h, actor=ACTOR)
+        store.delete("instructor", i, actor=ACTOR)
+        store.delete("student", s, actor=ACTOR)
+        store.delete("student", h, actor=ACTOR)
         r = client()
         self.assertFalse(r.exists(keys.course_instructors(c), keys.course_students(c), keys.course_holds(c)))
         self.assertFalse(r.exists(keys.hold(c, h)))
         self.assertEqual(r.hgetall(keys.schemas("student")), {"2": "0"})
         self.assertEqual(violations(["school"]), [])
         with self.assertRaises(store.NotFound):
-            store.delete("student", s, "tester")
+            store.delete("student", s, actor=ACTOR)
 
 
 class CodeTest(RedisTestCase):
     def test_codes_are_unique(self):
         course("CS-101")
-        with self.assertRaises(store.SchoolError) as caught:
+        with self.assertRaises(store.Refused) as caught:
             course("CS-101", "Another")
         self.assertEqual(caught.exception.field, "code")
         self.assertEqual(client().zcard(keys.index("course")), 1)
@@ -200,12 +200,12 @@ class RemoveTest(RedisTestCase):
     def test_removing_what_is_not_there_writes_nothing(self):
         c, s, i = course(), student(), instructor()
         events = client().xlen("core:events")
-        with self.assertRaisesMessage(store.SchoolError, "is not enrolled in CS-101"):
-            store.drop(c, s, "t", "/")
-        with self.assertRaisesMessage(store.SchoolError, "does not teach CS-101"):
-            store.unlink_instructor(c, i, "t", "/")
-        with self.assertRaisesMessage(store.SchoolError, "holds no seat in CS-101"):
-            store.release_hold(c, s, "t", "/")
+        with self.assertRaisesMessage(store.Refused, "is not enrolled in CS-101"):
+            store.drop(c, s, actor=ACTOR)
+        with self.assertRaisesMessage(store.Refused, "does not teach CS-101"):
+            store.unlink_instructor(c, i, actor=ACTOR)
+        with self.assertRaisesMessage(store.Refused, "holds no seat in CS-101"):
+            store.release_hold(c, s, actor=ACTOR)
         with self.assertRaises(store.NotFound):
-            store.drop(404, s, "t", "/")
+            store.drop(404, s, actor=ACTOR)
         self.assertEqual(client().xlen("core:events"), events)

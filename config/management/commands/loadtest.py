@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
@@ -62,6 +63,7 @@ class Command(BaseCommand):
         cookies = []
         for n in range(clients):
             user = users.objects.create_user(f"load{n:02d}", is_staff=True)  # no password: signed in directly
+            user.groups.add(Group.objects.get(name="administrator"))  # the scenarios write and browse keys
             browser = Client()
             browser.force_login(user)
             cookies.append((settings.SESSION_COOKIE_NAME, browser.cookies[settings.SESSION_COOKIE_NAME].value))

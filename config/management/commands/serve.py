@@ -1,48 +1,138 @@
-"""What `make run` does: migrate, an admin, demo data once, the dev server; Ctrl-C stops it all."""
+"""What `make run` does: migrate, an admin, demo data once, static files, gunicorn.
+
+SIGTERM or SIGINT (systemd, Docker, Ctrl-C) stops gunicorn and its workers, then
+the embedded redis-server (its SHUTDOWN fsyncs the append-only file): nothing is
+left running. `--dev` serves with Django's autoreloading runserver instead (`make dev`).
+"""
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
+from contextlib import suppress
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from config import store
-from config.redis import EmbeddedRedis, redacted
+from config import seeding, store
+from config.keyspace import keyspace
+from config.redis import redacted
+
+# gunicorn's time for workers to finish their requests after SIGTERM; with the
+# Redis shutdown after it, the whole stop stays within 10 s.
+GRACEFUL_SECONDS = 5
+
+
+class Stop(Exception):
+    """SIGTERM or SIGINT arrived."""
+
+
+def _raise_stop(signum, frame):
+    raise Stop(signal.Signals(signum).name)
+
+
+def _die_with_parent():
+    """In the child, before exec: get SIGTERM if the serving process dies without stopping us."""
+    with suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 class Command(BaseCommand):
-    help = "Bootstrap and serve the dashboard on HOST:PORT (default 127.0.0.1:8000)."
+    help = "Bootstrap and serve the dashboard on HOST:PORT (default 127.0.0.1:8000) with gunicorn."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dev", action="store_true", help="Django's runserver with autoreload (make dev).")
+        parser.add_argument("--no-seed", action="store_true", help="Do not load the demo data into an empty Redis.")
+        parser.add_argument(
+            "--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "2")), help="gunicorn workers."
+        )
 
     def handle(self, *args, **options):
-        host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
-        call_command("migrate", interactive=False, verbosity=0)
-        password = self.ensure_admin()
-        if not store.seed_marker():
-            self.stdout.write("Redis holds no demo data: seeding it (manage.py seed --scale demo).")
-            call_command("seed", scale="demo")
-        self.stdout.write(self.style.SUCCESS(f"\nDashboard: http://{host}:{port}/"))
-        self.stdout.write(f"Sign in as: admin / {password}")
-        self.stdout.write(f"Redis: {redacted(settings.REDIS_URL)}\n")
-        server = subprocess.Popen([sys.executable, "manage.py", "runserver", f"{host}:{port}"], cwd=settings.BASE_DIR)
+        previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        server = None
         try:
-            server.wait()
-        except KeyboardInterrupt:
-            server.terminate()
-            server.wait()
+            host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
+            call_command("migrate", interactive=False, verbosity=0)
+            password = self.ensure_admin()
+            if not options["no_seed"] and not store.seed_marker():
+                self.seed_empty_apps()
+            if not options["dev"]:
+                call_command("collectstatic", interactive=False, verbosity=0)
+            self.stdout.write(self.style.SUCCESS(f"\nDashboard: http://{host}:{port}/"))
+            self.stdout.write(f"Sign in as: admin / {password}")
+            self.stdout.write(f"Redis: {redacted(settings.REDIS_URL)}\n")
+            server = subprocess.Popen(
+                self.command(host, port, options),
+                cwd=settings.BASE_DIR,
+                start_new_session=True,  # its own group: stopped as a whole, workers included
+                preexec_fn=_die_with_parent,
+            )
+            self.stdout.flush()
+            if server.wait():
+                raise CommandError(f"the web server exited with status {server.returncode}")
+        except Stop as stop:
+            self.stdout.write(f"\n{stop}: stopping.")
         finally:
-            if settings.REDIS_EMBEDDED_DIR:
-                EmbeddedRedis(settings.REDIS_EMBEDDED_DIR).stop()
-                self.stdout.write("Stopped the embedded Redis (its data stays in var/redis).")
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, signal.SIG_IGN)  # a second signal must not cut the stop short
+            if server is not None:
+                self.stop_group(server)
+            self.stop_redis()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def command(self, host: str, port: str, options) -> list[str]:
+        if options["dev"]:
+            return [sys.executable, "manage.py", "runserver", f"{host}:{port}"]
+        return [
+            sys.executable, "-m", "gunicorn", "config.wsgi:application",
+            "--bind", f"{host}:{port}",
+            "--workers", str(options["workers"]),
+            "--graceful-timeout", str(GRACEFUL_SECONDS),
+            "--access-logfile", "-",
+        ]  # fmt: skip
+
+    def stop_group(self, server: subprocess.Popen) -> None:
+        """SIGTERM to the web server's process group, SIGKILL to what is left after the grace."""
+        if server.poll() is None:
+            with suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGTERM)
+            with suppress(subprocess.TimeoutExpired):
+                server.wait(timeout=GRACEFUL_SECONDS + 1)
+        with suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)  # stragglers (a reloader's child) of a group whose leader left
+        server.wait()
+
+    def stop_redis(self) -> None:
+        from config import apps
+
+        server, apps.owned_server = apps.owned_server, None
+        if server is not None:
+            server.stop()
+            self.stdout.write(f"Stopped the embedded Redis (its data stays in {server.data_dir}).")
+
+    def seed_empty_apps(self) -> None:
+        """Seed the demo data of each app that holds none: data imported or entered by hand is never
+        doubled by a demo seed over it."""
+        empty = [s.app for s in seeding.registry.ordered() if not store.holds_prefix(keyspace.prefix(s.app))]
+        if empty:
+            self.stdout.write(f"Seeding the demo data of {', '.join(empty)} (manage.py seed --only ...).")
+            call_command("seed", scale="demo", only=empty)
 
     def ensure_admin(self) -> str:
-        """Create the superuser `admin` once; say where its password is."""
+        """Create the superuser `admin` once (or make an existing `admin` one); say where its password is."""
         users = get_user_model()
         saved = settings.VAR_DIR / "admin_password"
-        if users.objects.filter(username="admin").exists():
+        existing = users.objects.filter(username="admin").first()
+        if existing is not None:
+            if not (existing.is_superuser and existing.is_staff):
+                existing.is_superuser = existing.is_staff = True
+                existing.save(update_fields=["is_superuser", "is_staff"])
             if os.environ.get("DJANGO_SUPERUSER_PASSWORD"):
                 return "(DJANGO_SUPERUSER_PASSWORD)"
             return saved.read_text().strip() if saved.exists() else "(as printed when it was created)"

@@ -3,13 +3,17 @@
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
+from config.activity import Actor
 from school import store
 from school.keys import PEOPLE
+
+MIGRATION = Actor("migrate_schema")
 
 
 class Command(BaseCommand):
     help = (
-        "Upgrade schema-1 people to schema 2 through SCAN, one WATCHed transaction per batch. "
+        "Upgrade schema-1 people to schema 2 through SCAN, one WATCHed transaction per batch "
+        "(its keys come from SCAN). "
         "Idempotent and resumable (the cursor is saved with each batch); safe while the app serves."
     )
 
@@ -36,7 +40,7 @@ class Command(BaseCommand):
                 file=self.stderr._out,
             ) as bar:
                 while True:
-                    step = store.migrate_step(entity, cursor, batch, "migrate_schema", dry_run=dry_run)
+                    step = store.migrate_step(entity, cursor, batch, actor=MIGRATION, dry_run=dry_run)
                     cursor, done, scanned, batches = (
                         step.cursor,
                         done + step.upgraded,

@@ -1,0 +1,115 @@
+"""The catalog's export format: products (every field a person entered, the type's own fields
+under ``attrs``) and reviews, one file each.
+
+Left out and rebuilt by the import: the rating aggregate (num_reviews, sum_ratings), the embedded
+three newest reviews, the edit revision, and every index (created, sort, names, SKUs, types,
+tags). Each value is checked with the product and review forms' own fields. A product is written
+by ``store.create`` at its creation time (and ``store.update`` at its last edit time when it was
+edited since); a review by ``store.add_review`` with its own id and time.
+"""
+
+from __future__ import annotations
+
+from catalog import forms, keys, store, types
+from catalog.documents import Product, sku_key
+from config.exchange import store as exchange
+from config.exchange.spec import AppExchange, Entity, Record
+
+_BASE = ("name", "brand", "sku", "model", "image", "description", "manufacturer", "dimensions", "weight")
+_FIELDS = forms.ProductForm.base_fields
+_REVIEW = forms.ReviewForm.base_fields
+
+
+def _export_products():
+    for pk, row in exchange.documents(exchange.ids(keys.product), {"doc": (keys.product, "hash")}):
+        p = Product.from_hash(pk, row["doc"])
+        yield {
+            "id": pk, "type": p.type, **{name: getattr(p, name) for name in _BASE},
+            "price": None if p.price is None else str(p.price), "images": p.images, "videos": p.videos,
+            "tags": p.tags, "attrs": p.attrs, "created_at": p.created_at, "updated_at": p.updated_at,
+        }  # fmt: skip
+
+
+def _clean_product(record: Record) -> dict:
+    kind = record.choice("type", types.TYPES)
+    doc = {"id": record.id(), "type": kind}
+    for name in _BASE:
+        text = record.text(name, multiline=name == "description")
+        doc[name] = record.form_field(name, _FIELDS[name], text) if text is not None else None
+        doc[name] = doc[name] or ""
+    price = record.doc.get("price")
+    record.read.add("price")
+    doc["price"] = record.form_field("price", _FIELDS["price"], None if price is None else str(price))
+    for name in ("images", "videos"):
+        urls = record.texts(name)
+        doc[name] = record.form_field(name, _FIELDS[name], "\n".join(urls or [])) or []
+    tags = record.texts("tags")
+    doc["tags"] = record.form_field("tags", _FIELDS["tags"], ",".join(tags or [])) or []
+    attrs = record.mapping("attrs") or {}
+    spec = types.get(kind or "")
+    own = {f.name: f for f in spec.fields} if spec else {}
+    for name in sorted(set(attrs) - set(own)):
+        record.fail(f"attrs.{name}", f"not a field of {kind}")
+    doc["attrs"] = {}
+    for name, field in own.items():
+        value = attrs.get(name)
+        record.form_field(f"attrs.{name}", field.form_field(), value)
+        if value not in (None, ""):
+            doc["attrs"][name] = str(value)
+    doc["created_at"], doc["updated_at"] = record.number("created_at"), record.number("updated_at")
+    if doc["sku"]:
+        first = record.state.setdefault("skus", {}).setdefault(sku_key(doc["sku"]), record.where)
+        if first != record.where:
+            record.fail("sku", f"SKU {doc['sku']} is already used (first at {first})")
+    return doc
+
+
+def _restore_products(docs, writer) -> None:
+    for doc in docs:
+        values = {k: v for k, v in doc.items() if k not in ("id", "created_at", "updated_at")}
+        product = Product(**values)
+        store.create(doc["id"], product, actor=writer.actor, at=doc["created_at"])
+        if doc["updated_at"] != doc["created_at"]:
+            store.update(doc["id"], Product(**values), 1, actor=writer.actor, at=doc["updated_at"])
+
+
+def _export_reviews():
+    for pk, row in exchange.documents(exchange.ids(keys.review), {"doc": (keys.review, "hash")}):
+        fields = row["doc"]
+        yield {
+            "id": pk, "product": int(fields.get("product") or 0), "author": fields.get("author", ""),
+            "rating": int(fields.get("rating") or 0), "comment": fields.get("comment", ""),
+            "published_at": float(fields.get("published_at") or 0),
+        }  # fmt: skip
+
+
+def _clean_review(record: Record) -> dict:
+    author = record.text("author", required=True)
+    comment = record.text("comment", multiline=True)
+    return {
+        "id": record.id(),
+        "product": record.ref("product", "products"),
+        "author": record.form_field("author", _REVIEW["author"], author) if author else None,
+        "rating": record.integer("rating", 0, 5),  # imported sources rate 0-5
+        "comment": record.form_field("comment", _REVIEW["comment"], comment) if comment is not None else None,
+        "published_at": record.number("published_at"),
+    }
+
+
+def _restore_reviews(docs, writer) -> None:
+    for doc in docs:
+        writer.next_id("review", doc["id"])
+        store.add_review(
+            doc["product"], doc["author"], doc["rating"], doc["comment"], actor=writer.actor, at=doc["published_at"]
+        )
+
+
+EXCHANGE = AppExchange(
+    app="catalog",
+    label="The catalog",
+    entities=(
+        Entity("products", _export_products, _clean_product, _restore_products),
+        Entity("reviews", _export_reviews, _clean_review, _restore_reviews),
+    ),
+    counters={"product": keys.product_ids(), "review": keys.review_ids()},
+)

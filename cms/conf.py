@@ -1,0 +1,26 @@
+"""The CMS's tunable defaults, read from Django settings.
+
+They are settings (not constants) so a deployment can change them and tests
+can change them with ``override_settings``.
+"""
+
+from django.conf import settings
+
+DEFAULTS = {
+    "CMS_REVISIONS_KEPT": 0,  # revisions kept per post; 0 keeps every one
+    "CMS_DIFF_BUDGET": 100_000,  # comparisons one field's diff may make before it shows changed blocks whole
+}
+
+
+def get(name: str) -> int:
+    return int(getattr(settings, name, DEFAULTS[name]) or 0)
+
+
+def revisions_kept() -> int:
+    """The cap on revisions per post; 0 keeps all."""
+    return get("CMS_REVISIONS_KEPT")
+
+
+def diff_budget() -> int:
+    """How much work one field's diff may do (see cms/diff.py)."""
+    return get("CMS_DIFF_BUDGET")

@@ -1,0 +1,45 @@
+"""The CMS's only code that talks to Redis: posts with their revisions, the list, comments.
+
+- ``posts``: read a post; create, save, restore and delete, each write one
+  server-side script (two round trips where an id is drawn, or the keys to
+  delete must be read, first). The revision layout is explained there.
+- ``revisions``: the history page, versions by number, what a stale editor missed.
+- ``listing``: the post list from the sorted indexes, in one round trip.
+- ``comments``: a page of comments, add and delete (the shared children machinery).
+- ``bulk``: whole posts with their histories at once, for the seeder and the benchmark.
+- ``scripts``: the Lua of the writes.
+- ``checks``: the integrity reads and repairs behind ``cms/integrity.py``.
+"""
+
+from cms.conf import revisions_kept
+from cms.store.bulk import load_posts, queue_new_post, reserve_comment_ids, reserve_post_ids
+from cms.store.checks import (
+    comment_parents,
+    comment_set_members,
+    drop_dangling_comments,
+    embeds,
+    index_entries,
+    post_ids_in_index,
+    post_ids_in_keys,
+    posts_fields,
+    rebuild_indexes,
+    revision_bounds,
+    stale_index_members,
+    trim_revisions,
+)
+from cms.store.comments import add_comment, comments_page, delete_comment, get_comment, post_title
+from cms.store.core import APP, COMMENTS, Busy, EditConflict, NotFound, entries
+from cms.store.listing import list_posts
+from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
+from cms.store.revisions import history, versions
+
+__all__ = [
+    "APP", "COMMENTS", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
+    "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
+    "history", "versions", "list_posts", "comments_page", "add_comment", "delete_comment", "get_comment",
+    "post_title",
+    "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
+    "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
+    "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
+    "stale_index_members", "trim_revisions",
+]  # fmt: skip

@@ -1,0 +1,51 @@
+"""What every part of the CMS store shares: the comment collection, the refusals, and a post's index entries."""
+
+from __future__ import annotations
+
+from cms import keys
+from cms.documents import Between, Post
+from config.store import Busy, NotFound
+from config.store import EditConflict as StaleEdit
+from config.store.children import ChildCollection
+
+APP = "cms"
+BETWEEN_SHOWN = 10  # saves listed to an editor who lost a race
+POST_INDEXED = ("status", "author", "title", "updated_at")  # the fields the list indexes derive from
+
+COMMENTS = ChildCollection(
+    parent_key=keys.post,
+    child_key=keys.comment,
+    index_key=keys.post_comments,
+    ids_key=keys.comment_ids(),
+    parent_field="post",
+    time_field="at",
+    embed_field="recent_comments",
+    embed_fields=("author", "text", "at"),
+    count_field="num_comments",
+)
+
+__all__ = ["APP", "COMMENTS", "Busy", "EditConflict", "NotFound", "entries", "score"]
+
+
+class EditConflict(StaleEdit):
+    """The post was saved by someone else since the editor loaded it; ``between`` says what changed."""
+
+    def __init__(self, between: Between):
+        super().__init__(f"post {between.current.id} is at version {between.current.version}, not {between.base}")
+        self.between = between
+
+
+def entries(post: Post) -> list[tuple[str, str]]:
+    """The (index key, member) pairs of a post in the list indexes; a malformed status or author has none."""
+    member = str(post.id)
+    found = [(keys.by_updated(), member), (keys.titles(), post.title_member)]
+    if post.status in keys.STATUSES:
+        found.append((keys.by_status(post.status), member))
+    if keys.AUTHOR_RE.match(post.author):
+        found.append((keys.by_author(post.author), member))
+    return found
+
+
+def score(key: str, post: Post) -> float:
+    """An index entry's score: 0 in the lexicographic title index, the last save elsewhere."""
+    return 0 if key == keys.titles() else post.updated_at

@@ -1,0 +1,69 @@
+"""The post list: one page of summaries from the sorted indexes, filtered and searched, in one round trip."""
+
+from __future__ import annotations
+
+import uuid
+
+from cms import keys
+from cms.documents import SUMMARY, PostSummary
+from config.listing import ListState
+from config.redis import client
+
+# Title prefix search, filtered, into a scratch sorted set scored like the list
+# index. KEYS: title index, scratch key, then one or more sorted indexes a post
+# must be in (the first gives the score). ARGV: the BYLEX range.
+_PREFIX_SEARCH = """
+local matches = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2])
+local found = 0
+for _, member in ipairs(matches) do
+  local id = string.match(member, '%z(%d+)$')
+  local score = id and redis.call('ZSCORE', KEYS[3], id)
+  for i = 4, #KEYS do
+    if score and not redis.call('ZSCORE', KEYS[i], id) then score = false end
+  end
+  if score then
+    redis.call('ZADD', KEYS[2], score, id)
+    found = found + 1
+  end
+end
+return found
+"""
+
+
+def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
+    """One page of the post list and its total, in one round trip.
+
+    The source is a sorted index scored by when each post was last saved: the
+    whole list, one status, one author, or (for two filters or a title
+    search) a scratch set built in the same MULTI/EXEC. SORT … BY nosort keeps
+    that order, applies LIMIT as a range and joins each id to only the summary
+    fields (GET cms:post:*->title …): no body and no revision is read.
+    """
+    filters = []
+    if state.filters.get("status"):
+        filters.append(keys.by_status(state.filters["status"]))
+    if state.filters.get("author"):
+        filters.append(keys.by_author(state.filters["author"]))
+    prefix = state.q.replace("\x00", "").casefold()
+    scratch = keys.scratch(uuid.uuid4().hex) if prefix or len(filters) > 1 else ""
+    pipe = client().pipeline(transaction=bool(scratch))
+    if prefix:
+        indexes = filters or [keys.by_updated()]
+        low, high = b"[" + prefix.encode(), b"(" + prefix.encode() + b"\xff"
+        pipe.eval(_PREFIX_SEARCH, 2 + len(indexes), keys.titles(), scratch, *indexes, low, high)
+        source = scratch
+    elif scratch:
+        pipe.zinterstore(scratch, filters, aggregate="MAX")
+        source = scratch
+    else:
+        source = filters[0] if filters else keys.by_updated()
+    pipe.zcard(source)
+    gets = ["#", *(f"{keys.post('*')}->{name}" for name in SUMMARY)]
+    pipe.sort(source, start=state.offset, num=state.per_page, by="nosort", get=gets, desc=state.order != "updated")
+    if scratch:
+        pipe.delete(scratch)
+    replies = pipe.execute()
+    total, flat = replies[-3:-1] if scratch else replies[-2:]
+    width = 1 + len(SUMMARY)
+    rows = [dict(zip(("id", *SUMMARY), flat[i : i + width])) for i in range(0, len(flat), width)]
+    return [PostSummary.from_row(row) for row in rows if row["title"] is not None], total

@@ -1,0 +1,221 @@
+"""Posts: read one, create, save an edit, restore a revision, delete; each write one atomic round trip.
+
+Revision layout: one sorted set per post, ``cms:post:<id>:revisions``. Each
+member is the JSON snapshot of the post's own fields as they were at one
+version, and its score is that version number. A post starts at version 1; a
+save that changes content turns version V into V+1 and, in the same script,
+adds the snapshot of V as revision V. The revisions are therefore numbers
+1..V-1 (or the newest ``CMS_REVISIONS_KEPT`` of them), contiguous and ending
+just below the post's version, which ``cms/integrity.py`` checks.
+
+No lost updates: the edit form carries the version it was loaded at, and the
+save script compares it with the post's ``version`` field before it writes.
+A stale save is refused inside the script, which answers with what was saved
+since (the current version, the editor's base snapshot, the newer revisions),
+so the conflict page costs no further read. No WATCH, no retry under
+contention: the script is atomic.
+
+The one thing a script cannot know before it runs is which author's index a
+post leaves: the key ``cms:index:author:<old author>`` names a value held in
+the post. The store passes the author it expects (the edit's own author, or
+the one the history page showed); if the post holds another, the script
+writes nothing and answers with the authors it found, and the second call
+passes their keys. An edit that keeps its author, which is nearly every edit,
+is one round trip. (The old title's entry in the title index is no such
+problem: it is a member, not a key, and each post keeps it in its
+``title_member`` field, since Lua cannot casefold as Python does.)
+
+Create draws its id first (INCR, then one MULTI/EXEC) and delete reads the
+comment ids it must pass as keys first (a read, then one script): two round
+trips each.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from cms import conf, keys
+from cms.documents import OWN_FIELDS, SCHEMA, Comment, Post, title_member
+from cms.store import scripts
+from cms.store.bulk import queue_new_post
+from cms.store.core import APP, BETWEEN_SHOWN, COMMENTS, Busy, EditConflict, NotFound
+from cms.store.revisions import between
+from config import keys as core_keys
+from config.activity import Actor, Event
+from config.redis import client
+from config.store import watch_retries
+
+DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
+
+
+@dataclass(frozen=True)
+class PostPage:
+    post: Post
+    recent_comments: list[Comment]
+    num_comments: int
+    revisions_kept: int
+
+
+def get_post(post_id: int) -> PostPage:
+    """The post, its embedded newest comments and how many revisions it keeps: one round trip."""
+    pipe = client().pipeline(transaction=False)
+    pipe.hgetall(keys.post(post_id))
+    pipe.zcard(keys.revisions(post_id))
+    fields, kept = pipe.execute()
+    if not fields:
+        raise NotFound(keys.post(post_id))
+    return PostPage(
+        Post.from_fields(post_id, fields),
+        [Comment.from_row(row) for row in COMMENTS.embedded(fields)],
+        int(fields.get(COMMENTS.count_field) or 0),
+        kept,
+    )
+
+
+def create_post(content: dict[str, str], *, actor: Actor, comment: str, at: float) -> Post:
+    """A new post at version 1 with its indexes and its event: INCR for the id, then one MULTI/EXEC."""
+    post_id = client().incr(keys.post_ids())
+    post = Post(
+        id=post_id, **content, last_saved_by=actor.name, created_at=at, updated_at=at, comment=comment or "Created"
+    )
+    pipe = client().pipeline(transaction=True)
+    queue_new_post(pipe, post, actor.event("created", APP, "post", post_id, post.title))
+    pipe.execute()
+    return post
+
+
+def _flat(event: Event) -> str:
+    return json.dumps([part for pair in event.fields().items() for part in pair], ensure_ascii=False)
+
+
+def _author_key(author: str) -> tuple[str, str]:
+    """(the author's index key, "1"), or a stand-in key and "0" for a malformed author that has none."""
+    return (keys.by_author(author), "1") if keys.AUTHOR_RE.match(author) else (keys.by_updated(), "0")
+
+
+def _run_save(
+    post_id: int,
+    mode: str,
+    number: int,
+    *,
+    content: dict[str, str] | None,
+    member: str,
+    old_author: str,
+    new_author: str,
+    actor: Actor,
+    comment: str,
+    at: float,
+    label: str,
+):
+    """Call the save script until its guess of the authors holds (normally the first call)."""
+    for _ in range(watch_retries()):
+        old_key, old_indexed = _author_key(old_author)
+        new_key, new_indexed = _author_key(new_author)
+        event = actor.event("updated", APP, "post", post_id, label)
+        reply = scripts.script(scripts.SAVE)(
+            keys=[
+                keys.post(post_id), keys.revisions(post_id), keys.by_updated(), keys.titles(),
+                keys.by_status("draft"), keys.by_status("published"), old_key, new_key, core_keys.events(),
+            ],
+            args=[
+                mode, number, old_author, new_author, old_indexed, new_indexed, repr(at), actor.name, comment,
+                conf.revisions_kept(), member, json.dumps(content or {}, ensure_ascii=False),
+                json.dumps(OWN_FIELDS), _flat(event), settings.EVENTS_MAXLEN, post_id, BETWEEN_SHOWN - 1, SCHEMA,
+            ],
+        )  # fmt: skip
+        match reply[0]:
+            case "missing":
+                raise NotFound(keys.post(post_id))
+            case "no-revision":
+                raise NotFound(f"{keys.revisions(post_id)} has no revision {number}")
+            case "conflict":
+                current = Post.from_fields(post_id, json.loads(reply[1]))
+                raise EditConflict(between(current, number, reply[2] or None, reply[3:]))
+            case "stale":
+                old_author, new_author = reply[1], reply[2]
+                if mode == "restore":
+                    member, label = title_member(post_id, reply[3]), reply[3]
+            case "same":
+                return None
+            case "saved":
+                return Post.from_fields(post_id, json.loads(reply[1]))
+    raise Busy(keys.post(post_id))
+
+
+def save_post(
+    post_id: int, content: dict[str, str], *, base_version: int, actor: Actor, comment: str, at: float
+) -> Post | None:
+    """Save an edit made on ``base_version``; None when it changes nothing.
+
+    Raises EditConflict, writing nothing, when the post is no longer at
+    ``base_version``: the editor's text would otherwise overwrite someone
+    else's save. One round trip, two when the edit changes the author.
+    """
+    return _run_save(
+        post_id, "save", base_version, content=content, member=title_member(post_id, content["title"]),
+        old_author=content["author"], new_author=content["author"], actor=actor, comment=comment, at=at,
+        label=content["title"],
+    )  # fmt: skip
+
+
+def revert_post(post_id: int, number: int, *, actor: Actor, at: float, author: str = "") -> Post | None:
+    """Save revision ``number``'s content as a new version; history is never rewritten.
+
+    ``author`` is who the caller believes wrote both the post and the
+    revision (the history page knows): then one round trip, else two.
+    """
+    return _run_save(
+        post_id,
+        "restore",
+        number,
+        content=None,
+        member="",
+        old_author=author,
+        new_author=author,
+        actor=actor,
+        comment=f"Reverted to revision {number}",
+        at=at,
+        label="",
+    )
+
+
+def delete_post(post_id: int, *, actor: Actor) -> Post:
+    """Remove the post, its revisions, its comments and its index entries; returns the post as it was.
+
+    Two round trips: the comment ids and the author (whose index the post
+    leaves) must be read before their keys can be passed. The script then
+    deletes only if the post is still at the version read and its comment set
+    still holds exactly those ids; a comment added in between makes it read again.
+    """
+    post_key, comments_key = keys.post(post_id), keys.post_comments(post_id)
+    for _ in range(watch_retries()):
+        pipe = client().pipeline(transaction=False)
+        pipe.hmget(post_key, DELETE_READS)
+        pipe.zrange(comments_key, 0, -1)
+        values, comment_ids = pipe.execute()
+        fields = {name: value for name, value in zip(DELETE_READS, values) if value is not None}
+        if "version" not in fields:
+            raise NotFound(post_key)
+        post = Post.from_fields(post_id, fields)
+        author_key, indexed = _author_key(fields.get("author", ""))
+        member = fields.get("title_member") or post.title_member  # the entry the title index holds
+        event = actor.event("deleted", APP, "post", post_id, post.title, gone=True)
+        reply = scripts.script(scripts.DELETE)(
+            keys=[
+                post_key, keys.revisions(post_id), comments_key, keys.by_updated(), keys.titles(),
+                keys.by_status("draft"), keys.by_status("published"), author_key, core_keys.events(),
+                *(COMMENTS.child_key(i) for i in comment_ids),
+            ],
+            args=[
+                fields.get("version", ""), fields.get("author", ""), indexed, member, post_id, _flat(event),
+                settings.EVENTS_MAXLEN, *comment_ids,
+            ],
+        )  # fmt: skip
+        if reply[0] == "deleted":
+            return post
+        if reply[0] == "missing":
+            raise NotFound(post_key)
+    raise Busy(post_key)

@@ -1,0 +1,149 @@
+"""The server-side scripts of the post writes: each checks and writes in one round trip, every key in KEYS.
+
+A script is the one atomic step of its write: it reads what decides the
+write (the version, the current author, the comment set), refuses with a
+reply that says why and writes nothing, or writes the post, its revision,
+its index entries and its event together. No key name is built inside Lua:
+the store passes each key it touches, so the scripts would run on a cluster
+whose keys share a slot, and a script never reaches a key it was not given.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from redis.commands.core import Script
+
+from config.redis import client
+
+# Save an edit made on a version, or restore a revision as a new version.
+# KEYS: 1 post, 2 revisions, 3 updated index, 4 title index, 5 draft index,
+#       6 published index, 7 old author's index, 8 new author's index, 9 events.
+# ARGV: 1 mode ("save" | "restore"), 2 base version | revision number,
+#       3 expected current author, 4 expected new author, 5 old author indexed ("1"/"0"),
+#       6 new author indexed, 7 at, 8 saved by, 9 comment, 10 revisions kept (0: all),
+#       11 new title member ("" for a restore: the revision's own), 12 content (JSON),
+#       13 the post's own fields (JSON list), 14 event (JSON list of name, value; its label
+#       becomes the saved title),
+#       15 events kept, 16 post id, 17 revisions shown on a conflict, 18 schema.
+# Replies: {"missing"} | {"no-revision"} | {"conflict", current JSON, base snapshot or "", newer...}
+#        | {"stale", current author, new author, new title} | {"same"} | {"saved", new JSON}.
+SAVE = r"""
+local post, revisions = KEYS[1], KEYS[2]
+local mode, number = ARGV[1], tonumber(ARGV[2])
+local own = cjson.decode(ARGV[13])
+local held = redis.call('HMGET', post, unpack(own))
+local current = {}
+for i, name in ipairs(own) do
+  if held[i] then current[name] = held[i] end
+end
+if not current['version'] then return {'missing'} end
+local version = tonumber(current['version'])
+local content, member
+if mode == 'save' then
+  if version ~= number then
+    local base = redis.call('ZRANGEBYSCORE', revisions, number, number)[1] or ''
+    local newer = redis.call('ZREVRANGEBYSCORE', revisions, '+inf', '(' .. number, 'LIMIT', 0, tonumber(ARGV[17]))
+    local reply = {'conflict', cjson.encode(current), base}
+    for _, raw in ipairs(newer) do reply[#reply + 1] = raw end
+    return reply
+  end
+  content, member = cjson.decode(ARGV[12]), ARGV[11]
+else
+  local raw = redis.call('ZRANGEBYSCORE', revisions, number, number)[1]
+  if not raw then return {'no-revision'} end
+  local snapshot = cjson.decode(raw)
+  content = {title = snapshot['title'] or '', body = snapshot['body'] or '',
+             author = snapshot['author'] or '', status = snapshot['status'] or 'draft'}
+  member = snapshot['title_member']
+  if ARGV[11] ~= '' then member = ARGV[11] end
+end
+local author = current['author'] or ''
+if author ~= ARGV[3] or content['author'] ~= ARGV[4] or not member then
+  return {'stale', author, content['author'], content['title']}
+end
+local defaults = {title = '', body = '', author = '', status = 'draft'}
+local changed = {}
+for _, name in ipairs({'title', 'body', 'author', 'status'}) do
+  if content[name] ~= (current[name] or defaults[name]) then changed[#changed + 1] = name end
+end
+if #changed == 0 then return {'same'} end
+
+redis.call('ZADD', revisions, version, cjson.encode(current))
+local cap = tonumber(ARGV[10])
+if cap > 0 then redis.call('ZREMRANGEBYRANK', revisions, 0, -(cap + 1)) end
+
+local new = {}
+for name, value in pairs(current) do new[name] = value end
+for _, name in ipairs(changed) do new[name] = content[name] end
+new['last_saved_by'], new['updated_at'], new['version'] = ARGV[8], ARGV[7], tostring(version + 1)
+new['comment'], new['changed'] = ARGV[9], table.concat(changed, ',')
+new['title_member'], new['schema'] = member, ARGV[18]
+local flat = {}
+for name, value in pairs(new) do flat[#flat + 1] = name; flat[#flat + 1] = value end
+redis.call('HSET', post, unpack(flat))
+
+local id, at = ARGV[16], ARGV[7]
+redis.call('ZADD', KEYS[3], at, id)
+if current['title_member'] and current['title_member'] ~= member then
+  redis.call('ZREM', KEYS[4], current['title_member'])
+end
+redis.call('ZADD', KEYS[4], 0, member)
+local status_index = {draft = KEYS[5], published = KEYS[6]}
+local old_status = status_index[current['status'] or 'draft']
+local new_status = status_index[new['status']]
+if old_status and old_status ~= new_status then redis.call('ZREM', old_status, id) end
+if new_status then redis.call('ZADD', new_status, at, id) end
+if ARGV[5] == '1' and author ~= new['author'] then redis.call('ZREM', KEYS[7], id) end
+if ARGV[6] == '1' then redis.call('ZADD', KEYS[8], at, id) end
+
+local event = cjson.decode(ARGV[14])
+for i = 1, #event, 2 do
+  if event[i] == 'label' then event[i + 1] = new['title'] end  -- a restore learns its title here
+end
+redis.call('XADD', KEYS[9], 'MAXLEN', tonumber(ARGV[15]), '*', unpack(event))
+return {'saved', cjson.encode(new)}
+"""
+
+# Delete a post with everything that refers to it, if it is still as read.
+# KEYS: 1 post, 2 revisions, 3 comment set, 4 updated index, 5 title index,
+#       6 draft index, 7 published index, 8 author's index, 9 events, 10.. comment hashes.
+# ARGV: 1 version read, 2 author read, 3 author indexed ("1"/"0"), 4 title member,
+#       5 post id, 6 event (JSON list), 7 events kept, 8.. the comment ids read (as KEYS 10..).
+# Replies: {"missing"} | {"stale"} (changed since the read: nothing written) | {"deleted"}.
+DELETE = r"""
+local post, comments = KEYS[1], KEYS[3]
+local held = redis.call('HMGET', post, 'version', 'author')
+if not held[1] then return {'missing'} end
+if held[1] ~= ARGV[1] or (held[2] or '') ~= ARGV[2] then return {'stale'} end
+local ids = #ARGV - 7
+if redis.call('ZCARD', comments) ~= ids then return {'stale'} end
+for i = 8, #ARGV do
+  if not redis.call('ZSCORE', comments, ARGV[i]) then return {'stale'} end
+end
+local id = ARGV[5]
+redis.call('UNLINK', post, KEYS[2], comments)
+for first = 10, #KEYS, 1000 do
+  redis.call('UNLINK', unpack(KEYS, first, math.min(first + 999, #KEYS)))
+end
+redis.call('ZREM', KEYS[4], id)
+redis.call('ZREM', KEYS[5], ARGV[4])
+redis.call('ZREM', KEYS[6], id)
+redis.call('ZREM', KEYS[7], id)
+if ARGV[3] == '1' then redis.call('ZREM', KEYS[8], id) end
+local event = cjson.decode(ARGV[6])
+redis.call('XADD', KEYS[9], 'MAXLEN', tonumber(ARGV[7]), '*', unpack(event))
+return {'deleted'}
+"""
+
+
+@cache
+def script(source: str) -> Script:
+    """The registered script (its SHA computed once; EVALSHA, loaded on first use)."""
+    return client().register_script(source)
+
+
+def load() -> None:
+    """Load every script into the server's cache now, so the first write pays no extra round trip."""
+    for source in (SAVE, DELETE):
+        client().script_load(source)

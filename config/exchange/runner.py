@@ -1,0 +1,210 @@
+"""Export, check and import one app's documents: what ``export_data``, ``import_data`` and the
+Import / export screens run.
+
+An import reads its files twice. The first pass checks every document (and every reference
+between files) and writes nothing: a refused file leaves Redis as it was, even with
+``replace``. The second pass writes through the app's own store functions, which rebuild every
+index, count and embed as the screens do. The app must hold no data (or ``replace`` is given,
+and then the current data is first exported to a temporary folder). If the write fails or is
+interrupted, the app's prefix is cleared and, with ``replace``, the saved data is written back:
+an import either completes or leaves the app as it found it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib import import_module
+from pathlib import Path
+
+from django.apps import apps
+from django.utils.module_loading import module_has_submodule
+
+from config.activity import Actor
+from config.exchange import files, store
+from config.exchange.report import Report
+from config.exchange.spec import AppExchange, Entity, Record, Seen, Writer
+
+Bar = Callable[[str, int | None], Callable[[int], None]]  # (label, total) -> advance(n)
+
+
+def _no_bar(label: str, total: int | None) -> Callable[[int], None]:
+    return lambda n: None
+
+
+def exchanges() -> dict[str, AppExchange]:
+    """Every app's format, from its ``exchange.py`` (``EXCHANGE``), in INSTALLED_APPS order."""
+    found = {}
+    for config in apps.get_app_configs():
+        if module_has_submodule(config.module, "exchange"):
+            described = getattr(import_module(f"{config.name}.exchange"), "EXCHANGE", None)
+            if isinstance(described, AppExchange):
+                found[described.app] = described
+    return found
+
+
+def exchange_of(app: str) -> AppExchange:
+    found = exchanges()
+    if app not in found:
+        raise KeyError(f"no exchange format for {app!r}; known: {', '.join(found)}")
+    return found[app]
+
+
+# --- export --------------------------------------------------------------------------------------
+
+
+def export(app: str, folder: Path, bar: Bar = _no_bar) -> dict[str, int]:
+    """Write ``folder/<entity>.jsonl`` for each entity and ``folder/manifest.json``; returns counts."""
+    described = exchange_of(app)
+    folder.mkdir(parents=True, exist_ok=True)
+    counters = store.counters(described.counters)  # read first: a counter is never behind its ids
+    counts = {}
+    for entity in described.entities:
+        advance = bar(f"{app}.{entity.name}", None)
+        counts[entity.name] = files.write_lines(folder / f"{entity.name}.jsonl", entity.export(), advance)
+    files.write_manifest(folder, app, counts, counters)
+    return counts
+
+
+# --- check ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """What an import of a folder would do: the report of its first pass, and whether the app
+    holds data now (then only ``replace`` may write)."""
+
+    app: str
+    report: Report
+    present: list[str] = field(default_factory=list)  # entity files found
+    occupied: bool = False
+    counters: dict[str, int] = field(default_factory=dict)  # from the manifest
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok and bool(self.present)
+
+
+def _cleaned(described: AppExchange, entity: Entity, folder: Path, seen: Seen, report: Report) -> Iterator[dict]:
+    """The documents of one file that pass every check, noting each refusal in ``report``."""
+    path = folder / f"{entity.name}.jsonl"
+    ids = seen.setdefault(entity.name, set())
+    previous, state = None, {}
+    for number, doc in files.read_lines(path, report):
+        where = f"{path.name}:{number}"
+        record = Record(doc, entity.name, where, seen, report, state)
+        clean = entity.clean(record)
+        for name in record.unknown():
+            record.fail(name, "unknown field")
+        key = tuple(clean.get(name) for name in entity.order)
+        if None not in key:
+            if previous is not None and key <= previous:
+                record.fail(entity.order[0], f"{', '.join(map(str, key))} comes after {', '.join(map(str, previous))}: "
+                            f"the file must be in ascending {', '.join(entity.order)} order, each once")  # fmt: skip
+            else:
+                previous = key
+        if record.errors:
+            for name, reason in record.errors:
+                report.refuse(where, name, reason)
+            continue
+        if "id" in clean:
+            ids.add(clean["id"])
+        report.counts[entity.name] += 1
+        yield clean
+    if entity.verify is not None:
+        for where, name, reason in entity.verify(state, seen):
+            report.refuse(where, name, reason)
+
+
+def check(app: str, folder: Path, bar: Bar = _no_bar) -> Plan:
+    """The first pass: every file read and checked, nothing written."""
+    described = exchange_of(app)
+    report = Report()
+    plan = Plan(app, report, occupied=store.holds_data(app))
+    manifest = files.read_manifest(folder, app, report)
+    plan.counters = manifest.get("counters", {})
+    unknown = sorted(set(plan.counters) - set(described.counters))
+    if unknown:
+        report.refuse(files.MANIFEST, "counters", f"unknown counter(s) {', '.join(unknown)}")
+    seen: Seen = {}
+    for entity in described.entities:
+        if not (folder / f"{entity.name}.jsonl").exists():
+            continue
+        plan.present.append(entity.name)
+        advance = bar(f"check {app}.{entity.name}", manifest.get("counts", {}).get(entity.name))
+        for _ in _cleaned(described, entity, folder, seen, report):
+            advance(1)
+    if not plan.present:
+        expected = ", ".join(f"{e.name}.jsonl" for e in described.entities)
+        report.refuse(str(folder.name or folder), "", f"no file of {app} found; expected one of {expected}")
+    return plan
+
+
+# --- import --------------------------------------------------------------------------------------
+
+
+class Occupied(Exception):
+    """The app holds data and ``replace`` was not given."""
+
+
+class Refused(Exception):
+    """The files did not pass the first pass; ``plan.report`` says where and why."""
+
+    def __init__(self, plan: Plan):
+        super().__init__(f"{plan.report.refused} refusal(s)")
+        self.plan = plan
+
+
+def _counted(docs: Iterator[dict], advance: Callable[[int], None]) -> Iterator[dict]:
+    for doc in docs:
+        yield doc
+        advance(1)
+
+
+def _write(described: AppExchange, folder: Path, counters: dict[str, int], bar: Bar) -> None:
+    """The second pass: each entity's cleaned documents through the app's store, then the id
+    counters put where the export found them (never below the highest id written)."""
+    writer = Writer(Actor("import"), described.counters)
+    report, seen = Report(), {}
+    for entity in described.entities:
+        if not (folder / f"{entity.name}.jsonl").exists():
+            continue
+        advance = bar(f"import {described.app}.{entity.name}", None)
+
+        entity.restore(_counted(_cleaned(described, entity, folder, seen, report), advance), writer)
+        if not report.ok:  # the file changed since it was checked
+            raise RuntimeError("; ".join(report.refusal_lines()[:3]))
+    now = store.counters(described.counters)
+    store.raise_counters({key: max(now[name], counters.get(name, 0)) for name, key in described.counters.items()})
+
+
+def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -> Plan:
+    """Check, then write ``folder`` into the app. Raises ``Refused`` (nothing written) or
+    ``Occupied``; on any failure while writing, the app is left as it was found."""
+    described = exchange_of(app)
+    plan = check(app, folder, bar)
+    if not plan.ok:
+        raise Refused(plan)
+    if plan.occupied and not replace:
+        raise Occupied(
+            f"{described.label} already holds data: importing would mix two datasets. "
+            "Import into an empty app, or replace its data (--replace, or the screen's replace box)."
+        )
+    backup = Path(tempfile.mkdtemp(prefix=f"{app}-before-import-")) if plan.occupied else None
+    try:
+        if backup is not None:
+            export(app, backup)
+            store.clear(app)
+        try:
+            _write(described, folder, plan.counters, bar)
+        except BaseException:
+            store.clear(app)
+            if backup is not None:
+                _write(described, backup, files.read_manifest(backup, app, Report()).get("counters", {}), _no_bar)
+            raise
+    finally:
+        if backup is not None:
+            shutil.rmtree(backup, ignore_errors=True)
+    return plan

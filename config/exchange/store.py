@@ -1,0 +1,118 @@
+"""The Redis reads and the few direct writes of export and import: SCAN by each app's declared key
+patterns and pipelined reads in batches (never KEYS, never a whole app in memory), the id
+counters, and clearing an app's prefix. Key names come from the apps' ``keys.py`` functions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+
+from config.keyspace import keyspace
+from config.redis import client, raw_client
+from config.store import batched, delete_prefix, glob_escape
+
+BATCH = 500  # documents per pipelined round trip
+SCAN_COUNT = 1000
+
+KeyOf = Callable[[object], str]  # an app's key function of one id: keys.product, keys.post …
+
+# What one read of a document's key returns, by Redis type: the whole value of a bounded key.
+_READS = {
+    "hash": lambda pipe, key: pipe.hgetall(key),
+    "set": lambda pipe, key: pipe.smembers(key),
+    "zset": lambda pipe, key: pipe.zrange(key, 0, -1, withscores=True),
+    "string": lambda pipe, key: pipe.get(key),
+}
+
+
+_PROBE = 987654321987  # an id no key holds: called with it, a key function shows where its id goes
+
+
+def _id_pattern(key_of: KeyOf) -> tuple[str, re.Pattern]:
+    """The SCAN glob of ``key_of`` and the regex that takes the id out of one of its keys (the key
+    functions check their ids are integers, so the probe is one)."""
+    template, probe = key_of(_PROBE), str(_PROBE)
+    glob = glob_escape(template).replace(probe, "*")
+    return glob, re.compile(re.escape(template).replace(probe, r"([0-9]+)"))
+
+
+def ids(key_of: KeyOf) -> list[int]:
+    """The ids of every key ``key_of(id)`` holds, ascending: SCAN MATCH by the key's own pattern.
+    Only integers are kept in memory, never the documents."""
+    glob, exact = _id_pattern(key_of)
+    found = set()
+    for key in client().scan_iter(match=glob, count=SCAN_COUNT):
+        matched = exact.fullmatch(key)
+        if matched:
+            found.add(int(matched[1]))
+    return sorted(found)
+
+
+def documents(
+    id_list: Iterable[int], reads: dict[str, tuple[KeyOf, str]], batch: int = BATCH
+) -> Iterator[tuple[int, dict]]:
+    """(id, {read name: value}) for each id, in order: one pipelined round trip per ``batch`` ids,
+    each id's keys read whole (``reads``: name -> (key function, Redis type)). The first read is
+    the document itself; an id whose document vanished meanwhile is skipped."""
+    items = list(reads.items())
+    for chunk in batched(id_list, batch):
+        pipe = client().pipeline(transaction=False)
+        for pk in chunk:
+            for _, (key_of, kind) in items:
+                _READS[kind](pipe, key_of(pk))
+        replies = pipe.execute()
+        width = len(items)
+        for i, pk in enumerate(chunk):
+            row = dict(zip((name for name, _ in items), replies[i * width : (i + 1) * width]))
+            if row[items[0][0]]:
+                yield pk, row
+
+
+def strings(glob: str, batch: int = BATCH) -> Iterator[tuple[str, bytes]]:
+    """(key, bytes) of every string key matching ``glob``, in key order, GETs pipelined by ``batch``.
+    For keys that are one per time bucket of one owner (a sensor's hours): their names fit in memory."""
+    names = sorted(client().scan_iter(match=glob, count=SCAN_COUNT))
+    for chunk in batched(names, batch):
+        pipe = raw_client().pipeline(transaction=False)
+        for key in chunk:
+            pipe.get(key)
+        for key, value in zip(chunk, pipe.execute()):
+            if value is not None:
+                yield key, value
+
+
+def counters(named: dict[str, str]) -> dict[str, int]:
+    """The id counters' values (name -> INCR key), 0 for one never used."""
+    if not named:
+        return {}
+    values = client().mget(list(named.values()))
+    return {name: int(value or 0) for name, value in zip(named, values)}
+
+
+def set_counter(key: str, value: int) -> None:
+    """Put an id counter at ``value``: just before a create, ``id - 1`` makes its INCR hand out ``id``."""
+    client().set(key, value)
+
+
+def raise_counters(values: dict[str, int]) -> None:
+    """Set each counter (INCR key -> value) to at least ``value``, in one transaction."""
+    pipe = client().pipeline(transaction=True)
+    for key, value in values.items():
+        pipe.set(key, value)
+    pipe.execute()
+
+
+def prefix(app: str) -> str:
+    return keyspace.prefix(app)
+
+
+def holds_data(app: str) -> bool:
+    """Whether any key lives under the app's prefix (SCAN stops at the first one)."""
+    for _ in client().scan_iter(match=glob_escape(prefix(app)) + "*", count=SCAN_COUNT):
+        return True
+    return False
+
+
+def clear(app: str) -> int:
+    """UNLINK every key under the app's prefix, by SCAN in batches; returns how many went."""
+    return delete_prefix(prefix(app))

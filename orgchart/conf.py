@@ -1,0 +1,45 @@
+"""The org chart's tunable limits, read from Django settings with these defaults.
+
+They are settings (not constants) so a deployment can change them and tests
+can shrink them with ``override_settings``.
+"""
+
+from django.conf import settings
+
+DEFAULTS = {
+    # People a graph script visits per call when it walks down the tree (a subtree, reports at
+    # depth, staff under someone): the bound that keeps one call to a few milliseconds.
+    "ORGCHART_WALK_BUDGET": 1000,
+    # Locations offered in a form's menu; an org with more would want a search field.
+    "ORGCHART_LOCATION_CHOICES": 500,
+    # People an import writes in one transaction; a larger import would hold Redis for seconds in
+    # one EXEC, so it goes out in pipelined chunks, into an empty org chart only.
+    "ORGCHART_IMPORT_ATOMIC_LIMIT": 5000,
+    # Days each sensor bucket is kept after its last write, per period (0: forever).
+    "ORGCHART_RETENTION_DAYS": {"raw": 400, "hour": 400, "day": 5 * 366, "month": 0},
+}
+
+
+def get(name: str):
+    return getattr(settings, name, DEFAULTS[name])
+
+
+def walk_budget() -> int:
+    return max(1, int(get("ORGCHART_WALK_BUDGET")))
+
+
+def import_atomic_limit() -> int:
+    return int(get("ORGCHART_IMPORT_ATOMIC_LIMIT"))
+
+
+def location_choices() -> int:
+    return int(get("ORGCHART_LOCATION_CHOICES"))
+
+
+def retention_days() -> dict[str, int]:
+    return {**DEFAULTS["ORGCHART_RETENTION_DAYS"], **get("ORGCHART_RETENTION_DAYS")}
+
+
+def events_maxlen() -> int:
+    """The activity stream's cap, which a script's XADD applies as the shared store does."""
+    return int(settings.EVENTS_MAXLEN)

@@ -1,0 +1,173 @@
+"""The org chart's export format: locations, employees (their REPORTS_TO and WORKS_AT edges as
+``manager`` and ``location`` ids) and the sensors' raw samples, one file each.
+
+Derived data is left out and rebuilt by the import: report sets, roots, report counts, the
+copied location name, the name indexes, and the sensor rollups (hour, day, month: recomputed
+from the samples by the ingest script, so rollups of hours whose samples already expired are
+not carried over). Employees are written in two steps through the store: each one created at
+the top (manager none), then moved under its manager top-down, so a manager always exists
+first and each move is of a person with nobody below yet.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from datetime import UTC, datetime
+
+from config.exchange import store as exchange
+from config.exchange.spec import AppExchange, Entity, Record
+from orgchart import keys, store
+from orgchart.documents import Employee, Location, fold
+from orgchart.forms import NAME_MAX
+
+HOUR_FORMAT = "%Y-%m-%dT%H:00:00Z"
+INGEST_HOURS = 48  # sensor-hours per ingest call, as the feed sends them
+
+
+# --- locations -----------------------------------------------------------------------------------
+
+
+def _export_locations():
+    for pk, row in exchange.documents(exchange.ids(keys.location), {"doc": (keys.location, "hash")}):
+        yield {"id": pk, "name": Location.from_hash(pk, row["doc"]).name}
+
+
+def _clean_location(record: Record) -> dict:
+    name = record.text("name", NAME_MAX, required=True)
+    if name:
+        first = record.state.setdefault("names", {}).setdefault(fold(name), record.where)
+        if first != record.where:
+            record.fail("name", f"duplicate location {name!r} (first at {first})")
+    return {"id": record.id(), "name": name}
+
+
+def _restore_locations(docs, writer) -> None:
+    for doc in docs:
+        writer.next_id("location", doc["id"])
+        store.save_location(None, doc["name"], actor=writer.actor)
+
+
+# --- employees -----------------------------------------------------------------------------------
+
+
+def _export_employees():
+    for pk, row in exchange.documents(exchange.ids(keys.employee), {"doc": (keys.employee, "hash")}):
+        e = Employee.from_hash(pk, row["doc"])
+        yield {
+            "id": pk, "name": e.name, "title": e.title, "manager": e.manager, "location": e.location,
+            "full_time": e.full_time,
+        }  # fmt: skip
+
+
+def _clean_employee(record: Record) -> dict:
+    doc = {
+        "id": record.id(),
+        "name": record.text("name", NAME_MAX, required=True),
+        "title": record.text("title", NAME_MAX),
+        "manager": record.integer("manager", 1, 2**53, required=False),
+        "location": record.ref("location", "locations", required=False),
+        "full_time": record.boolean("full_time", default=True),
+    }
+    if doc["name"]:
+        first = record.state.setdefault("names", {}).setdefault(fold(doc["name"]), record.where)
+        if first != record.where:
+            record.fail("name", f"duplicate employee {doc['name']!r} (first at {first})")
+    if doc["id"] is not None and doc["manager"] is not None:
+        record.state.setdefault("managers", {})[doc["id"]] = (doc["manager"], record.where)
+    return doc
+
+
+def _verify_employees(state: dict, seen) -> list[tuple[str, str, str]]:
+    """Managers that exist, and no cycle: each person walked up once (linear in the head count)."""
+    managers = state.get("managers", {})
+    known = seen.get("employees", set())
+    found = [(where, "manager", f"no employee has id {boss}") for boss, where in managers.values() if boss not in known]
+    walk_of: dict[int, int] = {}
+    for walk, start in enumerate(managers):
+        trail, cur = [], start
+        while cur is not None and cur not in walk_of:
+            walk_of[cur] = walk
+            trail.append(cur)
+            cur = managers.get(cur, (None,))[0]
+        if cur is not None and walk_of[cur] == walk:
+            closing = max(trail[trail.index(cur) :], key=lambda pk: int(managers[pk][1].rsplit(":", 1)[1]))
+            found.append((managers[closing][1], "manager", f"reporting to #{managers[closing][0]} makes a cycle"))
+    return found
+
+
+def _restore_employees(docs, writer) -> None:
+    below: dict[int | None, list[int]] = {}
+    for doc in docs:
+        writer.next_id("employee", doc["id"])
+        values = {**doc, "manager": None}
+        del values["id"]
+        store.save_employee(None, values, actor=writer.actor)
+        below.setdefault(doc["manager"], []).append(doc["id"])
+    queue = deque(below.get(None, ()))
+    while queue:  # top-down: each person moved has nobody under them yet
+        boss = queue.popleft()
+        for pk in below.get(boss, ()):
+            store.move_employee(pk, boss, actor=writer.actor)
+            queue.append(pk)
+
+
+# --- sensor samples ------------------------------------------------------------------------------
+
+
+def _export_samples():
+    for location in exchange.ids(keys.location):
+        for key, data in exchange.strings(keys.temp_raw_pattern(location)):
+            hour = datetime.strptime(key.rsplit(":", 1)[1], "%Y%m%d%H").replace(tzinfo=UTC)
+            start = int(hour.timestamp())
+            readings = [[ts - start, centi / 100] for ts, centi in store.decode_bucket(start, data)]
+            if readings:
+                yield {"location": location, "hour": hour.strftime(HOUR_FORMAT), "readings": readings}
+
+
+def _clean_samples(record: Record) -> dict:
+    location = record.ref("location", "locations")
+    text = record.text("hour", required=True)
+    start = None
+    if text:
+        try:
+            start = int(datetime.strptime(text, HOUR_FORMAT).replace(tzinfo=UTC).timestamp())
+        except ValueError:
+            record.fail("hour", f"must be an hour like 2026-01-05T09:00:00Z, not {text!r}")
+    readings = record.list("readings") or []
+    clean, last = [], -1
+    for item in readings:
+        ok = (
+            isinstance(item, list) and len(item) == 2 and isinstance(item[0], int) and not isinstance(item[0], bool)
+            and isinstance(item[1], int | float) and not isinstance(item[1], bool)
+        )  # fmt: skip
+        if not ok or not last < item[0] < 3600 or not -327.67 <= item[1] <= 327.67:
+            record.fail("readings", f"{item!r} is not [second of the hour in ascending order, degrees ±327.67]")
+            break
+        last = item[0]
+        clean.append((start + item[0] if start is not None else 0, item[1]))
+    return {"location": location, "hour": start, "readings": clean}
+
+
+def _restore_samples(docs, writer) -> None:
+    location, batch = None, []
+    for doc in docs:
+        if doc["location"] != location or len(batch) >= INGEST_HOURS:
+            if batch:
+                store.record_readings(location, [r for d in batch for r in d["readings"]])
+            location, batch = doc["location"], []
+        batch.append(doc)
+    if batch:
+        store.record_readings(location, [r for d in batch for r in d["readings"]])
+
+
+EXCHANGE = AppExchange(
+    app="orgchart",
+    label="The org chart",
+    entities=(
+        Entity("locations", _export_locations, _clean_location, _restore_locations),
+        Entity("employees", _export_employees, _clean_employee, _restore_employees, verify=_verify_employees),
+        Entity("samples", _export_samples, _clean_samples, _restore_samples, order=("location", "hour")),
+    ),
+    counters={"employee": keys.employee_ids(), "location": keys.location_ids()},
+    notes="Sensor rollups are rebuilt from the samples; rollups of hours whose samples expired are not exported.",
+)

@@ -1,0 +1,179 @@
+"""Integrity reads and repairs for ``check_integrity``: the whole graph at once, by SCAN (never KEYS).
+
+The source of truth is each employee's own ``manager`` and ``location`` fields; everything
+else (report sets, roots, staff sets, counts, name copies, folded names, name indexes) is
+derived from them and can be rebuilt from them. Deriving is linear in the size of the org.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from config.redis import client
+from orgchart import keys
+from orgchart.documents import fold
+
+__all__ = ["Snapshot", "Derived", "snapshot", "derive", "rebuild"]
+
+_FIELDS = ("name", "manager", "location", "location_name", "ancestors", "direct", "total", "folded")
+
+
+@dataclass
+class Snapshot:
+    employees: dict[int, dict[str, str]] = field(default_factory=dict)
+    reports: dict[int, set[int]] = field(default_factory=dict)
+    staff: dict[int, set[int]] = field(default_factory=dict)
+    locations: dict[int, str] = field(default_factory=dict)
+    location_folded: dict[int, str] = field(default_factory=dict)
+    roots: set[int] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+    byname: dict[str, str] = field(default_factory=dict)
+    location_names: set[str] = field(default_factory=set)
+    location_byname: dict[str, str] = field(default_factory=dict)
+
+    def manager(self, pk: int) -> int | None:
+        value = self.employees[pk].get("manager") or ""
+        return int(value) if value else None
+
+
+def _scan(pattern: str, kind: str) -> list[tuple[str, list[str]]]:
+    return [(k, k.split(":")) for k in client().scan_iter(match=pattern, count=1000, _type=kind)]
+
+
+def _bulk(commands, chunk: int = 1000) -> list:
+    replies = []
+    for i in range(0, len(commands), chunk):
+        pipe = client().pipeline(transaction=False)
+        for name, args in commands[i : i + chunk]:
+            getattr(pipe, name)(*args)
+        replies += pipe.execute()
+    return replies
+
+
+def snapshot() -> Snapshot:
+    snap = Snapshot()
+    hashes = [(int(p[2]), k) for k, p in _scan("orgchart:employee:*", "hash") if len(p) == 3]
+    for (pk, _), row in zip(hashes, _bulk([("hmget", (k, *_FIELDS)) for _, k in hashes])):
+        snap.employees[pk] = {f: v or "" for f, v in zip(_FIELDS, row)}
+    sets = [(int(p[2]), k) for k, p in _scan("orgchart:employee:*:reports", "set")]
+    for (pk, _), members in zip(sets, _bulk([("smembers", (k,)) for _, k in sets])):
+        snap.reports[pk] = {int(m) for m in members}
+    places = [(int(p[2]), k) for k, p in _scan("orgchart:location:*", "hash") if len(p) == 3]
+    for (pk, _), (name, folded) in zip(places, _bulk([("hmget", (k, "name", "folded")) for _, k in places])):
+        snap.locations[pk] = name or ""
+        snap.location_folded[pk] = folded or ""
+    staff = [(int(p[2]), k) for k, p in _scan("orgchart:location:*:staff", "set")]
+    for (pk, _), members in zip(staff, _bulk([("smembers", (k,)) for _, k in staff])):
+        snap.staff[pk] = {int(m) for m in members}
+    # The whole-org indexes are read by cursor (SSCAN/ZSCAN/HSCAN), never in one command:
+    # at 200,000 people one HGETALL of the name index held Redis for half a second.
+    r = client()
+    snap.roots = {int(m) for m in r.sscan_iter(keys.roots(), count=1000)}
+    snap.names = {m for m, _ in r.zscan_iter(keys.employee_names(), count=1000)}
+    snap.byname = dict(r.hscan_iter(keys.employee_by_name(), count=1000))
+    snap.location_names = {m for m, _ in r.zscan_iter(keys.location_names(), count=1000)}
+    snap.location_byname = dict(r.hscan_iter(keys.location_by_name(), count=1000))
+    return snap
+
+
+@dataclass
+class Derived:
+    """What the derived structures should hold, computed from the manager and location fields."""
+
+    reports: dict[int, set[int]]
+    roots: set[int]
+    totals: dict[int, int]
+    cycles: list[list[int]]
+    staff: dict[int, set[int]]
+    depth: int  # the longest chain of command
+
+
+def derive(snap: Snapshot) -> Derived:
+    """Linear in the org: a walk down from the roots counts every total (deepest first); whoever
+    it never reaches sits on a cycle or below one."""
+    reports: dict[int, set[int]] = {}
+    roots: set[int] = set()
+    for pk in snap.employees:
+        boss = snap.manager(pk)
+        if boss is None or boss not in snap.employees:
+            roots.add(pk)
+        else:
+            reports.setdefault(boss, set()).add(pk)
+    order, level, depth = [], sorted(roots), 0
+    while level:
+        order.extend(level)
+        level = [child for pk in level for child in reports.get(pk, ())]
+        depth += 1 if level else 0
+    totals = dict.fromkeys(snap.employees, 0)
+    for pk in reversed(order):
+        boss = snap.manager(pk)
+        if pk not in roots:
+            totals[boss] += totals[pk] + 1
+    cycles = _cycles(snap, set(snap.employees) - set(order))
+    staff: dict[int, set[int]] = {}
+    for pk, row in snap.employees.items():
+        if row.get("location"):
+            staff.setdefault(int(row["location"]), set()).add(pk)
+    return Derived(reports, roots, totals, cycles, staff, depth)
+
+
+def _cycles(snap: Snapshot, unreached: set[int]) -> list[list[int]]:
+    """The cycles among the people no walk from a root reaches: follow each one's manager until a
+    person seen before; linear, each person is followed once."""
+    found, done = set(), set()
+    for start in sorted(unreached):
+        path, at, cur = [], {}, start
+        while cur in unreached and cur not in done and cur not in at:
+            at[cur] = len(path)
+            path.append(cur)
+            cur = snap.manager(cur)
+        if cur in at:
+            found.add(tuple(sorted(path[at[cur] :])))
+        done.update(path)
+    return [list(c) for c in sorted(found)]
+
+
+def rebuild() -> None:
+    """Rewrite every derived structure of the graph from the manager and location fields, in one
+    transaction (a repair, run by hand). A cycle is broken first by sending its lowest id to the top."""
+    snap = snapshot()
+    found = derive(snap)
+    while found.cycles:
+        snap.employees[found.cycles[0][0]]["manager"] = ""
+        found = derive(snap)
+    pipe = client().pipeline(transaction=True)
+    pipe.delete(
+        keys.roots(), keys.employee_names(), keys.employee_by_name(), keys.location_names(), keys.location_by_name()
+    )
+    pipe.delete(*[keys.reports(pk) for pk in snap.reports] or [keys.roots()])
+    pipe.delete(*[keys.staff(pk) for pk in snap.staff] or [keys.roots()])
+    for pk, row in snap.employees.items():
+        location = int(row["location"]) if row.get("location") else None
+        if location is not None and location not in snap.locations:
+            location = None
+        pipe.hset(
+            keys.employee(pk),
+            mapping={
+                "manager": row["manager"],
+                "folded": fold(row["name"]),
+                "direct": len(found.reports.get(pk, ())),
+                "total": found.totals[pk],
+                "location": "" if location is None else location,
+                "location_name": snap.locations.get(location, "") if location else "",
+            },
+        )
+        pipe.hdel(keys.employee(pk), "ancestors")  # the materialized chain of an older schema
+        pipe.zadd(keys.employee_names(), {f"{fold(row['name'])}\0{pk}": 0})
+        pipe.hset(keys.employee_by_name(), fold(row["name"]), pk)
+    for boss, members in found.reports.items():
+        pipe.sadd(keys.reports(boss), *members)
+    if found.roots:
+        pipe.sadd(keys.roots(), *found.roots)
+    for place, members in found.staff.items():
+        if place in snap.locations:
+            pipe.sadd(keys.staff(place), *members)
+    for pk, name in snap.locations.items():
+        pipe.hset(keys.location(pk), "folded", fold(name))
+        pipe.zadd(keys.location_names(), {f"{fold(name)}\0{pk}": 0})
+        pipe.hset(keys.location_by_name(), fold(name), pk)
+    pipe.execute()

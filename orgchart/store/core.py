@@ -1,0 +1,182 @@
+"""What every part of the graph store shares: limits, the script runner and its Lua prelude,
+name-index paging and the summary rows screens show.
+
+Writes are server-side scripts (EVALSHA), one round trip each, atomic, with no WATCH loop. Every
+key a script can name in advance is passed in KEYS: the object written, the other end of the edge
+being set, the indexes, the event stream. The exception is the keys a script reaches by following
+an edge it reads from a document: the manager fields up the chain of command, the members of a
+report or staff set. Their names are built in the script from the prefixes ``keys.graph_prefixes``
+passes in ARGV, never hard-coded. On Redis Cluster the org chart's graph keys would all carry one
+hash tag (one slot), so such a walk stays on one node; every walk is bounded (by the depth of the
+tree going up, by ``conf.walk_budget()`` people going down).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from redis.exceptions import NoScriptError
+
+from config import keys as core_keys
+from config.activity import Actor
+from config.redis import client
+from config.store import Busy, EditConflict, NotFound, Refused, StoreError
+from orgchart import conf, keys
+from orgchart.documents import Employee, Location, fold
+
+__all__ = [
+    "Employee",
+    "Location",
+    "Actor",
+    "StoreError",
+    "NotFound",
+    "Refused",
+    "EditConflict",
+    "Busy",
+    "MAX_DEPTH",
+    "NODE_LIMIT",
+    "load_scripts",
+]
+
+APP = "orgchart"
+MAX_DEPTH = 10  # the deepest ``REPORTS_TO*N`` a screen asks for
+NODE_LIMIT = 100  # children shown per tree node, reports shown per depth
+_LEX_END = "\U0010ffff"
+
+# Shared by every script. ARGV[1..4] are the key-name pieces of keys.graph_prefixes(); ARGV[5..7]
+# the event's stream cap, actor and link; a script's own arguments start at ARGV[8].
+PRELUDE = """
+local E, RS, L, SS = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local function emp(id) return E .. id end
+local function reports(id) return E .. id .. RS end
+local function staff(id) return L .. id .. SS end
+local SUMMARY = {'name', 'title', 'location', 'location_name', 'manager', 'full_time', 'direct', 'total'}
+local function summary(id) return redis.call('HMGET', E .. id, unpack(SUMMARY)) end
+-- The chain of command above ``id``, nearest manager first: one HGET per level. The guard only
+-- stops a walk round a cycle that check_integrity would report.
+local function up(id)
+  local chain, cur = {}, redis.call('HGET', E .. id, 'manager')
+  while cur and cur ~= '' do
+    chain[#chain + 1] = cur
+    if #chain > 1000000 then error('the chain of command has a cycle') end
+    cur = redis.call('HGET', E .. cur, 'manager')
+  end
+  return chain
+end
+local function event(stream, verb, entity, id, label, link)
+  redis.call('XADD', stream, 'MAXLEN', ARGV[5], '*', 'actor', ARGV[6], 'verb', verb, 'app', 'orgchart',
+    'entity', entity, 'object_id', id, 'label', label, 'link', link)
+end
+local function refuse(field, message) return {'refused', field, message} end
+-- SADD/SREM of many members, a thousand at a time (Lua's unpack has a stack limit).
+local function each_chunk(members, call)
+  for i = 1, #members, 1000 do call({unpack(members, i, math.min(i + 999, #members))}) end
+end
+"""
+
+
+class Script:
+    """A Lua script run by EVALSHA, loaded on first use (and again after a server restart)."""
+
+    registry: list[Script] = []
+
+    def __init__(self, body: str):
+        self.source = PRELUDE + body
+        self.sha = hashlib.sha1(self.source.encode()).hexdigest()
+        Script.registry.append(self)
+
+    def __call__(self, keys_: list[str], args: list, actor: Actor | None = None, link: str = ""):
+        argv = [*keys.graph_prefixes(), conf.events_maxlen(), actor.name if actor else "", link, *args]
+        try:
+            return client().evalsha(self.sha, len(keys_), *keys_, *argv)
+        except NoScriptError:
+            client().script_load(self.source)
+            return client().evalsha(self.sha, len(keys_), *keys_, *argv)
+
+    def queue(self, pipe, keys_: list[str], args: list) -> None:
+        """Queue a read on a plain pipeline (see ``run``); no event arguments."""
+        pipe.evalsha(self.sha, len(keys_), *keys_, *keys.graph_prefixes(), 0, "", "", *args)
+
+
+def run(pipe) -> list:
+    """Execute a pipeline holding queued scripts; if the server has lost them (a restart), load
+    every script and send the pipeline again (reads only: sending twice changes nothing)."""
+    commands = list(pipe.command_stack)
+    try:
+        return pipe.execute()
+    except NoScriptError:
+        load_scripts()
+        pipe.command_stack = commands
+        return pipe.execute()
+
+
+def load_scripts() -> None:
+    """SCRIPT LOAD every graph script: one round trip, so a later call never pays a NOSCRIPT."""
+    pipe = client().pipeline(transaction=False)
+    for script in Script.registry:
+        pipe.script_load(script.source)
+    pipe.execute()
+
+
+def outcome(reply):
+    """A write script's reply: ``{'refused', field, message}`` raises Refused, anything else is returned."""
+    if isinstance(reply, list) and reply and reply[0] == "refused":
+        raise Refused(reply[2], reply[1] or None)
+    return reply
+
+
+def events_key() -> str:
+    """The activity stream every write appends its event to, in the write's own script."""
+    return core_keys.events()
+
+
+def pipeline():
+    return client().pipeline(transaction=False)
+
+
+def member(name: str, pk: int) -> str:
+    return f"{fold(name)}\0{pk}"
+
+
+def member_id(entry: str) -> int:
+    return int(entry.rsplit("\0", 1)[1])
+
+
+def summaries(pks, rows) -> list[Employee]:
+    return [Employee.from_summary(int(pk), row) for pk, row in zip(pks, rows) if row and row[0] is not None]
+
+
+def by_name(employee: Employee) -> str:
+    return fold(employee.name)
+
+
+def search_range(q: str) -> tuple[str, str]:
+    if not q:
+        return "-", "+"
+    return "[" + fold(q), "[" + fold(q) + _LEX_END
+
+
+def queue_name_page(pipe, index: str, state) -> None:
+    """Queue the count matching ``state.q`` (a prefix) and one page of a lexical name index."""
+    low, high = search_range(state.q)
+    pipe.zlexcount(index, low, high)
+    if state.descending:
+        pipe.zrevrangebylex(index, high, low, start=state.offset, num=state.per_page)
+    else:
+        pipe.zrangebylex(index, low, high, start=state.offset, num=state.per_page)
+
+
+def queue_sorted_children(pipe, set_key: str, offset: int = 0, count: int = NODE_LIMIT) -> None:
+    """One command for the fields of up to ``count`` members of an id set, in name order."""
+    get = ["#"] + [f"{keys.employee_pattern()}->{name}" for name in Employee.SUMMARY_FIELDS]
+    pipe.sort(set_key, start=offset, num=count, by=f"{keys.employee_pattern()}->name", get=get, alpha=True)
+
+
+def sorted_rows(reply) -> list[Employee]:
+    width = 1 + len(Employee.SUMMARY_FIELDS)
+    rows = [reply[i : i + width] for i in range(0, len(reply), width)]
+    return [Employee.from_summary(int(row[0]), row[1:]) for row in rows if row[1] is not None]
+
+
+def flat_pairs(reply) -> list[tuple]:
+    return [(reply[i], reply[i + 1]) for i in range(0, len(reply), 2)]

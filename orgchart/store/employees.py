@@ -1,0 +1,355 @@
+"""Employees: reading one or a page of them, resolving typed names, and hiring, editing, moving
+and deleting, each write one script (two round trips for a hire: the id is drawn first).
+
+A move checks for a cycle by walking up from the new manager and changes the ``total`` counts
+along the two chains of ancestors only, up to where they meet, so its cost grows with the depth of
+the tree and never with the size of the subtree moved.
+"""
+
+from __future__ import annotations
+
+import re
+
+from config.activity import Actor
+from config.redis import client
+from orgchart import keys
+from orgchart.documents import Employee, fold
+from orgchart.store.core import (
+    Script,
+    events_key,
+    member_id,
+    outcome,
+    pipeline,
+    queue_name_page,
+    run,
+    summaries,
+)
+from orgchart.store.locations import queue_location_choices, read_location_choices
+
+__all__ = [
+    "get_employee",
+    "employee_page",
+    "employee_form_data",
+    "parse_employee_ref",
+    "resolve_employee",
+    "resolve_employees",
+    "save_employee",
+    "move_employee",
+    "delete_employee",
+]
+
+# Lua shared by the scripts that place an employee under a manager (moves, hires, deletes).
+PLACE = """
+-- The chain ``pk`` would have under ``new`` (new manager first), or nil and a refusal: a walk up
+-- from the new manager, one HGET per level, finds a cycle.
+local function chain_under(pk, new, field, newkey)
+  if new == '' then return {} end
+  if new == pk then
+    if field == 'successor' then return nil, refuse(field, 'Pick someone other than the employee being deleted.') end
+    return nil, refuse(field, 'An employee cannot report to themselves.')
+  end
+  if redis.call('EXISTS', newkey) == 0 then return nil, refuse(field, 'There is no employee #' .. new .. '.') end
+  local chain = up(new)
+  table.insert(chain, 1, new)
+  for _, a in ipairs(chain) do
+    if a == pk then
+      local name = redis.call('HGET', newkey, 'name')
+      if field == 'successor' then
+        return nil, refuse(field, name .. " is in this employee's own team: pick someone outside it.")
+      end
+      return nil, refuse(field, name .. ' reports, directly or not, to this employee: that would make a cycle.')
+    end
+  end
+  return chain
+end
+-- Add ``amount`` to the totals of ``old`` and its managers up to (not including) the first one in
+-- ``stop`` (a set of ids); returns where it stopped ('' at the top).
+local function add_up(old, amount, stop)
+  local cur = old
+  while cur and cur ~= '' and not stop[cur] do
+    redis.call('HINCRBY', emp(cur), 'total', amount)
+    cur = redis.call('HGET', emp(cur), 'manager')
+  end
+  return cur or ''
+end
+-- Move the REPORTS_TO edge of ``pk`` (``size`` people with everyone below) from ``old`` to ``new``
+-- (chain ``newchain``): both report sets, both direct counts, and the totals along the two
+-- chains up to the lowest manager they share, above which nothing changes.
+local function relink(pk, old, new, newchain, size, roots, newreports, newkey)
+  local onnew = {}
+  for _, a in ipairs(newchain) do onnew[a] = true end
+  local meet = ''
+  if old == '' then
+    redis.call('SREM', roots, pk)
+  else
+    redis.call('SREM', reports(old), pk)
+    redis.call('HINCRBY', emp(old), 'direct', -1)
+    meet = add_up(old, -size, onnew)
+  end
+  if new == '' then
+    redis.call('SADD', roots, pk)
+  else
+    redis.call('SADD', newreports, pk)
+    redis.call('HINCRBY', newkey, 'direct', 1)
+    for _, a in ipairs(newchain) do
+      if a == meet then break end
+      redis.call('HINCRBY', emp(a), 'total', size)
+    end
+  end
+  redis.call('HSET', emp(pk), 'manager', new)
+end
+"""
+
+# KEYS: the employee, the roots, the event stream, then the new manager's hash and report set
+# (none when moving to the top). ARGV: id, new manager ('' for the top).
+_MOVE = Script(
+    PLACE
+    + """
+local pk, new = ARGV[8], ARGV[9]
+local row = redis.call('HMGET', KEYS[1], 'name', 'manager', 'total')
+if not row[1] then return refuse('', 'This employee no longer exists.') end
+local newchain, refusal = chain_under(pk, new, 'manager', KEYS[4])
+if refusal then return refusal end
+local old = row[2] or ''
+local newname = new ~= '' and redis.call('HGET', KEYS[4], 'name') or ''
+if old == new then return {'same', row[1], newname} end
+relink(pk, old, new, newchain, tonumber(row[3] or 0) + 1, KEYS[2], KEYS[5], KEYS[4])
+event(KEYS[3], 'moved', 'employee', pk, row[1], ARGV[7])
+return {'moved', row[1], newname}
+"""
+)
+
+_ID = re.compile(r"#?([1-9][0-9]{0,17})")  # what INCR hands out: ASCII digits, 64-bit
+
+# Checks a hire can fail before its id is drawn, so that a refused hire takes no id. KEYS: the
+# name lookup, the id counter, then the manager's hash and the location's hash when given.
+# ARGV: folded name, name, manager id, location id ('' for none).
+_DRAW = Script(
+    """
+local folded, name, mgr, loc = ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local owner = redis.call('HGET', KEYS[1], folded)
+if owner then return refuse('name', 'Another employee (#' .. owner .. ") is already called '" .. name .. "'.") end
+local k = 3
+if mgr ~= '' then
+  if redis.call('EXISTS', KEYS[k]) == 0 then return refuse('manager', 'There is no employee #' .. mgr .. '.') end
+  k = k + 1
+end
+if loc ~= '' and redis.call('EXISTS', KEYS[k]) == 0 then
+  return refuse('location', 'There is no location #' .. loc .. '.')
+end
+return redis.call('INCR', KEYS[2])
+"""
+)
+
+# KEYS: the employee, the name lookup, the name index, the roots, the event stream, then the
+# location's hash and staff set (when given), then the manager's hash and report set (when given).
+# ARGV: id, '1' when hiring, name, folded name, title, full time, location, manager.
+_SAVE = Script(
+    PLACE
+    + """
+local pk, creating, name, folded, title, full, loc, mgr =
+  ARGV[8], ARGV[9] == '1', ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14], ARGV[15]
+local k = 6
+local lockey, staffkey, mgrkey, mgrreports
+if loc ~= '' then lockey, staffkey, k = KEYS[k], KEYS[k + 1], k + 2 end
+if mgr ~= '' then mgrkey, mgrreports = KEYS[k], KEYS[k + 1] end
+local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total')
+if not creating and not old[1] then return refuse('', 'This employee no longer exists.') end
+local owner = redis.call('HGET', KEYS[2], folded)
+if owner and owner ~= pk then
+  return refuse('name', 'Another employee (#' .. owner .. ") is already called '" .. name .. "'.")
+end
+local locname = ''
+if loc ~= '' then
+  locname = redis.call('HGET', lockey, 'name')
+  if not locname then return refuse('location', 'There is no location #' .. loc .. '.') end
+end
+local oldmgr, oldloc = old[3] or '', old[4] or ''
+local moving = creating or oldmgr ~= mgr
+local newchain = {}
+if moving then
+  local refusal
+  newchain, refusal = chain_under(pk, mgr, 'manager', mgrkey)
+  if refusal then return refusal end
+end
+redis.call('HSET', KEYS[1], 'schema', '2', 'name', name, 'folded', folded, 'title', title, 'full_time', full,
+  'location', loc, 'location_name', locname)
+if creating then redis.call('HSET', KEYS[1], 'manager', '', 'direct', 0, 'total', 0) end
+if old[2] and old[2] ~= folded then
+  redis.call('ZREM', KEYS[3], old[2] .. '\\0' .. pk)
+  redis.call('HDEL', KEYS[2], old[2])
+end
+redis.call('ZADD', KEYS[3], 0, folded .. '\\0' .. pk)
+redis.call('HSET', KEYS[2], folded, pk)
+if creating or oldloc ~= loc then
+  if oldloc ~= '' then redis.call('SREM', staff(oldloc), pk) end
+  if loc ~= '' then redis.call('SADD', staffkey, pk) end
+end
+if moving then
+  if creating then
+    relink(pk, '', mgr, newchain, 1, KEYS[4], mgrreports, mgrkey)
+  else
+    relink(pk, oldmgr, mgr, newchain, tonumber(old[5] or 0) + 1, KEYS[4], mgrreports, mgrkey)
+  end
+end
+event(KEYS[5], creating and 'created' or 'updated', 'employee', pk, name, ARGV[7])
+return pk
+"""
+)
+
+# KEYS: the employee, its report set, the name lookup, the name index, the roots, the event stream,
+# then the successor's hash and report set (when given). ARGV: id, successor ('' for nobody).
+_DELETE = Script(
+    PLACE
+    + """
+local pk, succ = ARGV[8], ARGV[9]
+local row = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total')
+if not row[1] then return refuse('', 'This employee no longer exists.') end
+local chain, refusal = chain_under(pk, succ, 'successor', KEYS[7])
+if refusal then return refusal end
+local old, size = row[3] or '', tonumber(row[5] or 0)
+local direct = redis.call('SMEMBERS', KEYS[2])
+-- The reports (with everyone below them) go under the successor; the employee leaves.
+local onnew = {}
+for _, a in ipairs(chain) do onnew[a] = true end
+local meet = ''
+if old == '' then
+  redis.call('SREM', KEYS[5], pk)
+else
+  redis.call('SREM', reports(old), pk)
+  redis.call('HINCRBY', emp(old), 'direct', -1)
+  meet = add_up(old, -(size + 1), onnew)
+  if meet ~= '' then add_up(meet, -1, {}) end  -- above where the chains meet, only the employee leaves
+end
+for _, a in ipairs(chain) do
+  if a == meet then break end
+  redis.call('HINCRBY', emp(a), 'total', size)
+end
+for _, child in ipairs(direct) do redis.call('HSET', emp(child), 'manager', succ) end
+if #direct > 0 then
+  if succ == '' then
+    each_chunk(direct, function(part) redis.call('SADD', KEYS[5], unpack(part)) end)
+  else
+    each_chunk(direct, function(part) redis.call('SADD', KEYS[8], unpack(part)) end)
+    redis.call('HINCRBY', KEYS[7], 'direct', #direct)
+  end
+end
+if row[4] and row[4] ~= '' then redis.call('SREM', staff(row[4]), pk) end
+redis.call('ZREM', KEYS[4], (row[2] or '') .. '\\0' .. pk)
+redis.call('HDEL', KEYS[3], row[2] or '')
+redis.call('DEL', KEYS[1], KEYS[2])
+event(KEYS[6], 'deleted', 'employee', pk, row[1], '')
+return row[1]
+"""
+)
+
+
+def get_employee(pk: int) -> Employee | None:
+    data = client().hgetall(keys.employee(pk))
+    return Employee.from_hash(pk, data) if data else None
+
+
+def employee_page(state) -> tuple[list[Employee], int]:
+    """One page of employees in name order (``?q=`` matches the start of the name): two round trips,
+    the ids from the name index, then the fields the list shows."""
+    pipe = pipeline()
+    queue_name_page(pipe, keys.employee_names(), state)
+    total, members = pipe.execute()
+    pks = [member_id(m) for m in members]
+    if not pks:
+        return [], total
+    pipe = pipeline()
+    for pk in pks:
+        pipe.hmget(keys.employee(pk), *Employee.SUMMARY_FIELDS)
+    return summaries(pks, pipe.execute()), total
+
+
+def employee_form_data(pk: int | None) -> tuple[Employee | None, list[tuple[int, str]]]:
+    """What the employee form needs: the employee (None when ``pk`` is None or missing) and the
+    location menu, in one round trip."""
+    pipe = pipeline()
+    if pk is not None:
+        pipe.hgetall(keys.employee(pk))
+    queue_location_choices(pipe)
+    replies = run(pipe)
+    employee = Employee.from_hash(pk, replies[0]) if pk is not None and replies[0] else None
+    return employee, read_location_choices(replies[-1])
+
+
+def parse_employee_ref(text: str) -> int | str | None:
+    """What a user typed for an employee: ``#12``/``12`` is an id (int), anything else a name.
+    Only ASCII digits that fit an id count as one; ``#`` with anything else is no employee (None)."""
+    text = text.strip()
+    found = _ID.fullmatch(text)
+    if found:
+        return int(found.group(1))
+    return None if text.startswith("#") else text
+
+
+def resolve_employees(texts: list[str]) -> list[int | None]:
+    """Ids for what users typed, names looked up together in one HMGET (ids are not checked
+    here: every store function that takes an id refuses one that does not exist)."""
+    refs = [parse_employee_ref(t) for t in texts]
+    names = [fold(r) for r in refs if isinstance(r, str)]
+    found = iter(client().hmget(keys.employee_by_name(), names) if names else [])
+    out: list[int | None] = []
+    for ref in refs:
+        if isinstance(ref, str):
+            value = next(found)
+            out.append(int(value) if value else None)
+        else:
+            out.append(ref)
+    return out
+
+
+def resolve_employee(text: str) -> int | None:
+    return resolve_employees([text])[0]
+
+
+def save_employee(pk: int | None, values: dict, *, actor: Actor) -> int:
+    """Create (``pk`` None) or update an employee, its edges both ways, the counts along the two
+    chains of ancestors, the indexes and the event: one script. A hire first draws its id in a
+    script that refuses a taken name or a missing manager or location without drawing one.
+    ``values``: name, title, location, manager, full_time."""
+    name = " ".join(values["name"].split())
+    manager, location = values.get("manager"), values.get("location")
+    mgr, loc = ("" if manager is None else str(manager)), ("" if location is None else str(location))
+    creating = pk is None
+    if creating:
+        draw_keys = [keys.employee_by_name(), keys.employee_ids()]
+        draw_keys += [keys.employee(manager)] if manager is not None else []
+        draw_keys += [keys.location(location)] if location is not None else []
+        pk = int(outcome(_DRAW(draw_keys, [fold(name), name, mgr, loc])))
+    keys_ = [keys.employee(pk), keys.employee_by_name(), keys.employee_names(), keys.roots(), events_key()]
+    if location is not None:
+        keys_ += [keys.location(location), keys.staff(location)]
+    if manager is not None:
+        keys_ += [keys.employee(manager), keys.reports(manager)]
+    full = "1" if values.get("full_time", True) else "0"
+    args = [pk, "1" if creating else "0", name, fold(name), values.get("title", ""), full, loc, mgr]
+    return int(outcome(_SAVE(keys_, args, actor, actor.link("employee", str(pk)))))
+
+
+def delete_employee(pk: int, successor: int | None, *, actor: Actor) -> str:
+    """Delete an employee; ``successor`` (None: nobody, they go to the top) takes over the direct
+    reports, refused when inside the employee's own team. The document, both edges, the indexes
+    and the counts along the two chains change in one script. Returns the name deleted."""
+    keys_ = [
+        keys.employee(pk), keys.reports(pk), keys.employee_by_name(), keys.employee_names(), keys.roots(),
+        events_key(),
+    ]  # fmt: skip
+    if successor is not None:
+        keys_ += [keys.employee(successor), keys.reports(successor)]
+    return outcome(_DELETE(keys_, [pk, "" if successor is None else str(successor)], actor))
+
+
+def move_employee(pk: int, manager: int | None, *, actor: Actor) -> tuple[str, str]:
+    """Put ``pk`` under ``manager`` (None: the top) with everyone below it: one script, one round
+    trip. Refuses a cycle (found walking up from the new manager); the counts change along the two
+    chains of ancestors only. Returns the names of the employee and of the new manager."""
+    new = "" if manager is None else str(manager)
+    keys_ = [keys.employee(pk), keys.roots(), events_key()]
+    if manager is not None:
+        keys_ += [keys.employee(manager), keys.reports(manager)]
+    reply = outcome(_MOVE(keys_, [pk, new], actor, actor.link("employee", str(pk))))
+    return reply[1], reply[2]

@@ -1,0 +1,134 @@
+"""The bulk write of a whole checked graph (the import command, the seeders, the benchmark)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from config.activity import Actor
+from config.redis import client
+from config.store import Refused, batched, queue_event, transact
+from orgchart import keys
+from orgchart.documents import Employee, Location
+from orgchart.store.core import load_scripts
+
+__all__ = ["Imported", "import_graph"]
+
+
+@dataclass(frozen=True)
+class Imported:
+    employees: int
+    locations: int
+    edges: int  # REPORTS_TO edges
+    placed: int  # WORKS_AT edges
+    first_employee: int
+    first_location: int
+
+
+def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) -> Imported:
+    """Write a whole checked graph (``orgchart.importer.OrgData``: names are the identifiers, the
+    reporting lines acyclic): documents, both sides of every edge, report counts and indexes.
+
+    ``actor`` may be passed by position or keyword (``actor=Actor("import")``). ``atomic`` (the
+    default) writes it all in one transaction with the name indexes WATCHed, so a name taken
+    meanwhile fails the import instead of doubling a name. ``atomic=False`` is the bulk path for
+    loading a large org into a store nobody else writes to (seeding, measuring): the names are
+    checked first, then the writes go out in pipelines of ``chunk`` people, so no single EXEC holds
+    the server for the whole org. Either way the graph scripts are loaded afterwards.
+    """
+    people, places = list(data.people.items()), list(data.locations.items())
+
+    def reserve(pipe) -> tuple[int, int]:
+        taken = []
+        if people:
+            found = pipe.hmget(keys.employee_by_name(), [f for f, _ in people])
+            taken += [f"employee {p.name!r}" for (_, p), owner in zip(people, found) if owner is not None]
+        if places:
+            found = pipe.hmget(keys.location_by_name(), [f for f, _ in places])
+            taken += [f"location {n!r}" for (_, n), owner in zip(places, found) if owner is not None]
+        if taken:
+            raise Refused("Already in the org chart: " + ", ".join(taken[:20]) + (" …" if len(taken) > 20 else ""))
+        # Ids are reserved only once the names are known to be free (a retry skips a block: harmless).
+        first_e = pipe.incrby(keys.employee_ids(), len(people)) - len(people) + 1 if people else 0
+        first_l = pipe.incrby(keys.location_ids(), len(places)) - len(places) + 1 if places else 0
+        return first_e, first_l
+
+    def work(pipe):
+        pipe.watch(keys.employee_by_name(), keys.location_by_name())
+        first_e, first_l = reserve(pipe)
+        pipe.multi()
+        for command in _writes(data, first_e, first_l, actor):
+            command(pipe)
+        return first_e, first_l
+
+    if atomic:
+        first_e, first_l = transact(work)
+    else:
+        first_e, first_l = reserve(client())
+        for part in batched(_writes(data, first_e, first_l, actor), chunk * 6):
+            pipe = client().pipeline(transaction=False)
+            for command in part:
+                command(pipe)
+            pipe.execute()
+    load_scripts()  # the screens that read the org next pay no NOSCRIPT round trip
+    edges = sum(1 for _, p in people if p.manager is not None)
+    placed = sum(1 for _, p in people if p.location is not None)
+    return Imported(len(people), len(places), edges, placed, first_e, first_l)
+
+
+def _writes(data, first_e: int, first_l: int, actor: Actor):
+    """Each write of the import as a function of a pipeline, in order."""
+    people, places = list(data.people.items()), list(data.locations.items())
+    emp_id = {folded: first_e + i for i, (folded, _) in enumerate(people)}
+    loc_id = {folded: first_l + i for i, (folded, _) in enumerate(places)}
+    direct, total = report_counts({folded: person.manager for folded, person in people})
+    for folded, name in places:
+        pk = loc_id[folded]
+        yield lambda pipe, pk=pk, name=name: pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
+        yield lambda pipe, pk=pk, name=name, folded=folded: _index(
+            pipe, keys.location_names(), keys.location_by_name(), folded, pk
+        )
+    for folded, person in people:
+        pk = emp_id[folded]
+        boss = emp_id[person.manager] if person.manager is not None else None
+        where = loc_id[person.location] if person.location is not None else None
+        doc = Employee(
+            pk, person.name, person.title, where, boss, person.full_time, direct.get(folded, 0),
+            total.get(folded, 0), location_name=data.locations[person.location] if where else "",
+        )  # fmt: skip
+        yield lambda pipe, pk=pk, doc=doc: pipe.hset(keys.employee(pk), mapping=doc.to_hash())
+        edge = keys.reports(boss) if boss is not None else keys.roots()
+        yield lambda pipe, pk=pk, edge=edge: pipe.sadd(edge, pk)
+        if where is not None:
+            yield lambda pipe, pk=pk, where=where: pipe.sadd(keys.staff(where), pk)
+        yield lambda pipe, pk=pk, folded=folded: _index(
+            pipe, keys.employee_names(), keys.employee_by_name(), folded, pk
+        )
+    label = f"{len(people)} employees, {len(places)} locations"
+    yield lambda pipe: queue_event(pipe, actor.event("imported", "orgchart", "employee", first_e, label, gone=True))
+
+
+def _index(pipe, names: str, byname: str, folded: str, pk: int) -> None:
+    pipe.zadd(names, {f"{folded}\0{pk}": 0})
+    pipe.hset(byname, folded, pk)
+
+
+def report_counts(managers: dict) -> tuple[dict, dict]:
+    """Direct and total report counts of an acyclic forest given as {node: manager or None}, in
+    linear time: each node's count is final once all its reports have been counted (leaves first)."""
+    direct: dict = {}
+    for boss in managers.values():
+        if boss is not None:
+            direct[boss] = direct.get(boss, 0) + 1
+    total = dict.fromkeys(managers, 0)
+    waiting = dict(direct)  # reports not yet added to their manager's total
+    ready = [node for node in managers if node not in direct]
+    while ready:
+        node = ready.pop()
+        boss = managers[node]
+        if boss is None or boss not in total:
+            continue
+        total[boss] += total[node] + 1
+        waiting[boss] -= 1
+        if not waiting[boss]:
+            ready.append(boss)
+    return direct, total

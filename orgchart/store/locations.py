@@ -1,0 +1,209 @@
+"""Locations: reading one, a page or the form menu, the location page's staff, and creating,
+renaming and deleting (with its staff's WORKS_AT edges and its sensor data), each one script."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from config.activity import Actor
+from config.redis import client
+from config.store import Busy, watch_retries
+from orgchart import conf, keys
+from orgchart.documents import Employee, Location, fold
+from orgchart.store.core import (
+    Script,
+    events_key,
+    member_id,
+    outcome,
+    pipeline,
+    queue_name_page,
+    queue_sorted_children,
+    run,
+    sorted_rows,
+)
+
+__all__ = [
+    "LocationOverview",
+    "get_location",
+    "location_page",
+    "location_choices",
+    "location_overview",
+    "save_location",
+    "delete_location",
+]
+
+# KEYS: the location name index. ARGV: how many. (id, name) of the first locations by name; each
+# name is read from the hash the index entry points to.
+_CHOICES = Script(
+    """
+local out, nul = {}, string.char(0)
+for _, entry in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[8]) - 1)) do
+  local at = string.find(entry, nul, 1, true)
+  local id = string.sub(entry, at + 1)
+  local name = redis.call('HGET', L .. id, 'name')
+  if name then out[#out + 1] = id; out[#out + 1] = name end
+end
+return out
+"""
+)
+
+# KEYS: the name lookup, the id counter. ARGV: folded name, name. Draws an id for a new location
+# only when the name is free.
+_DRAW = Script(
+    """
+local owner = redis.call('HGET', KEYS[1], ARGV[8])
+if owner then return refuse('name', 'Another location (#' .. owner .. ") is already called '" .. ARGV[9] .. "'.") end
+return redis.call('INCR', KEYS[2])
+"""
+)
+
+# KEYS: the location, its staff set, the name lookup, the name index, the event stream.
+# ARGV: id, '1' when creating, name, folded name. A rename rewrites the name copied onto its staff.
+_SAVE = Script(
+    """
+local pk, creating, name, folded = ARGV[8], ARGV[9] == '1', ARGV[10], ARGV[11]
+local old = redis.call('HMGET', KEYS[1], 'name', 'folded')
+if not creating and not old[1] then return refuse('', 'This location no longer exists.') end
+local owner = redis.call('HGET', KEYS[3], folded)
+if owner and owner ~= pk then
+  return refuse('name', 'Another location (#' .. owner .. ") is already called '" .. name .. "'.")
+end
+redis.call('HSET', KEYS[1], 'schema', '2', 'name', name, 'folded', folded)
+if old[2] and old[2] ~= folded then
+  redis.call('ZREM', KEYS[4], old[2] .. '\\0' .. pk)
+  redis.call('HDEL', KEYS[3], old[2])
+end
+redis.call('ZADD', KEYS[4], 0, folded .. '\\0' .. pk)
+redis.call('HSET', KEYS[3], folded, pk)
+if old[1] and old[1] ~= name then
+  for _, m in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('HSET', emp(m), 'location_name', name) end
+end
+event(KEYS[5], creating and 'created' or 'updated', 'location', pk, name, ARGV[7])
+return pk
+"""
+)
+
+# KEYS: the location, its staff set, the name lookup, the name index, the event stream, its
+# sensor's latest reading, then the successor's hash and staff set (when given), then every sensor
+# bucket named from the first and last reading. ARGV: id, successor, the first and last reading
+# the caller named the buckets from, the index of the first bucket in KEYS.
+_DELETE = Script(
+    """
+local pk, succ, first, last, from = ARGV[8], ARGV[9], ARGV[10], ARGV[11], tonumber(ARGV[12])
+local latest = redis.call('HMGET', KEYS[6], 'first', 'ts')
+if (latest[1] or '') ~= first or (latest[2] or '') ~= last then return {'stale'} end
+local row = redis.call('HMGET', KEYS[1], 'name', 'folded')
+if not row[1] then return refuse('', 'This location no longer exists.') end
+if succ == pk then return refuse('successor', 'Pick another location for the staff.') end
+local newname = ''
+if succ ~= '' then
+  newname = redis.call('HGET', KEYS[7], 'name')
+  if not newname then return refuse('successor', 'There is no location #' .. succ .. '.') end
+end
+local members = redis.call('SMEMBERS', KEYS[2])
+for _, m in ipairs(members) do redis.call('HSET', emp(m), 'location', succ, 'location_name', newname) end
+if succ ~= '' then each_chunk(members, function(part) redis.call('SADD', KEYS[8], unpack(part)) end) end
+redis.call('ZREM', KEYS[4], (row[2] or '') .. '\\0' .. pk)
+redis.call('HDEL', KEYS[3], row[2] or '')
+redis.call('UNLINK', KEYS[1], KEYS[2])
+local buckets = {}
+for i = from, #KEYS do buckets[#buckets + 1] = KEYS[i] end
+each_chunk(buckets, function(part) redis.call('UNLINK', unpack(part)) end)
+event(KEYS[5], 'deleted', 'location', pk, row[1], '')
+return {'deleted', row[1]}
+"""
+)
+
+
+def get_location(pk: int) -> Location | None:
+    data = client().hgetall(keys.location(pk))
+    return Location.from_hash(pk, data) if data else None
+
+
+def location_page(state) -> tuple[list[tuple[Location, int]], int]:
+    """One page of locations in name order with their head counts: two round trips."""
+    pipe = pipeline()
+    queue_name_page(pipe, keys.location_names(), state)
+    total, members = pipe.execute()
+    pks = [member_id(m) for m in members]
+    if not pks:
+        return [], total
+    pipe = pipeline()
+    for pk in pks:
+        pipe.hgetall(keys.location(pk))
+        pipe.scard(keys.staff(pk))
+    replies = pipe.execute()
+    rows = [(Location.from_hash(pk, replies[2 * i]), replies[2 * i + 1]) for i, pk in enumerate(pks) if replies[2 * i]]
+    return rows, total
+
+
+def queue_location_choices(pipe) -> None:
+    _CHOICES.queue(pipe, [keys.location_names()], [conf.location_choices()])
+
+
+def read_location_choices(reply) -> list[tuple[int, str]]:
+    return [(int(reply[i]), reply[i + 1]) for i in range(0, len(reply), 2)]
+
+
+def location_choices() -> list[tuple[int, str]]:
+    """(id, name) of the first ``conf.location_choices()`` locations by name, for a form's menu:
+    one round trip."""
+    pipe = pipeline()
+    queue_location_choices(pipe)
+    return read_location_choices(run(pipe)[0])
+
+
+def save_location(pk: int | None, name: str, *, actor: Actor) -> int:
+    """Create or rename a location: one script (two round trips to create: the id is drawn first,
+    only once the name is known to be free). A rename rewrites the name copied onto its staff."""
+    name = " ".join(name.split())
+    creating = pk is None
+    if creating:
+        pk = int(outcome(_DRAW([keys.location_by_name(), keys.location_ids()], [fold(name), name])))
+    keys_ = [keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key()]
+    args = [pk, "1" if creating else "0", name, fold(name)]
+    return int(outcome(_SAVE(keys_, args, actor, actor.link("location", str(pk)))))
+
+
+def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
+    """Delete a location with its sensor data; its staff move to ``successor`` (None: no location).
+    Two round trips: the sensor's first and last reading name its buckets (``keys.sensor_keys``,
+    no scan), then one script checks that reading is unchanged and removes them all with the
+    location, its edges and index entries. A reading that lands in between (a new bucket) makes it
+    name them again. Returns the name deleted."""
+    for _ in range(watch_retries()):
+        first, last = client().hmget(keys.temp_latest(pk), "first", "ts")
+        buckets = keys.sensor_keys(pk, int(first), int(last)) if first and last else []
+        keys_ = [
+            keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key(),
+            keys.temp_latest(pk),
+        ]  # fmt: skip
+        if successor is not None:
+            keys_ += [keys.location(successor), keys.staff(successor)]
+        args = [pk, "" if successor is None else str(successor), first or "", last or "", len(keys_) + 1]
+        reply = outcome(_DELETE([*keys_, *buckets], args, actor))
+        if reply[0] == "deleted":
+            return reply[1]
+    raise Busy("The sensor kept writing new buckets during the delete; nothing was written. Try again.")
+
+
+@dataclass
+class LocationOverview:
+    location: Location
+    staff: list[Employee]
+    staff_count: int
+    latest: dict[str, str]  # the sensor's newest reading, for the charts
+
+
+def location_overview(pk: int, offset: int, count: int) -> LocationOverview | None:
+    """The location, its head count, one name-ordered page of staff (SORT ... BY name LIMIT ...
+    GET the fields shown) and its sensor's newest reading: one round trip."""
+    pipe = pipeline()
+    pipe.hgetall(keys.location(pk))
+    pipe.scard(keys.staff(pk))
+    queue_sorted_children(pipe, keys.staff(pk), offset, count)
+    pipe.hgetall(keys.temp_latest(pk))
+    data, total, rows, latest = pipe.execute()
+    if not data:
+        return None
+    return LocationOverview(Location.from_hash(pk, data), sorted_rows(rows), total, latest)

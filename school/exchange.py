@@ -1,0 +1,112 @@
+"""The school's export format: courses, instructors, students, and the two many-to-many relations
+(teaching: instructor and course; enrolments: student and course), one file each.
+
+People are exported in the current schema (name, contact, emails), whatever version they are
+stored at: the schema-version pattern reads both, and the import writes the current one. Left
+out and rebuilt by the import: the id and label indexes, the course-code index, the other side
+of each relation, the per-schema counts. Seat holds are not exported: they expire by themselves
+within minutes. Documents are checked with the course and person forms; relations go through
+``store.link_instructor`` and ``store.enrol``, so their bounds and capacities are checked again.
+"""
+
+from __future__ import annotations
+
+from config.exchange import store as exchange
+from config.exchange.spec import AppExchange, Entity, Record
+from school import forms, keys, store
+from school.documents import Course, Person
+
+_COURSE_FIELDS = ("code", "title", "description", "capacity")
+_PERSON_FIELDS = ("name", "contact", "emails")
+
+
+def _doc(entity: str):
+    return lambda pk: keys.doc(entity, pk)
+
+
+def _export_courses():
+    for pk, row in exchange.documents(exchange.ids(_doc("course")), {"doc": (_doc("course"), "hash")}):
+        course = Course.from_hash(pk, row["doc"])
+        yield {"id": pk, **{name: getattr(course, name) for name in _COURSE_FIELDS}}
+
+
+def _clean_course(record: Record) -> dict:
+    pk = record.id()
+    form = record.form(forms.CourseForm, _COURSE_FIELDS)
+    if form is None:
+        return {"id": pk}
+    course = form.document(pk or 0)
+    for name in _COURSE_FIELDS:
+        if str(getattr(course, name)) != str(record.doc.get(name, "")):
+            record.report.rewrote(f"courses.{name}", record.doc.get(name), getattr(course, name))
+    first = record.state.setdefault("codes", {}).setdefault(course.code, record.where)
+    if first != record.where:
+        record.fail("code", f"course code {course.code} is already used (first at {first})")
+    return {"id": pk, **{name: getattr(course, name) for name in _COURSE_FIELDS}}
+
+
+def _people(entity: str):
+    def export():
+        for pk, row in exchange.documents(exchange.ids(_doc(entity)), {"doc": (_doc(entity), "hash")}):
+            person = Person.from_hash(pk, row["doc"])
+            yield {"id": pk, "name": person.name, "contact": person.contact, "emails": person.emails}
+
+    return export
+
+
+def _clean_person(record: Record) -> dict:
+    pk = record.id()
+    emails = record.texts("emails", max_items=11) or []
+    contact = record.doc.get("contact")
+    others = "\n".join(e for e in emails if e != contact)
+    form = record.form(forms.PersonForm, _PERSON_FIELDS, emails=others)
+    if form is None:
+        return {"id": pk}
+    person = form.document(pk or 0)
+    return {"id": pk, "name": person.name, "contact": person.contact, "emails": person.emails}
+
+
+def _restore_documents(entity: str):
+    def restore(docs, writer) -> None:
+        for doc in docs:
+            writer.next_id(entity, doc["id"])
+            values = {k: v for k, v in doc.items() if k != "id"}
+            document = Course(0, **values) if entity == "course" else Person(0, **values)
+            store.save(entity, document, actor=writer.actor)
+
+    return restore
+
+
+def _relation(entity: str, members_key, pairs: str):
+    """The (entity, course) pairs of a relation, read from each ``entity``'s own bounded set."""
+
+    def export():
+        reads = {"courses": (members_key, "set")}
+        for pk, row in exchange.documents(exchange.ids(_doc(entity)), {"doc": (_doc(entity), "hash"), **reads}):
+            for course in sorted(int(c) for c in row["courses"]):
+                yield {entity: pk, "course": course}
+
+    def clean(record: Record) -> dict:
+        return {entity: record.ref(entity, f"{entity}s"), "course": record.ref("course", "courses")}
+
+    def restore(docs, writer) -> None:
+        write = store.link_instructor if entity == "instructor" else store.enrol
+        for doc in docs:
+            write(doc["course"], doc[entity], actor=writer.actor)
+
+    return Entity(pairs, export, clean, restore, order=(entity, "course"))
+
+
+EXCHANGE = AppExchange(
+    app="school",
+    label="The school",
+    entities=(
+        Entity("courses", _export_courses, _clean_course, _restore_documents("course")),
+        Entity("instructors", _people("instructor"), _clean_person, _restore_documents("instructor")),
+        Entity("students", _people("student"), _clean_person, _restore_documents("student")),
+        _relation("instructor", keys.instructor_courses, "teaching"),
+        _relation("student", keys.student_courses, "enrolments"),
+    ),
+    counters={entity: keys.ids(entity) for entity in keys.ENTITIES},
+    notes="Seat holds are not exported: they expire by themselves within minutes.",
+)

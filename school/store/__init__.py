@@ -1,0 +1,82 @@
+"""The only code of the school app that talks to Redis.
+
+Writes: every write whose keys are known in advance is one Lua script
+(``lua/``), called by EVALSHA with every key in KEYS, that checks the bounds
+and writes the data, its indexes and its event atomically: one round trip
+(``relations``, ``entities``). A create draws its id with INCR first (two);
+a delete reads its relations first and the script deletes only if they are
+unchanged (two, ``deletes``). Only the schema migration, whose batch is
+found by SCAN, is a WATCHed transaction (``migration``).
+
+Reads: every screen's reads go out in one pipeline, two at most (ids first,
+then the fields of the documents those ids name).
+"""
+
+from school.store.algebra import AlgebraResult, algebra, course_ids_for_codes
+from school.store.bulk import (
+    queue_enrolment,
+    queue_link,
+    queue_new_documents,
+    queue_pairs,
+    queue_seed_event,
+    transaction,
+)
+from school.store.checks import (
+    SCAN_BATCH,
+    SIDES,
+    existing,
+    expected_indexes,
+    hold_entries,
+    id_batches,
+    index_members,
+    live_index_holds,
+    one_sided,
+    rebuild_indexes,
+    relation_members,
+    relation_sizes,
+    scan_documents,
+    scan_keys,
+    seat_counts,
+)
+from school.store.core import (
+    HOLDS_SHOWN,
+    PICKER_LIMIT,
+    Busy,
+    EditConflict,
+    NotFound,
+    Refused,
+    StoreError,
+    load_scripts,
+    now_ms,
+)
+from school.store.deletes import delete
+from school.store.detail import CourseDetail, Hold, Pair, PersonDetail, course_detail, is_enrolled, pair, person_detail
+from school.store.entities import get, get_for_edit, queue_document, reserve_ids, save
+from school.store.listing import PICKERS, Candidate, Picker, Row, find, list_page, schema_counts
+from school.store.migration import MigrationStep, migrate_step, migration_cursor
+from school.store.relations import (
+    Change,
+    confirm_hold,
+    drop,
+    enrol,
+    hold_seat,
+    link_instructor,
+    release_hold,
+    unlink_instructor,
+)
+
+__all__ = [
+    "Busy", "EditConflict", "NotFound", "Refused", "StoreError",
+    "HOLDS_SHOWN", "PICKER_LIMIT", "now_ms", "load_scripts",
+    "save", "get", "get_for_edit", "delete",
+    "Row", "list_page", "Candidate", "Picker", "PICKERS", "find", "schema_counts",
+    "Hold", "CourseDetail", "PersonDetail", "Pair", "course_detail", "person_detail", "pair", "is_enrolled",
+    "Change", "link_instructor", "unlink_instructor", "enrol", "drop", "hold_seat", "confirm_hold", "release_hold",
+    "AlgebraResult", "algebra", "course_ids_for_codes",
+    "MigrationStep", "migrate_step", "migration_cursor",
+    "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
+    "queue_new_documents", "queue_pairs",
+    "SCAN_BATCH", "SIDES", "existing", "expected_indexes", "hold_entries", "id_batches", "index_members",
+    "live_index_holds", "one_sided", "rebuild_indexes", "relation_members", "relation_sizes", "scan_documents",
+    "scan_keys", "seat_counts",
+]  # fmt: skip

@@ -1,0 +1,100 @@
+"""What every school store module shares: the refusals, the clock, lex members, and the scripts.
+
+Every write whose keys are known in advance is one server-side Lua script
+(``lua/*.lua``, each with ``lua/lib.lua`` prepended), called by EVALSHA with
+every key it touches in KEYS and one JSON object of arguments; it checks the
+bounds and writes atomically, and answers with a JSON object (``run``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from redis.commands.core import Script
+
+from config import keys as config_keys
+from config.activity import Actor
+from config.redis import client
+from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
+from school import keys
+from school.documents import LIST_FIELDS, from_hmget, sort_label
+
+__all__ = ["Busy", "EditConflict", "NotFound", "Refused", "StoreError", "watch_retries"]
+
+PICKER_LIMIT = 10
+HOLDS_SHOWN = 50
+LUA = Path(__file__).with_name("lua")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def lex_member(entity: str, pk: int, fields: dict[str, str]) -> str:
+    return f"{sort_label(entity, fields)}\x00{pk}"
+
+
+def lex_id(member: str) -> int:
+    return int(member.rsplit("\x00", 1)[1])
+
+
+@cache
+def _script(name: str) -> Script:
+    source = (LUA / "lib.lua").read_text() + "\n" + (LUA / f"{name}.lua").read_text()
+    return client().register_script(source)
+
+
+SCRIPTS = ("assign", "unpair", "seat", "save", "delete")
+
+
+def load_scripts() -> None:
+    """SCRIPT LOAD every school script, so that the first write of each is one round trip too."""
+    for name in SCRIPTS:
+        _script(name).sha = client().script_load(_script(name).script)
+
+
+def run(name: str, script_keys: list[str], args: dict) -> dict:
+    """EVALSHA the script ``name`` with ``script_keys`` (the events stream appended) and ``args``;
+    its JSON answer. One round trip (the first call on a server that has not seen the script
+    also loads it: see ``load_scripts``)."""
+    encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
+    reply = _script(name)(keys=[*script_keys, config_keys.events()], args=[encoded], client=client())
+    return json.loads(reply)
+
+
+def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, *, gone: bool = False) -> dict:
+    """The event's fields for a script; the label may hold {name} and {code}, filled there."""
+    return actor.event(verb, keys.APP, entity, pk, label, gone=gone).fields()
+
+
+def missing(reply: dict, course_id: int | None = None, other_id: int | None = None) -> NotFound:
+    """The NotFound a script's ``missing`` reply means: the page's own course is a 404,
+    the picked document a refusal beside the picker (``field``)."""
+    entity = reply["missing"]
+    if entity == "course" and course_id is not None:
+        return NotFound(f"course {course_id} does not exist")
+    return NotFound(f"{entity} {other_id} does not exist", entity)
+
+
+def retried(attempt):
+    """Call ``attempt()`` until it answers (not None), at most ``watch_retries()`` times: for the
+    few writes whose keys are read first, when the script found them changed meanwhile."""
+    for _ in range(watch_retries()):
+        result = attempt()
+        if result is not None:
+            return result
+    raise Busy("Too many concurrent changes; please try again.")
+
+
+def queue_labels(pipe, entity: str, ids) -> None:
+    for pk in ids:
+        pipe.hmget(keys.doc(entity, pk), LIST_FIELDS[entity])
+
+
+def take_docs(entity: str, ids: list[int], replies) -> list:
+    docs = [from_hmget(entity, pk, next(replies)) for pk in ids]
+    return [d for d in docs if d is not None]

@@ -1,0 +1,103 @@
+"""Courses, instructors and students as documents: read one, and create or update one in one script."""
+
+from __future__ import annotations
+
+from config.activity import Actor
+from config.redis import client
+from school import keys
+from school.documents import Course, Person, fingerprint, from_fields, sort_label
+from school.store.core import EditConflict, NotFound, Refused, event_args, lex_member, retried, run
+
+
+def queue_document(pipe, entity: str, pk: int, fields: dict[str, str], old: dict[str, str] | None = None) -> None:
+    """Queue writing a document and every index derived from it (create when ``old`` is None):
+    the seeder's and the schema migration's path, on their own pipeline or transaction."""
+    key = keys.doc(entity, pk)
+    if old:
+        stale = sorted(set(old) - set(fields))  # schema 1's "email", once upgraded
+        if stale:
+            pipe.hdel(key, *stale)
+        pipe.zrem(keys.lex(entity), lex_member(entity, pk, old))
+        if entity != "course" and old.get("schema") != fields.get("schema"):
+            pipe.hincrby(keys.schemas(entity), old.get("schema", "?"), -1)
+            pipe.hincrby(keys.schemas(entity), fields["schema"], 1)
+        if entity == "course" and old.get("code") != fields["code"]:
+            pipe.hdel(keys.course_codes(), old.get("code", ""))
+    elif entity != "course":
+        pipe.hincrby(keys.schemas(entity), fields["schema"], 1)
+    pipe.hset(key, mapping=fields)
+    pipe.zadd(keys.index(entity), {str(pk): pk})
+    pipe.zadd(keys.lex(entity), {lex_member(entity, pk, fields): 0})
+    if entity == "course":
+        pipe.hset(keys.course_codes(), fields["code"], pk)
+
+
+def reserve_ids(entity: str, count: int) -> range:
+    """A block of fresh ids from INCRBY: the seeder's way to take many at once."""
+    last = client().incrby(keys.ids(entity), count)
+    return range(last - count + 1, last + 1)
+
+
+def _save_keys(entity: str, pk: int) -> list[str]:
+    own = [keys.doc(entity, pk), keys.index(entity), keys.lex(entity)]
+    if entity == "course":
+        return [*own, keys.course_codes(), keys.course_students(pk), keys.course_holds(pk)]
+    return [*own, keys.schemas(entity)]
+
+
+def save(entity: str, document: Course | Person, *, actor: Actor, expected: str = "") -> int:
+    """Create (``document.id == 0``) or update a document and its indexes; returns its id.
+
+    One script checks and writes: a unique course code, a capacity no lower
+    than the seats taken, and (with ``expected``, the fingerprint the edit form
+    was opened with) that nobody changed the document meanwhile. A create
+    draws its id with INCR first: two round trips. An update of a person
+    writes schema 2 whatever it was stored at (``Person.to_hash``).
+    """
+    creating = document.id == 0
+    pk = client().incr(keys.ids(entity)) if creating else document.id
+    fields = document.to_hash()
+    label_field = "code" if entity == "course" else "name"
+    args = {
+        "entity": entity,
+        "id": str(pk),
+        "creating": creating,
+        "fields": fields,
+        "sort": sort_label(entity, fields),
+        "expected": expected,
+        "old_label": None,
+        "old_sort": None,
+        "event": event_args(actor, "created" if creating else "updated", entity, pk, document.label),
+    }
+
+    def attempt():
+        reply = run("save", _save_keys(entity, pk), args)
+        if "need_sort" in reply:  # an old label beyond ASCII: casefolded here, checked there
+            args["old_label"] = reply["need_sort"]
+            args["old_sort"] = sort_label(entity, {label_field: reply["need_sort"]})
+            return None
+        return reply
+
+    reply = retried(attempt)
+    if "missing" in reply:
+        raise NotFound(f"{entity} {pk} does not exist")
+    refused = reply.get("refused")
+    if refused == "stale":
+        raise EditConflict(f"Someone else changed this {entity} since you opened it. Review it and save again.")
+    if refused == "code_taken":
+        raise Refused(f"Course code {fields['code']} is taken by another course.", "code")
+    if refused == "capacity":
+        raise Refused(f"{reply['taken']} seats are taken (enrolled and held); capacity cannot be lower.", "capacity")
+    return pk
+
+
+def get(entity: str, pk: int) -> Course | Person:
+    return get_for_edit(entity, pk)[0]
+
+
+def get_for_edit(entity: str, pk: int) -> tuple[Course | Person, str]:
+    """The document and the fingerprint of its stored fields: one HGETALL."""
+    fields = client().hgetall(keys.doc(entity, pk))
+    if not fields:
+        raise NotFound(f"{entity} {pk} does not exist")
+    return from_fields(entity, pk, fields), fingerprint(fields)

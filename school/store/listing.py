@@ -1,0 +1,157 @@
+"""List screens and pickers: a page of ids from an index, then the fields of those ids; two round trips."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from config.listing import ListState
+from config.redis import client
+from school import keys
+from school.documents import LIST_FIELDS, Course, Person, from_hmget
+from school.store.core import PICKER_LIMIT, lex_id, now_ms
+
+
+@dataclass
+class Row:
+    doc: Course | Person
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _queue_id_page(p, entity: str, state: ListState) -> None:
+    """Queue the total and one page of ids (or lex members) for a list state."""
+    start, stop = state.offset, state.offset + state.per_page - 1
+    if state.q:
+        prefix = state.q.casefold().replace("\x00", "").encode()
+        low, high = b"[" + prefix, b"(" + prefix + b"\xff"
+        p.zlexcount(keys.lex(entity), low, high)
+        if state.descending:
+            p.zrevrangebylex(keys.lex(entity), high, low, state.offset, state.per_page)
+        else:
+            p.zrangebylex(keys.lex(entity), low, high, state.offset, state.per_page)
+    elif state.sort_key == "id":
+        p.zcard(keys.index(entity))
+        p.zrange(keys.index(entity), start, stop, desc=state.descending)
+    else:
+        p.zcard(keys.lex(entity))
+        p.zrange(keys.lex(entity), start, stop, desc=state.descending)
+
+
+def _ids_of(state: ListState, members: list[str]) -> list[int]:
+    by_lex = state.q or state.sort_key != "id"
+    return [lex_id(m) if by_lex else int(m) for m in members]
+
+
+_ROW_COUNTS = {
+    "course": (("students", keys.course_students), ("instructors", keys.course_instructors)),
+    "instructor": (("courses", keys.instructor_courses),),
+    "student": (("courses", keys.student_courses),),
+}
+
+
+def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, int]]:
+    """One page of a list, its total, and (for people) the count per schema version: two round trips."""
+    first = client().pipeline(transaction=False)
+    _queue_id_page(first, entity, state)
+    if entity != "course":
+        first.hgetall(keys.schemas(entity))
+    replies = first.execute()
+    total, members = replies[0], replies[1]
+    versions = {v: int(n) for v, n in sorted(replies[2].items())} if entity != "course" else {}
+    return _rows(entity, _ids_of(state, members)), total, versions
+
+
+def _rows(entity: str, ids: list[int]) -> list[Row]:
+    if not ids:
+        return []
+    counters = _ROW_COUNTS[entity]
+    second = client().pipeline(transaction=False)
+    for pk in ids:
+        second.hmget(keys.doc(entity, pk), LIST_FIELDS[entity])
+        for _, key in counters:
+            second.scard(key(pk))
+    replies = iter(second.execute())
+    rows = []
+    for pk in ids:
+        doc = from_hmget(entity, pk, next(replies))
+        counts = {name: next(replies) for name, _ in counters}
+        if doc is not None:
+            rows.append(Row(doc, counts))
+    return rows
+
+
+@dataclass
+class Candidate:
+    doc: Course | Person
+    member: bool  # already related (SISMEMBER)
+    held_until: int = 0  # ms, while the student holds a seat in the course
+    full: bool = False  # the course has no seat left (enrolled + live holds = capacity)
+
+
+@dataclass(frozen=True)
+class Picker:
+    """Find the other side of a relation from a page: which entity is searched, and which of the
+    page's keys say whether a candidate is related already (and holds a seat)."""
+
+    side: str  # the page's entity
+    other: str  # the entity searched for
+    related: object  # page id -> the page's set of related ids
+    holds: object = None  # page id -> the page's holds index, where seats can be held
+
+    @property
+    def seats(self) -> bool:
+        """Whether the relation is an enrolment (enrol / hold) rather than an assignment."""
+        return "student" in (self.side, self.other)
+
+
+PICKERS = {
+    "course-instructor": Picker("course", "instructor", keys.course_instructors),
+    "course-student": Picker("course", "student", keys.course_students, keys.course_holds),
+    "instructor-course": Picker("instructor", "course", keys.instructor_courses),
+    "student-course": Picker("student", "course", keys.student_courses, keys.student_holds),
+}
+
+
+def find(picker: str, pk: int, q: str) -> list[Candidate]:
+    """Up to PICKER_LIMIT documents of the picker's other side whose label starts with ``q``,
+    each with one SISMEMBER on the page's related set (and its hold's score), and for seats
+    whether the course is full: two round trips."""
+    pick = PICKERS[picker]
+    state = ListState(q=q, per_page=PICKER_LIMIT)
+    first = client().pipeline(transaction=False)
+    _queue_id_page(first, pick.other, state)
+    _, members = first.execute()
+    ids = _ids_of(state, members)
+    if not ids:
+        return []
+    related, holds = pick.related(pk), pick.holds(pk) if pick.holds else ""
+    now = now_ms()
+    # Seats left: of the page's course once, or of each candidate course from a student's page.
+    seat_courses = ([pk] if pick.side == "course" else ids) if pick.seats else []
+    second = client().pipeline(transaction=False)
+    for course_id in seat_courses:
+        second.hget(keys.doc("course", course_id), "capacity")
+        second.scard(keys.course_students(course_id))
+        second.zcount(keys.course_holds(course_id), now, "+inf")
+    for other in ids:
+        second.hmget(keys.doc(pick.other, other), LIST_FIELDS[pick.other])
+        second.sismember(related, other)
+        if holds:
+            second.zscore(holds, other)
+    replies = iter(second.execute())
+    full = {}
+    for course_id in seat_courses:
+        capacity, enrolled, held = next(replies), next(replies), next(replies)
+        full[course_id] = enrolled + held >= int(capacity or 0)
+    found = []
+    for other in ids:
+        doc, member = from_hmget(pick.other, other, next(replies)), next(replies)
+        score = next(replies) if holds else None
+        if doc is not None:
+            held_until = int(score) if score and score > now else 0
+            is_full = full.get(pk if pick.side == "course" else other, False)
+            found.append(Candidate(doc, bool(member), held_until, is_full))
+    return found
+
+
+def schema_counts(entity: str) -> dict[str, int]:
+    return {v: int(n) for v, n in client().hgetall(keys.schemas(entity)).items()}

@@ -1,0 +1,52 @@
+-- Prepended to every school script: its arguments, the clock, the reply and the event.
+-- Every key a script touches comes in KEYS (the events stream last); ARGV[1] is one
+-- JSON object of arguments. A script replies with one JSON object: done, missing (an
+-- entity), refused (a reason), or what the caller must read again.
+local args = cjson.decode(ARGV[1])
+
+local function reply(fields)
+  return cjson.encode(fields)
+end
+
+-- Milliseconds on the server's clock, the one clock every hold deadline is measured by.
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The activity event, in the same script as the write: args.event holds its fields,
+-- the label's {name} and {code} filled from what the script read.
+local function log_event(vars)
+  local ev = args.event
+  local label = ev.label:gsub('{(%w+)}', function(k) return vars[k] end)
+  redis.call('XADD', KEYS[#KEYS], 'MAXLEN', args.events_maxlen, '*',
+    'actor', ev.actor, 'verb', ev.verb, 'app', ev.app, 'entity', ev.entity,
+    'object_id', ev.object_id, 'label', label, 'link', ev.link)
+end
+
+-- A hash reply as a table, and the document's fingerprint as documents.fingerprint makes it.
+local function as_table(flat)
+  local t = {}
+  for i = 1, #flat, 2 do t[flat[i]] = flat[i + 1] end
+  return t
+end
+
+local function bytes_less(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = a:byte(i), b:byte(i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+
+local function fingerprint(flat)
+  local names, fields = {}, as_table(flat)
+  for name in pairs(fields) do names[#names + 1] = name end
+  table.sort(names, bytes_less)
+  local parts = {}
+  for _, name in ipairs(names) do
+    local value = fields[name]
+    parts[#parts + 1] = #name .. ':' .. name .. #value .. ':' .. value
+  end
+  return string.sub(redis.sha1hex(table.concat(parts)), 1, 16)
+end

@@ -1,0 +1,168 @@
+"""Relation writes, one script each: assign and unassign instructors, enrol, drop, hold, confirm, release.
+
+Courses and instructors are bounded on both sides (two-way embedding);
+students and courses have an unbounded side (the roster), so only the
+student's side is read whole. Every write checks its bounds and writes both
+sides and its event atomically, in one round trip, and answers with the
+names it read, for the message the user sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from config.activity import Actor
+from school import conf, keys
+from school.store.core import Refused, event_args, missing, run
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a relation write did, named for the user: the person's name and the course's code."""
+
+    name: str
+    code: str
+    expires_ms: int = 0  # a new hold's deadline
+
+
+def _answer(reply: dict, course_id: int, other_id: int, refusals: dict[str, str], field: str) -> Change:
+    if "missing" in reply:
+        raise missing(reply, course_id, other_id)
+    why = reply.get("refused")
+    if why:
+        raise Refused(refusals[why].format(**reply), field)
+    return Change(reply["name"], reply["code"], int(reply.get("expires", 0)))
+
+
+# --- courses and instructors: bounded on both sides -------------------------------------
+
+
+def link_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Change:
+    """SADD both sides, within both bounds: one script."""
+    reply = run(
+        "assign",
+        [
+            keys.doc("course", course_id),
+            keys.doc("instructor", instructor_id),
+            keys.course_instructors(course_id),
+            keys.instructor_courses(instructor_id),
+        ],
+        {
+            "course": str(course_id),
+            "instructor": str(instructor_id),
+            "per_course": conf.max_instructors_per_course(),
+            "per_instructor": conf.max_courses_per_instructor(),
+            "event": event_args(actor, "assigned", "course", course_id, "{name} to {code}"),
+        },
+    )
+    refusals = {
+        "member": "{name} already teaches {code}.",
+        "course_limit": "{code} already has {count} instructors, the most a course may have.",
+        "instructor_limit": "{name} already teaches {count} courses, the most an instructor may teach.",
+    }
+    return _answer(reply, course_id, instructor_id, refusals, "instructor")
+
+
+def _unpair(course_id: int, entity: str, other_id: int, kind: str, side_keys: list[str], refusal: str, event: dict):
+    reply = run(
+        "unpair",
+        [keys.doc("course", course_id), keys.doc(entity, other_id), *side_keys],
+        {"course": str(course_id), "other": str(other_id), "entity": entity, "kind": kind, "event": event},
+    )
+    return _answer(reply, course_id, other_id, {"not_member": refusal}, entity)
+
+
+def unlink_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Change:
+    """SREM both sides: one script."""
+    return _unpair(
+        course_id,
+        "instructor",
+        instructor_id,
+        "set",
+        [keys.course_instructors(course_id), keys.instructor_courses(instructor_id)],
+        "{name} does not teach {code}.",
+        event_args(actor, "unassigned", "course", course_id, "{name} from {code}"),
+    )
+
+
+# --- students and courses: enrolments and seat holds -------------------------------------
+
+_SEAT_REFUSALS = {
+    "no_hold": "{name} holds no seat in {code} (it may have expired).",
+    "held": "{name} already holds a seat in {code}.",
+    "enrolled": "{name} is already enrolled in {code}.",
+    "student_limit": "{name} already takes or holds {load} courses, the most a student may have is {limit}.",
+    "full": "{code} is full: {seats}, all enrolled or held.",
+}
+
+
+def _seat(mode: str, course_id: int, student_id: int, actor: Actor, verb: str, label: str, seconds: int = 0):
+    """The one script of enrol, hold and confirm: capacity, the student's bound, and the write."""
+    limit = conf.max_courses_per_student()
+    reply = run(
+        "seat",
+        [
+            keys.doc("course", course_id),
+            keys.doc("student", student_id),
+            keys.course_students(course_id),
+            keys.student_courses(student_id),
+            keys.course_holds(course_id),
+            keys.student_holds(student_id),
+            keys.hold(course_id, student_id),
+        ],
+        {
+            "mode": mode,
+            "course": str(course_id),
+            "student": str(student_id),
+            "per_student": limit,
+            "hold_ms": (seconds or conf.hold_seconds()) * 1000,
+            "event": event_args(actor, verb, "course", course_id, label),
+        },
+    )
+    if "capacity" in reply:
+        reply["seats"] = f"{reply['capacity']} seat{'' if reply['capacity'] == 1 else 's'}"
+    reply["limit"] = limit
+    return _answer(reply, course_id, student_id, _SEAT_REFUSALS, "student")
+
+
+def enrol(course_id: int, student_id: int, *, actor: Actor) -> Change:
+    """Enrol, within capacity (enrolled + live holds) and the student's bound; a live
+    hold of this student on this course is used up by it."""
+    return _seat("enrol", course_id, student_id, actor, "enrolled", "{name} in {code}")
+
+
+def confirm_hold(course_id: int, student_id: int, *, actor: Actor) -> Change:
+    """Turn a live hold into an enrolment; an expired hold confirms nothing."""
+    return _seat("confirm", course_id, student_id, actor, "confirmed", "{name}'s seat in {code}")
+
+
+def hold_seat(course_id: int, student_id: int, *, actor: Actor, seconds: int | None = None) -> Change:
+    """Hold a seat: a key with a TTL plus its score in both holds indexes, all expiring at
+    the same instant (``Change.expires_ms``)."""
+    return _seat("hold", course_id, student_id, actor, "held", "a seat for {name} in {code}", seconds or 0)
+
+
+def release_hold(course_id: int, student_id: int, *, actor: Actor) -> Change:
+    """Delete the hold key and both index entries; the seat is free at once."""
+    return _unpair(
+        course_id,
+        "student",
+        student_id,
+        "hold",
+        [keys.course_holds(course_id), keys.student_holds(student_id), keys.hold(course_id, student_id)],
+        "{name} holds no seat in {code}.",
+        event_args(actor, "released", "course", course_id, "{name}'s seat in {code}"),
+    )
+
+
+def drop(course_id: int, student_id: int, *, actor: Actor) -> Change:
+    """SREM both sides: one script."""
+    return _unpair(
+        course_id,
+        "student",
+        student_id,
+        "set",
+        [keys.course_students(course_id), keys.student_courses(student_id)],
+        "{name} is not enrolled in {code}.",
+        event_args(actor, "dropped", "course", course_id, "{name} from {code}"),
+    )

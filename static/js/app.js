@@ -1,0 +1,33 @@
+// The dashboard's own behaviour, in a file: the Content-Security-Policy allows no inline script.
+(() => {
+  "use strict";
+
+  // A TTL counts down in the page; the absolute time beside it is when Redis drops the key.
+  const countDown = (el) => {
+    if (el.dataset.counting) return;
+    el.dataset.counting = "1";
+    const end = Date.now() + Number(el.dataset.expiresMs);
+    const tick = () => {
+      if (!el.isConnected) return;
+      const left = end - Date.now();
+      if (left <= 0) { el.textContent = "expired"; return; }
+      const s = Math.floor(left / 1000), d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60);
+      el.textContent = d ? `${d}d ${h}h` : h ? `${h}h ${String(m).padStart(2, "0")}m` : m ? `${m}m ${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+      setTimeout(tick, left % 1000 || 1000);
+    };
+    tick();
+  };
+
+  const start = (root) => {
+    root.querySelectorAll("[data-expires-ms]").forEach(countDown);
+  };
+
+  document.addEventListener("DOMContentLoaded", () => start(document));
+  // Pages swapped in by htmx (the key browser's paging) start their own countdowns.
+  document.addEventListener("htmx:load", (event) => start(event.target));
+
+  // "Go back" buttons, in place of javascript: links.
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-history-back]")) history.back();
+  });
+})();

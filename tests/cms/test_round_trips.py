@@ -1,0 +1,166 @@
+"""Every CMS write and screen, by its exact round trips and commands (never by time).
+
+A write whose keys are known in advance is one server-side script (EVALSHA);
+where an id must be drawn, or the keys to delete must be read, two. The
+scripts are loaded first, as a running server has them after its first write.
+"""
+
+from cms import keys, store
+from cms.documents import Post
+from cms.store import scripts
+from config.activity import Actor
+from config.redis import client
+from tests.base import RedisTestCase
+
+T0 = 1_767_600_000.0
+ANN = Actor("ann")
+
+
+def content(**changes):
+    return {"title": "Hello world", "body": "The first body.", "author": "ann", "status": "draft", **changes}
+
+
+def names(trace) -> list[list[str]]:
+    return [[command.name for command in trip.commands] for trip in trace.trips("data")]
+
+
+class WriteTest(RedisTestCase):
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        scripts.load()
+
+    def make(self, **changes) -> Post:
+        return store.create_post(content(**changes), actor=ANN, comment="", at=T0)
+
+    def test_create_draws_an_id_then_writes_in_one_transaction(self):
+        with self.assertRoundTrips(2) as trace:
+            post = self.make()
+        self.assertEqual(names(trace), [["INCRBY"], ["MULTI", "HSET", "ZADD", "ZADD", "ZADD", "ZADD", "XADD", "EXEC"]])
+        self.assertEqual(client().hget(keys.post(post.id), "title_member"), f"hello world\x00{post.id}")
+
+    def test_an_edit_that_keeps_its_author_is_one_script(self):
+        post = self.make()
+        with self.assertRoundTrips(1) as trace:
+            saved = store.save_post(post.id, content(title="Other"), base_version=1, actor=ANN, comment="", at=T0 + 1)
+        self.assertEqual(names(trace), [["EVALSHA"]])
+        self.assertEqual(saved.version, 2)
+        self.assertEqual(client().zrange(keys.titles(), 0, -1), [f"other\x00{post.id}"])
+
+    def test_an_edit_that_changes_the_author_takes_a_second_call_with_the_old_authors_index(self):
+        post = self.make()
+        with self.assertRoundTrips(2) as trace:
+            store.save_post(post.id, content(author="bob"), base_version=1, actor=ANN, comment="", at=T0 + 1)
+        self.assertEqual(names(trace), [["EVALSHA"], ["EVALSHA"]])
+        first, second = (trip.commands[0] for trip in trace.trips("data"))
+        self.assertEqual(first.keys[6:8], (keys.by_author("bob"), keys.by_author("bob")))  # the guess: wrote nothing
+        self.assertEqual(second.keys[6:8], (keys.by_author("ann"), keys.by_author("bob")))
+        self.assertFalse(client().exists(keys.by_author("ann")))
+        self.assertEqual(client().zscore(keys.by_author("bob"), str(post.id)), T0 + 1)
+        self.assertEqual(client().zcard(keys.revisions(post.id)), 1)
+
+    def test_a_stale_edit_is_refused_by_the_script_with_what_changed_in_one_round_trip(self):
+        post = self.make()
+        store.save_post(post.id, content(body="Bob's."), base_version=1, actor=Actor("bob"), comment="b", at=T0 + 1)
+        before = client().hgetall(keys.post(post.id))
+        with self.assertRoundTrips(1), self.assertRaises(store.EditConflict) as raised:
+            store.save_post(post.id, content(title="Mine"), base_version=1, actor=ANN, comment="", at=T0 + 2)
+        between = raised.exception.between
+        self.assertEqual((between.base, between.current.version, between.changed), (1, 2, ("body",)))
+        self.assertEqual(between.base_snapshot.body, "The first body.")
+        self.assertEqual(client().hgetall(keys.post(post.id)), before)
+
+    def test_an_edit_that_changes_nothing_is_one_call_that_writes_nothing(self):
+        post = self.make()
+        with self.assertRoundTrips(1):
+            self.assertIsNone(store.save_post(post.id, content(), base_version=1, actor=ANN, comment="", at=T0))
+        self.assertEqual(client().xlen("core:events"), 1)
+
+    def test_a_restore_with_the_author_known_is_one_script_else_two(self):
+        post = self.make()
+        store.save_post(post.id, content(body="Second."), base_version=1, actor=ANN, comment="", at=T0 + 1)
+        with self.assertRoundTrips(1):
+            restored = store.revert_post(post.id, 1, actor=ANN, at=T0 + 2, author="ann")
+        self.assertEqual((restored.version, restored.body), (3, "The first body."))
+        with self.assertRoundTrips(2):
+            restored = store.revert_post(post.id, 2, actor=ANN, at=T0 + 3)
+        self.assertEqual((restored.version, restored.body), (4, "Second."))
+        self.assertEqual(client().xrevrange("core:events", count=1)[0][1]["label"], "Hello world")
+
+    def test_delete_reads_the_comment_ids_then_deletes_everything_in_one_script(self):
+        post = self.make()
+        ids = [store.add_comment(post.id, author="cat", text=f"c{n}", at=T0 + n, actor=ANN) for n in range(3)]
+        with self.assertRoundTrips(2) as trace:
+            store.delete_post(post.id, actor=ANN)
+        self.assertEqual(names(trace), [["HMGET", "ZRANGE"], ["EVALSHA"]])
+        script = trace.trips("data")[1].commands[0]
+        self.assertEqual(set(script.keys[9:]), {keys.comment(i) for i in ids})
+        self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:ids:comment", "cms:ids:post"])
+
+    def test_a_delete_that_meets_a_new_comment_reads_again_and_takes_it_along(self):
+        post = self.make()
+        store.add_comment(post.id, author="cat", text="first", at=T0, actor=ANN)
+        real = scripts.script(scripts.DELETE)
+        calls = []
+
+        def comment_then_delete(keys=None, args=None):  # a comment lands between the read and the script
+            if not calls:
+                store.add_comment(post.id, author="cat", text="meanwhile", at=T0 + 1, actor=ANN)
+            calls.append(len(keys))
+            return real(keys=keys, args=args)
+
+        scripts.script.cache_clear()
+        try:
+            original = scripts.script
+            scripts.script = lambda source: comment_then_delete if source == scripts.DELETE else original(source)
+            store.delete_post(post.id, actor=ANN)
+        finally:
+            scripts.script = original
+        self.assertEqual(calls, [10, 11])  # the first call saw 1 comment and wrote nothing; the second took 2
+        self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:ids:comment", "cms:ids:post"])
+
+    def test_load_posts_writes_a_batch_in_one_transaction(self):
+        histories = []
+        for post_id in (1, 2, 3):
+            first = Post(post_id, f"Post {post_id}", "Body.", "ann", "draft", "ann", T0, T0)
+            histories.append([first, first.saved({**first.content(), "body": "New."}, "bob", "", T0 + 1)])
+        with self.assertRoundTrips(1) as trace:
+            commands = store.load_posts(histories, actor=Actor("seed"))
+        # Per post an HSET and a ZADD of its revisions; one ZADD per index (updated, title, draft, ann); one event.
+        self.assertEqual(
+            names(trace), [["MULTI", *["HSET", "ZADD"] * 3, "ZADD", "ZADD", "ZADD", "ZADD", "XADD", "EXEC"]]
+        )
+        self.assertEqual(commands, 11)  # queued, MULTI and EXEC aside
+        self.assertEqual(client().zcard(keys.by_updated()), 3)
+        self.assertEqual(client().xrevrange("core:events")[0][1]["label"], "Post 1 and 2 more posts")
+
+
+class ScreenTest(RedisTestCase):
+    """Each screen: its round trips and the commands in them, exactly."""
+
+    def test_every_screen(self):
+        post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        store.save_post(post.id, content(title="Two"), base_version=1, actor=ANN, comment="", at=T0 + 1)
+        comment = store.add_comment(post.id, author="cat", text="hi", at=T0, actor=ANN)
+        base = f"/cms/posts/{post.id}"
+        screens = {
+            "/cms/posts/": [["ZCARD", "SORT"]],
+            "/cms/posts/?status=draft": [["ZCARD", "SORT"]],
+            "/cms/posts/?status=draft&author=ann": [["MULTI", "ZINTERSTORE", "ZCARD", "SORT", "DEL", "EXEC"]],
+            "/cms/posts/?q=t&status=draft&author=ann": [["MULTI", "EVAL", "ZCARD", "SORT", "DEL", "EXEC"]],
+            "/cms/posts/add/": [],
+            f"{base}/": [["HGETALL", "ZCARD"]],
+            f"{base}/edit/": [["HGETALL", "ZCARD"]],
+            f"{base}/delete/": [["HGETALL", "ZCARD"]],
+            f"{base}/history/": [["HMGET", "ZCARD", "ZREVRANGE"]],
+            f"{base}/compare/?a=1": [["HGETALL", "ZRANGEBYSCORE"]],
+            f"{base}/compare/?a=1&b=2": [["HGETALL", "ZRANGEBYSCORE", "ZRANGEBYSCORE"]],
+            f"{base}/compare/": [["HGETALL", "ZCARD"], ["HGETALL", "ZRANGEBYSCORE", "ZRANGEBYSCORE"]],
+            f"{base}/comments/": [["HGET", "ZCARD", "SORT"]],
+            f"{base}/comments/{comment}/delete/": [["HGET", "HGETALL"]],
+        }
+        for path, expected in screens.items():
+            with self.subTest(path=path), self.assertRoundTrips(len(expected)) as trace:
+                self.assertEqual(self.client.get(path).status_code, 200)
+            self.assertEqual(names(trace), expected, path)

@@ -1,0 +1,201 @@
+"""`make run` as deployed: gunicorn with DEBUG off, WhiteNoise, the app's own error pages,
+and a stop on SIGTERM that leaves no process behind and the append-only file flushed."""
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from django.conf import settings
+
+from config.redis import EmbeddedRedis, _alive
+from tests.base import RedisTestCase
+
+STARTUP_SECONDS = 180  # migrate, collectstatic and gunicorn's boot on a busy machine
+STOP_SECONDS = 10  # the promise: SIGTERM to nothing left
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid``, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+class Served:
+    """``manage.py serve`` in a scratch VAR_DIR (its own embedded Redis and database) on a free port."""
+
+    def __init__(self, *args: str, **extra_env: str):
+        self.dir = Path(tempfile.mkdtemp(prefix="rdash-serve-"))
+        self.port = free_port()
+        env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "REDIS_TEST_URL", "DATABASE_URL", "DEBUG"}}
+        env.update(
+            VAR_DIR=str(self.dir),
+            PORT=str(self.port),
+            SECRET_KEY=secrets.token_urlsafe(50),
+            DJANGO_SUPERUSER_PASSWORD=secrets.token_urlsafe(16),
+            WEB_CONCURRENCY="2",
+            **extra_env,
+        )
+        self.env = env
+        self.log = open(self.dir / "serve.log", "w+")  # noqa: SIM115  (closed in close())
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", "--no-seed", *args],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        self.redis = EmbeddedRedis(self.dir / "redis")
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def get(self, path: str):
+        try:
+            with urllib.request.urlopen(self.url(path), timeout=10) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+    def wait_until_up(self) -> None:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"serve exited with {self.process.returncode}:\n{self.output()}")
+            try:
+                if self.get("/healthz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise AssertionError(f"serve did not answer within {STARTUP_SECONDS} s:\n{self.output()}")
+
+    def output(self) -> str:
+        self.log.flush()
+        return (self.dir / "serve.log").read_text()
+
+    def close(self) -> None:
+        """Whatever a failed test left: no process, no directory."""
+        for pid in descendants(self.process.pid) | {self.process.pid}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.process.wait()
+        if self.redis.is_running():
+            self.redis.stop()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@unittest.skipUnless(Path("/proc/self/stat").exists(), "needs /proc to find the server's processes")
+class LifecycleTest(RedisTestCase):
+    sign_in = False
+
+    def test_sigterm_stops_gunicorn_its_workers_and_redis_with_the_aof_flushed(self):
+        served = Served()
+        self.addCleanup(served.close)
+        served.wait_until_up()
+
+        # Served as deployed: DEBUG off, static files from WhiteNoise with hashed names.
+        status, _headers, body = served.get("/accounts/login/")
+        self.assertEqual(status, 200)
+        css = re.search(rb'href="(/static/css/app\.[0-9a-f]{12}\.css)"', body)
+        self.assertIsNotNone(css, "the stylesheet has no hashed name: collectstatic or the storage is off")
+        status, headers, _ = served.get(css.group(1).decode())
+        self.assertEqual(status, 200)
+        self.assertIn("max-age=315360000", headers["Cache-Control"])
+        status, _headers, body = served.get("/no/such/page/")
+        self.assertEqual(status, 404)
+        self.assertIn(b"Not found", body)
+        self.assertNotIn(b"URLconf", body)  # no technical 404 listing the URL patterns
+
+        processes = descendants(served.process.pid)
+        redis_pid = served.redis.pid()
+        self.assertIsNotNone(redis_pid)
+        self.assertGreaterEqual(len(processes), 3, "gunicorn's master and two workers")
+        served.redis.client().set("written:before:sigterm", "1")
+
+        served.process.send_signal(signal.SIGTERM)
+        served.process.wait(timeout=STOP_SECONDS)
+        left = [pid for pid in {*processes, redis_pid} if _alive(pid)]
+        self.assertEqual(left, [], served.output())
+        self.assertFalse(served.redis.socket.exists())
+
+        served.redis.ensure_running()  # the data came back from the append-only file
+        self.addCleanup(served.redis.stop)
+        self.assertEqual(served.redis.client().get("written:before:sigterm"), b"1")
+
+    def test_sigterm_stops_the_development_server_and_its_reloaded_child_too(self):
+        served = Served("--dev", DEBUG="1")
+        self.addCleanup(served.close)
+        served.wait_until_up()
+        processes = descendants(served.process.pid)
+        redis_pid = served.redis.pid()
+        self.assertGreaterEqual(len(processes), 2, "runserver and its autoreloaded child")
+        served.process.send_signal(signal.SIGTERM)
+        served.process.wait(timeout=STOP_SECONDS)
+        self.assertEqual([pid for pid in {*processes, redis_pid} if _alive(pid)], [], served.output())
+
+    def test_a_command_that_exits_leaves_no_redis_server(self):
+        for args in (["--help"], ["check"]):
+            with self.subTest(args=args):
+                scratch = Path(tempfile.mkdtemp(prefix="rdash-cmd-"))
+                self.addCleanup(shutil.rmtree, scratch, True)
+                env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "REDIS_TEST_URL"}}
+                env["VAR_DIR"] = str(scratch)
+                command = [sys.executable, "manage.py", *(["serve", *args] if args == ["--help"] else args)]
+                done = subprocess.run(command, cwd=settings.BASE_DIR, env=env, capture_output=True, timeout=120)
+                self.assertEqual(done.returncode, 0, done.stderr)
+                server = EmbeddedRedis(scratch / "redis")
+                self.assertFalse(server.is_running())
+                pid = server.pid()
+                self.assertFalse(pid and _alive(pid))
+
+    def test_a_failed_start_leaves_no_redis_server(self):
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            served = Served()
+            self.addCleanup(served.close)
+            served.env["PORT"] = str(taken.getsockname()[1])
+            served.process.kill()
+            served.process.wait()
+            served.process = subprocess.Popen(
+                [sys.executable, "manage.py", "serve", "--no-seed"],
+                cwd=settings.BASE_DIR,
+                env=served.env,
+                stdout=served.log,
+                stderr=subprocess.STDOUT,
+            )
+            served.process.wait(timeout=STARTUP_SECONDS)
+        self.assertNotEqual(served.process.returncode, 0)
+        self.assertFalse(served.redis.is_running(), served.output())

@@ -1,0 +1,346 @@
+"""export_data / import_data: the exact round trip of every app, and what a refused, occupied,
+failed or interrupted import leaves behind (nothing new; with --replace, the old data)."""
+
+import json
+import re
+import tempfile
+from io import StringIO
+from pathlib import Path
+from unittest import mock
+
+from django.core.management import CommandError, call_command
+
+from config import trace
+from config.exchange import runner
+from config.exchange import store as exchange_store
+from config.invariants import violations
+from config.redis import client
+from tests.base import RedisTestCase, flush_test_redis
+
+APPS = ("catalog", "school", "cms", "orgchart")
+
+
+def snapshot(prefix: str) -> dict:
+    """Every key under ``prefix`` with its serialized value: what 'nothing changed' compares."""
+    return {key: client().dump(key) for key in client().scan_iter(f"{prefix}*", count=1000)}
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class ExchangeTest(RedisTestCase):
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.base = Path(self.tmp.name)
+
+    def export(self, name: str, *only: str) -> Path:
+        out = StringIO()
+        args = ["--only", *only] if only else []
+        call_command("export_data", *args, str(self.base / name), stdout=out, stderr=StringIO())
+        self.output = out.getvalue()
+        return self.base / name
+
+    def import_(self, folder: Path, *extra: str) -> str:
+        out = StringIO()
+        call_command("import_data", str(folder), *extra, stdout=out, stderr=StringIO())
+        return out.getvalue()
+
+    def write(self, folder: Path, name: str, lines: list) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+class RoundTripTest(ExchangeTest):
+    def test_every_app_round_trips_exactly_on_the_demo_data(self):
+        call_command("seed", "--scale", "demo", stdout=StringIO(), stderr=StringIO())
+        first = self.export("first")
+        self.assertIn("Exported catalog, school, cms, orgchart", self.output)
+        flush_test_redis()
+        out = self.import_(first)
+        self.assertIn("catalog: imported 200 products, 2042 reviews", out)
+        self.assertEqual(violations(), [], "check_integrity after the import")
+        second = self.export("second")
+        before, after = files_of(first), files_of(second)
+        self.assertEqual(sorted(before), sorted(after))
+        self.assertEqual(
+            sorted(before),
+            [
+                "catalog/manifest.json", "catalog/products.jsonl", "catalog/reviews.jsonl",
+                "cms/comments.jsonl", "cms/manifest.json", "cms/posts.jsonl",
+                "orgchart/employees.jsonl", "orgchart/locations.jsonl", "orgchart/manifest.json",
+                "orgchart/samples.jsonl",
+                "school/courses.jsonl", "school/enrolments.jsonl", "school/instructors.jsonl",
+                "school/manifest.json", "school/students.jsonl", "school/teaching.jsonl",
+            ],
+        )  # fmt: skip
+        for name in before:
+            self.assertEqual(before[name], after[name], f"{name} differs after the round trip")
+
+    def test_the_format_is_stable_json_lines_in_id_order(self):
+        call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
+        folder = self.export("cms", "cms")
+        lines = (folder / "cms" / "comments.jsonl").read_text().splitlines()
+        docs = [json.loads(line) for line in lines]
+        self.assertEqual([d["id"] for d in docs], sorted(d["id"] for d in docs))
+        self.assertEqual(lines[0], json.dumps(docs[0], sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+        self.assertEqual(sorted(docs[0]), ["at", "author", "id", "post", "text"])
+        post = json.loads((folder / "cms" / "posts.jsonl").read_text().splitlines()[0])
+        self.assertNotIn("num_comments", post)  # derived: rebuilt by the import
+        self.assertNotIn("recent_comments", post)
+        self.assertEqual([r["version"] for r in post["revisions"]], list(range(1, post["version"])))
+        manifest = json.loads((folder / "cms" / "manifest.json").read_text())
+        self.assertEqual(manifest["counts"], {"comments": len(docs), "posts": 100})
+
+    def test_export_reads_by_scan_and_pipelined_batches(self):
+        call_command("seed", "--scale", "demo", "--only", "catalog", stdout=StringIO(), stderr=StringIO())
+        with trace.recording() as recorded:
+            self.export("catalog", "catalog")
+        names = [c.name for t in recorded.trips("data") for c in t.commands]
+        self.assertNotIn("KEYS", names)
+        self.assertIn("SCAN", names)
+        batches = [len(t.commands) for t in recorded.trips("data") if t.commands[0].name == "HGETALL"]
+        # 200 products in one batch, 2,066 reviews in five: never one round trip per document.
+        self.assertEqual(batches, [200, 500, 500, 500, 500, 42])
+        self.assertLessEqual(max(batches), exchange_store.BATCH)
+
+
+class RefusedImportTest(ExchangeTest):
+    def catalog_files(self) -> Path:
+        folder = self.base / "in" / "catalog"
+        product = {
+            "id": 3, "type": "earbuds", "name": "Pods", "brand": "Sonique", "sku": "EAR-1", "model": "",
+            "price": "9.50", "image": "", "description": "", "manufacturer": "", "dimensions": "", "weight": "",
+            "images": [], "videos": [], "tags": ["wireless"], "attrs": {"battery_life": "8", "fit": "in-ear",
+            "connection_type": "bluetooth"}, "created_at": 1767591600.0, "updated_at": 1767591600.0,
+        }  # fmt: skip
+        self.write(folder, "products.jsonl", [product])
+        review = {"id": 7, "product": 3, "author": "Ana", "rating": 5, "comment": "", "published_at": 1767591700.5}
+        self.write(folder, "reviews.jsonl", [review])
+        return folder
+
+    def assertRefusedWithNothingWritten(self, folder: Path, *fragments: str, extra=()):
+        before = snapshot("catalog:")
+        with self.assertRaises(CommandError) as caught:
+            self.import_(folder.parent, "--only", "catalog", *extra)
+        for fragment in fragments:
+            self.assertIn(fragment, str(caught.exception))
+        self.assertEqual(snapshot("catalog:"), before, "a refused import wrote something")
+        return str(caught.exception)
+
+    def test_a_small_file_imports_with_its_ids_and_times(self):
+        folder = self.catalog_files()
+        self.import_(folder.parent)
+        self.assertEqual(client().hget("catalog:review:7", "published_at"), "1767591700.5")
+        self.assertEqual(client().hget("catalog:product:3", "num_reviews"), "1")
+        self.assertEqual(client().get("catalog:ids:review"), "7")
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_every_refused_record_is_named_with_file_line_and_field(self):
+        folder = self.catalog_files()
+        lines = (folder / "reviews.jsonl").read_text().splitlines()
+        bad = json.loads(lines[0])
+        self.write(
+            folder,
+            "reviews.jsonl",
+            [
+                lines[0],
+                "{not json",
+                {**bad, "id": 8, "product": 99},
+                {**bad, "id": 9, "rating": 6, "mood": "happy"},
+                {**bad, "id": 9},
+                {**bad, "id": 10, "author": "A\x00na"},
+            ],
+        )
+        message = self.assertRefusedWithNothingWritten(
+            folder,
+            "reviews.jsonl:2: not JSON",
+            "reviews.jsonl:3: product: no product has id 99",
+            "reviews.jsonl:4: rating: must be between 0 and 5, not 6",
+            "reviews.jsonl:4: mood: unknown field",
+            "reviews.jsonl:5: id: 9 comes after 9",
+            "reviews.jsonl:6: author: contains the control character U+0000",
+        )
+        self.assertIn("6 refusal(s), nothing imported", message)
+
+    def test_a_file_that_is_not_utf8_or_nested_too_deep(self):
+        folder = self.catalog_files()
+        (folder / "reviews.jsonl").write_bytes(b'{"id": 1, "author": "Jos\xe9"}\n' + b"[" * 100_000 + b"\n")
+        self.assertRefusedWithNothingWritten(
+            folder, "reviews.jsonl:1: not UTF-8 (byte 0xE9", "reviews.jsonl:2: nesting too deep to read"
+        )
+
+    def test_values_in_other_spellings_are_read_and_reported(self):
+        folder = self.catalog_files()
+        review = json.loads((folder / "reviews.jsonl").read_text())
+        self.write(folder, "reviews.jsonl", [{**review, "rating": "4", "author": "  Ana  Lee "}])
+        out = self.import_(folder.parent)
+        self.assertIn("catalog: normalized reviews.rating: 1 rewritten, e.g. '4' → '4'", out)
+        self.assertIn("catalog: normalized reviews.author: 1 rewritten, e.g. '  Ana  Lee ' → 'Ana Lee'", out)
+        self.assertEqual(client().hget("catalog:review:7", "author"), "Ana Lee")
+
+    def test_an_app_that_holds_data_is_refused_unless_replace(self):
+        folder = self.catalog_files()
+        self.import_(folder.parent)
+        message = self.assertRefusedWithNothingWritten(folder, "already holds data")
+        self.assertIn("--replace", message)
+        self.import_(folder.parent, "--replace")
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_replace_keeps_the_old_data_when_the_file_is_refused(self):
+        call_command("seed", "--scale", "demo", "--only", "catalog", stdout=StringIO(), stderr=StringIO())
+        folder = self.catalog_files()
+        self.write(folder, "reviews.jsonl", [{"id": 1, "product": 3, "rating": 9}])
+        self.assertRefusedWithNothingWritten(folder, "reviews.jsonl:1: rating", extra=("--replace",))
+
+
+class FailedImportTest(ExchangeTest):
+    """A write that fails or is interrupted half-way leaves the app as it was found."""
+
+    def failing_after(self, calls: int, error: BaseException):
+        from cms import store
+
+        real, count = store.add_comment, [0]
+
+        def flaky(*args, **kwargs):
+            count[0] += 1
+            if count[0] == calls:  # once: putting the old data back writes through it too
+                raise error
+            return real(*args, **kwargs)
+
+        return mock.patch.object(store, "add_comment", flaky)
+
+    def test_a_failed_import_into_an_empty_app_leaves_nothing(self):
+        call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
+        folder = self.export("cms", "cms")
+        call_command("seed", "--only", "cms", "--reset", stdout=StringIO(), stderr=StringIO())
+        exchange_store.clear("cms")
+        for error in (RuntimeError("disk on fire"), KeyboardInterrupt()):
+            with self.subTest(error=type(error).__name__), self.failing_after(50, error):
+                with self.assertRaises(type(error)):
+                    self.import_(folder)
+                self.assertEqual(snapshot("cms:"), {})
+
+    def test_a_failed_replace_puts_the_old_data_back(self):
+        call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
+        folder = self.export("cms", "cms")
+        before = files_of(folder)
+        with self.failing_after(50, RuntimeError("disk on fire")), self.assertRaises(RuntimeError):
+            self.import_(folder, "--replace")
+        self.assertEqual(files_of(self.export("again", "cms")), before)
+        self.assertEqual(violations(["cms"]), [])
+
+
+class CommandLineTest(ExchangeTest):
+    def test_only_takes_several_apps_before_the_directory(self):
+        folder = self.export("two", "cms", "school")
+        self.assertEqual(sorted(p.name for p in folder.iterdir()), ["cms", "school"])
+
+    def test_unknown_app_and_empty_directory(self):
+        with self.assertRaisesMessage(CommandError, "no export format for nope"):
+            call_command("export_data", "--only", "nope", str(self.base))
+        with self.assertRaisesMessage(CommandError, "holds no app's export"):
+            call_command("import_data", str(self.base))
+
+    def test_the_registry_knows_every_app(self):
+        self.assertEqual(tuple(runner.exchanges()), APPS)
+
+
+class ScreenTest(ExchangeTest):
+    """The Import / export screens through the Django test client (the browser test drives Chromium)."""
+
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        self.admin = self.make_staff("admin", is_superuser=True)
+        self.client.force_login(self.admin)
+
+    def upload(self, name: str, content: bytes, replace: bool = False):
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        data = {"file": SimpleUploadedFile(name, content)}
+        if replace:
+            data["replace"] = "on"
+        return self.client.post("/exchange/orgchart/preview/", data)
+
+    def test_only_administrators(self):
+        self.client.force_login(self.make_staff("ed", role="editor"))
+        for url in ("/exchange/", "/exchange/orgchart/", "/exchange/orgchart/export.zip"):
+            self.assertEqual(self.client.get(url).status_code, 403, url)
+        self.assertEqual(self.upload("locations.jsonl", b"").status_code, 403)
+        self.client.logout()
+        self.assertEqual(self.client.get("/exchange/orgchart/").status_code, 302)  # to the sign-in page
+
+    def test_download_preview_confirm(self):
+        import io
+        import zipfile
+
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        page = self.client.get("/exchange/orgchart/")
+        self.assertContains(page, "Download the export")
+        self.assertContains(page, "holds data now")
+        response = self.client.get("/exchange/orgchart/export.zip")
+        self.assertEqual(response["Content-Type"], "application/zip")
+        body = b"".join(response.streaming_content)
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            self.assertEqual(
+                sorted(archive.namelist()), ["employees.jsonl", "locations.jsonl", "manifest.json", "samples.jsonl"]
+            )
+            self.assertEqual(archive.read("locations.jsonl"), b'{"id":1,"name":"Seattle"}\n')
+        exchange_store.clear("orgchart")
+        before = snapshot("orgchart:")
+        preview = self.upload("orgchart-export.zip", body)
+        self.assertContains(preview, "Confirm the import")
+        self.assertContains(preview, '<code>locations.jsonl</code></td><td class="num">1</td>', html=False)
+        self.assertEqual(snapshot("orgchart:"), before, "the dry run wrote something")
+        signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
+        done = self.client.post("/exchange/orgchart/confirm/", {"upload": signed}, follow=True)
+        self.assertContains(done, "Imported 1 locations")
+        self.assertEqual(client().hget("orgchart:location:1", "name"), "Seattle")
+        again = self.client.post("/exchange/orgchart/confirm/", {"upload": signed}, follow=True)
+        self.assertContains(again, "expired or was already imported")
+
+    def test_refusals_and_normalizations_are_shown_and_nothing_can_be_confirmed(self):
+        lines = b'{"id": 1, "name": "  Seattle "}\n{"id": 2}\n{"id": 3, "name": "Austin", "x": 1}\nnope\n'
+        preview = self.upload("locations.jsonl", lines)
+        self.assertEqual(preview.status_code, 400)
+        self.assertContains(preview, "locations.name", status_code=400)
+        self.assertContains(preview, "<code>  Seattle </code> → <code>Seattle</code>", status_code=400)
+        for where, field, reason in [
+            ("locations.jsonl:2", "name", "required"),
+            ("locations.jsonl:3", "x", "unknown field"),
+            ("locations.jsonl:4", "", "not JSON"),
+        ]:
+            self.assertContains(preview, f"<td><code>{where}</code></td><td>{field}</td><td>{reason}", status_code=400)
+        self.assertNotContains(preview, "Confirm the import", status_code=400)
+        self.assertEqual(snapshot("orgchart:"), {})
+
+    def test_an_upload_of_the_wrong_kind_or_size(self):
+        response = self.upload("notes.txt", b"hello")
+        self.assertContains(response, "neither the app&#x27;s export zip nor one of", status_code=400)
+        response = self.upload("bad.zip", b"PK not really")
+        self.assertContains(response, "not a zip file", status_code=400)
+        with mock.patch("config.exchange.uploads.MAX_UPLOAD", 10):
+            response = self.upload("locations.jsonl", b'{"id": 1, "name": "Seattle"}\n')
+        self.assertContains(response, "at most 0 MB", status_code=400)
+
+    def test_an_occupied_app_needs_replace(self):
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        preview = self.upload("locations.jsonl", b'{"id": 1, "name": "Austin"}\n')
+        self.assertContains(preview, "already holds data")
+        self.assertNotContains(preview, "Confirm the import")
+        preview = self.upload("locations.jsonl", b'{"id": 1, "name": "Austin"}\n', replace=True)
+        self.assertContains(preview, "This replaces everything this app holds now")
+        signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
+        self.client.post("/exchange/orgchart/confirm/", {"upload": signed, "replace": "True"})
+        self.assertEqual(client().hget("orgchart:location:1", "name"), "Austin")

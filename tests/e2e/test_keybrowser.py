@@ -1,0 +1,128 @@
+"""In Chromium: a real catalog product page, "keys behind this screen", its hash, its reviews; paging, TTL."""
+
+import re
+
+from playwright.sync_api import expect
+
+from config.redis import raw_client
+from tests.base import BrowserTestCase
+from tests.catalog.helpers import make_product, review
+from tests.keybrowser.helpers import load_keys
+
+
+class KeysBehindProductTest(BrowserTestCase):
+    def test_product_page_to_its_hash_and_reviews(self):
+        product_id = make_product("Aurora <Earbuds>", sku="AUR-1", price="79.00")
+        ana = review(product_id, 5, author="Ana", comment="Great sound", at=1_700_000_000)
+        review(product_id, 2, author="Ben", comment="Too small for me", at=1_700_000_100)
+        self.sign_in()
+        page = self.page
+        page.goto(self.url(f"/catalog/products/{product_id}/"))
+        expect(page.locator("h1")).to_have_text("Aurora <Earbuds>")
+        shown = page.locator("#product").inner_text()
+        self.assertIn("79.00", shown)
+        self.assertIn("3.50", page.locator("#average").inner_text())
+        expect(page.locator("#recent-reviews .author")).to_have_text(["Ben", "Ana"])
+
+        page.get_by_role("link", name="keys behind this screen").click()
+        page.wait_for_url(re.compile(r"/keys/behind/\?t="))
+        self.assertIn(f"/catalog/products/{product_id}/", page.locator("h1").inner_text())
+        keys = page.locator("#behind-keys table.keys")
+        self.assertEqual(keys.locator("span.keyname").all_inner_texts(), [f"catalog:product:{product_id}"])
+        self.assertIn(f"HGETALL catalog:product:{product_id}", page.locator("#behind-commands").inner_text())
+        self.screenshot("keys-behind-product")
+
+        # The product hash: the values the page showed, and the embedded copy of the newest reviews.
+        keys.get_by_role("link", name=f"catalog:product:{product_id}", exact=True).click()
+        page.wait_for_url(re.compile(rf"key=catalog%3Aproduct%3A{product_id}$"))
+        fields = dict(
+            zip(
+                page.locator("#content tbody tr td:first-child").all_inner_texts(),
+                page.locator("#content tbody tr td:last-child").all_inner_texts(),
+            )
+        )
+        self.assertEqual(fields["name"], "Aurora <Earbuds>")
+        self.assertEqual(fields["price"], "79.00")
+        self.assertEqual((fields["num_reviews"], fields["sum_ratings"]), ("2", "7"))
+        self.assertIn('"author": "Ana"', fields["recent_reviews"])  # pretty-printed JSON
+        self.assertIn("Embedded one-to-one", page.locator("#owner").inner_text())
+        self.screenshot("keys-product-hash")
+
+        # Its reviews sorted set, reached from the hash: review ids by time, each linking to its review hash.
+        page.locator("#related").get_by_role("link", name=f"catalog:product:{product_id}:reviews").click()
+        page.wait_for_url(re.compile(rf"key=catalog%3Aproduct%3A{product_id}%3Areviews$"))
+        rows = page.locator("#content tbody tr")
+        expect(rows).to_have_count(2)
+        self.assertRegex(rows.nth(0).inner_text(), rf"^0\s+{ana}\b[\s\S]*1700000000$")
+        self.assertIn("Referenced one-to-many", page.locator("#owner").inner_text())
+        self.screenshot("keys-product-reviews")
+        rows.nth(0).locator("a.member-key").click()
+        page.wait_for_url(re.compile(rf"key=catalog%3Areview%3A{ana}$"))
+        review_fields = page.locator("#content").inner_text()
+        for value in ("Ana", "5", "Great sound"):
+            self.assertIn(value, review_fields)
+
+
+class LoadMoreTest(BrowserTestCase):
+    def test_load_more_appends_the_next_scan_page_in_place(self):
+        load_keys(300)
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/keys/?pattern=bulk:"))
+        rows = page.locator("#key-rows tr:not(#more-row)")
+        first = rows.count()
+        self.assertLess(first, 300)
+        while page.locator("#more-row a").count():
+            before = rows.count()
+            page.locator("#more-row a").click()
+            # expect() rather than wait_for_function, which evaluates a string: the CSP forbids eval.
+            expect(page.locator(f"#key-rows tr:not(#more-row) >> nth={before}")).to_be_attached()
+        names = set(page.locator("#key-rows span.keyname").all_inner_texts())
+        self.assertEqual(names, {f"bulk:item:{i}" for i in range(300)})
+        self.assertTrue(page.url.endswith("/keys/?pattern=bulk:"))  # loaded in place
+        self.assertIn("SCAN a page", page.locator("#redis-panel").text_content())  # the panel describes the last load
+
+
+class NamespaceCountTest(BrowserTestCase):
+    def test_count_to_the_end_scans_chunk_after_chunk_until_exact(self):
+        load_keys(25_000, "bulk:item:{}")
+        load_keys(5_000, "other:{}")
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/keys/tree/"))
+        self.assertIn("Counts so far", page.locator("#tree-status").inner_text())
+        page.locator("#count-all").click()
+        page.get_by_text("The SCAN is complete: the counts are exact.").wait_for(timeout=60_000)
+        counts = dict(
+            zip(page.locator("#tree span.keyname").all_inner_texts(), page.locator("#tree td.num").all_inner_texts())
+        )
+        self.assertEqual(counts, {"bulk:": "25000", "core:": "2", "other:": "5000"})  # core: the sign-in
+
+
+class LiveTtlTest(BrowserTestCase):
+    def test_the_ttl_counts_down_in_the_page_and_says_when_the_key_expired(self):
+        raw_client().set("short:lived", "1", px=2500)
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/keys/?key=short%3Alived"))
+        ttl = page.locator("[data-expires-ms]")
+        self.assertRegex(ttl.inner_text(), r"^[12]s$")
+        self.assertIn("expires", page.locator("#ttl").inner_text())
+        expect(ttl).to_have_text("expired", timeout=10_000)
+
+
+class OrphansFillByThemselvesTest(BrowserTestCase):
+    def test_the_orphans_table_fills_by_itself_with_the_scan_progress(self):
+        load_keys(12_000, "core:failed_signins:user:{}")  # owned by a registered pattern
+        load_keys(120, "stray:{}")  # orphans, sparse among them
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/keys/orphans/"))
+        first = page.locator("#scan-status").inner_text()
+        page.get_by_text("The SCAN is complete.").wait_for(timeout=60_000)  # no click on the way
+        names = set(page.locator("#key-rows span.keyname").all_inner_texts())
+        self.assertEqual(names, {f"stray:{i}" for i in range(120)})
+        status = page.locator("#scan-status").inner_text()
+        self.assertNotEqual(status, first)
+        self.assertRegex(status, r"120 orphans found among (1212\d) of about \1 keys examined")  # + sign-in keys
+        self.assertEqual(page.locator("#more-row").count(), 0)

@@ -1,0 +1,49 @@
+"""Shared pieces of the key browser tests."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from config import keys
+from config.keyspace import keyspace
+from config.redis import raw_client
+from tests.base import RedisTestCase
+
+READ_ONLY = {
+    "SCAN", "EVAL", "TYPE", "PTTL", "OBJECT ENCODING", "MEMORY USAGE", "DBSIZE", "HSCAN", "SSCAN", "ZRANGE",
+    "LRANGE", "XRANGE", "XREVRANGE", "GETRANGE", "ZCARD", "SCARD",
+}  # fmt: skip
+
+
+@contextmanager
+def extra_patterns():
+    """Register test patterns inside the block; the registry is restored after, as it was."""
+    patterns, prefixes = list(keyspace.patterns), dict(keyspace.prefixes)
+    try:
+        yield keyspace
+    finally:
+        keyspace.patterns[:] = patterns
+        keyspace.prefixes.clear()
+        keyspace.prefixes.update(prefixes)
+
+
+def commands(trace, origin: str | None = "data") -> list[str]:
+    return [c.name for t in trace.trips(origin) for c in t.commands]
+
+
+def load_keys(count: int, name: str = "bulk:item:{}", batch: int = 10_000) -> None:
+    """``count`` small string keys, pipelined."""
+    client = raw_client()
+    for start in range(0, count, batch):
+        pipe = client.pipeline(transaction=False)
+        for i in range(start, min(start + batch, count)):
+            pipe.set(name.format(i), b"x")
+        pipe.execute()
+
+
+class KeysTestCase(RedisTestCase):
+    """A signed-in test whose Redis holds only the session and what the test writes."""
+
+    def setUp(self):
+        super().setUp()
+        raw_client().delete(keys.signins_recent(), keys.signins_count())  # written by the sign-in itself

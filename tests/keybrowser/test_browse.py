@@ -1,0 +1,133 @@
+"""The key list: SCAN pages with a cursor, filters, metadata in one pipeline, bounded cost."""
+
+import re
+from html import unescape
+
+from config.keybrowser import store
+from config.redis import raw_client
+from tests.keybrowser.helpers import KeysTestCase, commands, load_keys
+
+
+def listed(response) -> list[str]:
+    """The key names in a key table, as the page shows them."""
+    html = response.content.decode().replace("<wbr>", "")  # names may wrap after each ":"
+    return [unescape(n) for n in re.findall(r'<td><a href="[^"]*"><span class="keyname[^"]*"[^>]*>(.*?)</span>', html)]
+
+
+def next_query(response) -> str:
+    found = re.search(r'<tr id="more-row">.*?href="([^"]+)"', response.content.decode(), re.S)
+    return unescape(found.group(1)) if found else ""
+
+
+class BrowseTest(KeysTestCase):
+    def test_lists_keys_with_scan_in_two_round_trips_never_keys(self):
+        raw_client().hset("core:seed", "scale", "demo")
+        raw_client().zadd("core:signins:count", {"staff": 3})
+        with self.assertRoundTrips(2) as trace:
+            response = self.client.get("/keys/")
+        self.assertEqual(sorted(listed(response)), ["core:seed", "core:signins:count"])
+        sent = commands(trace)
+        self.assertNotIn("KEYS", sent)
+        self.assertEqual(sent[0], "EVAL")  # the SCAN loop
+        self.assertIn("SCAN", trace.trips("data")[0].commands[0].args[0])
+        # The metadata of the whole page in one pipeline: 4 commands a key, and DBSIZE.
+        self.assertEqual(trace.trips("data")[1].kind, "pipeline")
+        self.assertEqual(len(trace.trips("data")[1].commands), 2 * 4 + 1)
+
+    def test_each_key_shows_type_ttl_length_encoding_memory_and_owner(self):
+        raw_client().zadd("core:signins:count", {"ann": 1, "bob": 2, "cy": 3})
+        raw_client().set("stray", "v", ex=3600)
+        response = self.client.get("/keys/")
+        html = response.content.decode()
+        row = re.search(r"core:<wbr>signins:<wbr>count</span></a></td>(.*?)</tr>", html, re.S).group(1)
+        self.assertIn('<span class="badge type-zset">zset</span>', row)
+        self.assertIn('<td class="num">3</td>', row)
+        self.assertRegex(row, r"ziplist|listpack")
+        self.assertRegex(row, r"\d+\s+bytes")
+        self.assertIn("core · <code>core:signins:count</code>", row)
+        stray = re.search(r"stray</span></a></td>(.*?)</tr>", html, re.S).group(1)
+        self.assertRegex(stray, r"<td class=\"nowrap\">(59m \d\ds|1h 00m)</td>")
+        self.assertIn("orphan", stray)
+
+    def test_load_more_keeps_the_cursor_until_every_key_is_seen(self):
+        load_keys(3000)
+        response = self.client.get("/keys/")
+        seen = listed(response)
+        self.assertLess(len(seen), 3000)
+        pages = 1
+        while query := next_query(response):
+            self.assertIn("cursor=", query)
+            response = self.client.get("/keys/" + query)
+            seen += listed(response)
+            pages += 1
+        self.assertGreater(pages, 3)
+        self.assertEqual(set(seen), {f"bulk:item:{i}" for i in range(3000)})
+
+    def test_load_more_with_htmx_returns_only_the_next_rows(self):
+        load_keys(500)
+        query = next_query(self.client.get("/keys/"))
+        response = self.client.get("/keys/" + query, headers={"HX-Request": "true"})
+        html = response.content.decode()
+        self.assertNotIn("<html", html)
+        self.assertTrue(html.lstrip().startswith("<tr>"))
+        self.assertTrue(listed(response))
+
+    def test_round_trips_stay_bounded_on_a_sparse_match_in_a_large_keyspace(self):
+        load_keys(50_000)
+        raw_client().set("needle", "1")
+        with self.assertRoundTrips(2) as trace:
+            response = self.client.get("/keys/?pattern=needle&match=prefix")
+        steps = int(re.search(r"from (\d+) SCAN step", response.content.decode()).group(1))
+        self.assertLessEqual(steps, store.SCAN_STEPS)
+        self.assertNotIn("KEYS", commands(trace))
+
+    def test_prefix_and_contains_escape_glob_characters(self):
+        for name in ("a*b", "a?b", "a[1]", "axb", "a\\b", "za*b"):
+            raw_client().set(name, "1")
+        self.assertEqual(listed(self.client.get("/keys/", {"pattern": "a*", "match": "prefix"})), ["a*b"])
+        self.assertEqual(listed(self.client.get("/keys/", {"pattern": "a[", "match": "prefix"})), ["a[1]"])
+        self.assertEqual(listed(self.client.get("/keys/", {"pattern": "a\\", "match": "prefix"})), ["a\\b"])
+        contains = self.client.get("/keys/", {"pattern": "a*b", "match": "contains"})
+        self.assertEqual(sorted(listed(contains)), ["a*b", "za*b"])
+
+    def test_glob_mode_passes_the_users_glob(self):
+        for name in ("a*b", "a?b", "axb", "ab", "b"):
+            raw_client().set(name, "1")
+        glob = self.client.get("/keys/", {"pattern": "a?b", "match": "glob"})
+        self.assertEqual(sorted(listed(glob)), ["a*b", "a?b", "axb"])
+        self.assertEqual(listed(self.client.get("/keys/", {"pattern": "a\\?b", "match": "glob"})), ["a?b"])
+
+    def test_type_filter_uses_scan_type(self):
+        raw_client().set("s", "1")
+        raw_client().zadd("z", {"m": 1})
+        raw_client().sadd("set", "m")
+        with self.assertRoundTrips(2) as trace:
+            response = self.client.get("/keys/", {"type": "zset"})
+        self.assertEqual(listed(response), ["z"])
+        self.assertIn("zset", trace.trips("data")[0].commands[0].args)
+
+    def test_bad_input_gets_a_field_error_and_reads_nothing(self):
+        with self.assertRoundTrips(0):
+            response = self.client.get("/keys/", {"pattern": "*" * 9 + "x", "match": "glob"})
+        self.assertContains(response, "At most 8 * in a glob.")
+        with self.assertRoundTrips(0):
+            response = self.client.get("/keys/", {"cursor": "abc"})
+        self.assertEqual(response.status_code, 400)
+        with self.assertRoundTrips(0):
+            response = self.client.get("/keys/", {"type": "module"})
+        self.assertContains(response, "Select a valid choice")
+
+    def test_empty_database_has_an_empty_state(self):
+        response = self.client.get("/keys/")
+        self.assertContains(response, "No keys match.")
+
+    def test_a_key_searched_by_its_full_name_shows_at_once(self):
+        load_keys(20_000)
+        raw_client().set("needle", "1")
+        with self.assertRoundTrips(2):
+            response = self.client.get("/keys/", {"pattern": "needle"})
+        self.assertContains(response, '<p class="card" id="exact">Exact name: <a href="/keys/?key=needle">')
+        response = self.client.get("/keys/", {"pattern": "needle", "type": "hash"})
+        self.assertNotContains(response, 'id="exact"')
+        response = self.client.get("/keys/", {"pattern": "needle", "match": "glob"})
+        self.assertNotContains(response, 'id="exact"')

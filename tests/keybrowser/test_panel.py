@@ -1,0 +1,77 @@
+"""The Redis panel of every page: its work does not grow with the commands a page sends."""
+
+import re
+from unittest import mock
+
+from django.core import signing
+from django.test import SimpleTestCase
+
+from config.keybrowser import behind, panel
+from config.redis import raw_client
+from config.trace import Command, RoundTrip, Trace
+from tests.keybrowser.helpers import KeysTestCase
+
+
+def trace_of(count: int, key: str = "catalog:product:{}") -> Trace:
+    commands = [Command.of((b"HGETALL", key.format(i).encode())) for i in range(count)]
+    session = [Command.of((b"GET", b"django:sessions:cacheabc"))]
+    return Trace([RoundTrip(session, 0.1, "django", "command"), RoundTrip(commands, 0.4, "data", "pipeline")])
+
+
+class Counting:
+    """Wraps a function and counts its calls."""
+
+    def __init__(self, function):
+        self.function, self.calls = function, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.function(*args, **kwargs)
+
+
+class PanelWorkTest(SimpleTestCase):
+    def work(self, count: int) -> tuple[int, int, int]:
+        """(escapes, reverse() calls, commands signed into the link) of one panel over ``count`` commands."""
+        trace = trace_of(count)
+        panel.url("keybrowser:browse"), panel.url("keybrowser:behind")  # warm, as after a first page
+        escape, reverse = Counting(panel.escape), Counting(panel.reverse)
+        with mock.patch.object(panel, "escape", escape), mock.patch.object(panel, "reverse", reverse):
+            html = panel.panel_html(trace, "/")
+        token = re.search(r'href="/keys/behind/\?t=([^"]+)"', html).group(1)
+        signed = signing.loads(token, salt=behind.SALT)
+        return escape.calls, reverse.calls, sum(len(t[4]) for t in signed["t"])
+
+    def test_the_same_work_at_100_and_at_5000_commands(self):
+        self.assertEqual(self.work(100), self.work(5000))
+
+    def test_no_reverse_per_key_link(self):
+        escapes, reverses, signed = self.work(200)
+        self.assertEqual(reverses, 0)
+        self.assertEqual(signed, behind.MAX_COMMANDS)
+
+    def test_lists_a_bounded_number_of_commands_and_says_how_many_are_not(self):
+        html = panel.panel_html(trace_of(500), "/")
+        self.assertEqual(html.count('<a href="/keys/?key=catalog%3Aproduct%3A'), panel.LISTED - 1)  # + the GET
+        self.assertIn(f"{500 - (panel.LISTED - 1)} more not listed here", html)
+        self.assertIn("501 commands", html)
+        self.assertIn("‹session/cache key›", html)
+        self.assertNotIn("sessions:cacheabc", html)
+
+    def test_a_huge_key_name_is_cut_with_its_length_and_not_linked(self):
+        huge = "k" * 1_000_000
+        trace = Trace([RoundTrip([Command.of((b"GET", huge.encode()))], 0.1, "data", "command")])
+        html = panel.panel_html(trace, "/")
+        self.assertLess(len(html), 4000)
+        self.assertIn("(1000000 bytes)", html)
+        self.assertNotIn('href="/keys/?key=kkk', html)
+        self.assertEqual(signing.loads(re.search(r"\?t=([^\"]+)", html).group(1), salt=behind.SALT)["k"], [])
+
+
+class PanelPageTest(KeysTestCase):
+    def test_a_page_with_a_huge_key_name_stays_small(self):
+        huge = b"big:" + b"n" * 1_000_000
+        raw_client().set(huge, b"x")
+        response = self.client.get("/keys/?pattern=big:")
+        self.assertEqual(response.status_code, 200)
+        self.assertLess(len(response.content), 60_000)
+        self.assertContains(response, "1000004 bytes")

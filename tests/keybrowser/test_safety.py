@@ -1,0 +1,138 @@
+"""Read-only, behind login, sessions never readable, every name rendered safely."""
+
+import re
+from html import unescape
+
+from django.test import Client
+
+from config import trace as tracing
+from config.keybrowser import store
+from config.keybrowser.display import key_param, key_url
+from config.redis import raw_client
+from tests.keybrowser.helpers import READ_ONLY, KeysTestCase, commands
+
+PAGES = [
+    "/keys/",
+    "/keys/?type=hash",
+    "/keys/tree/",
+    "/keys/registry/",
+    "/keys/registry/keys/?pattern=core:events",
+    "/keys/orphans/",
+]
+
+NASTY = [
+    b"<script>alert(1)</script>",
+    b"quote\"and'apostrophe",
+    b"bracket[1]",
+    b"back\\slash",
+    b"new\nline",
+    b"a::b",
+    b"trailing:",
+    b"long:" + b"x" * 5000,
+]
+
+
+def session_keys() -> list[bytes]:
+    return list(raw_client().scan_iter(match=b"django:*"))
+
+
+class ReadOnlyTest(KeysTestCase):
+    def test_every_page_needs_a_login(self):
+        for url in [*PAGES, "/keys/?key=core:seed", "/keys/behind/?t=x"]:
+            response = Client().get(url)
+            self.assertEqual(response.status_code, 302, url)
+            self.assertTrue(response["Location"].startswith("/accounts/login/"), url)
+
+    def test_nothing_accepts_a_write(self):
+        for url in [*PAGES, "/keys/?key=core:seed", "/keys/behind/?t=x"]:
+            self.assertEqual(self.client.post(url).status_code, 405, url)
+
+    def test_every_command_sent_is_a_read(self):
+        client = raw_client()
+        client.hset("core:seed", "a", "1")
+        client.zadd("core:signins:count", {"a": 1})
+        client.rpush("core:signins:recent", '{"user": "a", "at": 1}')
+        client.xadd("core:events", {"a": "1"})
+        client.sadd("odd:set", "1")
+        client.set("odd:string", "1", ex=60)
+        dbsize = client.dbsize()
+        keys = ["core:seed", "core:signins:count", "core:signins:recent", "core:events", "odd:set", "odd:string"]
+        urls = PAGES + [key_url(k) for k in keys] + ["/keys/tree/?prefix=core:"]
+        sent = set()
+        for url in urls:
+            with self.subTest(url=url):
+                with tracing.recording() as trace:
+                    self.assertEqual(self.client.get(url).status_code, 200)
+                sent |= set(commands(trace))
+                self.assertLessEqual(trace.round_trip_count("data"), 2)
+        self.assertLessEqual(sent, READ_ONLY, sent - READ_ONLY)
+        self.assertEqual(client.dbsize(), dbsize)
+
+    def test_the_lua_scripts_only_read(self):
+        for script in (store._SCAN, store._TREE, store._TYPE_AND_LENGTH):
+            called = set(re.findall(r"redis\.call\('([A-Z]+)'", script))
+            self.assertLessEqual(called, {"SCAN", "TYPE", "STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"})
+
+
+class SessionTest(KeysTestCase):
+    def test_session_keys_are_never_listed(self):
+        self.assertTrue(session_keys())  # the signed-in test client has one
+        for url in ["/keys/", "/keys/?pattern=django", "/keys/?pattern=*sessions*&match=glob", "/keys/orphans/"]:
+            response = self.client.get(url)
+            self.assertNotContains(response, "django.contrib.sessions")
+            self.assertNotContains(response, "django:1:")
+        response = self.client.get("/keys/tree/")
+        self.assertNotContains(response, "django:")
+
+    def test_session_key_asked_by_name_is_refused_without_reading_it(self):
+        session = session_keys()[0]
+        with self.assertRoundTrips(0):
+            response = self.client.get(key_url(session))
+        self.assertEqual(response.status_code, 403)
+        self.assertContains(response, "never reads these keys", status_code=403)
+        self.assertEqual(self.client.get("/keys/tree/?prefix=django:").status_code, 404)
+        self.assertEqual(self.client.get("/keys/registry/keys/?pattern=django:*:*").status_code, 404)
+
+    def test_the_redis_panel_masks_the_session_key(self):
+        session = session_keys()[0].decode()
+        response = self.client.get("/keys/registry/")
+        self.assertNotContains(response, session[:40])
+        self.assertContains(response, "‹session/cache key›")
+
+
+class NastyNamesTest(KeysTestCase):
+    def test_names_render_escaped_and_link_to_their_own_key(self):
+        for i, name in enumerate(NASTY):
+            raw_client().set(name, f"value-{i}")
+        response = self.client.get("/keys/")
+        html = response.content.decode()
+        self.assertNotIn("<script>alert(1)</script>", html)
+        self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", html)
+        self.assertIn("quote&quot;and&#x27;apostrophe", html)
+        self.assertIn("new\\nline", html)  # shown on one line, the newline visible
+        self.assertIn(">name cut: first 300 of 5,005 bytes</span>", html)  # the 5,000-byte name is cut in the list
+        links = [unescape(u) for u in re.findall(r'<td><a href="(/keys/\?key=[^"]+)">', html)]
+        self.assertEqual(len(links), len(NASTY) - 1)  # no server takes a 5 KB request line
+        self.assertIn("(too long for a link)", html)
+        for link in links:
+            page = self.client.get(link)
+            self.assertEqual(page.status_code, 200, link)
+            value = re.search(r'<span class="value">(value-\d)</span>', page.content.decode())
+            name = NASTY[int(value.group(1).split("-")[1])]
+            self.assertEqual(link, key_url(name))
+        self.assertEqual(key_url(b"long:" + b"x" * 5000), "")
+        page = self.client.get("/keys/?key=" + key_param(b"long:" + b"x" * 5000))
+        self.assertContains(page, "x" * 5000)  # the key page shows the whole name
+
+    def test_empty_segments_and_trailing_colon_in_the_tree(self):
+        for name in NASTY:
+            raw_client().set(name, "1")
+        response = self.client.get("/keys/tree/")
+        html = response.content.decode()
+        self.assertIn('href="/keys/tree/?prefix=a%3A"', html)
+        self.assertIn('href="/keys/tree/?prefix=trailing%3A"', html)
+        response = self.client.get("/keys/tree/?prefix=a%3A")
+        self.assertContains(response, 'href="/keys/tree/?prefix=a%3A%3A"')  # the empty segment
+        response = self.client.get("/keys/tree/?prefix=trailing%3A")
+        # The key named like the prefix itself is its only leaf, and links to itself.
+        self.assertContains(response, '<a href="/keys/?key=trailing%3A"><span class="keyname">(this very key)</span>')

@@ -1,0 +1,183 @@
+"""Namespaces, registry, orphans and "keys behind this screen"."""
+
+import re
+from html import unescape
+from unittest import mock
+
+from django.core import signing
+
+from config.keybrowser import behind, store
+from config.redis import raw_client
+from tests.keybrowser.helpers import KeysTestCase, commands, extra_patterns, load_keys
+
+
+def tree_counts(response) -> dict[str, int]:
+    rows = re.findall(
+        r'<span class="keyname">(.*?)</span></a>(?: <span class="muted">key</span>)?</td>\s*<td class="num">(\d+)</td>',
+        response.content.decode().replace("<wbr>", ""),
+    )
+    return {unescape(name): int(count) for name, count in rows}
+
+
+class NamespaceTest(KeysTestCase):
+    def test_groups_keys_by_segment_with_counts(self):
+        client = raw_client()
+        client.set("core:seed", "1")
+        client.zadd("core:signins:count", {"a": 1})
+        client.rpush("core:signins:recent", "x")
+        load_keys(30, "bulk:item:{}")
+        with self.assertRoundTrips(1):
+            response = self.client.get("/keys/tree/")
+        self.assertEqual(tree_counts(response), {"bulk:": 30, "core:": 3})
+        self.assertContains(response, "The SCAN is complete: the counts are exact.")
+        with self.assertRoundTrips(1) as trace:
+            response = self.client.get("/keys/tree/?prefix=core:")
+        self.assertEqual(tree_counts(response), {"signins:": 2, "seed": 1})
+        self.assertIn("core:*", trace.trips("data")[0].commands[0].args)  # only that prefix is matched
+        self.assertContains(response, 'href="/keys/?key=core%3Aseed"')
+
+    def test_scan_further_carries_the_counts_until_they_are_exact(self):
+        load_keys(3000, "bulk:item:{}")
+        load_keys(2000, "other:{}")
+        with mock.patch.object(store, "TREE_STEPS", 1), mock.patch.object(store, "SCAN_COUNT", 500):
+            response = self.client.get("/keys/tree/")
+            self.assertContains(response, "Counts so far")
+            requests = 1
+            while found := re.search(r'id="scan-further" href="([^"]+)"', response.content.decode()):
+                with self.assertRoundTrips(1):
+                    response = self.client.get("/keys/tree/" + unescape(found.group(1)))
+                requests += 1
+        self.assertGreater(requests, 3)
+        self.assertEqual(tree_counts(response), {"bulk:": 3000, "other:": 2000})
+
+    def test_children_past_the_limit_are_counted_together(self):
+        load_keys(30, "many:{}")
+        with mock.patch.object(store, "TREE_CHILDREN", 10):
+            response = self.client.get("/keys/tree/?prefix=many:")
+        self.assertEqual(len(tree_counts(response)), 10)
+        self.assertRegex(response.content.decode(), r"other segments.*?<td class=\"num\">20</td>")
+
+    def test_a_bad_cursor_is_a_400_and_a_forged_token_a_404(self):
+        self.assertEqual(self.client.get("/keys/tree/?cursor=x").status_code, 400)
+        self.assertEqual(self.client.get("/keys/tree/?cursor=5&acc=forged").status_code, 404)
+
+
+class RegistryTest(KeysTestCase):
+    def test_lists_every_pattern_with_app_modeling_and_purpose(self):
+        response = self.client.get("/keys/registry/")
+        self.assertContains(response, "<code>core:signins:recent</code>")
+        self.assertContains(response, "Login system (the Redis login-system tutorial): capped list")
+        self.assertContains(response, "The latest successful staff sign-ins")
+        self.assertContains(response, 'href="/keys/registry/keys/?pattern=core%3Aevents"')
+        self.assertNotContains(response, "?pattern=django")
+
+    def test_a_pattern_with_an_index_is_browsed_through_it_not_scanned(self):
+        with extra_patterns() as keyspace:
+            keyspace.register_app("shop", "shop:")
+            keyspace.register("shop", "shop:index:items", "zset", "Index", "Item ids by date.")
+            keyspace.register("shop", "shop:item:*", "hash", "Embedded", "An item.", index="shop:index:items")
+            raw_client().zadd("shop:index:items", {str(i): i for i in range(1, 61)})
+            for i in range(1, 61):
+                raw_client().hset(f"shop:item:{i}", "name", f"item {i}")
+            load_keys(5000)  # a big keyspace the index makes irrelevant
+            with self.assertRoundTrips(2) as trace:
+                response = self.client.get("/keys/registry/keys/?pattern=shop:item:*")
+            sent = commands(trace)
+            self.assertEqual(sent[:2], ["ZCARD", "ZRANGE"])
+            self.assertNotIn("SCAN", " ".join(str(c) for t in trace.trips() for c in t.commands))
+            self.assertContains(response, "60 ids")
+            self.assertEqual(response.content.decode().count('<td><a href="/keys/?key=shop%3Aitem%3A'), store.PAGE)
+            response = self.client.get("/keys/registry/keys/?pattern=shop:item:*&cursor=50")
+            self.assertEqual(response.content.decode().count('<td><a href="/keys/?key=shop%3Aitem%3A'), 10)
+
+    def test_a_set_index_is_paged_with_sscan(self):
+        with extra_patterns() as keyspace:
+            keyspace.register_app("shop", "shop:")
+            keyspace.register("shop", "shop:index:all", "set", "Index", "Every item id.")
+            keyspace.register("shop", "shop:item:*", "hash", "Embedded", "An item.", index="shop:index:all")
+            raw_client().sadd("shop:index:all", "3", "4")
+            raw_client().hset("shop:item:3", "name", "three")
+            with self.assertRoundTrips(2) as trace:
+                response = self.client.get("/keys/registry/keys/?pattern=shop:item:*")
+            self.assertEqual(commands(trace)[:2], ["SCARD", "SSCAN"])
+            self.assertContains(response, "2 ids")
+            self.assertContains(response, '<td><a href="/keys/?key=shop%3Aitem%3A3">')
+            self.assertContains(response, '<td><a href="/keys/?key=shop%3Aitem%3A4">')  # listed, shown as missing
+            self.assertContains(response, '<span class="muted">missing</span>')
+
+    def test_a_pattern_without_an_index_is_scanned_one_segment_per_star(self):
+        raw_client().zadd("core:failed_signins:user:ann", {"x": 1})
+        raw_client().zadd("core:failed_signins:user:ann:extra", {"x": 1})
+        with self.assertRoundTrips(2):
+            response = self.client.get("/keys/registry/keys/?pattern=core:failed_signins:user:*")
+        self.assertContains(response, "core:<wbr>failed_signins:<wbr>user:<wbr>ann</span>")
+        self.assertNotContains(response, "core:failed_signins:user:ann:extra")
+
+    def test_unknown_pattern_is_a_404(self):
+        self.assertEqual(self.client.get("/keys/registry/keys/?pattern=nope:*").status_code, 404)
+
+
+class OrphanTest(KeysTestCase):
+    def test_lists_only_keys_no_pattern_owns(self):
+        raw_client().set("stray:one", "1")
+        raw_client().hset("core:seed", "a", "1")
+        with self.assertRoundTrips(2):
+            response = self.client.get("/keys/orphans/")
+        self.assertContains(response, "stray:<wbr>one</span>")
+        self.assertNotContains(response, "core:<wbr>seed</span>")
+
+    def test_no_orphans_has_an_empty_state(self):
+        raw_client().hset("core:seed", "a", "1")
+        self.assertContains(self.client.get("/keys/orphans/"), "No orphans.")
+
+
+class BehindTest(KeysTestCase):
+    def setUp(self):
+        super().setUp()
+        client = raw_client()
+        client.rpush("core:signins:recent", '{"user": "ann", "addr": "", "at": 1}')
+        client.zadd("core:signins:count", {"ann": 4})
+        client.xadd("core:events", {"actor": "ann"})
+
+    def behind_link(self, response) -> str:
+        return unescape(re.search(r'class="keys-behind" href="([^"]+)"', response.content.decode()).group(1))
+
+    def test_every_page_links_the_keys_it_touched(self):
+        response = self.client.get("/")
+        self.assertContains(response, '<a href="/keys/?key=core%3Aevents">core:events</a>')
+        self.assertContains(response, "keys behind this screen")
+
+    def test_keys_behind_a_screen_are_exactly_its_keys_with_its_commands(self):
+        page = self.client.get("/", HTTP_REFERER="http://testserver/")
+        trips = int(re.search(r'data-round-trips="(\d+)"', page.content.decode()).group(1))
+        with self.assertRoundTrips(1):
+            response = self.client.get(self.behind_link(page), HTTP_REFERER="http://testserver/")
+        html = response.content.decode()
+        shown = {unescape(k.replace("<wbr>", "")) for k in re.findall(r'<span class="keyname">(.*?)</span>', html)}
+        # An administrator's dashboard also lists the failed sign-ins.
+        self.assertEqual(shown, {"core:signins:recent", "core:signins:count", "core:events", "core:signins:failed"})
+        self.assertIn(f"<strong>{trips} round trip", html)
+        self.assertIn("<code>LRANGE core:signins:recent 0 9</code>", html)
+        self.assertIn("<code>XREVRANGE core:events + - COUNT 20</code>", html)
+        self.assertIn("‹session/cache key›", html)
+        self.assertIn('<a href="/"><code>/</code></a>', html)
+        self.assertIn('<span class="badge type-list">list</span>', html)
+
+    def test_the_link_carries_no_session_key(self):
+        token = self.behind_link(self.client.get("/")).split("?t=", 1)[1]
+        self.assertNotIn("sessions", str(signing.loads(token, salt=behind.SALT)))
+
+    def test_a_forged_link_is_a_404(self):
+        token = self.behind_link(self.client.get("/")).split("?t=", 1)[1]
+        self.assertEqual(self.client.get("/keys/behind/?t=" + token[:-2] + "xx").status_code, 404)
+        forged = signing.dumps({"p": "/", "k": ["x"], "t": []}, salt="another")
+        self.assertEqual(self.client.get("/keys/behind/?t=" + forged).status_code, 404)
+
+    def test_a_busy_page_still_fits_in_a_link(self):
+        load_keys(200)
+        page = self.client.get("/keys/")  # 50 keys: a pipeline of 201 commands
+        link = self.behind_link(page)
+        self.assertLessEqual(len(link), behind.MAX_TOKEN + 20)
+        response = self.client.get(link)
+        self.assertEqual(response.status_code, 200)
+        self.assertGreaterEqual(response.content.decode().count('<td><a href="/keys/?key=bulk%3Aitem%3A'), 10)

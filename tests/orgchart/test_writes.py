@@ -1,0 +1,109 @@
+"""Every org chart write is one script call (two where a new id is drawn), and a move costs the
+depth of the tree, never the size of the subtree it moves: counted, never timed."""
+
+from django.test import override_settings
+
+from config import trace
+from config.redis import client
+from orgchart import keys, scale, store
+from tests.base import RedisTestCase
+from tests.orgchart.helpers import ACTOR, employee, location, org
+from tests.orgchart.test_graph import SPEC
+
+
+class OneRoundTripPerWriteTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        store.load_scripts()
+        self.where = location("Seattle")
+        self.ids = org(SPEC, self.where)
+
+    def test_a_move_is_one_script_call(self):
+        with self.assertRoundTrips(1) as recorded, self.assertCommands(1):
+            store.move_employee(self.ids["Cid"], self.ids["Bob"], actor=ACTOR)
+        (command,) = recorded.trips("data")[0].commands
+        self.assertEqual(command.name, "EVALSHA")
+        self.assertIn(str(self.ids["Cid"]), client().smembers(keys.reports(self.ids["Bob"])))
+
+    def test_a_hire_draws_its_id_then_writes_in_one_script(self):
+        with self.assertRoundTrips(2), self.assertCommands(2):
+            pk = employee("Gus", self.ids["Eve"], self.where)
+        self.assertEqual(store.get_employee(self.ids["Doug"]).total, 7)
+        self.assertEqual(client().get(keys.employee_ids()), str(pk))
+
+    def test_a_refused_hire_draws_no_id(self):
+        before = client().get(keys.employee_ids())
+        for values in ({"name": "doug"}, {"name": "Gus", "manager": 999}, {"name": "Gus", "location": 999}):
+            with self.assertRaises(store.Refused), self.assertRoundTrips(1):
+                store.save_employee(None, {"name": "x", **values}, actor=ACTOR)
+        self.assertEqual(client().get(keys.employee_ids()), before)
+
+    def test_an_edit_and_a_delete_are_one_script_call_each(self):
+        values = {"name": "Cid", "title": "Lead", "manager": self.ids["Bob"], "location": None}
+        with self.assertRoundTrips(1), self.assertCommands(1):
+            store.save_employee(self.ids["Cid"], values, actor=ACTOR)
+        with self.assertRoundTrips(1), self.assertCommands(1):
+            store.delete_employee(self.ids["Ann"], self.ids["Bob"], actor=ACTOR)
+        self.assertEqual(store.get_employee(self.ids["Bob"]).total, 4)
+
+    def test_location_writes(self):
+        with self.assertRoundTrips(2):
+            other = location("Austin")
+        with self.assertRoundTrips(1):
+            store.save_location(other, "Denver", actor=ACTOR)
+        with self.assertRoundTrips(2):  # the sensor's first and last reading, then the script
+            store.delete_location(self.where, other, actor=ACTOR)
+        self.assertEqual(client().scard(keys.staff(other)), 7)
+
+
+class MoveCostTest(RedisTestCase):
+    """The same move at two subtree sizes under the same depth runs the same commands."""
+
+    def move_cost(self, prefix: str, depth: int, below: int) -> tuple[int, list[str]]:
+        data = scale.chain(depth, below, prefix)
+        ids = scale.load(data)
+        other = scale.load(scale.chain(depth, 1, prefix + "x"))
+        head, target = ids[f"{prefix}head"], other[f"{prefix}x{depth - 1}"]
+        with trace.recording() as recorded:
+            _, cost = scale.cost(lambda: store.move_employee(head, target, actor=ACTOR))
+        (move,) = [trip for trip in recorded.trips("data") if trip.commands[0].name == "EVALSHA"]
+        self.assertEqual(store.get_employee(target).total, below + 1)
+        return cost.commands, move.commands[0].keys
+
+    def test_a_move_costs_the_depth_not_the_subtree(self):
+        store.load_scripts()
+        small, small_keys = self.move_cost("s", 6, 10)
+        large, large_keys = self.move_cost("l", 6, 1000)
+        self.assertEqual(small, large)
+        self.assertEqual(len(small_keys), len(large_keys))
+        deeper, _ = self.move_cost("d", 24, 10)
+        self.assertGreater(deeper, small)  # the walks up are longer: it grows with the depth
+        self.assertEqual((deeper - small) % 18, 0)  # by the same few commands per level
+
+
+class SubtreeReadTest(RedisTestCase):
+    def test_one_round_trip_within_the_budget_whatever_the_depth(self):
+        store.load_scripts()
+        ids = scale.load(scale.chain(40, 50))
+        with self.assertRoundTrips(1):
+            levels = store.subtree(ids["c0"])
+        self.assertEqual(len(levels), 42)
+        self.assertEqual(sum(map(len, levels)), store.get_employee(ids["c0"]).total)
+
+    @override_settings(ORGCHART_WALK_BUDGET=25)
+    def test_a_large_subtree_is_read_a_budget_at_a_time(self):
+        store.load_scripts()
+        ids = scale.load(scale.build(300))
+        top = ids["p0"]
+        with trace.recording() as recorded:
+            levels, cost = scale.cost(lambda: store.subtree(top))
+        self.assertEqual(sum(map(len, levels)), 299)
+        calls = sum(1 for trip in recorded.trips("data") if trip.commands[0].name == "EVALSHA")
+        # Each call takes at most 25 steps (a set read or a person found), one more set read at most:
+        # 300 set reads and 299 people need at least 24 calls.
+        self.assertGreaterEqual(calls, (300 + 299) // 26)
+        self.assertEqual(cost.commands, calls + 300)  # the calls, and one SMEMBERS per person
+        with self.assertRoundTrips(1):
+            chain, _, report = store.employee_detail(top, store.MAX_DEPTH)
+        self.assertTrue(report.cut)  # the page says its counts are lower bounds
+        self.assertLess(report.within, 299)
