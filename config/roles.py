@@ -55,5 +55,7 @@ def sync_roles(apps=None) -> None:
         wanted = []
         for name in names:
             app_label, codename = name.split(".")
-            wanted.append(permission_model.objects.get(content_type__app_label=app_label, codename=codename))
+            found = permission_model.objects.filter(content_type__app_label=app_label, codename=codename).first()
+            if found is not None:  # an earlier migration's state lacks the later permissions; a later one syncs again
+                wanted.append(found)
         group.permissions.set(wanted)

@@ -270,7 +270,7 @@ class ScreenTest(ExchangeTest):
         return self.client.post("/exchange/orgchart/preview/", data)
 
     def test_only_administrators(self):
-        self.client.force_login(self.make_staff("editor"))
+        self.client.force_login(self.make_staff("ed", role="editor"))
         for url in ("/exchange/", "/exchange/orgchart/", "/exchange/orgchart/export.zip"):
             self.assertEqual(self.client.get(url).status_code, 403, url)
         self.assertEqual(self.upload("locations.jsonl", b"").status_code, 403)

@@ -43,7 +43,7 @@ class GroupsTest(RedisTestCase):
         self.assertEqual(names("editor"), set(roles.WRITE_PERMISSIONS.values()))
         self.assertEqual(
             names("administrator"),
-            {*roles.WRITE_PERMISSIONS.values(), roles.BROWSE_KEYS, roles.SEE_FAILED_SIGNINS}
+            {*roles.WRITE_PERMISSIONS.values(), roles.BROWSE_KEYS, roles.SEE_FAILED_SIGNINS, roles.EXCHANGE_DATA}
             | {f"auth.{v}_{m}" for v in ("add", "change", "delete", "view") for m in ("user", "group")},
         )
 
