@@ -19,4 +19,4 @@ def say_signed_out(sender, request, user, **kwargs):
     """The sign-in page the sign-out leads to says so (messages ride in a cookie, which
     outlives the session the sign-out flushes)."""
     if request is not None:
-        messages.info(request, f"{user.get_username()} signed out." if user else "Signed out.")
+        messages.info(request, f"{user.get_username()} signed out." if user else "Signed out.", fail_silently=True)
