@@ -1,4 +1,5 @@
-"""No screen scrolls sideways at a phone's (390 px) or a tablet's (800 px) width."""
+"""No screen scrolls sideways at a phone's (390 px) or a tablet's (800 px) width, and none
+loads anything from outside the site."""
 
 from tests.base import BrowserTestCase
 from tests.e2e.screens import WIDTHS, screens, seed, sign_in_as_admin
@@ -20,7 +21,8 @@ class ResponsiveTest(BrowserTestCase):
         sign_in_as_admin(self)
         paths = screens(self.page, self.live_server_url)
         self.assertGreater(len(paths), 40)
-        wide = {}
+        wide, outside = {}, set()
+        self.page.on("request", lambda r: r.url.startswith(self.live_server_url) or outside.add(r.url))
         for width in WIDTHS:
             self.page.set_viewport_size({"width": width, "height": 900})
             for path in paths:
@@ -34,3 +36,4 @@ class ResponsiveTest(BrowserTestCase):
             if (overflow := self.page.evaluate(OVERFLOW)) > 0:
                 wide[f"{width}px /accounts/login/"] = (overflow, self.page.evaluate(CULPRITS))
         self.assertEqual(wide, {}, "per screen: pixels of sideways scroll, and what sticks out")
+        self.assertEqual(outside, set(), "no screen loads anything from outside the site")
