@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.contrib import messages
 from django.core.exceptions import BadRequest
@@ -12,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from config.activity import Actor
-from config.listing import list_state, page_of
+from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import or_404
 from config.store import StoreError
 from orgchart import charts, forms, store
@@ -64,23 +66,51 @@ def _write(request, form, write, done, then):
     return redirect(then(result))
 
 
-def _template(request, name: str, partial: str) -> str:
-    return f"orgchart/{name}#{partial}" if request.htmx else f"orgchart/{name}"
+BY_NAME = ListSpec(sorts=("name",), default_order="name")
+STAFF = ListSpec(filters=("under",))
+
+
+@dataclass(frozen=True)
+class Kind:
+    """An employee or a location, for the list, form and delete templates the two share."""
+
+    name: str
+    plural: str
+    page: Callable  # the store's page of this kind in name order, for a ListState
+
+    def url(self, view: str) -> str:
+        return reverse(f"orgchart:{self.name}_{view}")
+
+    @property
+    def list_url(self) -> str:
+        return self.url("list")
+
+    @property
+    def add_url(self) -> str:
+        return self.url("add")
+
+    @property
+    def detail_name(self) -> str:
+        return f"orgchart:{self.name}_detail"
+
+
+EMPLOYEES = Kind("employee", "employees", store.employee_page)
+LOCATIONS = Kind("location", "locations", store.location_page)
 
 
 # --- employees -----------------------------------------------------------------------------------
 
 
-def _name_list(request, fetch, template: str):
+def _name_list(request, kind: Kind):
     """A list in name order with prefix search and paging; htmx gets the results partial."""
-    state = list_state(request.GET, sorts=("name",), default_order="name")
-    items, total = fetch(state)
-    page = page_of(items, total, state)
-    return render(request, _template(request, template, "results"), {"page": page, "state": state})
+    state = BY_NAME.read(request)
+    items, total = kind.page(state)
+    context = {"kind": kind, "page": page_of(items, total, state), "state": state}
+    return render_list(request, "orgchart/list.html", context)
 
 
 def employee_list(request):
-    return _name_list(request, store.employee_page, "employee_list.html")
+    return _name_list(request, EMPLOYEES)
 
 
 def _detail_context(found, depth_form, move_form) -> dict:
@@ -103,7 +133,7 @@ def employee_detail(request, pk: int):
     depth_form = forms.DepthForm(request.GET)
     depth = (depth_form.cleaned_data.get("depth") if depth_form.is_valid() else None) or 1
     context = _detail_context(or_404(store.employee_detail, pk, depth), depth_form, forms.MoveForm())
-    return render(request, _template(request, "employee_detail.html", "depth"), context)
+    return render_list(request, "orgchart/employee_detail.html", context, "depth")
 
 
 def employee_form(request, pk: int | None = None):
@@ -132,7 +162,7 @@ def employee_form(request, pk: int | None = None):
                 "full_time": employee.full_time,
             }
         form = forms.EmployeeForm(initial=initial, locations=locations)
-    return render(request, "orgchart/employee_form.html", {"form": form, "employee": employee})
+    return render(request, "orgchart/form.html", {"kind": EMPLOYEES, "form": form, "object": employee})
 
 
 def _moved(data, names) -> str:
@@ -147,7 +177,8 @@ def employee_move(request, pk: int):
     form = forms.MoveForm(request.POST)
     if form.is_valid() and form.cleaned_data["manager"] is None and not form.cleaned_data["to_top"]:
         chain = or_404(store.chain_of_command, pk)
-        return render(request, "orgchart/employee_confirm_move.html", {"employee": chain.employee, "chain": chain})
+        context = {"employee": chain.employee, "chain": chain, "hidden": [("manager", ""), ("to_top", "on")]}
+        return render(request, "orgchart/employee_confirm_move.html", context)
     done = _write(
         request, form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)),
         _moved, lambda _: reverse("orgchart:employee_detail", args=[pk]),
@@ -172,7 +203,7 @@ def employee_delete(request, pk: int):
     else:
         boss = chain.managers[-1].name if chain.managers else ""
         form = forms.DeleteEmployeeForm(initial={"successor": boss})
-    return render(request, "orgchart/employee_confirm_delete.html", {"employee": employee, "form": form})
+    return render(request, "orgchart/confirm_delete.html", {"kind": EMPLOYEES, "object": employee, "form": form})
 
 
 # --- tree and path -------------------------------------------------------------------------------
@@ -212,18 +243,18 @@ def path_finder(request):
         path = store.find_path(form.cleaned_data["a"], form.cleaned_data["b"])
         if path is None:
             form.add_error(None, "No path: one of them does not exist, or they sit in separate trees.")
-    return render(request, _template(request, "path.html", "result"), {"form": form, "path": path})
+    return render_list(request, "orgchart/path.html", {"form": form, "path": path}, "result")
 
 
 # --- locations -----------------------------------------------------------------------------------
 
 
 def location_list(request):
-    return _name_list(request, store.location_page, "location_list.html")
+    return _name_list(request, LOCATIONS)
 
 
 def location_detail(request, pk: int):
-    state = list_state(request.GET, filters=("under",))
+    state = STAFF.read(request)
     overview = or_404(store.location_overview, pk, state.offset, state.per_page)
     page = page_of(overview.staff, overview.staff_count, state)
     under_form = forms.ReportsToForm(request.GET if "under" in request.GET else None)
@@ -240,7 +271,7 @@ def location_detail(request, pk: int):
         "sensor": sensor,
         "temperature_charts": charts.location_charts(sensor),
     }
-    return render(request, _template(request, "location_detail.html", "staff"), context)
+    return render_list(request, "orgchart/location_detail.html", context, "staff")
 
 
 def location_form(request, pk: int | None = None):
@@ -256,7 +287,7 @@ def location_form(request, pk: int | None = None):
             return done
     else:
         form = forms.LocationForm(initial={"name": location.name} if location else None)
-    return render(request, "orgchart/location_form.html", {"form": form, "location": location})
+    return render(request, "orgchart/form.html", {"kind": LOCATIONS, "form": form, "object": location})
 
 
 def location_delete(request, pk: int):
@@ -272,4 +303,4 @@ def location_delete(request, pk: int):
             return done
     else:
         form = forms.DeleteLocationForm(locations=others)
-    return render(request, "orgchart/location_confirm_delete.html", {"location": location, "form": form})
+    return render(request, "orgchart/confirm_delete.html", {"kind": LOCATIONS, "object": location, "form": form})
