@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
+from django.urls import reverse
 
 # ASCII digits only (``int`` would take "٣", " 3", "+3" and "3_0"), and few of them:
 # a page number this long is past any list, and its offset stays far inside the
@@ -111,6 +113,31 @@ class ListSpec:
         form.is_valid()
         valid = {name: value for name, value in state.filters.items() if name not in form.errors}
         return replace(state, filters=valid, extra=extra, form=form)
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One kind of object with list, add, detail, edit and delete screens named
+    ``<app>:<name>_<view>``: what an app's shared list, form and delete templates ask of it."""
+
+    app: ClassVar[str] = ""  # set by the app's subclass
+    name: str
+    plural: str
+
+    def url(self, view: str, *args) -> str:
+        return reverse(f"{self.app}:{self.name}_{view}", args=args)
+
+    @property
+    def list_url(self) -> str:
+        return self.url("list")
+
+    @property
+    def add_url(self) -> str:
+        return self.url("add")
+
+    @property
+    def detail_name(self) -> str:
+        return f"{self.app}:{self.name}_detail"
 
 
 def render_list(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from django.contrib import messages
 from django.core.exceptions import BadRequest
@@ -14,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from config.activity import Actor
-from config.listing import ListSpec, page_of, render_list
+from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import or_404
 from config.store import StoreError
 from orgchart import charts, forms, store
@@ -71,27 +72,11 @@ STAFF = ListSpec(filters=("under",))
 
 
 @dataclass(frozen=True)
-class Kind:
+class Kind(Listed):
     """An employee or a location, for the list, form and delete templates the two share."""
 
-    name: str
-    plural: str
+    app = "orgchart"
     page: Callable  # the store's page of this kind in name order, for a ListState
-
-    def url(self, view: str) -> str:
-        return reverse(f"orgchart:{self.name}_{view}")
-
-    @property
-    def list_url(self) -> str:
-        return self.url("list")
-
-    @property
-    def add_url(self) -> str:
-        return self.url("add")
-
-    @property
-    def detail_name(self) -> str:
-        return f"orgchart:{self.name}_detail"
 
 
 EMPLOYEES = Kind("employee", "employees", store.employee_page)
@@ -189,21 +174,26 @@ def employee_move(request, pk: int):
     return render(request, "orgchart/employee_detail.html", context, status=400)
 
 
-def employee_delete(request, pk: int):
-    chain = or_404(store.chain_of_command, pk)
-    employee = chain.employee
+def _delete(request, kind: Kind, found, form, delete):
+    """The delete page of an employee or a location: it asks for a successor, and a POST with a
+    valid one runs ``delete(successor)`` (the store's refusal goes beside the field)."""
     if request.method == "POST":
-        form = forms.DeleteEmployeeForm(request.POST)
         done = _write(
-            request, form, lambda data: store.delete_employee(pk, data["successor"], actor=_actor(request)),
-            lambda data, name: f"Deleted {name}.", lambda _: reverse("orgchart:employee_list"),
+            request, form, lambda data: delete(data["successor"]),
+            lambda data, name: f"Deleted {name}.", lambda _: kind.list_url,
         )  # fmt: skip
         if done:
             return done
+    return render(request, "orgchart/confirm_delete.html", {"kind": kind, "object": found, "form": form})
+
+
+def employee_delete(request, pk: int):
+    chain = or_404(store.chain_of_command, pk)
+    if request.method == "POST":
+        form = forms.DeleteEmployeeForm(request.POST)
     else:
-        boss = chain.managers[-1].name if chain.managers else ""
-        form = forms.DeleteEmployeeForm(initial={"successor": boss})
-    return render(request, "orgchart/confirm_delete.html", {"kind": EMPLOYEES, "object": employee, "form": form})
+        form = forms.DeleteEmployeeForm(initial={"successor": chain.managers[-1].name if chain.managers else ""})
+    return _delete(request, EMPLOYEES, chain.employee, form, partial(store.delete_employee, pk, actor=_actor(request)))
 
 
 # --- tree and path -------------------------------------------------------------------------------
@@ -232,8 +222,8 @@ def tree_children(request, pk: int):
     if not request.htmx:
         return redirect(f"{reverse('orgchart:tree')}?root={pk}" + (f"&offset={offset}" if offset else ""))
     children = or_404(store.tree_children, pk, offset)
-    partial = "nodes" if offset else "children"
-    return render(request, f"orgchart/tree.html#{partial}", _tree_context(children, pk, offset))
+    fragment = "nodes" if offset else "children"
+    return render(request, f"orgchart/tree.html#{fragment}", _tree_context(children, pk, offset))
 
 
 def path_finder(request):
@@ -293,14 +283,6 @@ def location_form(request, pk: int | None = None):
 def location_delete(request, pk: int):
     location = or_404(store.get_location, pk)
     others = [(i, name) for i, name in store.location_choices() if i != pk]
-    if request.method == "POST":
-        form = forms.DeleteLocationForm(request.POST, locations=others)
-        done = _write(
-            request, form, lambda data: store.delete_location(pk, data["successor"], actor=_actor(request)),
-            lambda data, name: f"Deleted {name}.", lambda _: reverse("orgchart:location_list"),
-        )  # fmt: skip
-        if done:
-            return done
-    else:
-        form = forms.DeleteLocationForm(locations=others)
-    return render(request, "orgchart/confirm_delete.html", {"kind": LOCATIONS, "object": location, "form": form})
+    data = request.POST if request.method == "POST" else None
+    form = forms.DeleteLocationForm(data, locations=others)
+    return _delete(request, LOCATIONS, location, form, partial(store.delete_location, pk, actor=_actor(request)))

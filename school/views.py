@@ -19,7 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from config.activity import Actor
-from config.listing import ListSpec, page_of, render_list
+from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import or_404
 from school import conf, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
@@ -28,30 +28,14 @@ ROSTER = ListSpec(per_page=25)
 
 
 @dataclass(frozen=True)
-class Entity:
-    name: str
-    plural: str
+class Entity(Listed):
+    app = "school"
     form: type
     label_sort: str  # the ?o= name of the label column: code or name
 
     @property
     def listing(self) -> ListSpec:
         return ListSpec(sorts=(self.label_sort, "id"), default_order=self.label_sort)
-
-    def url(self, view: str, *args) -> str:
-        return reverse(f"school:{self.name}_{view}", args=args)
-
-    @property
-    def add_url(self) -> str:
-        return self.url("add")
-
-    @property
-    def list_url(self) -> str:
-        return self.url("list")
-
-    @property
-    def detail_name(self) -> str:
-        return f"school:{self.name}_detail"
 
 
 ENTITIES = {

@@ -6,7 +6,9 @@ from django.http import Http404, QueryDict
 from django.template.loader import render_to_string
 from django.test import RequestFactory
 
+from config.activity import Actor
 from config.listing import ListSpec, list_state, page_of
+from orgchart import store
 from tests.base import RedisTestCase
 
 
@@ -130,6 +132,28 @@ class HtmxPartialTest(RedisTestCase):
                 self.assertNotContains(partial, "<html")
                 self.assertTrue(partial.content.decode().lstrip().startswith('<div id="results">'))
                 self.assertContains(boosted, "<html")
+
+
+class SharedFormsTest(RedisTestCase):
+    """The add and edit pages share one form include: Cancel goes back to the list when adding,
+    to the object's page when editing; the org chart's delete pages share one template."""
+
+    def test_cancel_goes_back_where_the_form_came_from(self):
+        pk = store.save_location(None, "Lisbon", actor=Actor("t"))
+        pages = {
+            "/orgchart/locations/add/": "/orgchart/locations/",
+            "/orgchart/employees/add/": "/orgchart/employees/",
+            f"/orgchart/locations/{pk}/edit/": f"/orgchart/locations/{pk}/",
+            "/school/courses/add/": "/school/courses/",
+            "/cms/posts/add/": "/cms/posts/",
+        }
+        for url, back in pages.items():
+            with self.subTest(url=url):
+                self.assertContains(self.client.get(url), f'<a class="button secondary" href="{back}">Cancel</a>')
+        delete = self.client.get(f"/orgchart/locations/{pk}/delete/")
+        self.assertContains(delete, "<h1>Delete Lisbon?</h1>")
+        self.assertContains(delete, '<form method="post" novalidate>')
+        self.assertContains(delete, f'<a class="button secondary" href="/orgchart/locations/{pk}/">No, keep it</a>')
 
 
 class ConfirmFormTest(RedisTestCase):
