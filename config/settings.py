@@ -60,7 +60,7 @@ REDIS_APPENDFSYNC = os.environ.get("REDIS_APPENDFSYNC", "everysec")  # embedded 
 REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "5"))
 REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "2"))
 
-# Staff activity and sign-in limits (seed 001 and 004).
+# Staff activity and sign-in limits (the Redis login-system tutorial, the key-value design notes).
 # How many reverse proxies in front of the dashboard append to X-Forwarded-For.
 # 0 (the default): the client address is the connection's own (REMOTE_ADDR), and
 # X-Forwarded-For, which anyone can send, is ignored. Behind N proxies the client

@@ -1,4 +1,4 @@
-"""Seed 004's login system: every successful sign-in is recorded in Redis."""
+"""The Redis login-system tutorial's records: every successful sign-in is recorded in Redis."""
 
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver

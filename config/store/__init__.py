@@ -22,7 +22,7 @@ from config import keys
 from config.activity import Event, LoggedEvent, SignIn
 from config.redis import client
 
-# Sliding window over failed sign-ins (seed 001), for a username and an address
+# Sliding window over failed sign-ins (the key-value design notes), for a username and an address
 # at once. Atomic, so concurrent attempts cannot overrun the limit: an attempt
 # takes its slot in both windows before the password is checked, and gives it
 # back if the password was right.
@@ -187,7 +187,7 @@ def record_failed_signin(attempt: Attempt | None, username: str, address: str, a
 
 
 def record_signin(username: str, address: str, at: datetime) -> None:
-    """Seed 004's login system: a capped list of recent sign-ins and a count per user."""
+    """The Redis login-system tutorial: a capped list of recent sign-ins and a count per user."""
     entry = json.dumps({"user": username, "addr": address, "at": at.timestamp()})
     pipe = client().pipeline(transaction=True)
     pipe.lpush(keys.signins_recent(), entry)

@@ -182,3 +182,31 @@ class DeployCheckTest(RedisTestCase):
         )
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("no issues", result.stdout)
+
+
+class ServeSeedsEmptyAppsTest(RedisTestCase):
+    """``make run`` seeds only the apps that hold no data: imported data is never doubled."""
+
+    sign_in = False
+
+    def test_an_app_with_data_is_left_alone_and_an_empty_one_is_seeded(self):
+        from config.management.commands.serve import Command as Serve
+
+        saved = dict(seeding.registry.seeders)
+        self.addCleanup(lambda: (seeding.registry.seeders.clear(), seeding.registry.seeders.update(saved)))
+        seeding.registry.seeders.clear()
+        for app in ("testseed", "testfull"):
+            keyspace.register_app(app, f"{app}:")
+            self.addCleanup(keyspace.prefixes.pop, app)
+            seeding.registry.add(app, order=99)(demo_seeder if app == "testseed" else _fail_if_run)
+        client().set("testfull:item:1", "imported")
+
+        out = StringIO()
+        Serve(stdout=out, stderr=StringIO()).seed_empty_apps()
+        self.assertIn("Seeding the demo data of testseed ", out.getvalue())
+        self.assertEqual([k for k in snapshot() if k.startswith("testfull:")], ["testfull:item:1"])
+        self.assertIn("testseed:index", snapshot())
+
+
+def _fail_if_run(ctx):
+    raise AssertionError("an app holding data was seeded again")

@@ -17,7 +17,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from config import store
+from config import seeding, store
+from config.keyspace import keyspace
 from config.redis import redacted
 
 # gunicorn's time for workers to finish their requests after SIGTERM; with the
@@ -59,8 +60,7 @@ class Command(BaseCommand):
             call_command("migrate", interactive=False, verbosity=0)
             password = self.ensure_admin()
             if not options["no_seed"] and not store.seed_marker():
-                self.stdout.write("Redis holds no demo data: seeding it (manage.py seed --scale demo).")
-                call_command("seed", scale="demo")
+                self.seed_empty_apps()
             if not options["dev"]:
                 call_command("collectstatic", interactive=False, verbosity=0)
             self.stdout.write(self.style.SUCCESS(f"\nDashboard: http://{host}:{port}/"))
@@ -115,6 +115,14 @@ class Command(BaseCommand):
         if server is not None:
             server.stop()
             self.stdout.write(f"Stopped the embedded Redis (its data stays in {server.data_dir}).")
+
+    def seed_empty_apps(self) -> None:
+        """Seed the demo data of each app that holds none: data imported or entered by hand is never
+        doubled by a demo seed over it."""
+        empty = [s.app for s in seeding.registry.ordered() if not store.holds_prefix(keyspace.prefix(s.app))]
+        if empty:
+            self.stdout.write(f"Seeding the demo data of {', '.join(empty)} (manage.py seed --only ...).")
+            call_command("seed", scale="demo", only=empty)
 
     def ensure_admin(self) -> str:
         """Create the superuser `admin` once (or make an existing `admin` one); say where its password is."""
