@@ -83,6 +83,32 @@ EMPLOYEES = Kind("employee", "employees", store.employee_page)
 LOCATIONS = Kind("location", "locations", store.location_page)
 
 
+def _form_page(request, template: str, kind: Kind, found, form, write, done, then):
+    """The add, edit or delete page of an employee or a location: a POST runs ``write`` through
+    ``_write``; otherwise, or when it is refused, the page with its form."""
+    if request.method == "POST":
+        response = _write(request, form, write, done, then)
+        if response:
+            return response
+    return render(request, template, {"kind": kind, "object": found, "form": form})
+
+
+def _save(request, kind: Kind, found, form, save):
+    """Add or edit: ``save(data)`` returns the id, whose page the user lands on."""
+    return _form_page(
+        request, "orgchart/form.html", kind, found, form, save,
+        done=lambda data, _: f"Saved {data['name']}.", then=partial(kind.url, "detail"),
+    )  # fmt: skip
+
+
+def _delete(request, kind: Kind, found, form, delete):
+    """Delete, after asking for a successor: ``delete(successor)`` returns the deleted name."""
+    return _form_page(
+        request, "orgchart/confirm_delete.html", kind, found, form, lambda data: delete(data["successor"]),
+        done=lambda data, name: f"Deleted {name}.", then=lambda _: kind.list_url,
+    )  # fmt: skip
+
+
 # --- employees -----------------------------------------------------------------------------------
 
 
@@ -129,13 +155,6 @@ def employee_form(request, pk: int | None = None):
     if request.method == "POST":
         has_manager = employee is not None and employee.manager is not None
         form = forms.EmployeeForm(request.POST, locations=locations, has_manager=has_manager)
-        done = _write(
-            request, form, lambda data: store.save_employee(pk, data, actor=_actor(request)),
-            lambda data, _: f"Saved {data['name']}.",
-            lambda saved: reverse("orgchart:employee_detail", args=[saved]),
-        )  # fmt: skip
-        if done:
-            return done
     else:
         initial = {}
         if employee is not None:
@@ -147,7 +166,7 @@ def employee_form(request, pk: int | None = None):
                 "full_time": employee.full_time,
             }
         form = forms.EmployeeForm(initial=initial, locations=locations)
-    return render(request, "orgchart/form.html", {"kind": EMPLOYEES, "form": form, "object": employee})
+    return _save(request, EMPLOYEES, employee, form, partial(store.save_employee, pk, actor=_actor(request)))
 
 
 def _moved(data, names) -> str:
@@ -172,19 +191,6 @@ def employee_move(request, pk: int):
         return done
     context = _detail_context(or_404(store.employee_detail, pk), forms.DepthForm(), form)
     return render(request, "orgchart/employee_detail.html", context, status=400)
-
-
-def _delete(request, kind: Kind, found, form, delete):
-    """The delete page of an employee or a location: it asks for a successor, and a POST with a
-    valid one runs ``delete(successor)`` (the store's refusal goes beside the field)."""
-    if request.method == "POST":
-        done = _write(
-            request, form, lambda data: delete(data["successor"]),
-            lambda data, name: f"Deleted {name}.", lambda _: kind.list_url,
-        )  # fmt: skip
-        if done:
-            return done
-    return render(request, "orgchart/confirm_delete.html", {"kind": kind, "object": found, "form": form})
 
 
 def employee_delete(request, pk: int):
@@ -268,16 +274,10 @@ def location_form(request, pk: int | None = None):
     location = or_404(store.get_location, pk) if pk is not None else None
     if request.method == "POST":
         form = forms.LocationForm(request.POST)
-        done = _write(
-            request, form, lambda data: store.save_location(pk, data["name"], actor=_actor(request)),
-            lambda data, _: f"Saved {data['name']}.",
-            lambda saved: reverse("orgchart:location_detail", args=[saved]),
-        )  # fmt: skip
-        if done:
-            return done
     else:
         form = forms.LocationForm(initial={"name": location.name} if location else None)
-    return render(request, "orgchart/form.html", {"kind": LOCATIONS, "form": form, "object": location})
+    save = partial(store.save_location, pk, actor=_actor(request))
+    return _save(request, LOCATIONS, location, form, lambda data: save(data["name"]))
 
 
 def location_delete(request, pk: int):
