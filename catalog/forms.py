@@ -188,4 +188,5 @@ class ProductFilterForm(forms.Form):
             tags_none=tuple(data.get("tags_none") or ()),
             offset=offset,
             limit=limit,
+            live_counts=True,
         )

@@ -243,3 +243,23 @@ def no_dangling_reviews():
                 f"review {review_id} names product {product_id}, whose review set does not list it",
                 [keys.review(review_id)],
             )
+
+
+@invariant(
+    "catalog",
+    "the name trigram index holds each product under exactly the pieces of its name",
+    repair=store.rebuild_name_grams,
+)
+def name_trigrams():
+    missing, extra = store.name_gram_drift()
+    for product_id in sorted(set(missing) | set(extra), key=int):
+        lost, stray = sorted(missing.get(product_id, ())), sorted(extra.get(product_id, ()))
+        if lost:
+            yield Violation(
+                f"product {product_id}: its name's pieces {lost[:5]} do not list it", [keys.ngram(g) for g in lost[:5]]
+            )
+        if stray:
+            yield Violation(
+                f"product {product_id} is listed under {stray[:5]}, which its name does not hold",
+                [keys.ngram(g) for g in stray[:5]],
+            )

@@ -207,3 +207,17 @@ def temp(token: str) -> str:
 def temp_set(token: str, part: str) -> str:
     """A list query's intermediate set of ids (``part``: any, q, ids)."""
     return f"catalog:tmp:{token}:{part}"
+
+
+@key(
+    "set",
+    "Inverted index: trigrams (n-grams) of a name",
+    "The ids of the products whose name holds one three-character piece (`pho` holds Smartphone X).",
+    why="A search for any part of a name is SINTER of its pieces' sets, which Redis answers by walking the "
+    "smallest, so its cost follows the rarest piece, not the catalog; plain sets need no search module. "
+    "Written in the product's own script, from the name the script checks is still stored.",
+    screens=(*LIST, "catalog:product_suggest"),
+)
+def ngram(gram: str) -> str:
+    """One piece's set of ids; ``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
+    return f"catalog:ngram:{gram}"

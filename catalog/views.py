@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from catalog import store, types
 from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
+from config import autocomplete
 from config.activity import Actor
 from config.listing import list_state, page_of
 from config.shortcuts import or_404
@@ -17,6 +18,7 @@ from config.shortcuts import or_404
 SORTS = ("name", "price", "rating", "reviews", "created")
 FILTERS = ("type", "tags_all", "tags_any", "tags_none")
 REVIEWS_PER_PAGE = 20
+BULK_LIMIT = 100  # products one bulk delete takes: four pages of the list
 
 
 def _detail_url(product_id: int) -> str:
@@ -42,6 +44,67 @@ def _say_tag_renames(request, form: ProductForm) -> None:
     renames = ", ".join(f"“{raw}” as {slug}" for raw, slug in form.tag_renames)
     if renames:
         messages.info(request, f"Tags are lowercase words joined by dashes: saved {renames}.")
+
+
+def _say_saved(request, form: ProductForm, message: str) -> None:
+    if "_addanother" in request.POST:
+        message += " You may add another below."
+    elif "_continue" in request.POST:
+        message += " You may edit it again below."
+    messages.success(request, message)
+    _say_tag_renames(request, form)
+
+
+def _after_save(request, product_id: int, kind: types.ProductType | None):
+    """Where a saved form goes, as in Django's admin: "Save and add another" to a new form of the
+    same type, "Save and continue editing" back to the product's edit form, else its page."""
+    if "_addanother" in request.POST:
+        add = reverse("catalog:product_add")
+        return redirect(f"{add}?type={kind.slug}" if kind else add)
+    if "_continue" in request.POST:
+        return redirect("catalog:product_edit", pk=product_id)
+    return redirect(_detail_url(product_id))
+
+
+def product_suggest(request):
+    """The search box's suggestions: products whose name holds the text, each a link to its page."""
+    products_path = reverse("catalog:product_list")
+    return autocomplete.respond(request, store.suggest, link=lambda product_id: f"{products_path}{product_id}/")
+
+
+def _selected_ids(request) -> list[int]:
+    """The ticked rows: integer ids, each once, at most BULK_LIMIT (anything else is ignored)."""
+    chosen = [value for value in request.POST.getlist("ids") if value.isdigit() and len(value) < 19]
+    return [int(value) for value in dict.fromkeys(chosen)][:BULK_LIMIT]
+
+
+@require_POST
+def product_bulk_delete(request):
+    """Django admin's "delete selected": the list posts the ticked ids, this page lists them and asks;
+    confirming deletes each product in its own script and says what went."""
+    ids = _selected_ids(request)
+    if not ids:
+        messages.warning(request, "Tick the products to delete first; nothing was deleted.")
+        return redirect("catalog:product_list")
+    if request.POST.get("confirm") != "yes":
+        found = store.product_labels(ids)
+        missing = len(ids) - len(found)
+        context = {"products": found, "missing": missing}
+        return render(request, "catalog/product_confirm_bulk_delete.html", context)
+    deleted, gone = [], 0
+    actor = _actor(request)
+    for product_id in ids:
+        try:
+            deleted.append(store.delete(product_id, actor=actor).name)
+        except store.NotFound:
+            gone += 1
+    if deleted:
+        names = ", ".join(f"“{name}”" for name in deleted)
+        noun = "product" if len(deleted) == 1 else "products"
+        messages.success(request, f"Deleted {len(deleted)} {noun} with their reviews: {names}.")
+    if gone:
+        messages.info(request, f"{gone} of the selected products had already been deleted.")
+    return redirect("catalog:product_list")
 
 
 def product_list(request):
@@ -79,9 +142,8 @@ def product_add(request):
         except store.SkuTaken as taken:
             form.add_error(taken.field, taken.message)
         else:
-            messages.success(request, f"Added {kind.label} “{product.name}”.")
-            _say_tag_renames(request, form)
-            return redirect(_detail_url(product_id))
+            _say_saved(request, form, f"Added {kind.label} “{product.name}”.")
+            return _after_save(request, product_id, kind)
     return render(request, "catalog/product_form.html", {"form": form, "kind": kind, "adding": True})
 
 
@@ -112,9 +174,8 @@ def product_edit(request, pk: int):
         except store.SkuTaken as taken:
             form.add_error(taken.field, taken.message)
         else:
-            messages.success(request, f"Saved “{changed.name}”.")
-            _say_tag_renames(request, form)
-            return redirect(_detail_url(pk))
+            _say_saved(request, form, f"Saved “{changed.name}”.")
+            return _after_save(request, pk, types.TYPES.get(changed.type))
     context = {"form": form, "kind": kind, "product": product, "adding": False}
     return render(request, "catalog/product_form.html", context)
 

@@ -25,8 +25,11 @@ from catalog.store.checks import (
     iter_product_ids,
     iter_review_ids,
     missing_reviews,
+    name_gram_drift,
+    product_names,
     products_by_id,
     rebuild_indexes,
+    rebuild_name_grams,
     rebuild_type_created,
     repair_reviews,
     review_counts,
@@ -37,13 +40,21 @@ from catalog.store.checks import (
     type_created_members,
     type_entries,
 )
-from catalog.store.core import REVIEWS, EditConflict, NotFound, SkuTaken
-from catalog.store.listing import SEARCH_LIMIT, TEMP_TTL, ProductList, ProductQuery, list_products
+from catalog.store.core import NAMES, REVIEWS, EditConflict, NotFound, SkuTaken
+from catalog.store.listing import (
+    SEARCH_LIMIT,
+    TEMP_TTL,
+    ProductList,
+    ProductQuery,
+    list_products,
+    product_labels,
+    suggest,
+)
 from catalog.store.products import create, delete, get, new_product_id, sku_owner, update
 from catalog.store.reviews import ReviewPage, add_review, delete_review, get_review, review_page
 
 __all__ = [
-    "REVIEWS", "SEARCH_LIMIT", "TEMP_TTL",
+    "NAMES", "REVIEWS", "SEARCH_LIMIT", "TEMP_TTL",
     "EditConflict", "NotFound", "SkuTaken",
     "new_product_id", "create", "update", "delete", "get", "sku_owner",
     "ProductQuery", "ProductList", "list_products",
@@ -53,4 +64,5 @@ __all__ = [
     "index_entries", "index_members", "iter_product_ids", "iter_review_ids", "missing_reviews",
     "products_by_id", "rebuild_indexes", "repair_reviews", "review_counts", "review_links", "review_sets",
     "set_index_keys", "tag_counts", "TypeEntry", "type_entries", "type_created_members", "rebuild_type_created",
+    "name_gram_drift", "product_names", "rebuild_name_grams", "suggest", "product_labels",
 ]  # fmt: skip

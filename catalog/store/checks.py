@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from catalog import keys, types
 from catalog.documents import Product, name_score, price_score, rating_score, sku_key
-from catalog.store.core import REVIEWS, lex_member, queue_indexes
+from catalog.store.core import NAMES, REVIEWS, lex_member, queue_indexes
 from config.redis import client
 from config.store import batched
 
@@ -215,6 +215,7 @@ def rebuild_indexes() -> None:
         *(keys.sort_index(n) for n in keys.SORTS),
         *(keys.type_created(slug) for slug in types.TYPES),
         *set_index_keys(),
+        *NAMES.gram_keys(),
     ]
     products = [p for chunk in batched(iter_product_ids()) for p in products_by_id(chunk).values()]
     pipe = client().pipeline(transaction=True)
@@ -271,3 +272,27 @@ def drop_orphan_review(review_id: int) -> None:
 def repair_reviews(product_id: int) -> None:
     """Rebuild the embed, the aggregate and the rating and review-count sort indexes from the reviews."""
     REVIEWS.repair(product_id)
+
+
+def product_names() -> dict[str, str]:
+    """Every product's name by id: SCAN for the hashes, HGET 500 a round trip."""
+    names: dict[str, str] = {}
+    for chunk in batched(iter_product_ids()):
+        pipe = client().pipeline(transaction=False)
+        for product_id in chunk:
+            pipe.hget(keys.product(product_id), "name")
+        names.update({str(i): name for i, name in zip(chunk, pipe.execute()) if name is not None})
+    return names
+
+
+def name_gram_drift() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(missing, extra) trigrams per product id: the name index against the names (SCAN/SSCAN, HGET)."""
+    return NAMES.drift(product_names())
+
+
+def rebuild_name_grams() -> None:
+    """Rebuild the trigram index from the names: drop every piece set and re-add, in one transaction."""
+    names = product_names()
+    pipe = client().pipeline(transaction=True)
+    NAMES.queue_rebuild(pipe, names.items(), NAMES.gram_keys())
+    pipe.execute()

@@ -7,6 +7,7 @@ from catalog import keys
 from catalog.documents import Product, name_key, name_score, price_score, sku_key
 from config.store import EditConflict, NotFound, Refused
 from config.store.children import ChildCollection
+from config.store.ngrams import NgramIndex
 
 APP = "catalog"
 
@@ -25,7 +26,17 @@ REVIEWS = ChildCollection(
     scores=((keys.sort_index("rating"), "average"), (keys.sort_index("reviews"), "count")),
 )
 
-__all__ = ["APP", "REVIEWS", "EditConflict", "NotFound", "SkuTaken", "lex_member", "queue_indexes"]
+# Product names, searchable by any part: kept by queue_indexes, so in every product write's own script.
+NAMES = NgramIndex(
+    gram_key=keys.ngram,
+    temp_set=lambda token: keys.temp_set(token, "ngram"),
+    temp_zset=keys.temp,
+    record_key=keys.product,
+    text_field="name",
+    order_key=keys.sort_index("name"),
+)
+
+__all__ = ["APP", "NAMES", "REVIEWS", "EditConflict", "NotFound", "SkuTaken", "lex_member", "queue_indexes"]
 
 
 class SkuTaken(Refused):
@@ -66,6 +77,7 @@ def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | Non
             pipe.zrem(keys.names(), old_lex)
         if new_lex:
             pipe.zadd(keys.names(), {new_lex: 0})
+    NAMES.queue_write(pipe, member, old and old.name, new and new.name)
     old_sku, new_sku = old and sku_key(old.sku), new and sku_key(new.sku)
     if old_sku != new_sku:
         if old_sku:

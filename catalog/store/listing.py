@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 
 from catalog import keys, types
 from catalog.documents import LIST_FIELDS, ProductRow, name_key, sku_key
+from catalog.store.core import NAMES
 from config.redis import client
+from config.store.ngrams import Query
 
-SEARCH_LIMIT = 2000  # name-prefix matches taken into a search; more is not a useful search
+SEARCH_LIMIT = 2000  # name matches taken into a search; more is not a useful search
 TEMP_TTL = 60
 TAG_CLOUD = 40
 
@@ -24,6 +26,7 @@ class ProductQuery:
     tags_none: tuple[str, ...] = ()
     offset: int = 0
     limit: int = 25
+    live_counts: bool = False  # chips count the filtered list (the screen's choice) rather than the catalog
 
 
 @dataclass(frozen=True)
@@ -36,17 +39,48 @@ class ProductList:
     search_capped: bool = False
 
 
-def _search_ids(q: str) -> tuple[list[str], bool]:
-    """Ids whose name starts with ``q`` (case-insensitive) or whose SKU is ``q``: one round trip."""
-    prefix = name_key(q).encode()
-    pipe = client().pipeline(transaction=False)
-    pipe.zrangebylex(keys.names(), b"[" + prefix, b"[" + prefix + b"\xff", 0, SEARCH_LIMIT + 1)
+def _queue_search(pipe, q: str):
+    """Queue the search's reads on ``pipe``; returns what turns their replies into (ids, capped).
+
+    Any part of a name (three characters or more: the trigram index, ``NAMES``),
+    or, when every word is shorter, names starting with ``q`` (the lexicographic
+    index, the better tool for a prefix); and always an exact SKU (the SKU hash).
+    """
+    query = Query.parse(q)
+    start = len(pipe.command_stack)
+    if query.usable:
+        read_names = NAMES.queue_search(pipe, query, SEARCH_LIMIT)
+    else:
+        prefix = name_key(q).encode()
+        pipe.zrangebylex(keys.names(), b"[" + prefix, b"[" + prefix + b"\xff", 0, SEARCH_LIMIT + 1)
     pipe.hget(keys.skus(), sku_key(q))
-    members, by_sku = pipe.execute()
-    ids = [m.rsplit("\x00", 1)[1] for m in members[:SEARCH_LIMIT]]
-    if by_sku:
-        ids.append(by_sku)
-    return ids, len(members) > SEARCH_LIMIT
+    count = len(pipe.command_stack) - start
+
+    def read(replies: list) -> tuple[list[str], bool]:
+        own, by_sku = replies[:count], replies[count - 1]
+        if query.usable:
+            hits = read_names(own)
+            ids, capped = hits.ids, hits.capped
+        else:
+            members = own[0]
+            ids, capped = [m.rsplit("\x00", 1)[1] for m in members[:SEARCH_LIMIT]], len(members) > SEARCH_LIMIT
+        return ids + ([by_sku] if by_sku else []), capped
+
+    return read
+
+
+def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[list[str], bool, list[str]]:
+    """The round trip before the list's transaction, when it needs one: the search hits, and the
+    tag cloud's names when a filter is on (their counts follow the filter, so the transaction
+    must know which tags to count). Returns (search ids, capped, tags to count)."""
+    pipe = client().pipeline(transaction=bool(query.q))  # a search's scratch keys go in the same MULTI
+    read_search = _queue_search(pipe, query.q) if query.q else None
+    searched = len(pipe.command_stack)
+    if count_tags:
+        pipe.zrevrange(keys.tags(), 0, TAG_CLOUD - 1)
+    replies = pipe.execute()
+    ids, capped = read_search(replies[:searched]) if read_search else ([], False)
+    return ids, capped, replies[searched] if count_tags else []
 
 
 def _source(query: ProductQuery) -> tuple[str, bool]:
@@ -77,11 +111,26 @@ def list_products(query: ProductQuery) -> ProductList:
     product:*->field, and with a type to that type's own fields too. The
     temporary keys are random, expire in 60 seconds, and are deleted by the
     same transaction.
+
+    Live counts: with no filter the type and tag chips count the whole catalog
+    (SCARD, the tag cloud's scores), read in the same transaction, as they do
+    without ``live_counts``. With a filter and ``live_counts`` (the list
+    screen asks for them) they count the filtered list: one ZINTERSTORE of the result with
+    each type and tag set into a scratch key, whose reply is the count, in the
+    same transaction (each costs the smaller of the two; with a type chosen the
+    type counts need none: that type's is the total, the others' 0); the tag
+    names to count (the tag cloud's top 40) are read in the round trip before
+    it, with the search when there is one.
     """
     kind = types.TYPES.get(query.type) if query.type else None
     if query.type and kind is None:
         raise ValueError(f"unknown product type {query.type!r}")
-    search, capped = _search_ids(query.q) if query.q else ([], False)
+    filtered = query.live_counts and bool(query.q or query.type or query.tags_all or query.tags_any or query.tags_none)
+    if filtered or query.q:
+        search, capped, counted_tags = _prefetch(query, count_tags=filtered)
+    else:
+        search, capped, counted_tags = [], False, []
+    counted_tags = list(dict.fromkeys([*counted_tags, *query.tags_all]))  # a chosen tag is always shown
     source, typed = _source(query)
     positives = [keys.type_index(query.type)] if query.type and not typed else []
     nones = [keys.tag_index(t) for t in query.tags_none]
@@ -123,16 +172,34 @@ def list_products(query: ProductQuery) -> ProductList:
     own = kind.field_names if kind else ()
     gets = ["#", *(f"{keys.product('*')}->{name}" for name in (*LIST_FIELDS, *own))]
     pipe.sort(target, start=query.offset, num=query.limit, by="nosort", get=gets, desc=query.order.startswith("-"))
+    counts_at = len(pipe.command_stack)
+    if filtered:
+        scratch = keys.temp(secrets.token_hex(8))
+        counted_types = [] if query.type else list(types.TYPES)  # with a type chosen the others count 0
+        for key in [*(keys.tag_index(t) for t in counted_tags), *(keys.type_index(slug) for slug in counted_types)]:
+            pipe.zinterstore(scratch, {target: 0, key: 0})  # its reply: how many of the list are in the set
+        pipe.expire(scratch, TEMP_TTL)
+        temps.append(scratch)
     if temps:
         pipe.unlink(*temps)
     tail_at = len(pipe.command_stack)
     pipe.zcard(keys.products())
-    pipe.zrevrange(keys.tags(), 0, TAG_CLOUD - 1, withscores=True)
-    for slug in types.TYPES:
-        pipe.scard(keys.type_index(slug))
+    if not filtered:
+        pipe.zrevrange(keys.tags(), 0, TAG_CLOUD - 1, withscores=True)
+        for slug in types.TYPES:
+            pipe.scard(keys.type_index(slug))
     replies = pipe.execute()
     total, flat = replies[page_at], replies[page_at + 1]
-    catalog_size, cloud, *counts = replies[tail_at:]
+    catalog_size = replies[tail_at]
+    if filtered:
+        tallies = replies[counts_at : counts_at + len(counted_tags) + len(counted_types)]
+        chosen = set(query.tags_all)
+        cloud = sorted(
+            ((t, n) for t, n in zip(counted_tags, tallies) if n or t in chosen), key=lambda pair: (-pair[1], pair[0])
+        )
+        counts = tallies[len(counted_tags) :] or [total if slug == query.type else 0 for slug in types.TYPES]
+    else:
+        cloud, counts = replies[tail_at + 1], replies[tail_at + 2 :]
     width = len(gets)
     rows = [ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)]
     return ProductList(
@@ -143,3 +210,18 @@ def list_products(query: ProductQuery) -> ProductList:
         type_counts=dict(zip(types.TYPES, counts)),
         search_capped=capped,
     )
+
+
+def suggest(text: str, limit: int = 8) -> list[tuple[str, str]]:
+    """Up to ``limit`` (id, name) pairs whose name holds ``text``, ordered by name: one round trip
+    (the trigram index, ``NAMES.search``). Text with no word of three characters suggests nothing:
+    the caller asks for more (a prefix of one or two letters would match too much to be a hint)."""
+    return NAMES.search(text, limit).items if Query.parse(text).usable else []
+
+
+def product_labels(product_ids: list[int]) -> list[tuple[int, str]]:
+    """(id, name) of each product that exists, in the order given: one pipeline of HGETs."""
+    pipe = client().pipeline(transaction=False)
+    for product_id in product_ids:
+        pipe.hget(keys.product(product_id), "name")
+    return [(i, name) for i, name in zip(product_ids, pipe.execute()) if name is not None]

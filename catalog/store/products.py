@@ -71,6 +71,7 @@ def update(
     fields = product.to_hash()
     batch = Batch()
     batch.require_field(key, "rev", str(rev))
+    batch.require_field(key, "name", old.name)  # the name the trigrams to drop were computed from
     if product.sku and sku_key(old.sku) != sku_key(product.sku):
         batch.require_owner(keys.skus(), sku_key(product.sku), str(product_id))
     batch.hset(key, mapping=fields)
@@ -104,6 +105,7 @@ def delete(product_id: int, *, actor: Actor) -> Product:
         old = Product.from_hash(product_id, current)
         batch = Batch()
         batch.require_field(key, "rev", str(old.rev))
+        batch.require_field(key, "name", old.name)  # the name the trigrams to drop were computed from
         batch.require_members(reviews_key, review_ids)
         REVIEWS.queue_delete_all(batch, product_id, review_ids)
         batch.unlink(key)

@@ -18,9 +18,10 @@ def type_query(state, slug):
 
 @register.filter
 def tag_query(state, tag):
-    """The list with ``tag`` added to the all-of tags."""
+    """The list with ``tag`` added to the all-of tags, or dropped from them when already chosen."""
     chosen = [tag_slug(t) for t in split_tags(state.filters.get("tags_all", ""))]
-    return state.query(tags_all=",".join(dict.fromkeys([*chosen, tag])), page=1)
+    kept = [t for t in chosen if t != tag] if tag in chosen else [*chosen, tag]
+    return state.query(tags_all=",".join(dict.fromkeys(kept)), page=1)
 
 
 @register.filter

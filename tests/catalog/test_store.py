@@ -297,25 +297,36 @@ class ListQueryTest(RedisTestCase):
 
     def test_the_issue_example_combines_tags_type_and_sort_in_one_round_trip(self):
         query = store.ProductQuery(
-            order="-rating", type="earbuds", tags_all=("wireless", "noise-cancelling"), tags_none=("refurbished",)
+            order="-rating",
+            type="earbuds",
+            tags_all=("wireless", "noise-cancelling"),
+            tags_none=("refurbished",),
+            live_counts=True,
         )
-        with self.assertRoundTrips(1) as trace:
+        with self.assertRoundTrips(2) as trace:  # the tag names to count, then the list with its counts
             result = store.list_products(query)
         self.assertEqual(self.names(result), ["Quiet Buds"])
         self.assertEqual(result.total, 1)
-        commands = [c.name for c in trace.round_trips[0].commands]
+        self.assertEqual(result.type_counts["earbuds"], 1)
+        self.assertEqual(dict(result.tag_cloud), {"wireless": 1, "noise-cancelling": 1})
+        commands = [c.name for c in trace.round_trips[1].commands]
         for name in ("SINTERSTORE", "SDIFFSTORE", "ZINTERSTORE", "EXPIRE", "SORT", "UNLINK"):
             self.assertIn(name, commands)
         self.assertEqual(list(client().scan_iter(match="catalog:tmp:*")), [])
 
     def test_temporary_keys_expire_within_sixty_seconds(self):
-        with self.assertRoundTrips(1) as trace:
-            store.list_products(store.ProductQuery(tags_any=("wired", "refurbished"), tags_none=("x",)))
-        expires = [c for c in trace.round_trips[0].commands if c.name == "EXPIRE"]
-        stored = [c.keys[0] for c in trace.round_trips[0].commands if c.name.endswith("STORE")]
+        with self.assertRoundTrips(2) as trace:
+            store.list_products(
+                store.ProductQuery(tags_any=("wired", "refurbished"), tags_none=("x",), live_counts=True)
+            )
+        expires = [c for c in trace.round_trips[1].commands if c.name == "EXPIRE"]
+        stored = [c.keys[0] for c in trace.round_trips[1].commands if c.name.endswith("STORE")]
         self.assertEqual({c.keys[0] for c in expires}, set(stored))
         self.assertTrue(all(0 < int(c.args[1]) <= 60 for c in expires))
-        self.assertEqual([keyspace.match(k).type for k in sorted(stored)], ["zset", "set", "set"])
+        # the result, the any-of union and the combined filter, and the live counts' scratch key
+        self.assertEqual([keyspace.match(k).type for k in sorted(set(stored))].count("set"), 2)
+        self.assertEqual(len(set(stored)), 4)
+        self.assertEqual(list(client().scan_iter(match="catalog:tmp:*")), [])
 
     def test_any_of_unions_and_none_of_subtracts(self):
         result = store.list_products(store.ProductQuery(order="name", tags_any=("wired", "refurbished")))
@@ -347,15 +358,20 @@ class ListQueryTest(RedisTestCase):
 
     def test_a_type_alone_is_a_page_of_its_creation_index_with_its_own_fields_in_one_round_trip(self):
         newest = make_product("Newest Buds", attrs={**EARBUDS, "battery_life": "40"})
-        with self.assertRoundTrips(1) as trace, self.assertCommands(11):  # MULTI, 2 ZCARD, SORT, cloud, 5 SCARD, EXEC
-            result = store.list_products(store.ProductQuery(type="earbuds", limit=2))
+        # the tag names to count, then: MULTI, ZCARD, SORT, a ZINTERSTORE per tag (the live counts; with a type
+        # chosen the type counts need none), EXPIRE, UNLINK, ZCARD, EXEC
+        tags = client().zcard(keys.tags())
+        with self.assertRoundTrips(2) as trace, self.assertCommands(8 + tags):
+            result = store.list_products(store.ProductQuery(type="earbuds", limit=2, live_counts=True))
         self.assertEqual(self.names(result), ["Newest Buds", "Wired Buds"])
         self.assertEqual(result.total, 5)
         self.assertEqual([row.attrs for row in result.rows], [{**EARBUDS, "battery_life": "40"}, EARBUDS])
         self.assertEqual([(f.name, v) for f, v in result.rows[0].type_fields][0], ("battery_life", "40"))
-        commands = trace.round_trips[0].commands  # no set algebra, no temporary key, no hash read but SORT's GET
-        names = ["MULTI", "ZCARD", "SORT", "ZCARD", "ZREVRANGE", *["SCARD"] * 5, "EXEC"]
+        commands = trace.round_trips[1].commands  # no set algebra, no hash read but SORT's GET
+        names = ["MULTI", "ZCARD", "SORT", *["ZINTERSTORE"] * tags, "EXPIRE", "UNLINK", "ZCARD", "EXEC"]
         self.assertEqual([c.name for c in commands], names)
+        counts = {"earbuds": 5, "game_console": 0, "monitor": 0, "phone": 0, "appliance": 0}
+        self.assertEqual(result.type_counts, counts)
         self.assertEqual([c.keys[0] for c in commands[1:3]], [keys.type_created("earbuds")] * 2)
         oldest = store.list_products(store.ProductQuery(type="earbuds", order="created", offset=1, limit=2))
         self.assertEqual(self.names(oldest), ["Cheap Buds", "Refurb Buds"])
@@ -363,8 +379,8 @@ class ListQueryTest(RedisTestCase):
 
     def test_a_type_combines_with_tags_and_search_and_brings_its_fields_in_every_order(self):
         for order in ("-created", "created", "-rating", "name"):
-            query = store.ProductQuery(order=order, type="earbuds", tags_all=("noise-cancelling",))
-            with self.assertRoundTrips(1):
+            query = store.ProductQuery(order=order, type="earbuds", tags_all=("noise-cancelling",), live_counts=True)
+            with self.assertRoundTrips(2):  # the tag names to count, then the list with its counts
                 result = store.list_products(query)
             self.assertEqual(sorted(self.names(result)), ["Quiet Buds", "Refurb Buds"], order)
             self.assertEqual([row.attrs for row in result.rows], [EARBUDS, EARBUDS])

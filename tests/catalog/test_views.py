@@ -109,7 +109,7 @@ class ProductListTest(RedisTestCase):
         review(best, 5)
         review(worse, 2)
         url = "/catalog/products/?tags_all=wireless,noise-cancelling&tags_none=refurbished&type=earbuds&o=-rating"
-        with self.assertRoundTrips(1):
+        with self.assertRoundTrips(2):  # the tag names to count, then the list with its live counts
             response = self.client.get(url)
         rows = [row.name for row in response.context["page"].object_list]
         self.assertEqual(rows, ["Best Buds", "Worse Buds"])
@@ -121,7 +121,7 @@ class ProductListTest(RedisTestCase):
         response = self.client.get("/catalog/products/")
         self.assertNotContains(response, "data-type-field")
         self.assertNotContains(response, "Battery life")
-        with self.assertRoundTrips(1):
+        with self.assertRoundTrips(2):
             response = self.client.get("/catalog/products/?type=earbuds")
         self.assertContains(response, '<th class="num" data-type-field="battery_life">Battery life (hours)</th>')
         self.assertContains(response, '<th data-type-field="fit">Fit</th>', html=True)
@@ -129,7 +129,7 @@ class ProductListTest(RedisTestCase):
         self.assertContains(response, '<td data-field="connection_type">wired</td>', html=True)
         self.assertNotContains(response, "HDMI ports")
         self.assertNotContains(response, ">Box<")
-        with self.assertRoundTrips(1):
+        with self.assertRoundTrips(2):
             response = self.client.get("/catalog/products/?type=game_console&tags_all=wireless&o=name")
         self.assertContains(response, '<td data-field="gpu">RDNA 2</td>', html=True)
         self.assertContains(response, '<th class="num" data-type-field="hdmi_ports">HDMI ports</th>', html=True)

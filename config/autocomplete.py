@@ -1,0 +1,54 @@
+"""Autocomplete for any screen that picks a record by name: one view helper, two partials, one static script.
+
+The field is ``templates/includes/autocomplete.html``, an ARIA combobox: a text
+input that htmx sends, debounced, to a suggestions view on each pause in
+typing (``hx-sync`` drops a request a newer keystroke replaces), and a listbox
+the reply fills. ``static/js/autocomplete.js`` (no inline script) makes it
+keyboard operable: arrows move through the options, Enter picks one, Escape
+closes. Picking either follows the option's link (``mode="go"``: the product
+list's search goes to the product) or fills a hidden input with the record's id
+and the visible one with its name (``mode="fill"``: a person, a course, a
+manager). Without JavaScript the input is a plain text field of its form.
+
+The suggestions view is ``respond(request, search)``: ``search(text, limit)``
+is the app's store read, one round trip, returning (id, label) pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+LIMIT = 8
+MIN_CHARS = 3  # the trigram index needs a word of three characters
+MAX_CHARS = 100
+
+
+def respond(
+    request: HttpRequest,
+    search: Callable[[str, int], list[tuple[str, str]]],
+    *,
+    link: Callable[[str], str] | None = None,
+    param: str = "",
+    limit: int = LIMIT,
+) -> HttpResponse:
+    """The listbox's options for the typed text: the app's ``search`` (one round trip), or a hint when
+    the text is too short to search. ``link(id)`` gives each option a link (for ``mode="go"``).
+
+    htmx sends the input's value under the input's own name and names the input in the
+    ``HX-Trigger-Name`` header, so one view serves a field of any name (``param`` fixes it; else "q").
+    """
+    name = param or request.headers.get("HX-Trigger-Name") or "q"
+    text = request.GET.get(name, "").strip()[:MAX_CHARS]
+    listbox = request.GET.get("listbox", "suggestions")
+    options = search(text, limit) if len(text) >= MIN_CHARS else []
+    context = {
+        "text": text,
+        "listbox": listbox if listbox.replace("-", "").replace("_", "").isalnum() else "suggestions",
+        "options": [(str(record_id), label, link(record_id) if link else "") for record_id, label in options],
+        "too_short": len(text) < MIN_CHARS,
+        "min_chars": MIN_CHARS,
+    }
+    return render(request, "includes/autocomplete_options.html", context)

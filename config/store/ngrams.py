@@ -1,0 +1,225 @@
+"""A trigram inverted index in plain Redis sets: find a record by any part of its name.
+
+Every word of a name (letters and digits, case and accents folded) is cut into
+its overlapping three-character pieces, and each piece has a set of the ids
+whose name holds it: "Smartphone X" is in the sets of ``sma``, ``mar``, …,
+``pho``, ``hon``, ``one``. A search for "phone" is ``SINTER`` of the ``pho``,
+``hon`` and ``one`` sets, which Redis computes by walking the smallest of them
+and probing the others, so its work follows the rarest piece of the query, not
+the size of the collection. Holding every piece is necessary but not
+sufficient ("Phonograph One" holds all three), so the candidates' names come
+back in the same round trip and are checked here. Words shorter than three
+characters have no piece of their own: they only narrow a search that has a
+longer word (a name must have a word starting with them); a query made only of
+short words is the caller's to answer another way (a lexicographic prefix
+index is the better tool there, and for codes such as SKUs).
+
+The sets are derived data: an app writes them in the same script as the name
+(``queue_write`` takes a pipeline or a checked batch), and checks them with
+``missing``/``extra`` and repairs them with ``queue_rebuild``.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from config.redis import client
+
+N = 3
+TEMP_TTL = 60
+_WORD = re.compile(r"[^\W_]+")
+
+
+def fold(text: str) -> str:
+    """NFKD, combining marks dropped, casefolded, NFKC: "Café" and "CAFE" fold alike."""
+    decomposed = unicodedata.normalize("NFKD", text or "")
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFKC", bare.casefold())
+
+
+def words(text: str) -> list[str]:
+    """The folded words of ``text``: runs of letters and digits."""
+    return _WORD.findall(fold(text))
+
+
+def grams(text: str) -> set[str]:
+    """Every three-character piece of every word of ``text`` (none for words shorter than three)."""
+    return {word[i : i + N] for word in words(text) for i in range(len(word) - N + 1)}
+
+
+@dataclass(frozen=True)
+class Query:
+    """A search, read as the index reads names: the pieces to intersect, and what checks the candidates."""
+
+    long: tuple[str, ...]  # words of three characters or more: each a substring of the name
+    short: tuple[str, ...]  # shorter words: each the start of a word of the name
+    grams: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def parse(cls, text: str) -> Query:
+        found = words(text)
+        long = tuple(dict.fromkeys(w for w in found if len(w) >= N))
+        short = tuple(dict.fromkeys(w for w in found if len(w) < N))
+        return cls(long, short, tuple(sorted({g for w in long for g in grams(w)})))
+
+    @property
+    def usable(self) -> bool:
+        """Whether the index can answer it (it has a word of three characters or more)."""
+        return bool(self.grams)
+
+    def matches(self, name: str) -> bool:
+        """Whether ``name`` really holds the query: every long word inside it, every short one starting a word."""
+        folded, name_words = fold(name), words(name)
+        return all(w in folded for w in self.long) and all(
+            any(nw.startswith(s) for nw in name_words) for s in self.short
+        )
+
+
+@dataclass(frozen=True)
+class Hits:
+    """Matching ids with their names, in the index's order; ``capped`` when more candidates existed."""
+
+    items: list[tuple[str, str]]
+    capped: bool = False
+
+    @property
+    def ids(self) -> list[str]:
+        return [member for member, _ in self.items]
+
+
+@dataclass(frozen=True)
+class NgramIndex:
+    """One app's trigram index over one field of one kind of hash.
+
+    ``gram_key(gram)`` names a piece's set, ``temp_set(token)`` and
+    ``temp_zset(token)`` a search's scratch set and sorted set (the token is
+    random; the same transaction unlinks them),
+    ``record_key(id)`` the hash (``record_key("*")`` is the SORT ... GET
+    pattern that joins a candidate to its name), ``text_field`` the field
+    indexed, and ``order_key`` an optional sorted set of the same ids that
+    orders the hits (the name sort index, say).
+    """
+
+    gram_key: Callable[[str], str]
+    temp_set: Callable[[str], str]
+    temp_zset: Callable[[str], str]
+    record_key: Callable[[str], str]
+    text_field: str = "name"
+    order_key: str = ""
+
+    # --- writes -----------------------------------------------------------------
+
+    def queue_write(self, pipe, member: str, old_text: str | None, new_text: str | None) -> None:
+        """Queue the set changes that take the index from ``old_text`` to ``new_text`` for ``member``
+        (None: absent) on a pipeline or a checked batch: SREM from pieces lost, SADD to pieces gained.
+
+        The caller's script must check the stored name is still ``old_text`` (the pieces were
+        computed from it), so the index cannot drift from the hashes.
+        """
+        old, new = grams(old_text or ""), grams(new_text or "")
+        for gram in sorted(old - new):
+            pipe.srem(self.gram_key(gram), member)
+        for gram in sorted(new - old):
+            pipe.sadd(self.gram_key(gram), member)
+
+    def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
+        """(piece sets to SREM the member from, piece sets to SADD it to) for a write script of its
+        own: pass both lists in KEYS, and have the script check the stored text is ``old_text``."""
+        old, new = grams(old_text or ""), grams(new_text or "")
+        return [self.gram_key(g) for g in sorted(old - new)], [self.gram_key(g) for g in sorted(new - old)]
+
+    def keys_for(self, *texts: str | None) -> list[str]:
+        """The piece sets a write of these texts touches (what its script passes in KEYS)."""
+        return [self.gram_key(g) for g in sorted(set().union(*(grams(t or "") for t in texts)))]
+
+    # --- the search read --------------------------------------------------------
+
+    def queue_search(self, pipe, query: Query, cap: int) -> Callable[[list], Hits]:
+        """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
+
+        SINTERSTORE of the query's pieces into a scratch set (Redis walks the smallest
+        set), ordered by ``order_key`` with ZINTERSTORE when there is one, then SORT ...
+        BY nosort LIMIT 0 cap+1 GET # GET record:*->field reads at most cap+1 candidates
+        with their names, and the scratch keys are unlinked. The candidates are then
+        checked against the query (``Query.matches``).
+        """
+        token = secrets.token_hex(8)
+        found, ordered = self.temp_set(token), self.temp_zset(token)
+        start = len(pipe.command_stack)
+        pipe.sinterstore(found, [self.gram_key(g) for g in query.grams])
+        source = found
+        if self.order_key:
+            pipe.zinterstore(ordered, {self.order_key: 1, found: 0}, aggregate="SUM")
+            source = ordered
+        pipe.sort(source, start=0, num=cap + 1, by="nosort", get=["#", f"{self.record_key('*')}->{self.text_field}"])
+        pipe.unlink(found, ordered)
+        at = len(pipe.command_stack) - start - 2  # the SORT's reply, counted from this search's first
+
+        def read(replies: list) -> Hits:
+            flat = replies[at]
+            pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+            capped = len(pairs) > cap
+            return Hits([(m, name) for m, name in pairs[:cap] if name is not None and query.matches(name)], capped)
+
+        return read
+
+    def search(self, text: str, limit: int, cap: int | None = None) -> Hits:
+        """Up to ``limit`` records whose field holds ``text``: one round trip (a MULTI/EXEC).
+
+        ``cap`` candidates at most are read (default four times the limit), so a
+        query whose pieces are common costs a bounded read; ``Hits.capped`` says so.
+        """
+        query = Query.parse(text)
+        if not query.usable:
+            return Hits([])
+        pipe = client().pipeline(transaction=True)
+        read = self.queue_search(pipe, query, cap or limit * 4)
+        hits = read(pipe.execute())
+        return Hits(hits.items[:limit], hits.capped or len(hits.items) > limit)
+
+    # --- integrity --------------------------------------------------------------
+
+    def held(self, batch: int = 1000) -> Iterator[tuple[str, str]]:
+        """(piece, member) for every entry the index holds: SCAN for the sets, SSCAN each."""
+        c = client()
+        prefix = self.gram_key("")
+        for key in c.scan_iter(match=self.gram_key("*"), count=batch, _type="set"):
+            for member in c.sscan_iter(key, count=batch):
+                yield key.removeprefix(prefix), member
+
+    def gram_keys(self, batch: int = 1000) -> list[str]:
+        return list(client().scan_iter(match=self.gram_key("*"), count=batch, _type="set"))
+
+    def drift(self, texts: dict[str, str | None]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """(missing, extra) pieces per member, comparing the index with ``texts`` (member → its field;
+        None: the record does not exist). Members the index holds that ``texts`` lacks are read by
+        the caller first; see ``check``."""
+        held: dict[str, set[str]] = {}
+        for gram, member in self.held():
+            held.setdefault(member, set()).add(gram)
+        missing, extra = {}, {}
+        for member in set(texts) | set(held):
+            want = grams(texts.get(member) or "")
+            have = held.get(member, set())
+            if want - have:
+                missing[member] = want - have
+            if have - want:
+                extra[member] = have - want
+        return missing, extra
+
+    def queue_rebuild(self, pipe, texts: Iterable[tuple[str, str]], existing: list[str]) -> None:
+        """Queue the whole index rebuilt from (member, text) pairs: UNLINK every piece set, then SADD
+        each piece's members (one command per piece)."""
+        by_gram: dict[str, list[str]] = {}
+        for member, text in texts:
+            for gram in grams(text):
+                by_gram.setdefault(gram, []).append(member)
+        for start in range(0, len(existing), 1000):
+            pipe.unlink(*existing[start : start + 1000])
+        for gram, members in sorted(by_gram.items()):
+            for start in range(0, len(members), 1000):
+                pipe.sadd(self.gram_key(gram), *members[start : start + 1000])

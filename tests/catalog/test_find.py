@@ -1,0 +1,311 @@
+"""Finding products: the trigram name index (writes, reads, drift, races, growth), autocomplete,
+live filter counts, "Save and add another" / "Save and continue editing", and bulk delete."""
+
+import random
+import threading
+
+from catalog import keys, store
+from catalog.documents import Product
+from catalog.integrity import name_trigrams
+from config.redis import client
+from config.store import EditConflict
+from config.store.ngrams import grams
+from tests.base import RedisTestCase, run_concurrently
+from tests.catalog.helpers import TESTER, make_product, review
+from tests.catalog.test_integrity import messages, repair
+from tests.catalog.test_views import EARBUDS_POST
+
+
+def holders(gram):
+    return client().smembers(keys.ngram(gram))
+
+
+def gram_keys():
+    return sorted(client().scan_iter(match=keys.ngram("*")))
+
+
+class TrigramWriteTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_product_script_keeps_the_trigrams_of_its_name(self):
+        phone = store.new_product_id()
+        product = Product(type="phone", name="Smartphone X", brand="", sku="", price=None, tags=[], attrs={})
+        with self.assertRoundTrips(1), self.assertCommands(1):  # still one script
+            store.create(phone, product, actor=TESTER)
+        self.assertEqual(gram_keys(), sorted(keys.ngram(g) for g in grams("Smartphone X")))
+        self.assertEqual(holders("pho"), {str(phone)})
+        product = store.get(phone)
+        product.name = "Featurephone Y"
+        store.update(phone, product, product.rev, actor=TESTER)
+        self.assertEqual(holders("sma"), set())  # only in the old name: gone
+        self.assertEqual(holders("fea"), {str(phone)})
+        self.assertEqual(holders("pho"), {str(phone)})  # in both: kept
+        store.delete(phone, actor=TESTER)
+        self.assertEqual(gram_keys(), [])
+
+    def test_an_edit_refuses_when_the_stored_name_is_not_the_one_its_trigrams_came_from(self):
+        phone = make_product("Smartphone X", type="phone", attrs={})
+        read = store.get(phone)
+        client().hset(keys.product(phone), "name", "Planted Name")  # a writer that bypassed the store
+        changed = store.get(phone)
+        changed.name = "Renamed"
+        with self.assertRaises(EditConflict):
+            store.update(phone, changed, read.rev, actor=TESTER, current=read)
+        self.assertEqual(holders("ren"), set())  # nothing written
+        self.assertEqual(client().hget(keys.product(phone), "name"), "Planted Name")
+
+    def test_seeding_and_importing_index_names_too(self):
+        product = Product(type="phone", name="Pocket Phone", brand="", sku="", price=None, tags=[], attrs={})
+        [new] = store.import_products([(product, [])], actor=TESTER, at=1000.0)
+        self.assertEqual(holders("poc"), {str(new)})
+        self.assertEqual(messages(), [])
+
+
+class TrigramSearchTest(RedisTestCase):
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        self.phone = make_product("Smartphone X", type="phone", attrs={}, sku="SPX-1")
+        self.gramophone = make_product("Phonograph One", type="appliance", attrs={})  # holds pho, hon, one
+        self.honey = make_product("Honey Stone", type="appliance", attrs={})
+        self.cafe = make_product("Café Crème Maker", type="appliance", attrs={})
+
+    def test_a_suggestion_is_one_round_trip_of_set_intersection_and_a_joined_page(self):
+        with self.assertRoundTrips(1) as trace:
+            found = store.suggest("phone")
+        self.assertEqual(found, [(str(self.phone), "Smartphone X")])  # "Phonograph One" is a candidate, checked out
+        commands = trace.round_trips[0].commands
+        self.assertEqual([c.name for c in commands], ["MULTI", "SINTERSTORE", "ZINTERSTORE", "SORT", "UNLINK", "EXEC"])
+        self.assertEqual(commands[1].keys[1:], tuple(keys.ngram(g) for g in ("hon", "one", "pho")))
+        self.assertEqual(list(client().scan_iter(match="catalog:tmp:*")), [])
+
+    def test_any_part_of_a_name_in_any_case_and_accents_finds_it(self):
+        self.assertEqual(store.suggest("MARTPH"), [(str(self.phone), "Smartphone X")])
+        self.assertEqual(store.suggest("creme"), [(str(self.cafe), "Café Crème Maker")])
+        self.assertEqual([name for _, name in store.suggest("one")], ["Honey Stone", "Phonograph One", "Smartphone X"])
+        self.assertEqual(store.suggest("phone x"), [(str(self.phone), "Smartphone X")])  # short word: a word start
+        self.assertEqual(store.suggest("phone y"), [])
+        self.assertEqual(store.suggest("zz"), [])  # too short to suggest
+
+    def test_the_list_searches_any_part_of_a_name_or_an_exact_sku(self):
+        def names(q):
+            return [row.name for row in store.list_products(store.ProductQuery(q=q, order="name")).rows]
+
+        with self.assertRoundTrips(2):  # the search with the tag names to count, then the list
+            self.assertEqual(names("phone"), ["Smartphone X"])
+        self.assertEqual(names("one"), ["Honey Stone", "Phonograph One", "Smartphone X"])
+        self.assertEqual(names("spx-1"), ["Smartphone X"])
+        self.assertEqual(names("ph"), ["Phonograph One"])  # one or two letters: names starting with them
+        self.assertEqual(names("phone ph"), [])
+
+
+class GrowthTest(RedisTestCase):
+    """The search's work follows its rarest trigram, not the catalog: counted at two sizes."""
+
+    sign_in = False
+
+    def fill(self, count, start):
+        items = [
+            (Product(type="appliance", name=f"Honey Stone {start + n}", brand="", sku="", price=None), [])
+            for n in range(count)
+        ]
+        store.write_batch(items, actor=TESTER, at=1000.0)
+
+    def measure(self):
+        with self.assertRoundTrips(1) as trace:
+            found = store.suggest("phone", limit=8)
+        smallest = min(client().scard(keys.ngram(g)) for g in ("pho", "hon", "one"))
+        sort = trace.round_trips[0].commands[3]
+        return found, [str(c) for c in trace.round_trips[0].commands if c.name != "UNLINK"], smallest, sort
+
+    def test_ten_times_the_products_sharing_two_of_three_trigrams_cost_the_search_nothing_more(self):
+        for n in range(3):
+            make_product(f"Smartphone {n}", type="phone", attrs={})
+        self.fill(100, 0)
+        small = self.measure()
+        self.fill(900, 100)
+        self.assertEqual(client().scard(keys.ngram("hon")), 1003)  # the common pieces grew tenfold
+        large = self.measure()
+        self.assertEqual(len(small[0]), 3)
+        self.assertEqual(small[0], large[0])
+        self.assertEqual(small[2], large[2], "the smallest set Redis walks stays the three phones")
+        self.assertEqual(small[2], 3)
+        self.assertEqual(
+            [c for c in small[1] if "tmp" not in c], [c for c in large[1] if "tmp" not in c]
+        )  # the same commands: nothing reads more as the catalog grows
+
+
+class TrigramIntegrityTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_planted_drift_is_caught_and_repaired(self):
+        phone = make_product("Smartphone X", type="phone", attrs={})
+        other = make_product("Honey Stone", type="appliance", attrs={})
+        self.assertEqual(list(name_trigrams()), [])
+        client().srem(keys.ngram("pho"), str(phone))
+        client().sadd(keys.ngram("zzz"), str(other))
+        client().sadd(keys.ngram("abc"), "999")  # a product that does not exist
+        found = messages()
+        self.assertIn(f"product {phone}: its name's pieces ['pho'] do not list it", found)
+        self.assertIn(f"product {other} is listed under ['zzz'], which its name does not hold", found)
+        self.assertIn("product 999 is listed under ['abc'], which its name does not hold", found)
+        repair()
+        self.assertEqual(messages(), [])
+        self.assertEqual(holders("pho"), {str(phone)})
+        self.assertFalse(client().exists(keys.ngram("zzz"), keys.ngram("abc")))
+
+    def test_renames_racing_leave_the_index_exact(self):
+        ids = [make_product(f"Racer {n}", type="phone", attrs={}) for n in range(3)]
+        words = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"]
+        conflicts = []
+        lock = threading.Lock()
+
+        def worker(seed):
+            rng = random.Random(seed)
+            for _ in range(15):
+                product_id = rng.choice(ids)
+                for _ in range(500):  # bounded: a test never spins forever
+                    read = store.get(product_id)
+                    changed = store.get(product_id)
+                    changed.name = f"{rng.choice(words)} {rng.choice(words)} {seed}"
+                    try:
+                        store.update(product_id, changed, read.rev, actor=TESTER, current=read)
+                        break
+                    except EditConflict:
+                        with lock:
+                            conflicts.append(seed)
+
+        run_concurrently(worker, [(n,) for n in range(8)])
+        self.assertEqual(messages(), [])
+        for product_id in ids:
+            name = store.get(product_id).name
+            for gram in grams(name):
+                self.assertIn(str(product_id), holders(gram))
+        held = {key.rsplit(":", 1)[1] for key in gram_keys()}
+        self.assertEqual(held, set().union(*(grams(store.get(i).name) for i in ids)))
+
+
+class AutocompleteViewTest(RedisTestCase):
+    def test_suggestions_are_one_round_trip_links_to_the_products_and_escaped(self):
+        phone = make_product("Smartphone <X>", type="phone", attrs={})
+        with self.assertRoundTrips(1):
+            response = self.client.get("/catalog/products/suggest/?q=phone&listbox=id_q-listbox")
+        self.assertContains(response, 'role="option"')
+        self.assertContains(response, f'data-href="/catalog/products/{phone}/"')
+        self.assertContains(response, "Smartphone &lt;X&gt;")
+        self.assertNotContains(response, "<X>")
+        self.assertContains(response, 'id="id_q-listbox-1"')
+
+    def test_a_field_of_another_name_is_read_by_the_name_htmx_gives(self):
+        make_product("Smartphone X", type="phone", attrs={})
+        response = self.client.get("/catalog/products/suggest/?manager=phone", headers={"HX-Trigger-Name": "manager"})
+        self.assertContains(response, "Smartphone X")
+
+    def test_short_text_asks_for_more_without_reading_and_nothing_found_says_so(self):
+        with self.assertRoundTrips(0):
+            response = self.client.get("/catalog/products/suggest/?q=ph")
+        self.assertContains(response, "Type 3 letters or more")
+        response = self.client.get("/catalog/products/suggest/?q=nothing")
+        self.assertContains(response, "Nothing matches “nothing”")
+
+    def test_the_list_search_box_is_a_combobox_fed_by_the_suggestions(self):
+        response = self.client.get("/catalog/products/")
+        self.assertContains(response, 'role="combobox"')
+        self.assertContains(response, 'hx-get="/catalog/products/suggest/"')
+        self.assertContains(response, "delay:250ms")
+        self.assertContains(response, "js/autocomplete.js")
+        self.assertNotContains(response, "<script>")  # no inline script
+
+    def test_signed_out_is_sent_to_sign_in(self):
+        self.client.logout()
+        response = self.client.get("/catalog/products/suggest/?q=phone")
+        self.assertEqual(response.status_code, 302)
+
+
+class LiveCountTest(RedisTestCase):
+    def test_type_and_tag_counts_follow_the_filter_and_chosen_chips_are_marked(self):
+        make_product("Quiet Buds", tags=["wireless", "noise-cancelling"])
+        make_product("Loud Buds", tags=["wireless"])
+        make_product("Box", type="game_console", tags=["wireless", "retro"])
+        response = self.client.get("/catalog/products/")
+        self.assertContains(response, 'data-tag="wireless">wireless · 3</a>', html=False)
+        response = self.client.get("/catalog/products/?tags_all=wireless&type=earbuds")
+        body = response.content.decode()
+        self.assertIn('data-tag="noise-cancelling">noise-cancelling · 1</a>', body)
+        self.assertIn('data-tag="wireless" aria-current="true"', body)
+        self.assertIn("wireless · 2</a>", body)
+        self.assertNotIn('data-tag="retro"', body)  # none of the filtered list carries it
+        self.assertIn('data-type="earbuds" aria-current="true">earbuds · 2</a>', body)
+        chosen = response.context["result"].tag_cloud
+        self.assertEqual(chosen, [("wireless", 2), ("noise-cancelling", 1)])
+
+
+class SaveAndTest(RedisTestCase):
+    def test_save_and_add_another_opens_a_new_form_of_the_same_type(self):
+        response = self.client.post("/catalog/products/add/?type=earbuds", {**EARBUDS_POST, "_addanother": "1"})
+        self.assertRedirects(response, "/catalog/products/add/?type=earbuds", fetch_redirect_response=False)
+        response = self.client.get(response["Location"])
+        self.assertContains(response, "Added earbuds “Sonique Air 2”. You may add another below.")
+        self.assertContains(response, "Save and continue editing")
+
+    def test_save_and_continue_editing_comes_back_to_the_edit_form(self):
+        response = self.client.post("/catalog/products/add/?type=earbuds", {**EARBUDS_POST, "_continue": "1"})
+        product_id = store.last_product_id()
+        self.assertRedirects(response, f"/catalog/products/{product_id}/edit/", fetch_redirect_response=False)
+        edit = {**EARBUDS_POST, "name": "Sonique Air 3", "rev": "1", "_continue": "1"}
+        response = self.client.post(f"/catalog/products/{product_id}/edit/", edit, follow=True)
+        self.assertContains(response, "Saved “Sonique Air 3”. You may edit it again below.")
+        self.assertEqual(response.redirect_chain[-1][0], f"/catalog/products/{product_id}/edit/")
+
+
+class BulkDeleteTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.a = make_product("Alpha Buds", tags=["wireless"])
+        self.b = make_product("Beta <Buds>")
+        self.c = make_product("Gamma Buds")
+        review(self.a, 5)
+
+    def test_ticked_rows_are_listed_and_nothing_is_deleted_until_confirmed(self):
+        response = self.client.post("/catalog/products/delete/", {"ids": [self.a, self.b, "x", self.a, 12345]})
+        self.assertContains(response, "Delete 2 products?")
+        self.assertContains(response, "Beta &lt;Buds&gt;")
+        self.assertContains(response, "1 of the selected product no longer exists")
+        self.assertContains(response, f'<input type="hidden" name="ids" value="{self.a}">', html=True)
+        self.assertTrue(client().exists(keys.product(self.a), keys.product(self.b)) == 2)
+
+    def test_confirming_deletes_each_in_its_own_script_and_names_them(self):
+        with self.assertRoundTrips(4):  # per product: its hash and review ids, then its script
+            response = self.client.post("/catalog/products/delete/", {"ids": [self.a, self.b], "confirm": "yes"})
+        response = self.client.get(response["Location"])
+        self.assertContains(response, "Deleted 2 products with their reviews: “Alpha Buds”, “Beta &lt;Buds&gt;”.")
+        self.assertFalse(client().exists(keys.product(self.a), keys.product(self.b)))
+        self.assertTrue(client().exists(keys.product(self.c)))
+        self.assertEqual(holders("alp"), set())
+        self.assertEqual(messages(), [])
+
+    def test_nothing_ticked_says_so_and_a_get_is_refused(self):
+        response = self.client.post("/catalog/products/delete/", {}, follow=True)
+        self.assertContains(response, "Tick the products to delete first; nothing was deleted.")
+        self.assertEqual(self.client.get("/catalog/products/delete/").status_code, 405)
+
+    def test_the_list_offers_a_checkbox_per_row_in_a_post_form(self):
+        response = self.client.get("/catalog/products/")
+        self.assertContains(response, f'name="ids" value="{self.a}"')
+        self.assertContains(response, 'action="/catalog/products/delete/"')
+        self.assertContains(response, "csrfmiddlewaretoken")
+
+
+class CatalogWideCountTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_caller_that_does_not_ask_for_live_counts_keeps_one_transaction_and_catalog_counts(self):
+        make_product("Quiet Buds", tags=["wireless"])
+        make_product("Box", type="game_console", tags=["wireless", "retro"])
+        with self.assertRoundTrips(1), self.assertCommands(11):  # MULTI, 2 ZCARD, SORT, cloud, 5 SCARD, EXEC
+            result = store.list_products(store.ProductQuery(type="earbuds"))
+        self.assertEqual(result.type_counts["game_console"], 1)
+        self.assertEqual(dict(result.tag_cloud), {"wireless": 2, "retro": 1})
+        live = store.list_products(store.ProductQuery(type="earbuds", live_counts=True))
+        self.assertEqual((live.type_counts["game_console"], dict(live.tag_cloud)), (0, {"wireless": 1}))

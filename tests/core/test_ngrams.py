@@ -1,0 +1,38 @@
+"""The trigram machinery's reading of text, which every app's index shares (config.store.ngrams)."""
+
+from django.test import SimpleTestCase
+
+from config.keyspace import keyspace
+from config.store.ngrams import Query, fold, grams, words
+
+
+class NgramTextTest(SimpleTestCase):
+    def test_words_are_folded_letters_and_digits(self):
+        self.assertEqual(fold("Café CRÈME"), "cafe creme")
+        self.assertEqual(words("USB-C hub, 4K_60Hz!"), ["usb", "c", "hub", "4k", "60hz"])
+
+    def test_each_word_gives_its_overlapping_three_character_pieces(self):
+        self.assertEqual(grams("Smartphone X"), {"sma", "mar", "art", "rtp", "tph", "pho", "hon", "one"})
+        self.assertEqual(grams("TV 4K"), set())  # words shorter than three have none
+        self.assertEqual(grams("abc abc"), {"abc"})
+
+    def test_a_query_needs_its_long_words_inside_and_its_short_words_starting_a_word(self):
+        query = Query.parse("Phone x")
+        self.assertEqual((query.long, query.short, query.grams), (("phone",), ("x",), ("hon", "one", "pho")))
+        self.assertTrue(query.matches("Smartphone X"))
+        self.assertFalse(query.matches("Phonograph One"))  # holds every piece, not the word
+        self.assertFalse(query.matches("Smartphone Y"))
+        self.assertFalse(Query.parse("tv").usable)
+
+    def test_a_rename_touches_only_the_pieces_that_change(self):
+        from catalog.store import NAMES
+
+        dropped, added = NAMES.diff("Smartphone X", "Featurephone X")
+        self.assertEqual(dropped, ["catalog:ngram:" + g for g in ("art", "mar", "rtp", "sma", "tph")])
+        self.assertEqual(added[:2], ["catalog:ngram:atu", "catalog:ngram:eat"])
+        self.assertNotIn("catalog:ngram:pho", dropped + added)
+
+    def test_the_key_registry_names_the_catalogs_trigram_sets(self):
+        entry = keyspace.match("catalog:ngram:pho")
+        self.assertEqual((entry.type, entry.pattern), ("set", "catalog:ngram:*"))
+        self.assertIn("trigram", entry.modeling)
