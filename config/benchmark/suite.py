@@ -49,8 +49,8 @@ class Budget:
 
 BUDGETS = {
     "tiny": Budget(runs=3, min_runs=2, seconds=0.05, page_runs=2, floor_runs=20, ceiling_requests=20_000),
-    "demo": Budget(runs=200, min_runs=10, seconds=2.0, page_runs=40, floor_runs=2_000, ceiling_requests=1_000_000),
-    "large": Budget(runs=200, min_runs=5, seconds=3.0, page_runs=40, floor_runs=2_000, ceiling_requests=1_000_000),
+    "demo": Budget(runs=200, min_runs=10, seconds=2.0, page_runs=40, floor_runs=2_000, ceiling_requests=300_000),
+    "large": Budget(runs=200, min_runs=5, seconds=3.0, page_runs=40, floor_runs=2_000, ceiling_requests=300_000),
 }
 
 
