@@ -248,3 +248,25 @@ class CorrectnessOnLoadedDataTest(RedisTestCase):
             )
             with self.assertRaisesMessage(runner.Mismatch, "operation 8 (monthly average"):
                 runner.check(ops["8"], ready.sides)
+
+
+class KeyBrowserMeasurementTest(RedisTestCase):
+    sign_in = False
+
+    def test_every_page_answered_on_a_scratch_keyspace(self):
+        out = StringIO()
+        call_command("benchmark", "--keybrowser", "2000", "--tiny", stdout=out)
+        rows = [line for line in out.getvalue().splitlines() if line.startswith("| ") and "`/keys/" in line]
+        self.assertEqual(len(rows), 12)
+        self.assertIn("| key: a product hash (registered) | `/keys/?key=shop:item:42` |", out.getvalue())
+        self.assertEqual(client().dbsize(), 0)  # the scratch server, not the test runner's
+
+    def test_the_made_up_app_leaves_the_registry_as_it_was(self):
+        from config.benchmark.keybrowser import shop_registered
+        from config.keyspace import keyspace
+
+        before = list(keyspace.patterns)
+        with shop_registered():
+            self.assertIsNotNone(keyspace.match("shop:item:1"))
+        self.assertEqual(keyspace.patterns, before)
+        self.assertIsNone(keyspace.match("shop:item:1"))
