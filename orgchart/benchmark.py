@@ -253,17 +253,19 @@ def sql_monthly(db, location: int) -> tuple:
 
 
 def orm_levels(alias: str, manager: int, depth: int) -> tuple:
-    """One query per level, ``manager_id IN`` the level above: what the ORM offers without raw SQL."""
+    """One query per level, each joining up the manager chain to the top (``manager__manager_id=...``):
+    what the ORM offers without raw SQL (an ``IN`` list of the level above would pass PostgreSQL's
+    65,535 parameters in a large org)."""
     from config.benchmark.models import Employee
 
-    levels, above = [], [manager]
-    while above and len(levels) < depth:
-        below = Employee.objects.using(alias).filter(manager_id__in=above).order_by("id")
-        level = list(below.values_list("id", flat=True))
+    levels = []
+    while len(levels) < depth:
+        lookup = "manager__" * len(levels) + "manager_id"
+        level = Employee.objects.using(alias).filter(**{lookup: manager}).order_by("id").values_list("id", flat=True)
+        level = tuple(level)
         if not level:
             break
-        levels.append(tuple(level))
-        above = level
+        levels.append(level)
     return tuple(levels)
 
 

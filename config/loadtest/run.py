@@ -170,6 +170,11 @@ class LoadTest:
             steps.append(count)
             count *= 2
         steps.append(len(sessions))
+        # Every user is set up before the first step, as in a plain run: a user joining later would find
+        # objects that the others made meanwhile and may delete.
+        setup_stats = [Stats() for _ in sessions]
+        for n, session in enumerate(sessions):
+            self._setup(n, session, setup_stats[n])
         every_stats, first, total, done = [], None, 0.0, []
         for count in steps:
             stats, ledgers, start, elapsed = self._drive(sessions[:count])
@@ -179,9 +184,22 @@ class LoadTest:
             every_stats += stats
             first = start if first is None else first
             total += elapsed
+        for stats in setup_stats:  # a setup's errors are the run's too (its requests are not timed)
+            every_stats.append(Stats(errors=stats.errors))
         report = self._tally(every_stats, self.ledgers, first, total)
         report.steps = done
         return report
+
+    def _setup(self, n: int, session: tuple[str, str], stats: Stats) -> None:
+        """Client ``n``'s user: its HTTP client and its scenarios, each set up (finding what to work on)."""
+        http_ = Http(self.HOST, self.port, session, stats, self.faults)
+        rng = random.Random(f"loadtest:{n}")
+        users = []
+        for user in [cls(http_, self.ledgers[n], rng, n) for _, cls in sorted(registry.scenarios.items())]:
+            http_.app = user.app
+            if _attempt(http_, user.setup) == "ok":
+                users.append(user)  # a scenario whose setup failed (an error already) takes no steps
+        self.clients[n] = (http_, rng, users)
 
     def _drive(self, sessions: list[tuple[str, str]]) -> tuple[list[Stats], list[Ledger], float, float]:
         o = self.options
@@ -194,18 +212,10 @@ class LoadTest:
 
         def client(n: int) -> None:
             try:
-                if n in self.clients:  # a later ramp step: the same user goes on
-                    http_, rng, users = self.clients[n]
-                    http_.stats = stats[n]
-                else:
-                    http_ = Http(self.HOST, self.port, sessions[n], stats[n], self.faults)
-                    rng = random.Random(f"loadtest:{n}")
-                    users = []
-                    for user in [cls(http_, ledgers[n], rng, n) for _, cls in sorted(registry.scenarios.items())]:
-                        http_.app = user.app
-                        if _attempt(http_, user.setup) == "ok":
-                            users.append(user)  # a scenario whose setup failed (an error already) takes no steps
-                    self.clients[n] = (http_, rng, users)
+                if n not in self.clients:
+                    self._setup(n, sessions[n], stats[n])
+                http_, rng, users = self.clients[n]
+                http_.stats = stats[n]  # a later ramp step: the same user goes on, counted afresh
             finally:
                 ready.wait()
             if not users:
