@@ -36,6 +36,8 @@ from config.benchmark.runner import Result, Sides, Timing, floors, run
 from config.benchmark.sql import Db
 from config.redis import EmbeddedRedis, client, is_dev_server, reset_clients
 
+SOCKET_TIMEOUT = 600.0  # seconds
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -75,7 +77,12 @@ def scratch_redis(directory: Path):
     caches["default"]["LOCATION"] = server.url
     hosts = [*settings.ALLOWED_HOSTS, "testserver"]
     try:
-        with override_settings(REDIS_URL=server.url, CACHES=caches, ALLOWED_HOSTS=hosts, SECURE_SSL_REDIRECT=False):
+        # A bulk load (the org's one import transaction) or a long command (a large move) is waited for and
+        # measured whole, not cut at the web's socket timeout and retried.
+        with override_settings(
+            REDIS_URL=server.url, REDIS_SOCKET_TIMEOUT=SOCKET_TIMEOUT, CACHES=caches, ALLOWED_HOSTS=hosts,
+            SECURE_SSL_REDIRECT=False,
+        ):  # fmt: skip
             reset_clients()
             if is_dev_server():
                 raise RuntimeError("the benchmark must not run against the development Redis")
@@ -104,10 +111,13 @@ def _order(op: Operation) -> tuple[int, str]:
     return (int(number.group()) if number else 10**6, op.key)
 
 
-def parts(scale: str) -> list[Part]:
-    """Every app's registered part, at ``scale``."""
+def parts(scale: str, only: tuple[str, ...] = ()) -> list[Part]:
+    """Every app's registered part (or those of ``only``), at ``scale``."""
     autodiscover_modules("benchmark")
-    return [cls(scale) for cls in registry.ordered()]
+    unknown = set(only) - set(registry.parts)
+    if unknown:
+        raise ValueError(f"no benchmark part for {', '.join(sorted(unknown))}; there are {', '.join(registry.parts)}")
+    return [cls(scale) for cls in registry.ordered() if not only or cls.app in only]
 
 
 def _load_sql(db: Db, chosen: list[Part]) -> list[Load]:
@@ -133,10 +143,10 @@ class Prepared:
 
 
 @contextmanager
-def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True):
+def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, only: tuple[str, ...] = ()):
     """Generate the records, load a scratch Redis, SQLite and PostgreSQL with them; all go away on exit."""
     budget = BUDGETS[scale]
-    chosen = parts(scale)
+    chosen = parts(scale, only)
     progress(f"generating the {scale} records of {', '.join(p.app for p in chosen)}")
     for p in chosen:
         p.generate()
@@ -192,10 +202,10 @@ def floor_calls(sides: Sides) -> dict:
     return calls
 
 
-def benchmark(scale: str, progress=lambda text: None, use_postgres: bool = True) -> Outcome:
+def benchmark(scale: str, progress=lambda text: None, use_postgres: bool = True, only=()) -> Outcome:
     budget = BUDGETS[scale]
     started = datetime.now(UTC)
-    with prepared(scale, progress, use_postgres) as ready:
+    with prepared(scale, progress, use_postgres, only) as ready:
         outcome = Outcome({}, loads=ready.loads, postgres_note=ready.postgres_note)
         progress("redis-benchmark -P 32 on the same server")
         outcome.ceiling = seeding.redis_benchmark(ready.server, budget.ceiling_requests)
@@ -214,7 +224,9 @@ def benchmark(scale: str, progress=lambda text: None, use_postgres: bool = True)
     outcome.meta = {
         "date": started.strftime("%Y-%m-%d %H:%M UTC"),
         "scale": scale,
-        "command": "python manage.py benchmark " + ("--tiny" if scale == "tiny" else f"--scale {scale}"),
+        "command": "python manage.py benchmark "
+        + ("--tiny" if scale == "tiny" else f"--scale {scale}")
+        + "".join(f" --only {app}" for app in only),
         "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
         "redis": redis_version,
         "redis_parser": "hiredis" if redis_py.utils.HIREDIS_AVAILABLE else "pure Python",

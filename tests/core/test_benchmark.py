@@ -211,6 +211,10 @@ class CorrectnessCheckTest(RedisTestCase):
         with self.assertRaisesMessage(runner.Mismatch, "SQLite: 'other'"):
             runner.check(op, runner.Sides(sqlite=object()))
 
+    def test_an_unknown_app_is_refused_before_anything_starts(self):
+        with self.assertRaisesMessage(CommandError, "no benchmark part for shop; there are "):
+            call_command("benchmark", "--tiny", "--only", "shop", stdout=StringIO(), stderr=StringIO())
+
     def test_an_unknown_scale_is_refused(self):
         with self.assertRaisesMessage(CommandError, "--scale"):
             call_command("benchmark", "--scale", "huge", stdout=StringIO(), stderr=StringIO())

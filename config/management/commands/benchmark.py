@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from config.benchmark import report
 from config.benchmark.runner import Mismatch
-from config.benchmark.suite import BUDGETS, benchmark
+from config.benchmark.suite import BUDGETS, benchmark, parts
 
 
 class Command(BaseCommand):
@@ -27,12 +27,15 @@ class Command(BaseCommand):
         )
         parser.add_argument("--no-postgres", action="store_true", help="leave PostgreSQL out (SQLite and Redis only)")
         parser.add_argument(
+            "--only", action="append", default=[], metavar="APP", help="only this app's part (repeatable)"
+        )
+        parser.add_argument(
             "--keybrowser", type=int, metavar="KEYS", help="time the key browser's pages on a keyspace of KEYS keys"
         )
         # For the tests: a data set that loads in seconds. Not shown in --help.
         parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)
 
-    def handle(self, *args, scale, json_file, baseline, no_postgres, keybrowser, tiny, verbosity, **options):
+    def handle(self, *args, scale, json_file, baseline, no_postgres, only, keybrowser, tiny, verbosity, **options):
         scale = "tiny" if tiny else scale
         assert scale in BUDGETS
 
@@ -50,7 +53,11 @@ class Command(BaseCommand):
                     self.stdout.write(line)
                 return
             try:
-                outcome = benchmark(scale, progress, use_postgres=not no_postgres)
+                parts(scale, tuple(only))
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
+            try:
+                outcome = benchmark(scale, progress, use_postgres=not no_postgres, only=tuple(only))
             except Mismatch as exc:
                 raise CommandError(f"correctness check failed, nothing timed: {exc}") from exc
         finally:
