@@ -1,9 +1,9 @@
 """A throwaway PostgreSQL cluster in a temporary directory, as the scratch Redis is.
 
 ``initdb`` a cluster, start it listening on a unix socket only (no TCP port to
-collide with), create two databases (one for the hand-written SQL, one for the
-ORM, so their writes never meet) and stop it at the end, on an error or a
-Ctrl-C too. Durability is set as the Redis side's: ``synchronous_commit=off``
+collide with), create the database ``sql`` (the benchmark copies it to ``orm``
+once loaded, so the two sides' writes never meet) and stop it at the end, on
+an error or a Ctrl-C too. Durability is set as the Redis side's: ``synchronous_commit=off``
 acknowledges a commit before its WAL reaches the disk, as ``appendfsync
 everysec`` does. ``pg_stat_statements`` is loaded so the server's own time per
 statement can be read beside the client's.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 INSTALL_HINT = "install PostgreSQL's server binaries (Debian: apt-get install postgresql)"
-DATABASES = ("sql", "orm")
+DATABASES = ("sql",)  # the ORM's database is made from it once loaded (CREATE DATABASE orm TEMPLATE sql)
 USER = "bench"
 
 
@@ -86,7 +86,7 @@ def _run(command: list, as_owner: dict, **kwargs) -> None:
 
 @contextmanager
 def scratch_postgres(parent: Path, bin_dir: Path | None = None):
-    """A running cluster under ``parent``, with the databases ``sql`` and ``orm``; stopped on exit."""
+    """A running cluster under ``parent``, with the database ``sql``; stopped on exit."""
     bin_dir = bin_dir or binaries()
     if bin_dir is None:
         raise RuntimeError(f"PostgreSQL is not installed: {INSTALL_HINT}")
