@@ -14,8 +14,8 @@ import random
 from catalog import seeds, types
 from catalog import store as catalog
 from catalog.store import ProductQuery
-from config.activity import Event
-from config.benchmark import Load, Operation, Part, part
+from config.activity import Actor, Event
+from config.benchmark import Load, Operation, Part, part, takes
 from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH
 
@@ -23,6 +23,7 @@ SIZES = {"tiny": (30, 4), "demo": (2_000, 10), "large": (100_000, 10)}  # produc
 BATCH = 200  # products (with their reviews) per MULTI/EXEC, as the seeder
 PAGE = 25
 TYPE = "phone"
+BENCH = Actor("bench", link=lambda entity, pk: f"/catalog/products/{pk}/" if entity == "product" else "")
 MEMORY_PROBE = 5_000  # products written without reviews, to tell a product's bytes from a review's
 
 SCHEMA = """
@@ -88,9 +89,12 @@ class Catalog(Part):
     # -- loading
 
     def _write(self, items) -> None:
-        event = _event("product")
         for start in range(0, len(items), BATCH):
-            catalog.write_batch(items[start : start + BATCH], event, items[start][0].created_at)
+            batch, at = items[start : start + BATCH], items[start][0].created_at
+            if takes(catalog.write_batch, "actor"):
+                catalog.write_batch(batch, actor=BENCH, at=at)
+            else:
+                catalog.write_batch(batch, _event("product"), at)
 
     def load_redis(self, run) -> list[Load]:
         probe = [(product, []) for product, _ in self.products[:MEMORY_PROBE]]
@@ -180,8 +184,10 @@ def of_type(slug: str) -> tuple:
 
 def add_review(product_id: int, n: int, at: float) -> int:
     """9. A review with everything derived from it (embed, aggregate, sort indexes, event)."""
-    event = _event("review", f"review {n}", f"/catalog/products/{product_id}/")
-    return catalog.add_review(product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.", event, at)
+    review = (product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.")
+    if takes(catalog.add_review, "actor"):
+        return catalog.add_review(*review, actor=BENCH, at=at)
+    return catalog.add_review(*review, _event("review", f"review {n}", f"/catalog/products/{product_id}/"), at)
 
 
 # --- hand-written SQL ---------------------------------------------------------------------

@@ -16,7 +16,8 @@ from array import array
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
-from config.benchmark import Extra, Load, Operation, Part, part
+from config.activity import Actor
+from config.benchmark import Extra, Load, Operation, Part, part, takes
 from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH
 from orgchart import seeds, sensorfeed
@@ -25,6 +26,7 @@ from orgchart.documents import fold
 from orgchart.importer import OrgData, Person
 
 DAY = 86_400
+BENCH = Actor("bench")
 PAGE = 25
 # people, locations, days of readings for the first location, seconds between readings
 SIZES = {"tiny": (200, 3, 2, 60), "demo": (200, 3, 365, 60), "large": (100_000, 20, 365, 6)}
@@ -101,8 +103,9 @@ class Orgchart(Part):
 
     def load_redis(self, run) -> list[Load]:
         imported = []
+        bulk = {"atomic": False} if takes(org.import_graph, "atomic") else {}  # the store's bulk path, if it has one
         done = run.timed(
-            "orgchart", len(self.org.people), lambda: imported.append(org.import_graph(self.org, org.Actor("bench")))
+            "orgchart", len(self.org.people), lambda: imported.append(org.import_graph(self.org, actor=BENCH, **bulk))
         )
         done.per_record = {"employee": done.bytes / max(1, len(self.org.people))}
         self.top, self.location = imported[0].first_employee, imported[0].first_location
@@ -179,9 +182,7 @@ class Orgchart(Part):
     def move_a_quarter(self, run) -> Extra:
         """The move screen's write, through the store's public move function."""
         who, size, manager = self.quarter()
-        outcome, seconds, longest, command = run.longest_command(
-            lambda: org.move_employee(who, manager, org.Actor("bench"))
-        )
+        outcome, seconds, longest, command = run.longest_command(lambda: org.move_employee(who, manager, actor=BENCH))
         answer = f"refused: {type(outcome).__name__}" if isinstance(outcome, Exception) else "applied"
         return Extra(
             "org-move",

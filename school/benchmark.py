@@ -12,7 +12,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from config.benchmark import Load, Operation, Part, part
+from config.activity import Actor
+from config.benchmark import Load, Operation, Part, part, takes
 from config.benchmark.sql import timed_load
 from config.seeding import SeedContext
 from school import conf, seeds
@@ -20,6 +21,7 @@ from school import store as school
 from school.documents import Course, Person
 
 PAGE = 25
+BENCH = Actor("bench")
 SEED_SCALE = {"tiny": "demo", "demo": "demo", "large": "large"}  # the school seeder's scales
 ENROLMENT_PROBE = 100_000  # enrolments (whole rosters) written alone on another database, for their bytes
 
@@ -171,7 +173,10 @@ def courses_of(instructor: int) -> tuple:
 
 def enrol(course: int, student: int) -> None:
     """10. Enrol within both bounds, with both sides of the pair and the event."""
-    school.enrol(course, student, "bench", f"/school/courses/{course}/")
+    if takes(school.enrol, "actor"):
+        school.enrol(course, student, actor=BENCH)
+    else:
+        school.enrol(course, student, "bench", f"/school/courses/{course}/")
 
 
 def enrolment_of(course: int, student: int) -> tuple:
