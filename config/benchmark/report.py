@@ -39,7 +39,9 @@ def floors_table(figures: dict) -> list[str]:
 def operations_table(figures: dict) -> list[str]:
     sides = _sides(figures)
     others = [s for s in sides if s != "redis"]
-    header = ["#", "operation", *(f"{LABELS[s]} ms" for s in sides), *(f"{LABELS[s]} / Redis" for s in others),
+    floors = figures["floors"]
+    header = ["#", "operation", *(f"{LABELS[s]} ms (floor {_ms(floors[s]['median_ms'])})" for s in sides),
+              *(f"{LABELS[s]} / Redis" for s in others),
               "round trips", "commands"]  # fmt: skip
     rows = []
     for op in figures["operations"]:
