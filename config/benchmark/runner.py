@@ -126,8 +126,9 @@ def interleaved(
     ``min_runs`` and the whole has spent ``budget`` seconds per side."""
     names = list(calls)
     timings = {name: Timing() for name in names}
-    servers = {name: fn for name, fn in (sides.server_time.items() if sides else ()) if name in calls}
-    for reset in {id(sides.reset[n]): sides.reset[n] for n in servers if n in sides.reset}.values() if sides else ():
+    sides = sides or Sides()
+    servers = {name: fn for name, fn in sides.server_time.items() if name in calls}
+    for reset in {id(fn): fn for name, fn in sides.reset.items() if name in servers}.values():  # each once
         reset()
     before = {name: fn() for name, fn in servers.items()}
     spent = 0.0
