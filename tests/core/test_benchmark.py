@@ -282,3 +282,26 @@ class KeyBrowserMeasurementTest(RedisTestCase):
             self.assertIsNotNone(keyspace.match("shop:item:1"))
         self.assertEqual(keyspace.patterns, before)
         self.assertIsNone(keyspace.match("shop:item:1"))
+
+
+class ScratchPostgresTest(RedisTestCase):
+    sign_in = False
+
+    @skipIf(NO_POSTGRES, NO_POSTGRES_REASON)
+    def test_the_cluster_is_stopped_and_removed_after_a_failure(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaisesMessage(RuntimeError, "a failure mid-run"), postgres.scratch_postgres(Path(tmp)) as c:
+                pid = int((c.directory / "data" / "postmaster.pid").read_text().split()[0])
+                self.assertTrue(running(pid))
+                raise RuntimeError("a failure mid-run")
+            self.assertFalse(running(pid))
+        self.assertFalse(Path(tmp).exists())
+
+
+def running(pid: int) -> bool:
+    """A live process (a zombie left for a parent that never reaps it is not running)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
