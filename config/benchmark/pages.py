@@ -19,8 +19,8 @@ from unittest import mock
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
 from django.contrib.auth.models import Group
+from django.http import HttpResponse
 from django.test import Client
 from django.test.utils import override_settings
 from django.urls import include, path
