@@ -14,8 +14,8 @@ import random
 from catalog import seeds, types
 from catalog import store as catalog
 from catalog.store import ProductQuery
-from config.activity import Actor, Event
-from config.benchmark import Load, Operation, Part, part, takes
+from config.activity import Actor
+from config.benchmark import Load, Operation, Part, part
 from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH
 
@@ -53,10 +53,6 @@ def _cents(price) -> int | None:
     return None if price is None else int(price * 100)
 
 
-def _event(entity: str, label: str = "", link: str = "") -> Event:
-    return Event("bench", "created", "catalog", entity, "", label, link)
-
-
 @part("catalog", order=10)
 class Catalog(Part):
     schema = SCHEMA + "".join(
@@ -91,10 +87,7 @@ class Catalog(Part):
     def _write(self, items) -> None:
         for start in range(0, len(items), BATCH):
             batch, at = items[start : start + BATCH], items[start][0].created_at
-            if takes(catalog.write_batch, "actor"):
-                catalog.write_batch(batch, actor=BENCH, at=at)
-            else:
-                catalog.write_batch(batch, _event("product"), at)
+            catalog.write_batch(batch, actor=BENCH, at=at)
 
     def load_redis(self, run) -> list[Load]:
         probe = [(product, []) for product, _ in self.products[:MEMORY_PROBE]]
@@ -185,9 +178,7 @@ def of_type(slug: str) -> tuple:
 def add_review(product_id: int, n: int, at: float) -> int:
     """9. A review with everything derived from it (embed, aggregate, sort indexes, event)."""
     review = (product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.")
-    if takes(catalog.add_review, "actor"):
-        return catalog.add_review(*review, actor=BENCH, at=at)
-    return catalog.add_review(*review, _event("review", f"review {n}", f"/catalog/products/{product_id}/"), at)
+    return catalog.add_review(*review, actor=BENCH, at=at)
 
 
 # --- hand-written SQL ---------------------------------------------------------------------

@@ -16,7 +16,7 @@ from cms import diff, seeds
 from cms import store as cms
 from cms.documents import Post
 from config.activity import Actor
-from config.benchmark import Extra, Load, Operation, Part, part, takes
+from config.benchmark import Extra, Load, Operation, Part, part
 from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH, SeedContext
 
@@ -59,10 +59,7 @@ class Cms(Part):
             assert first == self.posts[0][0].id, "Redis was not empty"
             for start in range(0, len(self.posts), BATCH):
                 batch = self.posts[start : start + BATCH]
-                if takes(cms.load_posts, "actor"):
-                    cms.load_posts(batch, actor=BENCH)
-                else:
-                    cms.load_posts(batch, by="bench", link=lambda pk: f"/cms/posts/{pk}/")
+                cms.load_posts(batch, actor=BENCH)
 
         done = run.timed("cms", len(self.posts) + self.revisions, write)
         done.per_record = {"post (with its revisions)": done.bytes / max(1, len(self.posts))}

@@ -17,7 +17,7 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
 from config.activity import Actor
-from config.benchmark import Extra, Load, Operation, Part, part, takes
+from config.benchmark import Extra, Load, Operation, Part, part
 from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH
 from orgchart import seeds, sensorfeed
@@ -103,9 +103,10 @@ class Orgchart(Part):
 
     def load_redis(self, run) -> list[Load]:
         imported = []
-        bulk = {"atomic": False} if takes(org.import_graph, "atomic") else {}  # the store's bulk path, if it has one
         done = run.timed(
-            "orgchart", len(self.org.people), lambda: imported.append(org.import_graph(self.org, actor=BENCH, **bulk))
+            "orgchart",
+            len(self.org.people),
+            lambda: imported.append(org.import_graph(self.org, actor=BENCH, atomic=False)),  # the bulk path
         )
         done.per_record = {"employee": done.bytes / max(1, len(self.org.people))}
         self.top, self.location = imported[0].first_employee, imported[0].first_location

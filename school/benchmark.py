@@ -13,7 +13,7 @@ import random
 from collections import Counter
 
 from config.activity import Actor
-from config.benchmark import Load, Operation, Part, part, takes
+from config.benchmark import Load, Operation, Part, part
 from config.benchmark.sql import timed_load
 from config.seeding import SeedContext
 from school import conf, seeds
@@ -173,10 +173,7 @@ def courses_of(instructor: int) -> tuple:
 
 def enrol(course: int, student: int) -> None:
     """10. Enrol within both bounds, with both sides of the pair and the event."""
-    if takes(school.enrol, "actor"):
-        school.enrol(course, student, actor=BENCH)
-    else:
-        school.enrol(course, student, "bench", f"/school/courses/{course}/")
+    school.enrol(course, student, actor=BENCH)
 
 
 def enrolment_of(course: int, student: int) -> tuple:

@@ -11,6 +11,6 @@ view sending the same round trips; ``seeding`` sets the load rate beside
 key browser on a million keys.
 """
 
-from config.benchmark.registry import Extra, Load, Operation, Part, part, registry, takes
+from config.benchmark.registry import Extra, Load, Operation, Part, part, registry
 
-__all__ = ["Extra", "Load", "Operation", "Part", "part", "registry", "takes"]
+__all__ = ["Extra", "Load", "Operation", "Part", "part", "registry"]

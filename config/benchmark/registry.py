@@ -21,18 +21,9 @@ number, so a write can vary its input; the SQL side also gets its ``Db``.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-
-def takes(function: Callable, name: str) -> bool:
-    """Whether a store function takes the keyword-only parameter ``name``. While the stores move to the
-    store contract's keyword-only ``actor``, the parts call each write the way its store takes it; once
-    every store write takes ``actor``, the other branch of each such call goes."""
-    parameter = inspect.signature(function).parameters.get(name)
-    return parameter is not None and parameter.kind is inspect.Parameter.KEYWORD_ONLY
 
 
 @dataclass(frozen=True)

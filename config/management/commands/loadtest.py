@@ -17,8 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
-from config import loadtest as loadtesting
-from config import seeding
+from config import loadtest, seeding
 
 
 class Command(BaseCommand):
@@ -28,7 +27,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        defaults = loadtesting.Options()
+        defaults = loadtest.Options()
         parser.add_argument("--seconds", type=float, default=defaults.seconds, help="how long to drive the load")
         parser.add_argument("--clients", type=int, default=defaults.clients, help="concurrent signed-in clients")
         parser.add_argument("--port", type=int, default=0, help="loopback port for gunicorn (default: a free one)")
@@ -55,13 +54,13 @@ class Command(BaseCommand):
         if options["clients"] < 1 or options["seconds"] <= 0:
             raise CommandError("--clients and --seconds must be positive")
         names = ("seconds", "clients", "port", "workers", "threads", "appendfsync", "scale", "outage")
-        chosen = loadtesting.Options(**{n: options[n] for n in names})
+        chosen = loadtest.Options(**{n: options[n] for n in names})
         chosen.kill_redis, chosen.stop_redis = options["kill_redis"], options["stop_redis"]
         chosen.p95_target_ms, chosen.ramp = options["p95_target"], options["ramp"]
         if chosen.ramp and (chosen.kill_redis or chosen.stop_redis):
             raise CommandError("--ramp measures throughput: run it without --kill-redis or --stop-redis")
         log = self.stderr.write if options["verbosity"] else (lambda line: None)
-        report = loadtesting.LoadTest(chosen, log=log).run()
+        report = loadtest.LoadTest(chosen, log=log).run()
         for line in report.lines():
             self.stdout.write(line)
         if not report.ok:
