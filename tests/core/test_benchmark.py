@@ -16,7 +16,7 @@ from unittest import mock, skipIf
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from config.benchmark import Operation, postgres, runner, suite, takes
+from config.benchmark import Operation, postgres, runner, suite
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -173,14 +173,6 @@ class RegistrationTest(RedisTestCase):
         for source in folder.glob("*.py"):
             imports = re.findall(r"^\s*(?:from|import) (\w+)", source.read_text(), re.MULTILINE)
             self.assertFalse(set(imports) & set(APPS), source.name)
-
-    def test_a_write_is_called_the_way_its_store_takes_it(self):
-        def contract(pk, *, actor): ...
-
-        def older(pk, actor, link): ...
-
-        self.assertTrue(takes(contract, "actor"))
-        self.assertFalse(takes(older, "actor"))
 
     def test_growth_table_against_a_baseline(self):
         def figures(scale, ms):
