@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from config import autocomplete
 from config.activity import Actor
 from config.listing import list_state, page_of
 from config.shortcuts import or_404
@@ -83,6 +84,11 @@ def employee_list(request):
     return _name_list(request, store.employee_page, "employee_list.html")
 
 
+def employee_suggest(request):
+    """The employee pickers' suggestions (manager, successor): people whose name holds the text."""
+    return autocomplete.respond(request, store.suggest_employees)
+
+
 def _detail_context(found, depth_form, move_form) -> dict:
     chain, direct, report = found
     return {
@@ -115,7 +121,9 @@ def employee_form(request, pk: int | None = None):
         has_manager = employee is not None and employee.manager is not None
         form = forms.EmployeeForm(request.POST, locations=locations, has_manager=has_manager)
         done = _write(
-            request, form, lambda data: store.save_employee(pk, data, actor=_actor(request)),
+            request, form, lambda data: store.save_employee(
+                pk, data, actor=_actor(request), old_name=employee.name if employee else None
+            ),
             lambda data, _: f"Saved {data['name']}.",
             lambda saved: reverse("orgchart:employee_detail", args=[saved]),
         )  # fmt: skip
@@ -164,7 +172,9 @@ def employee_delete(request, pk: int):
     if request.method == "POST":
         form = forms.DeleteEmployeeForm(request.POST)
         done = _write(
-            request, form, lambda data: store.delete_employee(pk, data["successor"], actor=_actor(request)),
+            request, form, lambda data: store.delete_employee(
+                pk, data["successor"], actor=_actor(request), name=employee.name
+            ),
             lambda data, name: f"Deleted {name}.", lambda _: reverse("orgchart:employee_list"),
         )  # fmt: skip
         if done:
