@@ -12,12 +12,16 @@ from catalog import store, types
 from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
 from config import autocomplete
 from config.activity import Actor
-from config.listing import list_state, page_of
+from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import or_404
 
-SORTS = ("name", "price", "rating", "reviews", "created")
-FILTERS = ("type", "tags_all", "tags_any", "tags_none")
-REVIEWS_PER_PAGE = 20
+PRODUCTS = ListSpec(
+    sorts=("name", "price", "rating", "reviews", "created"),
+    default_order="-created",
+    filters=("type", "tags_all", "tags_any", "tags_none"),
+    filter_form=ProductFilterForm,
+)
+REVIEWS = ListSpec(per_page=20)
 BULK_LIMIT = 100  # products one bulk delete takes: four pages of the list
 
 
@@ -89,7 +93,12 @@ def product_bulk_delete(request):
     if request.POST.get("confirm") != "yes":
         found = store.product_labels(ids)
         missing = len(ids) - len(found)
-        context = {"products": found, "missing": missing}
+        context = {
+            "products": found,
+            "missing": missing,
+            "hidden": [*(("ids", product_id) for product_id, _ in found), ("confirm", "yes")],
+            "yes": f"Yes, delete {len(found)} product{'s' if len(found) != 1 else ''}",
+        }
         return render(request, "catalog/product_confirm_bulk_delete.html", context)
     deleted, gone = [], 0
     actor = _actor(request)
@@ -108,8 +117,8 @@ def product_bulk_delete(request):
 
 
 def product_list(request):
-    state = list_state(request.GET, sorts=SORTS, default_order="-created", filters=FILTERS)
-    filters = ProductFilterForm(request.GET)
+    state = PRODUCTS.read(request)
+    filters = state.form
     query = filters.query(state.order, state.offset, state.per_page)
     result = store.list_products(query)
     context = {
@@ -122,8 +131,7 @@ def product_list(request):
         "search_limit": store.SEARCH_LIMIT,
         "products_path": reverse("catalog:product_list"),  # a row's link is this and its id: no reverse() a row
     }
-    template = "catalog/product_list.html#results" if request.htmx else "catalog/product_list.html"
-    return render(request, template, context)
+    return render_list(request, "catalog/product_list.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -197,7 +205,7 @@ def product_delete(request, pk: int):
 
 def review_list(request, pk: int):
     """All reviews, 20 a page, newest first: loaded under the product with htmx, or as a page."""
-    state = list_state(request.GET, per_page=REVIEWS_PER_PAGE)
+    state = REVIEWS.read(request)
     found = or_404(store.review_page, pk, state.offset, state.per_page)
     context = {
         "product_id": pk,
@@ -207,8 +215,7 @@ def review_list(request, pk: int):
         "state": state,
         "url": reverse("catalog:review_list", args=[pk]),
     }
-    template = "catalog/review_list.html#review-page" if request.htmx else "catalog/review_list.html"
-    return render(request, template, context)
+    return render_list(request, "catalog/review_list.html", context, "review-page")
 
 
 @require_POST

@@ -1,8 +1,6 @@
 """CMS screens: the post list, a post with its newest comments, edit with conflict
 detection, history, compare, revert, and all comments. Thin: the store does Redis."""
 
-from dataclasses import replace
-
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,11 +10,12 @@ from django.views.decorators.http import require_POST
 from cms import diff, store
 from cms.forms import CommentForm, CompareForm, PostEditForm, PostFilterForm, PostForm
 from config.activity import Actor
-from config.listing import list_state, page_of
+from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import or_404
 
-HISTORY_PER_PAGE = 20
-COMMENTS_PER_PAGE = 10
+POSTS = ListSpec(sorts=("updated",), default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
+HISTORY = ListSpec(per_page=20)
+COMMENTS = ListSpec(per_page=10)
 
 
 def _now() -> float:
@@ -45,20 +44,11 @@ def _save(write, *args, **kwargs):
     return _UNCHANGED if saved is None else saved
 
 
-def _partial(request, template: str, name: str) -> str:
-    return f"{template}#{name}" if request.htmx and not request.htmx.boosted else template
-
-
 def post_list(request):
-    state = list_state(request.GET, sorts=("updated",), default_order="-updated", filters=("status", "author"))
-    filter_form = PostFilterForm(request.GET)
-    filter_form.is_valid()
-    valid = {k: v for k, v in state.filters.items() if k not in filter_form.errors}
-    state = replace(state, filters=valid)
+    state = POSTS.read(request)
     items, total = store.list_posts(state)
-    page = page_of(items, total, state)
-    context = {"page": page, "state": state, "filter_form": filter_form}
-    return render(request, _partial(request, "cms/post_list.html", "results"), context)
+    context = {"page": page_of(items, total, state), "state": state, "filter_form": state.form}
+    return render_list(request, "cms/post_list.html", context)
 
 
 def post_add(request):
@@ -141,11 +131,11 @@ def post_delete(request, pk: int):
 
 
 def post_history(request, pk: int):
-    state = list_state(request.GET, per_page=HISTORY_PER_PAGE)
+    state = HISTORY.read(request)
     current, revisions, total = or_404(store.history, pk, state.offset, state.per_page)
     page = page_of(revisions, total, state)
     context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept()}
-    return render(request, _partial(request, "cms/post_history.html", "rows"), context)
+    return render_list(request, "cms/post_history.html", context, "rows")
 
 
 def post_compare(request, pk: int):
@@ -189,10 +179,10 @@ def post_revert(request, pk: int, number: int):
 
 
 def comment_list(request, pk: int):
-    state = list_state(request.GET, per_page=COMMENTS_PER_PAGE)
+    state = COMMENTS.read(request)
     title, comments, total = or_404(store.comments_page, pk, state.offset, state.per_page)
     context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state}
-    return render(request, _partial(request, "cms/comment_list.html", "comments"), context)
+    return render_list(request, "cms/comment_list.html", context, "comments")
 
 
 @require_POST

@@ -1,19 +1,26 @@
-"""List state (search, sort, page) and paging over Redis, for every list screen.
+"""List screens: their state (search, sort, filters, page), paging over Redis, and htmx partials.
 
-A list screen reads its page and its total in one round trip: the app's store
-returns both for an offset and a limit (ZCARD and ZRANGE in one pipeline, say),
-and ``page_of`` wraps them in Django's own Page, so the pagination partial
-works unchanged whatever the backend.
+A list screen declares a ``ListSpec`` once (its sorts, default order, filters and
+their form, extra parameters, page size) and reads its state from the request
+with ``spec.read(request)``: the one place a query string is parsed. The app's
+store returns a page and its total in one round trip for an offset and a limit
+(ZCARD and ZRANGE in one pipeline, say), ``page_of`` wraps them in Django's own
+Page so the pagination partial works whatever the backend, and ``render_list``
+renders the screen, or only its partial for an htmx request.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
-from django.http import Http404, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
 
 # ASCII digits only (``int`` would take "٣", " 3", "+3" and "3_0"), and few of them:
 # a page number this long is past any list, and its offset stays far inside the
@@ -28,6 +35,9 @@ class ListState:
     page: int = 1
     filters: dict[str, str] = field(default_factory=dict)
     per_page: int = 25
+    # Repeated parameters kept in every link after the others, as (name, values) pairs.
+    extra: tuple[tuple[str, tuple], ...] = ()
+    form: object = field(default=None, compare=False, repr=False)  # the bound filter form, if any
 
     @property
     def offset(self) -> int:
@@ -45,7 +55,8 @@ class ListState:
         """The query string of this state with some parameters changed."""
         params = {"q": self.q, "o": self.order, "page": self.page, **self.filters}
         params.update(changes)
-        kept = {k: v for k, v in params.items() if v not in ("", None) and not (k == "page" and v == 1)}
+        kept = [(k, v) for k, v in params.items() if v not in ("", None) and not (k == "page" and v == 1)]
+        kept += [(name, value) for name, values in self.extra for value in values]
         return "?" + urlencode(kept)
 
     def sort_link(self, key: str) -> str:
@@ -75,6 +86,68 @@ def list_state(
     # Filter values are cut like the search, so no link on the page repeats an unbounded query.
     chosen = {name: params[name][:max_filter] for name in filters if params.get(name)}
     return ListState(params.get("q", "").strip()[:max_q], order, page, chosen, per_page)
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    """What one list screen reads from its query string, declared once beside its view."""
+
+    sorts: tuple[str, ...] = ()
+    default_order: str = ""
+    filters: tuple[str, ...] = ()
+    # A form over the filters: a value it refuses is left out of the state (and of every link),
+    # and the bound form is the state's ``form``, for the page to show beside its fields.
+    filter_form: type | None = None
+    # Repeated parameters kept in every link, each read by its parser (which may raise Http404).
+    extra: dict[str, Callable[[list[str]], list]] = field(default_factory=dict)
+    per_page: int = 25
+
+    def read(self, request: HttpRequest) -> ListState:
+        """The screen's state: an unknown sort is the default, a malformed page a 404."""
+        params = request.GET
+        state = list_state(params, self.sorts, self.default_order, self.filters, self.per_page)
+        extra = tuple((name, tuple(parse(params.getlist(name)))) for name, parse in self.extra.items())
+        if self.filter_form is None:
+            return replace(state, extra=extra)
+        form = self.filter_form(params)
+        form.is_valid()
+        valid = {name: value for name, value in state.filters.items() if name not in form.errors}
+        return replace(state, filters=valid, extra=extra, form=form)
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One kind of object with list, add, detail, edit and delete screens named
+    ``<app>:<name>_<view>``: what an app's shared list, form and delete templates ask of it."""
+
+    app: ClassVar[str] = ""  # set by the app's subclass
+    name: str
+    plural: str
+
+    def url(self, view: str, *args) -> str:
+        return reverse(f"{self.app}:{self.name}_{view}", args=args)
+
+    @property
+    def list_url(self) -> str:
+        return self.url("list")
+
+    @property
+    def add_url(self) -> str:
+        return self.url("add")
+
+    @property
+    def detail_name(self) -> str:
+        return f"{self.app}:{self.name}_detail"
+
+
+def render_list(
+    request: HttpRequest, template: str, context: dict, partial: str = "results", status: int = 200
+) -> HttpResponse:
+    """Render a screen, or for htmx (not a boosted link, which wants the whole page) only its
+    ``{% partialdef %}``: the one way every screen picks its htmx partial."""
+    if request.htmx and not request.htmx.boosted:
+        template = f"{template}#{partial}"
+    return render(request, template, context, status=status)
 
 
 class _Counted:

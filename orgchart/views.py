@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
 from django.contrib import messages
 from django.core.exceptions import BadRequest
@@ -13,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from config import autocomplete
 from config.activity import Actor
-from config.listing import list_state, page_of
+from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import or_404
 from config.store import StoreError
 from orgchart import charts, forms, store
@@ -65,23 +68,61 @@ def _write(request, form, write, done, then):
     return redirect(then(result))
 
 
-def _template(request, name: str, partial: str) -> str:
-    return f"orgchart/{name}#{partial}" if request.htmx else f"orgchart/{name}"
+BY_NAME = ListSpec(sorts=("name",), default_order="name")
+STAFF = ListSpec(filters=("under",))
+
+
+@dataclass(frozen=True)
+class Kind(Listed):
+    """An employee or a location, for the list, form and delete templates the two share."""
+
+    app = "orgchart"
+    page: Callable  # the store's page of this kind in name order, for a ListState
+
+
+EMPLOYEES = Kind("employee", "employees", store.employee_page)
+LOCATIONS = Kind("location", "locations", store.location_page)
+
+
+def _form_page(request, template: str, kind: Kind, found, form, write, done, then):
+    """The add, edit or delete page of an employee or a location: a POST runs ``write`` through
+    ``_write``; otherwise, or when it is refused, the page with its form."""
+    if request.method == "POST":
+        response = _write(request, form, write, done, then)
+        if response:
+            return response
+    return render(request, template, {"kind": kind, "object": found, "form": form})
+
+
+def _save(request, kind: Kind, found, form, save):
+    """Add or edit: ``save(data)`` returns the id, whose page the user lands on."""
+    return _form_page(
+        request, "orgchart/form.html", kind, found, form, save,
+        done=lambda data, _: f"Saved {data['name']}.", then=partial(kind.url, "detail"),
+    )  # fmt: skip
+
+
+def _delete(request, kind: Kind, found, form, delete):
+    """Delete, after asking for a successor: ``delete(successor)`` returns the deleted name."""
+    return _form_page(
+        request, "orgchart/confirm_delete.html", kind, found, form, lambda data: delete(data["successor"]),
+        done=lambda data, name: f"Deleted {name}.", then=lambda _: kind.list_url,
+    )  # fmt: skip
 
 
 # --- employees -----------------------------------------------------------------------------------
 
 
-def _name_list(request, fetch, template: str):
+def _name_list(request, kind: Kind):
     """A list in name order with prefix search and paging; htmx gets the results partial."""
-    state = list_state(request.GET, sorts=("name",), default_order="name")
-    items, total = fetch(state)
-    page = page_of(items, total, state)
-    return render(request, _template(request, template, "results"), {"page": page, "state": state})
+    state = BY_NAME.read(request)
+    items, total = kind.page(state)
+    context = {"kind": kind, "page": page_of(items, total, state), "state": state}
+    return render_list(request, "orgchart/list.html", context)
 
 
 def employee_list(request):
-    return _name_list(request, store.employee_page, "employee_list.html")
+    return _name_list(request, EMPLOYEES)
 
 
 def employee_suggest(request):
@@ -109,7 +150,7 @@ def employee_detail(request, pk: int):
     depth_form = forms.DepthForm(request.GET)
     depth = (depth_form.cleaned_data.get("depth") if depth_form.is_valid() else None) or 1
     context = _detail_context(or_404(store.employee_detail, pk, depth), depth_form, forms.MoveForm())
-    return render(request, _template(request, "employee_detail.html", "depth"), context)
+    return render_list(request, "orgchart/employee_detail.html", context, "depth")
 
 
 def employee_form(request, pk: int | None = None):
@@ -120,15 +161,6 @@ def employee_form(request, pk: int | None = None):
     if request.method == "POST":
         has_manager = employee is not None and employee.manager is not None
         form = forms.EmployeeForm(request.POST, locations=locations, has_manager=has_manager)
-        done = _write(
-            request, form, lambda data: store.save_employee(
-                pk, data, actor=_actor(request), old_name=employee.name if employee else None
-            ),
-            lambda data, _: f"Saved {data['name']}.",
-            lambda saved: reverse("orgchart:employee_detail", args=[saved]),
-        )  # fmt: skip
-        if done:
-            return done
     else:
         initial = {}
         if employee is not None:
@@ -140,7 +172,10 @@ def employee_form(request, pk: int | None = None):
                 "full_time": employee.full_time,
             }
         form = forms.EmployeeForm(initial=initial, locations=locations)
-    return render(request, "orgchart/employee_form.html", {"form": form, "employee": employee})
+    old_name = employee.name if employee else None  # the trigram sets the edit leaves are computed from it
+    return _save(
+        request, EMPLOYEES, employee, form, partial(store.save_employee, pk, actor=_actor(request), old_name=old_name)
+    )
 
 
 def _moved(data, names) -> str:
@@ -155,7 +190,8 @@ def employee_move(request, pk: int):
     form = forms.MoveForm(request.POST)
     if form.is_valid() and form.cleaned_data["manager"] is None and not form.cleaned_data["to_top"]:
         chain = or_404(store.chain_of_command, pk)
-        return render(request, "orgchart/employee_confirm_move.html", {"employee": chain.employee, "chain": chain})
+        context = {"employee": chain.employee, "chain": chain, "hidden": [("manager", ""), ("to_top", "on")]}
+        return render(request, "orgchart/employee_confirm_move.html", context)
     done = _write(
         request, form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)),
         _moved, lambda _: reverse("orgchart:employee_detail", args=[pk]),
@@ -168,21 +204,12 @@ def employee_move(request, pk: int):
 
 def employee_delete(request, pk: int):
     chain = or_404(store.chain_of_command, pk)
-    employee = chain.employee
     if request.method == "POST":
         form = forms.DeleteEmployeeForm(request.POST)
-        done = _write(
-            request, form, lambda data: store.delete_employee(
-                pk, data["successor"], actor=_actor(request), name=employee.name
-            ),
-            lambda data, name: f"Deleted {name}.", lambda _: reverse("orgchart:employee_list"),
-        )  # fmt: skip
-        if done:
-            return done
     else:
-        boss = chain.managers[-1].name if chain.managers else ""
-        form = forms.DeleteEmployeeForm(initial={"successor": boss})
-    return render(request, "orgchart/employee_confirm_delete.html", {"employee": employee, "form": form})
+        form = forms.DeleteEmployeeForm(initial={"successor": chain.managers[-1].name if chain.managers else ""})
+    delete = partial(store.delete_employee, pk, actor=_actor(request), name=chain.employee.name)
+    return _delete(request, EMPLOYEES, chain.employee, form, delete)
 
 
 # --- tree and path -------------------------------------------------------------------------------
@@ -211,8 +238,8 @@ def tree_children(request, pk: int):
     if not request.htmx:
         return redirect(f"{reverse('orgchart:tree')}?root={pk}" + (f"&offset={offset}" if offset else ""))
     children = or_404(store.tree_children, pk, offset)
-    partial = "nodes" if offset else "children"
-    return render(request, f"orgchart/tree.html#{partial}", _tree_context(children, pk, offset))
+    fragment = "nodes" if offset else "children"
+    return render(request, f"orgchart/tree.html#{fragment}", _tree_context(children, pk, offset))
 
 
 def path_finder(request):
@@ -222,18 +249,18 @@ def path_finder(request):
         path = store.find_path(form.cleaned_data["a"], form.cleaned_data["b"])
         if path is None:
             form.add_error(None, "No path: one of them does not exist, or they sit in separate trees.")
-    return render(request, _template(request, "path.html", "result"), {"form": form, "path": path})
+    return render_list(request, "orgchart/path.html", {"form": form, "path": path}, "result")
 
 
 # --- locations -----------------------------------------------------------------------------------
 
 
 def location_list(request):
-    return _name_list(request, store.location_page, "location_list.html")
+    return _name_list(request, LOCATIONS)
 
 
 def location_detail(request, pk: int):
-    state = list_state(request.GET, filters=("under",))
+    state = STAFF.read(request)
     overview = or_404(store.location_overview, pk, state.offset, state.per_page)
     page = page_of(overview.staff, overview.staff_count, state)
     under_form = forms.ReportsToForm(request.GET if "under" in request.GET else None)
@@ -250,36 +277,22 @@ def location_detail(request, pk: int):
         "sensor": sensor,
         "temperature_charts": charts.location_charts(sensor),
     }
-    return render(request, _template(request, "location_detail.html", "staff"), context)
+    return render_list(request, "orgchart/location_detail.html", context, "staff")
 
 
 def location_form(request, pk: int | None = None):
     location = or_404(store.get_location, pk) if pk is not None else None
     if request.method == "POST":
         form = forms.LocationForm(request.POST)
-        done = _write(
-            request, form, lambda data: store.save_location(pk, data["name"], actor=_actor(request)),
-            lambda data, _: f"Saved {data['name']}.",
-            lambda saved: reverse("orgchart:location_detail", args=[saved]),
-        )  # fmt: skip
-        if done:
-            return done
     else:
         form = forms.LocationForm(initial={"name": location.name} if location else None)
-    return render(request, "orgchart/location_form.html", {"form": form, "location": location})
+    save = partial(store.save_location, pk, actor=_actor(request))
+    return _save(request, LOCATIONS, location, form, lambda data: save(data["name"]))
 
 
 def location_delete(request, pk: int):
     location = or_404(store.get_location, pk)
     others = [(i, name) for i, name in store.location_choices() if i != pk]
-    if request.method == "POST":
-        form = forms.DeleteLocationForm(request.POST, locations=others)
-        done = _write(
-            request, form, lambda data: store.delete_location(pk, data["successor"], actor=_actor(request)),
-            lambda data, name: f"Deleted {name}.", lambda _: reverse("orgchart:location_list"),
-        )  # fmt: skip
-        if done:
-            return done
-    else:
-        form = forms.DeleteLocationForm(locations=others)
-    return render(request, "orgchart/location_confirm_delete.html", {"location": location, "form": form})
+    data = request.POST if request.method == "POST" else None
+    form = forms.DeleteLocationForm(data, locations=others)
+    return _delete(request, LOCATIONS, location, form, partial(store.delete_location, pk, actor=_actor(request)))

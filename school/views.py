@@ -19,36 +19,23 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from config.activity import Actor
-from config.listing import list_state, page_of
+from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import or_404
 from school import conf, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
 
-ROSTER_PER_PAGE = 25
-ALGEBRA_PER_PAGE = 25
+ROSTER = ListSpec(per_page=25)
 
 
 @dataclass(frozen=True)
-class Entity:
-    name: str
-    plural: str
+class Entity(Listed):
+    app = "school"
     form: type
     label_sort: str  # the ?o= name of the label column: code or name
 
-    def url(self, view: str, *args) -> str:
-        return reverse(f"school:{self.name}_{view}", args=args)
-
     @property
-    def add_url(self) -> str:
-        return self.url("add")
-
-    @property
-    def list_url(self) -> str:
-        return self.url("list")
-
-    @property
-    def detail_name(self) -> str:
-        return f"school:{self.name}_detail"
+    def listing(self) -> ListSpec:
+        return ListSpec(sorts=(self.label_sort, "id"), default_order=self.label_sort)
 
 
 ENTITIES = {
@@ -70,7 +57,7 @@ def _actor(request) -> Actor:
 
 def entity_list(request, entity: str):
     ent = ENTITIES[entity]
-    state = list_state(request.GET, sorts=(ent.label_sort, "id"), default_order=ent.label_sort)
+    state = ent.listing.read(request)
     rows, total, versions = store.list_page(entity, state)
     context = {
         "entity": ent,
@@ -78,10 +65,7 @@ def entity_list(request, entity: str):
         "state": state,
         "versions": versions,
     }
-    template = "school/list.html"
-    if request.htmx and request.htmx.target == "results":
-        template += "#results"
-    return render(request, template, context)
+    return render_list(request, "school/list.html", context)
 
 
 def entity_add(request, entity: str):
@@ -151,7 +135,7 @@ def entity_delete(request, entity: str, pk: int):
 
 
 def course_detail(request, pk: int, errors: dict | None = None, status: int = 200):
-    state = list_state(request.GET, per_page=ROSTER_PER_PAGE)
+    state = ROSTER.read(request)
     detail = or_404(store.course_detail, pk, state.offset, state.per_page)
     context = {
         "entity": ENTITIES["course"],
@@ -163,10 +147,7 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
         "max_instructors": conf.max_instructors_per_course(),
         "hold_minutes": conf.hold_seconds() // 60,
     }
-    template = "school/course_detail.html"
-    if request.htmx and request.htmx.target == "roster":
-        template += "#roster"
-    return render(request, template, context, status=status)
+    return render_list(request, "school/course_detail.html", context, "roster", status)
 
 
 def person_detail(request, entity: str, pk: int, errors: dict | None = None, status: int = 200):
@@ -286,6 +267,7 @@ def _confirm(request, act: Action, side: str, pk: int, action: str):
     person = side if side != "course" else ("instructor" if action.endswith("assign") else "student")
     found = or_404(store.pair, course_id, person, other_id, act.kind)
     names = {"name": found.other.label, "code": found.course.code}
+    back = _back(request, ENTITIES[side].url("detail", pk), field="next", data=request.GET)
     context = {
         "act": act,
         "entity": ENTITIES[side],
@@ -294,7 +276,8 @@ def _confirm(request, act: Action, side: str, pk: int, action: str):
         "action": action,
         "found": found,
         "question": act.confirm.format(**names),
-        "back": _back(request, ENTITIES[side].url("detail", pk), field="next", data=request.GET),
+        "back": back,
+        "hidden": [("other", other), ("next", back)],
     }
     return render(request, "school/confirm_relation.html", context)
 
@@ -336,11 +319,10 @@ def algebra(request):
         return render(request, "school/algebra.html", {"form": form, "result": None})
     result, page, state = None, None, None
     if len(ids) >= 2:
-        state = list_state(request.GET, filters=("op",), per_page=ALGEBRA_PER_PAGE)
+        state = ALGEBRA.read(request)
         result = store.algebra(op, ids, state.offset, state.per_page)
         if len(result.courses) != len(ids):
             raise Http404("One of those courses does not exist")
-        state = _with_courses(state, ids)
         page = page_of(result.students, result.total, state)
     codes = ", ".join(c.code for c in result.courses) if result else ""
     form = AlgebraForm(initial={"codes": codes, "op": op})
@@ -360,20 +342,5 @@ def _course_ids(values: list[str]) -> list[int]:
     return ids
 
 
-class _AlgebraState:
-    """The list state, with the chosen course ids kept in every page link."""
-
-    def __init__(self, state, ids):
-        self._state, self._ids = state, ids
-
-    def __getattr__(self, name):
-        return getattr(self._state, name)
-
-    def query(self, **changes) -> str:
-        base = self._state.query(**changes)
-        extra = urlencode([("c", pk) for pk in self._ids])
-        return base + ("&" if base != "?" else "") + extra
-
-
-def _with_courses(state, ids):
-    return _AlgebraState(state, ids)
+# The chosen courses (?c=) are kept in every page link of the result.
+ALGEBRA = ListSpec(filters=("op",), extra={"c": _course_ids}, per_page=25)

@@ -1,9 +1,14 @@
-"""List state and paging over Redis: what every list screen builds on."""
+"""List state and paging over Redis, the list spec, the htmx partial and the confirmation
+form: what every list screen and every delete page builds on."""
 
+from django import forms
 from django.http import Http404, QueryDict
 from django.template.loader import render_to_string
+from django.test import RequestFactory
 
-from config.listing import list_state, page_of
+from config.activity import Actor
+from config.listing import ListSpec, list_state, page_of
+from orgchart import store
 from tests.base import RedisTestCase
 
 
@@ -60,6 +65,132 @@ class ListStateTest(RedisTestCase):
             {"page": page_of(list(range(10)), 25, state), "state": state, "target": "#rows", "base": "/x/1/rows/"},
         )
         self.assertIn('href="/x/1/rows/?o=name&amp;page=3" hx-get="/x/1/rows/?o=name&amp;page=3"', html)
+
+
+class _KindForm(forms.Form):
+    kind = forms.ChoiceField(choices=[("a", "A"), ("b", "B")], required=False)
+
+
+def _ids(values):
+    if not all(value.isdigit() for value in values):
+        raise Http404("ids are digits")
+    return [int(value) for value in dict.fromkeys(values)]
+
+
+class ListSpecTest(RedisTestCase):
+    sign_in = False
+
+    def read(self, spec, query):
+        return spec.read(RequestFactory().get("/list/?" + query))
+
+    def test_a_spec_reads_sort_default_order_filters_and_page_size_once(self):
+        spec = ListSpec(sorts=("name", "price"), default_order="-price", filters=("kind",), per_page=10)
+        state = self.read(spec, "q=ear&o=name&page=2&kind=b&other=x")
+        self.assertEqual((state.q, state.order, state.page, state.offset), ("ear", "name", 2, 10))
+        self.assertEqual(state.filters, {"kind": "b"})
+        self.assertEqual(self.read(spec, "o=password").order, "-price")
+        for query in ("page=x", "page=0", "page=%D9%A3", "page=+3"):
+            with self.subTest(query=query), self.assertRaises(Http404):
+                self.read(spec, query)
+
+    def test_a_filter_its_form_refuses_is_left_out_of_the_state_and_its_links(self):
+        spec = ListSpec(filters=("kind",), filter_form=_KindForm)
+        refused = self.read(spec, "kind=zzz&q=x")
+        self.assertEqual(refused.filters, {})
+        self.assertEqual(refused.query(page=2), "?q=x&page=2")
+        self.assertIn("kind", refused.form.errors)  # the page shows why, beside the field
+        kept = self.read(spec, "kind=a")
+        self.assertEqual((kept.filters, kept.form.cleaned_data["kind"]), ({"kind": "a"}, "a"))
+
+    def test_extra_parameters_are_parsed_and_kept_in_every_link_after_the_others(self):
+        spec = ListSpec(filters=("op",), extra={"c": _ids})
+        state = self.read(spec, "c=3&op=union&c=1&c=3&page=2")
+        self.assertEqual(state.extra, (("c", (3, 1)),))
+        self.assertEqual(state.query(page=3), "?page=3&op=union&c=3&c=1")
+        self.assertEqual(self.read(spec, "").query(), "?")
+        with self.assertRaises(Http404):
+            self.read(spec, "c=x")
+
+    def test_a_spec_without_a_filter_form_carries_none(self):
+        self.assertIsNone(self.read(ListSpec(), "").form)
+
+
+class HtmxPartialTest(RedisTestCase):
+    """Every list screen picks its partial the same way: htmx gets the results, a boosted
+    link and a plain request the whole page."""
+
+    LISTS = (
+        "/catalog/products/",
+        "/school/courses/",
+        "/school/students/",
+        "/cms/posts/",
+        "/orgchart/employees/",
+        "/orgchart/locations/",
+    )
+
+    def test_htmx_gets_the_results_partial_and_a_boosted_link_the_whole_page(self):
+        for url in self.LISTS:
+            with self.subTest(url=url):
+                whole = self.client.get(url)
+                partial = self.client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="results")
+                boosted = self.client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_BOOSTED="true")
+                self.assertContains(whole, "<html")
+                self.assertContains(whole, '<div id="results"')
+                self.assertNotContains(partial, "<html")
+                self.assertTrue(partial.content.decode().lstrip().startswith('<div id="results"'))
+                self.assertContains(boosted, "<html")
+
+
+class SharedFormsTest(RedisTestCase):
+    """The add and edit pages share one form include: Cancel goes back to the list when adding,
+    to the object's page when editing; the org chart's delete pages share one template."""
+
+    def test_cancel_goes_back_where_the_form_came_from(self):
+        pk = store.save_location(None, "Lisbon", actor=Actor("t"))
+        pages = {
+            "/orgchart/locations/add/": "/orgchart/locations/",
+            "/orgchart/employees/add/": "/orgchart/employees/",
+            f"/orgchart/locations/{pk}/edit/": f"/orgchart/locations/{pk}/",
+            "/school/courses/add/": "/school/courses/",
+            "/cms/posts/add/": "/cms/posts/",
+        }
+        for url, back in pages.items():
+            with self.subTest(url=url):
+                self.assertContains(self.client.get(url), f'<a class="button secondary" href="{back}">Cancel</a>')
+        delete = self.client.get(f"/orgchart/locations/{pk}/delete/")
+        self.assertContains(delete, "<h1>Delete Lisbon?</h1>")
+        self.assertContains(delete, '<form method="post" novalidate>')
+        self.assertContains(delete, f'<a class="button secondary" href="/orgchart/locations/{pk}/">No, keep it</a>')
+
+
+class ConfirmFormTest(RedisTestCase):
+    sign_in = False
+
+    def render(self, **context):
+        return render_to_string("includes/confirm_form.html", context)
+
+    def test_a_delete_posts_to_its_own_page_with_one_wording(self):
+        html = self.render(cancel_url="/things/1/")
+        self.assertIn('<form method="post">', html)
+        self.assertIn('<button type="submit" class="danger">Yes, delete it</button>', html)
+        self.assertIn('<a class="button secondary" href="/things/1/">No, keep it</a>', html)
+
+    def test_another_change_names_its_action_hidden_values_and_words(self):
+        html = self.render(
+            cancel_url="/c/1/", action="/c/1/drop/", hidden=[("other", 7), ("next", "/c/1/?a=1&b=2")], yes="Yes, drop"
+        )
+        self.assertIn('<form method="post" action="/c/1/drop/">', html)
+        self.assertIn('<input type="hidden" name="other" value="7">', html)
+        self.assertIn('<input type="hidden" name="next" value="/c/1/?a=1&amp;b=2">', html)
+        self.assertIn(">Yes, drop</button>", html)
+
+    def test_a_choice_before_the_delete_shows_the_form_fields_with_their_errors(self):
+        form = _KindForm({"kind": "zzz"})
+        form.is_valid()
+        html = self.render(cancel_url="/", form=form)
+        self.assertIn('<form method="post" novalidate>', html)
+        self.assertIn('name="kind"', html)
+        self.assertIn("Select a valid choice", html)
 
 
 class HtmxCsrfTest(RedisTestCase):
