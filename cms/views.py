@@ -78,6 +78,42 @@ def _after_save(request, post_id: int):
     return redirect("cms:post_detail", post_id)
 
 
+BULK_LIMIT = 100  # posts one bulk delete takes
+
+
+@require_POST
+def post_bulk_delete(request):
+    """Django admin's "delete selected": the list posts the ticked ids, this page lists them and asks;
+    confirming deletes each post in its own script (with its revisions and comments) and says what went."""
+    chosen = [value for value in request.POST.getlist("ids") if value.isascii() and value.isdigit() and len(value) < 19]
+    ids = [int(value) for value in dict.fromkeys(chosen)][:BULK_LIMIT]
+    if not ids:
+        messages.warning(request, "Tick the posts to delete first; nothing was deleted.")
+        return redirect("cms:post_list")
+    if request.POST.get("confirm") != "yes":
+        found = store.post_labels(ids)
+        context = {
+            "posts": found,
+            "missing": len(ids) - len(found),
+            "hidden": [*(("ids", post_id) for post_id, _ in found), ("confirm", "yes")],
+            "yes": f"Yes, delete {len(found)} post{'s' if len(found) != 1 else ''}",
+        }
+        return render(request, "cms/post_confirm_bulk_delete.html", context)
+    deleted, gone = [], 0
+    for post_id in ids:
+        try:
+            deleted.append(store.delete_post(post_id, actor=_actor(request)).title)
+        except store.NotFound:
+            gone += 1
+    if deleted:
+        names = ", ".join(f"“{title}”" for title in deleted)
+        noun = "post" if len(deleted) == 1 else "posts"
+        messages.success(request, f"Deleted {len(deleted)} {noun} with their revisions and comments: {names}.")
+    if gone:
+        messages.info(request, f"{gone} of the selected posts had already been deleted.")
+    return redirect("cms:post_list")
+
+
 def post_detail(request, pk: int):
     return render(request, "cms/post_detail.html", {"view": or_404(store.get_post, pk), "comment_form": CommentForm()})
 

@@ -32,14 +32,15 @@ from cms.store.checks import (
 )
 from cms.store.comments import add_comment, comments_page, delete_comment, get_comment, post_title
 from cms.store.core import APP, COMMENTS, TITLES, Busy, EditConflict, NotFound, entries
-from cms.store.listing import list_posts, search_titles
+from cms.store.listing import list_posts, post_labels, search_titles
 from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
 from cms.store.revisions import history, versions
 
 __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
     "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
-    "history", "versions", "list_posts", "search_titles", "comments_page", "add_comment", "delete_comment",
+    "history", "versions", "list_posts", "post_labels", "search_titles", "comments_page", "add_comment",
+    "delete_comment",
     "get_comment", "post_title",
     "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",

@@ -235,3 +235,41 @@ class SaveAndTest(RedisTestCase):
         self.assertContains(response, 'name="loaded_title" value="Fresher post"')
         self.assertEqual(holders("fre"), {str(post.id)})
         self.assertEqual(messages(), [])
+
+
+class BulkDeleteTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        scripts.load()
+        self.a = make("Alpha post").id
+        self.b = make("Beta <post>").id
+        self.c = make("Gamma post").id
+        store.add_comment(self.a, author="cat", text="hi", at=T0, actor=ANN)
+
+    def test_ticked_rows_are_listed_and_nothing_is_deleted_until_confirmed(self):
+        response = self.client.post("/cms/posts/delete/", {"ids": [self.a, self.b, "x", self.a, 12345]})
+        self.assertContains(response, "Delete 2 posts?")
+        self.assertContains(response, "Beta &lt;post&gt;")
+        self.assertContains(response, "1 of the selected post no longer exists")
+        self.assertContains(response, f'<input type="hidden" name="ids" value="{self.a}">', html=True)
+        self.assertEqual(client().exists(keys.post(self.a), keys.post(self.b)), 2)
+
+    def test_confirming_deletes_each_in_its_own_script_and_names_them(self):
+        with self.assertRoundTrips(4):  # per post: its fields and comment ids, then its script
+            response = self.client.post("/cms/posts/delete/", {"ids": [self.a, self.b], "confirm": "yes"})
+        response = self.client.get(response["Location"])
+        self.assertContains(
+            response, "Deleted 2 posts with their revisions and comments: “Alpha post”, “Beta &lt;post&gt;”."
+        )
+        self.assertFalse(client().exists(keys.post(self.a), keys.post(self.b)))
+        self.assertTrue(client().exists(keys.post(self.c)))
+        self.assertEqual(holders("alp"), set())
+        self.assertEqual(messages(), [])
+
+    def test_nothing_ticked_says_so_a_get_is_refused_and_the_list_offers_checkboxes(self):
+        response = self.client.post("/cms/posts/delete/", {}, follow=True)
+        self.assertContains(response, "Tick the posts to delete first; nothing was deleted.")
+        self.assertEqual(self.client.get("/cms/posts/delete/").status_code, 405)
+        response = self.client.get("/cms/posts/")
+        self.assertContains(response, f'name="ids" value="{self.a}"')
+        self.assertContains(response, 'action="/cms/posts/delete/"')
