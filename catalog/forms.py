@@ -11,6 +11,24 @@ from catalog.documents import MAX_IMAGES, MAX_TAGS, MAX_VIDEOS, TAG_MAX, Product
 SKU = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z", "Letters, digits, dots, dashes and underscores only.")
 
 
+def is_site_path(text: str) -> bool:
+    """A path on this site ("/static/img/products/phone.svg"): the seeded images, served by the
+    dashboard itself. The same rule as the ``web_link`` filter that links it."""
+    return text.startswith("/") and not text.startswith("//") and not any(c in text for c in "\\\x00\r\n\t ")
+
+
+class ImageAddressField(forms.URLField):
+    """An http(s) address, or a path on this site."""
+
+    def to_python(self, value):
+        text = str(value or "").strip()
+        return text if is_site_path(text) else super().to_python(value)
+
+    def run_validators(self, value):
+        if not is_site_path(value or ""):
+            super().run_validators(value)
+
+
 class URLListField(forms.CharField):
     """One URL per line, at most ``limit`` of them: a bounded embedded list."""
 
@@ -31,6 +49,8 @@ class URLListField(forms.CharField):
             raise forms.ValidationError(f"At most {self.limit} {self.noun} (you gave {len(urls)}).", code="bound")
         check = URLValidator(schemes=["http", "https"])
         for url in urls:
+            if is_site_path(url):
+                continue
             try:
                 check(url)
             except forms.ValidationError:
@@ -73,7 +93,7 @@ class ProductForm(forms.Form):
     sku = forms.CharField(label="SKU", max_length=40, validators=[SKU], required=False)
     model = forms.CharField(max_length=80, required=False)
     price = forms.DecimalField(max_digits=9, decimal_places=2, min_value=0, required=False)
-    image = forms.URLField(label="Main image URL", required=False, assume_scheme="https")
+    image = ImageAddressField(label="Main image URL", required=False, assume_scheme="https")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=5000, required=False)
     manufacturer = forms.CharField(max_length=120, required=False)
     dimensions = forms.CharField(max_length=80, required=False, help_text="e.g. 6 × 4 × 3 cm")

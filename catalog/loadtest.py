@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from catalog import store
-from config.loadtesting import Scenario, ids_in, scenario
+from config.loadtest import Scenario, ids_in, scenario
 
 PRODUCTS = "/catalog/products/"
 

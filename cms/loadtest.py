@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from cms import store
-from config.loadtesting import Scenario, ids_in, scenario
+from config.loadtest import Scenario, ids_in, scenario
 
 LIST = "/cms/posts/"
 WORDS = ("redis", "stream", "index", "hash", "revision", "editor", "cache", "atomic", "ranking", "draft")

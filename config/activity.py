@@ -27,9 +27,14 @@ class Event:
     object_id: str
     label: str  # what to call the object in the feed
     link: str = ""  # URL path of the object's screen, if it still exists
+    gone: bool = False  # a delete: the object has no screen any more
 
     def fields(self) -> dict[str, str]:
-        return {k: str(v) for k, v in asdict(self).items()}
+        """The stream entry's fields; ``gone`` is written only on a delete ("1")."""
+        fields = {k: str(v) for k, v in asdict(self).items() if k != "gone"}
+        if self.gone:
+            fields["gone"] = "1"
+        return fields
 
 
 @dataclass(frozen=True)
@@ -46,17 +51,19 @@ class Actor:
     def event(self, verb: str, app: str, entity: str, object_id: int | str, label: str, *, gone: bool = False) -> Event:
         """The event for one write; ``gone`` for a delete, whose object has no screen any more."""
         object_id = str(object_id)
-        return Event(self.name, verb, app, entity, object_id, label, "" if gone else self.link(entity, object_id))
+        return Event(self.name, verb, app, entity, object_id, label, "" if gone else self.link(entity, object_id), gone)
 
 
 @dataclass(frozen=True)
 class LoggedEvent(Event):
     stream_id: str = ""
     at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    deleted: bool = False  # its object was deleted since: the feed says so instead of linking to a 404
 
     @classmethod
     def from_stream(cls, stream_id: str, fields: dict[str, str]) -> LoggedEvent:
         known = {k: fields.get(k, "") for k in Event.__dataclass_fields__}
+        known["gone"] = bool(known["gone"])
         millis = int(stream_id.split("-", 1)[0])
         return cls(**known, stream_id=stream_id, at=datetime.fromtimestamp(millis / 1000, UTC))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import time
 
-from config.loadtesting import Scenario, ids_in, scenario
+from config.loadtest import Scenario, ids_in, scenario
 from orgchart import store
 
 EMPLOYEES, LOCATIONS = "/orgchart/employees/", "/orgchart/locations/"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from config.loadtesting import Scenario, ids_in, scenario
+from config.loadtest import Scenario, ids_in, scenario
 from school import store
 
 COURSES, STUDENTS = "/school/courses/", "/school/students/"

@@ -1,9 +1,16 @@
 """The benchmark: each modeling pattern against the e-book's normalized SQL schema, side by side.
 
-``dataset`` generates one deterministic data set; ``redisside`` loads it into a
-scratch Redis through the apps' own store bulk paths and answers each question
-through the apps' store functions; ``sqlside`` loads the same records into
-SQLite (Python's ``sqlite3``) with the indexes a DBA would add and answers the
-same questions in SQL; ``runner`` checks both answers agree, then times them;
-``pages`` times whole pages through Django's test client; ``report`` prints it.
+Each app's ``benchmark.py`` registers a ``Part`` (``registry``): its records,
+how they load into Redis (through the app's store) and into the normalized
+tables, its questions and its pages. ``suite`` starts the scratch servers (a
+Redis, a PostgreSQL cluster, a SQLite file), loads every part, has
+``runner`` check that every side answers alike and then time the sides
+interleaved request by request; ``pages`` times whole pages beside a plain
+view sending the same round trips; ``seeding`` sets the load rate beside
+``redis-benchmark``; ``report`` prints it all; ``keybrowser`` measures the
+key browser on a million keys.
 """
+
+from config.benchmark.registry import Extra, Load, Operation, Part, part, registry
+
+__all__ = ["Extra", "Load", "Operation", "Part", "part", "registry"]

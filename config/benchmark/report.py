@@ -1,98 +1,200 @@
-"""The benchmark's tables, as text for the terminal (and the README) and as JSON."""
+"""The benchmark's tables, as Markdown for the terminal (and docs/performance.md) and as JSON."""
 
 from __future__ import annotations
 
-from config.benchmark.pages import PageResult
-from config.benchmark.redisside import Load
-from config.benchmark.runner import Result
+import math
+
+from config.benchmark.redisrun import SLOW_US
+from config.benchmark.runner import LABELS, SIDES
+
+GOAL_ROLLUP = {"1", "8"}  # the aggregate list and the monthly rollup: the 100× goal
 
 
-def _ms(value: float) -> str:
-    return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+def _ms(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{value:.3f}" if value < 10 else f"{value:,.1f}"
+
+
+def _times(value: float) -> str:
+    return "" if value is None or math.isnan(value) else f"{value:,.1f}×"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A Markdown table: readable in a terminal, pastes into the README as is."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def _sides(figures: dict) -> list[str]:
+    return [s for s in SIDES if s in figures["floors"]]
+
+
+def floors_table(figures: dict) -> list[str]:
+    rows = [
+        [LABELS[s], "PING" if s == "redis" else "SELECT 1", _ms(f["median_ms"]), _ms(f["p95_ms"]), _ms(f["cpu_ms"])]
+        for s, f in ((s, figures["floors"][s]) for s in _sides(figures))
+    ]
+    return _table(["side", "request", "median ms", "p95 ms", "client CPU ms"], rows)
+
+
+def operations_table(figures: dict) -> list[str]:
+    sides = _sides(figures)
+    others = [s for s in sides if s != "redis"]
+    floors = figures["floors"]
+    header = ["#", "operation", *(f"{LABELS[s]} ms (floor {_ms(floors[s]['median_ms'])})" for s in sides),
+              *(f"{LABELS[s]} / Redis" for s in others),
+              "round trips", "commands"]  # fmt: skip
+    rows = []
+    for op in figures["operations"]:
+        t = op["sides"]
+        rows.append(
+            [op["key"], op["name"], *(_ms(t[s]["median_ms"]) for s in sides),
+             *(_times(t[s]["median_ms"] / t["redis"]["median_ms"]) if s in t else "" for s in others),
+             str(op["round_trips"]), str(op["commands"])]
+        )  # fmt: skip
+    return _table(header, rows)
+
+
+def split_table(figures: dict) -> list[str]:
+    """Each side's median wall time, its client CPU and the server's own time, per request."""
+    sides = _sides(figures)
+    header = ["#", *(f"{LABELS[s]}: wall / client CPU / server ms" for s in sides)]
+    rows = []
+    for op in figures["operations"]:
+        cells = []
+        for s in sides:
+            t = op["sides"].get(s)
+            server = "" if not t or t["server_ms"] is None else _ms(t["server_ms"])
+            cells.append("" if not t else f"{_ms(t['median_ms'])} / {_ms(t['cpu_ms'])} / {server or 'n/a'}")
+        rows.append([op["key"], *cells])
+    return _table(header, rows)
+
+
+def loads_table(figures: dict) -> list[str]:
+    ceiling = figures["ceiling"]
+    sql = {side: {x["app"]: x for x in figures["loads"].get(side, [])} for side in ("sqlite", "postgres")}
+    header = ["data", "records", "Redis records/s", "Redis commands/s", "of redis-benchmark -P 32",
+              "SQLite rows/s", "PostgreSQL rows/s", "Redis memory per record"]  # fmt: skip
+    rows = []
+    for load in figures["loads"]["redis"]:
+        share = load["commands_per_second"] / ceiling["commands_per_second"] if ceiling["commands_per_second"] else 0
+        memory = ", ".join(f"{name}: {value:,.0f} B" for name, value in load["per_record"].items())
+        other = [sql[side].get(load["app"]) for side in ("sqlite", "postgres")]
+        rows.append(
+            [load["app"], f"{load['records']:,}", f"{load['rate']:,.0f}", f"{load['commands_per_second']:,.0f}",
+             f"{share:.1%}" if share else "", *(f"{x['rate']:,.0f}" if x else "" for x in other), memory]
+        )  # fmt: skip
+    rate = f"redis-benchmark: {ceiling['commands_per_second']:,.0f} commands/s (`{ceiling['command']}`)"
+    note = ceiling["note"] or rate
+    return [*_table(header, rows), "", note]
+
+
+def pages_table(figures: dict) -> list[str]:
+    header = ["page", "path", "median ms", "p95 ms", "floor ms", "page / floor", "Redis ms", "round trips"]
+    rows = [
+        [f"{p['app']} {p['kind']}", f"`{p['path']}`", _ms(p["median_ms"]), _ms(p["p95_ms"]), _ms(p["floor_ms"]),
+         _times(p["median_ms"] / p["floor_ms"] if p["floor_ms"] else math.nan), _ms(p["redis_median_ms"]),
+         str(p["round_trips"])]
+        for p in figures["pages"]
+    ]  # fmt: skip
+    return _table(header, rows)
+
+
+def _longest(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    return _ms(ms) if ms else f"under {SLOW_US / 1000:g}"
+
+
+def extras_table(figures: dict) -> list[str]:
+    rows = [[x["name"], _ms(x["ms"]), _longest(x["longest_command_ms"]), x["detail"]] for x in figures["extras"]]
+    return _table(["measurement", "ms", "longest Redis command ms (SLOWLOG)", "outcome"], rows)
+
+
+def growth_table(small: dict, large: dict) -> list[str]:
+    """Each operation's and page's median at two scales, and the ratio."""
+    sides = [s for s in _sides(large) if s in small["floors"]]
+    header = ["#", "operation", *(f"{LABELS[s]} {small['scale']} → {large['scale']} ms (×)" for s in sides)]
+    before = {op["key"]: op for op in small["operations"]}
+    rows = []
+    for op in large["operations"]:
+        old = before.get(op["key"])
+        if old is None:
+            continue
+        cells = []
+        for s in sides:
+            a, b = old["sides"].get(s), op["sides"].get(s)
+            if a and b:
+                ratio = _times(b["median_ms"] / a["median_ms"])
+                cells.append(f"{_ms(a['median_ms'])} → {_ms(b['median_ms'])} ({ratio})")
+            else:
+                cells.append("")
+        rows.append([op["key"], op["name"], *cells])
+    pages_before = {(p["app"], p["kind"]): p for p in small["pages"]}
+    for p in large["pages"]:
+        old = pages_before.get((p["app"], p["kind"]))
+        if old:
+            ratio = _times(p["median_ms"] / old["median_ms"])
+            change = f"{_ms(old['median_ms'])} → {_ms(p['median_ms'])} ({ratio})"
+            rows.append(["page", f"{p['app']} {p['kind']}", change, *([""] * (len(sides) - 1))])
+    return _table(header, rows)
+
+
+def goals(figures: dict) -> list[str]:
+    """The goals, each with whether this run met it."""
+    lines = []
+    sql_sides = [s for s in ("postgres", "orm") if s in figures["floors"]]
+    reads = [op for op in figures["operations"] if not op["write"]]
+    for s in sql_sides:
+        slower = [op["key"] for op in reads if op["sides"][s]["median_ms"] < op["sides"]["redis"]["median_ms"]]
+        verdict = "met" if not slower else f"not met by {', '.join(slower)}"
+        lines.append(f"- every read at least as fast as {LABELS[s]}: {verdict}")
+    for op in figures["operations"]:
+        if op["key"] in GOAL_ROLLUP:
+            for s in sql_sides or ["sqlite"]:
+                ratio = op["sides"][s]["median_ms"] / op["sides"]["redis"]["median_ms"]
+                verdict = "met" if ratio >= 100 else "not met"
+                lines.append(f"- {op['name']} at least 100× faster than {LABELS[s]}: {ratio:,.1f}×, {verdict}")
+    writes = [op for op in figures["operations"] if op["write"]]
+    more = [f"{op['key']} ({op['round_trips']})" for op in writes if op["round_trips"] > 1]
+    verdict = "met" if not more else f"not met by {', '.join(more)} round trips"
+    lines.append(f"- every write one round trip: {verdict}")
     return lines
 
 
-def operations_table(results: list[Result]) -> list[str]:
-    header = [
-        "#", "operation", "Redis median ms", "Redis p95 ms", "SQL median ms", "SQL p95 ms",
-        "SQL / Redis", "round trips", "commands", "runs (Redis/SQL)",
-    ]  # fmt: skip
-    rows = [
-        [
-            r.op.key,
-            r.op.name,
-            _ms(r.redis.median_ms),
-            _ms(r.redis.p95_ms),
-            _ms(r.sql.median_ms),
-            _ms(r.sql.p95_ms),
-            f"{r.ratio:.1f}×",
-            str(r.round_trips),
-            str(r.commands),
-            f"{len(r.redis.samples)}/{len(r.sql.samples)}",
-        ]
-        for r in results
-    ]
-    return _table(header, rows)
+def as_json(outcome) -> dict:
+    def timing(t):
+        return {"median_ms": t.median_ms, "p95_ms": t.p95_ms, "cpu_ms": t.cpu_ms, "server_ms": t.server_ms,
+                "runs": len(t.samples)}  # fmt: skip
 
+    def load(x):
+        return {
+            "app": x.app, "records": x.records, "seconds": x.seconds, "bytes": x.bytes, "rate": x.rate,
+            "per_record": x.per_record, "commands": x.commands, "commands_per_second": x.commands_per_second,
+        }  # fmt: skip
 
-def loads_table(redis_loads: list[Load], sql_loads: list[Load]) -> list[str]:
-    sql = {load.app: load for load in sql_loads}
-    header = ["data", "records", "Redis writes/s", "SQLite writes/s", "Redis memory per record"]
-    rows = []
-    for load in redis_loads:
-        memory = ", ".join(f"{name}: {value:,.0f} B" for name, value in load.per_record.items())
-        other = sql.get(load.app)
-        rows.append([load.app, f"{load.records:,}", f"{load.rate:,.0f}", f"{other.rate:,.0f}" if other else "", memory])
-    return _table(header, rows)
-
-
-def pages_table(pages: list[PageResult]) -> list[str]:
-    header = ["page", "path", "median ms", "p95 ms", "Redis ms (median)", "the rest ms", "round trips"]
-    rows = [
-        [
-            f"{p.app} {p.kind}",
-            f"`{p.path}`",
-            _ms(p.total.median_ms),
-            _ms(p.total.p95_ms),
-            _ms(p.redis.median_ms),
-            _ms(p.rest_ms),
-            str(p.round_trips),
-        ]
-        for p in pages
-    ]
-    return _table(header, rows)
-
-
-def as_json(
-    meta: dict, results: list[Result], redis_loads: list[Load], sql_loads: list[Load], pages: list[PageResult]
-) -> dict:
+    ceiling = outcome.ceiling
     return {
-        **meta,
+        **outcome.meta,
+        "postgres_note": outcome.postgres_note,
+        "floors": {side: timing(t) for side, t in outcome.floors.items()},
         "operations": [
             {
                 "key": r.op.key,
                 "name": r.op.name,
-                "redis": {"median_ms": r.redis.median_ms, "p95_ms": r.redis.p95_ms, "runs": len(r.redis.samples)},
-                "sql": {"median_ms": r.sql.median_ms, "p95_ms": r.sql.p95_ms, "runs": len(r.sql.samples)},
-                "ratio": r.ratio,
+                "write": r.op.write,
                 "round_trips": r.round_trips,
                 "commands": r.commands,
+                "sides": {side: timing(t) for side, t in r.timings.items()},
             }
-            for r in results
-        ],
-        "loads": {
-            "redis": [
-                {"app": x.app, "records": x.records, "seconds": x.seconds, "bytes": x.bytes, "per_record": x.per_record}
-                for x in redis_loads
-            ],
-            "sql": [{"app": x.app, "records": x.records, "seconds": x.seconds} for x in sql_loads],
-        },
+            for r in outcome.results
+        ],  # fmt: skip
+        "loads": {side: [load(x) for x in loads] for side, loads in outcome.loads.items()},
+        "ceiling": {
+            "commands_per_second": ceiling.commands_per_second,
+            "command": ceiling.command,
+            "note": ceiling.note,
+        },  # fmt: skip
         "pages": [
             {
                 "app": p.app,
@@ -100,9 +202,36 @@ def as_json(
                 "path": p.path,
                 "median_ms": p.total.median_ms,
                 "p95_ms": p.total.p95_ms,
+                "floor_ms": p.floor.median_ms,
+                "floor_p95_ms": p.floor.p95_ms,
                 "redis_median_ms": p.redis.median_ms,
                 "round_trips": p.round_trips,
             }
-            for p in pages
+            for p in outcome.pages
+        ],  # fmt: skip
+        "extras": [
+            {"key": x.key, "name": x.name, "ms": x.ms, "detail": x.detail, "longest_command_ms": x.longest_command_ms}
+            for x in outcome.extras
         ],
     }
+
+
+def text(figures: dict, baseline: dict | None = None) -> list[str]:
+    m = figures
+    sides = ", ".join(LABELS[s] for s in _sides(m))
+    lines = [
+        f"Benchmark at scale {m['scale']!r}, {m['date']}, {m['machine']}; Redis {m['redis']} ({m['redis_parser']} "
+        f"reply parser), SQLite {m['sqlite']}"
+        + (f", PostgreSQL {m['postgresql']}" if m["postgresql"] else "")
+        + f", Python {m['python']}.",
+        "Records: " + ", ".join(f"{count:,} {name}" for name, count in m["records"].items()) + ".",
+    ]
+    if m["postgres_note"]:
+        lines.append(m["postgres_note"] + ".")
+    lines += [f"All operations answered alike on every side ({sides}).", "", "Floors:", *floors_table(m), "",
+              "Operations (medians):", *operations_table(m), "", "Where the time goes:", *split_table(m), "",
+              "Goals:", *goals(m), "", "Loads:", *loads_table(m), "", "Pages against their floor:", *pages_table(m),
+              "", "Measurements at this scale:", *extras_table(m)]  # fmt: skip
+    if baseline:
+        lines += ["", "Growth:", *growth_table(baseline, m)]
+    return lines

@@ -1,11 +1,16 @@
-"""Correctness first, then timing: each operation asked of both sides.
+"""Correctness first, then timing: each operation asked of every side.
 
-An operation's two answers must be equal (floats to 1e-9 relative) before
-anything is timed; a mismatch stops the run with both answers. Each side is
-then run until it has ``runs`` samples or has spent its time budget (at least
-``min_runs``): the median and 95th percentile come from those samples. The
-Redis round trips and commands are those of one run, counted by the same
-trace the Redis panel shows (``config.trace.recording``), domain client only.
+Every side's answer must equal Redis's (floats to 1e-9 relative) before
+anything is timed; a mismatch stops the run with both answers. The sides are
+then timed interleaved, request by request (run n asks Redis, SQLite,
+PostgreSQL and the ORM in turn, the order rotating each run), so a busy
+moment of the machine falls on all of them alike. Each request's wall time
+and this thread's CPU time are kept: the CPU time is the client's own work
+(building commands or SQL, parsing replies, the ORM's model instances), the
+rest is waiting for the server. The servers' own time comes from the servers
+(Redis INFO commandstats, PostgreSQL pg_stat_statements), per request.
+The Redis round trips and commands are those of one run, counted by the same
+trace the Redis panel shows, domain client only.
 """
 
 from __future__ import annotations
@@ -18,48 +23,47 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from config import trace
+from config.benchmark.registry import Operation
+
+SIDES = ("redis", "sqlite", "postgres", "orm")
+LABELS = {"redis": "Redis", "sqlite": "SQLite", "postgres": "PostgreSQL SQL", "orm": "PostgreSQL ORM"}
 
 
 class Mismatch(AssertionError):
-    """The two sides answered an operation differently."""
-
-
-@dataclass(frozen=True)
-class Operation:
-    key: str  # "1", "7a" ...: the issue's numbering
-    name: str
-    redis: Callable[[int], Any]  # called with the run number (writes use it to vary their input)
-    sql: Callable[[int], Any]
-    # For a write: read back what it changed, (redis answer, sql answer), after one run of each.
-    check: Callable[[], tuple[Any, Any]] | None = None
+    """Two sides answered an operation differently."""
 
 
 @dataclass
 class Timing:
-    samples: list[float] = field(default_factory=list)  # seconds
+    samples: list[float] = field(default_factory=list)  # wall seconds
+    cpu: list[float] = field(default_factory=list)  # this thread's CPU seconds, per request
+    server_ms: float | None = None  # the server's own time per request, where the server counts it
 
     @property
     def median_ms(self) -> float:
-        return statistics.median(self.samples) * 1000
+        return statistics.median(self.samples) * 1000 if self.samples else 0.0
 
     @property
     def p95_ms(self) -> float:
         ordered = sorted(self.samples)
-        return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)] * 1000
+        return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)] * 1000 if ordered else 0.0
+
+    @property
+    def cpu_ms(self) -> float:
+        return statistics.median(self.cpu) * 1000 if self.cpu else 0.0
 
 
 @dataclass
 class Result:
     op: Operation
-    redis: Timing
-    sql: Timing
+    timings: dict[str, Timing]
     round_trips: int
     commands: int
 
-    @property
-    def ratio(self) -> float:
-        """How many times faster Redis answered (SQL median / Redis median)."""
-        return self.sql.median_ms / self.redis.median_ms if self.redis.median_ms else math.inf
+    def ratio(self, side: str) -> float:
+        """How many times faster Redis answered (the other side's median / Redis's median)."""
+        redis = self.timings["redis"].median_ms
+        return self.timings[side].median_ms / redis if redis and side in self.timings else math.nan
 
 
 def same(a: Any, b: Any) -> bool:
@@ -75,44 +79,91 @@ def same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def check(op: Operation) -> tuple[int, int]:
-    """Ask both sides once and compare; returns the Redis side's (round trips, commands)."""
+@dataclass
+class Sides:
+    """How to reach each side: the SQL ``Db`` per side and the ORM's database alias; absent sides are None."""
+
+    sqlite: Any = None
+    postgres: Any = None
+    orm: str | None = None
+    server_time: dict[str, Callable[[], float]] = field(default_factory=dict)  # side -> server ms so far
+    reset: dict[str, Callable[[], None]] = field(default_factory=dict)
+
+    def calls(self, op: Operation) -> dict[str, Callable[[int], Any]]:
+        """One callable per present side, each taking the run number."""
+        calls = {"redis": op.redis}
+        if self.sqlite is not None:
+            calls["sqlite"] = lambda n, db=self.sqlite: op.sql(db, n)
+        if self.postgres is not None:
+            calls["postgres"] = lambda n, db=self.postgres: op.sql(db, n)
+        if self.orm is not None and op.orm is not None:
+            calls["orm"] = lambda n, alias=self.orm: op.orm(alias, n)
+        return calls
+
+
+def check(op: Operation, sides: Sides) -> tuple[int, int]:
+    """Ask every side once and compare each with Redis; returns Redis's (round trips, commands)."""
+    calls = sides.calls(op)
     with trace.recording() as recorded:
-        from_redis = op.redis(0)
-    from_sql = op.sql(0)
+        answers = {"redis": calls["redis"](0)}
+    for side, call in calls.items():
+        if side != "redis":
+            answers[side] = call(0)
     if op.check is not None:
-        from_redis, from_sql = op.check()
-    if not same(from_redis, from_sql):
-        raise Mismatch(f"operation {op.key} ({op.name}) differs:\n  Redis: {from_redis!r}\n  SQL:   {from_sql!r}")
+        answers = {side: call(0) for side, call in sides.calls(op.check).items()}
+    for side, answer in answers.items():
+        if not same(answers["redis"], answer):
+            raise Mismatch(
+                f"operation {op.key} ({op.name}) differs:\n  Redis: {answers['redis']!r}\n  {LABELS[side]}: {answer!r}"
+            )
     return recorded.round_trip_count("data"), recorded.command_count("data")
 
 
-def time_side(call: Callable[[int], Any], runs: int, min_runs: int, budget: float, first: int = 1) -> Timing:
-    timing = Timing()
+def interleaved(
+    calls: dict[str, Callable[[int], Any]], runs: int, min_runs: int, budget: float, sides: Sides | None = None
+) -> dict[str, Timing]:
+    """Time every side, request by request, the order rotating; stop at ``runs`` or once every side has
+    ``min_runs`` and the whole has spent ``budget`` seconds per side."""
+    names = list(calls)
+    timings = {name: Timing() for name in names}
+    sides = sides or Sides()
+    servers = {name: fn for name, fn in sides.server_time.items() if name in calls}
+    for reset in {id(fn): fn for name, fn in sides.reset.items() if name in servers}.values():  # each once
+        reset()
+    before = {name: fn() for name, fn in servers.items()}
     spent = 0.0
-    for n in range(first, first + runs):
-        started = time.perf_counter()
-        call(n)
-        took = time.perf_counter() - started
-        timing.samples.append(took)
-        spent += took
-        if len(timing.samples) >= min_runs and spent > budget:
+    for n in range(1, runs + 1):
+        shift = n % len(names)
+        for name in names[shift:] + names[:shift]:
+            cpu, started = time.thread_time(), time.perf_counter()
+            calls[name](n)
+            took = time.perf_counter() - started
+            timings[name].samples.append(took)
+            timings[name].cpu.append(time.thread_time() - cpu)
+            spent += took
+        if n >= min_runs and spent > budget * len(names):
             break
-    return timing
+    for name, fn in servers.items():
+        timings[name].server_ms = (fn() - before[name]) / len(timings[name].samples)
+    return timings
 
 
 def run(
-    operations: list[Operation], runs: int, min_runs: int, budget: float, progress=lambda text: None
+    operations: list[Operation], sides: Sides, runs: int, min_runs: int, budget: float, progress=lambda text: None
 ) -> list[Result]:
     """Check every operation, then time every one: nothing is timed unless all agree."""
     counts = {}
     for op in operations:
-        counts[op.key] = check(op)
+        counts[op.key] = check(op, sides)
         progress(f"checked {op.key}: {op.name}")
     results = []
     for op in operations:
-        redis_timing = time_side(op.redis, runs, min_runs, budget)
-        sql_timing = time_side(op.sql, runs, min_runs, budget)
-        results.append(Result(op, redis_timing, sql_timing, *counts[op.key]))
+        timings = interleaved(sides.calls(op), runs, min_runs, budget, sides)
+        results.append(Result(op, timings, *counts[op.key]))
         progress(f"timed {op.key}: {op.name}")
     return results
+
+
+def floors(calls: dict[str, Callable[[], Any]], runs: int) -> dict[str, Timing]:
+    """Each side's cheapest request (Redis PING, SQL SELECT 1), timed the same interleaved way."""
+    return interleaved({name: (lambda n, fn=fn: fn()) for name, fn in calls.items()}, runs, runs, 0.0)

@@ -11,7 +11,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -267,9 +267,28 @@ def activity(signins: int = 10, staff: int = 10, events: int = 20, failed: int =
     return Activity(
         [_signin(raw) for raw in recent],
         [(user, int(score)) for user, score in ranking],
-        [LoggedEvent.from_stream(stream_id, fields) for stream_id, fields in logged],
+        mark_deleted([LoggedEvent.from_stream(stream_id, fields) for stream_id, fields in logged]),
         [_failed(raw) for raw in failures[0]] if failures else [],
     )
+
+
+def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
+    """Mark the events (newest first) whose object a newer event deleted, and those linking
+    to a deleted object's screen, so the feed says "deleted" instead of leading to a 404.
+
+    No further read is needed: a delete is newer than every event about its object, so any
+    delete that concerns a shown event is itself among the newest events shown. An object
+    removed without an event of its own (a reset, a cascade whose parent's screen was never
+    in the feed) still links; its screen answers 404 as before.
+    """
+    gone = {(e.app, e.entity, e.object_id) for e in events if e.gone}
+    gone_links = {e.link for e in events if e.link and (e.app, e.entity, e.object_id) in gone}
+    return [
+        replace(e, deleted=True)
+        if not e.gone and ((e.app, e.entity, e.object_id) in gone or e.link in gone_links)
+        else e
+        for e in events
+    ]
 
 
 def health() -> dict:

@@ -18,8 +18,18 @@
     tick();
   };
 
+  // An image that fails gives way to its frame's placeholder (CSS draws it behind the image).
+  const fallBack = (img) => img.classList.add("broken");
+  document.addEventListener("error", (event) => {
+    if (event.target instanceof HTMLImageElement && event.target.matches("[data-fallback]")) fallBack(event.target);
+  }, true);
+
   const start = (root) => {
     root.querySelectorAll("[data-expires-ms]").forEach(countDown);
+    // Images that failed before this script ran.
+    root.querySelectorAll("img[data-fallback]").forEach((img) => {
+      if (img.complete && img.naturalWidth === 0) fallBack(img);
+    });
   };
 
   document.addEventListener("DOMContentLoaded", () => start(document));

@@ -1,16 +1,27 @@
-"""The benchmark command: both sides agree before anything is timed, every operation is
-reported, and the Redis side costs exactly the round trips its screens cost. No time is asserted."""
+"""The benchmark command: every side agrees before anything is timed, every operation is reported,
+and the Redis side costs exactly the round trips its screens cost. No time is asserted.
+
+It runs against the test runner's real Redis machinery (a scratch redis-server
+of its own) and a real scratch PostgreSQL cluster; the PostgreSQL assertions
+are skipped only when the server binaries are not installed.
+"""
 
 import json
+import re
 import tempfile
 from io import StringIO
 from pathlib import Path
+from unittest import mock, skipIf
 
+from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from config.benchmark import runner, sqlside, suite
+from config.benchmark import Operation, postgres, runner, suite
 from config.redis import client
 from tests.base import RedisTestCase
+
+NO_POSTGRES = postgres.binaries() is None
+NO_POSTGRES_REASON = f"PostgreSQL is not installed ({postgres.INSTALL_HINT})"
 
 OPERATIONS = {
     "1": "product list by average rating, with counts",
@@ -51,6 +62,7 @@ PAGES = {  # (app, kind): domain round trips of the whole page
     ("orgchart", "detail"): 1,
     ("orgchart", "sensor"): 2,
 }
+APPS = ["catalog", "school", "cms", "orgchart"]
 
 
 class BenchmarkCommandTest(RedisTestCase):
@@ -65,10 +77,21 @@ class BenchmarkCommandTest(RedisTestCase):
             call_command("benchmark", "--tiny", "--json", str(path), stdout=cls.out)
             cls.figures = json.loads(path.read_text())
         cls.text = cls.out.getvalue()
+        cls.sides = ["redis", "sqlite"] + ([] if NO_POSTGRES else ["postgres", "orm"])
 
-    def test_both_sides_agreed_before_timing(self):
-        self.assertIn("All operations answered alike on both sides.", self.text)
+    def test_every_side_agreed_before_timing(self):
+        self.assertIn("All operations answered alike on every side", self.text)
         self.assertEqual(self.figures["command"], "python manage.py benchmark --tiny")
+
+    @skipIf(NO_POSTGRES, NO_POSTGRES_REASON)
+    def test_postgresql_by_sql_and_by_orm(self):
+        self.assertEqual(self.figures["postgres_note"], "")
+        self.assertRegex(self.figures["postgresql"], r"^\d+\.\d+")
+        self.assertIn("All operations answered alike on every side (Redis, SQLite, PostgreSQL SQL, PostgreSQL ORM)",
+                      self.text)  # fmt: skip
+        for op in self.figures["operations"]:
+            for side in ("postgres", "orm"):
+                self.assertIsNotNone(op["sides"][side]["server_ms"], op["key"])  # from pg_stat_statements
 
     def test_report_names_every_operation(self):
         self.assertEqual({op["key"]: op["name"] for op in self.figures["operations"]}, OPERATIONS)
@@ -79,36 +102,95 @@ class BenchmarkCommandTest(RedisTestCase):
         counted = {op["key"]: (op["round_trips"], op["commands"]) for op in self.figures["operations"]}
         self.assertEqual(counted, EXPECTED)
 
-    def test_both_sides_timed(self):
+    def test_every_side_timed_interleaved_with_its_floor(self):
+        self.assertEqual(list(self.figures["floors"]), self.sides)
         for op in self.figures["operations"]:
-            for side in ("redis", "sql"):
-                self.assertGreaterEqual(op[side]["runs"], 2, op)
-                self.assertGreater(op[side]["median_ms"], 0)
-                self.assertGreaterEqual(op[side]["p95_ms"], op[side]["median_ms"])
+            self.assertEqual(list(op["sides"]), self.sides)
+            runs = {side: t["runs"] for side, t in op["sides"].items()}
+            self.assertEqual(len(set(runs.values())), 1, runs)  # interleaved: every side asked as often
+            self.assertGreaterEqual(runs["redis"], 2)
+            for side in self.sides:
+                timing = op["sides"][side]
+                self.assertGreater(timing["median_ms"], 0)
+                self.assertGreaterEqual(timing["p95_ms"], timing["median_ms"])
+            self.assertIsNotNone(op["sides"]["redis"]["server_ms"])  # from INFO commandstats
+        self.assertIn("| Redis | PING |", self.text)
+        self.assertIn("| SQLite | SELECT 1 |", self.text)
 
-    def test_seeding_throughput_and_memory_per_record(self):
+    def test_goals_stated(self):
+        self.assertIn("- every write one round trip: ", self.text)
+        self.assertIn("at least 100× faster than", self.text)
+
+    def test_load_rates_beside_redis_benchmark(self):
         loads = {load["app"]: load for load in self.figures["loads"]["redis"]}
-        self.assertEqual(list(loads), ["catalog", "cms", "orgchart", "sensor", "school"])
+        self.assertEqual(list(loads), ["catalog", "school", "cms", "orgchart", "sensor"])
         records = self.figures["records"]
         self.assertEqual(loads["catalog"]["records"], records["products"] + records["reviews"])
         self.assertEqual(loads["sensor"]["records"], records["samples"])
         kinds = {kind for load in loads.values() for kind in load["per_record"]}
         self.assertLessEqual({"product", "review", "enrolment", "employee", "sample"}, kinds)
         for load in loads.values():
-            self.assertGreater(load["seconds"], 0)
+            self.assertGreater(load["commands"], 0, load)
             self.assertTrue(all(value > 0 for value in load["per_record"].values()), load)
-        self.assertIn("Redis writes/s", self.text)
-        self.assertIn("product: ", self.text)
+        self.assertEqual({x["app"] for x in self.figures["loads"]["sqlite"]}, set(loads))
+        ceiling = self.figures["ceiling"]
+        if ceiling["note"]:
+            self.assertIn("redis-tools", ceiling["note"])
+        else:
+            self.assertGreater(ceiling["commands_per_second"], 0)
+            self.assertIn("redis-benchmark -P 32", self.text)
 
-    def test_pages_through_the_test_client(self):
+    def test_pages_beside_their_floor(self):
         counted = {(p["app"], p["kind"]): p["round_trips"] for p in self.figures["pages"]}
         self.assertEqual(counted, PAGES)
         for page in self.figures["pages"]:
             self.assertIn(f"`{page['path']}`", self.text)
+            self.assertGreater(page["floor_ms"], 0)
+
+    def test_org_move_and_long_compare_measured(self):
+        extras = {x["key"]: x for x in self.figures["extras"]}
+        self.assertEqual(set(extras), {"cms-compare", "org-move"})
+        self.assertIn("applied", extras["org-move"]["detail"])
+        self.assertIsNotNone(extras["org-move"]["longest_command_ms"])  # from SLOWLOG
+        self.assertIn("2,000-character bodies", extras["cms-compare"]["name"])
 
     def test_scratch_redis_only(self):
         """The run used a server of its own: the Redis the clients point at afterwards holds nothing."""
         self.assertEqual(client().dbsize(), 0)
+        self.assertNotIn("benchmark", settings.DATABASES)
+
+
+class RegistrationTest(RedisTestCase):
+    sign_in = False
+
+    def test_each_app_registers_its_part(self):
+        found = suite.parts("tiny")
+        self.assertEqual([p.app for p in found], APPS)
+        self.assertEqual({p.app: type(p).__module__ for p in found}, {app: f"{app}.benchmark" for app in APPS})
+
+    def test_the_machinery_imports_no_app(self):
+        folder = Path(settings.BASE_DIR) / "config" / "benchmark"
+        for source in folder.glob("*.py"):
+            imports = re.findall(r"^\s*(?:from|import) (\w+)", source.read_text(), re.MULTILINE)
+            self.assertFalse(set(imports) & set(APPS), source.name)
+
+    def test_growth_table_against_a_baseline(self):
+        def figures(scale, ms):
+            side = {"median_ms": ms, "p95_ms": ms, "cpu_ms": ms, "server_ms": None, "runs": 1}
+            op = {"key": "2", "name": "detail", "write": False, "round_trips": 1, "commands": 1,
+                  "sides": {"redis": side}}  # fmt: skip
+            page = {"app": "catalog", "kind": "list", "median_ms": ms}
+            return {"scale": scale, "floors": {"redis": side}, "operations": [op], "pages": [page]}
+
+        lines = "\n".join(registry_growth(figures("demo", 1.0), figures("large", 3.0)))
+        self.assertIn("| 2 | detail | 1.000 → 3.000 (3.0×) |", lines)
+        self.assertIn("| page | catalog list | 1.000 → 3.000 (3.0×) |", lines)
+
+
+def registry_growth(small, large):
+    from config.benchmark import report
+
+    return report.growth_table(small, large)
 
 
 class CorrectnessCheckTest(RedisTestCase):
@@ -116,16 +198,22 @@ class CorrectnessCheckTest(RedisTestCase):
 
     def test_a_mismatch_stops_the_run_before_timing(self):
         timed = []
-        ok = runner.Operation("1", "agrees", lambda n: (1, [2.0]), lambda n: (1, (2.0 + 1e-12,)))
-        wrong = runner.Operation("2", "differs", lambda n: timed.append(n) or [1, 2], lambda n: [1, 3])
+        ok = Operation("1", "agrees", lambda n: (1, [2.0]), lambda db, n: (1, (2.0 + 1e-12,)))
+        wrong = Operation("2", "differs", lambda n: timed.append(n) or [1, 2], lambda db, n: [1, 3])
+        sides = runner.Sides(sqlite=object())
         with self.assertRaisesMessage(runner.Mismatch, "operation 2 (differs) differs"):
-            runner.run([ok, wrong], runs=3, min_runs=1, budget=1.0)
+            runner.run([ok, wrong], sides, runs=3, min_runs=1, budget=1.0)
         self.assertEqual(timed, [0])  # asked once for the check, never timed
 
     def test_a_write_is_checked_by_reading_back(self):
-        op = runner.Operation("9", "write", lambda n: 1, lambda n: 1, check=lambda: ("after", "other"))
-        with self.assertRaises(runner.Mismatch):
-            runner.check(op)
+        back = Operation("9", "read back", lambda n: "after", lambda db, n: "other")
+        op = Operation("9", "write", lambda n: 1, lambda db, n: 1, check=back, write=True)
+        with self.assertRaisesMessage(runner.Mismatch, "SQLite: 'other'"):
+            runner.check(op, runner.Sides(sqlite=object()))
+
+    def test_an_unknown_app_is_refused_before_anything_starts(self):
+        with self.assertRaisesMessage(CommandError, "no benchmark part for shop; there are "):
+            call_command("benchmark", "--tiny", "--only", "shop", stdout=StringIO(), stderr=StringIO())
 
     def test_an_unknown_scale_is_refused(self):
         with self.assertRaisesMessage(CommandError, "--scale"):
@@ -133,42 +221,79 @@ class CorrectnessCheckTest(RedisTestCase):
 
 
 class CorrectnessOnLoadedDataTest(RedisTestCase):
-    """The check compares real answers: both sides loaded alike agree, and a row changed on one side is caught."""
+    """The check compares real answers: every side loaded alike agrees, and a row changed on one side is caught."""
 
     sign_in = False
 
-    def test_loaded_sides_agree_and_a_changed_row_is_caught(self):
+    @skipIf(NO_POSTGRES, NO_POSTGRES_REASON)
+    def test_a_changed_row_in_postgresql_is_caught(self):
         with suite.prepared("tiny") as ready:
             ops = {op.key: op for op in ready.operations}
             for key in ("1", "2", "4", "7b", "8"):
-                runner.check(ops[key])
-            product = suite._detail_product(ready.data)
-            ready.conn.execute(
+                runner.check(ops[key], ready.sides)
+            product = next(p for p in ready.parts if p.app == "catalog").detail
+            ready.sides.postgres.execute(
                 "DELETE FROM product_reviews WHERE id = (SELECT MAX(id) FROM product_reviews WHERE product_id = ?)",
                 (product,),
             )
-            with self.assertRaisesMessage(runner.Mismatch, "operation 2 (product detail"):
-                runner.check(ops["2"])
-            ready.conn.execute("DELETE FROM temperature_readings WHERE ts = (SELECT MAX(ts) FROM temperature_readings)")
+            with self.assertRaisesMessage(runner.Mismatch, "PostgreSQL SQL: "):
+                runner.check(ops["2"], ready.sides)
+        self.assertNotIn("benchmark", settings.DATABASES)
+
+    def test_without_postgresql_the_run_says_how_to_install_it_and_checks_sqlite(self):
+        with mock.patch.object(postgres, "binaries", return_value=None), suite.prepared("tiny") as ready:
+            self.assertIn("apt-get install postgresql", ready.postgres_note)
+            self.assertIsNone(ready.sides.postgres)
+            self.assertEqual(set(ready.sides.calls(ready.operations[0])), {"redis", "sqlite"})
+            ops = {op.key: op for op in ready.operations}
+            runner.check(ops["8"], ready.sides)
+            ready.sides.sqlite.execute(
+                "DELETE FROM temperature_readings WHERE ts = (SELECT MAX(ts) FROM temperature_readings)"
+            )
             with self.assertRaisesMessage(runner.Mismatch, "operation 8 (monthly average"):
-                runner.check(ops["8"])
+                runner.check(ops["8"], ready.sides)
 
 
-class NormalizedSchemaTest(RedisTestCase):
+class KeyBrowserMeasurementTest(RedisTestCase):
     sign_in = False
 
-    def test_tables_and_indexes(self):
+    def test_every_page_answered_on_a_scratch_keyspace(self):
+        out = StringIO()
+        call_command("benchmark", "--keybrowser", "2000", "--tiny", stdout=out)
+        rows = [line for line in out.getvalue().splitlines() if line.startswith("| ") and "`/keys/" in line]
+        self.assertEqual(len(rows), 12)
+        self.assertIn("| key: a product hash (registered) | `/keys/?key=shop:item:42` |", out.getvalue())
+        self.assertEqual(client().dbsize(), 0)  # the scratch server, not the test runner's
+
+    def test_the_made_up_app_leaves_the_registry_as_it_was(self):
+        from config.benchmark.keybrowser import shop_registered
+        from config.keyspace import keyspace
+
+        before = list(keyspace.patterns)
+        with shop_registered():
+            self.assertIsNotNone(keyspace.match("shop:item:1"))
+        self.assertEqual(keyspace.patterns, before)
+        self.assertIsNone(keyspace.match("shop:item:1"))
+
+
+class ScratchPostgresTest(RedisTestCase):
+    sign_in = False
+
+    @skipIf(NO_POSTGRES, NO_POSTGRES_REASON)
+    def test_the_cluster_is_stopped_and_removed_after_a_failure(self):
         with tempfile.TemporaryDirectory() as tmp:
-            conn = sqlside.connect(Path(tmp) / "s.sqlite3")
-            names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
-            conn.close()
-        tables = {
-            "products", "product_details", "product_images", "product_reviews",
-            "posts", "revisions", "employees", "locations", "temperature_readings",
-            "courses", "instructors", "courses_instructors", "students", "enrollments",
-            "product_phone", "product_earbuds",
-        }  # fmt: skip
-        self.assertLessEqual(tables, names)
-        self.assertLessEqual(
-            {"product_reviews_newest", "product_reviews_rating", "employees_manager", "enrollments_student"}, names
-        )
+            with self.assertRaisesMessage(RuntimeError, "a failure mid-run"), postgres.scratch_postgres(Path(tmp)) as c:
+                pid = int((c.directory / "data" / "postmaster.pid").read_text().split()[0])
+                self.assertTrue(running(pid))
+                raise RuntimeError("a failure mid-run")
+            self.assertFalse(running(pid))
+        self.assertFalse(Path(tmp).exists())
+
+
+def running(pid: int) -> bool:
+    """A live process (a zombie left for a parent that never reaps it is not running)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from config.loadtesting import post_forms
+from config.loadtest import post_forms
 from tests.base import RedisTestCase
 from tests.core.test_auth import every_url
 

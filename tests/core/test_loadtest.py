@@ -6,14 +6,14 @@ from io import StringIO
 from django.core.management import call_command
 from django.test import SimpleTestCase
 
-from config import loadtesting
-from config.loadtesting import Ledger, Options, Report, forms, percentile
+from config import loadtest
+from config.loadtest import Ledger, Options, Report, forms, percentile
 
 
 class LoadTestRunTest(SimpleTestCase):
     def test_a_short_run_through_a_kill_and_a_stop_loses_nothing_and_breaks_nothing(self):
         out = StringIO()
-        port = loadtesting.free_port()  # never a fixed one: another run may hold it
+        port = loadtest.free_port()  # never a fixed one: another run may hold it
         args = ["--seconds", "7", "--clients", "16", "--port", str(port), "--kill-redis", "--stop-redis"]
         try:
             call_command("loadtest", *args, "--outage", "1", stdout=out, verbosity=0)
@@ -42,6 +42,21 @@ class LoadTestRunTest(SimpleTestCase):
         self.assertGreater(int(survived.group(1)), 0, "no write was old enough at the kill to prove durability")
         self.assertRegex(text, r"integrity: All \d+ invariants hold")
         self.assertIn("server log: 0 tracebacks", text)
+        self.assertRegex(text, r"throughput at the p95 target \(10 ms\): [\d.]+ req/s, p95 (within|over) it")
+
+    def test_a_ramp_reports_the_throughput_at_the_p95_target(self):
+        out = StringIO()
+        args = ["--seconds", "2", "--clients", "3", "--ramp", "--p95-target", "1000"]
+        try:
+            call_command("loadtest", *args, stdout=out, verbosity=0)
+        except SystemExit:
+            self.fail(f"the load test failed:\n{out.getvalue()}")
+        text = out.getvalue()
+        self.assertIn("PASS", text, text)
+        steps = re.findall(r"ramp step: (\d+) clients, [\d.]+ req/s, p95 [\d.]+ ms", text)
+        self.assertEqual(steps, ["1", "2", "3"])
+        self.assertRegex(text, r"throughput at the p95 target \(1000 ms\): ([\d.]+ req/s with \d clients|no step)")
+        self.assertIn("lost: 0", text)
 
 
 class PiecesTest(SimpleTestCase):
@@ -74,10 +89,21 @@ class PiecesTest(SimpleTestCase):
         self.assertFalse(Report(Options(), requests=1, violations=1).ok)
         self.assertFalse(Report(Options(), requests=0).ok)
 
+    def test_the_throughput_at_the_target_is_the_best_step_within_it(self):
+        report = Report(Options(p95_target_ms=10), steps=[(1, 50.0, 4.0), (2, 90.0, 8.0), (4, 120.0, 14.0)])
+        self.assertEqual(report.at_target(), (2, 90.0, 8.0))
+        self.assertIsNone(Report(Options(p95_target_ms=1), steps=[(1, 50.0, 4.0)]).at_target())
+
+    def test_the_package_is_split_by_concern_into_short_modules(self):
+        from pathlib import Path
+
+        for module in Path(loadtest.__file__).parent.glob("*.py"):
+            self.assertLess(len(module.read_text().splitlines()), 400, module.name)
+
     def test_percentiles(self):
         values = sorted(range(1, 101))
         self.assertEqual([percentile(values, p) for p in (0.5, 0.95, 0.99)], [50, 95, 99])
 
     def test_every_app_with_a_loadtest_module_registered_a_scenario(self):
-        self.assertIn("cms", loadtesting.registry.scenarios)
-        self.assertIn("core", loadtesting.registry.scenarios)
+        self.assertIn("cms", loadtest.registry.scenarios)
+        self.assertIn("core", loadtest.registry.scenarios)

@@ -12,7 +12,7 @@ import sys
 
 from django.core.management import call_command
 
-from config.loadtesting import post_forms
+from config.loadtest import post_forms
 from tests.base import BrowserTestCase
 from tests.core.test_auth import every_url
 

@@ -1,53 +1,77 @@
-"""Each Redis pattern against the e-book's normalized SQL schema, side by side, in one run."""
+"""Each Redis pattern against the e-book's normalized SQL schema (PostgreSQL by SQL and by ORM, SQLite),
+side by side, in one run; or the key browser on a million keys."""
 
 import argparse
 import json
+import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
 from config.benchmark import report
 from config.benchmark.runner import Mismatch
-from config.benchmark.suite import benchmark
+from config.benchmark.suite import BUDGETS, benchmark, parts
 
 
 class Command(BaseCommand):
     help = (
-        "Load one generated data set into a scratch Redis (through the apps' stores) and into SQLite "
-        "(the normalized schema), check both answer each operation alike, then time them and whole pages."
+        "Load one generated data set into a scratch Redis (through the apps' stores), a scratch PostgreSQL "
+        "cluster and SQLite (the normalized schema), check every side answers each operation alike, then time "
+        "them interleaved, and whole pages beside their floor. --keybrowser measures the key browser instead."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--scale", choices=["demo", "large"], default="demo")
         parser.add_argument("--json", metavar="FILE", dest="json_file", help="also write the figures as JSON")
-        # For the tests: a data set that loads in a second. Not shown in --help.
+        parser.add_argument(
+            "--baseline", metavar="FILE", help="a run's JSON at another scale: adds the growth table against it"
+        )
+        parser.add_argument("--no-postgres", action="store_true", help="leave PostgreSQL out (SQLite and Redis only)")
+        parser.add_argument(
+            "--only", action="append", default=[], metavar="APP", help="only this app's part (repeatable)"
+        )
+        parser.add_argument(
+            "--keybrowser", type=int, metavar="KEYS", help="time the key browser's pages on a keyspace of KEYS keys"
+        )
+        # For the tests: a data set that loads in seconds. Not shown in --help.
         parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)
 
-    def handle(self, *args, scale, json_file: str | None, tiny: bool, verbosity, **options):
+    def handle(self, *args, scale, json_file, baseline, no_postgres, only, keybrowser, tiny, verbosity, **options):
         scale = "tiny" if tiny else scale
+        assert scale in BUDGETS
 
         def progress(text):
             if verbosity > 1:
                 self.stderr.write(text)
 
+        # A SIGTERM unwinds like Ctrl-C, so the scratch servers are stopped and their directory removed.
+        previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
-            outcome = benchmark(scale, progress)
-        except Mismatch as exc:
-            raise CommandError(f"correctness check failed, nothing timed: {exc}") from exc
-        meta = outcome.meta
-        lines = [
-            f"Benchmark at scale {scale!r}, {meta['date']}, {meta['machine']}; Redis {meta['redis']}, "
-            f"SQLite {meta['sqlite']}, Python {meta['python']}.",
-            "Records: " + ", ".join(f"{count:,} {name}" for name, count in meta["records"].items()) + ".",
-            "All operations answered alike on both sides.",
-            "",
-            *report.operations_table(outcome.results),
-            "",
-            *report.loads_table(outcome.redis_loads, outcome.sql_loads),
-            "",
-            *report.pages_table(outcome.pages),
-        ]
-        self.stdout.write("\n".join(lines))
+            if keybrowser:
+                from config.benchmark import keybrowser as million
+
+                for line in million.measure(keybrowser, runs=2 if tiny else 20):
+                    self.stdout.write(line)
+                return
+            try:
+                parts(scale, tuple(only))
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
+            try:
+                outcome = benchmark(scale, progress, use_postgres=not no_postgres, only=tuple(only))
+            except Mismatch as exc:
+                raise CommandError(f"correctness check failed, nothing timed: {exc}") from exc
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        figures = report.as_json(outcome)
+        earlier = None
+        if baseline:
+            with open(baseline) as source:
+                earlier = json.load(source)
+        self.stdout.write("\n".join(report.text(figures, earlier)))
         if json_file:
-            figures = report.as_json(meta, outcome.results, outcome.redis_loads, outcome.sql_loads, outcome.pages)
             with open(json_file, "w") as out:
                 json.dump(figures, out, indent=2)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt

@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
-from config import loadtesting, seeding
+from config import loadtest, seeding
 
 
 class Command(BaseCommand):
@@ -27,7 +27,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        defaults = loadtesting.Options()
+        defaults = loadtest.Options()
         parser.add_argument("--seconds", type=float, default=defaults.seconds, help="how long to drive the load")
         parser.add_argument("--clients", type=int, default=defaults.clients, help="concurrent signed-in clients")
         parser.add_argument("--port", type=int, default=0, help="loopback port for gunicorn (default: a free one)")
@@ -38,6 +38,14 @@ class Command(BaseCommand):
         parser.add_argument("--kill-redis", action="store_true", help="SIGKILL Redis mid-run and restart it")
         parser.add_argument("--stop-redis", action="store_true", help="stop Redis mid-run and start it again")
         parser.add_argument("--outage", type=float, default=defaults.outage, help="seconds Redis stays down")
+        parser.add_argument(
+            "--p95-target", type=float, default=defaults.p95_target_ms, metavar="MS",
+            help="the latency target the throughput is reported at (default: %(default)s ms)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--ramp", action="store_true",
+            help="1, 2, 4 ... up to --clients clients, --seconds each: the most requests per second within the target",
+        )  # fmt: skip
         parser.add_argument("--prepare", metavar="FILE", help=argparse.SUPPRESS)
 
     def handle(self, *args, prepare, **options):
@@ -46,10 +54,13 @@ class Command(BaseCommand):
         if options["clients"] < 1 or options["seconds"] <= 0:
             raise CommandError("--clients and --seconds must be positive")
         names = ("seconds", "clients", "port", "workers", "threads", "appendfsync", "scale", "outage")
-        chosen = loadtesting.Options(**{n: options[n] for n in names})
+        chosen = loadtest.Options(**{n: options[n] for n in names})
         chosen.kill_redis, chosen.stop_redis = options["kill_redis"], options["stop_redis"]
+        chosen.p95_target_ms, chosen.ramp = options["p95_target"], options["ramp"]
+        if chosen.ramp and (chosen.kill_redis or chosen.stop_redis):
+            raise CommandError("--ramp measures throughput: run it without --kill-redis or --stop-redis")
         log = self.stderr.write if options["verbosity"] else (lambda line: None)
-        report = loadtesting.LoadTest(chosen, log=log).run()
+        report = loadtest.LoadTest(chosen, log=log).run()
         for line in report.lines():
             self.stdout.write(line)
         if not report.ok:

@@ -1,0 +1,293 @@
+"""The catalog in the benchmark: products with reviews, against products, details, images, reviews.
+
+Redis (the embedded pattern, the aggregate pattern and the polymorphic
+pattern): a product is one hash holding its details, images, its 3 newest
+reviews and its review aggregate, and sorted indexes order the list. A review
+write keeps all of that current. SQL: the normalized tables, nothing derived;
+the aggregate and the newest three are computed at read time.
+"""
+
+from __future__ import annotations
+
+import random
+
+from catalog import seeds, types
+from catalog import store as catalog
+from catalog.store import ProductQuery
+from config.activity import Actor
+from config.benchmark import Load, Operation, Part, part
+from config.benchmark.sql import timed_load
+from config.seeding import SEED_EPOCH
+
+SIZES = {"tiny": (30, 4), "demo": (2_000, 10), "large": (100_000, 10)}  # products, reviews per product (average)
+BATCH = 200  # products (with their reviews) per MULTI/EXEC, as the seeder
+PAGE = 25
+TYPE = "phone"
+BENCH = Actor("bench", link=lambda entity, pk: f"/catalog/products/{pk}/" if entity == "product" else "")
+MEMORY_PROBE = 5_000  # products written without reviews, to tell a product's bytes from a review's
+
+SCHEMA = """
+CREATE TABLE products (
+    id INTEGER PRIMARY KEY, type TEXT NOT NULL, name TEXT NOT NULL, brand TEXT NOT NULL,
+    sku TEXT NOT NULL UNIQUE, model TEXT, price_cents INTEGER, created_at {real} NOT NULL);
+CREATE INDEX products_type_created ON products (type, created_at);
+CREATE TABLE product_details (
+    product_id INTEGER PRIMARY KEY REFERENCES products (id), description TEXT, manufacturer TEXT,
+    dimensions TEXT, weight TEXT, image TEXT);
+CREATE TABLE product_images (
+    product_id INTEGER NOT NULL REFERENCES products (id), position INTEGER NOT NULL, url TEXT NOT NULL,
+    PRIMARY KEY (product_id, position)) {without_rowid};
+CREATE TABLE product_reviews (
+    id {pk}, product_id INTEGER NOT NULL REFERENCES products (id), author TEXT NOT NULL,
+    rating INTEGER NOT NULL, comment TEXT NOT NULL, published_at {real} NOT NULL);
+CREATE INDEX product_reviews_newest ON product_reviews (product_id, published_at);
+CREATE INDEX product_reviews_rating ON product_reviews (product_id, rating);
+"""
+
+
+def _type_table(slug: str) -> str:
+    return f"product_{slug}"  # slugs come from the type registry, never from input
+
+
+def _cents(price) -> int | None:
+    return None if price is None else int(price * 100)
+
+
+@part("catalog", order=10)
+class Catalog(Part):
+    schema = SCHEMA + "".join(
+        f"CREATE TABLE {_type_table(t.slug)} (product_id INTEGER PRIMARY KEY REFERENCES products (id), "
+        + ", ".join(f"{f.name} TEXT" for f in t.fields)
+        + ");\n"
+        for t in types.TYPES.values()
+    )
+
+    def generate(self) -> None:
+        count, per_product = SIZES[self.scale]
+        rng = random.Random(f"bench:{self.scale}:catalog")
+        now = SEED_EPOCH.timestamp()
+        self.now = now
+        self.products = []
+        for n in range(1, count + 1):
+            product = seeds._product(rng, n, now - (count - n) * 60)
+            self.products.append((product, seeds._reviews(rng, rng.randint(0, 2 * per_product), now)))
+        self.reviews = sum(len(r) for _, r in self.products)
+
+    @property
+    def detail(self) -> int:
+        """A product in the middle with at least 3 reviews, so the embed is full (ids are given by the load)."""
+        middle = self.products[len(self.products) // 2 :] + self.products
+        return next(p.id for p, reviews in middle if len(reviews) >= 3)
+
+    def records(self) -> dict[str, int]:
+        return {"products": len(self.products), "reviews": self.reviews}
+
+    # -- loading
+
+    def _write(self, items) -> None:
+        for start in range(0, len(items), BATCH):
+            batch, at = items[start : start + BATCH], items[start][0].created_at
+            catalog.write_batch(batch, actor=BENCH, at=at)
+
+    def load_redis(self, run) -> list[Load]:
+        probe = [(product, []) for product, _ in self.products[:MEMORY_PROBE]]
+        run.flush()
+        per_product = run.timed("probe", len(probe), lambda: self._write(probe)).bytes / max(1, len(probe))
+        run.flush()
+        done = run.timed("catalog", len(self.products) + self.reviews, lambda: self._write(self.products))
+        reviews_bytes = done.bytes - per_product * len(self.products)
+        done.per_record = {"product": per_product, "review": reviews_bytes / max(1, self.reviews)}
+        assert [p.id for p, _ in self.products] == list(range(1, len(self.products) + 1)), "Redis was not empty"
+        return [done]
+
+    def load_sql(self, db) -> list[Load]:
+        products = self.products
+
+        def write():
+            db.insert(
+                "products",
+                ((p.id, p.type, p.name, p.brand, p.sku, p.model, _cents(p.price), p.created_at) for p, _ in products),
+            )
+            db.insert(
+                "product_details",
+                ((p.id, p.description, p.manufacturer, p.dimensions, p.weight, p.image) for p, _ in products),
+            )
+            db.insert("product_images", ((p.id, i, url) for p, _ in products for i, url in enumerate(p.images)))
+            reviews = ((p.id, r) for p, rs in products for r in rs)
+            db.insert(
+                "product_reviews",
+                ((n, pid, r.author, r.rating, r.comment, r.at) for n, (pid, r) in enumerate(reviews, start=1)),
+            )
+            for kind in types.TYPES.values():
+                names = kind.field_names
+                db.insert(
+                    _type_table(kind.slug),
+                    ((p.id, *(p.attrs.get(n) for n in names)) for p, _ in products if p.type == kind.slug),
+                )
+
+        return [timed_load(db, "catalog", len(products) + self.reviews, write)]
+
+    # -- the questions
+
+    def operations(self, runs: int) -> list[Operation]:
+        product, at = self.detail, self.now
+        return [
+            Operation("1", "product list by average rating, with counts", lambda n: list_by_rating(),
+                      lambda db, n: sql_list_by_rating(db), lambda a, n: orm_list_by_rating(a)),
+            Operation("2", "product detail with its 3 newest reviews", lambda n: detail(product),
+                      lambda db, n: sql_detail(db, product), lambda a, n: orm_detail(a, product)),
+            Operation("3", f"products of one type ({TYPE}) with its fields", lambda n: of_type(TYPE),
+                      lambda db, n: sql_of_type(db, TYPE), lambda a, n: orm_of_type(a, TYPE)),
+            Operation(
+                "9", "add a review with all its derived data",
+                lambda n: add_review(product, n, at + n),
+                lambda db, n: sql_add_review(db, product, n, at + n),
+                lambda a, n: orm_add_review(a, product, n, at + n),
+                check=Operation("9", "read back", lambda n: detail(product), lambda db, n: sql_detail(db, product),
+                                lambda a, n: orm_detail(a, product)),
+                write=True,
+            ),
+        ]  # fmt: skip
+
+    def pages(self) -> list[tuple[str, str]]:
+        return [("list", "/catalog/products/?o=-rating"), ("detail", f"/catalog/products/{self.detail}/")]
+
+
+# --- Redis: the screens' own reads and writes -----------------------------------------------
+
+
+def list_by_rating() -> tuple:
+    """1. The list page sorted by average rating: the aggregate pattern's sort index, one transaction."""
+    page = catalog.list_products(ProductQuery(order="-rating", limit=PAGE))
+    return page.total, [(r.id, r.name, r.brand, _cents(r.price), r.num_reviews, r.average) for r in page.rows]
+
+
+def detail(product_id: int) -> tuple:
+    """2. A product with its details, images, aggregate and 3 newest reviews: one HGETALL."""
+    p = catalog.get(product_id)
+    recent = [(r.id, r.author, r.rating, r.comment, r.published_at) for r in p.recent]
+    return (p.name, p.brand, _cents(p.price), p.description, p.manufacturer, p.images, p.num_reviews, p.average, recent)
+
+
+def of_type(slug: str) -> tuple:
+    """3. The newest products of one type with the type's own fields (polymorphic): the list's transaction."""
+    page = catalog.list_products(ProductQuery(type=slug, limit=PAGE))
+    return page.total, [(r.id, r.name, [value for _, value in r.type_fields]) for r in page.rows]
+
+
+def add_review(product_id: int, n: int, at: float) -> int:
+    """9. A review with everything derived from it (embed, aggregate, sort indexes, event)."""
+    review = (product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.")
+    return catalog.add_review(*review, actor=BENCH, at=at)
+
+
+# --- hand-written SQL ---------------------------------------------------------------------
+
+
+def sql_list_by_rating(db) -> tuple:
+    """1. GROUP BY with AVG over every review, then the page (ties in the order Redis keeps them)."""
+    (total,) = db.one("SELECT COUNT(*) FROM products")
+    rows = db.all(
+        """SELECT p.id, p.name, p.brand, p.price_cents, COUNT(r.rating), AVG(r.rating)
+           FROM products p LEFT JOIN product_reviews r ON r.product_id = p.id
+           GROUP BY p.id
+           ORDER BY COALESCE(AVG(r.rating), 0) DESC, CAST(p.id AS TEXT) DESC
+           LIMIT ?""",
+        (PAGE,),
+    )
+    return total, rows
+
+
+def sql_detail(db, product_id: int) -> tuple:
+    """2. The product JOIN its details, its images, the aggregate and the 3 newest reviews."""
+    name, brand, cents, description, manufacturer = db.one(
+        """SELECT p.name, p.brand, p.price_cents, d.description, d.manufacturer
+           FROM products p JOIN product_details d ON d.product_id = p.id WHERE p.id = ?""",
+        (product_id,),
+    )
+    images = [url for (url,) in db.all("SELECT url FROM product_images WHERE product_id = ? ORDER BY position",
+                                        (product_id,))]  # fmt: skip
+    count, avg = db.one("SELECT COUNT(*), AVG(rating) FROM product_reviews WHERE product_id = ?", (product_id,))
+    recent = db.all(
+        """SELECT id, author, rating, comment, published_at FROM product_reviews WHERE product_id = ?
+           ORDER BY published_at DESC, CAST(id AS TEXT) DESC LIMIT 3""",
+        (product_id,),
+    )
+    return name, brand, cents, description, manufacturer, images, count, avg, recent
+
+
+def sql_of_type(db, slug: str) -> tuple:
+    """3. The newest products of one type JOIN that type's own table."""
+    kind = types.get(slug)
+    (total,) = db.one("SELECT COUNT(*) FROM products WHERE type = ?", (slug,))
+    columns = ", ".join(f"t.{name}" for name in kind.field_names)
+    rows = db.all(
+        f"""SELECT p.id, p.name, {columns} FROM products p JOIN {_type_table(slug)} t ON t.product_id = p.id
+            WHERE p.type = ? ORDER BY p.created_at DESC LIMIT ?""",
+        (slug, PAGE),
+    )
+    return total, [(row[0], row[1], ["" if v is None else v for v in row[2:]]) for row in rows]
+
+
+def sql_add_review(db, product_id: int, n: int, at: float) -> None:
+    """9. One INSERT in its own transaction: the normalized schema keeps nothing derived."""
+    with db.transaction():
+        db.execute(
+            "INSERT INTO product_reviews (product_id, author, rating, comment, published_at) VALUES (?, ?, ?, ?, ?)",
+            (product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.", at),
+        )
+
+
+# --- the Django ORM -------------------------------------------------------------------------
+
+
+def orm_list_by_rating(alias: str) -> tuple:
+    from django.db.models import Avg, Count, FloatField, TextField, Value
+    from django.db.models.functions import Cast, Coalesce
+
+    from config.benchmark.models import Product
+
+    products = Product.objects.using(alias)
+    rows = (
+        products.annotate(n=Count("reviews__rating"), avg=Avg("reviews__rating"))
+        .order_by(Coalesce("avg", Value(0.0), output_field=FloatField()).desc(), Cast("id", TextField()).desc())
+        .values_list("id", "name", "brand", "price_cents", "n", "avg")[:PAGE]
+    )
+    return products.count(), list(rows)
+
+
+def orm_detail(alias: str, product_id: int) -> tuple:
+    from django.db.models import Avg, Count, TextField
+    from django.db.models.functions import Cast
+
+    from config.benchmark.models import Product
+
+    p = Product.objects.using(alias).select_related("details").get(pk=product_id)
+    images = list(p.images.order_by("position").values_list("url", flat=True))
+    totals = p.reviews.aggregate(n=Count("id"), avg=Avg("rating"))
+    recent = p.reviews.order_by("-published_at", Cast("id", TextField()).desc()).values_list(
+        "id", "author", "rating", "comment", "published_at"
+    )[:3]
+    d = p.details
+    aggregate = (totals["n"], totals["avg"])
+    return p.name, p.brand, p.price_cents, d.description, d.manufacturer, images, *aggregate, list(recent)
+
+
+def orm_of_type(alias: str, slug: str) -> tuple:
+    from config.benchmark.models import Product, type_table
+
+    kind = types.get(slug)
+    table = type_table(slug, kind.field_names)
+    total = Product.objects.using(alias).filter(type=slug).count()
+    rows = table.objects.using(alias).select_related("product").filter(product__type=slug)
+    rows = rows.order_by("-product__created_at")[:PAGE]
+    return total, [(r.product.id, r.product.name, [getattr(r, name) or "" for name in kind.field_names]) for r in rows]
+
+
+def orm_add_review(alias: str, product_id: int, n: int, at: float) -> None:
+    from config.benchmark.models import Review
+
+    Review.objects.using(alias).create(
+        product_id=product_id, author=f"bench{n % 7}", rating=1 + n % 5, comment=f"Benchmark review {n}.",
+        published_at=at,
+    )  # fmt: skip

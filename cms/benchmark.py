@@ -1,0 +1,171 @@
+"""The CMS in the benchmark: a post with its revision history (the document versioning pattern),
+and the compare of two long bodies.
+
+Redis: the post is a hash, its earlier versions one sorted set of snapshots
+scored by version number; the history page is one pipeline. SQL: posts and
+revisions, keyed by (post, version).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+import time
+
+from cms import diff, seeds
+from cms import store as cms
+from cms.documents import Post
+from config.activity import Actor
+from config.benchmark import Extra, Load, Operation, Part, part
+from config.benchmark.sql import timed_load
+from config.seeding import SEED_EPOCH, SeedContext
+
+SIZES = {"tiny": (6, 4, 40), "demo": (300, 8, 40), "large": (20_000, 20, 30)}  # posts, saves each, words a body
+BATCH = 100
+HISTORY_PAGE = 10
+BENCH = Actor("bench", link=lambda entity, pk: f"/cms/posts/{pk}/" if entity == "post" else "")
+COMPARE_CHARS = {"tiny": 2_000, "demo": 20_000, "large": 20_000}
+COMPARE_TIMEOUT = 60.0  # seconds; past it the compare is stopped and reported as such
+
+SCHEMA = """
+CREATE TABLE posts (
+    id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL, author TEXT NOT NULL,
+    status TEXT NOT NULL, last_saved_by TEXT NOT NULL, created_at {real} NOT NULL, updated_at {real} NOT NULL,
+    version INTEGER NOT NULL, comment TEXT NOT NULL);
+CREATE TABLE revisions (
+    post_id INTEGER NOT NULL REFERENCES posts (id), version INTEGER NOT NULL, title TEXT NOT NULL,
+    body TEXT NOT NULL, author TEXT NOT NULL, status TEXT NOT NULL, saved_by TEXT NOT NULL,
+    saved_at {real} NOT NULL, comment TEXT NOT NULL, PRIMARY KEY (post_id, version)) {without_rowid};
+"""
+
+
+@part("cms", order=30)
+class Cms(Part):
+    schema = SCHEMA
+
+    def generate(self) -> None:
+        posts, saves, words = SIZES[self.scale]
+        ctx = SeedContext("cms", self.scale, random.Random(f"bench:{self.scale}:cms"), SEED_EPOCH)
+        self.posts = [seeds._history(ctx, post_id, saves, words) for post_id in range(1, posts + 1)]
+        self.revisions = sum(len(v) - 1 for v in self.posts)
+        self.post = self.posts[len(self.posts) // 2][-1].id
+
+    def records(self) -> dict[str, int]:
+        return {"posts": len(self.posts), "revisions": self.revisions}
+
+    def load_redis(self, run) -> list[Load]:
+        def write():
+            first = cms.reserve_post_ids(len(self.posts))
+            assert first == self.posts[0][0].id, "Redis was not empty"
+            for start in range(0, len(self.posts), BATCH):
+                batch = self.posts[start : start + BATCH]
+                cms.load_posts(batch, actor=BENCH)
+
+        done = run.timed("cms", len(self.posts) + self.revisions, write)
+        done.per_record = {"post (with its revisions)": done.bytes / max(1, len(self.posts))}
+        return [done]
+
+    def load_sql(self, db) -> list[Load]:
+        def write():
+            db.insert(
+                "posts",
+                (
+                    (p.id, p.title, p.body, p.author, p.status, p.last_saved_by, p.created_at, p.updated_at,
+                     p.version, p.comment)
+                    for p in (versions[-1] for versions in self.posts)
+                ),
+            )  # fmt: skip
+            db.insert(
+                "revisions",
+                (
+                    (p.id, p.version, p.title, p.body, p.author, p.status, p.last_saved_by, p.updated_at, p.comment)
+                    for versions in self.posts
+                    for p in versions[:-1]
+                ),
+            )
+
+        return [timed_load(db, "cms", len(self.posts) + self.revisions, write)]
+
+    def operations(self, runs: int) -> list[Operation]:
+        post = self.post
+        return [
+            Operation("6", "post with its revision history page", lambda n: history(post),
+                      lambda db, n: sql_history(db, post), lambda a, n: orm_history(a, post)),
+        ]  # fmt: skip
+
+    def pages(self) -> list[tuple[str, str]]:
+        return [("list", "/cms/posts/"), ("detail", f"/cms/posts/{self.post}/"),
+                ("history", f"/cms/posts/{self.post}/history/")]  # fmt: skip
+
+    def extras(self, run) -> list[Extra]:
+        return [compare_long_bodies(COMPARE_CHARS[self.scale])]
+
+
+def history(post_id: int) -> tuple:
+    """6. A post with one page of its revisions, newest first: one round trip."""
+    current, revisions, total = cms.history(post_id, 0, HISTORY_PAGE)
+    rows = [(r.number, r.by, r.comment, r.post.updated_at, r.post.title) for r in revisions]
+    return current.title, current.version, total, rows
+
+
+def sql_history(db, post_id: int) -> tuple:
+    """6. The post, its revision count and one page of revisions, newest first."""
+    title, version = db.one("SELECT title, version FROM posts WHERE id = ?", (post_id,))
+    (total,) = db.one("SELECT COUNT(*) FROM revisions WHERE post_id = ?", (post_id,))
+    rows = db.all(
+        """SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = ?
+           ORDER BY version DESC LIMIT ?""",
+        (post_id, HISTORY_PAGE),
+    )
+    return title, version, total, rows
+
+
+def orm_history(alias: str, post_id: int) -> tuple:
+    from config.benchmark.models import Post as PostRow
+
+    post = PostRow.objects.using(alias).only("title", "version").get(pk=post_id)
+    revisions = post.revisions.using(alias)
+    rows = revisions.order_by("-version").values_list("version", "saved_by", "comment", "saved_at", "title")
+    return post.title, post.version, revisions.count(), list(rows[:HISTORY_PAGE])
+
+
+# --- the compare of two long bodies ----------------------------------------------------------
+
+
+def long_bodies(chars: int) -> tuple[Post, Post]:
+    """Two versions of a post whose bodies are each about ``chars`` characters, rewritten word for word
+    (the same words, in another order), so no long run is shared: the diff's hardest case."""
+    rng = random.Random(f"bench:compare:{chars}")
+    words = []
+    while sum(len(w) + 1 for w in words) < chars:
+        words.append(rng.choice(seeds.WORDS))
+    other = words[:]
+    rng.shuffle(other)
+    at = SEED_EPOCH.timestamp()
+    old = Post(1, "A long post", " ".join(words)[:chars], "ann", "draft", "ann", at, at)
+    new = Post(1, "A long post", " ".join(other)[:chars], "ann", "draft", "bob", at, at + 60, version=2)
+    return old, new
+
+
+def _compare_in_child(chars: int, answer) -> None:
+    old, new = long_bodies(chars)
+    started = time.perf_counter()
+    segments = sum(len(change.segments) for change in diff.compare(old, new))
+    answer.send((time.perf_counter() - started, segments))
+
+
+def compare_long_bodies(chars: int, timeout: float = COMPARE_TIMEOUT) -> Extra:
+    """The compare page's diff of two long bodies, in a child process stopped after ``timeout`` seconds
+    (a quadratic diff would otherwise hold the run for minutes)."""
+    context = multiprocessing.get_context("fork")
+    mine, theirs = context.Pipe(duplex=False)
+    child = context.Process(target=_compare_in_child, args=(chars, theirs), daemon=True)
+    child.start()
+    name = f"CMS compare of two {chars:,}-character bodies, rewritten word for word"
+    if mine.poll(timeout):
+        seconds, segments = mine.recv()
+        child.join()
+        return Extra("cms-compare", name, seconds * 1000, f"{segments:,} diff segments")
+    child.kill()
+    child.join()
+    return Extra("cms-compare", name, timeout * 1000, f"stopped after {timeout:g} s, unfinished")

@@ -1,0 +1,101 @@
+"""The scratch Redis as the benchmark's parts see it: timed loads, memory, commands, SLOWLOG.
+
+Every figure comes from the server itself: INFO used_memory for what records
+cost, INFO commandstats for the commands a load sent (its rate beside what
+``redis-benchmark`` shows the same server can take) and SLOWLOG for the
+longest single command or script of an operation.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+
+from django.test.utils import override_settings
+
+from config.benchmark.registry import Load
+from config.redis import client, is_dev_server
+
+SLOW_US = 100  # SLOWLOG threshold while an operation's longest command is measured
+
+
+def used_memory() -> int:
+    return int(client().info("memory")["used_memory"])
+
+
+def commands_served() -> int:
+    """Every command the server has run since start (INFO commandstats, summed)."""
+    return sum(int(stats["calls"]) for stats in client().info("commandstats").values())
+
+
+def server_ms() -> float:
+    """The server's own time running commands since start (INFO commandstats usec), INFO and CONFIG left out."""
+    stats = client().info("commandstats")
+    return sum(float(s["usec"]) for name, s in stats.items() if name not in {"cmdstat_info", "cmdstat_config"}) / 1000
+
+
+def flush() -> None:
+    """Empty the scratch server; refuses the development data, whatever points the client there."""
+    if is_dev_server():
+        raise RuntimeError("refusing to flush the development Redis")
+    client().flushdb()
+
+
+class RedisRun:
+    """Handed to each part's ``load_redis`` and ``extras``."""
+
+    def __init__(self, server):
+        self.server = server
+
+    def timed(self, app: str, records: int, write) -> Load:
+        """``write()`` timed, with the memory it added and the commands the server ran for it."""
+        before, commands, started = used_memory(), commands_served(), time.perf_counter()
+        write()
+        seconds = time.perf_counter() - started
+        served = commands_served() - commands - 2  # the two INFO calls around it
+        return Load(app, records, seconds, used_memory() - before, commands=served)
+
+    used_memory = staticmethod(used_memory)
+    flush = staticmethod(flush)
+
+    @contextmanager
+    def other_database(self):
+        """Database 1 of the scratch server, for a memory probe; flushed when done."""
+        with override_settings(REDIS_URL=f"{self.server.url}?db=1"):
+            try:
+                yield
+            finally:
+                client().flushdb()
+
+    def longest_command(self, action):
+        """Run ``action()``; returns (its result or the exception it raised, seconds, the longest command's
+        ms and name from SLOWLOG). SLOWLOG keeps every command over ``SLOW_US`` meanwhile (a bounded log: a
+        move of thousands of people sends more commands than it could keep were every one logged); none
+        logged means none took that long."""
+        redis = client()
+        old = redis.config_get("slowlog-log-slower-than")["slowlog-log-slower-than"]
+        old_len = redis.config_get("slowlog-max-len")["slowlog-max-len"]
+        redis.config_set("slowlog-max-len", 10_000)
+        redis.config_set("slowlog-log-slower-than", SLOW_US)
+        redis.slowlog_reset()
+        started = time.perf_counter()
+        try:
+            outcome = action()
+        except Exception as error:  # a refusal (Busy ...) is a result to report, not a crash of the run
+            outcome = error
+        seconds = time.perf_counter() - started
+        entries = redis.slowlog_get(10_000)
+        redis.config_set("slowlog-log-slower-than", old)
+        redis.config_set("slowlog-max-len", old_len)
+        redis.slowlog_reset()
+        named = [(e["duration"], _name(e["command"])) for e in entries]
+        named = [(duration, name) for duration, name in named if name not in {"SLOWLOG", "CONFIG"}]  # our own
+        if not named:
+            return outcome, seconds, 0.0, f"none over {SLOW_US / 1000:g} ms"
+        duration, name = max(named)
+        return outcome, seconds, duration / 1000, name
+
+
+def _name(command) -> str:
+    command = command.decode("utf-8", "replace") if isinstance(command, bytes) else str(command)
+    return command.split(" ", 1)[0].upper()

@@ -1,0 +1,122 @@
+"""What an app contributes to the benchmark: its data, its questions, its pages.
+
+An app's ``benchmark.py`` registers one ``Part``, autodiscovered like ``seeds``
+and ``loadtest``, so the benchmark's machinery never imports an app's internals:
+
+    @part("catalog", order=10)
+    class Catalog(Part):
+        schema = "CREATE TABLE products (id {pk}, ...);"   # the e-book's normalized tables
+        def generate(self): ...         # deterministic records for self.scale
+        def load_redis(self, run): ...  # through the app's store; returns [Load]
+        def load_sql(self, db): ...     # the same records as rows; returns [Load]
+        def operations(self, sides): ...  # [Operation], each answered by every side
+        def pages(self): ...            # [(kind, path)] timed beside their floor
+
+``Operation`` carries one callable per side: ``redis`` (the app's store
+functions, the screens' own reads and writes), ``sql`` (hand-written SQL, run
+on SQLite and on PostgreSQL through ``config.benchmark.sql.Db``) and ``orm``
+(the Django ORM on ``config.benchmark.models``). Each is called with the run
+number, so a write can vary its input; the SQL side also gets its ``Db``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Operation:
+    key: str  # "1", "7a" ...: the benchmark's numbering
+    name: str
+    redis: Callable[[int], Any]
+    sql: Callable[[Any, int], Any]  # (db, run number)
+    orm: Callable[[str, int], Any] | None = None  # (database alias, run number)
+    # For a write: what to read back on each side after one run of each (called like the sides).
+    check: Operation | None = None
+    write: bool = False
+
+
+@dataclass
+class Load:
+    """What loading one app's records cost on one side: records written, seconds, INFO used_memory growth."""
+
+    app: str
+    records: int
+    seconds: float
+    bytes: int = 0
+    per_record: dict[str, float] = field(default_factory=dict)
+    commands: int = 0  # server commands (INFO commandstats), Redis only
+
+    @property
+    def rate(self) -> float:
+        return self.records / self.seconds if self.seconds else 0.0
+
+    @property
+    def commands_per_second(self) -> float:
+        return self.commands / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class Extra:
+    """A measurement that is not a question asked of every side: a move in a large org, a long diff."""
+
+    key: str
+    name: str
+    ms: float
+    detail: str = ""
+    longest_command_ms: float | None = None  # SLOWLOG's longest entry during it, Redis only
+
+
+class Part:
+    """One app's share of the benchmark; ``scale`` is "tiny", "demo" or "large"."""
+
+    app = ""
+    order = 50
+    schema = ""  # DDL with {pk} (an integer key the insert may leave out), {real}, {without_rowid}
+
+    def __init__(self, scale: str):
+        self.scale = scale
+
+    def generate(self) -> None:
+        """Build this scale's records, the same on every call (seeded from the scale's name)."""
+
+    def load_redis(self, run) -> list[Load]:
+        return []
+
+    def load_sql(self, db) -> list[Load]:
+        return []
+
+    def operations(self, sides) -> list[Operation]:
+        return []
+
+    def pages(self) -> list[tuple[str, str]]:
+        return []
+
+    def extras(self, run) -> list[Extra]:
+        """Measurements of this app alone, after the questions (they may change the data)."""
+        return []
+
+    def records(self) -> dict[str, int]:
+        return {}
+
+
+@dataclass
+class Registry:
+    parts: dict[str, type[Part]] = field(default_factory=dict)
+
+    def add(self, app: str, order: int = 50):
+        def decorate(cls: type[Part]) -> type[Part]:
+            cls.app, cls.order = app, order
+            self.parts[app] = cls
+            return cls
+
+        return decorate
+
+    def ordered(self) -> list[type[Part]]:
+        return sorted(self.parts.values(), key=lambda cls: (cls.order, cls.app))
+
+
+registry = Registry()
+part = registry.add

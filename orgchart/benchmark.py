@@ -1,0 +1,305 @@
+"""The org chart in the benchmark: the tree-and-graph pattern and the bucket pattern.
+
+Redis: each employee's reports are a set (the graph's edges), walked level by
+level; a location's readings go into raw time buckets with hourly, daily and
+monthly rollups kept at write time. SQL: ``employees.manager_id`` (an
+adjacency list) walked by a recursive CTE, and raw readings grouped at read
+time. At ``--scale large`` the org has 100,000 people, and a quarter of them
+is moved under another manager with the longest Redis command of the move
+read from SLOWLOG.
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+
+from config.activity import Actor
+from config.benchmark import Extra, Load, Operation, Part, part
+from config.benchmark.sql import timed_load
+from config.seeding import SEED_EPOCH
+from orgchart import seeds, sensorfeed
+from orgchart import store as org
+from orgchart.documents import fold
+from orgchart.importer import OrgData, Person
+
+DAY = 86_400
+BENCH = Actor("bench")
+PAGE = 25
+# people, locations, days of readings for the first location, seconds between readings
+SIZES = {"tiny": (200, 3, 2, 60), "demo": (200, 3, 365, 60), "large": (100_000, 20, 365, 6)}
+
+SCHEMA = """
+CREATE TABLE locations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE employees (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, title TEXT NOT NULL,
+    manager_id INTEGER REFERENCES employees (id), location_id INTEGER REFERENCES locations (id),
+    full_time INTEGER NOT NULL);
+CREATE INDEX employees_manager ON employees (manager_id);
+CREATE INDEX employees_location ON employees (location_id);
+CREATE TABLE temperature_readings (
+    location_id INTEGER NOT NULL REFERENCES locations (id), ts BIGINT NOT NULL, temperature {real} NOT NULL,
+    PRIMARY KEY (location_id, ts)) {without_rowid};
+"""
+
+
+def build(rng: random.Random, people: int, locations: int) -> OrgData:
+    """A tree filled level by level, 2 to 5 reports per manager, as the seeder's (about 10 levels for 100,000)."""
+    data = OrgData()
+    for city in seeds.CITIES[:locations]:
+        data.locations[fold(city)] = city
+    sites = list(data.locations)
+    level, depth = [None], 0
+    while len(data.people) < people:
+        below = []
+        for boss in level:
+            for _ in range(1 if boss is None else rng.randint(2, 5)):
+                if len(data.people) >= people:
+                    break
+                name = f"{rng.choice(seeds.FIRST)} {rng.choice(seeds.LAST)}"
+                if fold(name) in data.people:
+                    name = f"{name} {len(data.people)}"
+                site = data.people[boss].location if boss and rng.random() < 0.7 else rng.choice(sites)
+                title = seeds.TITLES[min(depth, len(seeds.TITLES) - 1)]
+                data.people[fold(name)] = Person(name, title, boss, site, rng.random() < 0.9)
+                below.append(fold(name))
+        level, depth = below, depth + 1
+    return data
+
+
+@part("orgchart", order=40)
+class Orgchart(Part):
+    schema = SCHEMA
+
+    def generate(self) -> None:
+        people, locations, self.days, self.interval = SIZES[self.scale]
+        self.org = build(random.Random(f"bench:{self.scale}:orgchart"), people, locations)
+        self.now = int(SEED_EPOCH.timestamp())
+
+    @property
+    def samples(self) -> int:
+        return self.days * DAY // self.interval
+
+    def records(self) -> dict[str, int]:
+        return {"employees": len(self.org.people), "samples": self.samples}
+
+    def readings(self, location: int):
+        """The first location's readings, a day per chunk: generated once (kept as two compact arrays, 16 bytes
+        a reading) and handed out the same to every side."""
+        if getattr(self, "_readings", None) is None:
+            rng = random.Random(f"bench:{self.scale}:sensor")
+            base = 14 + (location * 7919 % 100) / 12
+            times, values = array("q"), array("d")
+            for ts, value in sensorfeed.readings(rng, base, self.now - self.days * DAY, self.now, self.interval):
+                times.append(ts)
+                values.append(value)
+            self._readings = (times, values)
+        times, values = self._readings
+        per_day = DAY // self.interval
+        for start in range(0, len(times), per_day):
+            yield list(zip(times[start : start + per_day], values[start : start + per_day]))
+
+    def load_redis(self, run) -> list[Load]:
+        imported = []
+        done = run.timed(
+            "orgchart",
+            len(self.org.people),
+            lambda: imported.append(org.import_graph(self.org, actor=BENCH, atomic=False)),  # the bulk path
+        )
+        done.per_record = {"employee": done.bytes / max(1, len(self.org.people))}
+        self.top, self.location = imported[0].first_employee, imported[0].first_location
+        self.ids = {folded: self.top + i for i, folded in enumerate(self.org.people)}
+        self.places = {folded: self.location + i for i, folded in enumerate(self.org.locations)}
+        written = []
+        location = self.location
+        feed = (org.record_readings(location, chunk) for chunk in self.readings(location))
+        sensor = run.timed("sensor", self.samples, lambda: written.extend(feed))
+        sensor.records = sum(written)
+        sensor.per_record = {"sample": sensor.bytes / max(1, sensor.records)}
+        return [done, sensor]
+
+    def load_sql(self, db) -> list[Load]:
+        ids, places = self.ids, self.places
+
+        def graph():
+            db.insert("locations", ((places[f], name) for f, name in self.org.locations.items()))
+            db.insert(
+                "employees",
+                (
+                    (ids[f], p.name, p.title, ids.get(p.manager), places.get(p.location), int(p.full_time))
+                    for f, p in self.org.people.items()
+                ),
+            )
+
+        def readings():
+            for chunk in self.readings(self.location):
+                db.insert("temperature_readings", ((self.location, ts, v) for ts, v in chunk))
+
+        return [
+            timed_load(db, "orgchart", len(self.org.people), graph),
+            timed_load(db, "sensor", self.samples, readings),
+        ]
+
+    def operations(self, runs: int) -> list[Operation]:
+        top, location = self.top, self.location
+        return [
+            Operation("7a", "reports at depth 2 of the top manager", lambda n: reports_at_depth(top, 2),
+                      lambda db, n: sql_levels(db, top, 2), lambda a, n: orm_levels(a, top, 2)),
+            Operation("7b", "whole subtree of the top manager", lambda n: subtree(top),
+                      lambda db, n: sql_levels(db, top, 10**6), lambda a, n: orm_levels(a, top, 10**6)),
+            Operation("8", "monthly average temperature over a year", lambda n: monthly(location),
+                      lambda db, n: sql_monthly(db, location), lambda a, n: orm_monthly(a, location)),
+        ]  # fmt: skip
+
+    def pages(self) -> list[tuple[str, str]]:
+        return [("list", "/orgchart/employees/"), ("detail", f"/orgchart/employees/{self.top}/"),
+                ("sensor", f"/orgchart/locations/{self.location}/")]  # fmt: skip
+
+    def extras(self, run) -> list[Extra]:
+        return [self.move_a_quarter(run)]
+
+    def quarter(self) -> tuple[int, int, int]:
+        """(who, their subtree's size, a new manager outside it): the person heading closest to a quarter of
+        the org, and the top's nearest other direct report."""
+        reports = defaultdict(list)
+        for folded, person in self.org.people.items():
+            reports[person.manager].append(folded)
+        sizes: dict[str, int] = {}
+        for folded in reversed(list(self.org.people)):  # built level by level: reports come after their manager
+            sizes[folded] = 1 + sum(sizes[r] for r in reports[folded])
+        target = len(self.org.people) / 4
+        head = min((f for f in sizes if self.org.people[f].manager), key=lambda f: (abs(sizes[f] - target), f))
+        inside, stack = set(), [head]
+        while stack:
+            folded = stack.pop()
+            inside.add(folded)
+            stack += reports[folded]
+        old = self.org.people[head].manager
+        new = next(f for f in self.org.people if f not in inside and f != old and reports[f])
+        return self.ids[head], sizes[head], self.ids[new]
+
+    def move_a_quarter(self, run) -> Extra:
+        """The move screen's write, through the store's public move function."""
+        who, size, manager = self.quarter()
+        outcome, seconds, longest, command = run.longest_command(lambda: org.move_employee(who, manager, actor=BENCH))
+        answer = f"refused: {type(outcome).__name__}" if isinstance(outcome, Exception) else "applied"
+        return Extra(
+            "org-move",
+            f"move {size:,} of {len(self.org.people):,} people under another manager",
+            seconds * 1000,
+            f"{answer}; longest command {command}",
+            longest_command_ms=longest,
+        )
+
+
+# --- Redis -------------------------------------------------------------------------------------
+
+
+def reports_at_depth(manager: int, depth: int) -> tuple:
+    """7a. The ids at each level below a manager."""
+    return tuple(tuple(sorted(level)) for level in org.reports_by_depth(manager, depth))
+
+
+def subtree(manager: int) -> tuple:
+    """7b. Every level below a manager, to the bottom."""
+    return tuple(tuple(sorted(level)) for level in org.subtree(manager))
+
+
+def monthly(location: int) -> tuple:
+    """8. A year of monthly averages: the location page's reads (its newest reading, then the charts,
+    whose monthly rollups are read whole; the same round trip reads the raw hours and daily rollups)."""
+    overview = org.location_overview(location, 0, PAGE)
+    charts = org.sensor_charts(location, overview.latest)
+    return tuple((m.start.strftime("%Y%m"), m.count, m.sum / m.count / 100) for m in charts.months)
+
+
+# --- hand-written SQL --------------------------------------------------------------------------
+
+_WALK = """
+WITH RECURSIVE below (id, depth) AS (
+    SELECT id, 1 FROM employees WHERE manager_id = ?
+    UNION ALL
+    SELECT e.id, below.depth + 1 FROM employees e JOIN below ON e.manager_id = below.id
+    WHERE below.depth < ?
+)
+SELECT depth, id FROM below ORDER BY depth, id
+"""
+
+
+def _grouped(rows) -> tuple:
+    levels: dict[int, list[int]] = {}
+    for level, pk in rows:
+        levels.setdefault(level, []).append(pk)
+    return tuple(tuple(levels[d]) for d in sorted(levels))
+
+
+def sql_levels(db, manager: int, depth: int) -> tuple:
+    """7a and 7b. A recursive CTE bounded at ``depth``."""
+    return _grouped(db.all(_WALK, (manager, depth)))
+
+
+def _first_month(last: int) -> int:
+    first = datetime.fromtimestamp(last, UTC).replace(day=1, hour=0, minute=0, second=0)
+    for _ in range(11):
+        first = (first - timedelta(days=1)).replace(day=1)
+    return int(first.timestamp())
+
+
+def sql_monthly(db, location: int) -> tuple:
+    """8. GROUP BY month over the raw rows of the 12 months ending at the newest reading."""
+    (last,) = db.one("SELECT MAX(ts) FROM temperature_readings WHERE location_id = ?", (location,))
+    month = db.month("ts")
+    return tuple(
+        db.all(
+            f"""SELECT {month}, COUNT(*), AVG(temperature) FROM temperature_readings
+                WHERE location_id = ? AND ts >= ? GROUP BY 1 ORDER BY 1""",
+            (location, _first_month(last)),
+        )
+    )
+
+
+# --- the Django ORM ----------------------------------------------------------------------------
+
+
+def orm_levels(alias: str, manager: int, depth: int) -> tuple:
+    """One query per level, each joining up the manager chain to the top (``manager__manager_id=...``):
+    what the ORM offers without raw SQL (an ``IN`` list of the level above would pass PostgreSQL's
+    65,535 parameters in a large org)."""
+    from config.benchmark.models import Employee
+
+    levels = []
+    while len(levels) < depth:
+        lookup = "manager__" * len(levels) + "manager_id"
+        level = Employee.objects.using(alias).filter(**{lookup: manager}).order_by("id").values_list("id", flat=True)
+        level = tuple(level)
+        if not level:
+            break
+        levels.append(level)
+    return tuple(levels)
+
+
+def orm_monthly(alias: str, location: int) -> tuple:
+    from django.db.models import Avg, Count, Max
+
+    from config.benchmark.models import Reading
+
+    readings = Reading.objects.using(alias).filter(location_id=location)
+    last = readings.aggregate(last=Max("ts"))["last"]
+    start = datetime.fromtimestamp(_first_month(last), UTC)
+    # Months of a Unix time: the boundaries computed in Python, each row counted in its month by a CASE.
+    bounds = []
+    month = start
+    while month.timestamp() <= last:
+        following = (month + timedelta(days=32)).replace(day=1)
+        bounds.append((month.strftime("%Y%m"), int(month.timestamp()), int(following.timestamp())))
+        month = following
+    from django.db.models import Case, CharField, Value, When
+
+    label = Case(*(When(ts__gte=lo, ts__lt=hi, then=Value(name)) for name, lo, hi in bounds), output_field=CharField())
+    rows = (
+        readings.filter(ts__gte=bounds[0][1]).annotate(month=label).values("month")
+        .annotate(n=Count("ts"), avg=Avg("temperature")).order_by("month").values_list("month", "n", "avg")
+    )  # fmt: skip
+    return tuple(rows)

@@ -1,0 +1,281 @@
+"""The school in the benchmark: many-to-many relations with bounds on both sides.
+
+Redis: a course's roster and a student's courses are two sets kept together,
+set algebra runs inside Redis, and an enrolment checks both bounds and writes
+both sides with its event. SQL: courses, students, instructors and the join
+tables ``enrollments`` and ``courses_instructors``, indexed both ways. The
+school's own seeder writes Redis; its records are read back for SQL.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from config.activity import Actor
+from config.benchmark import Load, Operation, Part, part
+from config.benchmark.sql import timed_load
+from config.seeding import SeedContext
+from school import conf, seeds
+from school import store as school
+from school.documents import Course, Person
+
+PAGE = 25
+BENCH = Actor("bench")
+SEED_SCALE = {"tiny": "demo", "demo": "demo", "large": "large"}  # the school seeder's scales
+ENROLMENT_PROBE = 100_000  # enrolments (whole rosters) written alone on another database, for their bytes
+
+SCHEMA = """
+CREATE TABLE courses (
+    id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, title TEXT NOT NULL, capacity INTEGER NOT NULL);
+CREATE TABLE instructors (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL);
+CREATE TABLE students (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL);
+CREATE TABLE courses_instructors (
+    course_id INTEGER NOT NULL REFERENCES courses (id), instructor_id INTEGER NOT NULL REFERENCES instructors (id),
+    PRIMARY KEY (course_id, instructor_id)) {without_rowid};
+CREATE INDEX courses_instructors_instructor ON courses_instructors (instructor_id, course_id);
+CREATE TABLE enrollments (
+    course_id INTEGER NOT NULL REFERENCES courses (id), student_id INTEGER NOT NULL REFERENCES students (id),
+    PRIMARY KEY (course_id, student_id)) {without_rowid};
+CREATE INDEX enrollments_student ON enrollments (student_id, course_id);
+"""
+
+
+class Refused(Exception):
+    """An enrolment the bounds do not allow (SQL side)."""
+
+
+def busiest(pairs, side: int) -> list[int]:
+    """Ids of one side of a relation, the most related first (ties by id)."""
+    counts = Counter(pair[side] for pair in pairs)
+    return sorted(counts, key=lambda pk: (-counts[pk], pk))
+
+
+@part("school", order=20)
+class School(Part):
+    schema = SCHEMA
+
+    def records(self) -> dict[str, int]:
+        return {"courses": len(self.courses), "students": len(self.students), "enrolments": len(self.enrolments)}
+
+    def load_redis(self, run) -> list[Load]:
+        written = []
+        ctx = SeedContext("school", SEED_SCALE[self.scale], random.Random(f"bench:{self.scale}:school"))
+        done = run.timed("school", 0, lambda: written.append(seeds.seed(ctx)))
+        done.records = written[0]
+        self._read_back()
+        done.per_record = {"enrolment": self._enrolment_bytes(run)}
+        return [done]
+
+    def _read_back(self) -> None:
+        courses = []
+        for batch in school.scan_documents("course"):
+            courses += [(c.id, c.code, c.title, c.capacity) for c in (Course.from_hash(pk, f) for pk, f in batch)]
+        self.courses = sorted(courses)
+        self.instructors, self.students = self._people("instructor"), self._people("student")
+        self.teaching = sorted((c, i) for c, ids in school.relation_members("teaching", "course") for i in ids)
+        self.enrolments = sorted((c, s) for c, ids in school.relation_members("enrolment", "course") for s in ids)
+
+    @staticmethod
+    def _people(entity: str) -> list[tuple[int, str, str]]:
+        people = []
+        for batch in school.scan_documents(entity):
+            people += [(p.id, p.name, p.contact) for p in (Person.from_hash(pk, f) for pk, f in batch)]
+        return sorted(people)
+
+    def _enrolment_bytes(self, run) -> float:
+        """Bytes per enrolment (both sets of the pair): whole rosters written alone, through the store's
+        seeding path, on another database of the same server, which is flushed afterwards."""
+        probe = self.enrolments[:ENROLMENT_PROBE]
+        while len(probe) < len(self.enrolments) and self.enrolments[len(probe)][0] == probe[-1][0]:
+            probe.append(self.enrolments[len(probe)])  # whole rosters: a set's encoding depends on its size
+        with run.other_database():
+            before = run.used_memory()
+            for start in range(0, len(probe), 5_000):
+                tx = school.transaction()
+                for course, student in probe[start : start + 5_000]:
+                    school.queue_enrolment(tx, course, student)
+                tx.execute()
+            return (run.used_memory() - before) / max(1, len(probe))
+
+    def load_sql(self, db) -> list[Load]:
+        def write():
+            db.insert("courses", self.courses)
+            db.insert("instructors", self.instructors)
+            db.insert("students", self.students)
+            db.insert("courses_instructors", self.teaching)
+            db.insert("enrollments", self.enrolments)
+
+        parts = (self.courses, self.instructors, self.students, self.teaching, self.enrolments)
+        return [timed_load(db, "school", sum(map(len, parts)), write)]
+
+    def enrolment_pairs(self, limit: int, count: int) -> list[tuple[int, int]]:
+        """``count`` (course, student) pairs that can each be enrolled in turn, within capacity and the
+        student's bound: the courses with the most free seats, each pair a student taking fewer courses."""
+        enrolled = Counter(course for course, _ in self.enrolments)
+        taking = Counter(student for _, student in self.enrolments)
+        free = {course: capacity - enrolled[course] for course, _, _, capacity in self.courses}
+        students = iter(pk for pk, _, _ in self.students if taking[pk] < limit)
+        members = set(self.enrolments)
+        pairs = []
+        for course in sorted(free, key=lambda pk: (-free[pk], pk)):
+            while free[course] > 0 and len(pairs) < count:
+                student = next(students, None)
+                if student is None:
+                    break
+                if (course, student) not in members:
+                    pairs.append((course, student))
+                    free[course] -= 1
+        if len(pairs) < count:
+            raise RuntimeError(f"the school has room for {len(pairs)} enrolments, the run needs {count}")
+        return pairs
+
+    def operations(self, runs: int) -> list[Operation]:
+        first, second = busiest(self.enrolments, 0)[:2]
+        instructor = busiest(self.teaching, 1)[0]
+        limit = conf.max_courses_per_student()
+        pairs = self.enrolment_pairs(limit, runs + 1)
+        return [
+            Operation("4", "students in both of two courses", lambda n: in_both(first, second),
+                      lambda db, n: sql_in_both(db, first, second), lambda a, n: orm_in_both(a, first, second)),
+            Operation("5", "courses of one instructor", lambda n: courses_of(instructor),
+                      lambda db, n: sql_courses_of(db, instructor), lambda a, n: orm_courses_of(a, instructor)),
+            Operation(
+                "10", "enrol a student, within both bounds",
+                lambda n: enrol(*pairs[n]),
+                lambda db, n: sql_enrol(db, *pairs[n], limit),
+                lambda a, n: orm_enrol(a, *pairs[n], limit),
+                check=Operation("10", "read back", lambda n: enrolment_of(*pairs[0]),
+                                lambda db, n: sql_enrolment_of(db, *pairs[0]),
+                                lambda a, n: orm_enrolment_of(a, *pairs[0])),
+                write=True,
+            ),
+        ]  # fmt: skip
+
+    def pages(self) -> list[tuple[str, str]]:
+        return [("list", "/school/courses/"), ("detail", f"/school/courses/{busiest(self.enrolments, 0)[0]}/")]
+
+
+# --- Redis -------------------------------------------------------------------------------------
+
+
+def in_both(first: int, second: int) -> tuple:
+    """4. SINTERSTORE of the two rosters and one page of it, all inside Redis; then the page's names."""
+    found = school.algebra("inter", [first, second], 0, PAGE)
+    return found.total, sorted(found.sizes.items()), [(p.id, p.name) for p in found.students]
+
+
+def courses_of(instructor: int) -> tuple:
+    """5. The instructor's course set (bounded, read whole), then the courses' list fields."""
+    detail = school.person_detail("instructor", instructor)
+    return detail.person.name, [(c.id, c.code, c.title) for c in detail.courses]
+
+
+def enrol(course: int, student: int) -> None:
+    """10. Enrol within both bounds, with both sides of the pair and the event."""
+    school.enrol(course, student, actor=BENCH)
+
+
+def enrolment_of(course: int, student: int) -> tuple:
+    """After an enrolment: the course's head count and the student's courses."""
+    return school.course_detail(course, 0, 1).enrolled, [c.id for c in school.person_detail("student", student).courses]
+
+
+# --- hand-written SQL --------------------------------------------------------------------------
+
+_BOTH = """FROM enrollments a JOIN enrollments b ON b.course_id = ? AND b.student_id = a.student_id
+           WHERE a.course_id = ?"""
+
+
+def sql_in_both(db, first: int, second: int) -> tuple:
+    """4. A self-join of enrollments on the student, its count, one page by id, and each roster's size."""
+    (total,) = db.one(f"SELECT COUNT(*) {_BOTH}", (second, first))
+    sizes = db.all(
+        "SELECT course_id, COUNT(*) FROM enrollments WHERE course_id IN (?, ?) GROUP BY course_id ORDER BY course_id",
+        (first, second),
+    )
+    page = db.all(
+        f"SELECT s.id, s.name {_BOTH.replace('WHERE', 'JOIN students s ON s.id = a.student_id WHERE')} "
+        "ORDER BY a.student_id LIMIT ?",
+        (second, first, PAGE),
+    )
+    return total, sizes, page
+
+
+def sql_courses_of(db, instructor: int) -> tuple:
+    """5. The instructor, and its courses through the join table."""
+    (name,) = db.one("SELECT name FROM instructors WHERE id = ?", (instructor,))
+    rows = db.all(
+        """SELECT c.id, c.code, c.title FROM courses_instructors ci JOIN courses c ON c.id = ci.course_id
+           WHERE ci.instructor_id = ? ORDER BY c.id""",
+        (instructor,),
+    )
+    return name, rows
+
+
+def sql_enrol(db, course: int, student: int, limit: int) -> None:
+    """10. Check the course's capacity and the student's bound, then INSERT, in one transaction that locks
+    the course (SQLite: the write lock taken first; PostgreSQL: the course row FOR UPDATE) so two
+    enrolments cannot both take the last seat."""
+    with db.transaction(immediate=True):
+        (capacity,) = db.one(f"SELECT capacity FROM courses WHERE id = ?{db.for_update}", (course,))
+        (enrolled,) = db.one("SELECT COUNT(*) FROM enrollments WHERE course_id = ?", (course,))
+        (taking,) = db.one("SELECT COUNT(*) FROM enrollments WHERE student_id = ?", (student,))
+        if enrolled >= capacity or taking >= limit:
+            raise Refused(f"student {student} cannot enrol in course {course}")
+        db.execute("INSERT INTO enrollments VALUES (?, ?)", (course, student))
+
+
+def sql_enrolment_of(db, course: int, student: int) -> tuple:
+    (enrolled,) = db.one("SELECT COUNT(*) FROM enrollments WHERE course_id = ?", (course,))
+    courses = [c for (c,) in db.all("SELECT course_id FROM enrollments WHERE student_id = ? ORDER BY course_id",
+                                    (student,))]  # fmt: skip
+    return enrolled, courses
+
+
+# --- the Django ORM ----------------------------------------------------------------------------
+
+
+def orm_in_both(alias: str, first: int, second: int) -> tuple:
+    from django.db.models import Count
+
+    from config.benchmark.models import Enrollment, Student
+
+    both = Student.objects.using(alias).filter(enrollments__course_id=first).filter(enrollments__course_id=second)
+    sizes = (
+        Enrollment.objects.using(alias).filter(course_id__in=(first, second)).values("course_id")
+        .annotate(n=Count("student_id")).order_by("course_id").values_list("course_id", "n")
+    )  # fmt: skip
+    return both.count(), list(sizes), list(both.order_by("id").values_list("id", "name")[:PAGE])
+
+
+def orm_courses_of(alias: str, instructor: int) -> tuple:
+    from config.benchmark.models import Course as CourseRow
+    from config.benchmark.models import Instructor
+
+    name = Instructor.objects.using(alias).values_list("name", flat=True).get(pk=instructor)
+    rows = CourseRow.objects.using(alias).filter(teaching__instructor_id=instructor).order_by("id")
+    return name, list(rows.values_list("id", "code", "title"))
+
+
+def orm_enrol(alias: str, course: int, student: int, limit: int) -> None:
+    from django.db import transaction
+
+    from config.benchmark.models import Course as CourseRow
+    from config.benchmark.models import Enrollment
+
+    with transaction.atomic(using=alias):
+        capacity = CourseRow.objects.using(alias).select_for_update().values_list("capacity", flat=True).get(pk=course)
+        enrolments = Enrollment.objects.using(alias)
+        full = enrolments.filter(course_id=course).count() >= capacity
+        if full or enrolments.filter(student_id=student).count() >= limit:
+            raise Refused(f"student {student} cannot enrol in course {course}")
+        enrolments.create(course_id=course, student_id=student)
+
+
+def orm_enrolment_of(alias: str, course: int, student: int) -> tuple:
+    from config.benchmark.models import Enrollment
+
+    enrolments = Enrollment.objects.using(alias)
+    courses = enrolments.filter(student_id=student).order_by("course_id").values_list("course_id", flat=True)
+    return enrolments.filter(course_id=course).count(), list(courses)

@@ -1,0 +1,47 @@
+"""The dashboard's activity feed: a deleted object is named as deleted, never linked to a 404."""
+
+from config import store
+from config.activity import Actor
+from config.redis import client
+from tests.base import RedisTestCase
+
+ACTOR = Actor("ann", link=lambda entity, object_id: f"/catalog/products/{object_id}/")
+
+
+def log(*events) -> None:
+    pipe = client().pipeline(transaction=True)
+    for event in events:
+        store.queue_event(pipe, event)
+    pipe.execute()
+
+
+class DeletedObjectsTest(RedisTestCase):
+    def test_an_object_deleted_since_is_marked_in_the_same_single_read(self):
+        log(
+            ACTOR.event("created", "catalog", "product", 7, "Quietude Pods"),
+            ACTOR.event("created", "catalog", "product", 8, "Vertex Station"),
+            ACTOR.event("deleted", "catalog", "product", 7, "Quietude Pods", gone=True),
+        )
+        with self.assertRoundTrips(1):
+            events = store.activity().events
+        self.assertEqual(
+            [(e.object_id, e.gone, e.deleted) for e in events],
+            [("7", True, False), ("8", False, False), ("7", False, True)],
+        )
+
+        response = self.client.get("/")
+        self.assertContains(response, 'href="/catalog/products/8/"')
+        self.assertNotContains(response, 'href="/catalog/products/7/"')
+        self.assertContains(response, '<span class="deleted">deleted</span>', count=1)
+
+    def test_only_a_delete_writes_the_gone_field(self):
+        log(
+            ACTOR.event("created", "catalog", "product", 7, "P"),
+            ACTOR.event("deleted", "catalog", "product", 7, "P", gone=True),
+        )
+        self.assertEqual([fields.get("gone") for _, fields in client().xrange("core:events")], [None, "1"])
+
+    def test_a_long_label_is_cut_with_its_full_text_in_its_title(self):
+        label = "A very long product name " * 6
+        log(ACTOR.event("created", "catalog", "product", 9, label))
+        self.assertContains(self.client.get("/"), f'<span class="cut" title="{label}"><a href="/catalog/products/9/">')
