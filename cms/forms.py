@@ -26,6 +26,9 @@ class PostEditForm(PostForm):
     """The edit form carries the version it was loaded at, so a save over a newer one is refused."""
 
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    # The title the form was loaded with: the save takes the post out of that title's trigram sets in
+    # its one script (which checks it is still the stored title).
+    loaded_title = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
 
 
 class CommentForm(forms.Form):

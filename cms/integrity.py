@@ -81,6 +81,26 @@ def indexes_match_posts():
         yield Violation(f"{key} holds {member!r}, which is not an entry of an existing post", [key])
 
 
+@invariant(
+    "cms",
+    "the title trigram index holds each post under exactly the pieces of its title",
+    repair=store.rebuild_title_grams,
+)
+def title_trigrams():
+    missing, extra = store.title_gram_drift()
+    for post_id in sorted(set(missing) | set(extra), key=int):
+        lost, stray = sorted(missing.get(post_id, ())), sorted(extra.get(post_id, ()))
+        if lost:
+            yield Violation(
+                f"post {post_id}: its title's pieces {lost[:5]} do not list it", [keys.ngram(g) for g in lost[:5]]
+            )
+        if stray:
+            yield Violation(
+                f"post {post_id} is listed under {stray[:5]}, which its title does not hold",
+                [keys.ngram(g) for g in stray[:5]],
+            )
+
+
 def _ids(embed) -> list[str]:
     return [item["id"] for item in embed]
 

@@ -158,3 +158,18 @@ def titles() -> str:
 def scratch(token: str) -> str:
     """A list query's intermediate result, created and deleted inside one MULTI/EXEC."""
     return f"cms:tmp:{token}"
+
+
+@key(
+    "set",
+    "Inverted index: trigrams (n-grams) of a name",
+    "The ids of the posts whose title holds one three-character piece (`red` holds “Modeling in Redis”).",
+    why="A search for any part of a title is SINTER of its pieces' sets, which Redis answers by walking the "
+    "smallest, so its cost follows the rarest piece, not the number of posts; plain sets need no search "
+    "module. Written in the post's own create, save, restore and delete, from the title the script checks "
+    "is still stored.",
+    screens=LIST,
+)
+def ngram(gram: str) -> str:
+    """One piece's set of post ids; ``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
+    return f"cms:ngram:{gram}"

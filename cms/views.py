@@ -55,9 +55,63 @@ def post_add(request):
     form = PostForm(request.POST or None, initial={"author": request.user.get_username(), "status": "draft"})
     if request.method == "POST" and form.is_valid():
         post = store.create_post(form.content(), actor=_actor(request), comment=form.cleaned_data["comment"], at=_now())
-        messages.success(request, f"Post “{post.title}” was created at version 1.")
-        return redirect("cms:post_detail", post.id)
+        messages.success(request, _then(request, f"Post “{post.title}” was created at version 1."))
+        return _after_save(request, post.id)
     return render(request, "cms/post_form.html", {"form": form, "adding": True})
+
+
+def _then(request, message: str) -> str:
+    if "_addanother" in request.POST:
+        return message + " You may add another below."
+    if "_continue" in request.POST:
+        return message + " You may edit it again below."
+    return message
+
+
+def _after_save(request, post_id: int):
+    """Where a saved form goes, as in Django's admin: "Save and add another" to a new form, "Save and
+    continue editing" back to the post's edit form, else the post's page."""
+    if "_addanother" in request.POST:
+        return redirect("cms:post_add")
+    if "_continue" in request.POST:
+        return redirect("cms:post_edit", post_id)
+    return redirect("cms:post_detail", post_id)
+
+
+BULK_LIMIT = 100  # posts one bulk delete takes
+
+
+@require_POST
+def post_bulk_delete(request):
+    """Django admin's "delete selected": the list posts the ticked ids, this page lists them and asks;
+    confirming deletes each post in its own script (with its revisions and comments) and says what went."""
+    chosen = [value for value in request.POST.getlist("ids") if value.isascii() and value.isdigit() and len(value) < 19]
+    ids = [int(value) for value in dict.fromkeys(chosen)][:BULK_LIMIT]
+    if not ids:
+        messages.warning(request, "Tick the posts to delete first; nothing was deleted.")
+        return redirect("cms:post_list")
+    if request.POST.get("confirm") != "yes":
+        found = store.post_labels(ids)
+        context = {
+            "posts": found,
+            "missing": len(ids) - len(found),
+            "hidden": [*(("ids", post_id) for post_id, _ in found), ("confirm", "yes")],
+            "yes": f"Yes, delete {len(found)} post{'s' if len(found) != 1 else ''}",
+        }
+        return render(request, "cms/post_confirm_bulk_delete.html", context)
+    deleted, gone = [], 0
+    for post_id in ids:
+        try:
+            deleted.append(store.delete_post(post_id, actor=_actor(request)).title)
+        except store.NotFound:
+            gone += 1
+    if deleted:
+        names = ", ".join(f"“{title}”" for title in deleted)
+        noun = "post" if len(deleted) == 1 else "posts"
+        messages.success(request, f"Deleted {len(deleted)} {noun} with their revisions and comments: {names}.")
+    if gone:
+        messages.info(request, f"{gone} of the selected posts had already been deleted.")
+    return redirect("cms:post_list")
 
 
 def post_detail(request, pk: int):
@@ -67,7 +121,7 @@ def post_detail(request, pk: int):
 def post_edit(request, pk: int):
     if request.method != "POST":
         post = or_404(store.get_post, pk).post
-        form = PostEditForm(initial={**post.content(), "version": post.version})
+        form = PostEditForm(initial={**post.content(), "version": post.version, "loaded_title": post.title})
         return render(request, "cms/post_form.html", {"form": form, "post": post})
     form = PostEditForm(request.POST)
     between = None
@@ -76,6 +130,7 @@ def post_edit(request, pk: int):
             saved = or_404(
                 _save, store.save_post, pk, form.content(), base_version=form.cleaned_data["version"],
                 actor=_actor(request), comment=form.cleaned_data["comment"], at=_now(),
+                old_title=form.cleaned_data["loaded_title"] or None,
             )  # fmt: skip
         except store.EditConflict as conflict:
             between = conflict.between
@@ -83,6 +138,7 @@ def post_edit(request, pk: int):
             # so saving again is a deliberate choice to replace what changed.
             data = request.POST.copy()
             data["version"] = str(between.current.version)
+            data["loaded_title"] = between.current.title
             form = PostEditForm(data)
             form.is_valid()
             now = between.current.version
@@ -93,10 +149,9 @@ def post_edit(request, pk: int):
                 messages.info(request, f"Nothing changed in “{title}”, so nothing was saved and no revision was made.")
             else:
                 kept = saved.version - 1
-                messages.success(
-                    request, f"Saved “{title}” as version {saved.version}; version {kept} is in the history."
-                )
-            return redirect("cms:post_detail", pk)
+                message = f"Saved “{title}” as version {saved.version}; version {kept} is in the history."
+                messages.success(request, _then(request, message))
+            return _after_save(request, pk)
     post = between.current if between else or_404(store.get_post, pk).post
     changes = diff.compare(between.base_snapshot, between.current) if between and between.base_snapshot else []
     context = {"form": form, "post": post, "between": between, "changes": changes}
@@ -143,7 +198,14 @@ def post_compare(request, pk: int):
 @require_POST
 def post_revert(request, pk: int, number: int):
     saved = or_404(
-        _save, store.revert_post, pk, number, actor=_actor(request), at=_now(), author=request.POST.get("author", "")
+        _save,
+        store.revert_post,
+        pk,
+        number,
+        actor=_actor(request),
+        at=_now(),
+        author=request.POST.get("author", ""),
+        titles=(request.POST.get("title", ""), request.POST.get("revision_title", "")),
     )
     if saved is _UNCHANGED:
         messages.info(request, f"Revision {number} has the same content as the current version: nothing to revert.")

@@ -1,22 +1,50 @@
-"""Django forms of the org chart. People are picked by exact name or ``#id``: an org of ten
-thousand does not fit in a menu, and names are unique. An id is ASCII digits that fit a 64-bit
+"""Django forms of the org chart. People are picked from suggestions as a name is typed, or by
+exact name or ``#id`` (without JavaScript): an org of ten thousand does not fit in a menu, and
+names are unique. An id is ASCII digits that fit a 64-bit
 counter; anything else (``#²``, ``#99999999999999999999``) is no employee, never an error page."""
 
 from django import forms
+from django.template.loader import render_to_string
+from django.urls import reverse
 
 from orgchart import store
 
 NAME_MAX = 100
 
 
+class EmployeePicker(forms.TextInput):
+    """The autocomplete combobox (``includes/autocomplete.html``, "fill" mode): typing part of a name
+    suggests people; picking one puts the id in the hidden ``<name>_id`` input. Without JavaScript it
+    is the plain text field, which takes an exact name or ``#id``."""
+
+    def render(self, name, value, attrs=None, renderer=None):
+        attrs = {**self.attrs, **(attrs or {})}
+        context = {
+            "name": name,
+            "id": attrs.get("id") or f"id_{name}",
+            "url": reverse("orgchart:employee_suggest"),
+            "value": self.format_value(value) or "",
+            "mode": "fill",
+            "fill_name": f"{name}_id",
+            "label": name,
+            "placeholder": "Type part of a name, or #id",
+        }
+        return render_to_string("includes/autocomplete.html", context)
+
+
 class EmployeeField(forms.CharField):
-    """An employee given by exact name or ``#id``. The form resolves all of its employee fields in
-    one round trip (``ResolvesEmployees``); the cleaned value is the id, or None when left blank."""
+    """An employee given by exact name or ``#id``, or picked from the suggestions (the id comes in
+    ``<name>_id``). The form resolves all of its employee fields in one round trip
+    (``ResolvesEmployees``); the cleaned value is the id, or None when left blank."""
+
+    widget = EmployeePicker
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("required", False)
         kwargs.setdefault("max_length", NAME_MAX)
-        kwargs.setdefault("help_text", "Exact name, or #id. Blank: nobody (the top of the org).")
+        kwargs.setdefault(
+            "help_text", "Part of a name to pick from suggestions, the exact name, or #id. Blank: nobody."
+        )
         super().__init__(*args, **kwargs)
 
 
@@ -25,6 +53,10 @@ class ResolvesEmployees:
 
     def clean(self):
         cleaned = super().clean()
+        for name, field in self.fields.items():  # a picked suggestion: its id, sent beside the name
+            picked = self.data.get(self.add_prefix(f"{name}_id"), "")
+            if isinstance(field, EmployeeField) and cleaned.get(name) and picked.isascii() and picked.isdigit():
+                cleaned[name] = f"#{picked}"
         wanted = [(n, cleaned[n]) for n, f in self.fields.items() if isinstance(f, EmployeeField) and cleaned.get(n)]
         for (name, text), pk in zip(wanted, store.resolve_employees([text for _, text in wanted])):
             if pk is None:
@@ -71,7 +103,9 @@ class EmployeeForm(ResolvesEmployees, forms.Form):
 
 class MoveForm(ResolvesEmployees, forms.Form):
     manager = EmployeeField(
-        label="New manager", help_text="Exact name, or #id. Blank: the top of the org, which you confirm next."
+        label="New manager",
+        help_text="Part of a name to pick from suggestions, the exact name, or #id. Blank: the top of the org, "
+        "which you confirm next.",
     )
     to_top = forms.BooleanField(required=False, widget=forms.HiddenInput)  # set by the confirmation page
 
@@ -79,7 +113,8 @@ class MoveForm(ResolvesEmployees, forms.Form):
 class DeleteEmployeeForm(ResolvesEmployees, forms.Form):
     successor = EmployeeField(
         label="Who takes over the direct reports",
-        help_text="Exact name, or #id, outside this person's team. Blank: the reports move to the top.",
+        help_text="Part of a name to pick from suggestions, the exact name, or #id, outside this person's team. "
+        "Blank: the reports move to the top.",
     )
 
 

@@ -9,6 +9,7 @@ from config.invariants import Violation, invariant
 from orgchart import keys
 from orgchart.documents import fold
 from orgchart.store import checks as audit
+from orgchart.store import names as store_names
 from orgchart.store import sensors
 
 
@@ -100,6 +101,26 @@ def name_indexes():
     want = {f"{fold(name)}\0{pk}" for pk, name in snap.locations.items()}
     if snap.location_names != want:
         yield Violation("location name index differs from the documents", [keys.location_names()])
+
+
+@invariant(
+    "orgchart",
+    "the name trigram index holds each employee under exactly the pieces of its name",
+    repair=store_names.rebuild_name_grams,
+)
+def name_trigrams():
+    missing, extra = store_names.name_gram_drift()
+    for pk in sorted(set(missing) | set(extra), key=int):
+        lost, stray = sorted(missing.get(pk, ())), sorted(extra.get(pk, ()))
+        if lost:
+            yield Violation(
+                f"employee {pk}: its name's pieces {lost[:5]} do not list it", [keys.ngram(g) for g in lost[:5]]
+            )
+        if stray:
+            yield Violation(
+                f"employee {pk} is listed under {stray[:5]}, which its name does not hold",
+                [keys.ngram(g) for g in stray[:5]],
+            )
 
 
 def _aggregate(values) -> tuple[int, int, int, int]:

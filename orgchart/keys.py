@@ -149,6 +149,33 @@ def location_by_name() -> str:
     return "orgchart:index:location:byname"
 
 
+@key(
+    "set",
+    "Inverted index: trigrams (n-grams) of a name",
+    "The ids of the employees whose name holds one three-character piece (`ber` holds Ada Berg).",
+    why="A search for any part of a name is SINTER of its pieces' sets, which Redis answers by walking the "
+    "smallest, so its cost follows the rarest piece, not the size of the org; plain sets need no search "
+    "module. Written in the hire, edit and delete scripts and the import, from the name the script checks "
+    "is still stored.",
+    screens=("orgchart:employee_list", "orgchart:employee_suggest"),
+)
+def ngram(gram: str) -> str:
+    """One piece's set of employee ids; ``gram`` is three folded letters or digits, never raw input."""
+    return f"orgchart:ngram:{gram}"
+
+
+@key(
+    "set",
+    "Temporary result (expires)",
+    "A name search's intersection of trigram sets (a set) or its ordered copy (a sorted set); unlinked by "
+    "the same transaction.",
+    why="SINTERSTORE needs somewhere to put its result; a random name means no two searches share one.",
+    screens=("orgchart:employee_list", "orgchart:employee_suggest"),
+)
+def search_temp(token: str) -> str:
+    return f"orgchart:tmp:{token}"
+
+
 def employee_pattern() -> str:
     """The employee hashes as a SORT ... BY/GET pattern."""
     return employee("*")

@@ -6,6 +6,7 @@ app_name = "orgchart"
 urlpatterns = [
     path("employees/", views.employee_list, name="employee_list"),
     path("employees/add/", views.employee_form, name="employee_add"),
+    path("employees/suggest/", views.employee_suggest, name="employee_suggest"),
     path("employees/<id:pk>/", views.employee_detail, name="employee_detail"),
     path("employees/<id:pk>/edit/", views.employee_form, name="employee_edit"),
     path("employees/<id:pk>/move/", views.employee_move, name="employee_move"),

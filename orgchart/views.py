@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from config import autocomplete
 from config.activity import Actor
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import or_404
@@ -124,6 +125,11 @@ def employee_list(request):
     return _name_list(request, EMPLOYEES)
 
 
+def employee_suggest(request):
+    """The employee pickers' suggestions (manager, successor): people whose name holds the text."""
+    return autocomplete.respond(request, store.suggest_employees)
+
+
 def _detail_context(found, depth_form, move_form) -> dict:
     chain, direct, report = found
     return {
@@ -166,7 +172,10 @@ def employee_form(request, pk: int | None = None):
                 "full_time": employee.full_time,
             }
         form = forms.EmployeeForm(initial=initial, locations=locations)
-    return _save(request, EMPLOYEES, employee, form, partial(store.save_employee, pk, actor=_actor(request)))
+    old_name = employee.name if employee else None  # the trigram sets the edit leaves are computed from it
+    return _save(
+        request, EMPLOYEES, employee, form, partial(store.save_employee, pk, actor=_actor(request), old_name=old_name)
+    )
 
 
 def _moved(data, names) -> str:
@@ -199,7 +208,8 @@ def employee_delete(request, pk: int):
         form = forms.DeleteEmployeeForm(request.POST)
     else:
         form = forms.DeleteEmployeeForm(initial={"successor": chain.managers[-1].name if chain.managers else ""})
-    return _delete(request, EMPLOYEES, chain.employee, form, partial(store.delete_employee, pk, actor=_actor(request)))
+    delete = partial(store.delete_employee, pk, actor=_actor(request), name=chain.employee.name)
+    return _delete(request, EMPLOYEES, chain.employee, form, delete)
 
 
 # --- tree and path -------------------------------------------------------------------------------

@@ -118,3 +118,21 @@ def holds_indexed():
                 f"{keys.course_holds(c)} counts a live hold of student {s}, but its key is gone",
                 [keys.course_holds(c), keys.hold(c, s)],
             )
+
+
+@invariant(
+    APP,
+    "the trigram indexes hold each course under the pieces of its title and each person of their name",
+    repair=store.rebuild_grams,
+)
+def name_trigrams():
+    for entity, field in store.TEXT_FIELD.items():
+        missing, extra = store.gram_drift(entity)
+        for pk in sorted(set(missing) | set(extra), key=int):
+            lost, stray = sorted(missing.get(pk, ())), sorted(extra.get(pk, ()))
+            if lost:
+                where = [keys.ngram(entity, g) for g in lost[:5]]
+                yield Violation(f"{entity} {pk}: its {field}'s pieces {lost[:5]} do not list it", where)
+            if stray:
+                where = [keys.ngram(entity, g) for g in stray[:5]]
+                yield Violation(f"{entity} {pk} is listed under {stray[:5]}, which its {field} does not hold", where)

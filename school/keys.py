@@ -261,3 +261,28 @@ def algebra(op: str, course_ids: list[int]) -> str:
     if op not in ALGEBRA_OPS:
         raise ValueError(f"unknown set operation {op!r}")
     return f"school:algebra:{op}:{','.join(str(_id(c)) for c in course_ids)}"
+
+
+@per_entity(
+    "set",
+    "Inverted index: trigrams (n-grams) of a name",
+    "The ids of the {entity}s whose name (a course's title) holds one three-character piece.",
+    why="A search for any part of a name or title is SINTER of its pieces' sets, which Redis answers by "
+    "walking the smallest, so its cost follows the rarest piece, not the number of documents. Written in "
+    "the document's own save and delete scripts, from the text the script checks is still stored.",
+    screens=("school:{entity}_list", "school:course_detail"),
+)
+def ngram(entity: str, gram: str) -> str:
+    """One piece's set of ids; ``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
+    return f"school:ngram:{_entity(entity)}:{gram}"
+
+
+@key(
+    "set",
+    "Temporary result (expires)",
+    "A name search's intersection of trigram sets; unlinked by the same transaction.",
+    why="SINTERSTORE needs somewhere to put its result; a random name means no two searches share one.",
+    screens=("school:course_list", "school:instructor_list", "school:student_list", "school:course_detail"),
+)
+def search_temp(token: str) -> str:
+    return f"school:tmp:{token}"

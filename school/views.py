@@ -86,6 +86,7 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
                     form.document(current.id if current else 0),
                     actor=_actor(request),
                     expected=form.cleaned_data["fingerprint"] if current else "",
+                    old_text=getattr(current, store.TEXT_FIELD[ent.name]) if current else None,
                 )
             except store.NotFound as exc:
                 raise Http404(str(exc)) from None
@@ -96,7 +97,14 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
                 form.add_error(exc.field, exc.message)
             else:
                 verb = "changed" if current else "added"
-                messages.success(request, f"The {ent.name} “{form.document().label}” was {verb}.")
+                message = f"The {ent.name} “{form.document().label}” was {verb}."
+                if "_addanother" in request.POST:
+                    messages.success(request, message + " You may add another below.")
+                    return redirect(ent.url("add"))
+                if "_continue" in request.POST:
+                    messages.success(request, message + " You may edit it again below.")
+                    return redirect(ent.url("edit", pk))
+                messages.success(request, message)
                 return redirect(ent.url("detail", pk))
     else:
         initial = {**ent.form.initial_for(current), "fingerprint": loaded} if current else None

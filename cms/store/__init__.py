@@ -21,25 +21,30 @@ from cms.store.checks import (
     index_entries,
     post_ids_in_index,
     post_ids_in_keys,
+    post_titles,
     posts_fields,
     rebuild_indexes,
+    rebuild_title_grams,
     revision_bounds,
     stale_index_members,
+    title_gram_drift,
     trim_revisions,
 )
 from cms.store.comments import add_comment, comments_page, delete_comment, get_comment, post_title
-from cms.store.core import APP, COMMENTS, Busy, EditConflict, NotFound, entries
-from cms.store.listing import list_posts
+from cms.store.core import APP, COMMENTS, TITLES, Busy, EditConflict, NotFound, entries
+from cms.store.listing import list_posts, post_labels, search_titles
 from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
 from cms.store.revisions import history, versions
 
 __all__ = [
-    "APP", "COMMENTS", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
+    "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
     "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
-    "history", "versions", "list_posts", "comments_page", "add_comment", "delete_comment", "get_comment",
-    "post_title",
+    "history", "versions", "list_posts", "post_labels", "search_titles", "comments_page", "add_comment",
+    "delete_comment",
+    "get_comment", "post_title",
     "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
     "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
+    "post_titles", "rebuild_title_grams", "title_gram_drift",
     "stale_index_members", "trim_revisions",
 ]  # fmt: skip

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from cms import conf, keys
 from cms.documents import Post
-from cms.store.core import COMMENTS, POST_INDEXED, entries, score
+from cms.store.core import COMMENTS, POST_INDEXED, TITLES, entries, score
 from config.redis import client
 from config.store import batched
 
@@ -194,3 +194,27 @@ def drop_dangling_comments() -> None:
     pipe.execute()
     for post_id in posts:
         COMMENTS.repair(post_id)
+
+
+def post_titles() -> dict[str, str]:
+    """Every post's title by id: SCAN for the hashes, HGET 500 a round trip."""
+    titles: dict[str, str] = {}
+    for chunk in batched(post_ids_in_keys()):
+        pipe = client().pipeline(transaction=False)
+        for post_id in chunk:
+            pipe.hget(keys.post(post_id), "title")
+        titles.update({str(i): title for i, title in zip(chunk, pipe.execute()) if title is not None})
+    return titles
+
+
+def title_gram_drift() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(missing, extra) trigrams per post id: the title index against the titles (SCAN/SSCAN, HGET)."""
+    return TITLES.drift(post_titles())
+
+
+def rebuild_title_grams() -> None:
+    """Rebuild the trigram index from the titles: drop every piece set and re-add, in one transaction."""
+    titles = post_titles()
+    pipe = client().pipeline(transaction=True)
+    TITLES.queue_rebuild(pipe, titles.items(), TITLES.gram_keys())
+    pipe.execute()

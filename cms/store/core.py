@@ -7,6 +7,7 @@ from cms.documents import Between, Post
 from config.store import Busy, NotFound
 from config.store import EditConflict as StaleEdit
 from config.store.children import ChildCollection
+from config.store.ngrams import NgramIndex
 
 APP = "cms"
 BETWEEN_SHOWN = 10  # saves listed to an editor who lost a race
@@ -24,7 +25,17 @@ COMMENTS = ChildCollection(
     count_field="num_comments",
 )
 
-__all__ = ["APP", "COMMENTS", "Busy", "EditConflict", "NotFound", "entries", "score"]
+# Post titles, searchable by any part: kept in the create, save, restore and delete scripts and the bulk loader.
+TITLES = NgramIndex(
+    gram_key=keys.ngram,
+    temp_set=lambda token: keys.scratch(f"{token}:ngram"),
+    temp_zset=keys.scratch,
+    record_key=keys.post,
+    text_field="title",
+    order_key=keys.by_updated(),
+)
+
+__all__ = ["APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "score"]
 
 
 class EditConflict(StaleEdit):

@@ -6,8 +6,12 @@ import uuid
 
 from cms import keys
 from cms.documents import SUMMARY, PostSummary
+from cms.store.core import TITLES
 from config.listing import ListState
 from config.redis import client
+from config.store.ngrams import Query
+
+SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
 
 # Title prefix search, filtered, into a scratch sorted set scored like the list
 # index. KEYS: title index, scratch key, then one or more sorted indexes a post
@@ -30,14 +34,26 @@ return found
 """
 
 
+def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]:
+    """(post id, title) of the posts whose title holds ``text`` anywhere, newest save first: the trigram
+    index (``TITLES``), one round trip. Text with no word of three characters finds nothing here."""
+    return TITLES.search(text, limit).items if Query.parse(text).usable else []
+
+
 def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
-    """One page of the post list and its total, in one round trip.
+    """One page of the post list and its total, in one round trip (two for a search anywhere in titles).
 
     The source is a sorted index scored by when each post was last saved: the
     whole list, one status, one author, or (for two filters or a title
     search) a scratch set built in the same MULTI/EXEC. SORT … BY nosort keeps
     that order, applies LIMIT as a range and joins each id to only the summary
     fields (GET cms:post:*->title …): no body and no revision is read.
+
+    A search with a word of three characters or more finds any part of a title:
+    the trigram index gives the matching ids first (``search_titles``, its
+    candidates checked against the titles), then the page's transaction
+    intersects them with the filters. Shorter words keep the lexicographic
+    index's title prefix search, the better tool for one or two letters.
     """
     filters = []
     if state.filters.get("status"):
@@ -45,9 +61,21 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
     if state.filters.get("author"):
         filters.append(keys.by_author(state.filters["author"]))
     prefix = state.q.replace("\x00", "").casefold()
-    scratch = keys.scratch(uuid.uuid4().hex) if prefix or len(filters) > 1 else ""
+    found: list[str] | None = None
+    if Query.parse(state.q).usable:
+        found = [post_id for post_id, _ in search_titles(state.q)]
+        if not found:
+            return [], 0
+        prefix = ""
+    scratch = keys.scratch(uuid.uuid4().hex) if found or prefix or len(filters) > 1 else ""
     pipe = client().pipeline(transaction=bool(scratch))
-    if prefix:
+    if found:
+        indexes = filters or [keys.by_updated()]
+        pipe.zadd(scratch, dict.fromkeys(found, 0))
+        weights = {scratch: 0, **dict.fromkeys(indexes, 1)}
+        pipe.zinterstore(scratch, weights, aggregate="MAX")
+        source = scratch
+    elif prefix:
         indexes = filters or [keys.by_updated()]
         low, high = b"[" + prefix.encode(), b"(" + prefix.encode() + b"\xff"
         pipe.eval(_PREFIX_SEARCH, 2 + len(indexes), keys.titles(), scratch, *indexes, low, high)
@@ -67,3 +95,11 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
     width = 1 + len(SUMMARY)
     rows = [dict(zip(("id", *SUMMARY), flat[i : i + width])) for i in range(0, len(flat), width)]
     return [PostSummary.from_row(row) for row in rows if row["title"] is not None], total
+
+
+def post_labels(post_ids: list[int]) -> list[tuple[int, str]]:
+    """(id, title) of each post that exists, in the order given: one pipeline of HGETs."""
+    pipe = client().pipeline(transaction=False)
+    for post_id in post_ids:
+        pipe.hget(keys.post(post_id), "title")
+    return [(i, title) for i, title in zip(post_ids, pipe.execute()) if title is not None]

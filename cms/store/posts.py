@@ -41,7 +41,7 @@ from cms import conf, keys
 from cms.documents import OWN_FIELDS, SCHEMA, Comment, Post, title_member
 from cms.store import scripts
 from cms.store.bulk import queue_new_post
-from cms.store.core import APP, BETWEEN_SHOWN, COMMENTS, Busy, EditConflict, NotFound
+from cms.store.core import APP, BETWEEN_SHOWN, COMMENTS, TITLES, Busy, EditConflict, NotFound
 from cms.store.revisions import between
 from config import keys as core_keys
 from config.activity import Actor, Event
@@ -109,21 +109,26 @@ def _run_save(
     comment: str,
     at: float,
     label: str,
+    old_title: str,
+    new_title: str,
 ):
-    """Call the save script until its guess of the authors holds (normally the first call)."""
+    """Call the save script until its guess of the authors and titles holds (normally the first call)."""
     for _ in range(watch_retries()):
         old_key, old_indexed = _author_key(old_author)
         new_key, new_indexed = _author_key(new_author)
+        leaves, joins = TITLES.diff(old_title, new_title)
         event = actor.event("updated", APP, "post", post_id, label)
         reply = scripts.script(scripts.SAVE)(
             keys=[
                 keys.post(post_id), keys.revisions(post_id), keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), old_key, new_key, core_keys.events(),
+                *leaves, *joins,
             ],
             args=[
                 mode, number, old_author, new_author, old_indexed, new_indexed, repr(at), actor.name, comment,
                 conf.revisions_kept(), member, json.dumps(content or {}, ensure_ascii=False),
                 json.dumps(OWN_FIELDS), _flat(event), settings.EVENTS_MAXLEN, post_id, BETWEEN_SHOWN - 1, SCHEMA,
+                old_title, new_title, len(leaves),
             ],
         )  # fmt: skip
         match reply[0]:
@@ -135,7 +140,7 @@ def _run_save(
                 current = Post.from_fields(post_id, json.loads(reply[1]))
                 raise EditConflict(between(current, number, reply[2] or None, reply[3:]))
             case "stale":
-                old_author, new_author = reply[1], reply[2]
+                old_author, new_author, new_title, old_title = reply[1], reply[2], reply[3], reply[4]
                 if mode == "restore":
                     member, label = title_member(post_id, reply[3]), reply[3]
             case "same":
@@ -146,26 +151,40 @@ def _run_save(
 
 
 def save_post(
-    post_id: int, content: dict[str, str], *, base_version: int, actor: Actor, comment: str, at: float
+    post_id: int,
+    content: dict[str, str],
+    *,
+    base_version: int,
+    actor: Actor,
+    comment: str,
+    at: float,
+    old_title: str | None = None,
 ) -> Post | None:
     """Save an edit made on ``base_version``; None when it changes nothing.
 
     Raises EditConflict, writing nothing, when the post is no longer at
     ``base_version``: the editor's text would otherwise overwrite someone
-    else's save. One round trip, two when the edit changes the author.
+    else's save. ``old_title`` is the title the editor loaded (the trigram sets
+    the post leaves are computed from it; the script checks it is still stored).
+    One round trip, two when the edit changes the author or the old title was
+    not given and the edit changes it.
     """
     return _run_save(
         post_id, "save", base_version, content=content, member=title_member(post_id, content["title"]),
         old_author=content["author"], new_author=content["author"], actor=actor, comment=comment, at=at,
-        label=content["title"],
+        label=content["title"], old_title=content["title"] if old_title is None else old_title,
+        new_title=content["title"],
     )  # fmt: skip
 
 
-def revert_post(post_id: int, number: int, *, actor: Actor, at: float, author: str = "") -> Post | None:
+def revert_post(
+    post_id: int, number: int, *, actor: Actor, at: float, author: str = "", titles: tuple[str, str] = ("", "")
+) -> Post | None:
     """Save revision ``number``'s content as a new version; history is never rewritten.
 
     ``author`` is who the caller believes wrote both the post and the
-    revision (the history page knows): then one round trip, else two.
+    revision, ``titles`` the post's current title and the revision's (the
+    history page knows them): then one round trip, else two.
     """
     return _run_save(
         post_id,
@@ -179,6 +198,8 @@ def revert_post(post_id: int, number: int, *, actor: Actor, at: float, author: s
         comment=f"Reverted to revision {number}",
         at=at,
         label="",
+        old_title=titles[0],
+        new_title=titles[1],
     )
 
 
@@ -202,16 +223,17 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
         post = Post.from_fields(post_id, fields)
         author_key, indexed = _author_key(fields.get("author", ""))
         member = fields.get("title_member") or post.title_member  # the entry the title index holds
+        pieces = TITLES.keys_for(fields.get("title", ""))
         event = actor.event("deleted", APP, "post", post_id, post.title, gone=True)
         reply = scripts.script(scripts.DELETE)(
             keys=[
                 post_key, keys.revisions(post_id), comments_key, keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), author_key, core_keys.events(),
-                *(COMMENTS.child_key(i) for i in comment_ids),
+                *pieces, *(COMMENTS.child_key(i) for i in comment_ids),
             ],
             args=[
                 fields.get("version", ""), fields.get("author", ""), indexed, member, post_id, _flat(event),
-                settings.EVENTS_MAXLEN, *comment_ids,
+                settings.EVENTS_MAXLEN, fields.get("title", ""), len(pieces), *comment_ids,
             ],
         )  # fmt: skip
         if reply[0] == "deleted":

@@ -25,9 +25,12 @@ from config.redis import client
 #       11 new title member ("" for a restore: the revision's own), 12 content (JSON),
 #       13 the post's own fields (JSON list), 14 event (JSON list of name, value; its label
 #       becomes the saved title),
-#       15 events kept, 16 post id, 17 revisions shown on a conflict, 18 schema.
+#       15 events kept, 16 post id, 17 revisions shown on a conflict, 18 schema,
+#       19 expected current title, 20 expected new title, 21 how many of KEYS 10.. the post leaves.
+# KEYS 10..: the title trigram sets the post leaves (SREM), then those it joins (SADD), computed
+#       from the two expected titles; the script checks both hold, else writes nothing.
 # Replies: {"missing"} | {"no-revision"} | {"conflict", current JSON, base snapshot or "", newer...}
-#        | {"stale", current author, new author, new title} | {"same"} | {"saved", new JSON}.
+#        | {"stale", current author, new author, new title, current title} | {"same"} | {"saved", new JSON}.
 SAVE = r"""
 local post, revisions = KEYS[1], KEYS[2]
 local mode, number = ARGV[1], tonumber(ARGV[2])
@@ -59,8 +62,10 @@ else
   if ARGV[11] ~= '' then member = ARGV[11] end
 end
 local author = current['author'] or ''
-if author ~= ARGV[3] or content['author'] ~= ARGV[4] or not member then
-  return {'stale', author, content['author'], content['title']}
+local title = current['title'] or ''
+if author ~= ARGV[3] or content['author'] ~= ARGV[4] or not member or title ~= ARGV[19]
+    or content['title'] ~= ARGV[20] then
+  return {'stale', author, content['author'], content['title'], title}
 end
 local defaults = {title = '', body = '', author = '', status = 'draft'}
 local changed = {}
@@ -84,6 +89,9 @@ for name, value in pairs(new) do flat[#flat + 1] = name; flat[#flat + 1] = value
 redis.call('HSET', post, unpack(flat))
 
 local id, at = ARGV[16], ARGV[7]
+local leaves = tonumber(ARGV[21])
+for i = 10, 9 + leaves do redis.call('SREM', KEYS[i], id) end
+for i = 10 + leaves, #KEYS do redis.call('SADD', KEYS[i], id) end
 redis.call('ZADD', KEYS[3], at, id)
 if current['title_member'] and current['title_member'] ~= member then
   redis.call('ZREM', KEYS[4], current['title_member'])
@@ -107,23 +115,27 @@ return {'saved', cjson.encode(new)}
 
 # Delete a post with everything that refers to it, if it is still as read.
 # KEYS: 1 post, 2 revisions, 3 comment set, 4 updated index, 5 title index,
-#       6 draft index, 7 published index, 8 author's index, 9 events, 10.. comment hashes.
+#       6 draft index, 7 published index, 8 author's index, 9 events, 10.. the title's trigram
+#       sets (ARGV 9 of them), then the comment hashes.
 # ARGV: 1 version read, 2 author read, 3 author indexed ("1"/"0"), 4 title member,
-#       5 post id, 6 event (JSON list), 7 events kept, 8.. the comment ids read (as KEYS 10..).
+#       5 post id, 6 event (JSON list), 7 events kept, 8 title read, 9 how many trigram sets,
+#       10.. the comment ids read (as the KEYS after the trigram sets).
 # Replies: {"missing"} | {"stale"} (changed since the read: nothing written) | {"deleted"}.
 DELETE = r"""
 local post, comments = KEYS[1], KEYS[3]
-local held = redis.call('HMGET', post, 'version', 'author')
+local held = redis.call('HMGET', post, 'version', 'author', 'title')
 if not held[1] then return {'missing'} end
-if held[1] ~= ARGV[1] or (held[2] or '') ~= ARGV[2] then return {'stale'} end
-local ids = #ARGV - 7
+if held[1] ~= ARGV[1] or (held[2] or '') ~= ARGV[2] or (held[3] or '') ~= ARGV[8] then return {'stale'} end
+local ids = #ARGV - 9
 if redis.call('ZCARD', comments) ~= ids then return {'stale'} end
-for i = 8, #ARGV do
+for i = 10, #ARGV do
   if not redis.call('ZSCORE', comments, ARGV[i]) then return {'stale'} end
 end
 local id = ARGV[5]
+local pieces = tonumber(ARGV[9])
+for i = 10, 9 + pieces do redis.call('SREM', KEYS[i], id) end
 redis.call('UNLINK', post, KEYS[2], comments)
-for first = 10, #KEYS, 1000 do
+for first = 10 + pieces, #KEYS, 1000 do
   redis.call('UNLINK', unpack(KEYS, first, math.min(first + 999, #KEYS)))
 end
 redis.call('ZREM', KEYS[4], id)

@@ -1,9 +1,10 @@
-"""The only code of the org chart that talks to Redis: the graph (core, employees, tree,
-locations, importing), the integrity reads (checks), and the sensors."""
+"""The only code of the org chart that talks to Redis: the graph (core, employees, names,
+tree, locations, importing), the integrity reads (checks), and the sensors."""
 
 from orgchart.store.core import *  # noqa: F403
 from orgchart.store.employees import *  # noqa: F403
 from orgchart.store.importing import *  # noqa: F403
 from orgchart.store.locations import *  # noqa: F403
+from orgchart.store.names import *  # noqa: F403
 from orgchart.store.sensors import *  # noqa: F403
 from orgchart.store.tree import *  # noqa: F403

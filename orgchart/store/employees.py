@@ -12,6 +12,8 @@ import re
 
 from config.activity import Actor
 from config.redis import client
+from config.store import Busy, watch_retries
+from config.store.ngrams import Query
 from orgchart import keys
 from orgchart.documents import Employee, fold
 from orgchart.store.core import (
@@ -25,6 +27,7 @@ from orgchart.store.core import (
     summaries,
 )
 from orgchart.store.locations import queue_location_choices, read_location_choices
+from orgchart.store.names import NAMES, search_employee_ids
 
 __all__ = [
     "get_employee",
@@ -142,8 +145,11 @@ return redis.call('INCR', KEYS[2])
 )
 
 # KEYS: the employee, the name lookup, the name index, the roots, the event stream, then the
-# location's hash and staff set (when given), then the manager's hash and report set (when given).
-# ARGV: id, '1' when hiring, name, folded name, title, full time, location, manager.
+# location's hash and staff set (when given), then the manager's hash and report set (when given),
+# then the name trigram sets the employee leaves (SREM), then those it joins (SADD).
+# ARGV: id, '1' when hiring, name, folded name, title, full time, location, manager, the stored name
+# the trigram sets were computed from ('' for a hire), how many of them the employee leaves.
+# Replies {'stale', stored name} (nothing written) when the stored name is another.
 _SAVE = Script(
     PLACE
     + """
@@ -152,9 +158,10 @@ local pk, creating, name, folded, title, full, loc, mgr =
 local k = 6
 local lockey, staffkey, mgrkey, mgrreports
 if loc ~= '' then lockey, staffkey, k = KEYS[k], KEYS[k + 1], k + 2 end
-if mgr ~= '' then mgrkey, mgrreports = KEYS[k], KEYS[k + 1] end
+if mgr ~= '' then mgrkey, mgrreports, k = KEYS[k], KEYS[k + 1], k + 2 end
 local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total')
 if not creating and not old[1] then return refuse('', 'This employee no longer exists.') end
+if (old[1] or '') ~= ARGV[16] then return {'stale', old[1] or ''} end
 local owner = redis.call('HGET', KEYS[2], folded)
 if owner and owner ~= pk then
   return refuse('name', 'Another employee (#' .. owner .. ") is already called '" .. name .. "'.")
@@ -175,6 +182,9 @@ end
 redis.call('HSET', KEYS[1], 'schema', '2', 'name', name, 'folded', folded, 'title', title, 'full_time', full,
   'location', loc, 'location_name', locname)
 if creating then redis.call('HSET', KEYS[1], 'manager', '', 'direct', 0, 'total', 0) end
+local leaves = tonumber(ARGV[17])
+for i = k, k + leaves - 1 do redis.call('SREM', KEYS[i], pk) end
+for i = k + leaves, #KEYS do redis.call('SADD', KEYS[i], pk) end
 if old[2] and old[2] ~= folded then
   redis.call('ZREM', KEYS[3], old[2] .. '\\0' .. pk)
   redis.call('HDEL', KEYS[2], old[2])
@@ -198,13 +208,16 @@ return pk
 )
 
 # KEYS: the employee, its report set, the name lookup, the name index, the roots, the event stream,
-# then the successor's hash and report set (when given). ARGV: id, successor ('' for nobody).
+# then the successor's hash and report set (when given), then the name's trigram sets.
+# ARGV: id, successor ('' for nobody), the stored name the trigram sets were computed from.
+# Replies {'stale', stored name} (nothing written) when the stored name is another.
 _DELETE = Script(
     PLACE
     + """
 local pk, succ = ARGV[8], ARGV[9]
 local row = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total')
 if not row[1] then return refuse('', 'This employee no longer exists.') end
+if row[1] ~= ARGV[10] then return {'stale', row[1]} end
 local chain, refusal = chain_under(pk, succ, 'successor', KEYS[7])
 if refusal then return refusal end
 local old, size = row[3] or '', tonumber(row[5] or 0)
@@ -238,6 +251,7 @@ if row[4] and row[4] ~= '' then redis.call('SREM', staff(row[4]), pk) end
 redis.call('ZREM', KEYS[4], (row[2] or '') .. '\\0' .. pk)
 redis.call('HDEL', KEYS[3], row[2] or '')
 redis.call('DEL', KEYS[1], KEYS[2])
+for i = (succ == '' and 7 or 9), #KEYS do redis.call('SREM', KEYS[i], pk) end
 event(KEYS[6], 'deleted', 'employee', pk, row[1], '')
 return row[1]
 """
@@ -250,12 +264,21 @@ def get_employee(pk: int) -> Employee | None:
 
 
 def employee_page(state) -> tuple[list[Employee], int]:
-    """One page of employees in name order (``?q=`` matches the start of the name): two round trips,
-    the ids from the name index, then the fields the list shows."""
-    pipe = pipeline()
-    queue_name_page(pipe, keys.employee_names(), state)
-    total, members = pipe.execute()
-    pks = [member_id(m) for m in members]
+    """One page of employees in name order: two round trips, the ids, then the fields the list shows.
+
+    ``?q=`` with a word of three characters or more finds any part of a name (the trigram index:
+    every match, up to ``SEARCH_LIMIT``, in name order, paged here); shorter text matches the start
+    of the name (the lexical name index, the better tool for one or two letters)."""
+    if Query.parse(state.q).usable:
+        found = search_employee_ids(state.q)
+        if state.descending:
+            found.reverse()
+        total, pks = len(found), found[state.offset : state.offset + state.per_page]
+    else:
+        pipe = pipeline()
+        queue_name_page(pipe, keys.employee_names(), state)
+        total, members = pipe.execute()
+        pks = [member_id(m) for m in members]
     if not pks:
         return [], total
     pipe = pipeline()
@@ -306,11 +329,13 @@ def resolve_employee(text: str) -> int | None:
     return resolve_employees([text])[0]
 
 
-def save_employee(pk: int | None, values: dict, *, actor: Actor) -> int:
+def save_employee(pk: int | None, values: dict, *, actor: Actor, old_name: str | None = None) -> int:
     """Create (``pk`` None) or update an employee, its edges both ways, the counts along the two
-    chains of ancestors, the indexes and the event: one script. A hire first draws its id in a
-    script that refuses a taken name or a missing manager or location without drawing one.
-    ``values``: name, title, location, manager, full_time."""
+    chains of ancestors, the indexes (the name's trigram sets too) and the event: one script. A
+    hire first draws its id in a script that refuses a taken name or a missing manager or location
+    without drawing one. ``values``: name, title, location, manager, full_time. ``old_name`` is the
+    stored name the edit was made on (the trigram sets to leave are computed from it; the script
+    checks it): without it, an edit that renames takes a second call."""
     name = " ".join(values["name"].split())
     manager, location = values.get("manager"), values.get("location")
     mgr, loc = ("" if manager is None else str(manager)), ("" if location is None else str(location))
@@ -327,20 +352,36 @@ def save_employee(pk: int | None, values: dict, *, actor: Actor) -> int:
         keys_ += [keys.employee(manager), keys.reports(manager)]
     full = "1" if values.get("full_time", True) else "0"
     args = [pk, "1" if creating else "0", name, fold(name), values.get("title", ""), full, loc, mgr]
-    return int(outcome(_SAVE(keys_, args, actor, actor.link("employee", str(pk)))))
+    stored = "" if creating else (name if old_name is None else old_name)
+    for _ in range(watch_retries()):
+        leaves, joins = NAMES.diff(stored, name)
+        reply = _SAVE([*keys_, *leaves, *joins], [*args, stored, len(leaves)], actor, actor.link("employee", str(pk)))
+        if not (isinstance(reply, list) and reply and reply[0] == "stale"):
+            return int(outcome(reply))
+        stored = reply[1]
+    raise Busy(keys.employee(pk))
 
 
-def delete_employee(pk: int, successor: int | None, *, actor: Actor) -> str:
+def delete_employee(pk: int, successor: int | None, *, actor: Actor, name: str = "") -> str:
     """Delete an employee; ``successor`` (None: nobody, they go to the top) takes over the direct
     reports, refused when inside the employee's own team. The document, both edges, the indexes
-    and the counts along the two chains change in one script. Returns the name deleted."""
+    (the name's trigram sets too) and the counts along the two chains change in one script.
+    ``name`` is the stored name the caller showed (the script checks it; without it, or when it
+    changed, the script answers with the stored one and a second call follows). Returns the name
+    deleted."""
     keys_ = [
         keys.employee(pk), keys.reports(pk), keys.employee_by_name(), keys.employee_names(), keys.roots(),
         events_key(),
     ]  # fmt: skip
     if successor is not None:
         keys_ += [keys.employee(successor), keys.reports(successor)]
-    return outcome(_DELETE(keys_, [pk, "" if successor is None else str(successor)], actor))
+    for _ in range(watch_retries()):
+        args = [pk, "" if successor is None else str(successor), name]
+        reply = _DELETE([*keys_, *NAMES.keys_for(name)], args, actor)
+        if not (isinstance(reply, list) and reply and reply[0] == "stale"):
+            return outcome(reply)
+        name = reply[1]
+    raise Busy(keys.employee(pk))
 
 
 def move_employee(pk: int, manager: int | None, *, actor: Actor) -> tuple[str, str]:

@@ -10,6 +10,7 @@ from config.store import Refused, batched, queue_event, transact
 from orgchart import keys
 from orgchart.documents import Employee, Location
 from orgchart.store.core import load_scripts
+from orgchart.store.names import NAMES
 
 __all__ = ["Imported", "import_graph"]
 
@@ -81,6 +82,7 @@ def _writes(data, first_e: int, first_l: int, actor: Actor):
     emp_id = {folded: first_e + i for i, (folded, _) in enumerate(people)}
     loc_id = {folded: first_l + i for i, (folded, _) in enumerate(places)}
     direct, total = report_counts({folded: person.manager for folded, person in people})
+    pieces: dict[str, list[int]] = {}  # the name trigram sets, filled as the people go by
     for folded, name in places:
         pk = loc_id[folded]
         yield lambda pipe, pk=pk, name=name: pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
@@ -103,6 +105,11 @@ def _writes(data, first_e: int, first_l: int, actor: Actor):
         yield lambda pipe, pk=pk, folded=folded: _index(
             pipe, keys.employee_names(), keys.employee_by_name(), folded, pk
         )
+        for gram_key in NAMES.keys_for(person.name):
+            pieces.setdefault(gram_key, []).append(pk)
+    for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
+        for start in range(0, len(members), 1000):
+            yield lambda pipe, k=gram_key, part=members[start : start + 1000]: pipe.sadd(k, *part)
     label = f"{len(people)} employees, {len(places)} locations"
     yield lambda pipe: queue_event(pipe, actor.event("imported", "orgchart", "employee", first_e, label, gone=True))
 

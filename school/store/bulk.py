@@ -17,6 +17,7 @@ from config.store import queue_event
 from school import keys
 from school.store.core import lex_member
 from school.store.entities import queue_document, reserve_ids
+from school.store.names import INDEXES, TEXT_FIELD
 
 __all__ = [
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
@@ -25,14 +26,22 @@ __all__ = [
 
 
 def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]]) -> None:
-    """New documents and their indexes: one HSET each, then one ZADD per index, one HSET of the
-    course codes or one HINCRBY per schema version, for the whole batch."""
+    """New documents and their indexes: one HSET each, then one ZADD per index, one SADD per
+    trigram set of the names (a course's title), one HSET of the course codes or one HINCRBY per
+    schema version, for the whole batch."""
     if not documents:
         return
     for pk, fields in documents.items():
         pipe.hset(keys.doc(entity, pk), mapping=fields)
     pipe.zadd(keys.index(entity), {str(pk): pk for pk in documents})
     pipe.zadd(keys.lex(entity), {lex_member(entity, pk, fields): 0 for pk, fields in documents.items()})
+    pieces: dict[str, list[str]] = {}
+    for pk, fields in documents.items():
+        for gram_key in INDEXES[entity].keys_for(fields.get(TEXT_FIELD[entity], "")):
+            pieces.setdefault(gram_key, []).append(str(pk))
+    for gram_key, members in sorted(pieces.items()):
+        for start in range(0, len(members), 1000):
+            pipe.sadd(gram_key, *members[start : start + 1000])
     if entity == "course":
         pipe.hset(keys.course_codes(), mapping={fields["code"]: pk for pk, fields in documents.items()})
     else:

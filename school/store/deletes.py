@@ -14,6 +14,7 @@ from config.redis import client
 from school import keys
 from school.documents import from_fields, sort_label
 from school.store.core import NotFound, event_args, retried, run
+from school.store.names import INDEXES, TEXT_FIELD
 
 SCAN_COUNT = 1000
 
@@ -81,6 +82,8 @@ def delete(entity: str, pk: int, *, actor: Actor) -> str:
                     script_keys.append(hold(pk, int(other_id)))
                     relation["holds"].append(len(script_keys))
             relations.append(relation)
+        grams_from = len(script_keys) + 1
+        script_keys += INDEXES[entity].keys_for(fields.get(TEXT_FIELD[entity], ""))
         label = from_fields(entity, pk, fields).label
         reply = run(
             "delete",
@@ -92,6 +95,9 @@ def delete(entity: str, pk: int, *, actor: Actor) -> str:
                 "label": fields.get(label_field, ""),
                 "sort": sort_label(entity, fields),
                 "relations": relations,
+                "gram_field": TEXT_FIELD[entity],
+                "gram_text": fields.get(TEXT_FIELD[entity], ""),
+                "grams_from": grams_from,
                 "event": event_args(actor, "deleted", entity, pk, label, gone=True),
             },
         )

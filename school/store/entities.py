@@ -7,6 +7,7 @@ from config.redis import client
 from school import keys
 from school.documents import Course, Person, fingerprint, from_fields, sort_label
 from school.store.core import EditConflict, NotFound, Refused, event_args, lex_member, retried, run
+from school.store.names import INDEXES, TEXT_FIELD
 
 
 def queue_document(pipe, entity: str, pk: int, fields: dict[str, str], old: dict[str, str] | None = None) -> None:
@@ -26,6 +27,8 @@ def queue_document(pipe, entity: str, pk: int, fields: dict[str, str], old: dict
     elif entity != "course":
         pipe.hincrby(keys.schemas(entity), fields["schema"], 1)
     pipe.hset(key, mapping=fields)
+    text_field = TEXT_FIELD[entity]
+    INDEXES[entity].queue_write(pipe, str(pk), (old or {}).get(text_field), fields.get(text_field))
     pipe.zadd(keys.index(entity), {str(pk): pk})
     pipe.zadd(keys.lex(entity), {lex_member(entity, pk, fields): 0})
     if entity == "course":
@@ -45,7 +48,9 @@ def _save_keys(entity: str, pk: int) -> list[str]:
     return [*own, keys.schemas(entity)]
 
 
-def save(entity: str, document: Course | Person, *, actor: Actor, expected: str = "") -> int:
+def save(
+    entity: str, document: Course | Person, *, actor: Actor, expected: str = "", old_text: str | None = None
+) -> int:
     """Create (``document.id == 0``) or update a document and its indexes; returns its id.
 
     One script checks and writes: a unique course code, a capacity no lower
@@ -53,6 +58,11 @@ def save(entity: str, document: Course | Person, *, actor: Actor, expected: str 
     was opened with) that nobody changed the document meanwhile. A create
     draws its id with INCR first: two round trips. An update of a person
     writes schema 2 whatever it was stored at (``Person.to_hash``).
+
+    The same script moves the document between the trigram sets of its old
+    and new name (a course's title): ``old_text`` is the stored one the edit
+    was opened with (the script checks it; when it is not given and the edit
+    renames, the script answers with the stored one and a second call follows).
     """
     creating = document.id == 0
     pk = client().incr(keys.ids(entity)) if creating else document.id
@@ -69,9 +79,16 @@ def save(entity: str, document: Course | Person, *, actor: Actor, expected: str 
         "old_sort": None,
         "event": event_args(actor, "created" if creating else "updated", entity, pk, document.label),
     }
+    index, text_field = INDEXES[entity], TEXT_FIELD[entity]
+    stored = {"text": "" if creating else fields.get(text_field, "") if old_text is None else old_text}
 
     def attempt():
-        reply = run("save", _save_keys(entity, pk), args)
+        leaves, joins = index.diff(stored["text"], fields.get(text_field, ""))
+        args.update(gram_text=stored["text"], grams_out=len(leaves))
+        reply = run("save", [*_save_keys(entity, pk), *leaves, *joins], args)
+        if "need_text" in reply:  # another name is stored than the one the sets were computed from
+            stored["text"] = reply["need_text"]
+            return None
         if "need_sort" in reply:  # an old label beyond ASCII: casefolded here, checked there
             args["old_label"] = reply["need_sort"]
             args["old_sort"] = sort_label(entity, {label_field: reply["need_sort"]})

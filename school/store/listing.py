@@ -9,6 +9,7 @@ from config.redis import client
 from school import keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
 from school.store.core import PICKER_LIMIT, lex_id, now_ms
+from school.store.names import SEARCH_LIMIT, queue_search, usable
 
 
 @dataclass
@@ -48,8 +49,39 @@ _ROW_COUNTS = {
 }
 
 
+def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[str, str]]:
+    """A search of any part of a name (a course's title) or, for a course, the start of its code:
+    one transaction, the trigram search with the code prefix range and the schema counts beside it.
+    Returns (the page's ids, the total, the schema counts)."""
+    first = client().pipeline(transaction=True)
+    read = queue_search(first, entity, state.q)
+    searched = len(first.command_stack)
+    if entity == "course":
+        prefix = state.q.casefold().replace("\x00", "").encode()
+        first.zrangebylex(keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff", 0, SEARCH_LIMIT)
+    else:
+        first.hgetall(keys.schemas(entity))
+    replies = first.execute()
+    found = read(replies[:searched])
+    if entity == "course":  # codes starting with the text first, then titles holding it
+        found = list(dict.fromkeys([*(lex_id(m) for m in replies[searched]), *found]))
+    if state.descending:
+        found.reverse()
+    page = found[state.offset : state.offset + state.per_page]
+    return page, len(found), {} if entity == "course" else replies[searched]
+
+
 def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, int]]:
-    """One page of a list, its total, and (for people) the count per schema version: two round trips."""
+    """One page of a list, its total, and (for people) the count per schema version: two round trips.
+
+    ``?q=`` with a word of three characters or more finds any part of a person's name or a
+    course's title (the trigram index; a course's code still matches by its start); shorter
+    text matches the start of the name or code (the lexicographic index, the better tool there).
+    """
+    if usable(state.q):
+        ids, total, schemas = _search_page(entity, state)
+        versions = {v: int(n) for v, n in sorted(schemas.items())}
+        return _rows(entity, ids), total, versions
     first = client().pipeline(transaction=False)
     _queue_id_page(first, entity, state)
     if entity != "course":
@@ -112,15 +144,19 @@ PICKERS = {
 
 
 def find(picker: str, pk: int, q: str) -> list[Candidate]:
-    """Up to PICKER_LIMIT documents of the picker's other side whose label starts with ``q``,
+    """Up to PICKER_LIMIT documents of the picker's other side whose name (a course's title) holds
+    ``q`` anywhere (a course's code, or text of one or two letters: starts with it),
     each with one SISMEMBER on the page's related set (and its hold's score), and for seats
     whether the course is full: two round trips."""
     pick = PICKERS[picker]
     state = ListState(q=q, per_page=PICKER_LIMIT)
-    first = client().pipeline(transaction=False)
-    _queue_id_page(first, pick.other, state)
-    _, members = first.execute()
-    ids = _ids_of(state, members)
+    if usable(q):
+        ids = _search_page(pick.other, state)[0]
+    else:
+        first = client().pipeline(transaction=False)
+        _queue_id_page(first, pick.other, state)
+        _, members = first.execute()
+        ids = _ids_of(state, members)
     if not ids:
         return []
     related, holds = pick.related(pk), pick.holds(pk) if pick.holds else ""

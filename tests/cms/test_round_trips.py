@@ -37,13 +37,17 @@ class WriteTest(RedisTestCase):
     def test_create_draws_an_id_then_writes_in_one_transaction(self):
         with self.assertRoundTrips(2) as trace:
             post = self.make()
-        self.assertEqual(names(trace), [["INCRBY"], ["MULTI", "HSET", "ZADD", "ZADD", "ZADD", "ZADD", "XADD", "EXEC"]])
+        written = ["MULTI", "HSET", "ZADD", "ZADD", "ZADD", "ZADD", *["SADD"] * 6, "XADD", "EXEC"]  # a SADD a trigram
+        self.assertEqual(names(trace), [["INCRBY"], written])
         self.assertEqual(client().hget(keys.post(post.id), "title_member"), f"hello world\x00{post.id}")
 
     def test_an_edit_that_keeps_its_author_is_one_script(self):
         post = self.make()
         with self.assertRoundTrips(1) as trace:
-            saved = store.save_post(post.id, content(title="Other"), base_version=1, actor=ANN, comment="", at=T0 + 1)
+            saved = store.save_post(
+                post.id, content(title="Other"), base_version=1, actor=ANN, comment="", at=T0 + 1,
+                old_title="Hello world",
+            )  # fmt: skip
         self.assertEqual(names(trace), [["EVALSHA"]])
         self.assertEqual(saved.version, 2)
         self.assertEqual(client().zrange(keys.titles(), 0, -1), [f"other\x00{post.id}"])
@@ -81,7 +85,7 @@ class WriteTest(RedisTestCase):
         post = self.make()
         store.save_post(post.id, content(body="Second."), base_version=1, actor=ANN, comment="", at=T0 + 1)
         with self.assertRoundTrips(1):
-            restored = store.revert_post(post.id, 1, actor=ANN, at=T0 + 2, author="ann")
+            restored = store.revert_post(post.id, 1, actor=ANN, at=T0 + 2, author="ann", titles=("Hello world",) * 2)
         self.assertEqual((restored.version, restored.body), (3, "The first body."))
         with self.assertRoundTrips(2):
             restored = store.revert_post(post.id, 2, actor=ANN, at=T0 + 3)
@@ -95,7 +99,8 @@ class WriteTest(RedisTestCase):
             store.delete_post(post.id, actor=ANN)
         self.assertEqual(names(trace), [["HMGET", "ZRANGE"], ["EVALSHA"]])
         script = trace.trips("data")[1].commands[0]
-        self.assertEqual(set(script.keys[9:]), {keys.comment(i) for i in ids})
+        pieces = {keys.ngram(g) for g in ("hel", "ell", "llo", "wor", "orl", "rld")}  # the title's trigram sets
+        self.assertEqual(set(script.keys[9:]), pieces | {keys.comment(i) for i in ids})
         self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:ids:comment", "cms:ids:post"])
 
     def test_a_delete_that_meets_a_new_comment_reads_again_and_takes_it_along(self):
@@ -117,7 +122,7 @@ class WriteTest(RedisTestCase):
             store.delete_post(post.id, actor=ANN)
         finally:
             scripts.script = original
-        self.assertEqual(calls, [10, 11])  # the first call saw 1 comment and wrote nothing; the second took 2
+        self.assertEqual(calls, [16, 17])  # the first call saw 1 comment and wrote nothing; the second took 2
         self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:ids:comment", "cms:ids:post"])
 
     def test_load_posts_writes_a_batch_in_one_transaction(self):
@@ -127,11 +132,12 @@ class WriteTest(RedisTestCase):
             histories.append([first, first.saved({**first.content(), "body": "New."}, "bob", "", T0 + 1)])
         with self.assertRoundTrips(1) as trace:
             commands = store.load_posts(histories, actor=Actor("seed"))
-        # Per post an HSET and a ZADD of its revisions; one ZADD per index (updated, title, draft, ann); one event.
+        # Per post an HSET and a ZADD of its revisions; one ZADD per index (updated, title, draft, ann); one SADD
+        # per title trigram (pos, ost); one event.
         self.assertEqual(
-            names(trace), [["MULTI", *["HSET", "ZADD"] * 3, "ZADD", "ZADD", "ZADD", "ZADD", "XADD", "EXEC"]]
+            names(trace), [["MULTI", *["HSET", "ZADD"] * 3, *["ZADD"] * 4, "SADD", "SADD", "XADD", "EXEC"]]
         )
-        self.assertEqual(commands, 11)  # queued, MULTI and EXEC aside
+        self.assertEqual(commands, 13)  # queued, MULTI and EXEC aside
         self.assertEqual(client().zcard(keys.by_updated()), 3)
         self.assertEqual(client().xrevrange("core:events")[0][1]["label"], "Post 1 and 2 more posts")
 

@@ -15,6 +15,8 @@ def snapshot() -> dict[str, object]:
             found[key] = client().hgetall(key)
         elif kind == "zset":
             found[key] = client().zrange(key, 0, -1, withscores=True)
+        elif kind == "set":
+            found[key] = client().smembers(key)
         else:
             found[key] = client().get(key)
     return found

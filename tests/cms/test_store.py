@@ -10,6 +10,7 @@ from cms.documents import SUMMARY, PostSummary
 from config.activity import Actor
 from config.listing import ListState
 from config.redis import client
+from config.store.ngrams import Query
 from tests.base import RedisTestCase, run_concurrently
 
 T0 = 1_767_600_000.0
@@ -23,8 +24,10 @@ def make(**changes):
     return store.create_post(content(**changes), actor=Actor("ann"), comment="", at=T0)
 
 
-def save(post_id, base, at=T0 + 60, by="bob", comment="", **changes):
-    return store.save_post(post_id, content(**changes), base_version=base, actor=Actor(by), comment=comment, at=at)
+def save(post_id, base, at=T0 + 60, by="bob", comment="", old_title=None, **changes):
+    return store.save_post(
+        post_id, content(**changes), base_version=base, actor=Actor(by), comment=comment, at=at, old_title=old_title
+    )
 
 
 def revisions(post_id):
@@ -51,7 +54,7 @@ class PostWriteTest(RedisTestCase):
     def test_a_save_writes_the_new_version_and_its_revision_in_one_round_trip(self):
         post = make()
         with self.assertRoundTrips(1) as trace, self.assertCommands(1):  # one EVALSHA: no WATCH, no read first
-            saved = save(post.id, 1, title="Hello there", comment="better title")
+            saved = save(post.id, 1, title="Hello there", comment="better title", old_title="Hello world")
         (command,) = trace.trips()[-1].commands
         self.assertEqual(command.name, "EVALSHA")
         self.assertEqual(
@@ -59,7 +62,8 @@ class PostWriteTest(RedisTestCase):
             (
                 keys.post(post.id), keys.revisions(post.id), keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), keys.by_author("ann"), keys.by_author("ann"),
-                "core:events",
+                "core:events", *(keys.ngram(g) for g in ("orl", "rld", "wor")),  # the sets "world" leaves
+                *(keys.ngram(g) for g in ("ere", "her", "the")),  # those "there" joins
             ),
         )  # fmt: skip
         self.assertEqual(saved.version, 2)
@@ -191,7 +195,8 @@ class PostListTest(RedisTestCase):
             self.ids[title] = post.id
 
     def titles(self, **state):
-        with self.assertRoundTrips(1) as trace:
+        searched = Query.parse(state.get("q", "")).usable  # the trigram index first, then the page
+        with self.assertRoundTrips(2 if searched else 1) as trace:
             items, total = store.list_posts(ListState(**state))
         self.trace = trace
         return [item.title for item in items], total
@@ -209,12 +214,18 @@ class PostListTest(RedisTestCase):
         self.assertIsInstance(items[0], PostSummary)
         self.assertFalse(hasattr(items[0], "body"))
 
-    def test_title_prefix_search_is_case_insensitive_and_sorted_by_updated(self):
+    def test_title_search_finds_any_part_in_any_case_sorted_by_updated(self):
         found, total = self.titles(q="redis", order="-updated")
-        self.assertEqual(found, ["redis at scale", "Redis sorted sets", "Redis streams"])
-        self.assertEqual(total, 3)
+        self.assertEqual(found, ["Über Redis", "redis at scale", "Redis sorted sets", "Redis streams"])
+        self.assertEqual(total, 4)
+        self.assertEqual(self.titles(q="SORTED")[0], ["Redis sorted sets"])
+        self.assertEqual(self.titles(q="uber")[0], ["Über Redis"])  # accents folded
+        prefixed = ["redis at scale", "Redis sorted sets", "Redis streams"]
+        self.assertEqual(self.titles(q="re", order="-updated")[0], prefixed)
+        self.assertEqual(self.titles(q="re")[1], 3)  # one or two letters: titles starting with them (prefix index)
         self.assertEqual(self.titles(q="über")[0], ["Über Redis"])
-        self.assertEqual(self.titles(q="zzz"), ([], 0))
+        with self.assertRoundTrips(1):  # no title holds the pieces: no page to read
+            self.assertEqual(store.list_posts(ListState(q="zzz")), ([], 0))
 
     def test_filters_by_status_and_author_alone_and_together(self):
         published = self.titles(filters={"status": "published"}, order="updated")

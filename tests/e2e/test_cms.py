@@ -11,7 +11,7 @@ class PostHistoryInBrowserTest(BrowserTestCase):
         page.get_by_role("link", name="Edit").click()
         page.fill("textarea[name=body]", body)
         page.fill("input[name=comment]", comment)
-        page.get_by_role("button", name="Save").click()
+        page.get_by_role("button", name="Save", exact=True).click()
         page.wait_for_selector(".message.success")
 
     def test_edit_twice_compare_and_revert(self):
@@ -20,7 +20,7 @@ class PostHistoryInBrowserTest(BrowserTestCase):
         page.goto(self.url("/cms/posts/add/"))
         page.fill("input[name=title]", "Field notes")
         page.fill("textarea[name=body]", "The quick brown fox jumps over the lazy dog.")
-        page.get_by_role("button", name="Save").click()
+        page.get_by_role("button", name="Save", exact=True).click()
         page.wait_for_selector("text=was created at version 1")
 
         self.save_body("The quick red fox jumps over the lazy dog.", "colour")

@@ -99,3 +99,66 @@ class FindBrowserTest(BrowserTestCase):
         box.press_sequentially(" more", delay=20)  # typing again names no record until one is picked
         expect(page.locator("#picker input[name=product_id]")).to_have_value("")
         self.assertEqual(self.errors, [])
+
+
+class FindInEveryAppBrowserTest(BrowserTestCase):
+    """One picker or search box per app, typed into as a user would."""
+
+    def setUp(self):
+        super().setUp()
+        self.errors = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def test_the_move_picker_suggests_managers_and_the_keyboard_fills_the_id(self):
+        from orgchart import store as org
+        from tests.orgchart.helpers import employee
+
+        ada, cid = employee("Ada Bergström"), employee("Cid Holm")
+        employee("Cécile Berger")
+        self.sign_in()
+        page = self.page
+        page.goto(self.url(f"/orgchart/employees/{cid}/"))
+        box = page.locator("#id_manager")
+        box.press_sequentially("berg", delay=40)
+        options = page.locator("#id_manager-listbox [role=option]")
+        expect(options).to_have_text(["Ada Bergström", "Cécile Berger"])
+        box.press("ArrowDown")
+        box.press("Enter")
+        expect(box).to_have_value("Ada Bergström")
+        expect(page.locator("input[name=manager_id]")).to_have_value(str(ada))
+        page.click("button:text-is('Move')")
+        expect(page.locator(".messages")).to_contain_text("Moved Cid Holm under Ada Bergström.")
+        self.assertEqual(org.get_employee(cid).manager, ada)
+        self.assertEqual(self.errors, [])
+
+    def test_the_enrol_picker_finds_a_student_by_any_part_of_the_name(self):
+        from tests.school.helpers import course, student
+
+        pk = course("MA-201", "Linear Algebra")
+        student("Alan Turing")
+        student("Ada Bergström")
+        self.sign_in()
+        page = self.page
+        page.goto(self.url(f"/school/courses/{pk}/"))
+        box = page.locator("#find-course-student")
+        box.press_sequentially("urin", delay=40)
+        found = page.locator("#found-course-student li")
+        expect(found).to_have_count(1)
+        expect(found).to_contain_text("Alan Turing")
+        self.assertEqual(self.errors, [])
+
+    def test_the_post_list_finds_a_post_by_any_part_of_its_title(self):
+        from cms import store as cms
+        from config.activity import Actor
+
+        for title in ("Redis streams", "Hashes in depth", "Sorted sets"):
+            data = {"title": title, "body": "Body.", "author": "ann", "status": "draft"}
+            cms.create_post(data, actor=Actor("ann"), comment="", at=1_767_600_000.0)
+        self.sign_in()
+        page = self.page
+        page.goto(self.url("/cms/posts/"))
+        page.fill("input[name=q]", "epth")
+        page.press("input[name=q]", "Enter")
+        expect(page.locator("tbody tr")).to_have_count(1)
+        expect(page.locator("tbody")).to_contain_text("Hashes in depth")
+        self.assertEqual(self.errors, [])

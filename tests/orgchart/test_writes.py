@@ -43,8 +43,10 @@ class OneRoundTripPerWriteTest(RedisTestCase):
         with self.assertRoundTrips(1), self.assertCommands(1):
             store.save_employee(self.ids["Cid"], values, actor=ACTOR)
         with self.assertRoundTrips(1), self.assertCommands(1):
-            store.delete_employee(self.ids["Ann"], self.ids["Bob"], actor=ACTOR)
+            store.delete_employee(self.ids["Ann"], self.ids["Bob"], actor=ACTOR, name="Ann")  # the name shown
         self.assertEqual(store.get_employee(self.ids["Bob"]).total, 4)
+        with self.assertRoundTrips(2):  # the name not given: the script answers with it, then deletes
+            store.delete_employee(self.ids["Cid"], None, actor=ACTOR)
 
     def test_location_writes(self):
         with self.assertRoundTrips(2):

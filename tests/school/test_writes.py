@@ -59,12 +59,14 @@ class WriteCountTest(RedisTestCase):
         with self.assertWrite(2, 2):
             pk = store.save("course", Course(0, "MA-201", "Algebra", "", 10), actor=ACTOR)
         with self.assertWrite(1, 1):
-            store.save("course", Course(pk, "MA-202", "Algebra II", "", 12), actor=ACTOR)
+            store.save("course", Course(pk, "MA-202", "Algebra II", "", 12), actor=ACTOR, old_text="Algebra")
         with self.assertWrite(2, 2):
             store.save("student", Person(0, "Edsger", "e@example.org"), actor=ACTOR)
-        _, loaded = store.get_for_edit("student", self.s)
+        person, loaded = store.get_for_edit("student", self.s)
         with self.assertWrite(1, 1):
-            store.save("student", Person(self.s, "Ada B.", "a@example.org"), actor=ACTOR, expected=loaded)
+            store.save(
+                "student", Person(self.s, "Ada B.", "a@example.org"), actor=ACTOR, expected=loaded, old_text=person.name
+            )
         self.assertEqual(client().hget(keys.course_codes(), "MA-202"), str(pk))
         self.assertIsNone(client().hget(keys.course_codes(), "MA-201"))
 

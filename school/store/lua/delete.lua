@@ -1,11 +1,13 @@
 -- Delete one document and every reference to it, provided its relations are still the
 -- members the caller read (args.relations); else reply 'changed', and the caller reads again.
 -- KEYS: document, id index, lex index, code index or version counts, then the keys the
--- relations name by position (their own sets, the other sides, the hold keys), events.
+-- relations name by position (their own sets, the other sides, the hold keys), then the
+-- trigram sets of the name (a course's title: args.gram_text, checked) from args.grams_from, events.
 local flat = redis.call('HGETALL', KEYS[1])
 if #flat == 0 then return reply({missing = args.entity}) end
 local old = as_table(flat)
 if (old[args.label_field] or '') ~= args.label then return reply({changed = true}) end
+if (old[args.gram_field] or '') ~= args.gram_text then return reply({changed = true}) end
 for _, rel in ipairs(args.relations) do
   local own = KEYS[rel.own]
   local size = rel.kind == 'set' and redis.call('SCARD', own) or redis.call('ZCARD', own)
@@ -22,6 +24,7 @@ for _, rel in ipairs(args.relations) do
 end
 
 redis.call('DEL', KEYS[1])
+for i = args.grams_from, #KEYS - 1 do redis.call('SREM', KEYS[i], args.id) end
 redis.call('ZREM', KEYS[2], args.id)
 redis.call('ZREM', KEYS[3], args.sort .. '\0' .. args.id)
 if args.entity == 'course' then

@@ -1,12 +1,17 @@
 -- Create or update one document (args.entity) and every index derived from it.
--- KEYS (course): document, id index, lex index, code index, roster, course's holds, events.
--- KEYS (person): document, id index, lex index, version counts, events.
+-- KEYS (course): document, id index, lex index, code index, roster, course's holds, then the title's
+--   trigram sets (args.grams_out the document leaves, then those it joins), events.
+-- KEYS (person): document, id index, lex index, version counts, then the name's trigram sets, events.
+-- The trigram sets were computed from args.gram_text, the stored title or name; if another is
+-- stored, nothing is written and the reply asks for the sets of that one ({need_text = ...}).
 local course = args.entity == 'course'
 local flat = redis.call('HGETALL', KEYS[1])
 local old, exists = as_table(flat), #flat > 0
 if not args.creating and not exists then return reply({missing = args.entity}) end
 if args.expected ~= '' and fingerprint(flat) ~= args.expected then return reply({refused = 'stale'}) end
 local new = args.fields
+local text_field = course and 'title' or 'name'
+if (old[text_field] or '') ~= args.gram_text then return reply({need_text = old[text_field] or ''}) end
 if course then
   local owner = redis.call('HGET', KEYS[4], new.code)
   if owner and owner ~= args.id then return reply({refused = 'code_taken'}) end
@@ -49,6 +54,9 @@ for field, value in pairs(new) do
   pairs_[#pairs_ + 1] = value
 end
 redis.call('HSET', KEYS[1], unpack(pairs_))
+local first = course and 7 or 5
+for i = first, first + args.grams_out - 1 do redis.call('SREM', KEYS[i], args.id) end
+for i = first + args.grams_out, #KEYS - 1 do redis.call('SADD', KEYS[i], args.id) end
 redis.call('ZADD', KEYS[2], args.id, args.id)
 redis.call('ZADD', KEYS[3], 0, args.sort .. '\0' .. args.id)
 if course then redis.call('HSET', KEYS[4], new.code, args.id) end

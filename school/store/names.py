@@ -1,0 +1,77 @@
+"""Finding courses by any part of their title and people by any part of their name: the trigram indexes."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from config.redis import client
+from config.store import batched
+from config.store.ngrams import NgramIndex, Query
+from school import keys
+
+SEARCH_LIMIT = 1000  # matches taken into a list search; more is not a useful search
+TEXT_FIELD = {"course": "title", "instructor": "name", "student": "name"}  # a course's code keeps its prefix index
+
+INDEXES = {
+    entity: NgramIndex(
+        gram_key=partial(keys.ngram, entity),
+        temp_set=lambda token: keys.search_temp(f"{token}:s"),
+        temp_zset=keys.search_temp,
+        record_key=partial(keys.doc, entity),
+        text_field=field,
+    )
+    for entity, field in TEXT_FIELD.items()
+}
+
+
+def usable(q: str) -> bool:
+    """Whether ``q`` is for the trigram index (a word of three characters or more)."""
+    return Query.parse(q).usable
+
+
+def queue_search(pipe, entity: str, q: str, cap: int = SEARCH_LIMIT):
+    """Queue a search on a MULTI pipeline; returns what turns its replies (the search's own, in
+    order) into matching ids in the order of their text."""
+    read = INDEXES[entity].queue_search(pipe, Query.parse(q), cap)
+
+    def ids(replies) -> list[int]:
+        hits = read(replies)
+        return [int(pk) for pk, _ in sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))]
+
+    return ids
+
+
+def search_ids(entity: str, q: str, limit: int = SEARCH_LIMIT) -> list[int]:
+    """Ids of the documents whose name (a course's title) holds ``q`` anywhere: one round trip."""
+    pipe = client().pipeline(transaction=True)
+    read = queue_search(pipe, entity, q, cap=max(limit * 4, limit))
+    return read(pipe.execute())[:limit]
+
+
+def texts(entity: str) -> dict[str, str]:
+    """Every document's indexed text by id: the id index by rank, HGET 500 a round trip."""
+    found: dict[str, str] = {}
+    start = 0
+    while True:
+        chunk = [int(pk) for pk in client().zrange(keys.index(entity), start, start + 999)]
+        for part in batched(chunk):
+            pipe = client().pipeline(transaction=False)
+            for pk in part:
+                pipe.hget(keys.doc(entity, pk), TEXT_FIELD[entity])
+            found.update({str(pk): text for pk, text in zip(part, pipe.execute()) if text is not None})
+        if len(chunk) < 1000:
+            return found
+        start += 1000
+
+
+def gram_drift(entity: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(missing, extra) trigrams per id: the index against the documents (SCAN/SSCAN, HGET)."""
+    return INDEXES[entity].drift(texts(entity))
+
+
+def rebuild_grams() -> None:
+    """Rebuild every trigram index from the documents: drop each piece set and re-add, in one transaction."""
+    pipe = client().pipeline(transaction=True)
+    for entity, index in INDEXES.items():
+        index.queue_rebuild(pipe, texts(entity).items(), index.gram_keys())
+    pipe.execute()
