@@ -20,10 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from django.conf import settings
-
 from config.redis import client, raw_client
-from orgchart import keys
+from orgchart import conf, keys
 
 __all__ = [
     "Retention",
@@ -60,13 +58,9 @@ class Retention:
 
 
 def retention() -> Retention:
-    days = getattr(settings, "ORGCHART_RETENTION_DAYS", {})
-    return Retention(
-        raw=int(days.get("raw", 400)) * DAY,  # a year of samples (the e-book's data set) and a margin
-        hour=int(days.get("hour", 400)) * DAY,
-        day=int(days.get("day", 5 * 366)) * DAY,
-        month=int(days.get("month", 0)) * DAY,
-    )
+    """Seconds each bucket is kept after its last write (``conf.retention_days``; 0: forever)."""
+    days = conf.retention_days()
+    return Retention(*(int(days[period]) * DAY for period in ("raw", "hour", "day", "month")))
 
 
 _INGEST = """
