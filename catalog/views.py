@@ -12,6 +12,7 @@ from catalog import store, types
 from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
 from config import autocomplete
 from config.activity import Actor
+from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import or_404
 
@@ -228,10 +229,12 @@ def review_add(request, pk: int):
             store.add_review(pk, author, data["rating"], comment, actor=_actor(request, pk))
         except store.NotFound:
             raise Http404("No such product") from None
-        messages.success(request, "Review added.")
+        product = store.get(pk)
+        messages.success(request, f"Your review of “{product.name if product else pk}” was added.")
         return redirect(_detail_url(pk) + "#reviews")
     product = or_404(store.get, pk)
-    return render(request, "catalog/product_detail.html", {"product": product, "review_form": form}, status=400)
+    context = {"product": product, "review_form": focus_first_error(form)}
+    return render(request, "catalog/product_detail.html", context, status=400)
 
 
 @require_http_methods(["GET", "POST"])

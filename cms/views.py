@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 from cms import diff, store
 from cms.forms import CommentForm, CompareForm, PostEditForm, PostFilterForm, PostForm
 from config.activity import Actor
+from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import or_404
 
@@ -230,11 +231,8 @@ def comment_add(request, pk: int):
         or_404(store.add_comment, pk, author=request.user.get_username(), text=text, at=_now(), actor=_actor(request))
         messages.success(request, f"Your comment on “{title}” was added.")
         return redirect(_detail_url(pk) + "#comments")
-    # Back at the same place: the browser scrolls to the focused field, beside its error.
-    form.fields["text"].widget.attrs["autofocus"] = True
-    return render(
-        request, "cms/post_detail.html", {"view": or_404(store.get_post, pk), "comment_form": form}, status=400
-    )
+    context = {"view": or_404(store.get_post, pk), "comment_form": focus_first_error(form)}
+    return render(request, "cms/post_detail.html", context, status=400)
 
 
 def comment_delete(request, pk: int, comment_id: int):

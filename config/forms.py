@@ -84,3 +84,13 @@ class SignInForm(AuthenticationForm):
         super().confirm_login_allowed(user)
         if not user.is_staff:
             raise self.get_invalid_login_error()
+
+
+def focus_first_error(form: forms.Form) -> forms.Form:
+    """Mark the first field with an error ``autofocus``: a form shown again below other content
+    (a review, a comment) brings the browser back to the same place, beside its error."""
+    for name in form.errors:
+        if name in form.fields:
+            form.fields[name].widget.attrs["autofocus"] = True
+            break
+    return form

@@ -191,8 +191,10 @@ class WriteScreenRoundTripTest(RedisTestCase):
 
     def test_adding_and_deleting_a_review_are_two_round_trips_each(self):
         url = f"/catalog/products/{self.product_id}/reviews/add/"
-        with self.assertRoundTrips(2), self.assertCommands(2):  # the id (for an existing product); the script
+        # The id (for an existing product); the script; then the product read for the message naming it.
+        with self.assertRoundTrips(3), self.assertCommands(3):
             self.client.post(url, {"author": "Zed", "rating": "5"})
+        self.assertContains(self.client.get(f"/catalog/products/{self.product_id}/"), "Your review of “")
         newest = store.get(self.product_id).recent[0].id
         with self.assertRoundTrips(2), self.assertCommands(3):  # the review and the newest ids; the script
             response = self.client.post(f"/catalog/products/{self.product_id}/reviews/{newest}/delete/", follow=False)
@@ -346,3 +348,13 @@ class ReviewViewTest(RedisTestCase):
         review_id = review(first, 5)
         self.assertEqual(self.client.post(f"/catalog/products/{second}/reviews/{review_id}/delete/").status_code, 404)
         self.assertTrue(client().exists(keys.review(review_id)))
+
+
+class ReviewErrorKeepsThePlaceTest(RedisTestCase):
+    def test_a_refused_review_comes_back_focused_on_its_first_error(self):
+        product_id = make_product("Focus Buds")
+        response = self.client.post(f"/catalog/products/{product_id}/reviews/add/", {"author": "", "rating": "9"})
+        self.assertEqual(response.status_code, 400)
+        html = response.content.decode()
+        self.assertRegex(html, r'<input[^>]*name="author"[^>]*autofocus')
+        self.assertEqual(html.count("autofocus"), 1)
