@@ -12,7 +12,7 @@ from cms.forms import CommentForm, CompareForm, PostEditForm, PostFilterForm, Po
 from config.activity import Actor
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
-from config.shortcuts import or_404
+from config.shortcuts import after_save, or_404
 
 POSTS = ListSpec(sorts=("updated",), default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
 HISTORY = ListSpec(per_page=20)
@@ -56,27 +56,15 @@ def post_add(request):
     form = PostForm(request.POST or None, initial={"author": request.user.get_username(), "status": "draft"})
     if request.method == "POST" and form.is_valid():
         post = store.create_post(form.content(), actor=_actor(request), comment=form.cleaned_data["comment"], at=_now())
-        messages.success(request, _then(request, f"Post “{post.title}” was created at version 1."))
-        return _after_save(request, post.id)
+        return _saved(request, post.id, f"Post “{post.title}” was created at version 1.")
     return render(request, "cms/post_form.html", {"form": form, "adding": True})
 
 
-def _then(request, message: str) -> str:
-    if "_addanother" in request.POST:
-        return message + " You may add another below."
-    if "_continue" in request.POST:
-        return message + " You may edit it again below."
-    return message
-
-
-def _after_save(request, post_id: int):
-    """Where a saved form goes, as in Django's admin: "Save and add another" to a new form, "Save and
-    continue editing" back to the post's edit form, else the post's page."""
-    if "_addanother" in request.POST:
-        return redirect("cms:post_add")
-    if "_continue" in request.POST:
-        return redirect("cms:post_edit", post_id)
-    return redirect("cms:post_detail", post_id)
+def _saved(request, post_id: int, message: str, level: int = messages.SUCCESS):
+    return after_save(
+        request, message, level=level, detail=reverse("cms:post_detail", args=[post_id]),
+        add=reverse("cms:post_add"), edit=reverse("cms:post_edit", args=[post_id]),
+    )  # fmt: skip
 
 
 BULK_LIMIT = 100  # posts one bulk delete takes
@@ -147,12 +135,10 @@ def post_edit(request, pk: int):
         else:
             title = form.cleaned_data["title"]
             if saved is _UNCHANGED:
-                messages.info(request, f"Nothing changed in “{title}”, so nothing was saved and no revision was made.")
-            else:
-                kept = saved.version - 1
-                message = f"Saved “{title}” as version {saved.version}; version {kept} is in the history."
-                messages.success(request, _then(request, message))
-            return _after_save(request, pk)
+                message = f"Nothing changed in “{title}”, so nothing was saved and no revision was made."
+                return _saved(request, pk, message, messages.INFO)
+            kept = saved.version - 1
+            return _saved(request, pk, f"Saved “{title}” as version {saved.version}; version {kept} is in the history.")
     post = between.current if between else or_404(store.get_post, pk).post
     changes = diff.compare(between.base_snapshot, between.current) if between and between.base_snapshot else []
     context = {"form": form, "post": post, "between": between, "changes": changes}

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from config import autocomplete
 from config.activity import Actor
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.shortcuts import or_404
+from config.shortcuts import after_save, or_404
 from config.store import StoreError
 from orgchart import charts, forms, store
 
@@ -55,8 +55,9 @@ def _query_id(request, name: str) -> int | None:
 
 
 def _write(request, form, write, done, then):
-    """Run ``write(cleaned_data)`` for a valid form. On success: the message ``done(data, result)``
-    and a redirect to ``then(result)``; when the store refuses: the reason beside its field, and None."""
+    """Run ``write(cleaned_data)`` for a valid form. On success: the response ``then(request,
+    message, result)`` with the message ``done(data, result)``; when the store refuses: the reason
+    beside its field, and None."""
     if not form.is_valid():
         return None
     try:
@@ -64,8 +65,7 @@ def _write(request, form, write, done, then):
     except StoreError as exc:
         form.add_error(exc.field if exc.field in form.fields else None, exc.message or str(exc))
         return None
-    messages.success(request, done(form.cleaned_data, result))
-    return redirect(then(result))
+    return then(request, done(form.cleaned_data, result), result)
 
 
 BY_NAME = ListSpec(sorts=("name",), default_order="name")
@@ -98,7 +98,10 @@ def _save(request, kind: Kind, found, form, save):
     """Add or edit: ``save(data)`` returns the id, whose page the user lands on."""
     return _form_page(
         request, "orgchart/form.html", kind, found, form, save,
-        done=lambda data, _: f"Saved {data['name']}.", then=partial(kind.url, "detail"),
+        done=lambda data, _: f"Saved {data['name']}.",
+        then=lambda request, message, pk: after_save(
+            request, message, detail=kind.url("detail", pk), add=kind.add_url, edit=kind.url("edit", pk)
+        ),
     )  # fmt: skip
 
 
@@ -106,8 +109,18 @@ def _delete(request, kind: Kind, found, form, delete):
     """Delete, after asking for a successor: ``delete(successor)`` returns the deleted name."""
     return _form_page(
         request, "orgchart/confirm_delete.html", kind, found, form, lambda data: delete(data["successor"]),
-        done=lambda data, name: f"Deleted {name}.", then=lambda _: kind.list_url,
+        done=lambda data, name: f"Deleted {name}.", then=_redirect_to(lambda _: kind.list_url),
     )  # fmt: skip
+
+
+def _redirect_to(url_of):
+    """A ``then`` for ``_write``: the message, and a redirect to ``url_of(result)``."""
+
+    def then(request, message: str, result):
+        messages.success(request, message)
+        return redirect(url_of(result))
+
+    return then
 
 
 # --- employees -----------------------------------------------------------------------------------
@@ -194,7 +207,7 @@ def employee_move(request, pk: int):
         return render(request, "orgchart/employee_confirm_move.html", context)
     done = _write(
         request, form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)),
-        _moved, lambda _: reverse("orgchart:employee_detail", args=[pk]),
+        _moved, _redirect_to(lambda _: reverse("orgchart:employee_detail", args=[pk])),
     )  # fmt: skip
     if done:
         return done

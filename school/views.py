@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from config.activity import Actor
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.shortcuts import or_404
+from config.shortcuts import after_save, or_404
 from school import conf, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
 
@@ -98,14 +98,9 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
             else:
                 verb = "changed" if current else "added"
                 message = f"The {ent.name} “{form.document().label}” was {verb}."
-                if "_addanother" in request.POST:
-                    messages.success(request, message + " You may add another below.")
-                    return redirect(ent.url("add"))
-                if "_continue" in request.POST:
-                    messages.success(request, message + " You may edit it again below.")
-                    return redirect(ent.url("edit", pk))
-                messages.success(request, message)
-                return redirect(ent.url("detail", pk))
+                return after_save(
+                    request, message, detail=ent.url("detail", pk), add=ent.url("add"), edit=ent.url("edit", pk)
+                )
     else:
         initial = {**ent.form.initial_for(current), "fingerprint": loaded} if current else None
         form = ent.form(initial=initial)

@@ -80,6 +80,16 @@ class EmployeeScreensTest(RedisTestCase):
         self.assertEqual(client().hget(keys.employee(pk), "full_time"), "0")
         self.assertEqual(store.get_employee(self.ids["Doug"]).total, 7)
 
+    def test_save_and_add_another_and_save_and_continue_editing(self):
+        data = {"title": "Intern", "manager": "Eve", "location": self.where, "full_time": ""}
+        response = self.client.post("/orgchart/employees/add/", {**data, "name": "Hal", "_addanother": "1"})
+        self.assertRedirects(response, "/orgchart/employees/add/", fetch_redirect_response=False)
+        response = self.client.post("/orgchart/employees/add/", {**data, "name": "Ivy", "_continue": "1"}, follow=True)
+        pk = client().hget(keys.employee_by_name(), "ivy")
+        self.assertEqual(response.redirect_chain[-1][0], f"/orgchart/employees/{pk}/edit/")
+        self.assertContains(response, "Saved Ivy. You may edit it again below.")
+        self.assertContains(response, "Save and add another")
+
     def test_move_refuses_a_cycle_with_a_clear_error(self):
         before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
         response = self.client.post(f"/orgchart/employees/{self.ids['Ann']}/move/", {"manager": "Fay"})
