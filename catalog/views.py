@@ -12,6 +12,7 @@ from catalog import store, types
 from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
 from config import autocomplete
 from config.activity import Actor
+from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import or_404
@@ -23,7 +24,6 @@ PRODUCTS = ListSpec(
     filter_form=ProductFilterForm,
 )
 REVIEWS = ListSpec(per_page=20)
-BULK_LIMIT = 100  # products one bulk delete takes: four pages of the list
 
 
 def _detail_url(product_id: int) -> str:
@@ -77,44 +77,19 @@ def product_suggest(request):
     return autocomplete.respond(request, store.suggest, link=lambda product_id: f"{products_path}{product_id}/")
 
 
-def _selected_ids(request) -> list[int]:
-    """The ticked rows: integer ids, each once, at most BULK_LIMIT (anything else is ignored)."""
-    chosen = [value for value in request.POST.getlist("ids") if value.isdigit() and len(value) < 19]
-    return [int(value) for value in dict.fromkeys(chosen)][:BULK_LIMIT]
+PRODUCTS_BULK = BulkDelete(
+    noun="product", plural="products", list_name="catalog:product_list", detail_name="catalog:product_detail",
+    action_name="catalog:product_bulk_delete", labels=store.product_labels,
+    delete=lambda pk, actor: store.delete(pk, actor=actor).name,
+    what_goes="with their reviews",
+    pattern_note="one Lua script with every key in KEYS (its hash, reviews, type and tag memberships, sort, name "
+    "and trigram index entries).",
+)  # fmt: skip
 
 
 @require_POST
 def product_bulk_delete(request):
-    """Django admin's "delete selected": the list posts the ticked ids, this page lists them and asks;
-    confirming deletes each product in its own script and says what went."""
-    ids = _selected_ids(request)
-    if not ids:
-        messages.warning(request, "Tick the products to delete first; nothing was deleted.")
-        return redirect("catalog:product_list")
-    if request.POST.get("confirm") != "yes":
-        found = store.product_labels(ids)
-        missing = len(ids) - len(found)
-        context = {
-            "products": found,
-            "missing": missing,
-            "hidden": [*(("ids", product_id) for product_id, _ in found), ("confirm", "yes")],
-            "yes": f"Yes, delete {len(found)} product{'s' if len(found) != 1 else ''}",
-        }
-        return render(request, "catalog/product_confirm_bulk_delete.html", context)
-    deleted, gone = [], 0
-    actor = _actor(request)
-    for product_id in ids:
-        try:
-            deleted.append(store.delete(product_id, actor=actor).name)
-        except store.NotFound:
-            gone += 1
-    if deleted:
-        names = ", ".join(f"“{name}”" for name in deleted)
-        noun = "product" if len(deleted) == 1 else "products"
-        messages.success(request, f"Deleted {len(deleted)} {noun} with their reviews: {names}.")
-    if gone:
-        messages.info(request, f"{gone} of the selected products had already been deleted.")
-    return redirect("catalog:product_list")
+    return bulk_delete(request, PRODUCTS_BULK, _actor(request))
 
 
 def product_list(request):

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 from cms import diff, store
 from cms.forms import CommentForm, CompareForm, PostEditForm, PostFilterForm, PostForm
 from config.activity import Actor
+from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import after_save, or_404
@@ -67,40 +68,19 @@ def _saved(request, post_id: int, message: str, level: int = messages.SUCCESS):
     )  # fmt: skip
 
 
-BULK_LIMIT = 100  # posts one bulk delete takes
+POSTS_BULK = BulkDelete(
+    noun="post", plural="posts", list_name="cms:post_list", detail_name="cms:post_detail",
+    action_name="cms:post_bulk_delete", labels=store.post_labels,
+    delete=lambda pk, actor: store.delete_post(pk, actor=actor).title,
+    what_goes="with their revisions and comments",
+    pattern_note="a read of its comment ids, then one Lua script with every key in KEYS (the post, its "
+    "revisions, its comments, its index entries and trigram sets).",
+)  # fmt: skip
 
 
 @require_POST
 def post_bulk_delete(request):
-    """Django admin's "delete selected": the list posts the ticked ids, this page lists them and asks;
-    confirming deletes each post in its own script (with its revisions and comments) and says what went."""
-    chosen = [value for value in request.POST.getlist("ids") if value.isascii() and value.isdigit() and len(value) < 19]
-    ids = [int(value) for value in dict.fromkeys(chosen)][:BULK_LIMIT]
-    if not ids:
-        messages.warning(request, "Tick the posts to delete first; nothing was deleted.")
-        return redirect("cms:post_list")
-    if request.POST.get("confirm") != "yes":
-        found = store.post_labels(ids)
-        context = {
-            "posts": found,
-            "missing": len(ids) - len(found),
-            "hidden": [*(("ids", post_id) for post_id, _ in found), ("confirm", "yes")],
-            "yes": f"Yes, delete {len(found)} post{'s' if len(found) != 1 else ''}",
-        }
-        return render(request, "cms/post_confirm_bulk_delete.html", context)
-    deleted, gone = [], 0
-    for post_id in ids:
-        try:
-            deleted.append(store.delete_post(post_id, actor=_actor(request)).title)
-        except store.NotFound:
-            gone += 1
-    if deleted:
-        names = ", ".join(f"“{title}”" for title in deleted)
-        noun = "post" if len(deleted) == 1 else "posts"
-        messages.success(request, f"Deleted {len(deleted)} {noun} with their revisions and comments: {names}.")
-    if gone:
-        messages.info(request, f"{gone} of the selected posts had already been deleted.")
-    return redirect("cms:post_list")
+    return bulk_delete(request, POSTS_BULK, _actor(request))
 
 
 def post_detail(request, pk: int):

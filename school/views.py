@@ -9,6 +9,7 @@ of a destructive one (drop, unassign, release) is its confirmation page.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -16,9 +17,10 @@ from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.activity import Actor
+from config.bulkdelete import BulkDelete, bulk_delete
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import after_save, or_404
 from school import conf, store
@@ -36,6 +38,10 @@ class Entity(Listed):
     @property
     def listing(self) -> ListSpec:
         return ListSpec(sorts=(self.label_sort, "id"), default_order=self.label_sort)
+
+    @property
+    def bulk_delete_url(self) -> str:
+        return self.url("bulk_delete")
 
 
 ENTITIES = {
@@ -115,6 +121,27 @@ def _reloaded(ent: Entity, data, loaded: str):
     form = ent.form(data)
     form.is_valid()
     return form
+
+
+_WHAT_GOES = {
+    "course": "with their rosters, holds and instructors' links",
+    "instructor": "with their course assignments",
+    "student": "with their enrolments and holds",
+}
+
+
+@require_POST
+def entity_bulk_delete(request, entity: str):
+    """Django admin's "delete selected" on a list: asks with the names, then one script per document."""
+    ent = ENTITIES[entity]
+    spec = BulkDelete(
+        noun=entity, plural=ent.plural, list_name=f"school:{entity}_list", detail_name=f"school:{entity}_detail",
+        action_name=f"school:{entity}_bulk_delete", labels=partial(store.labels, entity),
+        delete=lambda pk, actor: store.delete(entity, pk, actor=actor), what_goes=_WHAT_GOES[entity],
+        pattern_note="a read of its relations, then one Lua script with every key in KEYS (the document, both "
+        "sides of every relation, its index and trigram entries).",
+    )  # fmt: skip
+    return bulk_delete(request, spec, _actor(request))
 
 
 def entity_delete(request, entity: str, pk: int):

@@ -8,7 +8,7 @@ from config.listing import ListState
 from config.redis import client
 from school import keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
-from school.store.core import PICKER_LIMIT, lex_id, now_ms
+from school.store.core import PICKER_LIMIT, lex_id, now_ms, queue_labels, take_docs
 from school.store.names import SEARCH_LIMIT, queue_search, usable
 
 
@@ -191,3 +191,10 @@ def find(picker: str, pk: int, q: str) -> list[Candidate]:
 
 def schema_counts(entity: str) -> dict[str, int]:
     return {v: int(n) for v, n in client().hgetall(keys.schemas(entity)).items()}
+
+
+def labels(entity: str, ids: list[int]) -> list[tuple[int, str]]:
+    """(id, label) of each document that exists, in the order given: one pipeline of HMGETs."""
+    pipe = client().pipeline(transaction=False)
+    queue_labels(pipe, entity, ids)
+    return [(doc.id, doc.label) for doc in take_docs(entity, ids, iter(pipe.execute()))]

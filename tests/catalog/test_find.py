@@ -271,7 +271,7 @@ class BulkDeleteTest(RedisTestCase):
         response = self.client.post("/catalog/products/delete/", {"ids": [self.a, self.b, "x", self.a, 12345]})
         self.assertContains(response, "Delete 2 products?")
         self.assertContains(response, "Beta &lt;Buds&gt;")
-        self.assertContains(response, "1 of the selected product no longer exists")
+        self.assertContains(response, "1 of the selected products no longer exists")
         self.assertContains(response, f'<input type="hidden" name="ids" value="{self.a}">', html=True)
         self.assertTrue(client().exists(keys.product(self.a), keys.product(self.b)) == 2)
 

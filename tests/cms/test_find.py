@@ -250,7 +250,7 @@ class BulkDeleteTest(RedisTestCase):
         response = self.client.post("/cms/posts/delete/", {"ids": [self.a, self.b, "x", self.a, 12345]})
         self.assertContains(response, "Delete 2 posts?")
         self.assertContains(response, "Beta &lt;post&gt;")
-        self.assertContains(response, "1 of the selected post no longer exists")
+        self.assertContains(response, "1 of the selected posts no longer exists")
         self.assertContains(response, f'<input type="hidden" name="ids" value="{self.a}">', html=True)
         self.assertEqual(client().exists(keys.post(self.a), keys.post(self.b)), 2)
 
