@@ -335,7 +335,7 @@ def hexdump(value: bytes, start: int = 0) -> str:
 
 
 def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None, as_hex=False) -> dict:
-    """What a key page shows of one page of ``content`` (a ``store.KeyContent``), by type.
+    """What a key page shows of one page of ``content`` (a ``keystore.KeyContent``), by type.
     A string can be shown ``as_hex``; a binary one offers it."""
     kind, offset = content.meta.type, content.offset
     if kind == "hash":

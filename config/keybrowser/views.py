@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET
 
-from config.keybrowser import behind, display, store, tree
+from config.keybrowser import behind, display, keystore, store, tree
 from config.keybrowser.forms import BrowseForm
 from config.keyspace import keyspace
 from config.store import glob_escape
@@ -90,7 +90,7 @@ def key_detail(request, key: bytes):
     text = key.decode("utf-8", "backslashreplace")
     related = display.related_keys(text, owner)
     try:
-        content = store.read_key(
+        content = keystore.read_key(
             key, request.GET.get("cursor", ""), owner.type if owner else "", tuple(k.encode() for k, _ in related)
         )
     except ValueError as exc:
@@ -135,7 +135,7 @@ def namespaces(request):
     if display.is_hidden(prefix):
         raise Http404("Django's cache and session keys are not browsable")
     try:
-        cursor = int(store.parse_cursor("set", request.GET.get("cursor", "")))
+        cursor = int(keystore.parse_cursor("set", request.GET.get("cursor", "")))
     except ValueError as exc:
         raise _bad_cursor() from exc
     try:
@@ -173,10 +173,10 @@ def registered(request):
     use_index = bool(pattern.index) and pattern.segments.count("*") == 1 and pattern.wildcards == 1
     try:
         if use_index:
-            page = store.pattern_index_page(pattern, cursor)
+            page = keystore.pattern_index_page(pattern, cursor)
             rows, next_cursor, total, scanned = display.key_rows(page.keys), page.next_cursor, page.total, None
         else:
-            scanned = store.pattern_scan_page(pattern, int(store.parse_cursor("set", cursor)))
+            scanned = store.pattern_scan_page(pattern, int(keystore.parse_cursor("set", cursor)))
             rows, next_cursor, total = display.key_rows(scanned.keys), str(scanned.cursor or ""), None
     except ValueError as exc:
         raise _bad_cursor() from exc
@@ -200,7 +200,7 @@ ORPHANS_SHOWN = 200  # orphans a page gathers by itself before it waits for "Loa
 def orphans(request):
     """``/keys/orphans/``: keys that match no registered pattern, a SCAN page at a time."""
     try:
-        cursor = int(store.parse_cursor("set", request.GET.get("cursor", "")))
+        cursor = int(keystore.parse_cursor("set", request.GET.get("cursor", "")))
     except ValueError as exc:
         raise _bad_cursor() from exc
     page = store.orphan_page(cursor)
