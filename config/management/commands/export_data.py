@@ -1,10 +1,8 @@
 """Export each app's documents as JSON Lines: DIR/<app>/<entity>.jsonl and DIR/<app>/manifest.json."""
 
-from pathlib import Path
+from django.core.management.base import BaseCommand
 
-from django.core.management.base import BaseCommand, CommandError
-
-from config.exchange import runner
+from config.exchange import cli, runner
 from config.exchange.progress import Bars
 
 
@@ -16,19 +14,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--only", nargs="+", metavar="APP", help="export only these apps")
-        parser.add_argument("directory", nargs="?")
+        cli.add_arguments(parser, "export")
 
     def handle(self, *args, directory, only, verbosity, **options):
-        if directory is None and only and len(only) > 1:
-            directory = only.pop()  # "--only catalog cms DIR": argparse gave DIR to --only
-        if directory is None:
-            raise CommandError("give the directory: DIR")
+        base, only = cli.folder_and_apps(directory, only, "export")
         known = runner.exchanges()
-        unknown = sorted(set(only or ()) - set(known))
-        if unknown:
-            raise CommandError(f"no export format for {', '.join(unknown)}; known: {', '.join(known)}")
-        base = Path(directory)
         for app in only or known:
             with Bars(self.stderr._out, verbosity > 0) as bars:
                 counts = runner.export(app, base / app, bars)

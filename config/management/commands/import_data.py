@@ -1,10 +1,8 @@
 """Import what ``export_data`` wrote, through each app's own write paths."""
 
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
-from config.exchange import runner
+from config.exchange import cli, runner
 from config.exchange.progress import Bars
 
 
@@ -17,20 +15,12 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("directory", nargs="?")
-        parser.add_argument("--only", nargs="+", metavar="APP", help="import only these apps")
+        cli.add_arguments(parser, "import")
         parser.add_argument("--replace", action="store_true", help="replace the data an app holds now")
 
     def handle(self, *args, directory, only, replace, verbosity, **options):
-        if directory is None and only and len(only) > 1:
-            directory = only.pop()  # "--only catalog cms DIR": argparse gave DIR to --only
-        if directory is None:
-            raise CommandError("give the directory: DIR")
+        base, only = cli.folder_and_apps(directory, only, "import")
         known = runner.exchanges()
-        unknown = sorted(set(only or ()) - set(known))
-        if unknown:
-            raise CommandError(f"no import format for {', '.join(unknown)}; known: {', '.join(known)}")
-        base = Path(directory)
         if not base.is_dir():
             raise CommandError(f"{base}: no such directory")
         chosen = [app for app in (only or known) if (base / app).is_dir() or only]
