@@ -30,7 +30,7 @@ class Command(BaseCommand):
             "--only", action="append", default=[], metavar="APP", help="only this app's part (repeatable)"
         )
         parser.add_argument(
-            "--keybrowser", type=int, metavar="KEYS", help="time the key browser's pages on a keyspace of KEYS keys"
+            "--keybrowser", type=int, metavar="N", help="time the key browser's pages on a keyspace of N keys"
         )
         # For the tests: a data set that loads in seconds. Not shown in --help.
         parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)
