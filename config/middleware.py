@@ -14,11 +14,11 @@ from django.core.signals import got_request_exception
 from django.dispatch import receiver
 from django.http import JsonResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
 from django_redis.exceptions import ConnectionInterrupted
 
 from config import roles, trace
+from config.keybrowser import panel as redis_panel
 from config.redis import redacted
 
 PANEL_PLACEHOLDER = b"<!--redis-panel-->"
@@ -121,8 +121,8 @@ class TraceMiddleware:
                 if response.has_header("Content-Length"):
                     response["Content-Length"] = str(len(response.content))
             return response
-        context = {"trace": recorded, "oob": is_htmx, "path": request.get_full_path()}
-        panel = render_to_string("includes/redis_panel.html", context).encode()
+        # Built in Python (the template tag of includes/redis_panel.html calls the same function).
+        panel = redis_panel.panel_html(recorded, request.get_full_path(), is_htmx).encode()
         if PANEL_PLACEHOLDER in response.content:
             response.content = response.content.replace(PANEL_PLACEHOLDER, panel, 1)
         else:

@@ -13,6 +13,16 @@ exactly these permissions.
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
+from django.db import connections, router
+from django.db.models import CharField, Func, OuterRef, Subquery, Value
+from django.db.models.functions import Concat
+
+UserModel = get_user_model()
+
 VIEWER, EDITOR, ADMINISTRATOR = "viewer", "editor", "administrator"
 
 # The app whose URL space a write falls in, and the permission it needs.
@@ -59,3 +69,75 @@ def sync_roles(apps=None) -> None:
             if found is not None:  # an earlier migration's state lacks the later permissions; a later one syncs again
                 wanted.append(found)
         group.permissions.set(wanted)
+
+
+class RoleBackend(ModelBackend):
+    """Django's ModelBackend, with a user's permissions read in the same query that loads
+    the user for the request (two subqueries beside the user's row).
+
+    ModelBackend reads them lazily, in two more queries, the first time a request asks
+    ``has_perm`` (the sidebar, the Redis panel, the permission middleware all do). Read
+    with the user, they cost no query of their own and can never be stale: every request
+    sees the groups and permissions as they are in the database at that moment, so
+    nothing needs invalidating when a group or a permission changes.
+    """
+
+    def get_user(self, user_id):
+        db = router.db_for_read(UserModel)
+        if connections[db].vendor not in _AGGREGATE:
+            return super().get_user(user_id)
+        sql, params, position = _user_query(db)
+        pk = UserModel._meta.pk
+        try:
+            params[position] = pk.get_db_prep_value(pk.to_python(user_id), connections[db])
+        except ValidationError:
+            return None
+        user = next(iter(UserModel._default_manager.db_manager(db).raw(sql, params)), None)
+        if user is None:
+            return None
+        if not user.is_superuser:  # a superuser has every permission, as ModelBackend reads them
+            user._user_perm_cache = _names(user.role_user_perms)
+            user._group_perm_cache = _names(user.role_group_perms)
+        return user if self.user_can_authenticate(user) else None
+
+
+_SENTINEL = -7_357_913  # stands for the user's id while the query is compiled
+_queries: dict[str, tuple[str, tuple]] = {}  # database alias -> the query's SQL and its parameters
+
+
+def _user_query(db: str) -> tuple[str, list, int]:
+    """The user's row and permissions, as SQL compiled once per database by the ORM (building
+    the query is what costs, not running it); its parameters and where the user's id goes."""
+    if db not in _queries:
+        users = UserModel._default_manager.db_manager(db).annotate(
+            role_user_perms=_joined(Permission.objects.filter(user=OuterRef("pk"))),
+            role_group_perms=_joined(Permission.objects.filter(group__user=OuterRef("pk"))),
+        )
+        _queries[db] = users.filter(pk=_SENTINEL).query.sql_with_params()
+    sql, params = _queries[db]
+    return sql, list(params), params.index(_SENTINEL)
+
+
+_SEP = "\n"  # between two permission names ("app_label.codename"), which never hold one
+_AGGREGATE = {"sqlite": "GROUP_CONCAT", "postgresql": "STRING_AGG"}
+_NAME = Concat("content_type__app_label", Value("."), "codename", output_field=CharField())
+
+
+class _Joined(Func):
+    """The subquery's rows joined in one string: GROUP_CONCAT(x, sep), STRING_AGG(x, sep) on
+    PostgreSQL. A plain Func, not an Aggregate, so the subquery has no GROUP BY: one row."""
+
+    function = "GROUP_CONCAT"
+    output_field = CharField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, function="STRING_AGG", **extra)
+
+
+def _joined(permissions) -> Subquery:
+    """The names of ``permissions`` in one string, as a subquery of the user's row."""
+    return Subquery(permissions.order_by().values(names=_Joined(_NAME, Value(_SEP))))
+
+
+def _names(joined: str | None) -> set[str]:
+    return set(joined.split(_SEP)) if joined else set()

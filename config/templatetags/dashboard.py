@@ -30,15 +30,6 @@ def trips_of(trace, origin):
 
 
 @register.filter
-def nav_section(match):
-    """The sidebar entry of a page: its app namespace, or the first word of its URL name
-    (``catalog:list`` belongs to ``catalog``)."""
-    if match is None:
-        return ""
-    return match.namespace or (match.url_name or "").split("_", 1)[0]
-
-
-@register.filter
 def site_link(value) -> str:
     """A link read from stored data, if it is one: a path on this site (``/x``, not
     ``//host`` nor ``/\\host``) or an http(s) URL; "" for anything else (``javascript:``,

@@ -26,3 +26,62 @@ class SignOutTest(RedisTestCase):
         response = self.client.post("/accounts/logout/", follow=True)
         self.assertContains(response, "staff signed out.")
         self.assertContains(response, "Sign in")
+
+
+class SidebarTest(RedisTestCase):
+    """The sidebar is built once per request in Python (``config.layout``) from the permissions
+    read with the user (``roles.RoleBackend``): it follows a change of group on the very next page."""
+
+    sign_in = False
+
+    def sidebar(self, path: str = "/") -> str:
+        body = self.client.get(path).content.decode()
+        return body[body.index('<nav class="sidebar"') : body.index("</nav>")]
+
+    def test_each_role_sees_its_links_and_the_current_section_is_marked(self):
+        viewer = self.make_staff("viewer", role="viewer")
+        self.client.force_login(viewer)
+        nav = self.sidebar("/catalog/products/")
+        self.assertIn('<li><a href="/catalog/products/" aria-current="page">Catalog</a></li>', nav)
+        self.assertIn('<li><a href="/">Dashboard</a></li>', nav)
+        self.assertNotIn("Key browser", nav)
+        self.assertNotIn("Import / export", nav)
+        self.assertNotIn("Users and groups", nav)
+        self.assertIn('<span class="who">viewer</span>', nav)
+
+        self.client.force_login(self.make_staff("admin", role="administrator"))
+        nav = self.sidebar("/keys/")
+        self.assertIn('<li><a href="/keys/" aria-current="page">Key browser</a></li>', nav)
+        self.assertIn('<li><a href="/exchange/">Import / export</a></li>', nav)
+        self.assertIn('<li><a href="/admin/">Users and groups</a></li>', nav)
+        self.assertIn('<li><a href="/catalog/products/">Catalog</a></li>', nav)
+
+    def test_a_change_of_group_shows_on_the_next_page(self):
+        from django.contrib.auth.models import Group
+
+        user = self.make_staff("moving", role="viewer")
+        self.client.force_login(user)
+        self.assertNotIn("Key browser", self.sidebar())
+        user.groups.set([Group.objects.get(name="administrator")])
+        self.assertIn("Key browser", self.sidebar())
+        self.assertEqual(self.client.get("/keys/").status_code, 200)
+        user.groups.set([Group.objects.get(name="editor")])
+        self.assertNotIn("Key browser", self.sidebar())
+        self.assertEqual(self.client.get("/keys/").status_code, 403)
+
+    def test_a_change_of_a_groups_permissions_shows_on_the_next_page(self):
+        from django.contrib.auth.models import Group, Permission
+
+        self.client.force_login(self.make_staff("editing", role="editor"))
+        self.assertNotIn("Import / export", self.sidebar())
+        editor = Group.objects.get(name="editor")
+        editor.permissions.add(Permission.objects.get(codename="exchange_data"))
+        self.assertIn("Import / export", self.sidebar())
+
+    def test_a_page_reads_the_user_and_its_permissions_in_one_query(self):
+        self.client.force_login(self.make_staff("counted", role="administrator"))
+        self.client.get("/catalog/products/")  # URL resolvers, templates, the layout's prepared links
+        with self.assertNumQueries(1):
+            body = self.client.get("/catalog/products/").content.decode()
+        self.assertIn("Key browser", body)  # has_perm answered from what that one query read
+        self.assertIn('class="redis-panel', body)  # and the panel, for the same permission
