@@ -129,6 +129,9 @@ TEMPLATES = [
     },
 ]
 
+# Django's built-in widgets built in Python, the same HTML as their templates (config.widgets).
+FORM_RENDERER = "config.widgets.WidgetRenderer"
+
 DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

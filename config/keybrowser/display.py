@@ -9,8 +9,10 @@ holds. Django autoescapes the result like any other text.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
@@ -127,32 +129,47 @@ def is_hidden(key: bytes | str) -> bool:
 _owner_index: tuple[tuple[str, ...], dict] = ((), {})
 
 
-def _patterns_by_shape() -> dict[tuple[int, str | None], list[KeyPattern]]:
+def _segment_regex(glob: str) -> str:
+    """One segment's glob as fnmatchcase reads it, without its end anchor (the key's regex has one)."""
+    translated = fnmatch.translate(glob)
+    return translated[: -len("\\Z")] if translated.endswith("\\Z") else translated
+
+
+def _patterns_by_shape() -> dict[tuple[int, str | None], list[tuple[int, Callable, KeyPattern]]]:
     """The registry indexed by (segments, first segment; None when it is a glob), rebuilt
-    only when the registry changes, so a key is tried against a handful of patterns."""
+    only when the registry changes, so a key is tried against a handful of patterns: each as
+    (its wildcards, its whole-key regex's fullmatch, the pattern). A segment's glob cannot
+    reach into the next one, since only keys with as many segments are tried."""
     global _owner_index
     signature = tuple(p.pattern for p in keyspace.patterns)
     if _owner_index[0] != signature:
-        index: dict[tuple[int, str | None], list[KeyPattern]] = {}
+        index: dict[tuple[int, str | None], list] = {}
         for pattern in keyspace.patterns:
-            first = pattern.segments[0]
-            shape = (len(pattern.segments), None if any(c in first for c in "*?[") else first)
-            index.setdefault(shape, []).append(pattern)
+            segments = pattern.segments
+            first = segments[0]
+            shape = (len(segments), None if any(c in first for c in "*?[") else first)
+            regex = re.compile(":".join(_segment_regex(segment) for segment in segments))
+            index.setdefault(shape, []).append((pattern.wildcards, regex.fullmatch, pattern))
         _owner_index = (signature, index)
     return _owner_index[1]
 
 
-def owner(key: bytes | str) -> KeyPattern | None:
+def owner(key: bytes | str, index: dict | None = None) -> KeyPattern | None:
     """The registered pattern of ``key`` (the most specific, as ``keyspace.match``);
-    a name that is not UTF-8 has none."""
+    a name that is not UTF-8 has none. ``index`` (``_patterns_by_shape()``) saves checking
+    the registry again when a page looks up many keys."""
     try:
         text = key.decode() if isinstance(key, bytes) else key
     except UnicodeDecodeError:
         return None
-    index = _patterns_by_shape()
-    parts = text.split(":")
-    candidates = index.get((len(parts), parts[0]), []) + index.get((len(parts), None), [])
-    return min((p for p in candidates if p.matches(text)), key=lambda p: p.wildcards, default=None)
+    index = index if index is not None else _patterns_by_shape()
+    count = text.count(":") + 1
+    best_wildcards, best = 0, None
+    for shape in ((count, text.split(":", 1)[0]), (count, None)):
+        for wildcards, fullmatch, pattern in index.get(shape, ()):
+            if (best is None or wildcards < best_wildcards) and fullmatch(text):
+                best_wildcards, best = wildcards, pattern
+    return best
 
 
 # --- members that are ids or keys ------------------------------------------------
@@ -291,9 +308,9 @@ class KeyRow:
 
 
 def key_rows(metas) -> list[KeyRow]:
-    base, rows = reverse("keybrowser:browse"), []
+    base, rows, index = reverse("keybrowser:browse"), [], _patterns_by_shape()
     for meta in metas:
-        pattern = owner(meta.key)
+        pattern = owner(meta.key, index)
         text = meta.key.decode("utf-8", "backslashreplace")
         name = show(meta.key, limit=NAME_SHOWN, name=True)
         screen = pattern.screen_url(text) if pattern and len(meta.key) <= LINK_LIMIT else ""

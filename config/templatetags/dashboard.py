@@ -1,4 +1,10 @@
+"""The dashboard's shared template tags: list links and the shared parts every page repeats
+(pagination, a form's fields with their errors), built in Python in one call each instead
+of a template node per attribute. Every value that comes from data or a form is escaped."""
+
 from django import template
+from django.utils.html import conditional_escape, escape
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
@@ -46,3 +52,106 @@ def site_link(value) -> str:
     except ValueError:
         return ""
     return text if parts.scheme in {"http", "https"} and parts.netloc else ""
+
+
+# --- pagination ------------------------------------------------------------------------------
+
+
+def _page_link(rel: str, label: str, href: str, target: str) -> str:
+    href = escape(href)
+    htmx = f' hx-get="{href}" hx-target="{escape(target)}" hx-push-url="true"' if target else ""
+    return f'  <a rel="{rel}" href="{href}"{htmx}>{label}</a>\n'
+
+
+@register.simple_tag
+def pagination(page, state=None, target="", base="") -> SafeString:
+    """Pagination for a Django Page (``includes/pagination.html``): nothing for a single page.
+
+    ``state`` (config.listing.ListState, optional) keeps the search, sort and filters in the
+    links; ``target`` (an htmx target) loads a page in place and pushes the URL; ``base`` is
+    the path the links go to, for a fragment loaded under another page's URL."""
+    paginator = page.paginator
+    if paginator.num_pages <= 1:
+        return mark_safe("")
+    base = str(base or "")
+    target = str(target or "")
+    parts = ['<nav class="pagination" aria-label="Pages">\n']
+    if page.has_previous():
+        parts.append(_page_link("prev", "‹ Previous", base + page_query(state, page.previous_page_number()), target))
+    where = f"Page {page.number} of {paginator.num_pages} · {paginator.count} in all"
+    parts.append(f'  <span class="current">{where}</span>\n')
+    if page.has_next():
+        parts.append(_page_link("next", "Next ›", base + page_query(state, page.next_page_number()), target))
+    parts.append("</nav>\n")
+    return mark_safe("".join(parts))  # fixed markup; the links and the target escaped above
+
+
+# --- forms -----------------------------------------------------------------------------------
+
+
+def _text(value) -> str:
+    """A value as ``{{ value }}`` shows it: escaped unless already safe, None as "None"."""
+    return conditional_escape(value)
+
+
+def _field(field) -> str:
+    errors = field.errors
+    parts = [f'<div class="field{" has-error" if errors else ""}">\n']
+    if field.widget_type == "checkbox":
+        parts.append(f"  <label>{field} {_text(field.label)}</label>\n")
+    else:
+        required = " *" if field.field.required else ""
+        parts.append(f'  <label for="{_text(field.id_for_label)}">{_text(field.label)}{required}</label>\n  {field}\n')
+    if field.help_text:
+        parts.append(f'  <span class="hint">{_text(field.help_text)}</span>\n')
+    for number, error in enumerate(errors):
+        first = f' id="{_text(field.auto_id)}-error"' if number == 0 else ""
+        parts.append(f'<span class="field-error"{first}>{_text(error)}</span>')
+    parts.append("\n</div>\n")
+    return "".join(parts)
+
+
+def _error_summary(form) -> str:
+    errors = form.errors
+    if len(errors) <= 1:
+        return ""
+    items = "".join(
+        f'<li><a href="#{_text(field.id_for_label)}">{_text(field.label)}</a>: {_text(field.errors[0])}</li>'
+        for field in form.visible_fields()
+        if field.errors
+    )
+    return (
+        '<div class="errors error-summary" role="alert" id="error-summary">\n'
+        f"  <p><strong>Please correct the {len(errors)} errors below.</strong></p>\n"
+        f"  <ul>{items}</ul>\n</div>"
+    )
+
+
+@register.simple_tag
+def form_field(field) -> SafeString:
+    """One form field (``includes/field.html``): its label (a checkbox inside its own), help
+    text, and its errors beside it, the first with the id the error summary can point at."""
+    return mark_safe(_field(field))  # the widget is Django's own HTML; every other value escaped
+
+
+@register.simple_tag
+def error_summary(form) -> SafeString:
+    """With two or more field errors, a summary at the top of the form, each entry linked to its field."""
+    return mark_safe(_error_summary(form)) if form else mark_safe("")  # every value escaped
+
+
+@register.simple_tag
+def form_fields(form) -> SafeString:
+    """A whole form (``includes/form_fields.html``): the error summary, its non-field errors,
+    hidden fields, and each visible field with its errors beside it."""
+    parts = [_error_summary(form), "\n"]
+    non_field = form.non_field_errors()
+    if non_field:
+        parts.append('<div class="errors" role="alert">')
+        parts.extend(f"<p>{_text(error)}</p>" for error in non_field)
+        parts.append("</div>")
+    parts.append("\n")
+    parts.extend(str(field) for field in form.hidden_fields())
+    parts.append("\n")
+    parts.extend(_field(field) for field in form.visible_fields())
+    return mark_safe("".join(parts))  # widgets are Django's own HTML; every other value escaped
