@@ -1,7 +1,10 @@
 """The Redis panel of every page, tied to the key browser."""
 
+from html import escape
+
 from django import template
-from django.utils.safestring import SafeString
+from django.urls import get_script_prefix, get_urlconf, reverse
+from django.utils.safestring import SafeString, mark_safe
 
 from config.keybrowser import panel, render
 
@@ -30,3 +33,81 @@ def cell(value) -> SafeString:
 def key_rows(rows) -> SafeString:
     """The rows of a key table (``display.KeyRow``), built in Python (see ``keybrowser.render``)."""
     return render.key_rows(rows)
+
+
+# --- one key's content, a table body per type, built once per page --------------------------
+
+
+@register.filter
+def field_rows(fields) -> SafeString:
+    """A hash's ``(field, value)`` cells as table rows."""
+    return mark_safe(  # each cell escaped by render.cell
+        "".join(f"<tr><td>{render.cell(name)}</td><td>{render.cell(value)}</td></tr>" for name, value in fields)
+    )
+
+
+@register.filter
+def member_rows(members) -> SafeString:
+    """A set's member cells as table rows."""
+    return mark_safe("".join(f"<tr><td>{render.cell(member)}</td></tr>" for member in members))
+
+
+@register.filter
+def scored_rows(scored) -> SafeString:
+    """A sorted set's ``(rank, member, score)`` as table rows."""
+    return mark_safe(
+        "".join(
+            f'<tr><td class="num">{int(rank)}</td><td>{render.cell(member)}</td>'
+            f'<td class="num">{escape(score)}</td></tr>'
+            for rank, member, score in scored
+        )
+    )
+
+
+@register.filter
+def item_rows(items) -> SafeString:
+    """A list's ``(index, item)`` as table rows."""
+    return mark_safe(
+        "".join(f'<tr><td class="num">{int(index)}</td><td>{render.cell(item)}</td></tr>' for index, item in items)
+    )
+
+
+@register.filter
+def entry_rows(entries) -> SafeString:
+    """A stream's ``(entry id, [(field, value)])`` as table rows."""
+    rows = []
+    for entry_id, fields in entries:
+        pairs = " · ".join(
+            f'<span class="f">{render.cell(name)}</span>=<span class="v">{render.cell(value)}</span>'
+            for name, value in fields
+        )
+        rows.append(
+            f'<tr><td class="entry-id"><code>{escape(entry_id)}</code></td><td class="entry-fields">{pairs}</td></tr>'
+        )
+    return mark_safe("".join(rows))
+
+
+# --- the key browser's own navigation --------------------------------------------------------
+
+KEYS_NAV = (("keys", "Keys", "keybrowser:browse"), ("tree", "Namespaces", "keybrowser:tree"),
+            ("registry", "Registry", "keybrowser:registry"), ("orphans", "Orphans", "keybrowser:orphans"))  # fmt: skip
+_keys_nav: dict[tuple, SafeString] = {}  # (URLconf, script prefix, current view) -> the nav's HTML
+
+
+@register.simple_tag
+def keys_nav(current: str = "") -> SafeString:
+    """The key browser's views, the ``current`` one marked ("keys", "tree", "registry",
+    "orphans", "behind"), reversed once per process."""
+    cache_key = (get_urlconf(), get_script_prefix(), current)
+    html = _keys_nav.get(cache_key)
+    if html is None:
+        current_mark = ' aria-current="page"'
+        links = "".join(
+            f'\n  <a href="{escape(reverse(name))}"{current_mark if view == current else ""}>{label}</a>'
+            for view, label, name in KEYS_NAV
+        )
+        behind = '\n  <a href="" aria-current="page">Behind a screen</a>' if current == "behind" else ""
+        html = _keys_nav[cache_key] = mark_safe(  # fixed labels and the site's own URLs
+            f'<nav class="keys-nav" aria-label="Key browser views">{links}{behind}\n</nav>'
+        )
+    return html
