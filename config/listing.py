@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import ClassVar
 from urllib.parse import urlencode
 
@@ -38,6 +39,7 @@ class ListState:
     # Repeated parameters kept in every link after the others, as (name, values) pairs.
     extra: tuple[tuple[str, tuple], ...] = ()
     form: object = field(default=None, compare=False, repr=False)  # the bound filter form, if any
+    sorts: tuple[str, ...] = ()  # the columns it may be sorted by: each gets its head's link once (``heads``)
 
     @property
     def offset(self) -> int:
@@ -61,8 +63,28 @@ class ListState:
 
     def sort_link(self, key: str) -> str:
         """Toggle between ascending and descending for a column, back to page 1."""
+        head = self.heads.get(key)
+        if head is not None:
+            return head.href
         order = "-" + key if self.order == key else key
         return self.query(o=order, page=1)
+
+    @cached_property
+    def heads(self) -> dict[str, SortHead]:
+        """Each sortable column's head, computed once per page: ``state.heads.name.href``
+        (the link that sorts by it, toggling the direction) and ``.mark`` (▲ or ▼ when sorted by it)."""
+        heads = {}
+        for key in self.sorts:
+            order = "-" + key if self.order == key else key
+            mark = ("▼" if self.descending else "▲") if self.sort_key == key else ""
+            heads[key] = SortHead(self.query(o=order, page=1), mark)
+        return heads
+
+
+@dataclass(frozen=True)
+class SortHead:
+    href: str  # the query string that sorts by the column, toggling the direction, back to page 1
+    mark: str  # ▲ or ▼ beside the column the list is sorted by, else ""
 
 
 def list_state(
@@ -85,7 +107,7 @@ def list_state(
     page = int(raw)
     # Filter values are cut like the search, so no link on the page repeats an unbounded query.
     chosen = {name: params[name][:max_filter] for name in filters if params.get(name)}
-    return ListState(params.get("q", "").strip()[:max_q], order, page, chosen, per_page)
+    return ListState(params.get("q", "").strip()[:max_q], order, page, chosen, per_page, sorts=tuple(sorts))
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,9 @@ def sort_query(state, key):
 @register.filter
 def sort_mark(state, key):
     """▲ or ▼ beside the column the list is sorted by."""
+    head = state.heads.get(key)
+    if head is not None:
+        return head.mark
     if state.sort_key != key:
         return ""
     return "▼" if state.descending else "▲"

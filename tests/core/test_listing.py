@@ -39,6 +39,21 @@ class ListStateTest(RedisTestCase):
         self.assertEqual(state.sort_link("price"), "?q=ear&o=-price&type=earbuds")
         self.assertEqual(state.sort_link("name"), "?q=ear&o=name&type=earbuds")
 
+    def test_each_sortable_column_head_is_prepared_once_with_its_link_and_mark(self):
+        state = self.state("q=ear&o=-price&page=2")
+        self.assertEqual(state.heads["price"].href, "?q=ear&o=price")
+        self.assertEqual(state.heads["price"].mark, "▼")
+        self.assertEqual((state.heads["name"].href, state.heads["name"].mark), ("?q=ear&o=name", ""))
+        self.assertIs(state.heads, state.heads)  # computed once per page
+        from django.template import engines
+
+        template = engines["django"].from_string(
+            "{% load dashboard %}{{ state|sort_query:'price' }} {{ state|sort_mark:'price' }} "
+            "{{ state.heads.name.href }}{{ state.heads.name.mark }}"
+        )
+        html = template.render({"state": state})
+        self.assertEqual(html, "?q=ear&amp;o=price ▼ ?q=ear&amp;o=name")
+
     def test_page_of_wraps_a_page_read_from_redis(self):
         state = self.state("page=2", per_page=10)
         page = page_of(list(range(10, 20)), 25, state)

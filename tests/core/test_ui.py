@@ -145,3 +145,12 @@ class WidgetRendererTest(SimpleTestCase):
                         django = field.as_widget()
                         form.renderer = WidgetRenderer()
                         self.assertEqual(field.as_widget(), django)
+
+
+class TemplateLoadingTest(SimpleTestCase):
+    def test_templates_are_compiled_once_per_process_by_djangos_cached_loader(self):
+        from django.template import engines
+
+        engine = engines["django"].engine
+        first = engine.get_template("base.html")
+        self.assertIs(engine.get_template("base.html").nodelist, first.nodelist)
