@@ -3,6 +3,8 @@
 of a template node per attribute. Every value that comes from data or a form is escaped."""
 
 from django import template
+from django.conf import settings
+from django.templatetags.static import static
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -55,6 +57,23 @@ def site_link(value) -> str:
     except ValueError:
         return ""
     return text if parts.scheme in {"http", "https"} and parts.netloc else ""
+
+
+# --- static files ----------------------------------------------------------------------------
+
+_assets: dict[tuple, str] = {}  # (path, the static settings) -> its URL
+
+
+@register.simple_tag
+def asset(path: str) -> str:
+    """``{% static path %}``, worked out once per process for the layout's own files: the
+    storage's URL for a name never changes while its settings stay (a deployment's manifest
+    is read once at start), and every page links the same three."""
+    key = (path, settings.STATIC_URL, settings.STATIC_ROOT, settings.STORAGES["staticfiles"]["BACKEND"])
+    url = _assets.get(key)
+    if url is None:
+        url = _assets[key] = static(path)
+    return url
 
 
 # --- pagination ------------------------------------------------------------------------------
