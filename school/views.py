@@ -23,7 +23,7 @@ from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import after_save, or_404
-from school import conf, store
+from school import conf, presenters, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
 
 ROSTER = ListSpec(per_page=25)
@@ -68,6 +68,7 @@ def entity_list(request, entity: str):
     context = {
         "entity": ent,
         "page": page_of(rows, total, state),
+        "rows": presenters.list_rows(entity, rows, ent.list_url),
         "state": state,
         "versions": versions,
     }
@@ -168,14 +169,36 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
         "errors": errors or {},
         "max_instructors": conf.max_instructors_per_course(),
         "hold_minutes": conf.hold_seconds() // 60,
+        **_course_rows(request, detail),
     }
     return render_list(request, "school/course_detail.html", context, "roster", status)
 
 
 def person_detail(request, entity: str, pk: int, errors: dict | None = None, status: int = 200):
     detail = or_404(store.person_detail, entity, pk)
-    context = {"entity": ENTITIES[entity], "detail": detail, "person": detail.person, "errors": errors or {}}
+    actions = presenters.Actions(request, entity, pk)
+    context = {
+        "entity": ENTITIES[entity],
+        "detail": detail,
+        "person": detail.person,
+        "errors": errors or {},
+        "course_rows": presenters.course_rows(
+            actions, detail.courses, ENTITIES["course"].list_url, instructor=entity == "instructor"
+        ),
+        "hold_rows": presenters.hold_rows(actions, detail.holds, ENTITIES["course"].list_url, held_in=True),
+    }
     return render(request, "school/person_detail.html", context, status=status)
+
+
+def _course_rows(request, detail) -> dict:
+    """A course page's rows, each link from a prefix reversed once (``school.presenters``)."""
+    actions = presenters.Actions(request, "course", detail.course.id)
+    students = ENTITIES["student"].list_url
+    return {
+        "instructor_items": presenters.instructor_items(actions, detail.instructors, ENTITIES["instructor"].list_url),
+        "hold_rows": presenters.hold_rows(actions, detail.holds, students, held_in=False),
+        "roster_rows": presenters.roster_rows(actions, detail.roster, students),
+    }
 
 
 # --- pickers: find the other side of a relation, with SISMEMBER ---------------------------
