@@ -151,3 +151,17 @@ def course_rows(actions: Actions, courses: list[Course], course_base: str, instr
         for c in courses
         for pk in [int(c.id)]
     )
+
+
+def picker(name: str, pk: int, label: str) -> SafeString:
+    """A search box that loads the picker for one relation (``name``, e.g. "course-student")."""
+    url = escape(reverse("school:find", args=[name, pk]))
+    name, label = escape(name), escape(label)
+    return mark_safe(f"""<form class="picker" method="get" action="{url}">
+  <label for="find-{name}">{label}</label>
+  <input id="find-{name}" type="search" name="q" autocomplete="off" placeholder="Any part of a name…"
+         hx-get="{url}" hx-target="#found-{name}" hx-trigger="input changed delay:250ms, search">
+  <button type="submit" class="secondary">Find</button>
+  <div id="found-{name}" class="found" aria-live="polite"></div>
+</form>
+""")  # every piece escaped above

@@ -186,8 +186,15 @@ def person_detail(request, entity: str, pk: int, errors: dict | None = None, sta
             actions, detail.courses, ENTITIES["course"].list_url, instructor=entity == "instructor"
         ),
         "hold_rows": presenters.hold_rows(actions, detail.holds, ENTITIES["course"].list_url, held_in=True),
+        "picker": presenters.picker(_PERSON_PICKER[entity][0], pk, _PERSON_PICKER[entity][1]),
     }
     return render(request, "school/person_detail.html", context, status=status)
+
+
+_PERSON_PICKER = {
+    "instructor": ("instructor-course", "Assign a course (code starts with)"),
+    "student": ("student-course", "Enrol in a course (code starts with)"),
+}
 
 
 def _course_rows(request, detail) -> dict:
@@ -198,6 +205,8 @@ def _course_rows(request, detail) -> dict:
         "instructor_items": presenters.instructor_items(actions, detail.instructors, ENTITIES["instructor"].list_url),
         "hold_rows": presenters.hold_rows(actions, detail.holds, students, held_in=False),
         "roster_rows": presenters.roster_rows(actions, detail.roster, students),
+        "instructor_picker": presenters.picker("course-instructor", detail.course.id, "Assign an instructor"),
+        "student_picker": presenters.picker("course-student", detail.course.id, "Enrol a student or hold a seat"),
     }
 
 
