@@ -4,19 +4,22 @@ The seeder keeps the bounds itself (it chooses what it writes), and the import
 checks a batch of pairs against them with one read (``check_room``), so these
 paths skip the scripts' per-item checks, fold a batch's index entries and
 relation members into one variadic command per key (one ZADD for a batch's ids,
-one SADD per set), and send thousands of commands per round trip;
+one SADD per set), and send a batch as one call of ``lua/bulk.lua`` (every key in
+KEYS, the commands as one JSON argument) that runs thousands of commands;
 ``check_integrity`` after seeding or importing proves the result.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
+from itertools import chain
 
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
 from school import conf, keys
-from school.store.core import Refused, lex_member, now_ms
+from school.store.core import Refused, lex_member, now_ms, script
 from school.store.entities import queue_document, reserve_ids
 from school.store.names import INDEXES, TEXT_FIELD
 
@@ -26,28 +29,75 @@ __all__ = [
 ]  # fmt: skip
 
 
+class Batch:
+    """One call of ``bulk.lua``: a batch's commands, their keys in KEYS (each once) and the
+    commands as one JSON argument. The client packs a few thousand keys and one string instead
+    of every field and member as an argument of its own, and Redis runs the commands itself."""
+
+    CHUNK = 1000  # members per SADD or ZADD (Lua's unpack takes at most a few thousand)
+
+    def __init__(self):
+        self.keys: list[str] = []
+        self._position: dict[str, int] = {}
+        self.commands: dict[str, list[list]] = {"hset": [], "zadd": [], "sadd": [], "hincrby": [], "set": []}
+
+    def _key(self, key: str) -> int:
+        position = self._position.get(key)
+        if position is None:
+            self.keys.append(key)
+            position = self._position[key] = len(self.keys)
+        return position
+
+    def hset(self, key: str, mapping: dict[str, str]) -> None:
+        self.commands["hset"].append([self._key(key), *chain.from_iterable(mapping.items())])
+
+    def zadd(self, key: str, scored: list[tuple[int, str]]) -> None:
+        for start in range(0, len(scored), self.CHUNK):
+            part = scored[start : start + self.CHUNK]
+            self.commands["zadd"].append([self._key(key), *chain.from_iterable(part)])
+
+    def sadd(self, key: str, members: list) -> None:
+        for start in range(0, len(members), self.CHUNK):
+            self.commands["sadd"].append([self._key(key), *members[start : start + self.CHUNK]])
+
+    def hincrby(self, key: str, field: str, amount: int) -> None:
+        self.commands["hincrby"].append([self._key(key), field, amount])
+
+    def queue(self, pipe) -> None:
+        """Queue the batch on ``pipe``: one EVALSHA (the pipeline loads the script if the server lacks it)."""
+        if self.keys:
+            encoded = json.dumps({k: v for k, v in self.commands.items() if v}, ensure_ascii=False)
+            script("bulk")(keys=self.keys, args=[encoded], client=pipe)
+
+
 def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]]) -> None:
-    """New documents and their indexes: one HSET each, then one ZADD per index, one SADD per
-    trigram set of the names (a course's title), one HSET of the course codes or one HINCRBY per
-    schema version, for the whole batch."""
+    """New documents and their indexes, one script call for the batch: an HSET each, then one
+    ZADD per index, one SADD per trigram set of the names (a course's title), one HSET of the
+    course codes or one HINCRBY per schema version."""
     if not documents:
         return
+    batch = Batch()
     for pk, fields in documents.items():
-        pipe.hset(keys.doc(entity, pk), mapping=fields)
-    pipe.zadd(keys.index(entity), {str(pk): pk for pk in documents})
-    pipe.zadd(keys.lex(entity), {lex_member(entity, pk, fields): 0 for pk, fields in documents.items()})
+        batch.hset(keys.doc(entity, pk), fields)
+    batch.zadd(keys.index(entity), [(pk, str(pk)) for pk in documents])
+    batch.zadd(keys.lex(entity), [(0, lex_member(entity, pk, fields)) for pk, fields in documents.items()])
     pieces: dict[str, list[str]] = {}
+    grams_of: dict[str, list[str]] = {}  # names repeat (the seeder's): their pieces are worked out once
+    index, text_field = INDEXES[entity], TEXT_FIELD[entity]
     for pk, fields in documents.items():
-        for gram_key in INDEXES[entity].keys_for(fields.get(TEXT_FIELD[entity], "")):
+        text = fields.get(text_field, "")
+        if text not in grams_of:
+            grams_of[text] = index.keys_for(text)
+        for gram_key in grams_of[text]:
             pieces.setdefault(gram_key, []).append(str(pk))
     for gram_key, members in sorted(pieces.items()):
-        for start in range(0, len(members), 1000):
-            pipe.sadd(gram_key, *members[start : start + 1000])
+        batch.sadd(gram_key, members)
     if entity == "course":
-        pipe.hset(keys.course_codes(), mapping={fields["code"]: pk for pk, fields in documents.items()})
+        batch.hset(keys.course_codes(), {fields["code"]: str(pk) for pk, fields in documents.items()})
     else:
         for version, count in sorted(Counter(fields["schema"] for fields in documents.values()).items()):
-            pipe.hincrby(keys.schemas(entity), version, count)
+            batch.hincrby(keys.schemas(entity), version, count)
+    batch.queue(pipe)
 
 
 def queue_last_id(pipe, entity: str, pk: int) -> None:
@@ -105,10 +155,12 @@ def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
     for course_id, other_id in pairs:
         by_course[course_id].append(other_id)
         by_other[other_id].append(course_id)
+    batch = Batch()
     for course_id, others in by_course.items():
-        pipe.sadd(course_side(course_id), *others)
+        batch.sadd(course_side(course_id), others)
     for other_id, courses in by_other.items():
-        pipe.sadd(other_side(other_id), *courses)
+        batch.sadd(other_side(other_id), courses)
+    batch.queue(pipe)
 
 
 def queue_link(pipe, course_id: int, instructor_id: int) -> None:

@@ -48,13 +48,19 @@ def _script(name: str) -> Script:
     return client().register_script(source)
 
 
-SCRIPTS = ("assign", "unpair", "seat", "save", "delete")
+SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk")
 
 
 def load_scripts() -> None:
     """SCRIPT LOAD every school script, so that the first write of each is one round trip too."""
     for name in SCRIPTS:
         _script(name).sha = client().script_load(_script(name).script)
+
+
+def script(name: str) -> Script:
+    """The registered script ``name``: called with a pipeline, the pipeline loads it if the
+    server lacks it (SCRIPT EXISTS before the batch)."""
+    return _script(name)
 
 
 def run(name: str, script_keys: list[str], args: dict) -> dict:
