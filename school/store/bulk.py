@@ -11,7 +11,6 @@ KEYS, the commands as one JSON argument) that runs thousands of commands;
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from itertools import chain
 
@@ -30,44 +29,43 @@ __all__ = [
 
 
 class Batch:
-    """One call of ``bulk.lua``: a batch's commands, their keys in KEYS (each once) and the
-    commands as one JSON argument. The client packs a few thousand keys and one string instead
-    of every field and member as an argument of its own, and Redis runs the commands itself."""
+    """One call of ``lua/bulk.lua``: a batch's commands, their keys in KEYS (each once), and in
+    ARGV each command as its letter, its key's position, its argument count and its arguments.
+    The client sends one command whatever the batch holds, and Redis runs the commands itself."""
 
     CHUNK = 1000  # members per SADD or ZADD (Lua's unpack takes at most a few thousand)
 
     def __init__(self):
         self.keys: list[str] = []
         self._position: dict[str, int] = {}
-        self.commands: dict[str, list[list]] = {"hset": [], "zadd": [], "sadd": [], "hincrby": [], "set": []}
+        self.argv: list = []
 
-    def _key(self, key: str) -> int:
+    def _command(self, letter: str, key: str, args: list) -> None:
         position = self._position.get(key)
         if position is None:
             self.keys.append(key)
             position = self._position[key] = len(self.keys)
-        return position
+        self.argv += (letter, position, len(args))
+        self.argv += args
 
     def hset(self, key: str, mapping: dict[str, str]) -> None:
-        self.commands["hset"].append([self._key(key), *chain.from_iterable(mapping.items())])
+        self._command("h", key, [*chain.from_iterable(mapping.items())])
 
     def zadd(self, key: str, scored: list[tuple[int, str]]) -> None:
         for start in range(0, len(scored), self.CHUNK):
-            part = scored[start : start + self.CHUNK]
-            self.commands["zadd"].append([self._key(key), *chain.from_iterable(part)])
+            self._command("z", key, [*chain.from_iterable(scored[start : start + self.CHUNK])])
 
     def sadd(self, key: str, members: list) -> None:
         for start in range(0, len(members), self.CHUNK):
-            self.commands["sadd"].append([self._key(key), *members[start : start + self.CHUNK]])
+            self._command("s", key, members[start : start + self.CHUNK])
 
     def hincrby(self, key: str, field: str, amount: int) -> None:
-        self.commands["hincrby"].append([self._key(key), field, amount])
+        self._command("i", key, [field, amount])
 
     def queue(self, pipe) -> None:
         """Queue the batch on ``pipe``: one EVALSHA (the pipeline loads the script if the server lacks it)."""
         if self.keys:
-            encoded = json.dumps({k: v for k, v in self.commands.items() if v}, ensure_ascii=False)
-            script("bulk")(keys=self.keys, args=[encoded], client=pipe)
+            script("bulk")(keys=self.keys, args=self.argv, client=pipe)
 
 
 def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]]) -> None:

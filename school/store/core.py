@@ -44,11 +44,13 @@ def lex_id(member: str) -> int:
 
 @cache
 def _script(name: str) -> Script:
-    source = (LUA / "lib.lua").read_text() + "\n" + (LUA / f"{name}.lua").read_text()
+    own = (LUA / f"{name}.lua").read_text()
+    source = own if name in STANDALONE else (LUA / "lib.lua").read_text() + "\n" + own
     return client().register_script(source)
 
 
 SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk")
+STANDALONE = {"bulk"}  # takes no JSON argument, so lib.lua is not prepended
 
 
 def load_scripts() -> None:
