@@ -103,13 +103,14 @@ def _restore_documents(entity: str):
         """Into an empty app, in ascending id order: each batch's documents, their indexes and the
         id counter at the batch's highest id, in one MULTI/EXEC."""
         count = 0
-        for batch in batched(docs, BATCH):
-            documents = {doc["id"]: make(**doc).to_hash() for doc in batch}
-            tx = store.transaction()
-            store.queue_new_documents(tx, entity, documents)
-            store.queue_last_id(tx, entity, max(documents))
-            tx.execute()
-            count += len(documents)
+        with store.Sender() as sender:  # a batch is written while the next one is read and checked
+            for batch in batched(docs, BATCH):
+                documents = {doc["id"]: make(**doc).to_hash() for doc in batch}
+                tx = store.transaction()
+                store.queue_new_documents(tx, entity, documents)
+                store.queue_last_id(tx, entity, max(documents))
+                sender.send(tx)
+                count += len(documents)
         _summary(entity, count, writer)
 
     return restore
@@ -141,13 +142,15 @@ def _relation(entity: str, members_key, pairs: str):
         """Each batch of pairs checked against the bounds (one read), then both sides written (one
         MULTI/EXEC)."""
         count = 0
-        for batch in batched(docs, BATCH):
-            pairs = [(doc["course"], doc[entity]) for doc in batch]
-            store.check_room(relation, pairs)
-            tx = store.transaction()
-            store.queue_pairs(tx, relation, pairs)
-            tx.execute()
-            count += len(pairs)
+        with store.Sender() as sender:  # a batch is written while the next one is read and checked
+            for batch in batched(docs, BATCH):
+                pairs = [(doc["course"], doc[entity]) for doc in batch]
+                sender.wait()  # the bounds are read after the previous batch is written
+                store.check_room(relation, pairs)
+                tx = store.transaction()
+                store.queue_pairs(tx, relation, pairs)
+                sender.send(tx)
+                count += len(pairs)
         _summary("enrolment" if entity == "student" else "assignment", count, writer)
 
     return Entity(pairs, export, clean, restore, order=(entity, "course"))
