@@ -10,8 +10,10 @@ within minutes. Documents are checked with the course and person forms.
 The import writes through the store's bulk paths, as the seeder does: each batch of documents
 (with every index derived from them, and the id counter) or of pairs (both sides of each) is one
 MULTI/EXEC of thousands of commands, and a batch of pairs is first checked against the bounds and
-capacities with one read (``store.check_room``), so what the relation scripts refuse one by one
-is refused here too. Each file writes one activity event, a summary ("1,000 students").
+capacities (``store.Room``: the sizes counted as batches pass, each course's capacity read once),
+so what the relation scripts refuse one by one is refused here too. Each file writes one activity
+event, a summary ("1,000 students"). Each batch is sent on a worker thread while the next one is
+read and checked (``store.Sender``).
 """
 
 from __future__ import annotations
@@ -141,12 +143,11 @@ def _relation(entity: str, members_key, pairs: str):
     def restore(docs, writer) -> None:
         """Each batch of pairs checked against the bounds (one read), then both sides written (one
         MULTI/EXEC)."""
-        count = 0
+        count, room = 0, store.Room(relation)
         with store.Sender() as sender:  # a batch is written while the next one is read and checked
             for batch in batched(docs, BATCH):
                 pairs = [(doc["course"], doc[entity]) for doc in batch]
-                sender.wait()  # the bounds are read after the previous batch is written
-                store.check_room(relation, pairs)
+                room.check(pairs)
                 tx = store.transaction()
                 store.queue_pairs(tx, relation, pairs)
                 sender.send(tx)

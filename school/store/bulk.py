@@ -1,7 +1,7 @@
 """The bulk paths of the seeder and the import: documents and relations queued many to a pipeline.
 
 The seeder keeps the bounds itself (it chooses what it writes), and the import
-checks a batch of pairs against them with one read (``check_room``), so these
+checks each batch of pairs against them (``Room``), so these
 paths skip the scripts' per-item checks, fold a batch's index entries and
 relation members into one variadic command per key (one ZADD for a batch's ids,
 one SADD per set), and send a batch as one call of ``lua/bulk.lua`` (every key in
@@ -20,13 +20,13 @@ from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
 from school import conf, keys
-from school.store.core import Refused, lex_member, now_ms, script
+from school.store.core import Refused, lex_member, script
 from school.store.entities import queue_document, reserve_ids
 from school.store.names import INDEXES, TEXT_FIELD
 
 __all__ = [
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
-    "queue_new_documents", "queue_pairs", "queue_last_id", "check_room", "Sender",
+    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "Sender",
 ]  # fmt: skip
 
 
@@ -141,39 +141,47 @@ _SIDES = {
 }
 
 
-def check_room(relation: str, pairs: list[tuple[int, int]]) -> None:
-    """Refuse a batch of new (course, other) pairs that would break a bound, as the relation
-    scripts would one by one: a course's instructors or capacity (enrolled plus live holds), a
-    person's courses (plus a student's live holds). One pipeline reads the sizes now."""
-    course_side, other_side = _SIDES[relation]
-    by_course = Counter(course for course, _ in pairs)
-    by_other = Counter(other for _, other in pairs)
-    now = now_ms()
-    pipe = client().pipeline(transaction=False)
-    for course_id in by_course:
-        pipe.scard(course_side(course_id))
-        if relation == "enrolment":
-            pipe.hget(keys.doc("course", course_id), "capacity")
-            pipe.zcount(keys.course_holds(course_id), now, "+inf")
-    for other_id in by_other:
-        pipe.scard(other_side(other_id))
-        if relation == "enrolment":
-            pipe.zcount(keys.student_holds(other_id), now, "+inf")
-    replies = iter(pipe.execute())
-    other = "student" if relation == "enrolment" else "instructor"
-    per_other = conf.max_courses_per_student() if relation == "enrolment" else conf.max_courses_per_instructor()
-    for course_id, adding in by_course.items():
-        taken = next(replies)
-        if relation == "enrolment":
-            capacity, held = int(next(replies) or 0), next(replies)
-            if taken + held + adding > capacity:
-                raise Refused(f"course {course_id} has {capacity} seats: {taken + held + adding} would be taken")
-        elif taken + adding > conf.max_instructors_per_course():
-            raise Refused(f"course {course_id} would have more than {conf.max_instructors_per_course()} instructors")
-    for other_id, adding in by_other.items():
-        taken = next(replies) + (next(replies) if relation == "enrolment" else 0)
-        if taken + adding > per_other:
-            raise Refused(f"{other} {other_id} would have more than {per_other} courses")
+class Room:
+    """The bounds of one relation while an import writes it into an empty school, checked batch by
+    batch as the relation scripts check them pair by pair: a course's instructors or capacity, a
+    person's courses. The app held nothing before (the import's rule) and holds no seat holds, so
+    the sizes are counted here as batches pass; each course's capacity is read once (one pipeline
+    per batch for the courses it meets first)."""
+
+    def __init__(self, relation: str):
+        self.relation = relation
+        self.per_course: Counter = Counter()
+        self.per_other: Counter = Counter()
+        self.capacity: dict[int, int] = {}
+
+    def check(self, pairs: list[tuple[int, int]]) -> None:
+        """Refuse the batch (``Refused``) if one pair would break a bound; else count it."""
+        by_course = Counter(course for course, _ in pairs)
+        by_other = Counter(other for _, other in pairs)
+        enrolment = self.relation == "enrolment"
+        if enrolment:
+            self._read_capacities([c for c in by_course if c not in self.capacity])
+        per_course = conf.max_instructors_per_course()
+        for course_id, adding in by_course.items():
+            taken = self.per_course[course_id] + adding
+            if enrolment and taken > self.capacity[course_id]:
+                raise Refused(f"course {course_id} has {self.capacity[course_id]} seats: {taken} would be taken")
+            if not enrolment and taken > per_course:
+                raise Refused(f"course {course_id} would have more than {per_course} instructors")
+        other = "student" if enrolment else "instructor"
+        per_other = conf.max_courses_per_student() if enrolment else conf.max_courses_per_instructor()
+        for other_id, adding in by_other.items():
+            if self.per_other[other_id] + adding > per_other:
+                raise Refused(f"{other} {other_id} would have more than {per_other} courses")
+        self.per_course.update(by_course)
+        self.per_other.update(by_other)
+
+    def _read_capacities(self, course_ids: list[int]) -> None:
+        if course_ids:
+            pipe = client().pipeline(transaction=False)
+            for course_id in course_ids:
+                pipe.hget(keys.doc("course", course_id), "capacity")
+            self.capacity.update((c, int(v or 0)) for c, v in zip(course_ids, pipe.execute()))
 
 
 def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
