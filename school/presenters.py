@@ -165,3 +165,17 @@ def picker(name: str, pk: int, label: str) -> SafeString:
   <div id="found-{name}" class="found" aria-live="polite"></div>
 </form>
 """)  # every piece escaped above
+
+
+_SUBNAV = (("course_list", "Courses", "course"), ("instructor_list", "Instructors", "instructor"),
+           ("student_list", "Students", "student"), ("algebra", "Set algebra", None))  # fmt: skip
+
+
+def subnav(current: str) -> SafeString:
+    """The school's sub-navigation, the current screen's link marked (``current``: its URL name)."""
+    links = []
+    for name, label, part in _SUBNAV:
+        here = part in current if part else current == name
+        mark = ' aria-current="page"' if here else ""
+        links.append(f'\n  <a href="{escape(reverse(f"school:{name}"))}"{mark}>{label}</a>')
+    return mark_safe(f'<nav class="subnav" aria-label="School">{"".join(links)}\n</nav>')  # labels are ours

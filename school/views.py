@@ -69,6 +69,7 @@ def entity_list(request, entity: str):
         "entity": ent,
         "page": page_of(rows, total, state),
         "rows": presenters.list_rows(entity, rows, ent.list_url),
+        "subnav": presenters.subnav(request.resolver_match.url_name),
         "state": state,
         "versions": versions,
     }
@@ -370,7 +371,9 @@ def algebra(request):
             else:
                 query = urlencode([("op", form.cleaned_data["op"])] + [("c", pk) for pk in found.values()])
                 return redirect(reverse("school:algebra") + "?" + query)
-        return render(request, "school/algebra.html", {"form": form, "result": None})
+        return render(
+            request, "school/algebra.html", {"form": form, "result": None, "subnav": presenters.subnav("algebra")}
+        )
     result, page, state = None, None, None
     if len(ids) >= 2:
         state = ALGEBRA.read(request)
@@ -380,7 +383,8 @@ def algebra(request):
         page = page_of(result.students, result.total, state)
     codes = ", ".join(c.code for c in result.courses) if result else ""
     form = AlgebraForm(initial={"codes": codes, "op": op})
-    context = {"form": form, "result": result, "page": page, "state": state, "op": op, "ids": ids}
+    context = {"form": form, "result": result, "page": page, "state": state, "op": op, "ids": ids,
+               "subnav": presenters.subnav("algebra")}  # fmt: skip
     return render(request, "school/algebra.html", context)
 
 
