@@ -5,19 +5,51 @@ People are exported in the current schema (name, contact, emails), whatever vers
 stored at: the schema-version pattern reads both, and the import writes the current one. Left
 out and rebuilt by the import: the id and label indexes, the course-code index, the other side
 of each relation, the per-schema counts. Seat holds are not exported: they expire by themselves
-within minutes. Documents are checked with the course and person forms; relations go through
-``store.link_instructor`` and ``store.enrol``, so their bounds and capacities are checked again.
+within minutes. Documents are checked with the course and person forms.
+
+The import writes through the store's bulk paths, as the seeder does: each batch of documents
+(with every index derived from them, and the id counter) or of pairs (both sides of each) is one
+MULTI/EXEC of thousands of commands, and a batch of pairs is first checked against the bounds and
+capacities (``store.Room``: the sizes counted as batches pass, each course's capacity read once),
+so what the relation scripts refuse one by one is refused here too. Each file writes one activity
+event, a summary ("1,000 students"). Each batch is sent on a worker thread while the next one is
+read and checked (``store.Sender``).
 """
 
 from __future__ import annotations
 
+import threading
+
 from config.exchange import store as exchange
 from config.exchange.spec import AppExchange, Entity, Record
+from config.store import batched
 from school import forms, keys, store
 from school.documents import Course, Person
 
+BATCH = 2_000  # documents or pairs per MULTI/EXEC
 _COURSE_FIELDS = ("code", "title", "description", "capacity")
 _PERSON_FIELDS = ("name", "contact", "emails")
+
+
+class _Rebound:
+    """One instance of a web form, bound again to each imported document: the same fields and
+    rules as ``form_class(data=...)``, without copying every field per record (half an import's
+    time). Each record's form is used before the next one is bound; one instance per thread, so
+    two imports at once (the import screen) never share one."""
+
+    def __init__(self, form_class):
+        self.form_class, self.local = form_class, threading.local()
+
+    def __call__(self, data):
+        form = getattr(self.local, "form", None)
+        if form is None:
+            form = self.local.form = self.form_class()
+        form.data, form.is_bound, form._errors = data, True, None
+        form.__dict__.pop("cleaned_data", None)
+        return form
+
+
+_COURSE_FORM, _PERSON_FORM = _Rebound(forms.CourseForm), _Rebound(forms.PersonForm)
 
 
 def _doc(entity: str):
@@ -32,7 +64,7 @@ def _export_courses():
 
 def _clean_course(record: Record) -> dict:
     pk = record.id()
-    form = record.form(forms.CourseForm, _COURSE_FIELDS)
+    form = record.form(_COURSE_FORM, _COURSE_FIELDS)
     if form is None:
         return {"id": pk}
     course = form.document(pk or 0)
@@ -59,7 +91,7 @@ def _clean_person(record: Record) -> dict:
     emails = record.texts("emails", max_items=11) or []
     contact = record.doc.get("contact")
     others = "\n".join(e for e in emails if e != contact)
-    form = record.form(forms.PersonForm, _PERSON_FIELDS, emails=others)
+    form = record.form(_PERSON_FORM, _PERSON_FIELDS, emails=others)
     if form is None:
         return {"id": pk}
     person = form.document(pk or 0)
@@ -67,14 +99,31 @@ def _clean_person(record: Record) -> dict:
 
 
 def _restore_documents(entity: str):
+    make = Course if entity == "course" else Person
+
     def restore(docs, writer) -> None:
-        for doc in docs:
-            writer.next_id(entity, doc["id"])
-            values = {k: v for k, v in doc.items() if k != "id"}
-            document = Course(0, **values) if entity == "course" else Person(0, **values)
-            store.save(entity, document, actor=writer.actor)
+        """Into an empty app, in ascending id order: each batch's documents, their indexes and the
+        id counter at the batch's highest id, in one MULTI/EXEC."""
+        count = 0
+        with store.Sender() as sender:  # a batch is written while the next one is read and checked
+            for batch in batched(docs, BATCH):
+                documents = {doc["id"]: make(**doc).to_hash() for doc in batch}
+                tx = store.transaction()
+                store.queue_new_documents(tx, entity, documents)
+                store.queue_last_id(tx, entity, max(documents))
+                sender.send(tx)
+                count += len(documents)
+        _summary(entity, count, writer)
 
     return restore
+
+
+def _summary(entity: str, count: int, writer) -> None:
+    """One activity event for a whole file."""
+    if count:
+        tx = store.transaction()
+        store.queue_seed_event(tx, entity, count, actor=writer.actor)
+        tx.execute()
 
 
 def _relation(entity: str, members_key, pairs: str):
@@ -89,10 +138,21 @@ def _relation(entity: str, members_key, pairs: str):
     def clean(record: Record) -> dict:
         return {entity: record.ref(entity, f"{entity}s"), "course": record.ref("course", "courses")}
 
+    relation = "teaching" if entity == "instructor" else "enrolment"
+
     def restore(docs, writer) -> None:
-        write = store.link_instructor if entity == "instructor" else store.enrol
-        for doc in docs:
-            write(doc["course"], doc[entity], actor=writer.actor)
+        """Each batch of pairs checked against the bounds (one read), then both sides written (one
+        MULTI/EXEC)."""
+        count, room = 0, store.Room(relation)
+        with store.Sender() as sender:  # a batch is written while the next one is read and checked
+            for batch in batched(docs, BATCH):
+                pairs = [(doc["course"], doc[entity]) for doc in batch]
+                room.check(pairs)
+                tx = store.transaction()
+                store.queue_pairs(tx, relation, pairs)
+                sender.send(tx)
+                count += len(pairs)
+        _summary("enrolment" if entity == "student" else "assignment", count, writer)
 
     return Entity(pairs, export, clean, restore, order=(entity, "course"))
 

@@ -23,7 +23,7 @@ from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import after_save, or_404
-from school import conf, store
+from school import conf, presenters, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
 
 ROSTER = ListSpec(per_page=25)
@@ -68,6 +68,8 @@ def entity_list(request, entity: str):
     context = {
         "entity": ent,
         "page": page_of(rows, total, state),
+        "rows": presenters.list_rows(entity, rows, ent.list_url),
+        "subnav": presenters.subnav(request.resolver_match.url_name),
         "state": state,
         "versions": versions,
     }
@@ -168,14 +170,45 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
         "errors": errors or {},
         "max_instructors": conf.max_instructors_per_course(),
         "hold_minutes": conf.hold_seconds() // 60,
+        **_course_rows(request, detail),
     }
     return render_list(request, "school/course_detail.html", context, "roster", status)
 
 
 def person_detail(request, entity: str, pk: int, errors: dict | None = None, status: int = 200):
     detail = or_404(store.person_detail, entity, pk)
-    context = {"entity": ENTITIES[entity], "detail": detail, "person": detail.person, "errors": errors or {}}
+    actions = presenters.Actions(request, entity, pk)
+    context = {
+        "entity": ENTITIES[entity],
+        "detail": detail,
+        "person": detail.person,
+        "errors": errors or {},
+        "course_rows": presenters.course_rows(
+            actions, detail.courses, ENTITIES["course"].list_url, instructor=entity == "instructor"
+        ),
+        "hold_rows": presenters.hold_rows(actions, detail.holds, ENTITIES["course"].list_url, held_in=True),
+        "picker": presenters.picker(_PERSON_PICKER[entity][0], pk, _PERSON_PICKER[entity][1]),
+    }
     return render(request, "school/person_detail.html", context, status=status)
+
+
+_PERSON_PICKER = {
+    "instructor": ("instructor-course", "Assign a course (code starts with)"),
+    "student": ("student-course", "Enrol in a course (code starts with)"),
+}
+
+
+def _course_rows(request, detail) -> dict:
+    """A course page's rows, each link from a prefix reversed once (``school.presenters``)."""
+    actions = presenters.Actions(request, "course", detail.course.id)
+    students = ENTITIES["student"].list_url
+    return {
+        "instructor_items": presenters.instructor_items(actions, detail.instructors, ENTITIES["instructor"].list_url),
+        "hold_rows": presenters.hold_rows(actions, detail.holds, students, held_in=False),
+        "roster_rows": presenters.roster_rows(actions, detail.roster, students),
+        "instructor_picker": presenters.picker("course-instructor", detail.course.id, "Assign an instructor"),
+        "student_picker": presenters.picker("course-student", detail.course.id, "Enrol a student or hold a seat"),
+    }
 
 
 # --- pickers: find the other side of a relation, with SISMEMBER ---------------------------
@@ -338,7 +371,9 @@ def algebra(request):
             else:
                 query = urlencode([("op", form.cleaned_data["op"])] + [("c", pk) for pk in found.values()])
                 return redirect(reverse("school:algebra") + "?" + query)
-        return render(request, "school/algebra.html", {"form": form, "result": None})
+        return render(
+            request, "school/algebra.html", {"form": form, "result": None, "subnav": presenters.subnav("algebra")}
+        )
     result, page, state = None, None, None
     if len(ids) >= 2:
         state = ALGEBRA.read(request)
@@ -348,7 +383,8 @@ def algebra(request):
         page = page_of(result.students, result.total, state)
     codes = ", ".join(c.code for c in result.courses) if result else ""
     form = AlgebraForm(initial={"codes": codes, "op": op})
-    context = {"form": form, "result": result, "page": page, "state": state, "op": op, "ids": ids}
+    context = {"form": form, "result": result, "page": page, "state": state, "op": op, "ids": ids,
+               "subnav": presenters.subnav("algebra")}  # fmt: skip
     return render(request, "school/algebra.html", context)
 
 

@@ -1,69 +1,203 @@
-"""The seeder's bulk paths: documents and relations queued many to a pipeline, no per-item checks.
+"""The bulk paths of the seeder and the import: documents and relations queued many to a pipeline.
 
-The seeder keeps the bounds itself (it chooses what it writes), so these
-paths skip the scripts' checks, fold a batch's index entries and relation
-members into one variadic command per key (one ZADD for a batch's ids, one
-SADD per set), and send thousands of commands per round trip;
-``check_integrity`` after seeding proves the result.
+The seeder keeps the bounds itself (it chooses what it writes), and the import
+checks each batch of pairs against them (``Room``), so these
+paths skip the scripts' per-item checks, fold a batch's index entries and
+relation members into one variadic command per key (one ZADD for a batch's ids,
+one SADD per set), and send a batch as one call of ``lua/bulk.lua`` (every key in
+KEYS, the commands as one JSON argument) that runs thousands of commands;
+``check_integrity`` after seeding or importing proves the result.
 """
 
 from __future__ import annotations
 
+import contextvars
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
-from school import keys
-from school.store.core import lex_member
+from school import conf, keys
+from school.store.core import Refused, lex_member, script
 from school.store.entities import queue_document, reserve_ids
 from school.store.names import INDEXES, TEXT_FIELD
 
 __all__ = [
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
-    "queue_new_documents", "queue_pairs",
+    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "Sender",
 ]  # fmt: skip
 
 
+class Batch:
+    """One call of ``lua/bulk.lua``: a batch's commands, their keys in KEYS (each once), and in
+    ARGV each command as its letter, its key's position, its argument count and its arguments.
+    The client sends one command whatever the batch holds, and Redis runs the commands itself."""
+
+    CHUNK = 1000  # members per SADD or ZADD (Lua's unpack takes at most a few thousand)
+
+    def __init__(self):
+        self.keys: list[str] = []
+        self._position: dict[str, int] = {}
+        self.argv: list = []
+
+    def _command(self, letter: str, key: str, args: list) -> None:
+        position = self._position.get(key)
+        if position is None:
+            self.keys.append(key)
+            position = self._position[key] = len(self.keys)
+        self.argv += (letter, position, len(args))
+        self.argv += args
+
+    def hset(self, key: str, mapping: dict[str, str]) -> None:
+        self._command("h", key, [*chain.from_iterable(mapping.items())])
+
+    def zadd(self, key: str, scored: list[tuple[int, str]]) -> None:
+        for start in range(0, len(scored), self.CHUNK):
+            self._command("z", key, [*chain.from_iterable(scored[start : start + self.CHUNK])])
+
+    def sadd(self, key: str, members: list) -> None:
+        for start in range(0, len(members), self.CHUNK):
+            self._command("s", key, members[start : start + self.CHUNK])
+
+    def hincrby(self, key: str, field: str, amount: int) -> None:
+        self._command("i", key, [field, amount])
+
+    def queue(self, pipe) -> None:
+        """Queue the batch on ``pipe``: one EVALSHA (the pipeline loads the script if the server lacks it)."""
+        if self.keys:
+            script("bulk")(keys=self.keys, args=self.argv, client=pipe)
+
+
+class Sender:
+    """Runs each batch's pipeline on one worker thread while the caller builds the next batch, so
+    Redis works while Python does. Batches still run one at a time and in order (at most one in
+    flight); a batch's error is raised by the next ``send``, ``wait`` or the end of the block."""
+
+    def __init__(self):
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="school-bulk")
+        self._pending = None
+
+    def send(self, pipe) -> None:
+        self.wait()
+        self._pending = self._pool.submit(contextvars.copy_context().run, pipe.execute)
+
+    def wait(self) -> None:
+        """Until the batch in flight is written (before reading what it wrote)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def __enter__(self) -> Sender:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.wait()
+        finally:
+            self._pool.shutdown()
+
+
 def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]]) -> None:
-    """New documents and their indexes: one HSET each, then one ZADD per index, one SADD per
-    trigram set of the names (a course's title), one HSET of the course codes or one HINCRBY per
-    schema version, for the whole batch."""
+    """New documents and their indexes, one script call for the batch: an HSET each, then one
+    ZADD per index, one SADD per trigram set of the names (a course's title), one HSET of the
+    course codes or one HINCRBY per schema version."""
     if not documents:
         return
+    batch = Batch()
     for pk, fields in documents.items():
-        pipe.hset(keys.doc(entity, pk), mapping=fields)
-    pipe.zadd(keys.index(entity), {str(pk): pk for pk in documents})
-    pipe.zadd(keys.lex(entity), {lex_member(entity, pk, fields): 0 for pk, fields in documents.items()})
+        batch.hset(keys.doc(entity, pk), fields)
+    batch.zadd(keys.index(entity), [(pk, str(pk)) for pk in documents])
+    batch.zadd(keys.lex(entity), [(0, lex_member(entity, pk, fields)) for pk, fields in documents.items()])
     pieces: dict[str, list[str]] = {}
+    grams_of: dict[str, list[str]] = {}  # names repeat (the seeder's): their pieces are worked out once
+    index, text_field = INDEXES[entity], TEXT_FIELD[entity]
     for pk, fields in documents.items():
-        for gram_key in INDEXES[entity].keys_for(fields.get(TEXT_FIELD[entity], "")):
+        text = fields.get(text_field, "")
+        if text not in grams_of:
+            grams_of[text] = index.keys_for(text)
+        for gram_key in grams_of[text]:
             pieces.setdefault(gram_key, []).append(str(pk))
     for gram_key, members in sorted(pieces.items()):
-        for start in range(0, len(members), 1000):
-            pipe.sadd(gram_key, *members[start : start + 1000])
+        batch.sadd(gram_key, members)
     if entity == "course":
-        pipe.hset(keys.course_codes(), mapping={fields["code"]: pk for pk, fields in documents.items()})
+        batch.hset(keys.course_codes(), {fields["code"]: str(pk) for pk, fields in documents.items()})
     else:
         for version, count in sorted(Counter(fields["schema"] for fields in documents.values()).items()):
-            pipe.hincrby(keys.schemas(entity), version, count)
+            batch.hincrby(keys.schemas(entity), version, count)
+    batch.queue(pipe)
+
+
+def queue_last_id(pipe, entity: str, pk: int) -> None:
+    """Put the id counter at ``pk``, the highest id written so far into an empty app (the import's
+    documents come in ascending id order): the next create draws ``pk + 1``."""
+    pipe.set(keys.ids(entity), pk)
+
+
+_SIDES = {
+    "teaching": (keys.course_instructors, keys.instructor_courses),
+    "enrolment": (keys.course_students, keys.student_courses),
+}
+
+
+class Room:
+    """The bounds of one relation while an import writes it into an empty school, checked batch by
+    batch as the relation scripts check them pair by pair: a course's instructors or capacity, a
+    person's courses. The app held nothing before (the import's rule) and holds no seat holds, so
+    the sizes are counted here as batches pass; each course's capacity is read once (one pipeline
+    per batch for the courses it meets first)."""
+
+    def __init__(self, relation: str):
+        self.relation = relation
+        self.per_course: Counter = Counter()
+        self.per_other: Counter = Counter()
+        self.capacity: dict[int, int] = {}
+
+    def check(self, pairs: list[tuple[int, int]]) -> None:
+        """Refuse the batch (``Refused``) if one pair would break a bound; else count it."""
+        by_course = Counter(course for course, _ in pairs)
+        by_other = Counter(other for _, other in pairs)
+        enrolment = self.relation == "enrolment"
+        if enrolment:
+            self._read_capacities([c for c in by_course if c not in self.capacity])
+        per_course = conf.max_instructors_per_course()
+        for course_id, adding in by_course.items():
+            taken = self.per_course[course_id] + adding
+            if enrolment and taken > self.capacity[course_id]:
+                raise Refused(f"course {course_id} has {self.capacity[course_id]} seats: {taken} would be taken")
+            if not enrolment and taken > per_course:
+                raise Refused(f"course {course_id} would have more than {per_course} instructors")
+        other = "student" if enrolment else "instructor"
+        per_other = conf.max_courses_per_student() if enrolment else conf.max_courses_per_instructor()
+        for other_id, adding in by_other.items():
+            if self.per_other[other_id] + adding > per_other:
+                raise Refused(f"{other} {other_id} would have more than {per_other} courses")
+        self.per_course.update(by_course)
+        self.per_other.update(by_other)
+
+    def _read_capacities(self, course_ids: list[int]) -> None:
+        if course_ids:
+            pipe = client().pipeline(transaction=False)
+            for course_id in course_ids:
+                pipe.hget(keys.doc("course", course_id), "capacity")
+            self.capacity.update((c, int(v or 0)) for c, v in zip(course_ids, pipe.execute()))
 
 
 def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
     """Both sides of many (course, other) pairs, one SADD per set: ``relation`` is "teaching"
     (course, instructor) or "enrolment" (course, student)."""
-    course_side, other_side = {
-        "teaching": (keys.course_instructors, keys.instructor_courses),
-        "enrolment": (keys.course_students, keys.student_courses),
-    }[relation]
+    course_side, other_side = _SIDES[relation]
     by_course, by_other = defaultdict(list), defaultdict(list)
     for course_id, other_id in pairs:
         by_course[course_id].append(other_id)
         by_other[other_id].append(course_id)
+    batch = Batch()
     for course_id, others in by_course.items():
-        pipe.sadd(course_side(course_id), *others)
+        batch.sadd(course_side(course_id), others)
     for other_id, courses in by_other.items():
-        pipe.sadd(other_side(other_id), *courses)
+        batch.sadd(other_side(other_id), courses)
+    batch.queue(pipe)
 
 
 def queue_link(pipe, course_id: int, instructor_id: int) -> None:

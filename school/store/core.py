@@ -44,17 +44,25 @@ def lex_id(member: str) -> int:
 
 @cache
 def _script(name: str) -> Script:
-    source = (LUA / "lib.lua").read_text() + "\n" + (LUA / f"{name}.lua").read_text()
+    own = (LUA / f"{name}.lua").read_text()
+    source = own if name in STANDALONE else (LUA / "lib.lua").read_text() + "\n" + own
     return client().register_script(source)
 
 
-SCRIPTS = ("assign", "unpair", "seat", "save", "delete")
+SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk")
+STANDALONE = {"bulk"}  # takes no JSON argument, so lib.lua is not prepended
 
 
 def load_scripts() -> None:
     """SCRIPT LOAD every school script, so that the first write of each is one round trip too."""
     for name in SCRIPTS:
         _script(name).sha = client().script_load(_script(name).script)
+
+
+def script(name: str) -> Script:
+    """The registered script ``name``: called with a pipeline, the pipeline loads it if the
+    server lacks it (SCRIPT EXISTS before the batch)."""
+    return _script(name)
 
 
 def run(name: str, script_keys: list[str], args: dict) -> dict:

@@ -40,12 +40,12 @@ class CourseDetail:
         return self.seats_left == 0
 
 
-def _fields(entity: str) -> list[str]:
+def fields_of(entity: str) -> list[str]:
     """``SORT … GET`` patterns: the id, then the list fields of ``entity``'s documents."""
     return ["#", *(keys.doc_field(entity, f) for f in LIST_FIELDS[entity])]
 
 
-def _joined(entity: str, rows: list, by_id: bool = True) -> list:
+def joined(entity: str, rows: list, by_id: bool = True) -> list:
     """Documents from a ``SORT … GET # GET <fields>`` reply, by id unless the sort gave the order;
     gone ones left out."""
     width = 1 + len(LIST_FIELDS[entity])
@@ -64,9 +64,9 @@ def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
     now = now_ms()
     pipe = client().pipeline(transaction=False)
     pipe.hgetall(keys.doc("course", pk))
-    pipe.sort(keys.course_instructors(pk), by="nosort", get=_fields("instructor"))
+    pipe.sort(keys.course_instructors(pk), by="nosort", get=fields_of("instructor"))
     pipe.scard(keys.course_students(pk))
-    pipe.sort(keys.course_students(pk), start=offset, num=count, get=_fields("student"))
+    pipe.sort(keys.course_students(pk), start=offset, num=count, get=fields_of("student"))
     pipe.zrangebyscore(keys.course_holds(pk), now, "+inf", start=0, num=HOLDS_SHOWN, withscores=True)
     pipe.zcount(keys.course_holds(pk), now, "+inf")
     pipe.sort(keys.course_holds(pk), by="nosort", get=["#", keys.doc_field("student", "name")])
@@ -76,8 +76,8 @@ def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
     names = dict(zip(holders[::2], holders[1::2]))
     return CourseDetail(
         from_fields("course", pk, fields),
-        _joined("instructor", instructors),
-        _joined("student", roster, by_id=False),
+        joined("instructor", instructors),
+        joined("student", roster, by_id=False),
         enrolled,
         [Hold(pk, int(m), int(s), names.get(m) or f"#{m}") for m, s in holds],
         live,
@@ -102,19 +102,19 @@ def person_detail(entity: str, pk: int) -> PersonDetail:
     now = now_ms()
     pipe = client().pipeline(transaction=False)
     pipe.hgetall(keys.doc(entity, pk))
-    pipe.sort(related, by="nosort", get=_fields("course"))
+    pipe.sort(related, by="nosort", get=fields_of("course"))
     if entity == "student":
         pipe.zrangebyscore(keys.student_holds(pk), now, "+inf", withscores=True)
-        pipe.sort(keys.student_holds(pk), by="nosort", get=_fields("course"))  # bounded: seat writes prune it
+        pipe.sort(keys.student_holds(pk), by="nosort", get=fields_of("course"))  # bounded: seat writes prune it
     replies = pipe.execute()
     if not replies[0]:
         raise NotFound(f"{entity} {pk} does not exist")
     holds = replies[2] if entity == "student" else []
-    held = {c.id: c.label for c in _joined("course", replies[3])} if entity == "student" else {}
+    held = {c.id: c.label for c in joined("course", replies[3])} if entity == "student" else {}
     limit = conf.max_courses_per_instructor() if entity == "instructor" else conf.max_courses_per_student()
     return PersonDetail(
         Person.from_hash(pk, replies[0]),
-        _joined("course", replies[1]),
+        joined("course", replies[1]),
         [Hold(int(m), pk, int(s), held.get(int(m), f"#{m}")) for m, s in holds],
         limit,
     )
