@@ -101,7 +101,10 @@ def _writes(data, first_e: int, first_l: int, actor: Actor):
         edge = keys.reports(boss) if boss is not None else keys.roots()
         yield lambda pipe, pk=pk, edge=edge: pipe.sadd(edge, pk)
         if where is not None:
-            yield lambda pipe, pk=pk, where=where: pipe.sadd(keys.staff(where), pk)
+            yield lambda pipe, pk=pk, where=where, folded=folded: (
+                pipe.sadd(keys.staff(where), pk),
+                pipe.zadd(keys.staff_names(where), {f"{folded}\0{pk}": 0}),
+            )
         yield lambda pipe, pk=pk, folded=folded: _index(
             pipe, keys.employee_names(), keys.employee_by_name(), folded, pk
         )
