@@ -12,7 +12,7 @@ from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import Script, load_scripts
 from orgchart.store.names import NAMES
 
-__all__ = ["Imported", "import_graph", "write_locations", "write_people"]
+__all__ = ["Imported", "import_graph", "write_locations", "write_people", "location_names", "record_import"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,24 @@ def write_locations(places) -> None:
     for pk, name in places:
         pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
         _index(pipe, keys.location_names(), keys.location_by_name(), fold(name), pk)
+    pipe.execute()
+
+
+def location_names(pks) -> dict[int, str]:
+    """The names of the given locations, by id (one pipeline)."""
+    pks = sorted(pks)
+    if not pks:
+        return {}
+    pipe = client().pipeline(transaction=False)
+    for pk in pks:
+        pipe.hget(keys.location(pk), "name")
+    return {pk: name for pk, name in zip(pks, pipe.execute()) if name is not None}
+
+
+def record_import(actor: Actor, entity: str, first: int, label: str) -> None:
+    """The one activity event of a bulk import of ``entity``."""
+    pipe = client().pipeline(transaction=False)
+    queue_event(pipe, actor.event("imported", "orgchart", entity, first, label, gone=True))
     pipe.execute()
 
 
