@@ -19,10 +19,9 @@ from orgchart.documents import Employee, fold
 from orgchart.store.core import (
     Script,
     events_key,
-    member_id,
+    name_page,
     outcome,
     pipeline,
-    queue_name_page,
     run,
     summaries,
 )
@@ -274,7 +273,9 @@ def get_employee(pk: int) -> Employee | None:
 
 
 def employee_page(state) -> tuple[list[Employee], int]:
-    """One page of employees in name order: two round trips, the ids, then the fields the list shows.
+    """One page of employees in name order. Without a search, or with one or two letters (a prefix),
+    one round trip: a script reads the page of the name index and each row's shown fields. A
+    search of three letters or more takes two: the matching ids, then the fields.
 
     ``?q=`` with a word of three characters or more finds any part of a name (the trigram index:
     every match, up to ``SEARCH_LIMIT``, in name order, paged here); shorter text matches the start
@@ -285,10 +286,8 @@ def employee_page(state) -> tuple[list[Employee], int]:
             found.reverse()
         total, pks = len(found), found[state.offset : state.offset + state.per_page]
     else:
-        pipe = pipeline()
-        queue_name_page(pipe, keys.employee_names(), state)
-        total, members = pipe.execute()
-        pks = [member_id(m) for m in members]
+        total, rows = name_page(keys.employee_names(), state, "employee")
+        return summaries([pk for pk, _ in rows], [row for _, row in rows]), total
     if not pks:
         return [], total
     pipe = pipeline()

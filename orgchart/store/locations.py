@@ -13,10 +13,9 @@ from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import (
     Script,
     events_key,
-    member_id,
+    name_page,
     outcome,
     pipeline,
-    queue_name_page,
     run,
     summaries,
 )
@@ -138,20 +137,10 @@ def get_location(pk: int) -> Location | None:
 
 
 def location_page(state) -> tuple[list[tuple[Location, int]], int]:
-    """One page of locations in name order with their head counts: two round trips."""
-    pipe = pipeline()
-    queue_name_page(pipe, keys.location_names(), state)
-    total, members = pipe.execute()
-    pks = [member_id(m) for m in members]
-    if not pks:
-        return [], total
-    pipe = pipeline()
-    for pk in pks:
-        pipe.hgetall(keys.location(pk))
-        pipe.scard(keys.staff(pk))
-    replies = pipe.execute()
-    rows = [(Location.from_hash(pk, replies[2 * i]), replies[2 * i + 1]) for i, pk in enumerate(pks) if replies[2 * i]]
-    return rows, total
+    """One page of locations in name order with their head counts: one round trip (a script reads
+    the page of the name index, each name and head count)."""
+    total, rows = name_page(keys.location_names(), state, "location")
+    return [(Location(pk, row[0]), int(row[1])) for pk, row in rows if row and row[0] is not None], total
 
 
 def queue_location_choices(pipe) -> None:
