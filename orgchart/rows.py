@@ -13,7 +13,7 @@ from html import escape
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-__all__ = ["Links", "employee_rows", "location_rows", "staff_rows", "people_items", "level_rows"]
+__all__ = ["Links", "employee_rows", "location_rows", "staff_rows", "people_items", "level_rows", "depth_chips"]
 
 
 class Links:
@@ -88,5 +88,16 @@ def level_rows(rows, current: int) -> SafeString:
         f"<tr{marked if level == current else ''}><td>{int(level)}</td>"
         f'<td class="num">{int(size)}</td><td class="num">{int(within)}</td></tr>'
         for level, size, within in rows
+    ]
+    return mark_safe("".join(out))  # noqa: S308  (numbers only)
+
+
+def depth_chips(depths, current: int) -> SafeString:
+    """The employee page's depth links (1 to the deepest a screen asks for), the shown one marked."""
+    marked = ' aria-current="true"'
+    out = [
+        f'<a href="?depth={d}" hx-get="?depth={d}" hx-target="#by-depth" hx-swap="outerHTML" hx-push-url="true"'
+        f"{marked if d == current else ''}>{d}</a>"
+        for d in depths
     ]
     return mark_safe("".join(out))  # noqa: S308  (numbers only)

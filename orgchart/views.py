@@ -152,6 +152,7 @@ def _detail_context(found, depth_form, move_form) -> dict:
         "direct_items": rows.people_items(direct, links, below=True),
         "at_depth_items": rows.people_items(report.at_depth, links),
         "level_rows": rows.level_rows(report.rows, report.depth),
+        "depth_chips": rows.depth_chips(range(1, store.MAX_DEPTH + 1), report.depth),
         "employee": chain.employee,
         "chain": chain,
         "direct": direct,
