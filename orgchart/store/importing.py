@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from config.activity import Actor
@@ -154,50 +155,78 @@ def write_people(people, location_names: dict[int, str]) -> int:
     manager id, location id, full time), every manager among them. Writes each document with its
     report counts and copied location name, both sides of both edges, the name indexes and the
     trigram sets: ``_BULK`` script calls, ``BULK_CALLS`` per round trip, then the trigram sets
-    (one SADD per thousand members). Holds only ids and managers in memory beside one round trip's
-    people. Returns how many were written."""
+    (one SADD per thousand members). One round trip is under way while the next is prepared (a
+    second connection, from one helper thread), so the client's work and the server's overlap;
+    the writes commute (an empty org chart, every set and index only added to). Returns how many
+    were written."""
     rows = list(people)
     direct, total = report_counts({row[0]: row[3] for row in rows})
     fields = list(Employee(0, "").to_hash())
     head = [len(fields), *fields]
     pieces: dict[str, list[int]] = {}
     load_scripts()  # the bulk calls below are sent without a NOSCRIPT retry
-    pipe, calls = client().pipeline(transaction=False), 0
-    for start in range(0, len(rows), BULK_PEOPLE):
-        part = rows[start : start + BULK_PEOPLE]
-        keys_ = [keys.employee_names(), keys.employee_by_name(), keys.roots()]
-        args = [len(part), *head]
-        for pk, name, title, boss, where, full_time in part:
-            doc = Employee(
-                pk, name, title, where, boss, full_time, direct.get(pk, 0), total.get(pk, 0),
-                location_name=location_names.get(where, "") if where is not None else "",
-            )  # fmt: skip
-            mapping = doc.to_hash()
-            folded = mapping["folded"]
-            edge = keys.reports(boss) if boss is not None else keys.roots()
-            if where is not None:
-                keys_ += [keys.employee(pk), edge, keys.staff(where), keys.staff_names(where)]
-            else:
-                keys_ += [keys.employee(pk), edge, keys.employee(pk), keys.employee(pk)]
-            args += [pk, folded, "1" if where is not None else "0", *mapping.values()]
-            for gram_key in NAMES.keys_for(name):
-                pieces.setdefault(gram_key, []).append(pk)
-        _BULK.queue(pipe, keys_, args)
-        calls += 1
-        if calls >= BULK_CALLS:
-            pipe.execute()
-            pipe, calls = client().pipeline(transaction=False), 0
-    queued = calls
-    for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
-        for at in range(0, len(members), 1000):
-            pipe.sadd(gram_key, *members[at : at + 1000])
-            queued += 1
-            if queued >= 2000:
-                pipe.execute()
-                pipe, queued = client().pipeline(transaction=False), 0
-    if queued:
-        pipe.execute()
+    sender = _Sender()
+    try:
+        pipe, calls = client().pipeline(transaction=False), 0
+        for start in range(0, len(rows), BULK_PEOPLE):
+            part = rows[start : start + BULK_PEOPLE]
+            keys_ = [keys.employee_names(), keys.employee_by_name(), keys.roots()]
+            args = [len(part), *head]
+            for pk, name, title, boss, where, full_time in part:
+                doc = Employee(
+                    pk, name, title, where, boss, full_time, direct.get(pk, 0), total.get(pk, 0),
+                    location_name=location_names.get(where, "") if where is not None else "",
+                )  # fmt: skip
+                mapping = doc.to_hash()
+                folded = mapping["folded"]
+                edge = keys.reports(boss) if boss is not None else keys.roots()
+                if where is not None:
+                    keys_ += [keys.employee(pk), edge, keys.staff(where), keys.staff_names(where)]
+                else:
+                    keys_ += [keys.employee(pk), edge, keys.employee(pk), keys.employee(pk)]
+                args += [pk, folded, "1" if where is not None else "0", *mapping.values()]
+                for gram_key in NAMES.keys_for(name):
+                    pieces.setdefault(gram_key, []).append(pk)
+            _BULK.queue(pipe, keys_, args)
+            calls += 1
+            if calls >= BULK_CALLS:
+                sender.send(pipe)
+                pipe, calls = client().pipeline(transaction=False), 0
+        queued = calls
+        for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
+            for at in range(0, len(members), 1000):
+                pipe.sadd(gram_key, *members[at : at + 1000])
+                queued += 1
+                if queued >= 2000:
+                    sender.send(pipe)
+                    pipe, queued = client().pipeline(transaction=False), 0
+        if queued:
+            sender.send(pipe)
+    finally:
+        sender.finish()
     return len(rows)
+
+
+class _Sender:
+    """Executes pipelines on one helper thread, at most one under way: ``send`` waits for the
+    previous one (raising its error) before handing over the next."""
+
+    def __init__(self):
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.pending = None
+
+    def send(self, pipe) -> None:
+        self.finish(close=False)
+        self.pending = self.pool.submit(pipe.execute)
+
+    def finish(self, close: bool = True) -> None:
+        try:
+            if self.pending is not None:
+                pending, self.pending = self.pending, None
+                pending.result()
+        finally:
+            if close:
+                self.pool.shutdown(wait=True)
 
 
 def _writes(data, first_e: int, first_l: int, actor: Actor):
