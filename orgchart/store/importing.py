@@ -165,7 +165,7 @@ def write_people(people, location_names: dict[int, str]) -> int:
     head = [len(fields), *fields]
     pieces: dict[str, list[int]] = {}
     load_scripts()  # the bulk calls below are sent without a NOSCRIPT retry
-    sender = _Sender()
+    sender = _Sender(threaded=len(rows) > BULK_PEOPLE * BULK_CALLS)  # more than one round trip
     try:
         pipe, calls = client().pipeline(transaction=False), 0
         for start in range(0, len(rows), BULK_PEOPLE):
@@ -209,13 +209,17 @@ def write_people(people, location_names: dict[int, str]) -> int:
 
 class _Sender:
     """Executes pipelines on one helper thread, at most one under way: ``send`` waits for the
-    previous one (raising its error) before handing over the next."""
+    previous one (raising its error) before handing over the next. Unthreaded (a write of one
+    round trip), it executes each at once."""
 
-    def __init__(self):
-        self.pool = ThreadPoolExecutor(max_workers=1)
+    def __init__(self, threaded: bool = True):
+        self.pool = ThreadPoolExecutor(max_workers=1) if threaded else None
         self.pending = None
 
     def send(self, pipe) -> None:
+        if self.pool is None:
+            pipe.execute()
+            return
         self.finish(close=False)
         self.pending = self.pool.submit(pipe.execute)
 
@@ -225,7 +229,7 @@ class _Sender:
                 pending, self.pending = self.pending, None
                 pending.result()
         finally:
-            if close:
+            if close and self.pool is not None:
                 self.pool.shutdown(wait=True)
 
 
