@@ -85,9 +85,17 @@ class Orgchart(Part):
     def records(self) -> dict[str, int]:
         return {"employees": len(self.org.people), "samples": self.samples}
 
-    def readings(self, location: int):
-        """The first location's readings, a day per chunk: generated once (kept as two compact arrays, 16 bytes
-        a reading) and handed out the same to every side."""
+    def readings(self, location: int, days: int = 1):
+        """The first location's readings, ``days`` per chunk: generated once (kept as two compact arrays, 16
+        bytes a reading) and handed out the same to every side."""
+        self.generate_readings(location)
+        times, values = self._readings
+        per_chunk = days * DAY // self.interval
+        for start in range(0, len(times), per_chunk):
+            yield list(zip(times[start : start + per_chunk], values[start : start + per_chunk]))
+
+    def generate_readings(self, location: int) -> None:
+        """Generate the readings once, before any side's load is timed."""
         if getattr(self, "_readings", None) is None:
             rng = random.Random(f"bench:{self.scale}:sensor")
             base = 14 + (location * 7919 % 100) / 12
@@ -96,10 +104,6 @@ class Orgchart(Part):
                 times.append(ts)
                 values.append(value)
             self._readings = (times, values)
-        times, values = self._readings
-        per_day = DAY // self.interval
-        for start in range(0, len(times), per_day):
-            yield list(zip(times[start : start + per_day], values[start : start + per_day]))
 
     def load_redis(self, run) -> list[Load]:
         imported = []
@@ -114,7 +118,8 @@ class Orgchart(Part):
         self.places = {folded: self.location + i for i, folded in enumerate(self.org.locations)}
         written = []
         location = self.location
-        feed = (org.record_readings(location, chunk) for chunk in self.readings(location))
+        self.generate_readings(location)  # the readings exist before the clock starts, as for SQL
+        feed = (org.record_readings(location, chunk) for chunk in self.readings(location, days=7))
         sensor = run.timed("sensor", self.samples, lambda: written.extend(feed))
         sensor.records = sum(written)
         sensor.per_record = {"sample": sensor.bytes / max(1, sensor.records)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
@@ -76,7 +77,14 @@ def _ticks(low: int, high: int) -> tuple[int, int, int]:
 
 def rollup_chart(rollups, slots: list[datetime], window: Window) -> Chart:
     """One slot per bucket of ``slots``: the min–max range as a bar, the mean as a dot, the means
-    joined by a line that breaks where a bucket has no readings."""
+    joined by a line that breaks where a bucket has no readings. The same rollups in the same
+    window draw the same chart: it is drawn once, kept for the next views until a reading changes
+    a rollup it shows."""
+    return _drawn(tuple(rollups), tuple(slots), window)
+
+
+@lru_cache(maxsize=64)
+def _drawn(rollups: tuple, slots: tuple, window: Window) -> Chart:
     index = {slot: i for i, slot in enumerate(slots)}
     placed = [(index[r.start], r) for r in rollups if r.start in index]
     chart = Chart(window.title, window.unit, len(slots), len(placed))

@@ -4,14 +4,13 @@
 Derived data is left out and rebuilt by the import: report sets, roots, report counts, the
 copied location name, the name indexes, and the sensor rollups (hour, day, month: recomputed
 from the samples by the ingest script, so rollups of hours whose samples already expired are
-not carried over). Employees are written in two steps through the store: each one created at
-the top (manager none), then moved under its manager top-down, so a manager always exists
-first and each move is of a person with nobody below yet.
+not carried over). Locations and employees go through the bulk path the seeders use, which
+writes every derived structure with the documents (an import writes into an empty org chart),
+with one activity event per entity.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from datetime import UTC, datetime
 
 from config.exchange import store as exchange
@@ -21,7 +20,8 @@ from orgchart.documents import Employee, Location, fold
 from orgchart.forms import NAME_MAX
 
 HOUR_FORMAT = "%Y-%m-%dT%H:00:00Z"
-INGEST_HOURS = 48  # sensor-hours per ingest call, as the feed sends them
+INGEST_HOURS = 200  # sensor-hours per ingest call: one round trip of pipelined script calls
+CHUNK = 1000  # locations per pipeline
 
 
 # --- locations -----------------------------------------------------------------------------------
@@ -42,9 +42,21 @@ def _clean_location(record: Record) -> dict:
 
 
 def _restore_locations(docs, writer) -> None:
+    """The bulk path into an empty org chart: every location with its id and name index entries,
+    a pipeline per ``CHUNK``, then the id counter at the highest id and one event."""
+    count, first, last, chunk = 0, None, 0, []
     for doc in docs:
-        writer.next_id("location", doc["id"])
-        store.save_location(None, doc["name"], actor=writer.actor)
+        chunk.append((doc["id"], doc["name"]))
+        first = doc["id"] if first is None else first
+        last, count = max(last, doc["id"]), count + 1
+        if len(chunk) >= CHUNK:
+            store.write_locations(chunk)
+            chunk = []
+    if chunk:
+        store.write_locations(chunk)
+    if count:
+        writer.next_id("location", last + 1)
+        store.record_import(writer.actor, "location", first, f"{count} locations")
 
 
 # --- employees -----------------------------------------------------------------------------------
@@ -96,19 +108,17 @@ def _verify_employees(state: dict, seen) -> list[tuple[str, str, str]]:
 
 
 def _restore_employees(docs, writer) -> None:
-    below: dict[int | None, list[int]] = {}
-    for doc in docs:
-        writer.next_id("employee", doc["id"])
-        values = {**doc, "manager": None}
-        del values["id"]
-        store.save_employee(None, values, actor=writer.actor)
-        below.setdefault(doc["manager"], []).append(doc["id"])
-    queue = deque(below.get(None, ()))
-    while queue:  # top-down: each person moved has nobody under them yet
-        boss = queue.popleft()
-        for pk in below.get(boss, ()):
-            store.move_employee(pk, boss, actor=writer.actor)
-            queue.append(pk)
+    """The bulk path into an empty org chart (the one the seeders use): every person with its id,
+    report counts, both edges, the copied location name and every index, in bounded script calls
+    pipelined many per round trip; then the id counter at the highest id and one event. The
+    first pass checked that every manager exists and that no chain of command is a cycle."""
+    rows = [(d["id"], d["name"], d["title"], d["manager"], d["location"], d["full_time"]) for d in docs]
+    if not rows:
+        return
+    places = store.location_names({row[4] for row in rows if row[4] is not None})
+    store.write_people(rows, places)
+    writer.next_id("employee", max(row[0] for row in rows) + 1)
+    store.record_import(writer.actor, "employee", rows[0][0], f"{len(rows)} employees")
 
 
 # --- sensor samples ------------------------------------------------------------------------------
@@ -149,6 +159,8 @@ def _clean_samples(record: Record) -> dict:
 
 
 def _restore_samples(docs, writer) -> None:
+    """Through the sensors' one write path, ``INGEST_HOURS`` sensor-hours per call (a few round
+    trips of pipelined script calls): the rollups are rebuilt from the samples."""
     location, batch = None, []
     for doc in docs:
         if doc["location"] != location or len(batch) >= INGEST_HOURS:

@@ -103,6 +103,19 @@ def name_indexes():
         yield Violation("location name index differs from the documents", [keys.location_names()])
 
 
+@invariant("orgchart", "each location's staff name index lists exactly its staff", repair=audit.rebuild)
+def staff_name_indexes():
+    snap, found = _state()
+    for place in sorted(set(snap.staff_names) | set(found.staff)):
+        want = {f"{fold(snap.employees[pk]['name'])}\0{pk}" for pk in found.staff.get(place, ())}
+        have = snap.staff_names.get(place, set())
+        if have != want:
+            yield Violation(
+                f"location {place}: staff name index differs from the location fields in {len(have ^ want)} entries",
+                [keys.staff_names(place)],
+            )
+
+
 @invariant(
     "orgchart",
     "the name trigram index holds each employee under exactly the pieces of its name",

@@ -99,6 +99,26 @@ def staff(pk: int | str) -> str:
 
 
 @key(
+    "zset",
+    INDEX,
+    "The staff of one location as `folded name\\0id`, all scores 0: the location page's name order.",
+    why="A page of staff in name order is ZRANGE ... BYLEX with LIMIT, its cost the page's and not the "
+    "head count's (a SORT of the staff set BY name reads every member's name). Written in the same "
+    "scripts as the staff set.",
+    screens=("orgchart:location_detail",),
+    url="/orgchart/locations/{id}/",
+)
+def staff_names(pk: int | str) -> str:
+    """The staff of one location in name order (lexical, all scores 0)."""
+    return f"orgchart:location:{_id(pk)}:staff:names"
+
+
+def staff_names_suffix() -> str:
+    """What a script appends to a staff set's name for the same location's name index."""
+    return staff_names("0")[len(staff("0")) :]
+
+
+@key(
     "set",
     TREE,
     "Ids of the employees with no manager: the tops of the org tree.",

@@ -11,7 +11,7 @@ from orgchart import store
 
 DAY = 86400
 YEAR = 365.25 * DAY
-CHUNK = DAY  # readings written per call: one day of buckets
+CHUNK = 7 * DAY  # readings written per call: a week of buckets, one round trip
 
 
 def readings(rng: random.Random, base: float, start: int, end: int, interval: int) -> Iterator[tuple[int, float]]:
@@ -30,7 +30,7 @@ def feed(
     rng: random.Random,
     progress: Callable[[int], None] = lambda n: None,
 ) -> int:
-    """Write ``days`` of readings ending at ``end`` for one location, a day per call; returns samples."""
+    """Write ``days`` of readings ending at ``end`` for one location, a week per call; returns samples."""
     base = 14 + (location * 7919 % 100) / 12  # each site its own climate, 14 to 22 °C
     start, written = int(end - days * DAY), 0
     for chunk_start in range(start, int(end), CHUNK):

@@ -19,7 +19,7 @@ from config.activity import Actor
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.shortcuts import after_save, or_404
 from config.store import StoreError
-from orgchart import charts, forms, store
+from orgchart import charts, forms, rows, store
 
 _NUMBER = re.compile(r"[0-9]{1,30}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
 _ID = re.compile(r"[1-9][0-9]{0,17}")  # what an id counter hands out, as the <id:pk> converter
@@ -130,7 +130,8 @@ def _name_list(request, kind: Kind):
     """A list in name order with prefix search and paging; htmx gets the results partial."""
     state = BY_NAME.read(request)
     items, total = kind.page(state)
-    context = {"kind": kind, "page": page_of(items, total, state), "state": state}
+    present = rows.employee_rows if kind is EMPLOYEES else rows.location_rows
+    context = {"kind": kind, "page": page_of(items, total, state), "state": state, "rows": present(items)}
     return render_list(request, "orgchart/list.html", context)
 
 
@@ -145,7 +146,13 @@ def employee_suggest(request):
 
 def _detail_context(found, depth_form, move_form) -> dict:
     chain, direct, report = found
+    links = rows.Links()
     return {
+        "chain_items": rows.people_items(chain.managers, links),
+        "direct_items": rows.people_items(direct, links, below=True),
+        "at_depth_items": rows.people_items(report.at_depth, links),
+        "level_rows": rows.level_rows(report.rows, report.depth),
+        "depth_chips": rows.depth_chips(range(1, store.MAX_DEPTH + 1), report.depth),
         "employee": chain.employee,
         "chain": chain,
         "direct": direct,
@@ -289,6 +296,7 @@ def location_detail(request, pk: int):
         "reporting": reporting,
         "sensor": sensor,
         "temperature_charts": charts.location_charts(sensor),
+        "staff_rows": rows.staff_rows(overview.staff),
     }
     return render_list(request, "orgchart/location_detail.html", context, "staff")
 

@@ -23,6 +23,7 @@ class Snapshot:
     employees: dict[int, dict[str, str]] = field(default_factory=dict)
     reports: dict[int, set[int]] = field(default_factory=dict)
     staff: dict[int, set[int]] = field(default_factory=dict)
+    staff_names: dict[int, set[str]] = field(default_factory=dict)
     locations: dict[int, str] = field(default_factory=dict)
     location_folded: dict[int, str] = field(default_factory=dict)
     roots: set[int] = field(default_factory=set)
@@ -65,6 +66,9 @@ def snapshot() -> Snapshot:
     staff = [(int(p[2]), k) for k, p in _scan("orgchart:location:*:staff", "set")]
     for (pk, _), members in zip(staff, _bulk([("smembers", (k,)) for _, k in staff])):
         snap.staff[pk] = {int(m) for m in members}
+    indexes = [(int(p[2]), k) for k, p in _scan(keys.staff_names("*"), "zset")]
+    for (pk, _), members in zip(indexes, _bulk([("zrange", (k, 0, -1)) for _, k in indexes])):
+        snap.staff_names[pk] = set(members)
     # The whole-org indexes are read by cursor (SSCAN/ZSCAN/HSCAN), never in one command:
     # at 200,000 people one HGETALL of the name index held Redis for half a second.
     r = client()
@@ -147,6 +151,7 @@ def rebuild() -> None:
     )
     pipe.delete(*[keys.reports(pk) for pk in snap.reports] or [keys.roots()])
     pipe.delete(*[keys.staff(pk) for pk in snap.staff] or [keys.roots()])
+    pipe.delete(*[keys.staff_names(pk) for pk in snap.staff_names] or [keys.roots()])
     for pk, row in snap.employees.items():
         location = int(row["location"]) if row.get("location") else None
         if location is not None and location not in snap.locations:
@@ -172,6 +177,8 @@ def rebuild() -> None:
     for place, members in found.staff.items():
         if place in snap.locations:
             pipe.sadd(keys.staff(place), *members)
+            names = {f"{fold(snap.employees[pk]['name'])}\0{pk}": 0 for pk in members}
+            pipe.zadd(keys.staff_names(place), names)
     for pk, name in snap.locations.items():
         pipe.hset(keys.location(pk), "folded", fold(name))
         pipe.zadd(keys.location_names(), {f"{fold(name)}\0{pk}": 0})

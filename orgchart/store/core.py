@@ -156,14 +156,44 @@ def search_range(q: str) -> tuple[str, str]:
     return "[" + fold(q), "[" + fold(q) + _LEX_END
 
 
-def queue_name_page(pipe, index: str, state) -> None:
-    """Queue the count matching ``state.q`` (a prefix) and one page of a lexical name index."""
+# KEYS: a lexical name index (``folded name\0id`` members). ARGV: low, high (ZRANGEBYLEX bounds),
+# offset, count, '1' for descending, what each row reads: 'employee' (the summary fields) or
+# 'location' (the name and the head count). The count in range and one page of (id, row): the
+# list's index and its rows in one round trip.
+NAME_PAGE = Script(
+    """
+local low, high, offset, count = ARGV[8], ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11])
+local total = redis.call('ZLEXCOUNT', KEYS[1], low, high)
+local members
+if ARGV[12] == '1' then
+  members = redis.call('ZREVRANGEBYLEX', KEYS[1], high, low, 'LIMIT', offset, count)
+else
+  members = redis.call('ZRANGEBYLEX', KEYS[1], low, high, 'LIMIT', offset, count)
+end
+local out, nul = {}, string.char(0)
+for _, entry in ipairs(members) do
+  local id = string.sub(entry, string.find(entry, nul, 1, true) + 1)
+  out[#out + 1] = id
+  if ARGV[13] == 'employee' then
+    out[#out + 1] = summary(id)
+  else
+    out[#out + 1] = {redis.call('HGET', L .. id, 'name'), redis.call('SCARD', staff(id))}
+  end
+end
+return {total, out}
+"""
+)
+
+
+def name_page(index: str, state, rows: str) -> tuple[int, list[tuple[int, list]]]:
+    """The count matching ``state.q`` (a prefix) and one page of (id, row) of a lexical name index,
+    each row read in the same script (``rows``: 'employee' or 'location'): one round trip."""
     low, high = search_range(state.q)
-    pipe.zlexcount(index, low, high)
-    if state.descending:
-        pipe.zrevrangebylex(index, high, low, start=state.offset, num=state.per_page)
-    else:
-        pipe.zrangebylex(index, low, high, start=state.offset, num=state.per_page)
+    pipe = pipeline()
+    args = [low, high, state.offset, state.per_page, "1" if state.descending else "0", rows]
+    NAME_PAGE.queue(pipe, [index], args)
+    total, flat = run(pipe)[0]
+    return total, [(int(flat[i]), flat[i + 1]) for i in range(0, len(flat), 2)]
 
 
 def queue_sorted_children(pipe, set_key: str, offset: int = 0, count: int = NODE_LIMIT) -> None:

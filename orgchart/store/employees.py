@@ -19,10 +19,9 @@ from orgchart.documents import Employee, fold
 from orgchart.store.core import (
     Script,
     events_key,
-    member_id,
+    name_page,
     outcome,
     pipeline,
-    queue_name_page,
     run,
     summaries,
 )
@@ -145,10 +144,11 @@ return redis.call('INCR', KEYS[2])
 )
 
 # KEYS: the employee, the name lookup, the name index, the roots, the event stream, then the
-# location's hash and staff set (when given), then the manager's hash and report set (when given),
+# location's hash, staff set and staff name index (when given), then the manager's hash and report set (when given),
 # then the name trigram sets the employee leaves (SREM), then those it joins (SADD).
 # ARGV: id, '1' when hiring, name, folded name, title, full time, location, manager, the stored name
-# the trigram sets were computed from ('' for a hire), how many of them the employee leaves.
+# the trigram sets were computed from ('' for a hire), how many of them the employee leaves, the
+# suffix that names a location's staff name index from its staff set.
 # Replies {'stale', stored name} (nothing written) when the stored name is another.
 _SAVE = Script(
     PLACE
@@ -157,7 +157,8 @@ local pk, creating, name, folded, title, full, loc, mgr =
   ARGV[8], ARGV[9] == '1', ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 local k = 6
 local lockey, staffkey, mgrkey, mgrreports
-if loc ~= '' then lockey, staffkey, k = KEYS[k], KEYS[k + 1], k + 2 end
+local staffnames
+if loc ~= '' then lockey, staffkey, staffnames, k = KEYS[k], KEYS[k + 1], KEYS[k + 2], k + 3 end
 if mgr ~= '' then mgrkey, mgrreports, k = KEYS[k], KEYS[k + 1], k + 2 end
 local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total')
 if not creating and not old[1] then return refuse('', 'This employee no longer exists.') end
@@ -195,6 +196,10 @@ if creating or oldloc ~= loc then
   if oldloc ~= '' then redis.call('SREM', staff(oldloc), pk) end
   if loc ~= '' then redis.call('SADD', staffkey, pk) end
 end
+if oldloc ~= '' and old[2] and (oldloc ~= loc or old[2] ~= folded) then
+  redis.call('ZREM', staff(oldloc) .. ARGV[18], old[2] .. '\\0' .. pk)
+end
+if loc ~= '' then redis.call('ZADD', staffnames, 0, folded .. '\\0' .. pk) end
 if moving then
   if creating then
     relink(pk, '', mgr, newchain, 1, KEYS[4], mgrreports, mgrkey)
@@ -209,7 +214,8 @@ return pk
 
 # KEYS: the employee, its report set, the name lookup, the name index, the roots, the event stream,
 # then the successor's hash and report set (when given), then the name's trigram sets.
-# ARGV: id, successor ('' for nobody), the stored name the trigram sets were computed from.
+# ARGV: id, successor ('' for nobody), the stored name the trigram sets were computed from, the
+# suffix that names a location's staff name index from its staff set.
 # Replies {'stale', stored name} (nothing written) when the stored name is another.
 _DELETE = Script(
     PLACE
@@ -247,7 +253,10 @@ if #direct > 0 then
     redis.call('HINCRBY', KEYS[7], 'direct', #direct)
   end
 end
-if row[4] and row[4] ~= '' then redis.call('SREM', staff(row[4]), pk) end
+if row[4] and row[4] ~= '' then
+  redis.call('SREM', staff(row[4]), pk)
+  redis.call('ZREM', staff(row[4]) .. ARGV[11], (row[2] or '') .. '\\0' .. pk)
+end
 redis.call('ZREM', KEYS[4], (row[2] or '') .. '\\0' .. pk)
 redis.call('HDEL', KEYS[3], row[2] or '')
 redis.call('DEL', KEYS[1], KEYS[2])
@@ -264,7 +273,9 @@ def get_employee(pk: int) -> Employee | None:
 
 
 def employee_page(state) -> tuple[list[Employee], int]:
-    """One page of employees in name order: two round trips, the ids, then the fields the list shows.
+    """One page of employees in name order. Without a search, or with one or two letters (a prefix),
+    one round trip: a script reads the page of the name index and each row's shown fields. A
+    search of three letters or more takes two: the matching ids, then the fields.
 
     ``?q=`` with a word of three characters or more finds any part of a name (the trigram index:
     every match, up to ``SEARCH_LIMIT``, in name order, paged here); shorter text matches the start
@@ -275,10 +286,8 @@ def employee_page(state) -> tuple[list[Employee], int]:
             found.reverse()
         total, pks = len(found), found[state.offset : state.offset + state.per_page]
     else:
-        pipe = pipeline()
-        queue_name_page(pipe, keys.employee_names(), state)
-        total, members = pipe.execute()
-        pks = [member_id(m) for m in members]
+        total, rows = name_page(keys.employee_names(), state, "employee")
+        return summaries([pk for pk, _ in rows], [row for _, row in rows]), total
     if not pks:
         return [], total
     pipe = pipeline()
@@ -347,7 +356,7 @@ def save_employee(pk: int | None, values: dict, *, actor: Actor, old_name: str |
         pk = int(outcome(_DRAW(draw_keys, [fold(name), name, mgr, loc])))
     keys_ = [keys.employee(pk), keys.employee_by_name(), keys.employee_names(), keys.roots(), events_key()]
     if location is not None:
-        keys_ += [keys.location(location), keys.staff(location)]
+        keys_ += [keys.location(location), keys.staff(location), keys.staff_names(location)]
     if manager is not None:
         keys_ += [keys.employee(manager), keys.reports(manager)]
     full = "1" if values.get("full_time", True) else "0"
@@ -355,7 +364,8 @@ def save_employee(pk: int | None, values: dict, *, actor: Actor, old_name: str |
     stored = "" if creating else (name if old_name is None else old_name)
     for _ in range(watch_retries()):
         leaves, joins = NAMES.diff(stored, name)
-        reply = _SAVE([*keys_, *leaves, *joins], [*args, stored, len(leaves)], actor, actor.link("employee", str(pk)))
+        argv = [*args, stored, len(leaves), keys.staff_names_suffix()]
+        reply = _SAVE([*keys_, *leaves, *joins], argv, actor, actor.link("employee", str(pk)))
         if not (isinstance(reply, list) and reply and reply[0] == "stale"):
             return int(outcome(reply))
         stored = reply[1]
@@ -376,7 +386,7 @@ def delete_employee(pk: int, successor: int | None, *, actor: Actor, name: str =
     if successor is not None:
         keys_ += [keys.employee(successor), keys.reports(successor)]
     for _ in range(watch_retries()):
-        args = [pk, "" if successor is None else str(successor), name]
+        args = [pk, "" if successor is None else str(successor), name, keys.staff_names_suffix()]
         reply = _DELETE([*keys_, *NAMES.keys_for(name)], args, actor)
         if not (isinstance(reply, list) and reply and reply[0] == "stale"):
             return outcome(reply)

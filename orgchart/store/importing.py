@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client
-from config.store import Refused, batched, queue_event, transact
+from config.store import Refused, queue_event, transact
 from orgchart import keys
-from orgchart.documents import Employee, Location
-from orgchart.store.core import load_scripts
+from orgchart.documents import Employee, Location, fold
+from orgchart.store.core import Script, load_scripts
 from orgchart.store.names import NAMES
 
-__all__ = ["Imported", "import_graph"]
+__all__ = ["Imported", "import_graph", "write_locations", "write_people", "location_names", "record_import"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,39 @@ class Imported:
     first_location: int
 
 
+# KEYS: the name index, the name lookup, then four per person: the employee's hash, the set its
+# REPORTS_TO edge joins (its manager's report set, or the roots), its location's staff set and
+# staff name index (the employee's hash again when it has no location). ARGV: how many people,
+# how many hash fields, their names, then per person its id, folded name, '1' when it has a
+# location, and the hash's values. The bulk write of an import into an empty org chart: each call
+# writes a bounded number of people (``BULK_PEOPLE``), many calls go out per round trip.
+_BULK = Script(
+    """
+local n, f = tonumber(ARGV[8]), tonumber(ARGV[9])
+local names = {}
+for i = 1, f do names[i] = ARGV[9 + i] end
+local a, k, nul = 10 + f, 4, string.char(0)
+for _ = 1, n do
+  local pk, folded, placed = ARGV[a], ARGV[a + 1], ARGV[a + 2] == '1'
+  local fields = {}
+  for i = 1, f do fields[2 * i - 1] = names[i]; fields[2 * i] = ARGV[a + 2 + i] end
+  redis.call('HSET', KEYS[k], unpack(fields))
+  redis.call('SADD', KEYS[k + 1], pk)
+  if placed then
+    redis.call('SADD', KEYS[k + 2], pk)
+    redis.call('ZADD', KEYS[k + 3], 0, folded .. nul .. pk)
+  end
+  redis.call('ZADD', KEYS[1], 0, folded .. nul .. pk)
+  redis.call('HSET', KEYS[2], folded, pk)
+  a, k = a + 3 + f, k + 4
+end
+return n
+"""
+)
+BULK_PEOPLE = 200  # people per script call: a few milliseconds of the server each
+BULK_CALLS = 10  # script calls per round trip
+
+
 def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) -> Imported:
     """Write a whole checked graph (``orgchart.importer.OrgData``: names are the identifiers, the
     reporting lines acyclic): documents, both sides of every edge, report counts and indexes.
@@ -33,8 +67,9 @@ def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) 
     default) writes it all in one transaction with the name indexes WATCHed, so a name taken
     meanwhile fails the import instead of doubling a name. ``atomic=False`` is the bulk path for
     loading a large org into a store nobody else writes to (seeding, measuring): the names are
-    checked first, then the writes go out in pipelines of ``chunk`` people, so no single EXEC holds
-    the server for the whole org. Either way the graph scripts are loaded afterwards.
+    checked first, then the people go out through ``write_people`` (a bounded script call per
+    ``BULK_PEOPLE``, many per round trip), so no single call holds the server for the whole org.
+    Either way the graph scripts are loaded afterwards.
     """
     people, places = list(data.people.items()), list(data.locations.items())
 
@@ -63,17 +98,139 @@ def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) 
 
     if atomic:
         first_e, first_l = transact(work)
+        load_scripts()  # the screens that read the org next pay no NOSCRIPT round trip
     else:
         first_e, first_l = reserve(client())
-        for part in batched(_writes(data, first_e, first_l, actor), chunk * 6):
-            pipe = client().pipeline(transaction=False)
-            for command in part:
-                command(pipe)
-            pipe.execute()
-    load_scripts()  # the screens that read the org next pay no NOSCRIPT round trip
+        loc_id = {folded: first_l + i for i, (folded, _) in enumerate(places)}
+        write_locations([(loc_id[folded], name) for folded, name in places])
+        write_people(_documents(data, first_e, loc_id), {loc_id[f]: n for f, n in places})
+        label = f"{len(people)} employees, {len(places)} locations"
+        pipe = client().pipeline(transaction=False)
+        queue_event(pipe, actor.event("imported", "orgchart", "employee", first_e, label, gone=True))
+        pipe.execute()
     edges = sum(1 for _, p in people if p.manager is not None)
     placed = sum(1 for _, p in people if p.location is not None)
     return Imported(len(people), len(places), edges, placed, first_e, first_l)
+
+
+def _documents(data, first_e: int, loc_id: dict[str, int]):
+    """(id, name, title, manager id, location id, full time) of each person of ``data``."""
+    emp_id = {folded: first_e + i for i, folded in enumerate(data.people)}
+    for folded, person in data.people.items():
+        boss = emp_id[person.manager] if person.manager is not None else None
+        where = loc_id[person.location] if person.location is not None else None
+        yield emp_id[folded], person.name, person.title, boss, where, person.full_time
+
+
+def write_locations(places) -> None:
+    """Bulk write of (id, name) locations into an empty org chart: each hash and its name
+    index entries, in one pipeline."""
+    pipe = client().pipeline(transaction=False)
+    for pk, name in places:
+        pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
+        _index(pipe, keys.location_names(), keys.location_by_name(), fold(name), pk)
+    pipe.execute()
+
+
+def location_names(pks) -> dict[int, str]:
+    """The names of the given locations, by id (one pipeline)."""
+    pks = sorted(pks)
+    if not pks:
+        return {}
+    pipe = client().pipeline(transaction=False)
+    for pk in pks:
+        pipe.hget(keys.location(pk), "name")
+    return {pk: name for pk, name in zip(pks, pipe.execute()) if name is not None}
+
+
+def record_import(actor: Actor, entity: str, first: int, label: str) -> None:
+    """The one activity event of a bulk import of ``entity``."""
+    pipe = client().pipeline(transaction=False)
+    queue_event(pipe, actor.event("imported", "orgchart", entity, first, label, gone=True))
+    pipe.execute()
+
+
+def write_people(people, location_names: dict[int, str]) -> int:
+    """Bulk write of whole people into an empty org chart: ``people`` yields (id, name, title,
+    manager id, location id, full time), every manager among them. Writes each document with its
+    report counts and copied location name, both sides of both edges, the name indexes and the
+    trigram sets: ``_BULK`` script calls, ``BULK_CALLS`` per round trip, then the trigram sets
+    (one SADD per thousand members). One round trip is under way while the next is prepared (a
+    second connection, from one helper thread), so the client's work and the server's overlap;
+    the writes commute (an empty org chart, every set and index only added to). Returns how many
+    were written."""
+    rows = list(people)
+    direct, total = report_counts({row[0]: row[3] for row in rows})
+    fields = list(Employee(0, "").to_hash())
+    head = [len(fields), *fields]
+    pieces: dict[str, list[int]] = {}
+    load_scripts()  # the bulk calls below are sent without a NOSCRIPT retry
+    sender = _Sender(threaded=len(rows) > BULK_PEOPLE * BULK_CALLS)  # more than one round trip
+    try:
+        pipe, calls = client().pipeline(transaction=False), 0
+        for start in range(0, len(rows), BULK_PEOPLE):
+            part = rows[start : start + BULK_PEOPLE]
+            keys_ = [keys.employee_names(), keys.employee_by_name(), keys.roots()]
+            args = [len(part), *head]
+            for pk, name, title, boss, where, full_time in part:
+                doc = Employee(
+                    pk, name, title, where, boss, full_time, direct.get(pk, 0), total.get(pk, 0),
+                    location_name=location_names.get(where, "") if where is not None else "",
+                )  # fmt: skip
+                mapping = doc.to_hash()
+                folded = mapping["folded"]
+                edge = keys.reports(boss) if boss is not None else keys.roots()
+                if where is not None:
+                    keys_ += [keys.employee(pk), edge, keys.staff(where), keys.staff_names(where)]
+                else:
+                    keys_ += [keys.employee(pk), edge, keys.employee(pk), keys.employee(pk)]
+                args += [pk, folded, "1" if where is not None else "0", *mapping.values()]
+                for gram_key in NAMES.keys_for(name):
+                    pieces.setdefault(gram_key, []).append(pk)
+            _BULK.queue(pipe, keys_, args)
+            calls += 1
+            if calls >= BULK_CALLS:
+                sender.send(pipe)
+                pipe, calls = client().pipeline(transaction=False), 0
+        queued = calls
+        for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
+            for at in range(0, len(members), 1000):
+                pipe.sadd(gram_key, *members[at : at + 1000])
+                queued += 1
+                if queued >= 2000:
+                    sender.send(pipe)
+                    pipe, queued = client().pipeline(transaction=False), 0
+        if queued:
+            sender.send(pipe)
+    finally:
+        sender.finish()
+    return len(rows)
+
+
+class _Sender:
+    """Executes pipelines on one helper thread, at most one under way: ``send`` waits for the
+    previous one (raising its error) before handing over the next. Unthreaded (a write of one
+    round trip), it executes each at once."""
+
+    def __init__(self, threaded: bool = True):
+        self.pool = ThreadPoolExecutor(max_workers=1) if threaded else None
+        self.pending = None
+
+    def send(self, pipe) -> None:
+        if self.pool is None:
+            pipe.execute()
+            return
+        self.finish(close=False)
+        self.pending = self.pool.submit(pipe.execute)
+
+    def finish(self, close: bool = True) -> None:
+        try:
+            if self.pending is not None:
+                pending, self.pending = self.pending, None
+                pending.result()
+        finally:
+            if close and self.pool is not None:
+                self.pool.shutdown(wait=True)
 
 
 def _writes(data, first_e: int, first_l: int, actor: Actor):
@@ -101,7 +258,10 @@ def _writes(data, first_e: int, first_l: int, actor: Actor):
         edge = keys.reports(boss) if boss is not None else keys.roots()
         yield lambda pipe, pk=pk, edge=edge: pipe.sadd(edge, pk)
         if where is not None:
-            yield lambda pipe, pk=pk, where=where: pipe.sadd(keys.staff(where), pk)
+            yield lambda pipe, pk=pk, where=where, folded=folded: (
+                pipe.sadd(keys.staff(where), pk),
+                pipe.zadd(keys.staff_names(where), {f"{folded}\0{pk}": 0}),
+            )
         yield lambda pipe, pk=pk, folded=folded: _index(
             pipe, keys.employee_names(), keys.employee_by_name(), folded, pk
         )

@@ -13,13 +13,11 @@ from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import (
     Script,
     events_key,
-    member_id,
+    name_page,
     outcome,
     pipeline,
-    queue_name_page,
-    queue_sorted_children,
     run,
-    sorted_rows,
+    summaries,
 )
 
 __all__ = [
@@ -42,6 +40,20 @@ for _, entry in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[8]) - 1)) 
   local id = string.sub(entry, at + 1)
   local name = redis.call('HGET', L .. id, 'name')
   if name then out[#out + 1] = id; out[#out + 1] = name end
+end
+return out
+"""
+)
+
+# KEYS: a location's staff name index. ARGV: offset, count. One page of its staff in name order:
+# id and shown fields of each.
+_STAFF_PAGE = Script(
+    """
+local out, nul = {}, string.char(0)
+for _, entry in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[8], tonumber(ARGV[8]) + tonumber(ARGV[9]) - 1)) do
+  local id = string.sub(entry, string.find(entry, nul, 1, true) + 1)
+  out[#out + 1] = id
+  out[#out + 1] = summary(id)
 end
 return out
 """
@@ -84,7 +96,8 @@ return pk
 )
 
 # KEYS: the location, its staff set, the name lookup, the name index, the event stream, its
-# sensor's latest reading, then the successor's hash and staff set (when given), then every sensor
+# sensor's latest reading, its staff name index, then the successor's hash, staff set and staff
+# name index (when given), then every sensor
 # bucket named from the first and last reading. ARGV: id, successor, the first and last reading
 # the caller named the buckets from, the index of the first bucket in KEYS.
 _DELETE = Script(
@@ -97,15 +110,18 @@ if not row[1] then return refuse('', 'This location no longer exists.') end
 if succ == pk then return refuse('successor', 'Pick another location for the staff.') end
 local newname = ''
 if succ ~= '' then
-  newname = redis.call('HGET', KEYS[7], 'name')
+  newname = redis.call('HGET', KEYS[8], 'name')
   if not newname then return refuse('successor', 'There is no location #' .. succ .. '.') end
 end
 local members = redis.call('SMEMBERS', KEYS[2])
 for _, m in ipairs(members) do redis.call('HSET', emp(m), 'location', succ, 'location_name', newname) end
-if succ ~= '' then each_chunk(members, function(part) redis.call('SADD', KEYS[8], unpack(part)) end) end
+if succ ~= '' then
+  each_chunk(members, function(part) redis.call('SADD', KEYS[9], unpack(part)) end)
+  redis.call('ZUNIONSTORE', KEYS[10], 2, KEYS[10], KEYS[7])
+end
 redis.call('ZREM', KEYS[4], (row[2] or '') .. '\\0' .. pk)
 redis.call('HDEL', KEYS[3], row[2] or '')
-redis.call('UNLINK', KEYS[1], KEYS[2])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[7])
 local buckets = {}
 for i = from, #KEYS do buckets[#buckets + 1] = KEYS[i] end
 each_chunk(buckets, function(part) redis.call('UNLINK', unpack(part)) end)
@@ -121,20 +137,10 @@ def get_location(pk: int) -> Location | None:
 
 
 def location_page(state) -> tuple[list[tuple[Location, int]], int]:
-    """One page of locations in name order with their head counts: two round trips."""
-    pipe = pipeline()
-    queue_name_page(pipe, keys.location_names(), state)
-    total, members = pipe.execute()
-    pks = [member_id(m) for m in members]
-    if not pks:
-        return [], total
-    pipe = pipeline()
-    for pk in pks:
-        pipe.hgetall(keys.location(pk))
-        pipe.scard(keys.staff(pk))
-    replies = pipe.execute()
-    rows = [(Location.from_hash(pk, replies[2 * i]), replies[2 * i + 1]) for i, pk in enumerate(pks) if replies[2 * i]]
-    return rows, total
+    """One page of locations in name order with their head counts: one round trip (a script reads
+    the page of the name index, each name and head count)."""
+    total, rows = name_page(keys.location_names(), state, "location")
+    return [(Location(pk, row[0]), int(row[1])) for pk, row in rows if row and row[0] is not None], total
 
 
 def queue_location_choices(pipe) -> None:
@@ -176,10 +182,10 @@ def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
         buckets = keys.sensor_keys(pk, int(first), int(last)) if first and last else []
         keys_ = [
             keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key(),
-            keys.temp_latest(pk),
+            keys.temp_latest(pk), keys.staff_names(pk),
         ]  # fmt: skip
         if successor is not None:
-            keys_ += [keys.location(successor), keys.staff(successor)]
+            keys_ += [keys.location(successor), keys.staff(successor), keys.staff_names(successor)]
         args = [pk, "" if successor is None else str(successor), first or "", last or "", len(keys_) + 1]
         reply = outcome(_DELETE([*keys_, *buckets], args, actor))
         if reply[0] == "deleted":
@@ -196,14 +202,16 @@ class LocationOverview:
 
 
 def location_overview(pk: int, offset: int, count: int) -> LocationOverview | None:
-    """The location, its head count, one name-ordered page of staff (SORT ... BY name LIMIT ...
-    GET the fields shown) and its sensor's newest reading: one round trip."""
+    """The location, its head count, one name-ordered page of staff (a range of its staff name
+    index, each row's shown fields read in the same script) and its sensor's newest reading: one
+    round trip, whose cost follows the page and not the head count."""
     pipe = pipeline()
     pipe.hgetall(keys.location(pk))
     pipe.scard(keys.staff(pk))
-    queue_sorted_children(pipe, keys.staff(pk), offset, count)
+    _STAFF_PAGE.queue(pipe, [keys.staff_names(pk)], [offset, count])
     pipe.hgetall(keys.temp_latest(pk))
-    data, total, rows, latest = pipe.execute()
+    data, total, rows, latest = run(pipe)
     if not data:
         return None
-    return LocationOverview(Location.from_hash(pk, data), sorted_rows(rows), total, latest)
+    staff = summaries([rows[i] for i in range(0, len(rows), 2)], [rows[i] for i in range(1, len(rows), 2)])
+    return LocationOverview(Location.from_hash(pk, data), staff, total, latest)

@@ -15,6 +15,7 @@ one-second resolution: two readings within the same second are the same sample.
 
 from __future__ import annotations
 
+import bisect
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -76,26 +77,23 @@ local function decode(s)
   return secs, vals
 end
 
-local raw = redis.call('GET', KEYS[1]) or ''
 local batch = ARGV[6]
 local first_new = struct.unpack('>H', batch, 1)
+local last_new, last_value = struct.unpack('>HH', batch, #batch - 3)
+last_value = last_value - 32768
 local last_old = -1
-if #raw >= 4 then last_old = struct.unpack('>H', raw, #raw - 3) end
+local size = redis.call('STRLEN', KEYS[1])
+if size >= 4 then last_old = struct.unpack('>H', redis.call('GETRANGE', KEYS[1], size - 4, size - 1)) end
 
 local add_count, add_sum, bmin, bmax = 0, 0, nil, nil
 local replaced = false
-local new_secs, new_vals = decode(batch)
 if first_new > last_old then
+  -- the usual case, samples after the stored ones: the caller's count, sum, min and max of the batch
   redis.call('APPEND', KEYS[1], batch)
-  for _, sec in ipairs(new_secs) do
-    local v = new_vals[sec]
-    add_count = add_count + 1
-    add_sum = add_sum + v
-    if bmin == nil or v < bmin then bmin = v end
-    if bmax == nil or v > bmax then bmax = v end
-  end
+  add_count, add_sum, bmin, bmax = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 else
-  local secs, vals = decode(raw)
+  local new_secs, new_vals = decode(batch)
+  local secs, vals = decode(redis.call('GET', KEYS[1]) or '')
   for _, sec in ipairs(new_secs) do
     local v = new_vals[sec]
     local old = vals[sec]
@@ -169,11 +167,11 @@ for i = 1, 4 do
 end
 
 local hour_start = tonumber(ARGV[5])
-local newest = hour_start + new_secs[#new_secs]
-local oldest = hour_start + new_secs[1]
+local newest = hour_start + last_new
+local oldest = hour_start + first_new
 local latest = redis.call('HMGET', KEYS[5], 'ts', 'first')
 if latest[1] == false or newest >= tonumber(latest[1]) then
-  redis.call('HSET', KEYS[5], 'ts', newest, 'value', new_vals[new_secs[#new_secs]])
+  redis.call('HSET', KEYS[5], 'ts', newest, 'value', last_value)
 end
 if latest[2] == false or oldest < tonumber(latest[2]) then
   redis.call('HSET', KEYS[5], 'first', oldest)
@@ -204,52 +202,96 @@ def _days_of_month(moment: datetime) -> list[datetime]:
     return [first + timedelta(days=i) for i in range((nxt - first).days)]
 
 
-def _script_keys(location: int, hour_start: int) -> list[str]:
-    moment = _utc(hour_start)
-    day0 = moment.replace(hour=0)
-    return [
-        keys.temp_raw(location, _hour_stamp(moment)),
-        keys.temp_rollup(location, "hour", _hour_stamp(moment)),
-        keys.temp_rollup(location, "day", _day_stamp(moment)),
-        keys.temp_rollup(location, "month", _month_stamp(moment)),
-        keys.temp_latest(location),
-        *(keys.temp_rollup(location, "hour", _hour_stamp(day0 + timedelta(hours=h))) for h in range(24)),
-        *(keys.temp_rollup(location, "day", _day_stamp(day)) for day in _days_of_month(moment)),
-    ]
+class _Keys:
+    """The KEYS of each sensor-hour's script call, with the names an hour shares with its day (the
+    day's 24 hourly rollups) and its month (the month's daily rollups) built once per call."""
+
+    def __init__(self, location: int):
+        self.location = location
+        self.days: dict[int, list[str]] = {}
+        self.months: dict[str, list[str]] = {}
+
+    def __call__(self, hour_start: int) -> list[str]:
+        moment = _utc(hour_start)
+        day_start = hour_start - hour_start % DAY
+        hours = self.days.get(day_start)
+        if hours is None:
+            day0 = _utc(day_start)
+            hours = [keys.temp_rollup(self.location, "hour", _hour_stamp(day0 + timedelta(hours=h))) for h in range(24)]
+            self.days[day_start] = hours
+        month = _month_stamp(moment)
+        days = self.months.get(month)
+        if days is None:
+            days = [keys.temp_rollup(self.location, "day", _day_stamp(day)) for day in _days_of_month(moment)]
+            self.months[month] = days
+        return [
+            keys.temp_raw(self.location, _hour_stamp(moment)),
+            hours[moment.hour],
+            keys.temp_rollup(self.location, "day", _day_stamp(moment)),
+            keys.temp_rollup(self.location, "month", month),
+            keys.temp_latest(self.location),
+            *hours,
+            *days,
+        ]
 
 
-def _centi(value: float) -> int:
-    centi = round(value * 100)
-    if not -OFFSET < centi < OFFSET:
-        raise ValueError(f"temperature {value} is out of range (±327.67)")
-    return centi
-
-
-def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_hours: int = 48) -> int:
-    """Store readings ``(unix seconds, degrees)`` of one location's sensor: the one write path,
-    for a live feed and for the generator alike. One script call per sensor-hour, each atomic,
-    ``batch_hours`` of them per pipelined round trip. Returns how many new samples were stored
-    (a repeated timestamp replaces its sample and is not counted)."""
+def _hours(readings: Iterable[tuple[int, float]]):
+    """(hour start, seconds of the hour ascending, hundredths) of each hour the readings touch, in
+    time order; the last reading of a second wins. Readings in strictly rising time (a feed, the
+    generator) are cut at the hour boundaries; others are grouped one by one."""
+    readings = list(readings)
+    times = [int(ts) for ts, _ in readings]
+    values = [round(value * 100) for _, value in readings]
+    if all(a < b for a, b in zip(times, times[1:])):
+        at = 0
+        while at < len(times):
+            start = times[at] - times[at] % HOUR
+            end = bisect.bisect_left(times, start + HOUR, at)
+            yield start, [ts - start for ts in times[at:end]], values[at:end]
+            at = end
+        return
     by_hour: dict[int, dict[int, int]] = {}
-    for ts, value in readings:
-        ts = int(ts)
+    for ts, value in zip(times, values):
         start = ts - ts % HOUR
-        by_hour.setdefault(start, {})[ts - start] = _centi(value)  # last one of a second wins
-    ttl = retention()
-    script = client().register_script(_INGEST)
-    stored, pipe, queued = 0, client().pipeline(transaction=False), 0
+        by_hour.setdefault(start, {})[ts - start] = value
     for start in sorted(by_hour):
         samples = by_hour[start]
-        batch = b"".join(RECORD.pack(sec, samples[sec] + OFFSET) for sec in sorted(samples))
+        secs = sorted(samples)
+        yield start, secs, [samples[sec] for sec in secs]
+
+
+def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_hours: int = 200) -> int:
+    """Store readings ``(unix seconds, degrees)`` of one location's sensor: the one write path,
+    for a live feed and for the generator alike. One script call per sensor-hour, each atomic,
+    ``batch_hours`` of them per pipelined round trip. Each call carries the hour's count, sum, min
+    and max, which the script folds into the rollups when the samples come after those stored (the
+    usual case); otherwise it merges and recomputes from the samples. Returns how many new samples
+    were stored (a repeated timestamp replaces its sample and is not counted). A reading out of
+    range refuses the whole call before anything is written."""
+    calls = []
+    for start, secs, values in _hours(readings):
+        low, high = min(values), max(values)
+        if low <= -OFFSET or high >= OFFSET:
+            bad = low if low <= -OFFSET else high
+            raise ValueError(f"temperature {bad / 100} is out of range (±327.67)")
+        flat = [0] * (2 * len(secs))
+        flat[::2] = secs
+        flat[1::2] = [v + OFFSET for v in values]
+        calls.append((start, struct.pack(f">{len(flat)}H", *flat), len(values), sum(values), low, high))
+    ttl = retention()
+    script = client().register_script(_INGEST)
+    names = _Keys(location)
+    stored, pipe, queued = 0, client().pipeline(transaction=False), 0
+    for start, batch, count, total, low, high in calls:
         script(
-            keys=_script_keys(location, start),
-            args=[ttl.raw, ttl.hour, ttl.day, ttl.month, start, batch],
+            keys=names(start),
+            args=[ttl.raw, ttl.hour, ttl.day, ttl.month, start, batch, count, total, low, high],
             client=pipe,
         )
         queued += 1
         if queued >= batch_hours:
             stored += sum(pipe.execute())
-            queued = 0
+            pipe, queued = client().pipeline(transaction=False), 0
     if queued:
         stored += sum(pipe.execute())
     return stored

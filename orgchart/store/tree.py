@@ -257,26 +257,35 @@ def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], Dep
     return Chain(employee, _rows(chain)), direct, DepthReport(depth, list(sizes), at_depth, count, bool(cut))
 
 
+WALK_CALLS = 4  # bounded script calls per round trip of a walk down
+
+
 def _walk(pk: int, depth: int) -> list[set[int]]:
     """The ids at each level 1..depth below ``pk``, breadth first, by script calls of at most
     ``conf.walk_budget()`` steps each, so that none holds the server long: one round trip for any
     subtree within the budget, whatever its depth. The queue of people still to expand is kept
-    here; a call gets at most a budget of them."""
+    here; a call gets a quarter of a budget of them, and once the queue holds more, ``WALK_CALLS``
+    calls with disjoint parts of it go out in one round trip."""
     levels: list[set[int]] = []
     budget = conf.walk_budget()
+    share = max(1, budget // 4)  # people sent per call: each costs a set read and its reports
     queue: deque[tuple[int, int]] = deque([(pk, 0)])
     while queue:
-        batch = [queue.popleft() for _ in range(min(len(queue), budget))]
-        pipe = pipeline()
-        _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, *(v for item in batch for v in item)])
-        expanded, found, rest = run(pipe)[0]
-        queue.extendleft(reversed(batch[expanded:]))
-        for i in range(0, len(found), 2):
-            person, level = int(found[i]), int(found[i + 1])
-            if len(levels) < level:
-                levels.append(set())
-            levels[level - 1].add(person)
-        queue.extend((int(rest[i]), int(rest[i + 1])) for i in range(0, len(rest), 2))
+        pipe, batches = pipeline(), []
+        while queue and len(batches) < WALK_CALLS:
+            batch = [queue.popleft() for _ in range(min(len(queue), share))]
+            _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, *(v for item in batch for v in item)])
+            batches.append(batch)
+        replies = run(pipe)
+        for batch, (expanded, _, _) in reversed(list(zip(batches, replies))):
+            queue.extendleft(reversed(batch[expanded:]))  # what a call had no budget for goes first next time
+        for _, found, rest in replies:
+            for i in range(0, len(found), 2):
+                person, level = int(found[i]), int(found[i + 1])
+                while len(levels) < level:
+                    levels.append(set())
+                levels[level - 1].add(person)
+            queue.extend((int(rest[i]), int(rest[i + 1])) for i in range(0, len(rest), 2))
     return levels
 
 

@@ -58,7 +58,7 @@ PAGES = {  # (app, kind): domain round trips of the whole page
     ("cms", "history"): 1,
     ("school", "list"): 2,
     ("school", "detail"): 1,
-    ("orgchart", "list"): 2,
+    ("orgchart", "list"): 1,
     ("orgchart", "detail"): 1,
     ("orgchart", "sensor"): 2,
 }

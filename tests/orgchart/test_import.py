@@ -7,11 +7,13 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django.urls import reverse
 
+from config import keys as core_keys
+from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
 from orgchart import importer, keys, store
 from tests.base import RedisTestCase
-from tests.orgchart.helpers import employee
+from tests.orgchart.helpers import employee, location
 
 COMPANION = Path(__file__).parent / "data" / "companion"
 
@@ -256,3 +258,34 @@ class LargeImportTest(CycleCheckCostTest):
         with self.assertRaisesMessage(CommandError, "needs an empty org chart. Nothing imported."):
             self.import_chain(300)
         self.assertEqual({k: client().dump(k) for k in client().scan_iter("orgchart:*")}, before)
+
+
+class ExchangeRoundTripTest(RedisTestCase):
+    """export_data and import_data of the org chart: the bulk path keeps every id and derived
+    structure, and logs one event per entity imported."""
+
+    sign_in = False
+
+    def test_a_round_trip_keeps_ids_and_invariants_and_logs_one_event_per_entity(self):
+        seattle, austin = location("Seattle"), location("Austin")
+        boss = employee("Doug", location=seattle)
+        ann = employee("Ann", boss, austin)
+        employee("Cid", ann, seattle)
+        store.record_readings(seattle, [(1_700_000_000 + 60 * i, 20 + i / 10) for i in range(180)])
+        quiet = {"stdout": StringIO(), "stderr": StringIO()}
+        with tempfile.TemporaryDirectory() as folder:
+            first, second = Path(folder, "a"), Path(folder, "b")
+            call_command("export_data", "--only", "orgchart", str(first), **quiet)
+            exchange_store.clear("orgchart")
+            client().delete(core_keys.events())
+            call_command("import_data", str(first), **quiet)
+            self.assertEqual(violations(["orgchart"]), [])
+            self.assertEqual([e.name for e in store.location_overview(seattle, 0, 10).staff], ["Cid", "Doug"])
+            self.assertEqual((store.get_employee(boss).direct, store.get_employee(boss).total), (1, 2))
+            call_command("export_data", "--only", "orgchart", str(second), **quiet)
+            for name in ("locations.jsonl", "employees.jsonl", "samples.jsonl"):
+                self.assertEqual((first / "orgchart" / name).read_bytes(), (second / "orgchart" / name).read_bytes())
+        events = [fields for _, fields in client().xrange(core_keys.events())]
+        self.assertEqual(
+            sorted((e["verb"], e["entity"]) for e in events), [("imported", "employee"), ("imported", "location")]
+        )

@@ -49,6 +49,25 @@ class InvariantsTest(RedisTestCase):
         audit.rebuild()
         self.assertEqual(messages(), [])
 
+    def test_the_staff_name_index_follows_renames_moves_and_deletes(self):
+        austin = location("Austin")
+        values = {"name": "Zed", "title": "Engineer", "location": austin, "manager": self.ids["Doug"]}
+        store.save_employee(self.ids["Ann"], values, actor=ACTOR, old_name="Ann")  # renamed and moved
+        store.delete_employee(self.ids["Bob"], None, actor=ACTOR, name="Bob")
+        self.assertEqual(messages(), [])
+        store.delete_location(austin, self.where, actor=ACTOR)  # Zed moves back to Seattle
+        self.assertEqual(messages(), [])
+        overview = store.location_overview(self.where, 0, 3)
+        self.assertEqual([e.name for e in overview.staff], ["Cid", "Dee", "Doug"])
+        self.assertEqual(overview.staff_count, 6)
+        self.assertEqual([e.name for e in store.location_overview(self.where, 3, 3).staff], ["Eve", "Fay", "Zed"])
+
+    def test_a_stale_staff_name_index_is_found_and_rebuilt(self):
+        client().zrem(keys.staff_names(self.where), f"eve\0{self.ids['Eve']}")
+        self.assertTrue(any("staff name index" in m for m in messages()), messages())
+        audit.rebuild()
+        self.assertEqual(messages(), [])
+
 
 class ConcurrentMovesTest(RedisTestCase):
     """Moves from many threads at once, including pairs that would close a cycle together

@@ -1,0 +1,103 @@
+"""The org chart's repeated rows (list rows, people in a list), built once per page in Python.
+
+A row loop in a template resolves each variable, runs ``{% url %}`` and ``{% if %}`` per row;
+here each link comes from a prefix reversed once per page and every stored value is escaped
+(``html.escape``, what Django's autoescape does) before the row is marked safe. The markup is
+the one the templates wrote.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+
+__all__ = ["Links", "employee_rows", "location_rows", "staff_rows", "people_items", "level_rows", "depth_chips"]
+
+
+class Links:
+    """The employee and location page prefixes, reversed once: ``/orgchart/employees/`` + id + ``/``."""
+
+    def __init__(self):
+        self.employees = reverse("orgchart:employee_list")
+        self.locations = reverse("orgchart:location_list")
+
+    def employee(self, pk) -> str:
+        return f"{self.employees}{pk}/"
+
+    def location(self, pk) -> str:
+        return f"{self.locations}{pk}/"
+
+
+def _person_link(links: Links, e) -> str:
+    return f'<a href="{links.employee(e.id)}">{escape(e.name)}</a>'
+
+
+def employee_rows(employees, links: Links | None = None) -> SafeString:
+    """The employee list's table rows: name (part time marked), title, location, both report counts."""
+    links = links or Links()
+    out = []
+    for e in employees:
+        part = "" if e.full_time else ' <span class="muted">(part time)</span>'
+        where = f'<a href="{links.location(e.location)}">{escape(e.location_name)}</a>' if e.location else ""
+        out.append(
+            f"<tr>\n      <td>{_person_link(links, e)}{part}</td>\n      <td>{escape(e.title)}</td>\n"
+            f'      <td>{where}</td>\n      <td class="num">{int(e.direct)}</td><td class="num">{int(e.total)}</td>\n'
+            "    </tr>"
+        )
+    return mark_safe("\n".join(out))  # noqa: S308  (every stored value escaped above)
+
+
+def location_rows(pairs, links: Links | None = None) -> SafeString:
+    """The location list's table rows: (location, head count) pairs."""
+    links = links or Links()
+    out = [
+        f'<tr><td><a href="{links.location(location.id)}">{escape(location.name)}</a></td>'
+        f'<td class="num">{int(staff)}</td></tr>'
+        for location, staff in pairs
+    ]
+    return mark_safe("\n".join(out))  # noqa: S308  (every stored value escaped above)
+
+
+def staff_rows(employees, links: Links | None = None) -> SafeString:
+    """A location's staff table rows: name, title, full or part time, all reports."""
+    links = links or Links()
+    out = [
+        f"<tr><td>{_person_link(links, e)}</td><td>{escape(e.title)}</td>"
+        f'<td>{"full" if e.full_time else "part"}</td><td class="num">{int(e.total)}</td></tr>'
+        for e in employees
+    ]
+    return mark_safe("".join(out))  # noqa: S308  (every stored value escaped above)
+
+
+def people_items(employees, links: Links | None = None, below: bool = False) -> SafeString:
+    """``<li>`` items of people: the linked name, then the title (and ``· N below`` when ``below``)."""
+    links = links or Links()
+    out = []
+    for e in employees:
+        note = f"{escape(e.title)} · {int(e.total)} below" if below else escape(e.title)
+        out.append(f'<li>{_person_link(links, e)} <span class="muted">{note}</span></li>')
+    return mark_safe("".join(out))  # noqa: S308  (every stored value escaped above)
+
+
+def level_rows(rows, current: int) -> SafeString:
+    """The reports-by-depth table rows: (level, exactly at it, within it), the chosen depth marked."""
+    marked = ' class="current"'
+    out = [
+        f"<tr{marked if level == current else ''}><td>{int(level)}</td>"
+        f'<td class="num">{int(size)}</td><td class="num">{int(within)}</td></tr>'
+        for level, size, within in rows
+    ]
+    return mark_safe("".join(out))  # noqa: S308  (numbers only)
+
+
+def depth_chips(depths, current: int) -> SafeString:
+    """The employee page's depth links (1 to the deepest a screen asks for), the shown one marked."""
+    marked = ' aria-current="true"'
+    out = [
+        f'<a href="?depth={d}" hx-get="?depth={d}" hx-target="#by-depth" hx-swap="outerHTML" hx-push-url="true"'
+        f"{marked if d == current else ''}>{d}</a>"
+        for d in depths
+    ]
+    return mark_safe("".join(out))  # noqa: S308  (numbers only)
