@@ -108,7 +108,8 @@ def post_detail(request, pk: int):
 def post_edit(request, pk: int):
     if request.method != "POST":
         post = or_404(store.get_post, pk).post
-        form = PostEditForm(initial={**post.content(), "version": post.version, "loaded_title": post.title})
+        initial = {**post.content(), "version": post.version, "loaded_title": post.title, "loaded_author": post.author}
+        form = PostEditForm(initial=initial)
         return render(request, "cms/post_form.html", {"form": form, "post": post})
     form = PostEditForm(request.POST)
     between = None
@@ -118,6 +119,7 @@ def post_edit(request, pk: int):
                 _save, store.save_post, pk, form.content(), base_version=form.cleaned_data["version"],
                 actor=_actor(request), comment=form.cleaned_data["comment"], at=_now(),
                 old_title=form.cleaned_data["loaded_title"] or None,
+                old_author=form.cleaned_data["loaded_author"] or None,
             )  # fmt: skip
         except store.EditConflict as conflict:
             between = conflict.between
@@ -126,6 +128,7 @@ def post_edit(request, pk: int):
             data = request.POST.copy()
             data["version"] = str(between.current.version)
             data["loaded_title"] = between.current.title
+            data["loaded_author"] = between.current.author
             form = PostEditForm(data)
             form.is_valid()
             now = between.current.version
