@@ -6,11 +6,14 @@ from io import StringIO
 from pathlib import Path
 
 from django.core.management import call_command
+from django.test import SimpleTestCase
 
 from cms import exchange, keys
 from config import keys as core_keys
 from config import trace
 from config.exchange import store as exchange_store
+from config.exchange.report import Report
+from config.exchange.spec import Record
 from config.invariants import violations
 from config.redis import client
 from tests.base import RedisTestCase
@@ -66,3 +69,43 @@ class BulkImportTest(RedisTestCase):
         posts = -(-self.posts // exchange.POST_BATCH)
         comments = -(-self.comments // exchange.COMMENT_BATCH)
         self.assertEqual(len(transactions), posts + comments + 2, [str(t.commands[:2]) for t in transactions])
+
+
+class ExportedRevisionTest(SimpleTestCase):
+    """The quick acceptance of a revision as exported gives exactly what the field checks give, and
+    leaves to them anything they would rewrite or refuse."""
+
+    GOOD = {
+        "title": "Modeling hash index", "body": "Line one.\n\n\tLine two.", "author": "ann", "status": "draft",
+        "last_saved_by": "bob.b", "created_at": 1767600000.25, "updated_at": 1767600100, "version": 3,
+        "comment": "", "changed": ["body", "title"],
+    }  # fmt: skip
+
+    def checked(self, item):
+        record = Record(item, "posts", "posts.jsonl:1", {}, Report())
+        return exchange._clean_version(record), record.errors + [(n, "unknown") for n in record.unknown()]
+
+    def test_an_exported_revision_is_taken_as_the_checks_take_it(self):
+        clean, errors = self.checked(dict(self.GOOD))
+        self.assertEqual(errors, [])
+        self.assertEqual(exchange._as_exported(dict(self.GOOD)), clean)
+
+    def test_what_the_checks_would_rewrite_or_refuse_goes_to_them(self):
+        variants = {
+            "title": ["  spaced  title", "two\nlines", "", "x" * 201, "bell\x07", 5],
+            "body": [" ", "nul\x00", "x" * 20_001, None],
+            "author": ["ann smith", "", "a" * 151],
+            "status": ["Draft", "gone"],
+            "created_at": ["1767600000", True, float("nan")],
+            "version": [0, 2.0, "3", 2**31 + 1],
+            "comment": [" padded", None],
+            "changed": ["body", ["colour"], [1]],
+        }
+        for name, values in variants.items():
+            for value in values:
+                with self.subTest(name=name, value=value):
+                    self.assertIsNone(exchange._as_exported({**self.GOOD, name: value}))
+        self.assertIsNone(exchange._as_exported({**self.GOOD, "extra": 1}))
+        missing = dict(self.GOOD)
+        del missing["comment"]
+        self.assertIsNone(exchange._as_exported(missing))
