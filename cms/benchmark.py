@@ -21,7 +21,7 @@ from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH, SeedContext
 
 SIZES = {"tiny": (6, 4, 40), "demo": (300, 8, 40), "large": (20_000, 20, 30)}  # posts, saves each, words a body
-BATCH = 100
+BATCH = 500  # posts a transaction, as the seeder writes them
 HISTORY_PAGE = 10
 BENCH = Actor("bench", link=lambda entity, pk: f"/cms/posts/{pk}/" if entity == "post" else "")
 COMPARE_CHARS = {"tiny": 2_000, "demo": 20_000, "large": 20_000}

@@ -1,24 +1,42 @@
 """The CMS's export format: posts (the current version with every revision kept, oldest first)
 and comments, one file each.
 
-Left out and rebuilt by the import: the list indexes (updated, status, author, title), the
-embedded copy of the three newest comments and the comment count. A post is written with its
-whole history in one transaction by ``store.load_posts`` (the seeder's path); comments through
-``store.add_comment`` with their own ids and times.
+Left out and rebuilt by the import: the list indexes (updated, status, author, title, trigrams),
+the embedded copy of the three newest comments and the comment count. The import writes through
+the seeder's bulk path, ids and times kept: posts with their whole histories by
+``store.load_posts``, ``POST_BATCH`` posts a transaction; comments by ``store.CommentLoad``,
+``COMMENT_BATCH`` a transaction, then each post's embed and count. Each file is one event in the
+activity feed (a summary, in its last transaction), not one per record.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from itertools import islice
 
 from cms import keys, store
 from cms.documents import CONTENT, STATUSES, Post, Revision
 from cms.keys import AUTHOR_RE
 from config.exchange import store as exchange
 from config.exchange.spec import AppExchange, Entity, Record
+from config.store.children import Child
 
 _AUTHOR = re.compile(AUTHOR_RE)
 TITLE_MAX, BODY_MAX, NAME_MAX, COMMENT_MAX, TEXT_MAX = 200, 20_000, 150, 200, 2_000
+POST_BATCH, COMMENT_BATCH = 200, 2_000  # documents per transaction (a post with up to its whole history)
+
+
+def _batches(docs: Iterable[dict], size: int) -> Iterator[tuple[list[dict], bool]]:
+    """The documents in lists of ``size``, each with whether it is the last."""
+    docs = iter(docs)
+    batch = list(islice(docs, size))
+    while batch:
+        following = list(islice(docs, size))
+        yield batch, not following
+        batch = following
 
 
 def _version(post: Post) -> dict:
@@ -62,12 +80,58 @@ def _clean_version(record: Record) -> dict:
     }
 
 
+VERSION_FIELDS = frozenset(
+    ("title", "body", "author", "status", "last_saved_by", "created_at", "updated_at", "version", "comment", "changed")
+)
+_LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # what Record.text refuses in one-line text
+_TEXT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # ... in multi-line text (tab, CR, LF allowed)
+_SPACES = re.compile(r"\s+")
+
+
+def _line(value, max_length: int, required: bool = True) -> bool:
+    """Whether ``value`` is one-line text that ``Record.text`` takes as it is: no control character,
+    its whitespace already collapsed, within ``max_length``, not blank when required."""
+    return (
+        type(value) is str and len(value) <= max_length and (value or not required)
+        and not _LINE_CONTROL.search(value) and _SPACES.sub(" ", value).strip() == value
+    )  # fmt: skip
+
+
+def _when(value) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)
+
+
+def _as_exported(item) -> dict | None:
+    """A revision exactly as ``export_data`` writes it, which the field-by-field checks would take
+    unchanged, nothing to rewrite or report: the same dict, checked in a few comparisons. Anything
+    else (None) goes through those checks, for their exact messages and rewrites. A large import
+    holds hundreds of thousands of revisions, each read twice (the check, then the write)."""
+    if type(item) is not dict or item.keys() != VERSION_FIELDS:
+        return None
+    body, changed = item["body"], item["changed"]
+    if not (
+        _line(item["title"], TITLE_MAX) and _line(item["comment"], COMMENT_MAX, required=False)
+        and _line(item["author"], NAME_MAX) and _AUTHOR.fullmatch(item["author"])
+        and _line(item["last_saved_by"], NAME_MAX) and _AUTHOR.fullmatch(item["last_saved_by"])
+        and item["status"] in STATUSES and type(body) is str and len(body) <= BODY_MAX and body.strip()
+        and not _TEXT_CONTROL.search(body) and _when(item["created_at"]) and _when(item["updated_at"])
+        and type(item["version"]) is int and 1 <= item["version"] <= 2**31
+        and type(changed) is list and all(type(name) is str and name in CONTENT for name in changed)
+    ):  # fmt: skip
+        return None
+    return dict(item)
+
+
 def _clean_post(record: Record) -> dict:
     doc = {"id": record.id(), **_clean_version(record)}
     revisions = []
     for number, item in enumerate(record.list("revisions") or [], start=1):
         if not isinstance(item, dict):
             record.fail("revisions", f"revision {number} must be an object")
+            continue
+        exported = _as_exported(item)
+        if exported is not None:
+            revisions.append(exported)
             continue
         inner = Record(item, record.entity, record.where, record.seen, record.report)
         revisions.append(_clean_version(inner))
@@ -85,11 +149,21 @@ def _post(pk: int, version: dict) -> Post:
     return Post(id=pk, **{**version, "changed": tuple(version["changed"])})
 
 
+def _history(doc: dict) -> list[Post]:
+    current = {k: v for k, v in doc.items() if k not in ("id", "revisions")}
+    return [*(_post(doc["id"], v) for v in doc["revisions"]), _post(doc["id"], current)]
+
+
 def _restore_posts(docs, writer) -> None:
-    for doc in docs:
-        versions = [_post(doc["id"], v) for v in doc["revisions"]]
-        current = {k: v for k, v in doc.items() if k not in ("id", "revisions")}
-        store.load_posts([[*versions, _post(doc["id"], current)]], actor=writer.actor)
+    count, first, highest = 0, None, 0
+    for batch, last in _batches(docs, POST_BATCH):
+        count += len(batch)
+        first = batch[0]["id"] if first is None else first
+        highest = max(highest, batch[-1]["id"])
+        event = writer.actor.event("created", "cms", "post", first, f"{count} imported posts") if last else None
+        store.load_posts([_history(doc) for doc in batch], actor=writer.actor, event=event)
+    if highest:
+        writer.next_id("post", highest + 1)  # the counter is never behind an id written
 
 
 def _export_comments():
@@ -112,9 +186,18 @@ def _clean_comment(record: Record) -> dict:
 
 
 def _restore_comments(docs, writer) -> None:
-    for doc in docs:
-        writer.next_id("comment", doc["id"])
-        store.add_comment(doc["post"], author=doc["author"], text=doc["text"], at=doc["at"], actor=writer.actor)
+    load, first, highest = store.CommentLoad(), None, 0
+    for batch, _ in _batches(docs, COMMENT_BATCH):
+        first = batch[0]["id"] if first is None else first
+        highest = max(highest, batch[-1]["id"])
+        children = defaultdict(list)
+        for doc in batch:
+            children[doc["post"]].append(Child(doc["id"], {"author": doc["author"], "text": doc["text"]}, doc["at"]))
+        load.load(children)
+    if load.loaded:
+        event = writer.actor.event("created", "cms", "comment", first, f"{load.loaded} imported comments")
+        load.finish(event)
+        writer.next_id("comment", highest + 1)
 
 
 EXCHANGE = AppExchange(

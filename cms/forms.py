@@ -29,6 +29,9 @@ class PostEditForm(PostForm):
     # The title the form was loaded with: the save takes the post out of that title's trigram sets in
     # its one script (which checks it is still the stored title).
     loaded_title = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
+    # The author it was loaded with: the index the post leaves when the edit changes the author, so
+    # that save is one round trip too (the script checks it is still the stored author).
+    loaded_author = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
 
 
 class CommentForm(forms.Form):

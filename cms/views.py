@@ -2,12 +2,13 @@
 detection, history, compare, revert, and all comments. Thin: the store does Redis."""
 
 from django.contrib import messages
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cms import diff, store
+from cms import diff, presenters, store
 from cms.forms import CommentForm, CompareForm, PostEditForm, PostFilterForm, PostForm
 from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
@@ -49,7 +50,12 @@ def _save(write, *args, **kwargs):
 def post_list(request):
     state = POSTS.read(request)
     items, total = store.list_posts(state)
-    context = {"page": page_of(items, total, state), "state": state, "filter_form": state.form}
+    links = presenters.ListLinks.of()
+    context = {
+        "page": page_of(items, total, state), "state": state, "filter_form": state.form, "links": links,
+        "rows": presenters.post_rows(items, links.list),
+        "status_select": presenters.select(state.form["status"]),
+    }  # fmt: skip
     return render_list(request, "cms/post_list.html", context)
 
 
@@ -83,14 +89,27 @@ def post_bulk_delete(request):
     return bulk_delete(request, POSTS_BULK, _actor(request))
 
 
+def _detail(request, view: store.PostPage, comment_form: CommentForm | None = None, status: int = 200):
+    """The post page; ``comment_form`` is a comment that was refused, shown with its errors."""
+    links = presenters.PostLinks.of(view.post.id)
+    context = {
+        "view": view, "links": links, "comment_form": comment_form,
+        "comment_fields": None if comment_form else presenters.blank_form(CommentForm),
+        "updated": presenters.when(view.post.updated_at), "created": presenters.when(view.post.created_at),
+        "recent_comments": presenters.recent_comments(links, view.recent_comments),
+    }  # fmt: skip
+    return render(request, "cms/post_detail.html", context, status=status)
+
+
 def post_detail(request, pk: int):
-    return render(request, "cms/post_detail.html", {"view": or_404(store.get_post, pk), "comment_form": CommentForm()})
+    return _detail(request, or_404(store.get_post, pk))
 
 
 def post_edit(request, pk: int):
     if request.method != "POST":
         post = or_404(store.get_post, pk).post
-        form = PostEditForm(initial={**post.content(), "version": post.version, "loaded_title": post.title})
+        initial = {**post.content(), "version": post.version, "loaded_title": post.title, "loaded_author": post.author}
+        form = PostEditForm(initial=initial)
         return render(request, "cms/post_form.html", {"form": form, "post": post})
     form = PostEditForm(request.POST)
     between = None
@@ -100,6 +119,7 @@ def post_edit(request, pk: int):
                 _save, store.save_post, pk, form.content(), base_version=form.cleaned_data["version"],
                 actor=_actor(request), comment=form.cleaned_data["comment"], at=_now(),
                 old_title=form.cleaned_data["loaded_title"] or None,
+                old_author=form.cleaned_data["loaded_author"] or None,
             )  # fmt: skip
         except store.EditConflict as conflict:
             between = conflict.between
@@ -108,6 +128,7 @@ def post_edit(request, pk: int):
             data = request.POST.copy()
             data["version"] = str(between.current.version)
             data["loaded_title"] = between.current.title
+            data["loaded_author"] = between.current.author
             form = PostEditForm(data)
             form.is_valid()
             now = between.current.version
@@ -130,20 +151,24 @@ def post_delete(request, pk: int):
         post = or_404(store.delete_post, pk, actor=_actor(request))
         messages.success(request, f"Post “{post.title}” was deleted with its revisions and comments.")
         return redirect("cms:post_list")
-    return render(request, "cms/post_confirm_delete.html", {"view": or_404(store.get_post, pk)})
+    context = {"view": or_404(store.get_post, pk), "links": presenters.PostLinks.of(pk)}
+    return render(request, "cms/post_confirm_delete.html", context)
 
 
 def post_history(request, pk: int):
     state = HISTORY.read(request)
     current, revisions, total = or_404(store.history, pk, state.offset, state.per_page)
     page = page_of(revisions, total, state)
-    context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept()}
+    links = presenters.PostLinks.of(pk)
+    rows = presenters.history_rows(links, current, revisions, get_token(request), first_page=state.page == 1)
+    context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept(), "links": links}
+    context["history_rows"] = rows
     return render_list(request, "cms/post_history.html", context, "rows")
 
 
 def post_compare(request, pk: int):
     form = CompareForm(request.GET)
-    context = {"form": form, "pk": pk}
+    context = {"form": form, "pk": pk, "links": presenters.PostLinks.of(pk)}
     if not form.is_valid():
         post = or_404(store.get_post, pk).post
         if "a" in request.GET or post.version == 1:
@@ -158,6 +183,9 @@ def post_compare(request, pk: int):
     snapshots[current.version] = current
     changes = diff.compare(snapshots[older], snapshots[newer])
     context.update(post=current, older=snapshots[older], newer=snapshots[newer], changes=changes)
+    context.update(
+        older_when=presenters.when(snapshots[older].updated_at), newer_when=presenters.when(snapshots[newer].updated_at)
+    )
     context["cut"] = [change.name for change in changes if change.diff.cut]
     return render(request, "cms/post_compare.html", context)
 
@@ -184,7 +212,9 @@ def post_revert(request, pk: int, number: int):
 def comment_list(request, pk: int):
     state = COMMENTS.read(request)
     title, comments, total = or_404(store.comments_page, pk, state.offset, state.per_page)
-    context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state}
+    links = presenters.PostLinks.of(pk)
+    context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state, "links": links}
+    context["comment_rows"] = presenters.comment_rows(links, comments)
     return render_list(request, "cms/comment_list.html", context, "comments")
 
 
@@ -197,8 +227,7 @@ def comment_add(request, pk: int):
         or_404(store.add_comment, pk, author=request.user.get_username(), text=text, at=_now(), actor=_actor(request))
         messages.success(request, f"Your comment on “{title}” was added.")
         return redirect(_detail_url(pk) + "#comments")
-    context = {"view": or_404(store.get_post, pk), "comment_form": focus_first_error(form)}
-    return render(request, "cms/post_detail.html", context, status=400)
+    return _detail(request, or_404(store.get_post, pk), focus_first_error(form), status=400)
 
 
 def comment_delete(request, pk: int, comment_id: int):
@@ -209,4 +238,6 @@ def comment_delete(request, pk: int, comment_id: int):
         messages.success(request, f"The comment by {comment.author} on “{title}” was deleted.")
         return redirect(_detail_url(pk) + "#comments")
     title, comment = or_404(store.get_comment, pk, comment_id)
-    return render(request, "cms/comment_confirm_delete.html", {"pk": pk, "title": title, "comment": comment})
+    context = {"pk": pk, "title": title, "comment": comment, "links": presenters.PostLinks.of(pk)}
+    context["comment_when"] = presenters.when(comment.at, presenters.MINUTE)
+    return render(request, "cms/comment_confirm_delete.html", context)

@@ -12,7 +12,7 @@
 """
 
 from cms.conf import revisions_kept
-from cms.store.bulk import load_posts, queue_new_post, reserve_comment_ids, reserve_post_ids
+from cms.store.bulk import CommentLoad, load_posts, queue_new_post, reserve_comment_ids, reserve_post_ids
 from cms.store.checks import (
     comment_parents,
     comment_set_members,
@@ -42,7 +42,7 @@ __all__ = [
     "history", "versions", "list_posts", "post_labels", "search_titles", "comments_page", "add_comment",
     "delete_comment",
     "get_comment", "post_title",
-    "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
+    "CommentLoad", "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
     "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
     "post_titles", "rebuild_title_grams", "title_gram_drift",

@@ -1,7 +1,9 @@
-"""Writing many posts at once (the seeder, the benchmark): whole histories, deep pipelines, one event a batch."""
+"""Writing many posts at once (the seeder, the benchmark, the import): whole histories, deep pipelines,
+one event a batch (or one for a whole import)."""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
@@ -26,14 +28,22 @@ def queue_new_post(pipe, post: Post, event: Event | None, history: tuple[Post, .
         queue_event(pipe, event)
 
 
+BATCH_EVENT = "batch"
+
+
 def load_posts(
-    histories: list[list[Post]], *, actor: Actor, comments: Mapping[int, Sequence[Child]] | None = None
+    histories: list[list[Post]],
+    *,
+    actor: Actor,
+    comments: Mapping[int, Sequence[Child]] | None = None,
+    event: Event | str | None = BATCH_EVENT,
 ) -> int:
     """Write whole posts at once, each history every version oldest first: one MULTI/EXEC, one round trip.
 
     Per post, one HSET and one ZADD of its revisions; the index entries of the
     whole batch go in one ZADD per index (one SADD per title trigram), and the batch has one event, named
-    after its first post. ``comments`` (post id -> comments with ids already
+    after its first post (``event``: that Event instead, or None for none, as in the batches of an
+    import, whose last batch carries its one summary). ``comments`` (post id -> comments with ids already
     drawn, see ``reserve_comment_ids``) go in through the shared bulk writer,
     with the post's embed and count written in its own HSET. Returns the
     commands queued (MULTI and EXEC aside).
@@ -58,9 +68,12 @@ def load_posts(
         pipe.zadd(key, members)
     for key, members in pieces.items():
         pipe.sadd(key, *members)
-    first = histories[0][-1]
-    label = first.title if len(histories) == 1 else f"{first.title} and {len(histories) - 1} more posts"
-    queue_event(pipe, actor.event("created", APP, "post", first.id, label))
+    if event == BATCH_EVENT:
+        first = histories[0][-1]
+        label = first.title if len(histories) == 1 else f"{first.title} and {len(histories) - 1} more posts"
+        event = actor.event("created", APP, "post", first.id, label)
+    if event is not None:
+        queue_event(pipe, event)
     commands = len(pipe.command_stack)
     pipe.execute()
     return commands
@@ -74,3 +87,60 @@ def reserve_post_ids(count: int) -> int:
 def reserve_comment_ids(count: int) -> int:
     """Take ``count`` comment ids at once; returns the first."""
     return client().incrby(keys.comment_ids(), count) - count + 1
+
+
+class CommentLoad:
+    """Comments written in batches after their posts (an import's comments file, in comment id order).
+
+    Each ``load`` is one MULTI/EXEC: every comment hash and one ZADD per post's
+    comment set, through the shared bulk writer. A post's comments may be spread
+    over the whole file, so its embed of the newest three and its count are
+    kept here (three copies and a number per post) and written by ``finish``, one
+    HSET per post, in transactions of ``batch`` posts. The posts must be ones
+    written without comments (``load_posts`` gives them an empty embed and a 0
+    count), as an import's are.
+    """
+
+    def __init__(self) -> None:
+        self.newest: dict[int, list[dict[str, str]]] = {}
+        self.counts: dict[int, int] = defaultdict(int)
+        self.loaded = 0
+
+    def load(self, children: Mapping[int, Sequence[Child]]) -> int:
+        """Write one batch (post id -> its comments in this batch, ids already drawn); the commands queued."""
+        pipe = client().pipeline(transaction=True)
+        for post_id, batch in children.items():
+            COMMENTS.queue_bulk(pipe, post_id, batch)  # the post's embed and count: written by finish()
+            copies = []
+            for child in batch:
+                stored = self._stored(post_id, child)
+                copies.append({"id": str(child.id), **{name: stored.get(name, "") for name in COMMENTS.embed_fields}})
+            self.newest[post_id] = COMMENTS.newest(self.newest.get(post_id, []) + copies)
+            self.counts[post_id] += len(batch)
+            self.loaded += len(batch)
+        commands = len(pipe.command_stack)
+        pipe.execute()
+        return commands
+
+    @staticmethod
+    def _stored(post_id: int, child: Child) -> dict[str, str]:
+        """The comment's hash as the bulk writer stores it (what the embed copies)."""
+        return {**child.fields, COMMENTS.parent_field: str(post_id), COMMENTS.time_field: repr(child.at)}
+
+    def finish(self, event: Event | None = None, batch: int = 1000) -> None:
+        """Write every post's embed and count, ``event`` in the last transaction."""
+        posts = list(self.counts)
+        for start in range(0, max(1, len(posts)), batch):
+            pipe = client().pipeline(transaction=True)
+            for post_id in posts[start : start + batch]:
+                pipe.hset(
+                    keys.post(post_id),
+                    mapping={
+                        COMMENTS.embed_field: json.dumps(self.newest[post_id]),
+                        COMMENTS.count_field: str(self.counts[post_id]),
+                    },
+                )
+            if event is not None and start + batch >= len(posts):
+                queue_event(pipe, event)
+            if pipe.command_stack:
+                pipe.execute()

@@ -159,19 +159,22 @@ def save_post(
     comment: str,
     at: float,
     old_title: str | None = None,
+    old_author: str | None = None,
 ) -> Post | None:
     """Save an edit made on ``base_version``; None when it changes nothing.
 
     Raises EditConflict, writing nothing, when the post is no longer at
     ``base_version``: the editor's text would otherwise overwrite someone
-    else's save. ``old_title`` is the title the editor loaded (the trigram sets
-    the post leaves are computed from it; the script checks it is still stored).
-    One round trip, two when the edit changes the author or the old title was
-    not given and the edit changes it.
+    else's save. ``old_title`` and ``old_author`` are the title and author the
+    editor loaded: the trigram sets and the author index the post leaves are
+    computed from them, and the script checks they are still stored (they are,
+    at ``base_version``). One round trip; two when one of them was not given and
+    the edit changes it.
     """
     return _run_save(
         post_id, "save", base_version, content=content, member=title_member(post_id, content["title"]),
-        old_author=content["author"], new_author=content["author"], actor=actor, comment=comment, at=at,
+        old_author=content["author"] if old_author is None else old_author, new_author=content["author"],
+        actor=actor, comment=comment, at=at,
         label=content["title"], old_title=content["title"] if old_title is None else old_title,
         new_title=content["title"],
     )  # fmt: skip

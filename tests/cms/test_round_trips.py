@@ -64,6 +64,18 @@ class WriteTest(RedisTestCase):
         self.assertEqual(client().zscore(keys.by_author("bob"), str(post.id)), T0 + 1)
         self.assertEqual(client().zcard(keys.revisions(post.id)), 1)
 
+    def test_an_edit_that_changes_the_author_loaded_with_the_form_is_one_script(self):
+        post = self.make()
+        with self.assertRoundTrips(1) as trace:
+            store.save_post(
+                post.id, content(author="bob"), base_version=1, actor=ANN, comment="", at=T0 + 1,
+                old_title="Hello world", old_author="ann",
+            )  # fmt: skip
+        self.assertEqual(names(trace), [["EVALSHA"]])
+        self.assertEqual(trace.trips("data")[0].commands[0].keys[6:8], (keys.by_author("ann"), keys.by_author("bob")))
+        self.assertFalse(client().exists(keys.by_author("ann")))
+        self.assertEqual(client().zscore(keys.by_author("bob"), str(post.id)), T0 + 1)
+
     def test_a_stale_edit_is_refused_by_the_script_with_what_changed_in_one_round_trip(self):
         post = self.make()
         store.save_post(post.id, content(body="Bob's."), base_version=1, actor=Actor("bob"), comment="b", at=T0 + 1)
@@ -170,3 +182,16 @@ class ScreenTest(RedisTestCase):
             with self.subTest(path=path), self.assertRoundTrips(len(expected)) as trace:
                 self.assertEqual(self.client.get(path).status_code, 200)
             self.assertEqual(names(trace), expected, path)
+
+    def test_an_edit_from_the_form_is_one_script_even_when_it_changes_the_author(self):
+        post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        scripts.load()
+        page = self.client.get(f"/cms/posts/{post.id}/edit/")
+        self.assertContains(page, 'name="loaded_author" value="ann"')
+        data = {**content(author="bob"), "version": "1", "loaded_title": "Hello world", "loaded_author": "ann"}
+        with self.assertRoundTrips(1) as trace:
+            response = self.client.post(f"/cms/posts/{post.id}/edit/", data)
+        self.assertRedirects(response, f"/cms/posts/{post.id}/", fetch_redirect_response=False)
+        self.assertEqual(names(trace), [["EVALSHA"]])
+        self.assertEqual(client().hget(keys.post(post.id), "author"), "bob")
+        self.assertFalse(client().exists(keys.by_author("ann")))

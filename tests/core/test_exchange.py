@@ -203,9 +203,10 @@ class FailedImportTest(ExchangeTest):
     """A write that fails or is interrupted half-way leaves the app as it was found."""
 
     def failing_after(self, calls: int, error: BaseException):
+        """The CMS import's ``calls``-th batch of comments fails (its posts are written by then)."""
         from cms import store
 
-        real, count = store.add_comment, [0]
+        real, count = store.CommentLoad.load, [0]
 
         def flaky(*args, **kwargs):
             count[0] += 1
@@ -213,7 +214,7 @@ class FailedImportTest(ExchangeTest):
                 raise error
             return real(*args, **kwargs)
 
-        return mock.patch.object(store, "add_comment", flaky)
+        return mock.patch.object(store.CommentLoad, "load", flaky)
 
     def test_a_failed_import_into_an_empty_app_leaves_nothing(self):
         call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
@@ -221,7 +222,7 @@ class FailedImportTest(ExchangeTest):
         call_command("seed", "--only", "cms", "--reset", stdout=StringIO(), stderr=StringIO())
         exchange_store.clear("cms")
         for error in (RuntimeError("disk on fire"), KeyboardInterrupt()):
-            with self.subTest(error=type(error).__name__), self.failing_after(50, error):
+            with self.subTest(error=type(error).__name__), self.failing_after(1, error):
                 with self.assertRaises(type(error)):
                     self.import_(folder)
                 self.assertEqual(snapshot("cms:"), {})
@@ -230,7 +231,7 @@ class FailedImportTest(ExchangeTest):
         call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
         folder = self.export("cms", "cms")
         before = files_of(folder)
-        with self.failing_after(50, RuntimeError("disk on fire")), self.assertRaises(RuntimeError):
+        with self.failing_after(1, RuntimeError("disk on fire")), self.assertRaises(RuntimeError):
             self.import_(folder, "--replace")
         self.assertEqual(files_of(self.export("again", "cms")), before)
         self.assertEqual(violations(["cms"]), [])
