@@ -4,6 +4,10 @@ Each key is declared once, on the function that builds it (``keyspace.declarer``
 Django's own cache and session keys live under ``django:`` (the cache's
 KEY_PREFIX), the domain apps under their own prefixes, so a key's owner shows
 in its name.
+
+The sign-in keys share the hash tag ``{signins}``: a sign-in's script and
+transactions touch several of them at once, and on a Redis Cluster these must
+find all their keys in one slot (docs/cluster.md).
 """
 
 import hashlib
@@ -19,6 +23,9 @@ key = keyspace.declarer(APP)
 
 _USERNAME = re.compile(r"^[\w.@+-]{1,150}\Z")
 
+SIGNINS = "core:{signins}:"  # the sign-in keys' prefix, with their hash tag
+FAILURE_WINDOWS = SIGNINS + "window:"  # the failed sign-in windows, per username and per address
+
 
 @key(
     "list",
@@ -29,7 +36,7 @@ _USERNAME = re.compile(r"^[\w.@+-]{1,150}\Z")
     screens=("dashboard",),
 )
 def signins_recent() -> str:
-    return "core:signins:recent"
+    return SIGNINS + "recent"
 
 
 @key(
@@ -41,7 +48,7 @@ def signins_recent() -> str:
     screens=("dashboard",),
 )
 def signins_count() -> str:
-    return "core:signins:count"
+    return SIGNINS + "count"
 
 
 @key(
@@ -53,7 +60,7 @@ def signins_count() -> str:
     screens=("dashboard",),
 )
 def signins_failed() -> str:
-    return "core:signins:failed"
+    return SIGNINS + "failed"
 
 
 @key(
@@ -85,7 +92,7 @@ def seed_marker() -> str:
     why="Scores are timestamps, so ZREMRANGEBYSCORE drops what left the window and ZCARD counts the rest. "
     "The key expires with its window, so idle users leave nothing behind.",
     screens=("login",),
-    pattern="core:failed_signins:user:*",
+    pattern=FAILURE_WINDOWS + "user:*",
 )
 def failed_signins_user(username: str) -> str:
     """A username is user input: it becomes part of a key only when it has the
@@ -93,7 +100,7 @@ def failed_signins_user(username: str) -> str:
     name = username.casefold()
     if not _USERNAME.match(name):
         name = "sha256-" + hashlib.sha256(username.encode()).hexdigest()[:24]
-    return f"core:failed_signins:user:{name}"
+    return f"{FAILURE_WINDOWS}user:{name}"
 
 
 @key(
@@ -105,7 +112,7 @@ def failed_signins_user(username: str) -> str:
 )
 def failed_signins_address(address: str) -> str:
     """``address`` is an IP address already checked by ``ipaddress``."""
-    return f"core:failed_signins:addr:{address}"
+    return f"{FAILURE_WINDOWS}addr:{address}"
 
 
 # Django's own keys: named by django-redis (config/cachekeys.py), registered here so the

@@ -9,6 +9,11 @@ with another server on the machine and is never reachable from the network.
 Two clients share one URL: ``client()`` decodes replies to ``str`` for the
 domain code, ``raw_client()`` keeps bytes for the key browser, which must show
 binary values safely. Both are traced (see ``config.trace``).
+
+``redis+cluster://host:port`` (or ``rediss+cluster://`` with TLS) names a
+Redis Cluster by any one of its nodes: the clients are then redis-py's
+``RedisCluster``, traced per node, and Django's cache and sessions use one too
+(``DjangoConnectionFactory``). See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -28,8 +33,11 @@ import redis
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django_redis.pool import ConnectionFactory
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.client import Pipeline
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster, TransactionStrategy
+from redis.exceptions import ClusterDownError, SlotNotCoveredError
 from redis.retry import Retry
 
 from config import trace
@@ -75,6 +83,20 @@ def redacted(url: str) -> str:
     masked = [(k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in query]
     shown = f"{parts.scheme}://{netloc}{parts.path}"
     return f"{shown}?{urlencode(masked, safe='*/:')}" if masked else shown
+
+
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+
+def is_cluster_url(url: str) -> bool:
+    """Whether ``url`` names a Redis Cluster (``redis+cluster://`` or ``rediss+cluster://``)."""
+    return url.partition("://")[0].lower() in CLUSTER_SCHEMES
+
+
+def node_url(url: str) -> str:
+    """A cluster URL as redis-py reads it: the scheme without ``+cluster``."""
+    scheme, sep, rest = url.partition("://")
+    return f"{CLUSTER_SCHEMES.get(scheme.lower(), scheme)}{sep}{rest}"
 
 
 def redis_executable() -> str:
@@ -243,6 +265,153 @@ class DjangoTracedRedis(TracedRedis):
     trace_origin = "django"
 
 
+# --- Redis Cluster -------------------------------------------------------------------
+
+# What redis-py's cluster client may send again after a failure: never a timeout, as on
+# one server (see ``connection_retry``): the command may have run.
+_CLUSTER_RETRY_ERRORS = (redis.ConnectionError, ClusterDownError, SlotNotCoveredError)
+
+
+class TracedClusterPipeline(ClusterPipeline):
+    """A cluster pipeline whose every node's share is one round trip in the trace.
+
+    redis-py sends a cluster pipeline as one pipeline per node, written to every
+    node before any reply is read, so the trace holds one round trip per node,
+    each with that node's commands in order; their time is measured as a whole
+    and shared out evenly. A transaction (MULTI/EXEC) goes to the one node that
+    serves its slot.
+    """
+
+    trace_origin = "data"
+    ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
+
+    def eval(self, script, numkeys, *keys_and_args):
+        return self.execute_command("EVAL", script, numkeys, *keys_and_args)
+
+    def evalsha(self, sha, numkeys, *keys_and_args):
+        return self.execute_command("EVALSHA", sha, numkeys, *keys_and_args)
+
+    def node_of(self, args: tuple, options: dict) -> str:
+        """The node a queued command goes to: its target, else the node serving its first key's slot."""
+        target = options.get("target_nodes")
+        if isinstance(target, ClusterNode):
+            return target.name
+        keys = trace.Command.of(args).keys
+        if not keys:
+            return "any"
+        node = self.nodes_manager.get_node_from_slot(self.keyslot(keys[0]))
+        return node.name if node is not None else "?"
+
+    def execute(self, raise_on_error: bool = True):
+        transactional = isinstance(self._execution_strategy, TransactionStrategy)
+        queue = self._execution_strategy.command_queue
+
+        def trips():
+            by_node: dict[str, list] = {}
+            for queued in queue:
+                by_node.setdefault(self.node_of(queued.args, queued.options), []).append(trace.Command.of(queued.args))
+            if transactional:
+                by_node = {
+                    node: [trace.Command.of(("MULTI",)), *stack, trace.Command.of(("EXEC",))]
+                    for node, stack in by_node.items()
+                }
+            return by_node
+
+        return trace.traced_nodes(
+            lambda: super(TracedClusterPipeline, self).execute(raise_on_error),
+            trips,
+            self.trace_origin,
+            "transaction" if transactional else "pipeline",
+        )
+
+
+class TracedRedisCluster(RedisCluster):
+    """redis-py's RedisCluster recording each round trip, with its node, into the current trace.
+
+    ``pipeline()`` is a transaction unless asked otherwise, as with ``redis.Redis``:
+    on a cluster its keys must share one slot (redis-py refuses it otherwise, before
+    anything is sent).
+    """
+
+    trace_origin = "data"
+    pipeline_transaction = True
+    ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
+
+    def _execute_command(self, target_node, *args, **kwargs):
+        # One call per node a command goes to: DBSIZE or SCAN on every primary is one trip each.
+        return trace.traced(
+            lambda: super(TracedRedisCluster, self)._execute_command(target_node, *args, **kwargs),
+            lambda: [trace.Command.of(args)],
+            self.trace_origin,
+            "command",
+            target_node.name,
+        )
+
+    def pipeline(self, transaction=None, shard_hint=None):
+        if shard_hint:
+            raise redis.RedisError("shard_hint is not supported on a cluster")
+        pipe = TracedClusterPipeline(
+            nodes_manager=self.nodes_manager,
+            commands_parser=self.commands_parser,
+            startup_nodes=self.nodes_manager.startup_nodes,
+            result_callbacks=self.result_callbacks,
+            cluster_response_callbacks=self.cluster_response_callbacks,
+            read_from_replicas=self.read_from_replicas,
+            load_balancing_strategy=self.load_balancing_strategy,
+            reinitialize_steps=self.reinitialize_steps,
+            retry=self.retry,
+            lock=self._lock,
+            transaction=self.pipeline_transaction if transaction is None else transaction,
+            event_dispatcher=self._event_dispatcher,
+        )
+        pipe.trace_origin = self.trace_origin
+        return pipe
+
+    def primaries(self) -> list[ClusterNode]:
+        """The primary nodes, in a stable order (by address): the key browser's walk order."""
+        return sorted(self.get_primaries(), key=lambda node: node.name)
+
+
+class DjangoTracedRedisCluster(TracedRedisCluster):
+    """The cluster client of sessions and the cache: its pipelines (django-redis's
+    ``set_many``) are plain, their keys being in any slot."""
+
+    trace_origin = "django"
+    pipeline_transaction = False
+
+
+def _cluster_client(url: str, cls: type[TracedRedisCluster], decode: bool, **options) -> TracedRedisCluster:
+    return cls.from_url(node_url(url), decode_responses=decode, **options)
+
+
+class DjangoConnectionFactory(ConnectionFactory):
+    """django-redis's connection factory, building a traced RedisCluster for a cluster URL.
+
+    One client per URL and timeouts for the process (built once: it learns the
+    slot map from the cluster), closed by ``reset_clients``.
+    """
+
+    def connect(self, url: str):
+        if not is_cluster_url(url):
+            return super().connect(url)
+        timeout = self.options.get("SOCKET_TIMEOUT") or settings.REDIS_SOCKET_TIMEOUT
+        connect_timeout = self.options.get("SOCKET_CONNECT_TIMEOUT") or settings.REDIS_CONNECT_TIMEOUT
+        return _shared(
+            ("django", url, timeout, connect_timeout),
+            lambda: _cluster_client(
+                url,
+                DjangoTracedRedisCluster,
+                False,
+                **{**_connection_options(), "socket_timeout": timeout, "socket_connect_timeout": connect_timeout},
+            ),
+        )
+
+    def disconnect(self, connection) -> None:
+        if isinstance(connection, RedisCluster):
+            return  # shared by every request; reset_clients closes it
+        super().disconnect(connection)
+
+
 def connection_retry() -> Retry:
     """One quick retry, for every client (django-redis's too): a dropped connection
     is re-opened at once, while a dead server turns into a 503 page fast rather
@@ -265,11 +434,11 @@ def _connection_options() -> dict:
     }
 
 
-_built: dict[bool, TracedRedis] = {}
+_built: dict[object, TracedRedis | TracedRedisCluster] = {}
 _build_lock = threading.Lock()
 
 
-def _client(decode: bool) -> TracedRedis:
+def _shared(kind, build):
     """One client per kind for the process, built once even when threads ask together.
 
     Built twice, the spare client would be garbage-collected, and redis-py's
@@ -277,24 +446,36 @@ def _client(decode: bool) -> TracedRedis:
     using it fails with "Bad file descriptor" (the load test saw this on fresh
     gunicorn workers when ``functools.cache`` did the caching).
     """
-    built = _built.get(decode)
+    built = _built.get(kind)
     if built is None:
         with _build_lock:
-            built = _built.get(decode)
+            built = _built.get(kind)
             if built is None:
-                built = TracedRedis.from_url(settings.REDIS_URL, decode_responses=decode, **_connection_options())
-                _built[decode] = built
+                built = build()
+                _built[kind] = built
     return built
 
 
-def client() -> TracedRedis:
+def _client(decode: bool) -> TracedRedis | TracedRedisCluster:
+    url = settings.REDIS_URL
+    if is_cluster_url(url):
+        return _shared(decode, lambda: _cluster_client(url, TracedRedisCluster, decode, **_connection_options()))
+    return _shared(decode, lambda: TracedRedis.from_url(url, decode_responses=decode, **_connection_options()))
+
+
+def client() -> TracedRedis | TracedRedisCluster:
     """The domain client: replies decoded to ``str``."""
     return _client(True)
 
 
-def raw_client() -> TracedRedis:
+def raw_client() -> TracedRedis | TracedRedisCluster:
     """Replies as bytes, for showing binary values without breaking."""
     return _client(False)
+
+
+def on_cluster() -> bool:
+    """Whether the clients talk to a Redis Cluster."""
+    return is_cluster_url(settings.REDIS_URL)
 
 
 def reset_clients() -> None:

@@ -146,6 +146,7 @@ CACHES = {
         "OPTIONS": {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
             "REDIS_CLIENT_CLASS": "config.redis.DjangoTracedRedis",
+            "CONNECTION_FACTORY": "config.redis.DjangoConnectionFactory",  # a RedisCluster for a cluster URL
             "SOCKET_CONNECT_TIMEOUT": REDIS_CONNECT_TIMEOUT,
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
             "CONNECTION_POOL_KWARGS": {"retry": connection_retry()},

@@ -1,7 +1,9 @@
 """Per-request trace of every Redis command, grouped into round trips.
 
 A round trip is one exchange with the server: a single command, or a whole
-pipeline (MULTI/EXEC included). Recording happens in the client classes of
+pipeline (MULTI/EXEC included). On a Redis Cluster a round trip is one
+exchange with one node, which it names: a command sent to every primary is a
+round trip per primary, a pipeline one per node its keys live on. Recording happens in the client classes of
 ``config.redis``, which call ``traced``, so nothing in the domain code has to
 remember to do it. The trace is
 kept in a context variable: the trace middleware opens one per request, tests
@@ -110,6 +112,7 @@ class RoundTrip:
     origin: str  # "data" for the domain client, "django" for sessions and cache
     kind: str  # "command", "pipeline" or "transaction"
     error: str = ""
+    node: str = ""  # on a cluster, the node's address (host:port); "" on one server
 
 
 @dataclass
@@ -127,6 +130,14 @@ class Trace:
 
     def ms(self) -> float:
         return sum(t.ms for t in self.round_trips)
+
+    def per_node(self, origin: str | None = None) -> dict[str, int]:
+        """Round trips per cluster node, by address; empty on one server."""
+        counts: dict[str, int] = {}
+        for trip in self.round_trips:
+            if trip.node and (origin is None or trip.origin == origin):
+                counts[trip.node] = counts.get(trip.node, 0) + 1
+        return dict(sorted(counts.items()))
 
     def touched_keys(self) -> list[str]:
         """Every key touched, in first-seen order."""
@@ -154,7 +165,7 @@ def recording():
             outer.round_trips.extend(trace.round_trips)
 
 
-def traced(call, commands, origin: str, kind: str):
+def traced(call, commands, origin: str, kind: str, node: str = ""):
     """Run one round trip, recording it into the current trace if there is one.
 
     ``commands`` is a function, so nothing is built when no trace is open.
@@ -172,4 +183,29 @@ def traced(call, commands, origin: str, kind: str):
     finally:
         if shown:
             ms = (time.perf_counter() - started) * 1000
-            trace.round_trips.append(RoundTrip(shown, ms, origin, kind, type(error).__name__ if error else ""))
+            trace.round_trips.append(RoundTrip(shown, ms, origin, kind, type(error).__name__ if error else "", node))
+
+
+def traced_nodes(call, trips, origin: str, kind: str):
+    """Run a cluster pipeline, recording one round trip per node it went to.
+
+    ``trips`` is a function giving each node's commands, in the order queued.
+    The nodes are written to before any is read, so their time is one: it is
+    shared evenly among the round trips, and the trace's total stays true.
+    """
+    trace = _current.get()
+    if trace is None:
+        return call()
+    by_node = trips()
+    started, error = time.perf_counter(), None
+    try:
+        return call()
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        if by_node:
+            ms = (time.perf_counter() - started) * 1000 / len(by_node)
+            failed = type(error).__name__ if error else ""
+            for node, shown in by_node.items():
+                trace.round_trips.append(RoundTrip(shown, ms, origin, kind, failed, node))

@@ -2,7 +2,8 @@
 
 Split from ``store.py`` (the scans: lists, the namespace tree, orphans), with the
 same rules: read-only, every collection read in bounded pages, the raw client
-so binary names and values stay bytes.
+so binary names and values stay bytes. On a cluster the client sends each read
+to the node that holds its key, and the page names that node and the slot.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from config.keybrowser.store import (
     _meta,
     _queue_describe,
     describe,
+    placed,
 )
 from config.keyspace import KeyPattern, keyspace
 from config.redis import raw_client
@@ -118,7 +120,7 @@ def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[by
         except ValueError:
             guess = ""
     replies = pipe.execute(raise_on_error=False)
-    meta = _meta(key, replies[:_DESCRIBE])
+    meta = placed([_meta(key, replies[:_DESCRIBE])])[0]
     found = {other: bool(n) for other, n in zip(related, replies[_DESCRIBE : _DESCRIBE + len(related)])}
     page = replies[_DESCRIBE + len(related) :]
     if not meta.exists:

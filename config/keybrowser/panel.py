@@ -4,6 +4,9 @@ The panel lists every command of every page, so what it does per command is
 kept to constant work: the hidden prefixes and the key browser's URL are
 computed once per panel, each argument is escaped once, and a key name too
 long to carry in a link is shown cut, with its length, and not linked.
+
+On a Redis Cluster the summary also counts the round trips per node, and each
+round trip names its node; on one server nothing of that shows.
 """
 
 from __future__ import annotations
@@ -50,6 +53,13 @@ def panel_html(trace: Trace, path: str = "", oob: bool = False) -> SafeString:
         f" for this screen{f', +{session} for the session' if session else ''} · "
         f"{commands} command{_plural(commands)}, {_ms(trace.ms())} ms"
     )
+    nodes = trace.per_node()
+    if nodes:
+        counted = ", ".join(
+            f'<span class="node" data-node="{escape(node)}" data-round-trips="{count}">{escape(node)} ×{count}</span>'
+            for node, count in nodes.items()
+        )
+        summary += f' · <span class="per-node">round trips per node: {counted}</span>'
     behind_link = f"{url('keybrowser:behind')}?t={behind.token(trace, path)}"
     swap = ' hx-swap-oob="true"' if oob else ""
     return mark_safe(  # noqa: S308  (numbers, a signed token, and commands_html, which escapes)
@@ -77,6 +87,8 @@ def commands_html(trace: Trace) -> SafeString:
         head = f"{trip.kind} · {count} command{_plural(count)} · {_ms(trip.ms)} ms"
         if trip.origin == "django":
             head += " · session/cache"
+        if trip.node:
+            head += f" · node {trip.node}"
         add(f'<li class="trip trip-{escape(trip.origin)}"><span class="trip-head">{escape(head)}')
         if trip.error:
             add(f' · <strong class="error">{escape(trip.error)}</strong>')

@@ -56,6 +56,8 @@ def key_rows(rows) -> SafeString:
             if row.url
             else f'{name} <span class="muted">(too long for a link)</span>'
         )
+        if meta.node:
+            link += f' <span class="muted where">{escape(meta.node)} · slot {meta.slot}</span>'
         if meta.ttl_ms is not None:
             ttl = escape(row.ttl)
         else:

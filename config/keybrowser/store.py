@@ -10,17 +10,24 @@ second round trip). Never KEYS, never a whole read of a collection.
 The raw client keeps bytes, so binary names and values reach ``display``
 intact. Django's cache and session keys are refused here as well as hidden
 from listings (see ``display.is_hidden``).
+
+On a Redis Cluster each scan walks every primary node in turn, in a stable
+order, and its cursor names the node as well as the SCAN position on it (see
+``Walk``). Each key is described where it lives, with its node and hash slot.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from django.core.exceptions import BadRequest
+from redis.cluster import RedisCluster
 
 from config.keybrowser.display import hidden_prefixes, is_hidden
 from config.keyspace import KeyPattern, keyspace
-from config.redis import raw_client
+from config.redis import on_cluster, raw_client
 
 PAGE = 50  # keys on a list page, members on a key page
 SCAN_COUNT = 1000  # the largest COUNT hint of a SCAN step (a page starts with COUNT = its size)
@@ -163,6 +170,83 @@ class HiddenKey(Exception):
     """A Django cache or session key was asked for by name."""
 
 
+class BadCursor(ValueError, BadRequest):
+    """A cluster cursor naming no node: a ValueError for the views that check positions,
+    and a 400 by itself where a view does not."""
+
+
+# --- walking every primary of a cluster ----------------------------------------------
+
+NODE_BITS = 8  # a cluster cursor is the node's SCAN cursor << NODE_BITS | the node's index
+NODES_MOST = 1 << NODE_BITS
+POSITION_END = SCAN_CURSOR_END >> NODE_BITS  # so a cluster cursor stays below 2^64, as a SCAN cursor
+
+
+class Walk:
+    """The primaries of a cluster, walked one after the other by a cursor that names the node.
+
+    Cursor 0 starts at the first node; ``position << 8 | index`` is SCAN position
+    ``position`` on node ``index``; a node's walk ending moves the cursor to the
+    next node's start (its index alone), the last one's to 0. The cursor stays a
+    number below 2^64, like a SCAN cursor, so the same forms and links carry it;
+    an index past the nodes is refused (``BadCursor``). The order is by address,
+    the same from one request to the next while the cluster keeps its nodes.
+    """
+
+    def __init__(self, cursor: int):
+        self.client = raw_client()
+        self.nodes = self.client.primaries()[:NODES_MOST]
+        if not 0 <= cursor < SCAN_CURSOR_END or cursor & (NODES_MOST - 1) >= len(self.nodes):
+            raise BadCursor(f"no node {cursor & (NODES_MOST - 1)} in a cluster of {len(self.nodes)} primaries")
+        self.index, self.position = cursor & (NODES_MOST - 1), cursor >> NODE_BITS
+
+    @property
+    def node(self):
+        return self.nodes[self.index]
+
+    @property
+    def done(self) -> bool:
+        return self.index >= len(self.nodes)
+
+    def eval(self, script: str, *args):
+        """``script`` (no keys) on the current node, from the current position: one round trip."""
+        return self.client.execute_command("EVAL", script, 0, self.position, *args, target_nodes=self.node)
+
+    def advance(self, position: int) -> None:
+        """Where the current node's SCAN stopped: go on there, or at the next node when it ended."""
+        if position >= POSITION_END:
+            raise BadCursor(f"a SCAN position too large to carry with its node: {position}")
+        if position:
+            self.position = position
+        else:
+            self.index, self.position = self.index + 1, 0
+
+    @property
+    def cursor(self) -> int:
+        return 0 if self.done else self.position << NODE_BITS | self.index
+
+
+def dbsize() -> int:
+    """Keys in the whole keyspace: DBSIZE on every primary of a cluster (a round trip each)."""
+    if on_cluster():
+        return raw_client().execute_command("DBSIZE", target_nodes=RedisCluster.PRIMARIES)
+    return raw_client().dbsize()
+
+
+def placed(metas: list[KeyMeta]) -> list[KeyMeta]:
+    """On a cluster, each key with the node and hash slot it lives on (computed here, as
+    CLUSTER KEYSLOT would, from the slot map the client holds); unchanged on one server."""
+    if not on_cluster() or not metas:
+        return metas
+    client = raw_client()
+    out = []
+    for meta in metas:
+        slot = client.keyslot(meta.key)
+        node = client.nodes_manager.get_node_from_slot(slot)
+        out.append(replace(meta, slot=slot, node=node.name if node else ""))
+    return out
+
+
 @dataclass(frozen=True)
 class KeyMeta:
     key: bytes
@@ -171,6 +255,8 @@ class KeyMeta:
     ttl_ms: int | None  # None: no TTL
     encoding: str
     memory: int | None
+    node: str = ""  # on a cluster, the primary holding the key (host:port)
+    slot: int | None = None  # on a cluster, the key's hash slot
 
     @property
     def exists(self) -> bool:
@@ -215,25 +301,52 @@ def _metas(keys: list[bytes], replies: list) -> list[KeyMeta]:
 
 
 def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta], int]:
-    """Type, length, TTL, encoding and memory of every key, in one pipeline."""
+    """Type, length, TTL, encoding and memory of every key, in one pipeline (on a cluster,
+    one round trip per node the keys live on, sent together, and DBSIZE on every primary)."""
     keys = [k for k in keys if not is_hidden(k)]
-    pipe = raw_client().pipeline(transaction=False)
-    for key in keys:
-        _queue_describe(pipe, key)
-    if with_dbsize:
-        pipe.dbsize()
     if not keys and not with_dbsize:
         return [], 0
+    client = raw_client()
+    pipe = client.pipeline(transaction=False)
+    for key in keys:
+        _queue_describe(pipe, key)
+    sizes = 0
+    if with_dbsize and on_cluster():
+        primaries = client.primaries()
+        for node in primaries:
+            pipe.execute_command("DBSIZE", target_nodes=node)
+        sizes = len(primaries)
+    elif with_dbsize:
+        pipe.dbsize()
+        sizes = 1
     replies = pipe.execute(raise_on_error=False)
-    return _metas(keys, replies), (replies[-1] if with_dbsize else 0)
+    total = sum(replies[len(replies) - sizes :]) if sizes else 0
+    return placed(_metas(keys, replies)), total
 
 
 def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -> tuple[list[bytes], int, int]:
-    """Key names by SCAN from ``cursor``, in one round trip: (keys, next cursor, SCAN steps)."""
+    """Key names by SCAN from ``cursor``, in one round trip: (keys, next cursor, SCAN steps).
+
+    On a cluster, one round trip per node visited: the current node's walk, then
+    the next nodes' while the page is not full and the SCAN steps last."""
+    if on_cluster():
+        return _scan_nodes(match, kind, cursor, want)
     next_cursor, done, found = raw_client().eval(
         _SCAN, 0, cursor, match, kind, want, SCAN_STEPS, SCAN_COUNT, *hidden_prefixes()
     )
     return list(found), int(next_cursor), int(done)
+
+
+def _scan_nodes(match: bytes, kind: str, cursor: int, want: int) -> tuple[list[bytes], int, int]:
+    walk, found, steps = Walk(cursor), [], 0
+    while not walk.done and len(found) < want and steps < SCAN_STEPS:
+        position, done, keys = walk.eval(
+            _SCAN, match, kind, want - len(found), SCAN_STEPS - steps, SCAN_COUNT, *hidden_prefixes()
+        )
+        found.extend(keys)
+        steps += int(done)
+        walk.advance(int(position))
+    return found, walk.cursor, steps
 
 
 def scan_page(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE, exact: bytes = b"") -> ScanPage:
@@ -297,11 +410,23 @@ def _orphan_registry() -> str:
 
 def orphan_page(cursor: int = 0) -> ScanPage:
     """Keys that match no registered pattern, up to a page of them among at most
-    ORPHAN_SCAN keys examined, matched inside Redis: two round trips.
+    ORPHAN_SCAN keys examined, matched inside Redis: two round trips (on a cluster,
+    one per node visited, then the description).
     ``examined`` says how many keys were looked at, for the scan's progress."""
-    next_cursor, examined, found = raw_client().eval(
-        _ORPHANS, 0, cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry()
-    )
+    if on_cluster():
+        walk, found, examined = Walk(cursor), [], 0
+        while not walk.done and len(found) < PAGE and examined < ORPHAN_SCAN:
+            position, seen, keys = walk.eval(
+                _ORPHANS, PAGE - len(found), ORPHAN_SCAN - examined, SCAN_COUNT, _orphan_registry()
+            )
+            found.extend(keys)
+            examined += int(seen)
+            walk.advance(int(position))
+        next_cursor = walk.cursor
+    else:
+        next_cursor, examined, found = raw_client().eval(
+            _ORPHANS, 0, cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry()
+        )
     found = [k for k in found if not is_hidden(k)]
     metas, dbsize = describe(found, with_dbsize=True)
     return ScanPage(metas, int(next_cursor), 0, dbsize, examined=int(examined))
@@ -318,10 +443,31 @@ class TreeChunk:
 
 
 def tree_chunk(prefix: bytes, match: bytes, cursor: int = 0) -> TreeChunk:
-    """Counts of the keys under ``prefix`` by their next segment, over a bounded SCAN: one round trip."""
+    """Counts of the keys under ``prefix`` by their next segment, over a bounded SCAN: one round trip
+    (on a cluster, one per node visited while the steps last, and DBSIZE on each primary)."""
+    if on_cluster():
+        return _tree_nodes(prefix, match, cursor)
     pipe = raw_client().pipeline(transaction=False)
     pipe.eval(_TREE, 0, cursor, prefix, match, TREE_STEPS, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes())
     pipe.dbsize()
     flat, dbsize = pipe.execute()
     children = {flat[i]: int(flat[i + 1]) for i in range(4, len(flat), 2)}
     return TreeChunk(children, int(flat[3]), int(flat[2]), int(flat[0]), int(flat[1]), dbsize)
+
+
+def _tree_nodes(prefix: bytes, match: bytes, cursor: int) -> TreeChunk:
+    walk, chunk = Walk(cursor), TreeChunk({}, 0, 0, 0, 0)
+    while not walk.done and chunk.steps < TREE_STEPS:
+        flat = walk.eval(_TREE, prefix, match, TREE_STEPS - chunk.steps, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes())
+        for i in range(4, len(flat), 2):
+            name, count = flat[i], int(flat[i + 1])
+            if name in chunk.children or len(chunk.children) < TREE_CHILDREN:
+                chunk.children[name] = chunk.children.get(name, 0) + count
+            else:
+                chunk.others += count
+        chunk.others += int(flat[3])
+        chunk.seen += int(flat[2])
+        chunk.steps += int(flat[1])
+        walk.advance(int(flat[0]))
+    chunk.cursor, chunk.dbsize = walk.cursor, dbsize()
+    return chunk

@@ -381,7 +381,7 @@ def trim_events() -> None:
 
 def failure_windows() -> list[tuple[str, int, int]]:
     """(key, members, ttl in ms) for every failed-sign-in window."""
-    found = list(scan_prefix("core:failed_signins:"))
+    found = list(scan_prefix(keys.FAILURE_WINDOWS))
     pipe = client().pipeline(transaction=False)
     for key in found:
         pipe.zcard(key)

@@ -120,8 +120,8 @@ class RateLimitTest(RedisTestCase):
 
     def test_usernames_that_are_not_key_safe_become_a_digest(self):
         key = keys.failed_signins_user("x:* [evil]\n")
-        self.assertRegex(key, r"^core:failed_signins:user:sha256-[0-9a-f]{24}$")
-        self.assertEqual(keys.failed_signins_user("Ann"), "core:failed_signins:user:ann")
+        self.assertRegex(key, r"^core:\{signins\}:window:user:sha256-[0-9a-f]{24}$")
+        self.assertEqual(keys.failed_signins_user("Ann"), "core:{signins}:window:user:ann")
 
     def test_concurrent_attempts_never_take_more_than_five_slots(self):
         allowed = []

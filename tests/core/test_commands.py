@@ -149,7 +149,7 @@ class CheckIntegrityTest(RedisTestCase):
         self.assertEqual(code, 1)
         self.assertIn("5 events kept, cap is 3  [core:events]", out)
         self.assertIn("5 recent sign-ins kept, cap is 2", out)
-        self.assertIn("core:failed_signins:user:ann has no TTL", out)
+        self.assertIn("core:{signins}:window:user:ann has no TTL", out)
         self.assertIn("'ann' appears 5 times in recent sign-ins but has a count of 1", out)
 
         code, out = self.run_check("--only", "core", "--repair")

@@ -77,7 +77,7 @@ class TraceTest(RedisTestCase):
             response, f'data-round-trips="{total}">1 round trip</strong> for this screen, +1 for the session'
         )
         self.assertContains(response, f"{recorded.command_count(None)} commands")
-        self.assertContains(response, 'href="/keys/?key=core%3Asignins%3Arecent"')
+        self.assertContains(response, 'href="/keys/?key=core%3A%7Bsignins%7D%3Arecent"')
         self.assertContains(response, "session/cache")
 
     def test_an_htmx_partial_gets_the_panel_out_of_band(self):

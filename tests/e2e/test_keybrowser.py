@@ -116,7 +116,7 @@ class LiveTtlTest(BrowserTestCase):
 
 class OrphansFillByThemselvesTest(BrowserTestCase):
     def test_the_orphans_table_fills_by_itself_with_the_scan_progress(self):
-        load_keys(12_000, "core:failed_signins:user:{}")  # owned by a registered pattern
+        load_keys(12_000, "core:{{signins}}:window:user:{}")  # owned by a registered pattern
         load_keys(120, "stray:{}")  # orphans, sparse among them
         self.sign_in()
         page = self.page

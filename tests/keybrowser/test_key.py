@@ -33,8 +33,8 @@ class KeyTypesTest(KeysTestCase):
         self.assertNotIn("SMEMBERS", commands(trace))
 
     def test_sorted_set_shows_members_with_scores_in_order(self):
-        raw_client().zadd("core:signins:count", {"cy": 30, "ann": 1, "bob": 2.5})
-        response = self.client.get(key_url("core:signins:count"))
+        raw_client().zadd("core:{signins}:count", {"cy": 30, "ann": 1, "bob": 2.5})
+        response = self.client.get(key_url("core:{signins}:count"))
         rows = re.findall(
             r'<td class="num">(\d+)</td><td><span class="value">(\w+)</span></td><td class="num">([\d.]+)</td>',
             response.content.decode(),
@@ -170,8 +170,8 @@ class ValuesTest(KeysTestCase):
 
 class OwnerTest(KeysTestCase):
     def test_owner_app_pattern_why_and_screens(self):
-        raw_client().zadd("core:signins:count", {"ann": 1})
-        response = self.client.get(key_url("core:signins:count"))
+        raw_client().zadd("core:{signins}:count", {"ann": 1})
+        response = self.client.get(key_url("core:{signins}:count"))
         self.assertContains(response, "<dt>App</dt><dd>core</dd>", html=False)
         self.assertContains(response, "Login system (the Redis login-system tutorial): counter ranking")
         self.assertContains(response, "A sorted set is a counter and a ranking at once")

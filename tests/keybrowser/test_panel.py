@@ -18,6 +18,17 @@ def trace_of(count: int, key: str = "catalog:product:{}") -> Trace:
     return Trace([RoundTrip(session, 0.1, "django", "command"), RoundTrip(commands, 0.4, "data", "pipeline")])
 
 
+NODES = ("127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002")
+
+
+def cluster_trace_of(count: int) -> Trace:
+    """The same commands as ``trace_of``, sent as on a 3-primary cluster: a pipeline's share per node."""
+    commands = [Command.of((b"HGETALL", f"catalog:product:{i}".encode())) for i in range(count)]
+    session = [Command.of((b"GET", b"django:sessions:cacheabc"))]
+    shares = [RoundTrip(commands[n::3], 0.1, "data", "pipeline", node=node) for n, node in enumerate(NODES)]
+    return Trace([RoundTrip(session, 0.1, "django", "command", node=NODES[1]), *shares])
+
+
 class Counting:
     """Wraps a function and counts its calls."""
 
@@ -30,9 +41,9 @@ class Counting:
 
 
 class PanelWorkTest(SimpleTestCase):
-    def work(self, count: int) -> tuple[int, int, int]:
+    def work(self, count: int, build=trace_of) -> tuple[int, int, int]:
         """(escapes, reverse() calls, commands signed into the link) of one panel over ``count`` commands."""
-        trace = trace_of(count)
+        trace = build(count)
         panel.url("keybrowser:browse"), panel.url("keybrowser:behind")  # warm, as after a first page
         escape, reverse = Counting(panel.escape), Counting(panel.reverse)
         with mock.patch.object(panel, "escape", escape), mock.patch.object(panel, "reverse", reverse):
@@ -43,6 +54,22 @@ class PanelWorkTest(SimpleTestCase):
 
     def test_the_same_work_at_100_and_at_5000_commands(self):
         self.assertEqual(self.work(100), self.work(5000))
+
+    def test_on_a_cluster_the_same_work_at_100_and_at_5000_commands(self):
+        self.assertEqual(self.work(100, cluster_trace_of), self.work(5000, cluster_trace_of))
+
+    def test_on_a_cluster_round_trips_are_counted_per_node(self):
+        html = panel.panel_html(cluster_trace_of(30), "/")
+        self.assertIn("round trips per node:", html)
+        self.assertIn('data-node="127.0.0.1:7000" data-round-trips="1"', html)
+        self.assertIn('data-node="127.0.0.1:7001" data-round-trips="2"', html)  # the session's GET too
+        self.assertIn('data-node="127.0.0.1:7002" data-round-trips="1"', html)
+        self.assertEqual(html.count(" · node 127.0.0.1:700"), 4)
+
+    def test_on_one_server_no_node_is_named(self):
+        html = panel.panel_html(trace_of(30), "/")
+        self.assertNotIn("per node", html)
+        self.assertNotIn("data-node", html)
 
     def test_no_reverse_per_key_link(self):
         escapes, reverses, signed = self.work(200)

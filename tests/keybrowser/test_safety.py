@@ -50,13 +50,13 @@ class ReadOnlyTest(KeysTestCase):
     def test_every_command_sent_is_a_read(self):
         client = raw_client()
         client.hset("core:seed", "a", "1")
-        client.zadd("core:signins:count", {"a": 1})
-        client.rpush("core:signins:recent", '{"user": "a", "at": 1}')
+        client.zadd("core:{signins}:count", {"a": 1})
+        client.rpush("core:{signins}:recent", '{"user": "a", "at": 1}')
         client.xadd("core:events", {"a": "1"})
         client.sadd("odd:set", "1")
         client.set("odd:string", "1", ex=60)
         dbsize = client.dbsize()
-        keys = ["core:seed", "core:signins:count", "core:signins:recent", "core:events", "odd:set", "odd:string"]
+        keys = ["core:seed", "core:{signins}:count", "core:{signins}:recent", "core:events", "odd:set", "odd:string"]
         urls = PAGES + [key_url(k) for k in keys] + ["/keys/tree/?prefix=core:"]
         sent = set()
         for url in urls:

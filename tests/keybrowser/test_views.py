@@ -6,6 +6,7 @@ from unittest import mock
 
 from django.core import signing
 
+from config import keys
 from config.keybrowser import behind, store
 from config.redis import raw_client
 from tests.keybrowser.helpers import KeysTestCase, commands, extra_patterns, load_keys
@@ -23,8 +24,8 @@ class NamespaceTest(KeysTestCase):
     def test_groups_keys_by_segment_with_counts(self):
         client = raw_client()
         client.set("core:seed", "1")
-        client.zadd("core:signins:count", {"a": 1})
-        client.rpush("core:signins:recent", "x")
+        client.zadd("core:{signins}:count", {"a": 1})
+        client.rpush("core:{signins}:recent", "x")
         load_keys(30, "bulk:item:{}")
         with self.assertRoundTrips(1):
             response = self.client.get("/keys/tree/")
@@ -32,7 +33,7 @@ class NamespaceTest(KeysTestCase):
         self.assertContains(response, "The SCAN is complete: the counts are exact.")
         with self.assertRoundTrips(1) as trace:
             response = self.client.get("/keys/tree/?prefix=core:")
-        self.assertEqual(tree_counts(response), {"signins:": 2, "seed": 1})
+        self.assertEqual(tree_counts(response), {"{signins}:": 2, "seed": 1})
         self.assertIn("core:*", trace.trips("data")[0].commands[0].args)  # only that prefix is matched
         self.assertContains(response, 'href="/keys/?key=core%3Aseed"')
 
@@ -65,7 +66,7 @@ class NamespaceTest(KeysTestCase):
 class RegistryTest(KeysTestCase):
     def test_lists_every_pattern_with_app_modeling_and_purpose(self):
         response = self.client.get("/keys/registry/")
-        self.assertContains(response, "<code>core:signins:recent</code>")
+        self.assertContains(response, "<code>core:{signins}:recent</code>")
         self.assertContains(response, "Login system (the Redis login-system tutorial): capped list")
         self.assertContains(response, "The latest successful staff sign-ins")
         self.assertContains(response, 'href="/keys/registry/keys/?pattern=core%3Aevents"')
@@ -106,12 +107,12 @@ class RegistryTest(KeysTestCase):
             self.assertContains(response, '<span class="muted">missing</span>')
 
     def test_a_pattern_without_an_index_is_scanned_one_segment_per_star(self):
-        raw_client().zadd("core:failed_signins:user:ann", {"x": 1})
-        raw_client().zadd("core:failed_signins:user:ann:extra", {"x": 1})
+        raw_client().zadd(keys.failed_signins_user("ann"), {"x": 1})
+        raw_client().zadd(keys.failed_signins_user("ann") + ":extra", {"x": 1})
         with self.assertRoundTrips(2):
-            response = self.client.get("/keys/registry/keys/?pattern=core:failed_signins:user:*")
-        self.assertContains(response, "core:<wbr>failed_signins:<wbr>user:<wbr>ann</span>")
-        self.assertNotContains(response, "core:failed_signins:user:ann:extra")
+            response = self.client.get("/keys/registry/keys/?pattern=core:{signins}:window:user:*")
+        self.assertContains(response, "core:<wbr>{signins}:<wbr>window:<wbr>user:<wbr>ann</span>")
+        self.assertNotContains(response, keys.failed_signins_user("ann") + ":extra")
 
     def test_unknown_pattern_is_a_404(self):
         self.assertEqual(self.client.get("/keys/registry/keys/?pattern=nope:*").status_code, 404)
@@ -135,8 +136,8 @@ class BehindTest(KeysTestCase):
     def setUp(self):
         super().setUp()
         client = raw_client()
-        client.rpush("core:signins:recent", '{"user": "ann", "addr": "", "at": 1}')
-        client.zadd("core:signins:count", {"ann": 4})
+        client.rpush("core:{signins}:recent", '{"user": "ann", "addr": "", "at": 1}')
+        client.zadd("core:{signins}:count", {"ann": 4})
         client.xadd("core:events", {"actor": "ann"})
 
     def behind_link(self, response) -> str:
@@ -155,9 +156,11 @@ class BehindTest(KeysTestCase):
         html = response.content.decode()
         shown = {unescape(k.replace("<wbr>", "")) for k in re.findall(r'<span class="keyname">(.*?)</span>', html)}
         # An administrator's dashboard also lists the failed sign-ins.
-        self.assertEqual(shown, {"core:signins:recent", "core:signins:count", "core:events", "core:signins:failed"})
+        self.assertEqual(
+            shown, {"core:{signins}:recent", "core:{signins}:count", "core:events", "core:{signins}:failed"}
+        )
         self.assertIn(f"<strong>{trips} round trip", html)
-        self.assertIn("<code>LRANGE core:signins:recent 0 9</code>", html)
+        self.assertIn("<code>LRANGE core:{signins}:recent 0 9</code>", html)
         self.assertIn("<code>XREVRANGE core:events + - COUNT 20</code>", html)
         self.assertIn("‹session/cache key›", html)
         self.assertIn('<a href="/"><code>/</code></a>', html)
