@@ -131,6 +131,7 @@ class Catalog(Part):
 
     def operations(self, runs: int) -> list[Operation]:
         product, at = self.detail, self.now
+        catalog.reserve_review_ids()  # the process's block of review ids, drawn once as a running server has it
         return [
             Operation("1", "product list by average rating, with counts", lambda n: list_by_rating(),
                       lambda db, n: sql_list_by_rating(db), lambda a, n: orm_list_by_rating(a)),
@@ -176,7 +177,8 @@ def of_type(slug: str) -> tuple:
 
 
 def add_review(product_id: int, n: int, at: float) -> int:
-    """9. A review with everything derived from it (embed, aggregate, sort indexes, event)."""
+    """9. A review with everything derived from it (embed, aggregate, sort indexes, event): one script,
+    its id from the process's block (one INCRBY every 100 reviews)."""
     review = (product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.")
     return catalog.add_review(*review, actor=BENCH, at=at)
 

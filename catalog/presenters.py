@@ -13,13 +13,14 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from html import escape
+from urllib.parse import quote
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from catalog.documents import Review
 from catalog.forms import ReviewForm
-from catalog.templatetags.catalog_tags import tag_query
+from catalog.templatetags.catalog_tags import tag_query, web_link
 from config.templatetags.dashboard import sort_mark, sort_query
 
 DASH = "—"
@@ -149,6 +150,42 @@ def filter_fields(form) -> SafeString | None:
             )
         out.append(f'<div class="field">\n      {label}\n      {widget}\n    </div>')
     return mark_safe("\n    ".join(out))  # values, labels and choices escaped
+
+
+# --- the product page -------------------------------------------------------------------
+
+
+def tag_links(tags: list[str], products_path: str) -> SafeString:
+    """Each tag a link to the list filtered by it; "—" with none."""
+    path = escape(products_path)
+    links = "".join(
+        f'<a class="tag" href="{path}?tags_all={escape(quote(tag, safe="/"))}">{escape(tag)}</a> ' for tag in tags
+    )
+    return mark_safe(links or DASH)  # tags escaped (and quoted in the link)
+
+
+def type_field_items(fields) -> SafeString:
+    """The type's fields as ``<dt>``/``<dd>`` pairs, the unit after a value, "—" for none."""
+    items = (
+        f'<dt>{escape(spec.label)}</dt><dd data-field="{escape(spec.name)}">'
+        f"{escape(value) + (f' {escape(spec.unit)}' if spec.unit else '') if value else DASH}</dd>"
+        for spec, value in fields
+    )
+    return mark_safe("".join(items))  # labels, names, values and units escaped
+
+
+def media_links(urls: list[str], noun: str) -> SafeString:
+    """Numbered links to stored web addresses (``web_link``); anything else shown as text."""
+    out = []
+    for n, url in enumerate(urls, start=1):
+        href = web_link(url)
+        shown = (
+            f'<a href="{escape(href)}" rel="noopener nofollow">{noun} {n}</a>'
+            if href
+            else f'<span class="mono unlinked">{escape(url)}</span>'
+        )
+        out.append(shown + " ")
+    return mark_safe("".join(out) or DASH)  # addresses escaped
 
 
 # --- reviews ----------------------------------------------------------------------------

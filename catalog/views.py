@@ -148,11 +148,15 @@ def product_add(request):
 def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
     """The product page's context: links from its path computed once, numbers formatted once,
     the 3 newest reviews as built items, and the unbound review form rendered once a process."""
-    product_path = _detail_url(product.id)
+    product_path, products_path = _detail_url(product.id), reverse("catalog:product_list")
     return {
         "product": product,
         "product_path": product_path,
-        "products_path": reverse("catalog:product_list"),
+        "products_path": products_path,
+        "tags": presenters.tag_links(product.tags, products_path),
+        "type_fields": presenters.type_field_items(product.type_fields),
+        "images": presenters.media_links(product.images, "image"),
+        "videos": presenters.media_links(product.videos, "video"),
         "price": presenters.price_text(product.price),
         "average": presenters.rating_text(product.average),
         "recent_reviews": presenters.review_items(product.recent, product_path),
@@ -234,11 +238,10 @@ def review_add(request, pk: int):
         data = form.cleaned_data
         try:
             author, comment = data["author"].strip(), data["comment"].strip()
-            store.add_review(pk, author, data["rating"], comment, actor=_actor(request, pk))
+            added = store.add_named_review(pk, author, data["rating"], comment, actor=_actor(request, pk))
         except store.NotFound:
             raise Http404("No such product") from None
-        product = store.get(pk)
-        messages.success(request, f"Your review of “{product.name if product else pk}” was added.")
+        messages.success(request, f"Your review of “{added.product_name}” was added.")
         return redirect(_detail_url(pk) + "#reviews")
     product = or_404(store.get, pk)
     context = _detail_context(product, focus_first_error(form))
