@@ -20,7 +20,7 @@ from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH
 
 SIZES = {"tiny": (30, 4), "demo": (2_000, 10), "large": (100_000, 10)}  # products, reviews per product (average)
-BATCH = 200  # products (with their reviews) per MULTI/EXEC, as the seeder
+BATCH = 200  # products (with their reviews) per script, as the seeder
 PAGE = 25
 TYPE = "phone"
 BENCH = Actor("bench", link=lambda entity, pk: f"/catalog/products/{pk}/" if entity == "product" else "")
@@ -85,9 +85,7 @@ class Catalog(Part):
     # -- loading
 
     def _write(self, items) -> None:
-        for start in range(0, len(items), BATCH):
-            batch, at = items[start : start + BATCH], items[start][0].created_at
-            catalog.write_batch(batch, actor=BENCH, at=at)
+        catalog.write_batches(items, actor=BENCH, at=items[0][0].created_at, batch=BATCH)
 
     def load_redis(self, run) -> list[Load]:
         probe = [(product, []) for product, _ in self.products[:MEMORY_PROBE]]

@@ -21,6 +21,7 @@ from catalog.store.bulk import (
     restore_products,
     restore_reviews,
     write_batch,
+    write_batches,
 )
 from catalog.store.checks import (
     Held,
@@ -79,6 +80,7 @@ __all__ = [
     "add_review", "add_named_review", "AddedReview", "reserve_review_ids",
     "delete_review", "get_review", "ReviewPage", "review_page",
     "NewReview", "last_product_id", "reserve_ids", "queue_new_product", "import_products", "write_batch",
+    "write_batches",
     "restore_products", "restore_reviews",
     "Held", "IndexEntries", "drop_orphan_review", "drop_review_refs", "expected_scores",
     "index_entries", "index_members", "iter_product_ids", "iter_review_ids", "missing_reviews",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from catalog import keys
@@ -77,24 +78,72 @@ def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Acto
 
 
 def write_batch(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
-    """The seeder's batch: reserve ids, then everything in one script (two round trips a batch),
-    the index entries of the whole batch merged into one command per index key."""
+    """One batch: reserve ids, then everything in one script (two round trips), the index
+    entries of the whole batch merged into one command per index key."""
+    return write_batches(items, actor=actor, at=at, batch=max(1, len(items)))
+
+
+def write_batches(
+    items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float, batch: int = 200
+) -> list[int]:
+    """The seeder's writes: ids for all ``items`` in one round trip, then one script per
+    ``batch`` products with their reviews, each sent while the next is built (a second thread
+    waits on Redis while this one joins strings), and an event per batch."""
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
-    bulk = BulkWrite()
-    ids = _queue_batch(bulk, items, first_product, first_review, at)
-    queue_event(bulk, actor.event("created", APP, "product", ids[0], f"{len(ids)} seeded products"))
-    bulk.send()
+    ids: list[int] = []
+    with _Sender() as sender:
+        for start in range(0, len(items), batch):
+            chunk = items[start : start + batch]
+            bulk = BulkWrite()
+            written = _queue_batch(bulk, chunk, first_product + start, first_review, at)
+            first_review += sum(len(r) for _, r in chunk)
+            queue_event(bulk, actor.event("created", APP, "product", written[0], f"{len(written)} seeded products"))
+            sender.send(bulk)
+            ids += written
     return ids
 
 
-# KEYS: every key the batch writes. ARGV[1]: JSON [[command, key position, [arguments]], ...]; every
-# argument a string (a score is never rounded on the way), no key name built here.
+class _Sender:
+    """Sends prepared scripts on a second thread, one at a time, so building the next overlaps
+    Redis running this one; leaving waits for the last and raises what any of them raised."""
+
+    def __init__(self):
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.pending = None
+
+    def __enter__(self):
+        return self
+
+    def send(self, bulk: BulkWrite) -> None:
+        keys, args = bulk.prepared()
+        self.wait()
+        if keys:
+            self.pending = self.pool.submit(run_script, _BULK, keys, args)
+
+    def wait(self) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending.result()
+
+    def __exit__(self, *exc):
+        try:
+            self.wait()
+        finally:
+            self.pool.shutdown()
+
+
+# KEYS: the key of each command, in order. ARGV, command after command: its argument count,
+# its name, its arguments; every argument a string (a score is never rounded on the way), no
+# key name built here. Plain arguments rather than one JSON document: decoding JSON in Lua
+# costs the server more than the commands themselves.
 _BULK = """
-local ops = cjson.decode(ARGV[1])
-for _, op in ipairs(ops) do
-  redis.call(op[1], KEYS[op[2]], unpack(op[3]))
+local at = 1
+for i = 1, #KEYS do
+  local count = tonumber(ARGV[at])
+  redis.call(ARGV[at + 1], KEYS[i], unpack(ARGV, at + 2, at + 1 + count))
+  at = at + 2 + count
 end
-return #ops
+return #KEYS
 """
 
 
@@ -112,21 +161,23 @@ class BulkWrite:
     for the whole batch: exactly what one command per record would write, in
     far fewer commands. Whole hashes and stream entries are commands of their
     own. The script runs every command with its key from KEYS, atomically, in
-    one round trip, whatever the batch's size; the client only joins strings.
+    one round trip, whatever the batch's size; the client only lists strings.
     """
 
     CHUNK = 1000  # arguments a command at most (Lua's unpack takes a few thousand)
 
     def __init__(self):
-        self.keys: dict[str, int] = {}
-        self.ops: list[list] = []
+        self.keys: list[str] = []
+        self.args: list[str] = []
         self.zsets: dict[str, dict[str, float]] = {}
         self.sets: dict[str, set[str]] = {}
         self.fields: dict[str, dict[str, str]] = {}
         self.counts: dict[tuple[str, str], int] = {}
 
     def _op(self, command: str, key: str, args: list[str]) -> None:
-        self.ops.append([command, self.keys.setdefault(key, len(self.keys) + 1), args])
+        self.keys.append(key)
+        self.args += (str(len(args)), command)
+        self.args += args
 
     def _ops(self, command: str, key: str, args: list[str]) -> None:
         for start in range(0, len(args), self.CHUNK):
@@ -166,14 +217,17 @@ class BulkWrite:
             self._op("ZINCRBY", key, [str(amount), value])
         self.zsets, self.sets, self.fields, self.counts = {}, {}, {}, {}
 
+    def prepared(self) -> tuple[list[str], list[str]]:
+        """The script's keys and arguments for everything queued (no keys: nothing); empties it."""
+        self._flush()
+        keys, args = self.keys, self.args
+        self.keys, self.args = [], []
+        return keys, args
+
     def send(self) -> int:
         """Run everything queued as one script (one round trip); returns the commands it ran."""
-        self._flush()
-        if not self.ops:
-            return 0
-        keys, ops = list(self.keys), self.ops
-        self.keys, self.ops = {}, []
-        return run_script(_BULK, keys, [json.dumps(ops)])
+        keys, args = self.prepared()
+        return run_script(_BULK, keys, args) if keys else 0
 
 
 def _queue_batch(pipe, items, first_product: int, first_review: int, at: float) -> list[int]:
