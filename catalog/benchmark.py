@@ -20,7 +20,7 @@ from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH
 
 SIZES = {"tiny": (30, 4), "demo": (2_000, 10), "large": (100_000, 10)}  # products, reviews per product (average)
-BATCH = 200  # products (with their reviews) per MULTI/EXEC, as the seeder
+BATCH = 200  # products (with their reviews) per script, as the seeder
 PAGE = 25
 TYPE = "phone"
 BENCH = Actor("bench", link=lambda entity, pk: f"/catalog/products/{pk}/" if entity == "product" else "")
@@ -85,9 +85,7 @@ class Catalog(Part):
     # -- loading
 
     def _write(self, items) -> None:
-        for start in range(0, len(items), BATCH):
-            batch, at = items[start : start + BATCH], items[start][0].created_at
-            catalog.write_batch(batch, actor=BENCH, at=at)
+        catalog.write_batches(items, actor=BENCH, at=items[0][0].created_at, batch=BATCH)
 
     def load_redis(self, run) -> list[Load]:
         probe = [(product, []) for product, _ in self.products[:MEMORY_PROBE]]
@@ -131,6 +129,7 @@ class Catalog(Part):
 
     def operations(self, runs: int) -> list[Operation]:
         product, at = self.detail, self.now
+        catalog.reserve_review_ids()  # the process's block of review ids, drawn once as a running server has it
         return [
             Operation("1", "product list by average rating, with counts", lambda n: list_by_rating(),
                       lambda db, n: sql_list_by_rating(db), lambda a, n: orm_list_by_rating(a)),
@@ -176,7 +175,8 @@ def of_type(slug: str) -> tuple:
 
 
 def add_review(product_id: int, n: int, at: float) -> int:
-    """9. A review with everything derived from it (embed, aggregate, sort indexes, event)."""
+    """9. A review with everything derived from it (embed, aggregate, sort indexes, event): one script,
+    its id from the process's block (one INCRBY every 100 reviews)."""
     review = (product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.")
     return catalog.add_review(*review, actor=BENCH, at=at)
 

@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from catalog import store, types
+from catalog import presenters, store, types
 from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
 from config import autocomplete
 from config.activity import Actor
@@ -93,19 +93,33 @@ def product_bulk_delete(request):
 
 
 def product_list(request):
+    """One page of products; its rows, chips and column heads are built in Python once
+    (``presenters``), so the template loops over nothing per row."""
     state = PRODUCTS.read(request)
     filters = state.form
     query = filters.query(state.order, state.offset, state.per_page)
     result = store.list_products(query)
+    products_path = reverse("catalog:product_list")  # a row's link is this and its id: no reverse() a row
+    type_columns = types.TYPES[query.type].fields if query.type else ()
+    chosen = filters.cleaned_data
     context = {
         "page": page_of(result.rows, result.total, state),
         "state": state,
         "filters": filters,
+        "filter_fields": presenters.filter_fields(filters),
         "result": result,
-        "type_columns": types.TYPES[query.type].fields if query.type else (),
-        "type_chips": [(types.TYPES[slug], count) for slug, count in result.type_counts.items()],
+        "rows": presenters.product_rows(result.rows, type_columns, products_path),
+        "sorts": presenters.sort_headers(state),
+        "type_headers": presenters.type_header_cells(type_columns),
+        "type_chips": presenters.type_chips(
+            state,
+            [(types.TYPES[slug], count) for slug, count in result.type_counts.items()],
+            chosen.get("type") or "",
+            result.catalog_size,
+        ),
+        "tag_chips": presenters.tag_chips(state, result.tag_cloud, chosen.get("tags_all") or ()),
         "search_limit": store.SEARCH_LIMIT,
-        "products_path": reverse("catalog:product_list"),  # a row's link is this and its id: no reverse() a row
+        "products_path": products_path,
     }
     return render_list(request, "catalog/product_list.html", context)
 
@@ -131,9 +145,29 @@ def product_add(request):
     return render(request, "catalog/product_form.html", {"form": form, "kind": kind, "adding": True})
 
 
+def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
+    """The product page's context: links from its path computed once, numbers formatted once,
+    the 3 newest reviews as built items, and the unbound review form rendered once a process."""
+    product_path, products_path = _detail_url(product.id), reverse("catalog:product_list")
+    return {
+        "product": product,
+        "product_path": product_path,
+        "products_path": products_path,
+        "tags": presenters.tag_links(product.tags, products_path),
+        "type_fields": presenters.type_field_items(product.type_fields),
+        "images": presenters.media_links(product.images, "image"),
+        "videos": presenters.media_links(product.videos, "video"),
+        "price": presenters.price_text(product.price),
+        "average": presenters.rating_text(product.average),
+        "recent_reviews": presenters.review_items(product.recent, product_path),
+        "review_form": review_form or ReviewForm(),
+        "review_fields": None if review_form else presenters.empty_review_fields(),
+    }
+
+
 def product_detail(request, pk: int):
     product = or_404(store.get, pk)
-    return render(request, "catalog/product_detail.html", {"product": product, "review_form": ReviewForm()})
+    return render(request, "catalog/product_detail.html", _detail_context(product))
 
 
 @require_http_methods(["GET", "POST"])
@@ -183,13 +217,16 @@ def review_list(request, pk: int):
     """All reviews, 20 a page, newest first: loaded under the product with htmx, or as a page."""
     state = REVIEWS.read(request)
     found = or_404(store.review_page, pk, state.offset, state.per_page)
+    product_path = _detail_url(pk)
     context = {
         "product_id": pk,
         "product_name": found.product_name,
-        "reviews": found.reviews,
+        "product_path": product_path,
+        "products_path": reverse("catalog:product_list"),
+        "reviews": presenters.review_items(found.reviews, product_path),
         "page": page_of(found.reviews, found.total, state),
         "state": state,
-        "url": reverse("catalog:review_list", args=[pk]),
+        "url": f"{product_path}reviews/",
     }
     return render_list(request, "catalog/review_list.html", context, "review-page")
 
@@ -201,14 +238,13 @@ def review_add(request, pk: int):
         data = form.cleaned_data
         try:
             author, comment = data["author"].strip(), data["comment"].strip()
-            store.add_review(pk, author, data["rating"], comment, actor=_actor(request, pk))
+            added = store.add_named_review(pk, author, data["rating"], comment, actor=_actor(request, pk))
         except store.NotFound:
             raise Http404("No such product") from None
-        product = store.get(pk)
-        messages.success(request, f"Your review of “{product.name if product else pk}” was added.")
+        messages.success(request, f"Your review of “{added.product_name}” was added.")
         return redirect(_detail_url(pk) + "#reviews")
     product = or_404(store.get, pk)
-    context = {"product": product, "review_form": focus_first_error(form)}
+    context = _detail_context(product, focus_first_error(form))
     return render(request, "catalog/product_detail.html", context, status=400)
 
 

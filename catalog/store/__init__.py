@@ -12,7 +12,17 @@ Reads: the list is one transaction whatever the filters (two with a search),
 the detail page one HGETALL, a page of reviews one SORT ... GET.
 """
 
-from catalog.store.bulk import NewReview, import_products, last_product_id, queue_new_product, reserve_ids, write_batch
+from catalog.store.bulk import (
+    NewReview,
+    import_products,
+    last_product_id,
+    queue_new_product,
+    reserve_ids,
+    restore_products,
+    restore_reviews,
+    write_batch,
+    write_batches,
+)
 from catalog.store.checks import (
     Held,
     IndexEntries,
@@ -51,15 +61,27 @@ from catalog.store.listing import (
     suggest,
 )
 from catalog.store.products import create, delete, get, new_product_id, sku_owner, update
-from catalog.store.reviews import ReviewPage, add_review, delete_review, get_review, review_page
+from catalog.store.reviews import (
+    AddedReview,
+    ReviewPage,
+    add_named_review,
+    add_review,
+    delete_review,
+    get_review,
+    reserve_review_ids,
+    review_page,
+)
 
 __all__ = [
     "NAMES", "REVIEWS", "SEARCH_LIMIT", "TEMP_TTL",
     "EditConflict", "NotFound", "SkuTaken",
     "new_product_id", "create", "update", "delete", "get", "sku_owner",
     "ProductQuery", "ProductList", "list_products",
-    "add_review", "delete_review", "get_review", "ReviewPage", "review_page",
+    "add_review", "add_named_review", "AddedReview", "reserve_review_ids",
+    "delete_review", "get_review", "ReviewPage", "review_page",
     "NewReview", "last_product_id", "reserve_ids", "queue_new_product", "import_products", "write_batch",
+    "write_batches",
+    "restore_products", "restore_reviews",
     "Held", "IndexEntries", "drop_orphan_review", "drop_review_refs", "expected_scores",
     "index_entries", "index_members", "iter_product_ids", "iter_review_ids", "missing_reviews",
     "products_by_id", "rebuild_indexes", "repair_reviews", "review_counts", "review_links", "review_sets",

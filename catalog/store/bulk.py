@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from catalog import keys
@@ -12,6 +15,7 @@ from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
 from config.store.children import Child
+from config.store.children_scripts import run_script
 
 
 @dataclass
@@ -74,35 +78,110 @@ def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Acto
 
 
 def write_batch(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
-    """The seeder's batch: reserve ids, then everything in one MULTI/EXEC (two round trips a batch),
-    the index entries of the whole batch merged into one command per index key."""
+    """One batch: reserve ids, then everything in one script (two round trips), the index
+    entries of the whole batch merged into one command per index key."""
+    return write_batches(items, actor=actor, at=at, batch=max(1, len(items)))
+
+
+def write_batches(
+    items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float, batch: int = 200
+) -> list[int]:
+    """The seeder's writes: ids for all ``items`` in one round trip, then one script per
+    ``batch`` products with their reviews, each sent while the next is built (a second thread
+    waits on Redis while this one joins strings), and an event per batch."""
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
-    pipe = client().pipeline(transaction=True)
-    merged = _Merged(pipe)
-    ids = _queue_batch(merged, items, first_product, first_review, at)
-    merged.flush()
-    queue_event(pipe, actor.event("created", APP, "product", ids[0], f"{len(ids)} seeded products"))
-    pipe.execute()
+    ids: list[int] = []
+    with _Sender() as sender:
+        for start in range(0, len(items), batch):
+            chunk = items[start : start + batch]
+            bulk = BulkWrite()
+            written = _queue_batch(bulk, chunk, first_product + start, first_review, at)
+            first_review += sum(len(r) for _, r in chunk)
+            queue_event(bulk, actor.event("created", APP, "product", written[0], f"{len(written)} seeded products"))
+            sender.send(bulk)
+            ids += written
     return ids
 
 
-class _Merged:
-    """A pipeline for a batch of new products: additions to the same index key become one command.
+class _Sender:
+    """Sends prepared scripts on a second thread, one at a time, so building the next overlaps
+    Redis running this one; leaving waits for the last and raises what any of them raised."""
 
-    New products only add to the indexes (members, fields, counts), and adds
-    commute, so one ZADD/SADD/HSET per index key (and one ZINCRBY per tag) at
-    the end writes exactly what one command per product would, in far fewer
-    commands. Whole-hash writes go straight to the pipeline.
+    def __init__(self):
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.pending = None
+
+    def __enter__(self):
+        return self
+
+    def send(self, bulk: BulkWrite) -> None:
+        keys, args = bulk.prepared()
+        self.wait()
+        if keys:
+            self.pending = self.pool.submit(run_script, _BULK, keys, args)
+
+    def wait(self) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending.result()
+
+    def __exit__(self, *exc):
+        try:
+            self.wait()
+        finally:
+            self.pool.shutdown()
+
+
+# KEYS: the key of each command, in order. ARGV, command after command: its argument count,
+# its name, its arguments; every argument a string (a score is never rounded on the way), no
+# key name built here. Plain arguments rather than one JSON document: decoding JSON in Lua
+# costs the server more than the commands themselves.
+_BULK = """
+local at = 1
+for i = 1, #KEYS do
+  local count = tonumber(ARGV[at])
+  redis.call(ARGV[at + 1], KEYS[i], unpack(ARGV, at + 2, at + 1 + count))
+  at = at + 2 + count
+end
+return #KEYS
+"""
+
+
+def _text(value) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+class BulkWrite:
+    """New records and their index entries, sent as one script of plain commands per ``send``.
+
+    It takes a pipeline's signatures (``queue_indexes``, the review machinery's
+    bulk writer and ``queue_event`` write to it as to a pipeline). New records
+    only add to the indexes (members, fields, counts), and adds commute, so the
+    additions to one key become one ZADD/SADD/HSET (and one ZINCRBY per tag)
+    for the whole batch: exactly what one command per record would write, in
+    far fewer commands. Whole hashes and stream entries are commands of their
+    own. The script runs every command with its key from KEYS, atomically, in
+    one round trip, whatever the batch's size; the client only lists strings.
     """
 
-    CHUNK = 1000  # members a command
+    CHUNK = 1000  # arguments a command at most (Lua's unpack takes a few thousand)
 
-    def __init__(self, pipe):
-        self.pipe = pipe
+    def __init__(self):
+        self.keys: list[str] = []
+        self.args: list[str] = []
         self.zsets: dict[str, dict[str, float]] = {}
         self.sets: dict[str, set[str]] = {}
         self.fields: dict[str, dict[str, str]] = {}
         self.counts: dict[tuple[str, str], int] = {}
+
+    def _op(self, command: str, key: str, args: list[str]) -> None:
+        self.keys.append(key)
+        self.args += (str(len(args)), command)
+        self.args += args
+
+    def _ops(self, command: str, key: str, args: list[str]) -> None:
+        for start in range(0, len(args), self.CHUNK):
+            self._op(command, key, args[start : start + self.CHUNK])
 
     def zadd(self, key, mapping):
         self.zsets.setdefault(key, {}).update(mapping)
@@ -114,24 +193,41 @@ class _Merged:
         self.counts[(key, value)] = self.counts.get((key, value), 0) + amount
 
     def hset(self, key, field=None, value=None, mapping=None):
+        """A whole hash (``mapping``) is written at once; single fields of one key are merged."""
         if mapping is None:
-            self.fields.setdefault(key, {})[field] = value
+            self.fields.setdefault(key, {})[field] = _text(value)
         else:
-            self.pipe.hset(key, mapping=mapping)
+            self._ops("HSET", key, [part for pair in mapping.items() for part in pair])
 
-    def flush(self) -> None:
+    def set(self, key, value):
+        self._op("SET", key, [_text(value)])
+
+    def xadd(self, key, fields, maxlen=None, approximate=True):
+        limit = ["MAXLEN", *(["~"] if approximate else []), str(maxlen)] if maxlen else []
+        self._op("XADD", key, [*limit, "*", *(part for pair in fields.items() for part in map(str, pair))])
+
+    def _flush(self) -> None:
         for key, scores in self.zsets.items():
-            members = list(scores.items())
-            for start in range(0, len(members), self.CHUNK):
-                self.pipe.zadd(key, dict(members[start : start + self.CHUNK]))
+            self._ops("ZADD", key, [part for member, score in scores.items() for part in (_text(score), member)])
         for key, members in self.sets.items():
-            ordered = sorted(members)
-            for start in range(0, len(ordered), self.CHUNK):
-                self.pipe.sadd(key, *ordered[start : start + self.CHUNK])
+            self._ops("SADD", key, sorted(members))
         for key, fields in self.fields.items():
-            self.pipe.hset(key, mapping=fields)
+            self._ops("HSET", key, [part for pair in fields.items() for part in pair])
         for (key, value), amount in self.counts.items():
-            self.pipe.zincrby(key, amount, value)
+            self._op("ZINCRBY", key, [str(amount), value])
+        self.zsets, self.sets, self.fields, self.counts = {}, {}, {}, {}
+
+    def prepared(self) -> tuple[list[str], list[str]]:
+        """The script's keys and arguments for everything queued (no keys: nothing); empties it."""
+        self._flush()
+        keys, args = self.keys, self.args
+        self.keys, self.args = [], []
+        return keys, args
+
+    def send(self) -> int:
+        """Run everything queued as one script (one round trip); returns the commands it ran."""
+        keys, args = self.prepared()
+        return run_script(_BULK, keys, args) if keys else 0
 
 
 def _queue_batch(pipe, items, first_product: int, first_review: int, at: float) -> list[int]:
@@ -144,3 +240,81 @@ def _queue_batch(pipe, items, first_product: int, first_review: int, at: float) 
         first_review += len(reviews)
         ids.append(product.id)
     return ids
+
+
+# --- restoring an export -------------------------------------------------------------------
+
+
+RESTORE_BATCH = 500  # products, or products' review totals, a script
+RESTORE_REVIEWS = 5000  # reviews a script
+
+
+def restore_products(products: Iterable[Product], *, actor: Actor) -> int:
+    """Write exported products with their own ids and times, RESTORE_BATCH a script, and one
+    event for the whole entity; the product counter is put at the highest id written.
+
+    For an import into an empty catalog (the exchange runner clears it first, and again if
+    anything fails): each product is written as ``create`` writes it, with no reviews yet
+    (its aggregate empty, ``restore_reviews`` fills it), every index entry merged per key.
+    """
+    bulk, count, first, last = BulkWrite(), 0, 0, 0
+    for product in products:
+        first, last, count = first or product.id, max(last, product.id), count + 1
+        queue_new_product(bulk, product, [], 0)
+        if count % RESTORE_BATCH == 0:
+            bulk.send()
+    if count:
+        bulk.set(keys.product_ids(), last)
+        queue_event(bulk, actor.event("created", APP, "product", first, f"{count} imported products"))
+    bulk.send()
+    return count
+
+
+def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Actor) -> int:
+    """Write exported reviews, (product id, review id, review), with their own ids and times.
+
+    The review hashes and each product's review set go out RESTORE_REVIEWS a
+    script (the review machinery's bulk writer); each product's aggregate and
+    its 3 newest are kept meanwhile (a count, a sum and three copies a product),
+    and written at the end with the rating and review-count sort indexes,
+    RESTORE_BATCH products a script: exactly what one ``add_review`` per review
+    would have left. One event for the whole entity; the review counter is put
+    at the highest id written. The products must be written first.
+    """
+    totals: dict[int, list] = {}  # product id -> [count, sum, newest copies]
+    pending: dict[int, list[Child]] = {}
+    bulk, count, first, last = BulkWrite(), 0, 0, 0
+
+    def write_pending():
+        for product_id, children in pending.items():
+            REVIEWS.queue_bulk(bulk, product_id, children)
+        pending.clear()
+        bulk.send()
+
+    for product_id, review_id, review in reviews:
+        first, last, count = first or review_id, max(last, review_id), count + 1
+        fields = {"author": review.author, "rating": str(review.rating), "comment": review.comment}
+        pending.setdefault(product_id, []).append(Child(review_id, fields, review.at))
+        held = totals.setdefault(product_id, [0, 0, []])
+        held[0] += 1
+        held[1] += review.rating
+        copy = {**fields, REVIEWS.parent_field: str(product_id), REVIEWS.time_field: repr(review.at)}
+        held[2].append({"id": str(review_id), **{name: copy.get(name, "") for name in REVIEWS.embed_fields}})
+        if len(held[2]) > REVIEWS.embed_size:
+            held[2] = REVIEWS.newest(held[2])
+        if count % RESTORE_REVIEWS == 0:
+            write_pending()
+    write_pending()
+    for n, (product_id, (reviewed, total, newest)) in enumerate(totals.items(), start=1):
+        derived = {REVIEWS.embed_field: json.dumps(REVIEWS.newest(newest)), REVIEWS.count_field: str(reviewed)}
+        if REVIEWS.sum_field:
+            derived[REVIEWS.sum_field] = str(total)
+        bulk.hset(keys.product(product_id), mapping=derived)
+        REVIEWS.queue_scores(bulk, product_id, reviewed, total)
+        if n % RESTORE_BATCH == 0:
+            bulk.send()
+    if count:
+        bulk.set(keys.review_ids(), last)
+        queue_event(bulk, actor.event("created", APP, "review", first, f"{count} imported reviews"))
+    bulk.send()
+    return count

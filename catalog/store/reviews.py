@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -10,20 +12,129 @@ from catalog.documents import Review
 from catalog.store.core import APP, REVIEWS
 from config.activity import Actor
 from config.redis import client
+from config.store import Busy, NotFound
+from config.store.children_scripts import FINISH
+
+# The review's own add: the shared machinery's add (``children_scripts``), with the id taken from
+# this process's block and checked here, and the product's name returned for the message.
+# KEYS: product, its review set, the review, the review id counter, then the score indexes and
+# the event stream. ARGV: the spec as JSON.
+ADD_REVIEW = (
+    FINISH
+    + """
+local s = cjson.decode(ARGV[1])
+local parent, index, child, ids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
+if redis.call('EXISTS', child) == 1 or tonumber(redis.call('GET', ids) or '0') < tonumber(s.id) then
+  return {'stale'}
+end
+redis.call('HSET', child, unpack(s.fields))
+redis.call('ZADD', index, s.at, s.id)
+local held, before = embedded(parent, s)
+held[s.id] = s.copy
+local count = redis.call('HINCRBY', parent, s.count, 1)
+local total = redis.call('HINCRBY', parent, s.sum, s.amount)
+finish(s, parent, index, held, before, count, total)
+return {'ok', redis.call('HGET', parent, s.label) or ''}
+"""
+)
+ID_BLOCK = 100  # review ids one INCRBY reserves for this process
+
+
+class _IdBlock:
+    """Review ids reserved from the Redis counter (INCRBY) for this process, handed out in turn.
+
+    Every id comes from Redis; the block only saves a round trip per add. The
+    add script refuses an id the counter has not reached (the data was reset
+    since) or that a review already holds, and the block is then drawn again.
+    A forked process draws its own.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pid, self.next, self.last = 0, 1, 0
+
+    def take(self) -> int:
+        with self.lock:
+            if self.pid != os.getpid() or self.next > self.last:
+                self._draw()
+            self.next += 1
+            return self.next - 1
+
+    def put_back(self, review_id: int) -> None:
+        """An id the add did not use (no such product): the next add takes it."""
+        with self.lock:
+            if self.next == review_id + 1:
+                self.next = review_id
+
+    def drop(self) -> None:
+        with self.lock:
+            self.next, self.last = 1, 0
+
+    def _draw(self) -> None:
+        self.last = client().incrby(keys.review_ids(), ID_BLOCK)
+        self.next, self.pid = self.last - ID_BLOCK + 1, os.getpid()
+
+
+_IDS = _IdBlock()
+
+
+def reserve_review_ids() -> None:
+    """Draw this process's block of review ids now (a server does it at its first add)."""
+    _IDS.drop()
+    _IDS.take()
+    _IDS.put_back(_IDS.next - 1)
+
+
+@dataclass(frozen=True)
+class AddedReview:
+    id: int
+    product_name: str
 
 
 def add_review(
     product_id: int, author: str, rating: int, comment: str, *, actor: Actor, at: float | None = None
 ) -> int:
-    """Add a review: two round trips (the id, drawn only for an existing product, then one script
-    that writes the hash, the set, the embed, the aggregate, the sort indexes and the event)."""
-    fields = {"author": author, "rating": str(rating), "comment": comment}
+    """Add a review; its id. See ``add_named_review``."""
+    return add_named_review(product_id, author, rating, comment, actor=actor, at=at).id
+
+
+def add_named_review(
+    product_id: int, author: str, rating: int, comment: str, *, actor: Actor, at: float | None = None
+) -> AddedReview:
+    """Add a review; its id and its product's name. One round trip: a script that writes the
+    hash, the set, the embed, the aggregate, the sort indexes and the event, and answers the
+    product's name.
+
+    The id comes from this process's block (``_IdBlock``): one INCRBY every
+    ID_BLOCK adds, and again when the script refuses a stale id. Raises
+    NotFound, and then writes nothing, for a missing product.
+    """
     at = time.time() if at is None else at
-
-    def event(review_id: int):
-        return actor.event("created", APP, "review", review_id, f"{rating}★ by {author}")
-
-    return REVIEWS.add(product_id, fields, at, event=event)
+    fields = {"author": author, "rating": str(rating), "comment": comment}
+    stored = {**fields, REVIEWS.parent_field: str(product_id), REVIEWS.time_field: repr(at)}
+    parent_key = keys.product(product_id)
+    for _ in range(2):
+        review_id = _IDS.take()
+        spec = {
+            "id": str(review_id),
+            "at": repr(at),
+            "amount": str(int(rating)),
+            "fields": [part for pair in stored.items() for part in pair],
+            "copy": {"id": str(review_id), **{name: stored.get(name, "") for name in REVIEWS.embed_fields}},
+            "label": "name",
+        }
+        event = actor.event("created", APP, "review", review_id, f"{rating}★ by {author}")
+        run_keys = [parent_key, keys.product_reviews(product_id), keys.review(review_id), keys.review_ids()]
+        # The shared machinery's runner: the spec's embed, aggregate, score and event parts.
+        reply = REVIEWS._run(ADD_REVIEW, run_keys, spec, product_id, event)
+        if reply[0] == "ok":
+            return AddedReview(review_id, reply[1])
+        if reply[0] == "notfound":
+            _IDS.put_back(review_id)
+            raise NotFound(parent_key)
+        _IDS.drop()  # stale: the data was reset, or another writer holds the id
+    raise Busy(parent_key)
 
 
 def delete_review(review_id: int, *, actor: Actor, product_id: int | None = None) -> dict[str, str]:

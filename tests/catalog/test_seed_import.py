@@ -12,7 +12,7 @@ from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
 from tests.base import RedisTestCase, flush_test_redis
-from tests.catalog.helpers import make_product
+from tests.catalog.helpers import TESTER, make_product, review
 
 
 def snapshot():
@@ -136,3 +136,35 @@ class ImportTest(RedisTestCase):
         self.assertEqual((again.name, again.sku), ("Again", ""))
         self.assertEqual(store.sku_owner("IMP-1"), store.get(store.sku_owner("IMP-1")).id)
         self.assertEqual(violations(["catalog"]), [])
+
+
+class ExportImportTest(RedisTestCase):
+    """``export_data`` then ``import_data`` of the catalog: the bulk writers restore what was there."""
+
+    sign_in = False
+
+    def test_an_import_restores_every_product_and_review_with_one_event_an_entity(self):
+        from config.store import activity, events_length
+
+        first = make_product("Sonique Buds", tags=("wireless", "sport"), at=1000.0)
+        second = make_product("Nova Box", type="game_console", sku="NB-1", tags=("gaming",), at=2000.0)
+        bare = make_product("Quiet Pods", sku="QP-1", price="", at=3000.0)
+        edited = store.get(second)
+        edited.name = "Nova Box Pro"
+        store.update(second, edited, edited.rev, actor=TESTER, at=2500.0)
+        for n, rating in enumerate((5, 3, 4, 1, 2)):
+            review(first, rating, author=f"a{n}", at=5000.0 + n, comment="Fine & <ok>")
+        review(second, 4, at=5000.0)
+        review(second, 2, at=5000.0)  # the same time: the embed orders them by id, as the set does
+        before = {pk: store.get(pk) for pk in (first, second, bare)}
+        with tempfile.TemporaryDirectory() as tmp:
+            quiet = {"stdout": StringIO(), "stderr": StringIO()}
+            call_command("export_data", "--only", "catalog", tmp, **quiet)
+            flush_test_redis()
+            call_command("import_data", "--only", "catalog", tmp, **quiet)
+        self.assertEqual({pk: store.get(pk) for pk in before}, before)
+        self.assertEqual(violations(["catalog"]), [])
+        self.assertEqual(events_length(), 2)
+        labels = sorted(event.label for event in activity(events=5).events)
+        self.assertEqual(labels, ["3 imported products", "7 imported reviews"])
+        self.assertGreater(review(bare, 5), 7)  # a new review never takes an imported review's id

@@ -8,7 +8,7 @@ from catalog.store import NewReview
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
-from tests.base import RedisTestCase, run_concurrently
+from tests.base import RedisTestCase, flush_test_redis, run_concurrently
 from tests.catalog.helpers import CONSOLE, EARBUDS, TESTER, make_product, review
 
 
@@ -151,15 +151,29 @@ class RoundTripTest(RedisTestCase):
         self.assertEqual(store.get(product_id).name, "First")
         self.assertIsNone(store.sku_owner("X-2"))
 
-    def test_a_review_add_is_two_round_trips_and_two_commands(self):
+    def test_a_review_add_is_one_round_trip_and_one_command(self):
         product_id = make_product()
-        review(product_id, 3)
-        with self.assertRoundTrips(2) as trace, self.assertCommands(2):  # the id (if the product exists), the script
-            review(product_id, 5)
-        self.assertEqual([c.name for t in trace.round_trips for c in t.commands], ["EVALSHA", "EVALSHA"])
-        written = trace.round_trips[1].commands[0].keys
-        expected = {keys.product(product_id), keys.product_reviews(product_id), keys.sort_index("rating")}
+        review(product_id, 3)  # the process's block of review ids is drawn here
+        with self.assertRoundTrips(1) as trace, self.assertCommands(1):  # the script, its id from the block
+            added = store.add_named_review(product_id, "Ann", 5, "", actor=TESTER)
+        self.assertEqual(added.product_name, store.get(product_id).name)
+        self.assertEqual([c.name for t in trace.round_trips for c in t.commands], ["EVALSHA"])
+        written = trace.round_trips[0].commands[0].keys
+        expected = {keys.product(product_id), keys.product_reviews(product_id), keys.sort_index("rating"),
+                    keys.review(added.id), keys.review_ids()}  # fmt: skip
         self.assertEqual(expected - set(written), set())
+
+    def test_review_ids_come_from_the_counter_after_a_reset_and_a_missing_product_uses_none(self):
+        product_id = make_product()
+        first = review(product_id, 3)
+        with self.assertRaises(store.NotFound):
+            store.add_review(product_id + 1, "Ann", 4, "", actor=TESTER)
+        self.assertEqual(review(product_id, 4), first + 1)  # the id the missing product did not use
+        flush_test_redis()  # the data is gone: the block left is refused by the script, and drawn again
+        product_id = make_product()
+        self.assertEqual(review(product_id, 5), 1)
+        self.assertGreaterEqual(int(client().get(keys.review_ids())), 1)
+        self.assertEqual(violations(["catalog"]), [])
 
     def test_a_review_delete_is_two_round_trips(self):
         product_id = make_product()

@@ -47,7 +47,7 @@ EXPECTED = {
     "7a": (1, 1),  # one script walks the report sets down to the depth
     "7b": (1, 1),  # one script walks the whole subtree (within its budget), whatever the depth
     "8": (2, 70),  # the location's newest reading; then 24 hourly, 30 daily and 12 monthly rollups
-    "9": (2, 2),  # a script that draws the id if the product exists; the script that writes everything
+    "9": (1, 1),  # the script that writes everything, its id from the process's block of review ids
     "10": (1, 1),  # one EVALSHA: the script reads both bounds, writes both sides and the event
 }
 PAGES = {  # (app, kind): domain round trips of the whole page

@@ -1,0 +1,219 @@
+"""The catalog screens' repeated parts, built once in Python rather than by the template per row.
+
+A list of 25 products is some 600 template variable lookups, a localized number
+per cell and a link per row when a template loops over it; here each row is a
+few string joins. Every stored value is escaped (``html.escape``, the same
+escaping as Django's templates) before it is joined, and the joined whole is
+then marked safe; links are built from a path computed once per page, numbers
+formatted once. The markup is the one the templates wrote.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from functools import cache
+from html import escape
+from urllib.parse import quote
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+
+from catalog.documents import Review
+from catalog.forms import ReviewForm
+from catalog.templatetags.catalog_tags import tag_query, web_link
+from config.templatetags.dashboard import sort_mark, sort_query
+
+DASH = "—"
+_CENT = Decimal("0.01")
+NUMERIC = ("int", "decimal")
+SORTED_COLUMNS = (("name", "Name", ""), ("price", "Price", ""), ("rating", "Rating", ' data-sort="rating"'),
+                  ("reviews", "Reviews", ""))  # fmt: skip
+
+
+def price_text(price: Decimal | None) -> str:
+    """A price as ``{{ price }}`` shows it (no thousands separator here): "—" when unset."""
+    return DASH if price is None else f"{price:f}"
+
+
+def rating_text(average: float | None) -> str:
+    """An average as ``|floatformat:2`` shows it (halves rounded up): "—" with no review."""
+    if average is None:
+        return DASH
+    return str(Decimal(repr(average)).quantize(_CENT, rounding=ROUND_HALF_UP))
+
+
+def _num(field) -> str:
+    return ' class="num"' if field.kind in NUMERIC else ""
+
+
+def product_rows(rows, type_columns, products_path: str) -> SafeString:
+    """The list's ``<tr>`` rows: checkbox, linked name, type, brand, SKU, the chosen type's
+    fields, tags, price, rating and review count."""
+    path = escape(products_path)
+    out = []
+    for row in rows:
+        pk, name = row.id, escape(row.name)
+        own = "".join(
+            f'<td{_num(f)} data-field="{escape(f.name)}">{escape(value) if value else DASH}</td>'
+            for f, value in row.type_fields
+        ) if type_columns else ""  # fmt: skip
+        tags = "".join(f'<span class="tag">{escape(tag)}</span> ' for tag in row.tags)
+        out.append(
+            f'<tr data-product="{pk}">\n'
+            f'        <td class="select"><input type="checkbox" name="ids" value="{pk}" id="select-{pk}" '
+            f'aria-label="Select {name}"></td>\n'
+            f'        <td><a href="{path}{pk}/">{name}</a></td>\n'
+            f"        <td>{escape(row.type_label) or DASH}</td>\n"
+            f"        <td>{escape(row.brand)}</td>\n"
+            f'        <td class="mono">{escape(row.sku)}</td>\n'
+            f"        {own}\n"
+            f"        <td>{tags}</td>\n"
+            f'        <td class="num">{price_text(row.price)}</td>\n'
+            f'        <td class="num rating">{rating_text(row.average)}</td>\n'
+            f'        <td class="num">{row.num_reviews}</td>\n'
+            f"      </tr>"
+        )
+    return mark_safe("\n      ".join(out))  # every stored value above is escaped
+
+
+def sort_headers(state) -> dict[str, SafeString]:
+    """The sortable column headers by column: a link toggling the order, with ▲ or ▼ on the sorted one."""
+    heads = {}
+    for key, label, extra in SORTED_COLUMNS:
+        q = escape(sort_query(state, key))
+        mark = sort_mark(state, key)
+        link = f'<a href="{q}" hx-get="{q}" hx-target="#results" hx-push-url="true"{extra}>{label} {mark}</a>'
+        heads[key] = mark_safe(link)  # the query string is escaped, the rest is fixed text
+    return heads
+
+
+def _unit(field) -> str:
+    return f" ({escape(field.unit)})" if field.unit else ""
+
+
+def type_header_cells(type_columns) -> SafeString:
+    cells = (f'<th{_num(f)} data-type-field="{escape(f.name)}">{escape(f.label)}{_unit(f)}</th>' for f in type_columns)
+    return mark_safe("".join(cells))  # labels and units escaped
+
+
+def _chip(q: str, text: str, attrs: str = "") -> str:
+    q = escape(q)
+    return f'<a href="{q}" hx-get="{q}" hx-target="#results" hx-push-url="true"{attrs}>{text}</a>'
+
+
+def type_chips(state, chips, chosen: str, catalog_size: int) -> SafeString:
+    """ "all types" and one chip per type with its count, the chosen one marked current."""
+    current = 'aria-current="true"'
+    out = [_chip(state.query(type="", page=1), f"all types · {catalog_size}", f" {current}" if not chosen else " ")]
+    for kind, count in chips:
+        slug = escape(kind.slug)
+        mark = f' data-type="{slug}" {current}' if chosen == kind.slug else f' data-type="{slug}" '
+        out.append(_chip(state.query(type=kind.slug, page=1), f"{escape(kind.label)} · {count}", mark))
+    return mark_safe("\n    ".join(out))  # labels, slugs and query strings escaped
+
+
+def tag_chips(state, cloud, chosen) -> SafeString:
+    """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed."""
+    out = []
+    for tag, count in cloud:
+        text = escape(tag)
+        mark = f' data-tag="{text}"'
+        if tag in chosen:
+            mark += ' aria-current="true" title="Chosen: select to drop it"'
+        out.append(_chip(tag_query(state, tag), f"{text} · {count}", mark))
+    return mark_safe("\n    ".join(out))  # tags and query strings escaped
+
+
+def filter_fields(form) -> SafeString | None:
+    """The filter form's fields other than the search, as ``{{ field }}`` renders them unbound or
+    valid; None when a field has errors (the template then renders them with their messages)."""
+    if form.errors:
+        return None
+    out = []
+    for field in form:
+        if field.name == "q":
+            continue
+        value = field.value()
+        label = f'<label for="{field.id_for_label}">{escape(str(field.label))}</label>'
+        if field.name == "type":
+            held = "" if value is None else str(value)
+            options = "".join(
+                f'<option value="{escape(str(v))}"{" selected" if str(v) == held else ""}>{escape(str(text))}</option>'
+                for v, text in field.field.choices
+            )
+            widget = f'<select name="type" id="{field.auto_id}">{options}</select>'
+        else:
+            attr = f' value="{escape(str(value))}"' if value not in (None, "") else ""
+            widget = (
+                f'<input type="text" name="{field.html_name}"{attr} maxlength="{field.field.max_length}" '
+                f'id="{field.auto_id}">'
+            )
+        out.append(f'<div class="field">\n      {label}\n      {widget}\n    </div>')
+    return mark_safe("\n    ".join(out))  # values, labels and choices escaped
+
+
+# --- the product page -------------------------------------------------------------------
+
+
+def tag_links(tags: list[str], products_path: str) -> SafeString:
+    """Each tag a link to the list filtered by it; "—" with none."""
+    path = escape(products_path)
+    links = "".join(
+        f'<a class="tag" href="{path}?tags_all={escape(quote(tag, safe="/"))}">{escape(tag)}</a> ' for tag in tags
+    )
+    return mark_safe(links or DASH)  # tags escaped (and quoted in the link)
+
+
+def type_field_items(fields) -> SafeString:
+    """The type's fields as ``<dt>``/``<dd>`` pairs, the unit after a value, "—" for none."""
+    items = (
+        f'<dt>{escape(spec.label)}</dt><dd data-field="{escape(spec.name)}">'
+        f"{escape(value) + (f' {escape(spec.unit)}' if spec.unit else '') if value else DASH}</dd>"
+        for spec, value in fields
+    )
+    return mark_safe("".join(items))  # labels, names, values and units escaped
+
+
+def media_links(urls: list[str], noun: str) -> SafeString:
+    """Numbered links to stored web addresses (``web_link``); anything else shown as text."""
+    out = []
+    for n, url in enumerate(urls, start=1):
+        href = web_link(url)
+        shown = (
+            f'<a href="{escape(href)}" rel="noopener nofollow">{noun} {n}</a>'
+            if href
+            else f'<span class="mono unlinked">{escape(url)}</span>'
+        )
+        out.append(shown + " ")
+    return mark_safe("".join(out) or DASH)  # addresses escaped
+
+
+# --- reviews ----------------------------------------------------------------------------
+
+
+def review_items(reviews: list[Review], product_path: str) -> SafeString:
+    """Reviews as ``<li>`` items (stars, author, time, comment, delete link); ``product_path`` is
+    the product's page, which the delete link extends."""
+    path = escape(product_path)
+    out = []
+    for review in reviews:
+        published = review.published
+        comment = f"\n  <p>{escape(review.comment)}</p>" if review.comment else ""
+        out.append(
+            f'<li class="review" data-review="{review.id}">\n'
+            f'  <strong class="stars" aria-label="{review.rating} out of 5">{review.rating}★</strong>\n'
+            f'  <span class="author">{escape(review.author)}</span>\n'
+            f'  <time class="muted" datetime="{published.isoformat()}">{published:%Y-%m-%d %H:%M}</time>'
+            f"{comment}\n"
+            f'  <a class="muted" href="{path}reviews/{review.id}/delete/">delete</a>\n'
+            f"</li>\n"
+        )
+    return mark_safe("".join(out))  # authors and comments escaped
+
+
+@cache
+def empty_review_fields() -> SafeString:
+    """The add-review form's fields, unbound: the same on every product page, rendered once."""
+    return mark_safe(
+        "".join(render_to_string("includes/field.html", {"field": field}) for field in ReviewForm())
+    )  # Django's own widget rendering of a form with no data
