@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from config.benchmark.redisrun import commands_served
 from config.exchange import runner
 from config.exchange import store as exchange_store
 from config.invariants import violations
@@ -44,6 +45,7 @@ class Exchanged:
     checked: int = 0  # documents through the check pass (all of them unless it was stopped)
     imported: int = 0  # documents written by the import's second pass (all of them when complete)
     write_seconds: float = 0.0
+    write_commands: int = 0  # commands the server ran for the write pass (INFO commandstats), when complete
     complete: bool = False  # the import wrote every document
     violations: list[str] = field(default_factory=list)  # check_integrity of the app after the import
     identical: bool | None = None  # the second export's bytes equal the first's (None: not checked)
@@ -67,6 +69,10 @@ class Exchanged:
         return self.imported / self.write_seconds if self.imported and self.write_seconds else 0.0
 
     @property
+    def write_commands_per_second(self) -> float:
+        return self.write_commands / self.write_seconds if self.write_seconds else 0.0
+
+    @property
     def import_rate(self) -> float:
         """Documents per second of the whole import (check and write passes) as far as it went."""
         return self.imported / self.import_seconds if self.imported and self.import_seconds else 0.0
@@ -84,11 +90,13 @@ class _Budget:
     def __init__(self, seconds: float | None):
         self.seconds, self.started = seconds, time.perf_counter()
         self.writing_from: float | None = None
+        self.commands_before = 0
         self.checked = self.written = 0
 
     def __call__(self, label: str, total: int | None):
         writing = label.startswith("import ")
         if writing and self.writing_from is None:
+            self.commands_before = commands_served()
             self.writing_from = time.perf_counter()
 
         def advance(n: int) -> None:
@@ -133,6 +141,7 @@ def round_trip(app: str, folder: Path, seconds: float | None = None) -> Exchange
     try:
         runner.restore(app, first, bar=budget)
         result.complete = True
+        result.write_commands = commands_served() - budget.commands_before - 2  # the two INFO calls around it
     except OutOfTime as stop:
         result.note = (
             f"import {stop}, {budget.checked:,} of {result.records:,} documents checked, {budget.written:,} written"

@@ -202,7 +202,9 @@ def _size(value: int) -> str:
 def exchange_table(figures: dict) -> list[str]:
     """Each app's export, its import into the emptied app, and the checks after it."""
     header = ["app", "documents", "files", "export s", "export docs/s", "import: check s", "checked/s", "write s",
-              "imported", "written/s", "import docs/s", "check_integrity", "second export"]  # fmt: skip
+              "imported", "written/s", "write commands/s", "of redis-benchmark -P 32", "import docs/s",
+              "check_integrity", "second export"]  # fmt: skip
+    ceiling = (figures.get("ceiling") or {}).get("commands_per_second")
     rows = []
     for x in figures["exchange"]:
         if x["identical"] is None:
@@ -217,7 +219,9 @@ def exchange_table(figures: dict) -> list[str]:
             [x["app"], f"{x['records']:,}", _size(x["bytes"]), _seconds(x["export_seconds"]),
              _rate(x["export_rate"]), _seconds(x["check_seconds"]), _rate(x["check_rate"]),
              _seconds(x["write_seconds"]), f"{x['imported']:,}" + ("" if x["complete"] else " (stopped)"),
-             _rate(x["write_rate"]), _rate(x["import_rate"]), integrity, second]
+             _rate(x["write_rate"]), _rate(x["write_commands_per_second"]),
+             f"{x['write_commands_per_second'] / ceiling:.1%}" if ceiling and x["write_commands"] else "",
+             _rate(x["import_rate"]), integrity, second]
         )  # fmt: skip
     budget = figures.get("exchange_seconds")
     limit = f"each import stopped after {budget:g} s" if budget else "no time limit"
@@ -293,6 +297,8 @@ def as_json(outcome) -> dict:
                 "write_seconds": x.write_seconds,
                 "imported": x.imported,
                 "write_rate": x.write_rate,
+                "write_commands": x.write_commands,
+                "write_commands_per_second": x.write_commands_per_second,
                 "import_rate": x.import_rate,
                 "complete": x.complete,
                 "violations": x.violations,

@@ -179,6 +179,7 @@ class BenchmarkCommandTest(RedisTestCase):
             self.assertEqual(x["records"], sum(x["counts"].values()), app)
             self.assertEqual(x["checked"], x["records"], app)  # every exported document checked once
             self.assertEqual(x["imported"], x["records"], app)  # and written back
+            self.assertGreater(x["write_commands"], 0, app)  # counted by the server (INFO commandstats)
             self.assertEqual(x["violations"], [], app)  # check_integrity holds after the import
             self.assertIs(x["identical"], True, app)  # the second export's bytes are the first's
             self.assertEqual(x["differing"], [], app)
