@@ -91,6 +91,7 @@ class _Budget:
         self.seconds, self.started = seconds, time.perf_counter()
         self.writing_from: float | None = None
         self.commands_before = 0
+        self.stopped_at: float | None = None  # when the budget ran out (the rollback after it is not timed)
         self.checked = self.written = 0
 
     def __call__(self, label: str, total: int | None):
@@ -105,6 +106,7 @@ class _Budget:
             else:
                 self.checked += n
             if self.seconds is not None and time.perf_counter() - self.started >= self.seconds:
+                self.stopped_at = time.perf_counter()
                 raise OutOfTime(f"stopped at the {self.seconds:g} s budget")
 
         advance(0)  # a budget already spent stops before the entity's first document
@@ -147,7 +149,7 @@ def round_trip(app: str, folder: Path, seconds: float | None = None) -> Exchange
             f"import {stop}, {budget.checked:,} of {result.records:,} documents checked, {budget.written:,} written"
         )
     finally:
-        ended = time.perf_counter()
+        ended = budget.stopped_at or time.perf_counter()
         check_end = budget.writing_from if budget.writing_from is not None else ended
         result.check_seconds, result.write_seconds = check_end - budget.started, ended - check_end
         result.checked, result.imported = budget.checked, budget.written
