@@ -140,9 +140,9 @@ def _cleaned(described: AppExchange, entity: Entity, folder: Path, seen: Seen, r
     """The documents of one file that pass every check, noting each refusal in ``report``."""
     path = folder / f"{entity.name}.jsonl"
     ids = seen.setdefault(entity.name, set())
-    previous, state = None, {}
+    previous, state, file_name = None, {}, path.name
     for number, doc in files.read_lines(path, report):
-        where = f"{path.name}:{number}"
+        where = f"{file_name}:{number}"
         record = Record(doc, entity.name, where, seen, report, state)
         clean = entity.clean(record)
         for name in record.unknown():
