@@ -16,6 +16,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from unittest import mock
+from urllib.parse import quote
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -120,6 +121,27 @@ def _fetch(browser: Client, page_path: str) -> tuple[float, float]:
     if response.status_code != 200:
         raise AssertionError(f"{page_path} answered {response.status_code}, not 200")
     return took, sum(t.ms for t in recorded.trips("data")) / 1000
+
+
+def key_browser_pages(apps: list[str]) -> list[tuple[str, str, str]]:
+    """The key browser's list page, and the page of one document key: of the first of ``apps`` with a
+    document pattern (a hash with a screen of its own, registered first), one key Redis holds."""
+    from config.keyspace import keyspace
+    from config.redis import client
+    from config.store import glob_escape
+
+    found = [("keys", "list", "/keys/")]
+    for app in apps:
+        documents = [p for p in keyspace.patterns if p.app == app and p.type == "hash" and p.url]
+        if not documents:
+            continue
+        pattern = documents[0]
+        glob = ":".join(s if s == "*" else glob_escape(s) for s in pattern.segments)
+        key = next((k for k in client().scan_iter(match=glob, count=1000) if pattern.matches(k)), None)
+        if key is not None:
+            found.append(("keys", "key", f"/keys/?key={quote(key, safe=':')}"))
+            break
+    return found
 
 
 def time_pages(pages: list[tuple[str, str, str]], runs: int) -> list[PageResult]:

@@ -8,6 +8,9 @@ from config.benchmark.redisrun import SLOW_US
 from config.benchmark.runner import LABELS, SIDES
 
 GOAL_ROLLUP = {"1", "8"}  # the aggregate list and the monthly rollup: the 100× goal
+GOAL_PAGE_OVER_FLOOR = 2.0  # a page's median, at most this many times its floor's
+GOAL_PAGE_P95_MS = 10.0
+GOAL_SEEDING_SHARE = 0.20  # of redis-benchmark -P 32's commands per second
 
 
 def _ms(value: float | None) -> str:
@@ -159,7 +162,72 @@ def goals(figures: dict) -> list[str]:
     more = [f"{op['key']} ({op['round_trips']})" for op in writes if op["round_trips"] > 1]
     verdict = "met" if not more else f"not met by {', '.join(more)} round trips"
     lines.append(f"- every write one round trip: {verdict}")
+    pages = figures.get("pages", [])
+    if pages:
+        over = [f"{p['app']} {p['kind']} ({p['median_ms'] / p['floor_ms']:.1f}×)" for p in pages
+                if p["floor_ms"] and p["median_ms"] > GOAL_PAGE_OVER_FLOOR * p["floor_ms"]]  # fmt: skip
+        verdict = "met" if not over else f"not met by {', '.join(over)}"
+        lines.append(f"- every page's median at most {GOAL_PAGE_OVER_FLOOR:g}× its floor: {verdict}")
+        slow = [f"{p['app']} {p['kind']} ({_ms(p['p95_ms'])} ms)" for p in pages if p["p95_ms"] > GOAL_PAGE_P95_MS]
+        verdict = "met" if not slow else f"not met by {', '.join(slow)}"
+        lines.append(f"- every page's p95 at most {GOAL_PAGE_P95_MS:g} ms: {verdict}")
+    ceiling = figures.get("ceiling") or {}
+    if ceiling.get("commands_per_second"):
+        share = {x["app"]: x["commands_per_second"] / ceiling["commands_per_second"] for x in figures["loads"]["redis"]}
+        below = [f"{app} ({value:.1%})" for app, value in share.items() if value < GOAL_SEEDING_SHARE]
+        verdict = "met" if not below else f"not met by {', '.join(below)}"
+        lines.append(f"- seeding at {GOAL_SEEDING_SHARE:.0%} or more of redis-benchmark -P 32: {verdict}")
+    if figures.get("exchange"):
+        failed = [x["app"] for x in figures["exchange"] if not x["ok"]]
+        unchecked = [x["app"] for x in figures["exchange"] if x["identical"] is None]
+        verdict = "met" if not failed else f"NOT MET by {', '.join(failed)}"
+        if unchecked:
+            verdict += f" (not checked at this size: {', '.join(unchecked)}, the import stopped at its budget)"
+        lines.append(f"- every app's export re-imports exactly (integrity holds, a second export identical): {verdict}")
     return lines
+
+
+def _rate(value: float) -> str:
+    return f"{value:,.0f}" if value else ""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2f}" if value < 10 else f"{value:,.1f}"
+
+
+def _size(value: int) -> str:
+    return f"{value / 1e6:,.1f} MB" if value >= 1e6 else f"{value / 1e3:,.1f} kB"
+
+
+def exchange_table(figures: dict) -> list[str]:
+    """Each app's export, its import into the emptied app, and the checks after it."""
+    header = ["app", "documents", "files", "export s", "export docs/s", "import: check s", "checked/s", "write s",
+              "imported", "written/s", "write commands/s", "of redis-benchmark -P 32", "import docs/s",
+              "check_integrity", "second export"]  # fmt: skip
+    ceiling = (figures.get("ceiling") or {}).get("commands_per_second")
+    rows = []
+    for x in figures["exchange"]:
+        if x["identical"] is None:
+            second = "not checked"
+        else:
+            second = "byte-identical" if x["identical"] else "DIFFERS: " + ", ".join(x["differing"])
+        if not x["complete"]:
+            integrity = "not checked"
+        else:
+            integrity = "holds" if not x["violations"] else f"{len(x['violations'])} VIOLATION(S)"
+        rows.append(
+            [x["app"], f"{x['records']:,}", _size(x["bytes"]), _seconds(x["export_seconds"]),
+             _rate(x["export_rate"]), _seconds(x["check_seconds"]), _rate(x["check_rate"]),
+             _seconds(x["write_seconds"]), f"{x['imported']:,}" + ("" if x["complete"] else " (stopped)"),
+             _rate(x["write_rate"]), _rate(x["write_commands_per_second"]),
+             f"{x['write_commands_per_second'] / ceiling:.1%}" if ceiling and x["write_commands"] else "",
+             _rate(x["import_rate"]), integrity, second]
+        )  # fmt: skip
+    budget = figures.get("exchange_seconds")
+    limit = f"each import stopped after {budget:g} s" if budget else "no time limit"
+    notes = [f"{x['app']}: {x['note']}" for x in figures["exchange"] if x["note"]]
+    notes += [f"{x['app']}: {v}" for x in figures["exchange"] for v in x["violations"][:5]]
+    return [*_table(header, rows), "", f"Import budget: {limit}.", *notes]
 
 
 def as_json(outcome) -> dict:
@@ -213,6 +281,34 @@ def as_json(outcome) -> dict:
             {"key": x.key, "name": x.name, "ms": x.ms, "detail": x.detail, "longest_command_ms": x.longest_command_ms}
             for x in outcome.extras
         ],
+        "exchange_seconds": outcome.exchange_seconds,
+        "exchange_note": outcome.exchange_note,
+        "exchange": [
+            {
+                "app": x.app,
+                "records": x.records,
+                "counts": x.counts,
+                "bytes": x.bytes,
+                "export_seconds": x.export_seconds,
+                "export_rate": x.export_rate,
+                "check_seconds": x.check_seconds,
+                "checked": x.checked,
+                "check_rate": x.check_rate,
+                "write_seconds": x.write_seconds,
+                "imported": x.imported,
+                "write_rate": x.write_rate,
+                "write_commands": x.write_commands,
+                "write_commands_per_second": x.write_commands_per_second,
+                "import_rate": x.import_rate,
+                "complete": x.complete,
+                "violations": x.violations,
+                "identical": x.identical,
+                "differing": x.differing,
+                "note": x.note,
+                "ok": x.ok,
+            }
+            for x in outcome.exchange
+        ],  # fmt: skip
     }
 
 
@@ -232,6 +328,10 @@ def text(figures: dict, baseline: dict | None = None) -> list[str]:
               "Operations (medians):", *operations_table(m), "", "Where the time goes:", *split_table(m), "",
               "Goals:", *goals(m), "", "Loads:", *loads_table(m), "", "Pages against their floor:", *pages_table(m),
               "", "Measurements at this scale:", *extras_table(m)]  # fmt: skip
+    if m.get("exchange"):
+        lines += ["", "Export and import (export_data, then import_data into the emptied app):", *exchange_table(m)]
+    elif m.get("exchange_note"):
+        lines += ["", f"Export and import: {m['exchange_note']}."]
     if baseline:
         lines += ["", "Growth:", *growth_table(baseline, m)]
     return lines

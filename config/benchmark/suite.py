@@ -30,7 +30,7 @@ from django.db import connection
 from django.test.utils import override_settings
 from django.utils.module_loading import autodiscover_modules
 
-from config.benchmark import orm, pages, postgres, redisrun, seeding
+from config.benchmark import exchange, orm, pages, postgres, redisrun, seeding
 from config.benchmark.registry import Extra, Load, Operation, Part, registry
 from config.benchmark.runner import Result, Sides, Timing, floors, run
 from config.benchmark.sql import Db
@@ -47,13 +47,23 @@ class Budget:
     page_runs: int
     floor_runs: int
     ceiling_requests: int  # for redis-benchmark
+    exchange_seconds: float | None = None  # each app's import, at most (None: the whole round trip)
 
 
 BUDGETS = {
     "tiny": Budget(runs=3, min_runs=2, seconds=0.05, page_runs=2, floor_runs=20, ceiling_requests=20_000),
     "demo": Budget(runs=200, min_runs=10, seconds=2.0, page_runs=40, floor_runs=2_000, ceiling_requests=300_000),
-    "large": Budget(runs=200, min_runs=5, seconds=3.0, page_runs=40, floor_runs=2_000, ceiling_requests=300_000),
+    "large": Budget(
+        runs=200,
+        min_runs=5,
+        seconds=3.0,
+        page_runs=40,
+        floor_runs=2_000,
+        ceiling_requests=300_000,
+        exchange_seconds=300.0,
+    ),  # fmt: skip
 }
+DEFAULT = object()  # the scale's own exchange budget
 
 
 @dataclass
@@ -65,6 +75,9 @@ class Outcome:
     ceiling: seeding.Ceiling | None = None
     pages: list[pages.PageResult] = field(default_factory=list)
     extras: list[Extra] = field(default_factory=list)
+    exchange: list[exchange.Exchanged] = field(default_factory=list)
+    exchange_seconds: float | None = None  # the import budget the exchange ran with
+    exchange_note: str = ""  # why it did not run
     postgres_note: str = ""
 
 
@@ -191,6 +204,14 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
         yield Prepared(chosen, server, run_, sides, loads, operations, note, version)
 
 
+def _exchange_flag(scale: str, seconds) -> str:
+    if seconds is False:
+        return " --no-exchange"
+    if seconds == BUDGETS[scale].exchange_seconds:
+        return ""
+    return f" --exchange-seconds {seconds or 0:g}"
+
+
 def floor_calls(sides: Sides) -> dict:
     calls = {"redis": lambda: client().ping()}
     if sides.sqlite is not None:
@@ -202,8 +223,14 @@ def floor_calls(sides: Sides) -> dict:
     return calls
 
 
-def benchmark(scale: str, progress=lambda text: None, use_postgres: bool = True, only=()) -> Outcome:
+def benchmark(
+    scale: str, progress=lambda text: None, use_postgres: bool = True, only=(), exchange_seconds=DEFAULT
+) -> Outcome:
+    """One run. ``exchange_seconds``: each app's import budget in the export/import round trip (by default the
+    scale's; None for no limit; False leaves the round trip out)."""
     budget = BUDGETS[scale]
+    if exchange_seconds is DEFAULT:
+        exchange_seconds = budget.exchange_seconds
     started = datetime.now(UTC)
     with prepared(scale, progress, use_postgres, only) as ready:
         outcome = Outcome({}, loads=ready.loads, postgres_note=ready.postgres_note)
@@ -214,10 +241,19 @@ def benchmark(scale: str, progress=lambda text: None, use_postgres: bool = True,
         outcome.results = run(ready.operations, ready.sides, budget.runs, budget.min_runs, budget.seconds, progress)
         progress("timing whole pages beside their floors")
         page_list = [(p.app, kind, path) for p in ready.parts for kind, path in p.pages()]
+        page_list += pages.key_browser_pages([p.app for p in ready.parts])
         outcome.pages = pages.time_pages(page_list, budget.page_runs)
         for p in ready.parts:
             progress(f"{p.app}: its own measurements")
             outcome.extras += p.extras(ready.redis)
+        if exchange_seconds is False:
+            outcome.exchange_note = "left out (--no-exchange)"
+        else:
+            outcome.exchange_seconds = exchange_seconds
+            with tempfile.TemporaryDirectory(prefix="rdash-exchange-") as folder:
+                outcome.exchange = exchange.measure(
+                    [p.app for p in ready.parts], Path(folder), exchange_seconds, progress
+                )
         redis_version = client().info("server")["redis_version"]
         records = {name: count for p in ready.parts for name, count in p.records().items()}
         postgres_version = ready.postgres_version
@@ -226,7 +262,8 @@ def benchmark(scale: str, progress=lambda text: None, use_postgres: bool = True,
         "scale": scale,
         "command": "python manage.py benchmark "
         + ("--tiny" if scale == "tiny" else f"--scale {scale}")
-        + "".join(f" --only {app}" for app in only),
+        + "".join(f" --only {app}" for app in only)
+        + _exchange_flag(scale, exchange_seconds),
         "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
         "redis": redis_version,
         "redis_parser": "hiredis" if redis_py.utils.HIREDIS_AVAILABLE else "pure Python",

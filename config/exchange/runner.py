@@ -1,20 +1,25 @@
 """Export, check and import one app's documents: what ``export_data``, ``import_data`` and the
 Import / export screens run.
 
-An import reads its files twice. The first pass checks every document (and every reference
+An import reads its files once. The first pass checks every document (and every reference
 between files) and writes nothing: a refused file leaves Redis as it was, even with
-``replace``. The second pass writes through the app's own store functions, which rebuild every
-index, count and embed as the screens do. The app must hold no data (or ``replace`` is given,
-and then the current data is first exported to a temporary folder). If the write fails or is
-interrupted, the app's prefix is cleared and, with ``replace``, the saved data is written back:
-an import either completes or leaves the app as it found it.
+``replace``. Each document it accepts is kept, cleaned, in a private spool file (pickled in
+batches, never the whole app in memory), so the second pass neither reads nor checks again: it
+hands each entity's documents, in file order, as one iterator to the app's ``Entity.restore``,
+which writes them through the app's own store functions (in bulk, pipelined, where the app
+has such a path), rebuilding every index, count and embed as the screens do. The app must hold
+no data (or ``replace`` is given, and then the current data is first exported to a temporary
+folder). If the write fails or is interrupted, the app's prefix is cleared and, with
+``replace``, the saved data is written back: an import either completes or leaves the app as it
+found it.
 """
 
 from __future__ import annotations
 
+import pickle
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
@@ -32,6 +37,50 @@ Bar = Callable[[str, int | None], Callable[[int], None]]  # (label, total) -> ad
 
 def _no_bar(label: str, total: int | None) -> Callable[[int], None]:
     return lambda n: None
+
+
+STEP = 500  # records between two advances of a progress bar: a bar costs nothing per record
+
+
+def _counted(docs: Iterable[dict], advance: Callable[[int], None]) -> Iterator[dict]:
+    """``docs`` as they come, telling ``advance`` every ``STEP`` documents and at the end."""
+    pending = 0
+    for doc in docs:
+        yield doc
+        pending += 1
+        if pending == STEP:
+            advance(pending)
+            pending = 0
+    if pending:
+        advance(pending)
+
+
+SPOOL_BATCH = 1000  # cleaned documents per pickled batch in a spool file
+
+
+def _spool(docs: Iterable[dict], path: Path) -> Iterator[dict]:
+    """``docs`` as they come, each also kept in ``path`` (pickled in batches) for the write pass."""
+    batch = []
+    with path.open("wb") as handle:
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) == SPOOL_BATCH:
+                handle.write(pickle.dumps(batch, pickle.HIGHEST_PROTOCOL))
+                batch = []
+            yield doc
+        if batch:
+            handle.write(pickle.dumps(batch, pickle.HIGHEST_PROTOCOL))
+
+
+def _unspooled(path: Path) -> Iterator[dict]:
+    """The documents ``_spool`` kept, in their order (a file this process wrote in its own folder)."""
+    with path.open("rb") as handle:
+        while True:
+            try:
+                batch = pickle.load(handle)
+            except EOFError:
+                return
+            yield from batch
 
 
 def exchanges() -> dict[str, AppExchange]:
@@ -63,7 +112,7 @@ def export(app: str, folder: Path, bar: Bar = _no_bar) -> dict[str, int]:
     counts = {}
     for entity in described.entities:
         advance = bar(f"{app}.{entity.name}", None)
-        counts[entity.name] = files.write_lines(folder / f"{entity.name}.jsonl", entity.export(), advance)
+        counts[entity.name] = files.write_lines(folder / f"{entity.name}.jsonl", _counted(entity.export(), advance))
     files.write_manifest(folder, app, counts, counters)
     return counts
 
@@ -91,9 +140,9 @@ def _cleaned(described: AppExchange, entity: Entity, folder: Path, seen: Seen, r
     """The documents of one file that pass every check, noting each refusal in ``report``."""
     path = folder / f"{entity.name}.jsonl"
     ids = seen.setdefault(entity.name, set())
-    previous, state = None, {}
+    previous, state, file_name = None, {}, path.name
     for number, doc in files.read_lines(path, report):
-        where = f"{path.name}:{number}"
+        where = f"{file_name}:{number}"
         record = Record(doc, entity.name, where, seen, report, state)
         clean = entity.clean(record)
         for name in record.unknown():
@@ -118,8 +167,9 @@ def _cleaned(described: AppExchange, entity: Entity, folder: Path, seen: Seen, r
             report.refuse(where, name, reason)
 
 
-def check(app: str, folder: Path, bar: Bar = _no_bar) -> Plan:
-    """The first pass: every file read and checked, nothing written."""
+def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None) -> Plan:
+    """The first pass: every file read and checked, nothing written to Redis. With ``spool`` (a
+    private folder), each entity's accepted documents are also kept there for the write pass."""
     described = exchange_of(app)
     report = Report()
     plan = Plan(app, report, occupied=store.holds_data(app))
@@ -134,8 +184,11 @@ def check(app: str, folder: Path, bar: Bar = _no_bar) -> Plan:
             continue
         plan.present.append(entity.name)
         advance = bar(f"check {app}.{entity.name}", manifest.get("counts", {}).get(entity.name))
-        for _ in _cleaned(described, entity, folder, seen, report):
-            advance(1)
+        docs = _cleaned(described, entity, folder, seen, report)
+        if spool is not None:
+            docs = _spool(docs, spool / f"{entity.name}.pickle")
+        for _ in _counted(docs, advance):
+            pass
     if not plan.present:
         expected = ", ".join(f"{e.name}.jsonl" for e in described.entities)
         report.refuse(str(folder.name or folder), "", f"no file of {app} found; expected one of {expected}")
@@ -157,23 +210,29 @@ class Refused(Exception):
         self.plan = plan
 
 
-def _counted(docs: Iterator[dict], advance: Callable[[int], None]) -> Iterator[dict]:
-    for doc in docs:
-        yield doc
-        advance(1)
-
-
-def _write(described: AppExchange, folder: Path, counters: dict[str, int], bar: Bar) -> None:
-    """The second pass: each entity's cleaned documents through the app's store, then the id
-    counters put where the export found them (never below the highest id written)."""
+def _write(
+    described: AppExchange,
+    folder: Path,
+    counters: dict[str, int],
+    bar: Bar,
+    spool: Path | None = None,
+    totals: dict[str, int] | None = None,
+) -> None:
+    """The second pass: each entity's cleaned documents, in file order, as one iterator to its
+    ``restore`` (from the spool the first pass kept, or else read and checked again from
+    ``folder``), then the id counters put where the export found them (never below the highest id
+    written)."""
     writer = Writer(Actor("import"), described.counters)
     report, seen = Report(), {}
     for entity in described.entities:
         if not (folder / f"{entity.name}.jsonl").exists():
             continue
-        advance = bar(f"import {described.app}.{entity.name}", None)
-
-        entity.restore(_counted(_cleaned(described, entity, folder, seen, report), advance), writer)
+        advance = bar(f"import {described.app}.{entity.name}", (totals or {}).get(entity.name))
+        if spool is not None:
+            docs = _unspooled(spool / f"{entity.name}.pickle")
+        else:
+            docs = _cleaned(described, entity, folder, seen, report)
+        entity.restore(_counted(docs, advance), writer)
         if not report.ok:  # the file changed since it was checked
             raise RuntimeError("; ".join(report.refusal_lines()[:3]))
     now = store.counters(described.counters)
@@ -184,27 +243,28 @@ def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -
     """Check, then write ``folder`` into the app. Raises ``Refused`` (nothing written) or
     ``Occupied``; on any failure while writing, the app is left as it was found."""
     described = exchange_of(app)
-    plan = check(app, folder, bar)
-    if not plan.ok:
-        raise Refused(plan)
-    if plan.occupied and not replace:
-        raise Occupied(
-            f"{described.label} already holds data: importing would mix two datasets. "
-            "Import into an empty app, or replace its data (--replace, or the screen's replace box)."
-        )
-    backup = Path(tempfile.mkdtemp(prefix=f"{app}-before-import-")) if plan.occupied else None
-    try:
-        if backup is not None:
-            export(app, backup)
-            store.clear(app)
+    with tempfile.TemporaryDirectory(prefix=f"{app}-import-") as spool:
+        plan = check(app, folder, bar, spool=Path(spool))
+        if not plan.ok:
+            raise Refused(plan)
+        if plan.occupied and not replace:
+            raise Occupied(
+                f"{described.label} already holds data: importing would mix two datasets. "
+                "Import into an empty app, or replace its data (--replace, or the screen's replace box)."
+            )
+        backup = Path(tempfile.mkdtemp(prefix=f"{app}-before-import-")) if plan.occupied else None
         try:
-            _write(described, folder, plan.counters, bar)
-        except BaseException:
-            store.clear(app)
             if backup is not None:
-                _write(described, backup, files.read_manifest(backup, app, Report()).get("counters", {}), _no_bar)
-            raise
-    finally:
-        if backup is not None:
-            shutil.rmtree(backup, ignore_errors=True)
+                export(app, backup)
+                store.clear(app)
+            try:
+                _write(described, folder, plan.counters, bar, spool=Path(spool), totals=dict(plan.report.counts))
+            except BaseException:
+                store.clear(app)
+                if backup is not None:
+                    _write(described, backup, files.read_manifest(backup, app, Report()).get("counters", {}), _no_bar)
+                raise
+        finally:
+            if backup is not None:
+                shutil.rmtree(backup, ignore_errors=True)
     return plan

@@ -24,12 +24,12 @@ acknowledged writes), ``scenarios`` (the registry and the core scenario),
 from config.loadtest.forms import Form, forms, post_forms
 from config.loadtest.http import UNAVAILABLE_MARKERS, Failed, Faults, Http, Response, Sample, Stats, Unavailable
 from config.loadtest.ledger import Expectation, Ledger
-from config.loadtest.report import FaultReport, Options, Report, percentile
+from config.loadtest.report import FaultReport, Options, Report, comparison, percentile
 from config.loadtest.run import LoadTest, free_port
 from config.loadtest.scenarios import Dashboard, Registry, Scenario, ids_in, registry, scenario, text_of
 
 __all__ = [
     "UNAVAILABLE_MARKERS", "Dashboard", "Expectation", "Failed", "FaultReport", "Faults", "Form", "Http", "Ledger",
-    "LoadTest", "Options", "Registry", "Report", "Response", "Sample", "Scenario", "Stats", "Unavailable", "forms",
-    "free_port", "ids_in", "percentile", "post_forms", "registry", "scenario", "text_of",
+    "LoadTest", "Options", "Registry", "Report", "Response", "Sample", "Scenario", "Stats", "Unavailable", "comparison",
+    "forms", "free_port", "ids_in", "percentile", "post_forms", "registry", "scenario", "text_of",
 ]  # fmt: skip

@@ -14,6 +14,57 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[index]
 
 
+LATENCIES = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
+
+
+def _at_target(figures: dict) -> str:
+    best = figures.get("at_target")
+    if figures["steps"]:
+        return f"{best['throughput']:.1f} req/s with {best['clients']} clients" if best else "none within it"
+    p95 = figures["latency_ms"]["p95"]
+    within = p95 <= figures["options"]["p95_target_ms"]
+    return f"{figures['throughput']:.1f} req/s, p95 {'within' if within else 'over'} it"
+
+
+def _target_rate(figures: dict) -> float:
+    if figures["steps"]:
+        return figures["at_target"]["throughput"] if figures.get("at_target") else 0.0
+    return figures["throughput"] if figures["latency_ms"]["p95"] <= figures["options"]["p95_target_ms"] else 0.0
+
+
+def comparison(before: dict, after: dict) -> list[str]:
+    """Two runs side by side (``before`` from ``loadtest --json``, ``after`` this one): each ramp step's
+    requests per second and p95, and the throughput at the p95 target, with the change."""
+    out = [f"against the baseline of {before['date']} ({before['machine']}):"]
+    keys = ("clients", "seconds", "workers", "threads", "scale", "p95_target_ms")
+    differ = [f"{k} {before['options'][k]} → {after['options'][k]}" for k in keys
+              if before["options"].get(k) != after["options"].get(k)]  # fmt: skip
+    if differ:
+        out.append(f"  NOTE: the runs differ in {', '.join(differ)}: compare like with like")
+    if before["machine"] != after["machine"]:
+        out.append("  NOTE: another machine: compare runs of one machine, in one sitting")
+    out.append("| clients | baseline req/s | baseline p95 ms | now req/s | now p95 ms | req/s change |")
+    out.append("|---|---|---|---|---|---|")
+    then = {step["clients"]: step for step in before["steps"]}
+    rows = after["steps"] or [{"clients": after["options"]["clients"], "throughput": after["throughput"],
+                               "p95_ms": after["latency_ms"]["p95"]}]  # fmt: skip
+    if not before["steps"]:
+        whole = {"throughput": before["throughput"], "p95_ms": before["latency_ms"]["p95"]}
+        then = {before["options"]["clients"]: whole}
+    for step in rows:
+        old = then.get(step["clients"])
+        change = f"{step['throughput'] / old['throughput']:.2f}×" if old and old["throughput"] else ""
+        old_cells = [f"{old['throughput']:.1f}", f"{old['p95_ms']:.1f}"] if old else ["", ""]
+        cells = [str(step["clients"]), *old_cells, f"{step['throughput']:.1f}", f"{step['p95_ms']:.1f}", change]
+        out.append("| " + " | ".join(cells) + " |")
+    target = after["options"]["p95_target_ms"]
+    a, b = _target_rate(before), _target_rate(after)
+    change = f" ({b / a:.2f}×)" if a and b else ""
+    out.append(f"throughput at the p95 target ({target:g} ms): baseline {_at_target(before)}; now {_at_target(after)}"
+               + change)  # fmt: skip
+    return out
+
+
 @dataclass
 class Options:
     seconds: float = 30.0
@@ -78,6 +129,38 @@ class Report:
 
     def throughput(self) -> float:
         return self.requests / self.seconds if self.seconds else 0.0
+
+    def as_json(self) -> dict:
+        """The figures a later run compares itself with (``loadtest --baseline FILE``)."""
+        import os
+        import platform
+        from datetime import UTC, datetime
+
+        o = self.options
+        best = self.at_target()
+        return {
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
+            "options": {
+                "clients": o.clients,
+                "seconds": o.seconds,
+                "workers": o.workers,
+                "threads": o.threads,
+                "scale": o.scale,
+                "appendfsync": o.appendfsync,
+                "ramp": o.ramp,
+                "p95_target_ms": o.p95_target_ms,
+            },  # fmt: skip
+            "requests": self.requests,
+            "writes": self.writes,
+            "errors": len(self.errors),
+            "lost": len(self.lost),
+            "throughput": self.throughput(),
+            "latency_ms": {name: 1000 * percentile(self.latencies, p) for name, p in LATENCIES},
+            "steps": [{"clients": n, "throughput": rps, "p95_ms": p95} for n, rps, p95 in self.steps],
+            "at_target": None if best is None else {"clients": best[0], "throughput": best[1], "p95_ms": best[2]},
+            "ok": self.ok,
+        }
 
     def lines(self) -> list[str]:
         o = self.options

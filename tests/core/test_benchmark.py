@@ -16,7 +16,7 @@ from unittest import mock, skipIf
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from config.benchmark import Operation, postgres, runner, suite
+from config.benchmark import Operation, exchange, postgres, runner, suite
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -61,6 +61,8 @@ PAGES = {  # (app, kind): domain round trips of the whole page
     ("orgchart", "list"): 1,
     ("orgchart", "detail"): 1,
     ("orgchart", "sensor"): 2,
+    ("keys", "list"): 2,  # the key browser: a SCAN page, then the types of what it found
+    ("keys", "key"): 1,  # one product's hash, read whole with its type and TTL
 }
 APPS = ["catalog", "school", "cms", "orgchart"]
 
@@ -147,6 +149,49 @@ class BenchmarkCommandTest(RedisTestCase):
             self.assertIn(f"`{page['path']}`", self.text)
             self.assertGreater(page["floor_ms"], 0)
 
+    def test_key_browser_pages_beside_their_floor(self):
+        paths = {p["kind"]: p["path"] for p in self.figures["pages"] if p["app"] == "keys"}
+        self.assertEqual(paths["list"], "/keys/")
+        self.assertRegex(paths["key"], r"^/keys/\?key=catalog:product:\d+$")
+
+    def test_every_goal_printed_with_met_or_not(self):
+        goals = self.text.split("Goals:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        stated = [re.sub(r":.*", "", line) for line in goals]
+        for goal in (
+            "- every write one round trip",
+            "- every page's median at most 2× its floor",
+            "- every page's p95 at most 10 ms",
+            "- every app's export re-imports exactly (integrity holds, a second export identical)",
+        ):
+            self.assertIn(goal, stated)
+        for line in goals:
+            self.assertRegex(line, r": .*(met|not met)", line)
+        if not self.figures["ceiling"]["note"]:
+            self.assertIn("- seeding at 20% or more of redis-benchmark -P 32", stated)
+
+    def test_every_app_exported_and_imported_back_exactly(self):
+        exchanged = {x["app"]: x for x in self.figures["exchange"]}
+        self.assertEqual(list(exchanged), APPS)
+        self.assertIsNone(self.figures["exchange_seconds"])  # the whole round trip at this scale
+        records = self.figures["records"]
+        for app, x in exchanged.items():
+            self.assertTrue(x["complete"], x)
+            self.assertEqual(x["records"], sum(x["counts"].values()), app)
+            self.assertEqual(x["checked"], x["records"], app)  # every exported document checked once
+            self.assertEqual(x["imported"], x["records"], app)  # and written back
+            self.assertGreater(x["write_commands"], 0, app)  # counted by the server (INFO commandstats)
+            self.assertEqual(x["violations"], [], app)  # check_integrity holds after the import
+            self.assertIs(x["identical"], True, app)  # the second export's bytes are the first's
+            self.assertEqual(x["differing"], [], app)
+            self.assertGreater(x["bytes"], 0, app)
+            self.assertTrue(x["ok"], app)
+            self.assertIn(f"| {app} | {x['records']:,} |", self.text)
+        self.assertEqual(exchanged["catalog"]["counts"]["products"], records["products"])
+        self.assertEqual(exchanged["orgchart"]["counts"]["employees"], records["employees"])
+        self.assertEqual(exchanged["cms"]["counts"]["posts"], records["posts"])
+        self.assertIn("Import budget: no time limit.", self.text)
+        self.assertEqual(self.text.count("| byte-identical |"), len(APPS))
+
     def test_org_move_and_long_compare_measured(self):
         extras = {x["key"]: x for x in self.figures["extras"]}
         self.assertEqual(set(extras), {"cms-compare", "org-move"})
@@ -158,6 +203,51 @@ class BenchmarkCommandTest(RedisTestCase):
         """The run used a server of its own: the Redis the clients point at afterwards holds nothing."""
         self.assertEqual(client().dbsize(), 0)
         self.assertNotIn("benchmark", settings.DATABASES)
+
+
+class ExchangeBudgetTest(RedisTestCase):
+    """The round trip on the test runner's Redis, one app: whole, or stopped at its budget and rolled back."""
+
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
+        self.before = sorted(client().scan_iter("cms:*", count=1000))
+
+    def test_the_whole_round_trip(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            (x,) = exchange.measure(["cms", "shop"], Path(tmp))  # an app without a format is passed over
+            self.assertEqual(list(Path(tmp).iterdir()), [])  # the files are removed once compared
+        self.assertEqual((x.app, x.complete, x.identical, x.violations, x.note), ("cms", True, True, [], ""))
+        self.assertEqual(x.counts, {"posts": 100, "comments": x.records - 100})
+        self.assertEqual((x.checked, x.imported), (x.records, x.records))
+        self.assertEqual(sorted(client().scan_iter("cms:*", count=1000)), self.before)
+
+    def test_a_spent_budget_stops_the_import_and_it_rolls_back(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            x = exchange.round_trip("cms", Path(tmp), seconds=0)
+        self.assertFalse(x.complete)
+        self.assertIsNone(x.identical)  # not checked, and not a failure of the run
+        self.assertTrue(x.ok)
+        self.assertEqual((x.checked, x.imported), (0, 0))  # stopped before the first document
+        self.assertGreater(x.records, 100)  # the export was whole
+        self.assertIn("stopped at the 0 s budget", x.note)
+        self.assertIn("the round trip was not checked at this size", x.note)
+        self.assertEqual(list(client().scan_iter("cms:*", count=1000)), [])  # the emptied app stays empty
+
+    def test_a_difference_fails_the_run_after_the_report(self):
+        def differs(app, folder, seconds):
+            return exchange.Exchanged(app, records=1, imported=1, complete=True, identical=False,
+                                      differing=["posts.jsonl"])  # fmt: skip
+
+        out, failed = StringIO(), "the export/import round trip failed: cms: posts.jsonl differs"
+        patched = mock.patch.object(exchange, "round_trip", side_effect=differs)
+        with patched, self.assertRaisesMessage(CommandError, failed):
+            call_command("benchmark", "--tiny", "--only", "cms", "--no-postgres", stdout=out, stderr=StringIO())
+        self.assertIn("| cms | 1 |", out.getvalue())
+        self.assertIn("| DIFFERS: posts.jsonl |", out.getvalue())
+        self.assertIn("a second export identical): NOT MET by cms", out.getvalue())
 
 
 class RegistrationTest(RedisTestCase):

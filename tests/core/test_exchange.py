@@ -1,9 +1,11 @@
 """export_data / import_data: the exact round trip of every app, and what a refused, occupied,
 failed or interrupted import leaves behind (nothing new; with --replace, the old data)."""
 
+import dataclasses
 import json
 import re
 import tempfile
+from collections import Counter
 from io import StringIO
 from pathlib import Path
 from unittest import mock
@@ -235,6 +237,57 @@ class FailedImportTest(ExchangeTest):
             self.import_(folder, "--replace")
         self.assertEqual(files_of(self.export("again", "cms")), before)
         self.assertEqual(violations(["cms"]), [])
+
+
+class WritePassTest(ExchangeTest):
+    """The import's second pass: what it hands the app's ``restore``, and what it reads again."""
+
+    def test_each_entity_is_one_iterator_in_file_order_checked_once(self):
+        call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
+        folder = self.export("cms", "cms") / "cms"
+        exchange_store.clear("cms")
+        described = runner.exchange_of("cms")
+        cleaned, handed = Counter(), {}
+
+        def spy(entity):
+            def clean(record):
+                cleaned[entity.name] += 1
+                return entity.clean(record)
+
+            def restore(docs, writer):
+                handed[entity.name] = (type(docs).__name__, isinstance(docs, list))
+                entity.restore(ids_noted(entity.name, docs), writer)
+
+            return dataclasses.replace(entity, clean=clean, restore=restore)
+
+        order = {}
+
+        def ids_noted(name, docs):
+            for doc in docs:
+                order.setdefault(name, []).append(doc["id"])
+                yield doc
+
+        spied = dataclasses.replace(described, entities=tuple(spy(e) for e in described.entities))
+        opened, advances = [], []
+
+        def bar(label, total):
+            opened.append((label, total))
+            return lambda n: advances.append((label, n))
+
+        with mock.patch.object(runner, "exchange_of", return_value=spied):
+            runner.restore("cms", folder, bar=bar)
+        lines = {name: (folder / f"{name}.jsonl").read_text().splitlines() for name in ("posts", "comments")}
+        self.assertEqual(order, {name: [json.loads(line)["id"] for line in lines[name]] for name in lines})
+        self.assertEqual(handed, {"posts": ("generator", False), "comments": ("generator", False)})
+        # each document checked once: the write pass reads what the check pass kept
+        self.assertEqual(cleaned, {name: len(lines[name]) for name in lines})
+        self.assertEqual(violations(["cms"]), [])
+        self.assertEqual(files_of(self.export("again", "cms") / "cms"), files_of(folder))
+        comments = len(lines["comments"])
+        self.assertIn(("import cms.comments", comments), opened)  # the bar knows its total
+        moved = [n for label, n in advances if label == "import cms.comments"]
+        self.assertEqual(sum(moved), comments)
+        self.assertEqual(len(moved), -(-comments // runner.STEP))  # in steps: a bar costs nothing per document
 
 
 class CommandLineTest(ExchangeTest):

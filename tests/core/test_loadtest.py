@@ -1,13 +1,32 @@
 """The load test, run briefly: gunicorn on loopback, 16 signed-in clients, Redis killed and stopped mid-run."""
 
+import json
 import re
+import tempfile
 from io import StringIO
+from pathlib import Path
 
 from django.core.management import call_command
 from django.test import SimpleTestCase
 
 from config import loadtest
-from config.loadtest import Ledger, Options, Report, forms, percentile
+from config.loadtest import Ledger, Options, Report, comparison, forms, percentile
+
+
+def figures(steps, target: float) -> dict:
+    """A run's JSON as ``loadtest --ramp --json`` writes it, with these (clients, req/s, p95 ms) steps."""
+    within = [s for s in steps if s[2] <= target]
+    best = max(within, key=lambda s: s[1]) if within else None
+    options = {"clients": steps[-1][0], "seconds": 10.0, "workers": 2, "threads": 8, "scale": "demo",
+               "appendfsync": "everysec", "ramp": True, "p95_target_ms": target}  # fmt: skip
+    return {
+        "date": "2026-11-23 14:00 UTC", "machine": "2 cores, x86_64, Linux", "options": options, "requests": 1000,
+        "writes": 300, "errors": 0, "lost": 0, "throughput": 100.0,
+        "latency_ms": {"p50": 2.0, "p95": steps[-1][2], "p99": 30.0},
+        "steps": [{"clients": n, "throughput": rps, "p95_ms": p95} for n, rps, p95 in steps],
+        "at_target": None if best is None else {"clients": best[0], "throughput": best[1], "p95_ms": best[2]},
+        "ok": True,
+    }  # fmt: skip
 
 
 class LoadTestRunTest(SimpleTestCase):
@@ -47,16 +66,30 @@ class LoadTestRunTest(SimpleTestCase):
     def test_a_ramp_reports_the_throughput_at_the_p95_target(self):
         out = StringIO()
         args = ["--seconds", "2", "--clients", "3", "--ramp", "--p95-target", "1000"]
-        try:
-            call_command("loadtest", *args, stdout=out, verbosity=0)
-        except SystemExit:
-            self.fail(f"the load test failed:\n{out.getvalue()}")
+        with tempfile.TemporaryDirectory() as tmp:
+            baseline, written = Path(tmp) / "before.json", Path(tmp) / "after.json"
+            before = figures([(1, 10.0, 50.0), (2, 16.0, 80.0), (3, 18.0, 120.0)], target=1000)
+            baseline.write_text(json.dumps(before))
+            try:
+                call_command("loadtest", *args, "--json", str(written), "--baseline", str(baseline), stdout=out,
+                             verbosity=0)  # fmt: skip
+            except SystemExit:
+                self.fail(f"the load test failed:\n{out.getvalue()}")
+            after = json.loads(written.read_text())
         text = out.getvalue()
         self.assertIn("PASS", text, text)
         steps = re.findall(r"ramp step: (\d+) clients, [\d.]+ req/s, p95 [\d.]+ ms", text)
         self.assertEqual(steps, ["1", "2", "3"])
         self.assertRegex(text, r"throughput at the p95 target \(1000 ms\): ([\d.]+ req/s with \d clients|no step)")
         self.assertIn("lost: 0", text)
+        self.assertEqual([step["clients"] for step in after["steps"]], [1, 2, 3])
+        self.assertEqual(after["options"]["p95_target_ms"], 1000)
+        self.assertTrue(after["ok"])
+        self.assertEqual((after["errors"], after["lost"]), (0, 0))
+        self.assertIn(f"against the baseline of {before['date']}", text)
+        rows = re.findall(r"^\| (\d) \| ([\d.]+) \| ([\d.]+) \| [\d.]+ \| [\d.]+ \| [\d.]+× \|$", text, re.M)
+        self.assertEqual(rows, [("1", "10.0", "50.0"), ("2", "16.0", "80.0"), ("3", "18.0", "120.0")])
+        self.assertRegex(text, r"throughput at the p95 target \(1000 ms\): baseline 18.0 req/s with 3 clients; now ")
 
 
 class PiecesTest(SimpleTestCase):
@@ -88,6 +121,35 @@ class PiecesTest(SimpleTestCase):
         self.assertFalse(Report(Options(), requests=1, errors=["GET /: 500"]).ok)
         self.assertFalse(Report(Options(), requests=1, violations=1).ok)
         self.assertFalse(Report(Options(), requests=0).ok)
+
+    def test_a_baseline_and_this_run_side_by_side(self):
+        before = figures([(1, 100.0, 8.0), (2, 120.0, 12.0)], target=10)
+        after = figures([(1, 150.0, 6.0), (2, 240.0, 9.0)], target=10)
+        lines = comparison(before, after)
+        self.assertEqual(lines[0], "against the baseline of 2026-11-23 14:00 UTC (2 cores, x86_64, Linux):")
+        self.assertIn("| 1 | 100.0 | 8.0 | 150.0 | 6.0 | 1.50× |", lines)
+        self.assertIn("| 2 | 120.0 | 12.0 | 240.0 | 9.0 | 2.00× |", lines)
+        self.assertEqual(
+            lines[-1],
+            "throughput at the p95 target (10 ms): baseline 100.0 req/s with 1 clients; "
+            "now 240.0 req/s with 2 clients (2.40×)",
+        )
+        self.assertFalse([line for line in lines if "NOTE" in line])
+
+    def test_a_baseline_of_other_options_is_flagged(self):
+        before = figures([(1, 100.0, 8.0)], target=10)
+        after = figures([(1, 150.0, 6.0)], target=10)
+        after["options"]["workers"] = 4
+        self.assertIn("  NOTE: the runs differ in workers 2 → 4: compare like with like", comparison(before, after))
+
+    def test_the_json_of_a_report(self):
+        report = Report(Options(p95_target_ms=10, ramp=True), requests=300, seconds=3.0, latencies=[0.001] * 300,
+                        steps=[(1, 50.0, 4.0), (2, 90.0, 8.0), (4, 120.0, 14.0)])  # fmt: skip
+        data = report.as_json()
+        self.assertEqual(data["at_target"], {"clients": 2, "throughput": 90.0, "p95_ms": 8.0})
+        self.assertEqual(data["throughput"], 100.0)
+        self.assertEqual(data["latency_ms"], {"p50": 1.0, "p95": 1.0, "p99": 1.0})
+        self.assertEqual(comparison(data, data)[-1][-7:], "(1.00×)")
 
     def test_the_throughput_at_the_target_is_the_best_step_within_it(self):
         report = Report(Options(p95_target_ms=10), steps=[(1, 50.0, 4.0), (2, 90.0, 8.0), (4, 120.0, 14.0)])

@@ -30,6 +30,12 @@ class Command(BaseCommand):
             "--only", action="append", default=[], metavar="APP", help="only this app's part (repeatable)"
         )
         parser.add_argument(
+            "--exchange-seconds", type=float, metavar="S",
+            help="the export/import round trip: stop each app's import after S seconds (0: no limit; default: no "
+            "limit at demo scale, 300 at large)",
+        )  # fmt: skip
+        parser.add_argument("--no-exchange", action="store_true", help="leave the export/import round trip out")
+        parser.add_argument(
             "--keybrowser", type=int, metavar="N", help="time the key browser's pages on a keyspace of N keys"
         )
         # For the tests: a data set that loads in seconds. Not shown in --help.
@@ -38,6 +44,15 @@ class Command(BaseCommand):
     def handle(self, *args, scale, json_file, baseline, no_postgres, only, keybrowser, tiny, verbosity, **options):
         scale = "tiny" if tiny else scale
         assert scale in BUDGETS
+        exchange_seconds = options["exchange_seconds"]
+        if exchange_seconds is not None and exchange_seconds < 0:
+            raise CommandError("--exchange-seconds must be 0 (no limit) or more")
+        if options["no_exchange"]:
+            exchange_seconds = False
+        elif exchange_seconds is None:
+            exchange_seconds = BUDGETS[scale].exchange_seconds
+        elif exchange_seconds == 0:
+            exchange_seconds = None
 
         def progress(text):
             if verbosity > 1:
@@ -57,7 +72,9 @@ class Command(BaseCommand):
             except ValueError as exc:
                 raise CommandError(str(exc)) from exc
             try:
-                outcome = benchmark(scale, progress, use_postgres=not no_postgres, only=tuple(only))
+                outcome = benchmark(
+                    scale, progress, use_postgres=not no_postgres, only=tuple(only), exchange_seconds=exchange_seconds
+                )
             except Mismatch as exc:
                 raise CommandError(f"correctness check failed, nothing timed: {exc}") from exc
         finally:
@@ -71,6 +88,13 @@ class Command(BaseCommand):
         if json_file:
             with open(json_file, "w") as out:
                 json.dump(figures, out, indent=2)
+        failed = [x for x in figures["exchange"] if not x["ok"]]
+        if failed:
+            said = "; ".join(
+                f"{x['app']}: " + ", ".join([*x["violations"][:3], *(f"{name} differs" for name in x["differing"])])
+                for x in failed
+            )
+            raise CommandError(f"the export/import round trip failed: {said}")
 
 
 def _interrupt(signum, frame):

@@ -46,6 +46,11 @@ class Command(BaseCommand):
             "--ramp", action="store_true",
             help="1, 2, 4 ... up to --clients clients, --seconds each: the most requests per second within the target",
         )  # fmt: skip
+        parser.add_argument("--json", metavar="FILE", dest="json_file", help="also write the figures as JSON")
+        parser.add_argument(
+            "--baseline", metavar="FILE",
+            help="a run's --json from before a change (same machine, same options): print both side by side",
+        )  # fmt: skip
         parser.add_argument("--prepare", metavar="FILE", help=argparse.SUPPRESS)
 
     def handle(self, *args, prepare, **options):
@@ -59,10 +64,22 @@ class Command(BaseCommand):
         chosen.p95_target_ms, chosen.ramp = options["p95_target"], options["ramp"]
         if chosen.ramp and (chosen.kill_redis or chosen.stop_redis):
             raise CommandError("--ramp measures throughput: run it without --kill-redis or --stop-redis")
+        before = None
+        if options["baseline"]:
+            try:
+                before = json.loads(Path(options["baseline"]).read_text())
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"--baseline {options['baseline']}: {exc}") from exc
         log = self.stderr.write if options["verbosity"] else (lambda line: None)
         report = loadtest.LoadTest(chosen, log=log).run()
         for line in report.lines():
             self.stdout.write(line)
+        figures = report.as_json()
+        if before is not None:
+            for line in loadtest.comparison(before, figures):
+                self.stdout.write(line)
+        if options["json_file"]:
+            Path(options["json_file"]).write_text(json.dumps(figures, indent=2) + "\n")
         if not report.ok:
             sys.exit(1)
 
