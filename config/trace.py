@@ -170,20 +170,12 @@ def traced(call, commands, origin: str, kind: str, node: str = ""):
 
     ``commands`` is a function, so nothing is built when no trace is open.
     """
-    trace = _current.get()
-    if trace is None:
-        return call()
-    shown = commands()
-    started, error = time.perf_counter(), None
-    try:
-        return call()
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        if shown:
-            ms = (time.perf_counter() - started) * 1000
-            trace.round_trips.append(RoundTrip(shown, ms, origin, kind, type(error).__name__ if error else "", node))
+
+    def trips():
+        shown = commands()
+        return {node: shown} if shown else {}
+
+    return traced_nodes(call, trips, origin, kind)
 
 
 def traced_nodes(call, trips, origin: str, kind: str):

@@ -48,6 +48,11 @@ def run_concurrently(target, args_list) -> None:
         raise errors[0]
 
 
+def files_of(folder) -> dict[str, bytes]:
+    """Every file under ``folder`` by its relative path, with its bytes: two exports compare whole."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def flush_test_redis() -> None:
     if is_dev_server():
         raise RuntimeError(f"refusing to flush the development Redis at {settings.REDIS_URL}")

@@ -249,6 +249,16 @@ RESTORE_BATCH = 500  # products, or products' review totals, a script
 RESTORE_REVIEWS = 5000  # reviews a script
 
 
+def _finish_restore(bulk: BulkWrite, counter: str, entity: str, first: int, last: int, count: int, actor: Actor) -> int:
+    """The end of an entity's restore: its id counter at the highest id written and one event for
+    the whole entity, sent with the last batch."""
+    if count:
+        bulk.set(counter, last)
+        queue_event(bulk, actor.event("created", APP, entity, first, f"{count} imported {entity}s"))
+    bulk.send()
+    return count
+
+
 def restore_products(products: Iterable[Product], *, actor: Actor) -> int:
     """Write exported products with their own ids and times, RESTORE_BATCH a script, and one
     event for the whole entity; the product counter is put at the highest id written.
@@ -263,11 +273,7 @@ def restore_products(products: Iterable[Product], *, actor: Actor) -> int:
         queue_new_product(bulk, product, [], 0)
         if count % RESTORE_BATCH == 0:
             bulk.send()
-    if count:
-        bulk.set(keys.product_ids(), last)
-        queue_event(bulk, actor.event("created", APP, "product", first, f"{count} imported products"))
-    bulk.send()
-    return count
+    return _finish_restore(bulk, keys.product_ids(), "product", first, last, count, actor)
 
 
 def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Actor) -> int:
@@ -313,8 +319,4 @@ def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Act
         REVIEWS.queue_scores(bulk, product_id, reviewed, total)
         if n % RESTORE_BATCH == 0:
             bulk.send()
-    if count:
-        bulk.set(keys.review_ids(), last)
-        queue_event(bulk, actor.event("created", APP, "review", first, f"{count} imported reviews"))
-    bulk.send()
-    return count
+    return _finish_restore(bulk, keys.review_ids(), "review", first, last, count, actor)

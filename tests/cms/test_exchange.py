@@ -16,11 +16,7 @@ from config.exchange.report import Report
 from config.exchange.spec import Record
 from config.invariants import violations
 from config.redis import client
-from tests.base import RedisTestCase
-
-
-def files_of(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+from tests.base import RedisTestCase, files_of
 
 
 class BulkImportTest(RedisTestCase):

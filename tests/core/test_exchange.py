@@ -17,7 +17,7 @@ from config.exchange import runner
 from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
-from tests.base import RedisTestCase, flush_test_redis
+from tests.base import RedisTestCase, files_of, flush_test_redis
 
 APPS = ("catalog", "school", "cms", "orgchart")
 
@@ -25,10 +25,6 @@ APPS = ("catalog", "school", "cms", "orgchart")
 def snapshot(prefix: str) -> dict:
     """Every key under ``prefix`` with its serialized value: what 'nothing changed' compares."""
     return {key: client().dump(key) for key in client().scan_iter(f"{prefix}*", count=1000)}
-
-
-def files_of(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 class ExchangeTest(RedisTestCase):
