@@ -30,7 +30,7 @@ class ConfigConfig(AppConfig):
         post_migrate.connect(_sync_roles, sender=self, dispatch_uid="config.sync_roles")
         autodiscover_modules("keys", "integrity", "seeds", "loadtest")
         if settings.REDIS_EMBEDDED_DIR:
-            from config.redis import EmbeddedRedis
+            from config.embedded import EmbeddedRedis
 
             server = EmbeddedRedis(settings.REDIS_EMBEDDED_DIR, settings.REDIS_APPENDFSYNC)
             started = server.ensure_running()

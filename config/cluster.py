@@ -21,7 +21,7 @@ from pathlib import Path
 
 import redis
 
-from config.redis import redis_executable
+from config.embedded import redis_executable
 
 SLOTS = 16384
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.redis import connection_retry, embedded_url
+from config.embedded import embedded_url
+from config.redis import connection_retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))

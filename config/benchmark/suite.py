@@ -34,7 +34,8 @@ from config.benchmark import exchange, orm, pages, postgres, redisrun, seeding
 from config.benchmark.registry import Extra, Load, Operation, Part, registry
 from config.benchmark.runner import Result, Sides, Timing, floors, run
 from config.benchmark.sql import Db
-from config.redis import EmbeddedRedis, client, is_dev_server, reset_clients
+from config.embedded import EmbeddedRedis
+from config.redis import client, is_dev_server, reset_clients
 
 SOCKET_TIMEOUT = 600.0  # seconds
 

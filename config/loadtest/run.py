@@ -43,7 +43,7 @@ class LoadTest:
         import tempfile
         from pathlib import Path
 
-        from config.redis import EmbeddedRedis
+        from config.embedded import EmbeddedRedis
 
         self.dir = Path(tempfile.mkdtemp(prefix="rdash-load-"))
         self.redis = EmbeddedRedis(self.dir / "redis", self.options.appendfsync)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from config.redis import EmbeddedRedis, _alive
+from config.embedded import EmbeddedRedis, _alive
 from tests.base import RedisTestCase
 
 STARTUP_SECONDS = 180  # migrate, collectstatic and gunicorn's boot on a busy machine

@@ -11,7 +11,8 @@ from django.test import Client, override_settings
 
 from config import keys, store, trace
 from config.activity import Event
-from config.redis import EmbeddedRedis, client, redacted
+from config.embedded import EmbeddedRedis
+from config.redis import client, redacted
 from tests.base import RedisTestCase, run_concurrently
 
 
