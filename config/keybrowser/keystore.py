@@ -13,19 +13,18 @@ from dataclasses import dataclass, field
 from redis.exceptions import ResponseError
 
 from config.keybrowser.display import is_hidden, member_id
+from config.keybrowser.nodes import SCAN_CURSOR_END, placed
 from config.keybrowser.store import (
     _DESCRIBE,
     _STREAM_ID,
     OFFSET_END,
     PAGE,
-    SCAN_CURSOR_END,
     STRING_CHUNK,
     HiddenKey,
     KeyMeta,
     _meta,
     _queue_describe,
     describe,
-    placed,
 )
 from config.keyspace import KeyPattern, keyspace
 from config.redis import raw_client

@@ -1,5 +1,6 @@
 """The key browser's scans (key lists, the namespace tree, orphans); ``keystore`` reads one key's
-page and a pattern's index. These two modules are the only code that talks to Redis for it.
+page and a pattern's index, ``nodes`` walks a cluster's primaries. These modules are the only
+code that talks to Redis for it.
 
 Read-only by construction: the only commands sent are SCAN and the HSCAN /
 SSCAN / ZRANGE / LRANGE / XRANGE / GETRANGE family with limits, TYPE, PTTL,
@@ -13,19 +14,17 @@ from listings (see ``display.is_hidden``).
 
 On a Redis Cluster each scan walks every primary node in turn, in a stable
 order, and its cursor names the node as well as the SCAN position on it (see
-``Walk``). Each key is described where it lives, with its node and hash slot.
+``nodes.Walk``). Each key is described where it lives, with its node and hash slot.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
-
-from django.core.exceptions import BadRequest
-from redis.cluster import RedisCluster
+from dataclasses import dataclass
 
 from config.keybrowser.display import hidden_prefixes, is_hidden
+from config.keybrowser.nodes import Walk, dbsize, placed
 from config.keyspace import KeyPattern, keyspace
 from config.redis import on_cluster, raw_client
 
@@ -161,90 +160,12 @@ return {t, n}
 """
 
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}\Z")
-SCAN_CURSOR_END = 2**64  # SCAN cursors are unsigned 64-bit
 OFFSET_END = 2**63  # LRANGE, ZRANGE and GETRANGE offsets are signed 64-bit
 ORPHAN_SCAN = 2000  # keys examined per orphans request at most: a few ms of Redis time
 
 
 class HiddenKey(Exception):
     """A Django cache or session key was asked for by name."""
-
-
-class BadCursor(ValueError, BadRequest):
-    """A cluster cursor naming no node: a ValueError for the views that check positions,
-    and a 400 by itself where a view does not."""
-
-
-# --- walking every primary of a cluster ----------------------------------------------
-
-NODE_BITS = 8  # a cluster cursor is the node's SCAN cursor << NODE_BITS | the node's index
-NODES_MOST = 1 << NODE_BITS
-POSITION_END = SCAN_CURSOR_END >> NODE_BITS  # so a cluster cursor stays below 2^64, as a SCAN cursor
-
-
-class Walk:
-    """The primaries of a cluster, walked one after the other by a cursor that names the node.
-
-    Cursor 0 starts at the first node; ``position << 8 | index`` is SCAN position
-    ``position`` on node ``index``; a node's walk ending moves the cursor to the
-    next node's start (its index alone), the last one's to 0. The cursor stays a
-    number below 2^64, like a SCAN cursor, so the same forms and links carry it;
-    an index past the nodes is refused (``BadCursor``). The order is by address,
-    the same from one request to the next while the cluster keeps its nodes.
-    """
-
-    def __init__(self, cursor: int):
-        self.client = raw_client()
-        self.nodes = self.client.primaries()[:NODES_MOST]
-        if not 0 <= cursor < SCAN_CURSOR_END or cursor & (NODES_MOST - 1) >= len(self.nodes):
-            raise BadCursor(f"no node {cursor & (NODES_MOST - 1)} in a cluster of {len(self.nodes)} primaries")
-        self.index, self.position = cursor & (NODES_MOST - 1), cursor >> NODE_BITS
-
-    @property
-    def node(self):
-        return self.nodes[self.index]
-
-    @property
-    def done(self) -> bool:
-        return self.index >= len(self.nodes)
-
-    def eval(self, script: str, *args):
-        """``script`` (no keys) on the current node, from the current position: one round trip."""
-        return self.client.execute_command("EVAL", script, 0, self.position, *args, target_nodes=self.node)
-
-    def advance(self, position: int) -> None:
-        """Where the current node's SCAN stopped: go on there, or at the next node when it ended."""
-        if position >= POSITION_END:
-            raise BadCursor(f"a SCAN position too large to carry with its node: {position}")
-        if position:
-            self.position = position
-        else:
-            self.index, self.position = self.index + 1, 0
-
-    @property
-    def cursor(self) -> int:
-        return 0 if self.done else self.position << NODE_BITS | self.index
-
-
-def dbsize() -> int:
-    """Keys in the whole keyspace: DBSIZE on every primary of a cluster (a round trip each)."""
-    if on_cluster():
-        return raw_client().execute_command("DBSIZE", target_nodes=RedisCluster.PRIMARIES)
-    return raw_client().dbsize()
-
-
-def placed(metas: list[KeyMeta]) -> list[KeyMeta]:
-    """On a cluster, each key with the node and hash slot it lives on (computed here, as
-    CLUSTER KEYSLOT would, from the slot map the client holds); unchanged on one server."""
-    if not on_cluster() or not metas:
-        return metas
-    client = raw_client()
-    out = []
-    for meta in metas:
-        slot = client.keyslot(meta.key)
-        node = client.nodes_manager.get_node_from_slot(slot)
-        out.append(replace(meta, slot=slot, node=node.name if node else ""))
-    return out
 
 
 @dataclass(frozen=True)

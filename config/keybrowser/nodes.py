@@ -1,0 +1,96 @@
+"""Walking every primary of a Redis Cluster for the key browser, and placing keys on their nodes.
+
+On one server these are the plain SCAN cursor and DBSIZE; on a cluster a cursor
+names the node as well as the SCAN position on it (``Walk``), DBSIZE is summed
+over the primaries, and each key is shown with its node and hash slot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from django.core.exceptions import BadRequest
+from redis.cluster import RedisCluster
+
+from config.redis import on_cluster, raw_client
+
+if TYPE_CHECKING:
+    from config.keybrowser.store import KeyMeta
+
+SCAN_CURSOR_END = 2**64  # SCAN cursors are unsigned 64-bit
+
+
+class BadCursor(ValueError, BadRequest):
+    """A cluster cursor naming no node: a ValueError for the views that check positions,
+    and a 400 by itself where a view does not."""
+
+
+NODE_BITS = 8  # a cluster cursor is the node's SCAN cursor << NODE_BITS | the node's index
+NODES_MOST = 1 << NODE_BITS
+POSITION_END = SCAN_CURSOR_END >> NODE_BITS  # so a cluster cursor stays below 2^64, as a SCAN cursor
+
+
+class Walk:
+    """The primaries of a cluster, walked one after the other by a cursor that names the node.
+
+    Cursor 0 starts at the first node; ``position << 8 | index`` is SCAN position
+    ``position`` on node ``index``; a node's walk ending moves the cursor to the
+    next node's start (its index alone), the last one's to 0. The cursor stays a
+    number below 2^64, like a SCAN cursor, so the same forms and links carry it;
+    an index past the nodes is refused (``BadCursor``). The order is by address,
+    the same from one request to the next while the cluster keeps its nodes.
+    """
+
+    def __init__(self, cursor: int):
+        self.client = raw_client()
+        self.nodes = self.client.primaries()[:NODES_MOST]
+        if not 0 <= cursor < SCAN_CURSOR_END or cursor & (NODES_MOST - 1) >= len(self.nodes):
+            raise BadCursor(f"no node {cursor & (NODES_MOST - 1)} in a cluster of {len(self.nodes)} primaries")
+        self.index, self.position = cursor & (NODES_MOST - 1), cursor >> NODE_BITS
+
+    @property
+    def node(self):
+        return self.nodes[self.index]
+
+    @property
+    def done(self) -> bool:
+        return self.index >= len(self.nodes)
+
+    def eval(self, script: str, *args):
+        """``script`` (no keys) on the current node, from the current position: one round trip."""
+        return self.client.execute_command("EVAL", script, 0, self.position, *args, target_nodes=self.node)
+
+    def advance(self, position: int) -> None:
+        """Where the current node's SCAN stopped: go on there, or at the next node when it ended."""
+        if position >= POSITION_END:
+            raise BadCursor(f"a SCAN position too large to carry with its node: {position}")
+        if position:
+            self.position = position
+        else:
+            self.index, self.position = self.index + 1, 0
+
+    @property
+    def cursor(self) -> int:
+        return 0 if self.done else self.position << NODE_BITS | self.index
+
+
+def dbsize() -> int:
+    """Keys in the whole keyspace: DBSIZE on every primary of a cluster (a round trip each)."""
+    if on_cluster():
+        return raw_client().execute_command("DBSIZE", target_nodes=RedisCluster.PRIMARIES)
+    return raw_client().dbsize()
+
+
+def placed(metas: list[KeyMeta]) -> list[KeyMeta]:
+    """On a cluster, each key with the node and hash slot it lives on (computed here, as
+    CLUSTER KEYSLOT would, from the slot map the client holds); unchanged on one server."""
+    if not on_cluster() or not metas:
+        return metas
+    client = raw_client()
+    out = []
+    for meta in metas:
+        slot = client.keyslot(meta.key)
+        node = client.nodes_manager.get_node_from_slot(slot)
+        out.append(replace(meta, slot=slot, node=node.name if node else ""))
+    return out
