@@ -16,6 +16,7 @@ from django.test.utils import override_settings
 from config.benchmark.registry import Load
 from config.redis import client, is_dev_server
 
+INFO_STATS_BYTES = len(b"*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n")
 SLOW_US = 100  # SLOWLOG threshold while an operation's longest command is measured
 
 
@@ -26,6 +27,11 @@ def used_memory() -> int:
 def commands_served() -> int:
     """Every command the server has run since start (INFO commandstats, summed)."""
     return sum(int(stats["calls"]) for stats in client().info("commandstats").values())
+
+
+def input_bytes() -> int:
+    """Bytes the server has read from its clients since start (INFO stats total_net_input_bytes)."""
+    return int(client().info("stats")["total_net_input_bytes"])
 
 
 def server_ms() -> float:
@@ -48,12 +54,15 @@ class RedisRun:
         self.server = server
 
     def timed(self, app: str, records: int, write) -> Load:
-        """``write()`` timed, with the memory it added and the commands the server ran for it."""
-        before, commands, started = used_memory(), commands_served(), time.perf_counter()
+        """``write()`` timed, with the memory it added, the commands the server ran for it and the bytes
+        it sent them in."""
+        before, commands, received = used_memory(), commands_served(), input_bytes()
+        started = time.perf_counter()
         write()
         seconds = time.perf_counter() - started
-        served = commands_served() - commands - 2  # the two INFO calls around it
-        return Load(app, records, seconds, used_memory() - before, commands=served)
+        received = input_bytes() - received - INFO_STATS_BYTES  # the INFO between the two readings
+        served = commands_served() - commands - 3  # the INFO calls between the two readings
+        return Load(app, records, seconds, used_memory() - before, commands=served, input_bytes=received)
 
     used_memory = staticmethod(used_memory)
     flush = staticmethod(flush)

@@ -48,6 +48,7 @@ class Load:
     bytes: int = 0
     per_record: dict[str, float] = field(default_factory=dict)
     commands: int = 0  # server commands (INFO commandstats), Redis only
+    input_bytes: int = 0  # bytes the server read for them (INFO stats total_net_input_bytes), Redis only
 
     @property
     def rate(self) -> float:
@@ -56,6 +57,10 @@ class Load:
     @property
     def commands_per_second(self) -> float:
         return self.commands / self.seconds if self.seconds else 0.0
+
+    @property
+    def bytes_per_command(self) -> float:
+        return self.input_bytes / self.commands if self.commands else 0.0
 
 
 @dataclass

@@ -74,6 +74,7 @@ class Outcome:
     floors: dict[str, Timing] = field(default_factory=dict)
     loads: dict[str, list[Load]] = field(default_factory=dict)  # side -> its loads
     ceiling: seeding.Ceiling | None = None
+    sized_ceilings: dict[str, seeding.Ceiling] = field(default_factory=dict)  # load -> at its bytes per command
     pages: list[pages.PageResult] = field(default_factory=list)
     extras: list[Extra] = field(default_factory=list)
     exchange: list[exchange.Exchanged] = field(default_factory=list)
@@ -237,6 +238,9 @@ def benchmark(
         outcome = Outcome({}, loads=ready.loads, postgres_note=ready.postgres_note)
         progress("redis-benchmark -P 32 on the same server")
         outcome.ceiling = seeding.redis_benchmark(ready.server, budget.ceiling_requests)
+        for load in ready.loads["redis"]:
+            size = seeding.value_size(load.bytes_per_command)
+            outcome.sized_ceilings[load.app] = seeding.redis_benchmark(ready.server, budget.ceiling_requests, size)
         progress("timing each side's floor")
         outcome.floors = floors(floor_calls(ready.sides), budget.floor_runs)
         outcome.results = run(ready.operations, ready.sides, budget.runs, budget.min_runs, budget.seconds, progress)

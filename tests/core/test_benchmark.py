@@ -16,7 +16,7 @@ from unittest import mock, skipIf
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from config.benchmark import Operation, exchange, postgres, runner, suite
+from config.benchmark import Operation, exchange, postgres, runner, seeding, suite
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -142,6 +142,17 @@ class BenchmarkCommandTest(RedisTestCase):
             self.assertGreater(ceiling["commands_per_second"], 0)
             self.assertIn("redis-benchmark -P 32", self.text)
 
+    def test_each_load_beside_redis_benchmark_at_its_own_bytes_per_command(self):
+        loads = {load["app"]: load for load in self.figures["loads"]["redis"]}
+        sized = self.figures["sized_ceilings"]
+        self.assertEqual(list(sized), list(loads))
+        for app, load in loads.items():
+            self.assertGreater(load["input_bytes"], load["commands"], app)  # no command is under a byte
+            self.assertEqual(sized[app]["data_size"], seeding.value_size(load["bytes_per_command"]), app)
+            if not sized[app]["note"]:
+                self.assertIn(f"-d {sized[app]['data_size']} --csv", sized[app]["command"])
+                self.assertGreater(sized[app]["commands_per_second"], 0, app)
+
     def test_pages_beside_their_floor(self):
         counted = {(p["app"], p["kind"]): p["round_trips"] for p in self.figures["pages"]}
         self.assertEqual(counted, PAGES)
@@ -167,7 +178,7 @@ class BenchmarkCommandTest(RedisTestCase):
         for line in goals:
             self.assertRegex(line, r": .*(met|not met)", line)
         if not self.figures["ceiling"]["note"]:
-            self.assertIn("- seeding at 20% or more of redis-benchmark -P 32", stated)
+            self.assertIn("- seeding at 20% or more of redis-benchmark -P 32 at the same bytes per command", stated)
 
     def test_every_app_exported_and_imported_back_exactly(self):
         exchanged = {x["app"]: x for x in self.figures["exchange"]}
