@@ -8,6 +8,7 @@ from config.benchmark.redisrun import SLOW_US
 from config.benchmark.runner import LABELS, SIDES
 
 GOAL_ROLLUP = {"1", "8"}  # the aggregate list and the monthly rollup: the 100× goal
+GOAL_ROLLUP_SCALE = "large"  # judged where SQL's work grows with the data (at demo, 100× is below Redis's PING)
 GOAL_PAGE_OVER_FLOOR = 2.0  # a page's median, at most this many times its floor's
 GOAL_PAGE_P95_MS = 10.0
 GOAL_SEEDING_SHARE = 0.20  # of redis-benchmark -P 32's commands per second, at the load's bytes per command
@@ -180,6 +181,8 @@ def goals(figures: dict) -> list[str]:
             for s in sql_sides or ["sqlite"]:
                 ratio = op["sides"][s]["median_ms"] / op["sides"]["redis"]["median_ms"]
                 verdict = "met" if ratio >= 100 else "not met"
+                if figures.get("scale") != GOAL_ROLLUP_SCALE:
+                    verdict = f"judged at --scale {GOAL_ROLLUP_SCALE}, {verdict} here"
                 lines.append(f"- {op['name']} at least 100× faster than {LABELS[s]}: {ratio:,.1f}×, {verdict}")
     writes = [op for op in figures["operations"] if op["write"]]
     more = [f"{op['key']} ({op['round_trips']})" for op in writes if op["round_trips"] > 1]

@@ -16,7 +16,7 @@ from unittest import mock, skipIf
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from config.benchmark import Operation, exchange, postgres, runner, seeding, suite
+from config.benchmark import Operation, exchange, postgres, report, runner, seeding, suite
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -122,6 +122,16 @@ class BenchmarkCommandTest(RedisTestCase):
     def test_goals_stated(self):
         self.assertIn("- every write one round trip: ", self.text)
         self.assertIn("at least 100× faster than", self.text)
+
+    def test_rollup_goal_judged_at_large_scale_only(self):
+        rollups = [line for line in self.text.splitlines() if "at least 100× faster than" in line]
+        anchors = {"postgres", "orm"} & set(self.figures["floors"]) or {"sqlite"}
+        self.assertEqual(len(rollups), 2 * len(anchors))
+        for line in rollups:
+            self.assertRegex(line, r": [\d,.]+×, judged at --scale large, (met|not met) here$")
+        at_large = report.goals({**self.figures, "scale": "large"})
+        for line in (g for g in at_large if "at least 100× faster than" in g):
+            self.assertRegex(line, r": [\d,.]+×, (met|not met)$")
 
     def test_load_rates_beside_redis_benchmark(self):
         loads = {load["app"]: load for load in self.figures["loads"]["redis"]}
