@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from config.benchmark import panelcost
 from config.benchmark.redisrun import SLOW_US
 from config.benchmark.runner import LABELS, SIDES
 
@@ -197,6 +198,9 @@ def goals(figures: dict) -> list[str]:
         slow = [f"{p['app']} {p['kind']} ({_ms(p['p95_ms'])} ms)" for p in pages if p["p95_ms"] > GOAL_PAGE_P95_MS]
         verdict = "met" if not slow else f"not met by {', '.join(slow)}"
         lines.append(f"- every page's p95 at most {GOAL_PAGE_P95_MS:g} ms: {verdict}")
+    panel_goal = panelcost.goal(figures.get("extras", []))
+    if panel_goal:
+        lines.append(panel_goal)
     if (figures.get("ceiling") or {}).get("commands_per_second"):
         shares = seeding_shares(figures)
         below = [f"{app} ({own:.1%})" for app, (_, own) in shares.items() if own < GOAL_SEEDING_SHARE]

@@ -30,7 +30,7 @@ from django.db import connection
 from django.test.utils import override_settings
 from django.utils.module_loading import autodiscover_modules
 
-from config.benchmark import exchange, orm, pages, postgres, redisrun, seeding
+from config.benchmark import exchange, orm, pages, panelcost, postgres, redisrun, seeding
 from config.benchmark.registry import Extra, Load, Operation, Part, registry
 from config.benchmark.runner import Result, Sides, Timing, floors, run
 from config.benchmark.sql import Db
@@ -248,6 +248,8 @@ def benchmark(
         page_list = [(p.app, kind, path) for p in ready.parts for kind, path in p.pages()]
         page_list += pages.key_browser_pages([p.app for p in ready.parts])
         outcome.pages = pages.time_pages(page_list, budget.page_runs)
+        progress("timing the Redis panel at a few commands and at thousands")
+        outcome.extras += panelcost.measure(budget.page_runs * 10)
         for p in ready.parts:
             progress(f"{p.app}: its own measurements")
             outcome.extras += p.extras(ready.redis)
