@@ -13,14 +13,14 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from html import escape
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
-from catalog.documents import Review
-from catalog.forms import ReviewForm
-from catalog.templatetags.catalog_tags import tag_query, web_link
+from catalog.documents import Review, split_tags, tag_slug
+from catalog.forms import ProductFilterForm, ReviewForm
+from catalog.templatetags.catalog_tags import web_link
 from config.templatetags.dashboard import sort_mark, sort_query
 
 DASH = "—"
@@ -101,27 +101,76 @@ def _chip(q: str, text: str, attrs: str = "") -> str:
     return f'<a href="{q}" hx-get="{q}" hx-target="#results" hx-push-url="true"{attrs}>{text}</a>'
 
 
+_MARK = "\x00"  # stands for the varying value; a value holding it is encoded as "%00" too (``_varying`` checks)
+
+
+def _varying(state, name: str):
+    """``state.query(**{name: value}, page=1)`` for many values, the other parameters encoded once.
+
+    A page has some 45 chips whose links differ in one parameter; the query
+    string is encoded once with a mark where the value goes, and each chip's
+    value is encoded into it (``urlencode`` encodes each value with
+    ``quote_plus``, so the result is the same string). An empty value drops the
+    parameter, and a state already holding the mark's encoding cannot use it:
+    both ask ``state.query`` itself.
+    """
+    base, mark = state.query(**{name: _MARK, "page": 1}), quote_plus(_MARK)
+    reliable = base.count(mark) == 1
+
+    def query(value: str) -> str:
+        if not value or not reliable:
+            return state.query(**{name: value, "page": 1})
+        return base.replace(mark, quote_plus(value), 1)
+
+    return query
+
+
 def type_chips(state, chips, chosen: str, catalog_size: int) -> SafeString:
     """ "all types" and one chip per type with its count, the chosen one marked current."""
     current = 'aria-current="true"'
-    out = [_chip(state.query(type="", page=1), f"all types · {catalog_size}", f" {current}" if not chosen else " ")]
+    of_type = _varying(state, "type")
+    out = [_chip(of_type(""), f"all types · {catalog_size}", f" {current}" if not chosen else " ")]
     for kind, count in chips:
         slug = escape(kind.slug)
         mark = f' data-type="{slug}" {current}' if chosen == kind.slug else f' data-type="{slug}" '
-        out.append(_chip(state.query(type=kind.slug, page=1), f"{escape(kind.label)} · {count}", mark))
+        out.append(_chip(of_type(kind.slug), f"{escape(kind.label)} · {count}", mark))
     return mark_safe("\n    ".join(out))  # labels, slugs and query strings escaped
 
 
 def tag_chips(state, cloud, chosen) -> SafeString:
-    """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed."""
+    """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed
+    (the links ``tag_query`` builds, the tags already chosen read once for the whole cloud)."""
+    held = list(dict.fromkeys(tag_slug(t) for t in split_tags(state.filters.get("tags_all", ""))))
+    with_tags = _varying(state, "tags_all")
     out = []
     for tag, count in cloud:
         text = escape(tag)
         mark = f' data-tag="{text}"'
         if tag in chosen:
             mark += ' aria-current="true" title="Chosen: select to drop it"'
-        out.append(_chip(tag_query(state, tag), f"{text} · {count}", mark))
+        kept = [t for t in held if t != tag] if tag in held else [*held, tag]
+        out.append(_chip(with_tags(",".join(kept)), f"{text} · {count}", mark))
     return mark_safe("\n    ".join(out))  # tags and query strings escaped
+
+
+_VALUE = "\x01value\x01"  # where the typed search goes in the rendered box; escaping leaves it as it is
+
+
+@cache
+def _search_box_around(url: str) -> tuple[str, str]:
+    """The list's search box (``includes/autocomplete.html``) rendered once a process for ``url``, cut
+    where the value goes."""
+    context = {"name": "q", "id": "id_q", "url": url, "label": "Search", "value": _VALUE, "mode": "go",
+               "placeholder": "any part of a name, or a SKU"}  # fmt: skip
+    before, after = render_to_string("includes/autocomplete.html", context).split(_VALUE)
+    return before, after
+
+
+def search_box(value: str, url: str) -> SafeString:
+    """The search box with ``value`` typed in: the include's own markup (rendered once, above),
+    the value escaped as the template would."""
+    before, after = _search_box_around(url)
+    return mark_safe(before + escape(value) + after)  # the value escaped; the rest is the template's
 
 
 def filter_fields(form) -> SafeString | None:
@@ -209,6 +258,12 @@ def review_items(reviews: list[Review], product_path: str) -> SafeString:
             f"</li>\n"
         )
     return mark_safe("".join(out))  # authors and comments escaped
+
+
+@cache
+def empty_filter_fields() -> SafeString:
+    """The list's filter fields with nothing chosen: the same on every unfiltered list, rendered once."""
+    return filter_fields(ProductFilterForm())
 
 
 @cache

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -23,6 +25,8 @@ PRODUCTS = ListSpec(
     filters=("type", "tags_all", "tags_any", "tags_none"),
     filter_form=ProductFilterForm,
 )
+UNFILTERED = replace(PRODUCTS, filter_form=None)  # the same list read when no filter is asked for
+FILTER_PARAMS = ("q", *PRODUCTS.filters)
 REVIEWS = ListSpec(per_page=20)
 
 
@@ -92,21 +96,39 @@ def product_bulk_delete(request):
     return bulk_delete(request, PRODUCTS_BULK, _actor(request))
 
 
+def _list_query(request) -> tuple:
+    """The list's state, its query for the store and its bound filter form (None with no filter).
+
+    With no filter in the query string (no ``q``, type or tags: most requests)
+    the form would validate nothing and show its empty fields, so none is built
+    (its fields and their copies cost more than the rest of the view's Python):
+    the state is read without it and the page shows the fields rendered once
+    (``presenters.empty_filter_fields``).
+    """
+    if any(request.GET.get(name) for name in FILTER_PARAMS):
+        state = PRODUCTS.read(request)
+        return state, state.form.query(state.order, state.offset, state.per_page), state.form
+    state = UNFILTERED.read(request)
+    return (
+        state,
+        store.ProductQuery(order=state.order, offset=state.offset, limit=state.per_page, live_counts=True),
+        None,
+    )
+
+
 def product_list(request):
     """One page of products; its rows, chips and column heads are built in Python once
     (``presenters``), so the template loops over nothing per row."""
-    state = PRODUCTS.read(request)
-    filters = state.form
-    query = filters.query(state.order, state.offset, state.per_page)
+    state, query, filters = _list_query(request)
     result = store.list_products(query)
     products_path = reverse("catalog:product_list")  # a row's link is this and its id: no reverse() a row
     type_columns = types.TYPES[query.type].fields if query.type else ()
-    chosen = filters.cleaned_data
+    chosen = filters.cleaned_data if filters is not None else {}
     context = {
         "page": page_of(result.rows, result.total, state),
         "state": state,
         "filters": filters,
-        "filter_fields": presenters.filter_fields(filters),
+        "filter_fields": presenters.filter_fields(filters) if filters is not None else presenters.empty_filter_fields(),
         "result": result,
         "rows": presenters.product_rows(result.rows, type_columns, products_path),
         "sorts": presenters.sort_headers(state),
@@ -120,6 +142,7 @@ def product_list(request):
         "tag_chips": presenters.tag_chips(state, result.tag_cloud, chosen.get("tags_all") or ()),
         "search_limit": store.SEARCH_LIMIT,
         "products_path": products_path,
+        "search_box": presenters.search_box(state.q, reverse("catalog:product_suggest")),
     }
     return render_list(request, "catalog/product_list.html", context)
 
