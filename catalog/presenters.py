@@ -11,13 +11,14 @@ formatted once. The markup is the one the templates wrote.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from functools import cache
+from functools import cache, lru_cache
 from html import escape
 from urllib.parse import quote, quote_plus
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
+from catalog import types
 from catalog.documents import Review, split_tags, tag_slug
 from catalog.forms import ProductFilterForm, ReviewForm
 from catalog.templatetags.catalog_tags import web_link
@@ -46,30 +47,49 @@ def _num(field) -> str:
     return ' class="num"' if field.kind in NUMERIC else ""
 
 
+def rating_of(count: int, total: int) -> str:
+    """``rating_text`` of the average ``total / count``, from the integers: half up to two places by
+    integer arithmetic, the same text as the float's (a tie is a fraction of 200, which a float's
+    ``repr`` shows exactly), without building a Decimal per row."""
+    if not count:
+        return DASH
+    cents = (total * 200 + count) // (2 * count)
+    return f"{cents // 100}.{cents % 100:02d}"
+
+
+@lru_cache(maxsize=64)  # the registry's types, and a few unknown slugs an import may have stored
+def _type_cell(slug: str) -> str:
+    """A type's cell text, escaped: its label, or the slug when the registry has none, or "—"."""
+    kind = types.TYPES.get(slug) or types.get(slug)
+    return escape(kind.label if kind else slug) or DASH
+
+
 def product_rows(rows, type_columns, products_path: str) -> SafeString:
     """The list's ``<tr>`` rows: checkbox, linked name, type, brand, SKU, the chosen type's
     fields, tags, price, rating and review count."""
     path = escape(products_path)
+    cells = [(f.name, f'<td{_num(f)} data-field="{escape(f.name)}">') for f in type_columns]
     out = []
     for row in rows:
         pk, name = row.id, escape(row.name)
-        own = "".join(
-            f'<td{_num(f)} data-field="{escape(f.name)}">{escape(value) if value else DASH}</td>'
-            for f, value in row.type_fields
-        ) if type_columns else ""  # fmt: skip
+        if cells:
+            attrs = row.attrs
+            own = "".join(f"{td}{escape(attrs[n]) if attrs.get(n) else DASH}</td>" for n, td in cells)
+        else:
+            own = ""
         tags = "".join(f'<span class="tag">{escape(tag)}</span> ' for tag in row.tags)
         out.append(
             f'<tr data-product="{pk}">\n'
             f'        <td class="select"><input type="checkbox" name="ids" value="{pk}" id="select-{pk}" '
             f'aria-label="Select {name}"></td>\n'
             f'        <td><a href="{path}{pk}/">{name}</a></td>\n'
-            f"        <td>{escape(row.type_label) or DASH}</td>\n"
+            f"        <td>{_type_cell(row.type)}</td>\n"
             f"        <td>{escape(row.brand)}</td>\n"
             f'        <td class="mono">{escape(row.sku)}</td>\n'
             f"        {own}\n"
             f"        <td>{tags}</td>\n"
             f'        <td class="num">{price_text(row.price)}</td>\n'
-            f'        <td class="num rating">{rating_text(row.average)}</td>\n'
+            f'        <td class="num rating">{rating_of(row.num_reviews, row.sum_ratings)}</td>\n'
             f'        <td class="num">{row.num_reviews}</td>\n'
             f"      </tr>"
         )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from catalog import presenters, store, types
@@ -30,8 +31,25 @@ FILTER_PARAMS = ("q", *PRODUCTS.filters)
 REVIEWS = ListSpec(per_page=20)
 
 
+_PATHS: dict[tuple, dict[str, str]] = {}
+_NAMED = ("dashboard", "catalog:product_list", "catalog:product_add", "catalog:product_suggest",
+          "catalog:product_bulk_delete")  # fmt: skip
+
+
+def _paths() -> dict[str, str]:
+    """The fixed paths the catalog's screens link to, by URL name, reversed once per URL configuration and
+    script prefix: ``reverse`` costs a list page as much as building ten of its rows, and these never change
+    while the configuration stays."""
+    key = (settings.ROOT_URLCONF, get_urlconf(), get_script_prefix())
+    found = _PATHS.get(key)
+    if found is None:
+        found = _PATHS[key] = {name.rpartition(":")[2]: reverse(name) for name in _NAMED}
+    return found
+
+
 def _detail_url(product_id: int) -> str:
-    return reverse("catalog:product_detail", args=[product_id])
+    """A product's page: the list's path and its id (``catalog/urls.py`` nests it so)."""
+    return f"{_paths()['product_list']}{product_id}/"
 
 
 def _actor(request, product_id: int | None = None) -> Actor:
@@ -77,7 +95,7 @@ def _after_save(request, product_id: int, kind: types.ProductType | None):
 
 def product_suggest(request):
     """The search box's suggestions: products whose name holds the text, each a link to its page."""
-    products_path = reverse("catalog:product_list")
+    products_path = _paths()["product_list"]
     return autocomplete.respond(request, store.suggest, link=lambda product_id: f"{products_path}{product_id}/")
 
 
@@ -121,7 +139,8 @@ def product_list(request):
     (``presenters``), so the template loops over nothing per row."""
     state, query, filters = _list_query(request)
     result = store.list_products(query)
-    products_path = reverse("catalog:product_list")  # a row's link is this and its id: no reverse() a row
+    paths = _paths()
+    products_path = paths["product_list"]  # a row's link is this and its id: no reverse() a row
     type_columns = types.TYPES[query.type].fields if query.type else ()
     chosen = filters.cleaned_data if filters is not None else {}
     context = {
@@ -142,7 +161,8 @@ def product_list(request):
         "tag_chips": presenters.tag_chips(state, result.tag_cloud, chosen.get("tags_all") or ()),
         "search_limit": store.SEARCH_LIMIT,
         "products_path": products_path,
-        "search_box": presenters.search_box(state.q, reverse("catalog:product_suggest")),
+        "search_box": presenters.search_box(state.q, paths["product_suggest"]),
+        "paths": paths,
     }
     return render_list(request, "catalog/product_list.html", context)
 
@@ -171,8 +191,11 @@ def product_add(request):
 def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
     """The product page's context: links from its path computed once, numbers formatted once,
     the 3 newest reviews as built items, and the unbound review form rendered once a process."""
-    product_path, products_path = _detail_url(product.id), reverse("catalog:product_list")
+    paths = _paths()
+    products_path = paths["product_list"]
+    product_path = f"{products_path}{product.id}/"
     return {
+        "paths": paths,
         "product": product,
         "product_path": product_path,
         "products_path": products_path,
@@ -245,7 +268,7 @@ def review_list(request, pk: int):
         "product_id": pk,
         "product_name": found.product_name,
         "product_path": product_path,
-        "products_path": reverse("catalog:product_list"),
+        "products_path": _paths()["product_list"],
         "reviews": presenters.review_items(found.reviews, product_path),
         "page": page_of(found.reviews, found.total, state),
         "state": state,
