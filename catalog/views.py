@@ -177,9 +177,8 @@ def product_add(request):
     form = ProductForm(request.POST or None, product_type=kind)
     if request.method == "POST" and form.is_valid():
         product = form.to_product()
-        product_id = store.new_product_id()
         try:
-            store.create(product_id, product, actor=_actor(request))
+            product_id = store.add(product, actor=_actor(request))
         except store.SkuTaken as taken:
             form.add_error(taken.field, taken.message)
         else:

@@ -5,6 +5,7 @@ import json
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
 from catalog.store import NewReview
+from catalog.store.ids import ID_BLOCK
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
@@ -287,6 +288,48 @@ class ReviewTest(RedisTestCase):
         self.assertEqual(page.total, 25)
         self.assertEqual([r.id for r in page.reviews], list(reversed(ids[:5])))
         self.assertIsNone(store.review_page(999, 0, 20))
+
+
+class ProductIdBlockTest(RedisTestCase):
+    sign_in = False
+
+    def product(self, sku):
+        return Product(type="earbuds", name=f"Buds {sku}", brand="B", sku=sku, attrs=dict(EARBUDS))
+
+    def test_add_takes_ids_from_the_process_block_one_incrby_a_block(self):
+        store.products._IDS.drop()
+        with self.assertRoundTrips(2), self.assertCommands(2):  # INCRBY (the block), the script
+            first = store.add(self.product("A-1"), actor=TESTER)
+        with self.assertRoundTrips(1), self.assertCommands(1) as trace:  # the script alone
+            second = store.add(self.product("A-2"), actor=TESTER)
+        self.assertEqual(trace.round_trips[0].commands[0].name, "EVALSHA")
+        self.assertEqual((first, second), (1, 2))
+        self.assertEqual(int(client().get(keys.product_ids())), ID_BLOCK)  # the counter is past the block
+        self.assertEqual(store.get(second).sku, "A-2")
+        self.assertEqual(violations("catalog"), [])
+
+    def test_a_stale_block_after_a_reset_is_drawn_again_and_a_taken_sku_gives_its_id_back(self):
+        store.add(self.product("B-1"), actor=TESTER)
+        flush_test_redis()  # the data is reset: the block's ids are no longer the counter's
+        with self.assertRoundTrips(3):  # the refused script, INCRBY, the script
+            again = store.add(self.product("B-2"), actor=TESTER)
+        self.assertEqual(again, 1)
+        with self.assertRaises(store.SkuTaken):
+            store.add(self.product("b-2"), actor=TESTER)
+        self.assertEqual(store.add(self.product("B-3"), actor=TESTER), 2)  # the refused add's id, put back
+        self.assertEqual(violations("catalog"), [])
+
+    def test_concurrent_adds_never_share_an_id(self):
+        store.products._IDS.drop()
+        ids = []
+
+        def add(n):
+            ids.append(store.add(self.product(f"C-{n}"), actor=TESTER))
+
+        run_concurrently(add, [(n,) for n in range(8)])
+        self.assertEqual(sorted(ids), list(range(1, 9)))
+        self.assertEqual(sorted(store.sku_owner(f"C-{n}") for n in range(8)), sorted(ids))
+        self.assertEqual(violations("catalog"), [])
 
 
 class ListQueryTest(RedisTestCase):
