@@ -224,6 +224,74 @@ def filter_fields(form) -> SafeString | None:
 # --- the product page -------------------------------------------------------------------
 
 
+def _or_dash(text: str) -> str:
+    return escape(text) if text else DASH
+
+
+def product_sections(product, *, price: str, average: str, tags: str, type_fields: str, images: str,
+                     videos: str) -> SafeString:  # fmt: skip
+    """The product page's product card, type fields card and details card: the markup the template
+    wrote (``|default:"—"``, ``|linebreaksbr``, ``|pluralize``), one string instead of some 30
+    template lookups. The other arguments are this module's own safe parts."""
+    kind = product.product_type
+    label = (kind.label if kind else "") or product.type
+    src = web_link(product.image)
+    if src:
+        image = (f'<div class="image-frame"><img class="product-image" src="{escape(src)}" '
+                 f'alt="{escape(product.name)}" width="160" height="160" data-fallback></div>')  # fmt: skip
+    elif product.image:
+        image = f'<p class="mono unlinked" data-field="image">{escape(product.image)}</p>'
+    else:
+        image = ""
+    model = f"<dt>Model</dt><dd>{escape(product.model)}</dd>" if product.model else ""
+    count = product.num_reviews
+    typed = ""
+    if product.type:
+        heading = escape(label[:1].upper() + label[1:])
+        typed = (
+            f'<section class="card" id="type-fields" data-type="{escape(product.type)}">\n'
+            f"    <h2>{heading} fields</h2>\n"
+            f'    <dl class="owner">\n'
+            f"      {type_fields}\n"
+            f"    </dl>\n"
+            f"  </section>"
+        )
+    description = ""
+    if product.description:
+        text = escape(product.description.replace("\r\n", "\n").replace("\r", "\n")).replace("\n", "<br>")
+        description = f"<p>{text}</p>"
+    return mark_safe(  # every stored value escaped; the other parts are this module's safe strings
+        f'<div class="grid">\n'
+        f'  <section class="card" id="product">\n'
+        f"    <h2>Product</h2>\n"
+        f"    {image}\n"
+        f'    <dl class="owner">\n'
+        f'      <dt>Type</dt><dd data-field="type">{_or_dash(label)}</dd>\n'
+        f"      <dt>Brand</dt><dd>{_or_dash(product.brand)}</dd>\n"
+        f'      <dt>SKU</dt><dd class="mono">{_or_dash(product.sku)}</dd>\n'
+        f"      {model}\n"
+        f"      <dt>Price</dt><dd>{price}</dd>\n"
+        f'      <dt>Average rating</dt><dd id="average">{average} <span class="muted">(<span id="num-reviews">'
+        f"{count}</span> review{'' if count == 1 else 's'}, sum {product.sum_ratings})</span></dd>\n"
+        f'      <dt>Tags</dt><dd id="tags">{tags}</dd>\n'
+        f"    </dl>\n"
+        f"  </section>\n"
+        f"  {typed}\n"
+        f"</div>\n"
+        f'<section class="card" id="details">\n'
+        f"  <h2>Details</h2>\n"
+        f"  {description}\n"
+        f'  <dl class="owner">\n'
+        f"    <dt>Manufacturer</dt><dd>{_or_dash(product.manufacturer)}</dd>\n"
+        f"    <dt>Dimensions</dt><dd>{_or_dash(product.dimensions)}</dd>\n"
+        f"    <dt>Weight</dt><dd>{_or_dash(product.weight)}</dd>\n"
+        f"    <dt>Images ({len(product.images)}/10)</dt><dd>{images}</dd>\n"
+        f"    <dt>Videos ({len(product.videos)}/3)</dt><dd>{videos}</dd>\n"
+        f"  </dl>\n"
+        f"</section>"
+    )
+
+
 def tag_links(tags: list[str], products_path: str) -> SafeString:
     """Each tag a link to the list filtered by it; "—" with none."""
     path = escape(products_path)

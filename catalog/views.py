@@ -193,19 +193,23 @@ def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
     paths = _paths()
     products_path = paths["product_list"]
     product_path = f"{products_path}{product.id}/"
+    parts = {
+        "price": presenters.price_text(product.price),
+        "average": presenters.rating_of(product.num_reviews, product.sum_ratings),
+        "tags": presenters.tag_links(product.tags, products_path),
+        "type_fields": presenters.type_field_items(product.type_fields),
+        "images": presenters.media_links(product.images, "image"),
+        "videos": presenters.media_links(product.videos, "video"),
+    }
     return {
         "paths": paths,
         "product": product,
         "product_path": product_path,
         "products_path": products_path,
-        "tags": presenters.tag_links(product.tags, products_path),
-        "type_fields": presenters.type_field_items(product.type_fields),
-        "images": presenters.media_links(product.images, "image"),
-        "videos": presenters.media_links(product.videos, "video"),
-        "price": presenters.price_text(product.price),
-        "average": presenters.rating_text(product.average),
+        **parts,
+        "sections": presenters.product_sections(product, **parts),
         "recent_reviews": presenters.review_items(product.recent, product_path),
-        "review_form": review_form or ReviewForm(),
+        "review_form": review_form,  # a refused review's form; else the fields rendered once, below
         "review_fields": None if review_form else presenters.empty_review_fields(),
     }
 

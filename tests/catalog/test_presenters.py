@@ -1,6 +1,7 @@
 """The list and product pages' parts built once in Python give what the templates and tags they
 replace give, and the unfiltered list builds no form."""
 
+from pathlib import Path
 from unittest import mock
 
 from django.template.loader import render_to_string
@@ -104,3 +105,55 @@ class UnfilteredListTest(RedisTestCase):
         bound = self.client.get("/catalog/products/?o=-rating&q=&tags_none=").content.decode()
         cut = lambda page: page[page.index('<form class="card filters"') : page.index("</form>")]  # noqa: E731
         self.assertEqual(cut(plain), cut(bound))
+
+
+# The product page's cards as the template wrote them before ``presenters.product_sections`` built them.
+SECTIONS_TEMPLATE = Path(__file__).parent / "data" / "product_sections_template.html"
+
+
+class ProductSectionsTest(SimpleTestCase):
+    def test_the_cards_are_the_markup_the_template_wrote(self):
+        from django.template import Context, Template
+
+        from catalog.documents import Product
+
+        template = Template(SECTIONS_TEMPLATE.read_text().rstrip("\n"))
+        products = [
+            Product(
+                type="earbuds",
+                name="<Buds> & co",
+                brand="",
+                sku="S-1",
+                image="https://img.example.com/a.jpg",
+                description="one\r\ntwo\rthree\n<four>",
+                model="M&1",
+                images=["https://x.example/1.jpg"],
+                num_reviews=1,
+                sum_ratings=4,
+                attrs={"battery_life": "3"},
+            ),  # fmt: skip
+            Product(type="", name="Plain", brand="B", sku="", image="javascript:alert(1)", weight="2 kg"),
+            Product(
+                type="nonesuch",
+                name="Odd",
+                brand="O",
+                sku="O-1",
+                num_reviews=3,
+                sum_ratings=10,
+                manufacturer="<M>",
+                dimensions='1"x2"',
+                videos=["https://v.example/1", "ftp://no"],
+            ),  # fmt: skip
+            Product(type="game_console", name="Box", brand="X", sku="X-1"),
+        ]
+        for product in products:
+            parts = {
+                "price": presenters.price_text(product.price),
+                "average": presenters.rating_of(product.num_reviews, product.sum_ratings),
+                "tags": presenters.tag_links(["a&b", "c"], "/catalog/products/"),
+                "type_fields": presenters.type_field_items(product.type_fields),
+                "images": presenters.media_links(product.images, "image"),
+                "videos": presenters.media_links(product.videos, "video"),
+            }
+            expected = template.render(Context({"product": product, **parts}))
+            self.assertEqual(presenters.product_sections(product, **parts), expected, product.name)
