@@ -204,6 +204,9 @@ def get(slug: str) -> ProductType | None:
     """The type for a slug or a spelling of it ("game console", "game-console", "Game_Console")."""
     if not isinstance(slug, str):
         return None
+    exact = TYPES.get(slug)  # a stored slug, as every row of a list page holds: no normalizing
+    if exact is not None:
+        return exact
     normal = re.sub(r"[\s-]+", "_", slug.strip().lower())
     return TYPES.get(normal) if SLUG.match(normal) else None
 

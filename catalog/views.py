@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from catalog import presenters, store, types
@@ -23,11 +26,30 @@ PRODUCTS = ListSpec(
     filters=("type", "tags_all", "tags_any", "tags_none"),
     filter_form=ProductFilterForm,
 )
+UNFILTERED = replace(PRODUCTS, filter_form=None)  # the same list read when no filter is asked for
+FILTER_PARAMS = ("q", *PRODUCTS.filters)
 REVIEWS = ListSpec(per_page=20)
 
 
+_PATHS: dict[tuple, dict[str, str]] = {}
+_NAMED = ("dashboard", "catalog:product_list", "catalog:product_add", "catalog:product_suggest",
+          "catalog:product_bulk_delete")  # fmt: skip
+
+
+def _paths() -> dict[str, str]:
+    """The fixed paths the catalog's screens link to, by URL name, reversed once per URL configuration and
+    script prefix: ``reverse`` costs a list page as much as building ten of its rows, and these never change
+    while the configuration stays."""
+    key = (settings.ROOT_URLCONF, get_urlconf(), get_script_prefix())
+    found = _PATHS.get(key)
+    if found is None:
+        found = _PATHS[key] = {name.rpartition(":")[2]: reverse(name) for name in _NAMED}
+    return found
+
+
 def _detail_url(product_id: int) -> str:
-    return reverse("catalog:product_detail", args=[product_id])
+    """A product's page: the list's path and its id (``catalog/urls.py`` nests it so)."""
+    return f"{_paths()['product_list']}{product_id}/"
 
 
 def _actor(request, product_id: int | None = None) -> Actor:
@@ -73,7 +95,7 @@ def _after_save(request, product_id: int, kind: types.ProductType | None):
 
 def product_suggest(request):
     """The search box's suggestions: products whose name holds the text, each a link to its page."""
-    products_path = reverse("catalog:product_list")
+    products_path = _paths()["product_list"]
     return autocomplete.respond(request, store.suggest, link=lambda product_id: f"{products_path}{product_id}/")
 
 
@@ -92,21 +114,40 @@ def product_bulk_delete(request):
     return bulk_delete(request, PRODUCTS_BULK, _actor(request))
 
 
+def _list_query(request) -> tuple:
+    """The list's state, its query for the store and its bound filter form (None with no filter).
+
+    With no filter in the query string (no ``q``, type or tags: most requests)
+    the form would validate nothing and show its empty fields, so none is built
+    (its fields and their copies cost more than the rest of the view's Python):
+    the state is read without it and the page shows the fields rendered once
+    (``presenters.empty_filter_fields``).
+    """
+    if any(request.GET.get(name) for name in FILTER_PARAMS):
+        state = PRODUCTS.read(request)
+        return state, state.form.query(state.order, state.offset, state.per_page), state.form
+    state = UNFILTERED.read(request)
+    return (
+        state,
+        store.ProductQuery(order=state.order, offset=state.offset, limit=state.per_page, live_counts=True),
+        None,
+    )
+
+
 def product_list(request):
     """One page of products; its rows, chips and column heads are built in Python once
     (``presenters``), so the template loops over nothing per row."""
-    state = PRODUCTS.read(request)
-    filters = state.form
-    query = filters.query(state.order, state.offset, state.per_page)
+    state, query, filters = _list_query(request)
     result = store.list_products(query)
-    products_path = reverse("catalog:product_list")  # a row's link is this and its id: no reverse() a row
+    paths = _paths()
+    products_path = paths["product_list"]  # a row's link is this and its id: no reverse() a row
     type_columns = types.TYPES[query.type].fields if query.type else ()
-    chosen = filters.cleaned_data
+    chosen = filters.cleaned_data if filters is not None else {}
     context = {
         "page": page_of(result.rows, result.total, state),
         "state": state,
         "filters": filters,
-        "filter_fields": presenters.filter_fields(filters),
+        "filter_fields": presenters.filter_fields(filters) if filters is not None else presenters.empty_filter_fields(),
         "result": result,
         "rows": presenters.product_rows(result.rows, type_columns, products_path),
         "sorts": presenters.sort_headers(state),
@@ -120,6 +161,8 @@ def product_list(request):
         "tag_chips": presenters.tag_chips(state, result.tag_cloud, chosen.get("tags_all") or ()),
         "search_limit": store.SEARCH_LIMIT,
         "products_path": products_path,
+        "search_box": presenters.search_box(state.q, paths["product_suggest"]),
+        "paths": paths,
     }
     return render_list(request, "catalog/product_list.html", context)
 
@@ -134,9 +177,8 @@ def product_add(request):
     form = ProductForm(request.POST or None, product_type=kind)
     if request.method == "POST" and form.is_valid():
         product = form.to_product()
-        product_id = store.new_product_id()
         try:
-            store.create(product_id, product, actor=_actor(request))
+            product_id = store.add(product, actor=_actor(request))
         except store.SkuTaken as taken:
             form.add_error(taken.field, taken.message)
         else:
@@ -148,19 +190,26 @@ def product_add(request):
 def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
     """The product page's context: links from its path computed once, numbers formatted once,
     the 3 newest reviews as built items, and the unbound review form rendered once a process."""
-    product_path, products_path = _detail_url(product.id), reverse("catalog:product_list")
-    return {
-        "product": product,
-        "product_path": product_path,
-        "products_path": products_path,
+    paths = _paths()
+    products_path = paths["product_list"]
+    product_path = f"{products_path}{product.id}/"
+    parts = {
+        "price": presenters.price_text(product.price),
+        "average": presenters.rating_of(product.num_reviews, product.sum_ratings),
         "tags": presenters.tag_links(product.tags, products_path),
         "type_fields": presenters.type_field_items(product.type_fields),
         "images": presenters.media_links(product.images, "image"),
         "videos": presenters.media_links(product.videos, "video"),
-        "price": presenters.price_text(product.price),
-        "average": presenters.rating_text(product.average),
+    }
+    return {
+        "paths": paths,
+        "product": product,
+        "product_path": product_path,
+        "products_path": products_path,
+        **parts,
+        "sections": presenters.product_sections(product, **parts),
         "recent_reviews": presenters.review_items(product.recent, product_path),
-        "review_form": review_form or ReviewForm(),
+        "review_form": review_form,  # a refused review's form; else the fields rendered once, below
         "review_fields": None if review_form else presenters.empty_review_fields(),
     }
 
@@ -222,7 +271,7 @@ def review_list(request, pk: int):
         "product_id": pk,
         "product_name": found.product_name,
         "product_path": product_path,
-        "products_path": reverse("catalog:product_list"),
+        "products_path": _paths()["product_list"],
         "reviews": presenters.review_items(found.reviews, product_path),
         "page": page_of(found.reviews, found.total, state),
         "state": state,

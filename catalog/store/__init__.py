@@ -58,9 +58,10 @@ from catalog.store.listing import (
     ProductQuery,
     list_products,
     product_labels,
+    product_page,
     suggest,
 )
-from catalog.store.products import create, delete, get, new_product_id, sku_owner, update
+from catalog.store.products import add, create, delete, get, new_product_id, sku_owner, update
 from catalog.store.reviews import (
     AddedReview,
     ReviewPage,
@@ -75,8 +76,8 @@ from catalog.store.reviews import (
 __all__ = [
     "NAMES", "REVIEWS", "SEARCH_LIMIT", "TEMP_TTL",
     "EditConflict", "NotFound", "SkuTaken",
-    "new_product_id", "create", "update", "delete", "get", "sku_owner",
-    "ProductQuery", "ProductList", "list_products",
+    "new_product_id", "create", "add", "update", "delete", "get", "sku_owner",
+    "ProductQuery", "ProductList", "list_products", "product_page",
     "add_review", "add_named_review", "AddedReview", "reserve_review_ids",
     "delete_review", "get_review", "ReviewPage", "review_page",
     "NewReview", "last_product_id", "reserve_ids", "queue_new_product", "import_products", "write_batch",

@@ -25,6 +25,8 @@ for _, check in ipairs(spec.checks) do
     if redis.call('EXISTS', key) == 0 then return {'notfound', key} end
   elseif kind == 'absent' then
     if redis.call('EXISTS', key) == 1 then return {'exists', key} end
+  elseif kind == 'drawn' then
+    if tonumber(redis.call('GET', key) or '0') < tonumber(check[3]) then return {'stale', key} end
   elseif kind == 'field' then
     local held = redis.call('HGET', key, check[3])
     if not held then return {'notfound', key} end
@@ -84,6 +86,10 @@ class Batch:
 
     def require_absent(self, key: str) -> None:
         self.checks.append(["absent", self._at(key)])
+
+    def require_drawn(self, counter_key: str, drawn: int) -> None:
+        """The id counter has reached ``drawn`` (else "stale": the data was reset since the id was drawn)."""
+        self.checks.append(["drawn", self._at(counter_key), str(drawn)])
 
     def require_field(self, key: str, name: str, value: str) -> None:
         """The hash holds ``value`` in ``name`` (else "notfound" when absent, "changed" when other)."""

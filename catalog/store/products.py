@@ -9,9 +9,12 @@ from catalog import keys, types
 from catalog.documents import Product, sku_key
 from catalog.store.batch import Batch
 from catalog.store.core import APP, REVIEWS, EditConflict, NotFound, queue_indexes, refusal
+from catalog.store.ids import IdBlock
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, queue_event, watch_retries
+
+_IDS = IdBlock(keys.product_ids())  # this process's block of product ids, for ``add``
 
 
 def new_product_id() -> int:
@@ -25,21 +28,50 @@ def create(product_id: int, product: Product, *, actor: Actor, at: float | None 
     One round trip: a script that checks the SKU is free and writes the hash,
     every index, the tag cloud and the event. Raises SkuTaken, and then writes nothing.
     """
+    reply = _create(product_id, product, actor=actor, at=at)
+    if reply[0] != "ok":
+        raise refusal(reply, keys.product(product_id))
+    return product_id
+
+
+def add(product: Product, *, actor: Actor, at: float | None = None) -> int:
+    """Store a new product under an id of this process's block; returns the id. The add screen's write.
+
+    One round trip (``create``'s script, which also checks the id was drawn
+    from the counter and is free): the id comes from the block, one INCRBY
+    every ``ids.ID_BLOCK`` products, so adding a product is the form's SKU
+    check and this script. A stale id (the data was reset since the block was
+    drawn) draws a new block and tries once more. Raises SkuTaken, and then
+    writes nothing (the id goes back to the block).
+    """
+    for _ in range(2):
+        product_id = _IDS.take()
+        reply = _create(product_id, product, actor=actor, at=at, drawn=True)
+        if reply[0] == "ok":
+            return product_id
+        if reply[0] not in ("stale", "exists"):
+            _IDS.put_back(product_id)
+            raise refusal(reply, keys.product(product_id))
+        _IDS.drop()
+    raise Busy(keys.product_ids())
+
+
+def _create(product_id: int, product: Product, *, actor: Actor, at: float | None, drawn: bool = False) -> list:
+    """The create script's reply: ["ok"], or the first failed check ("exists", "stale", "owned")."""
     product.id = product_id
     product.created_at = product.updated_at = time.time() if at is None else at
     product.rev, product.num_reviews, product.sum_ratings = 1, 0, 0
     batch = Batch()
     key = keys.product(product_id)
+    if drawn:
+        batch.require_drawn(keys.product_ids(), product_id)
     batch.require_absent(key)
     if product.sku:
         batch.require_owner(keys.skus(), sku_key(product.sku))
     batch.hset(key, mapping={**product.to_hash(), **REVIEWS.initial_fields()})
     queue_indexes(batch, product_id, None, product)
     queue_event(batch, actor.event("created", APP, "product", product_id, product.name))
-    reply = batch.run()
-    if reply[0] != "ok":
-        raise refusal(reply, key)
-    return product_id
+    return batch.run()
 
 
 def update(

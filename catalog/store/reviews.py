@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 from dataclasses import dataclass
 
 from catalog import keys
 from catalog.documents import Review
 from catalog.store.core import APP, REVIEWS
+from catalog.store.ids import IdBlock
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, NotFound
@@ -38,52 +37,12 @@ finish(s, parent, index, held, before, count, total)
 return {'ok', redis.call('HGET', parent, s.label) or ''}
 """
 )
-ID_BLOCK = 100  # review ids one INCRBY reserves for this process
-
-
-class _IdBlock:
-    """Review ids reserved from the Redis counter (INCRBY) for this process, handed out in turn.
-
-    Every id comes from Redis; the block only saves a round trip per add. The
-    add script refuses an id the counter has not reached (the data was reset
-    since) or that a review already holds, and the block is then drawn again.
-    A forked process draws its own.
-    """
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.pid, self.next, self.last = 0, 1, 0
-
-    def take(self) -> int:
-        with self.lock:
-            if self.pid != os.getpid() or self.next > self.last:
-                self._draw()
-            self.next += 1
-            return self.next - 1
-
-    def put_back(self, review_id: int) -> None:
-        """An id the add did not use (no such product): the next add takes it."""
-        with self.lock:
-            if self.next == review_id + 1:
-                self.next = review_id
-
-    def drop(self) -> None:
-        with self.lock:
-            self.next, self.last = 1, 0
-
-    def _draw(self) -> None:
-        self.last = client().incrby(keys.review_ids(), ID_BLOCK)
-        self.next, self.pid = self.last - ID_BLOCK + 1, os.getpid()
-
-
-_IDS = _IdBlock()
+_IDS = IdBlock(keys.review_ids())  # this process's block of review ids (``ids.IdBlock``)
 
 
 def reserve_review_ids() -> None:
     """Draw this process's block of review ids now (a server does it at its first add)."""
-    _IDS.drop()
-    _IDS.take()
-    _IDS.put_back(_IDS.next - 1)
+    _IDS.reserve()
 
 
 @dataclass(frozen=True)
@@ -106,7 +65,7 @@ def add_named_review(
     hash, the set, the embed, the aggregate, the sort indexes and the event, and answers the
     product's name.
 
-    The id comes from this process's block (``_IdBlock``): one INCRBY every
+    The id comes from this process's block (``ids.IdBlock``): one INCRBY every
     ID_BLOCK adds, and again when the script refuses a stale id. Raises
     NotFound, and then writes nothing, for a missing product.
     """

@@ -5,11 +5,12 @@ import json
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
 from catalog.store import NewReview
+from catalog.store.ids import ID_BLOCK
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
 from tests.base import RedisTestCase, flush_test_redis, run_concurrently
-from tests.catalog.helpers import CONSOLE, EARBUDS, TESTER, make_product, review
+from tests.catalog.helpers import CONSOLE, EARBUDS, TESTER, make_product, review, sent_commands
 
 
 def mock_run(replacement):
@@ -289,6 +290,48 @@ class ReviewTest(RedisTestCase):
         self.assertIsNone(store.review_page(999, 0, 20))
 
 
+class ProductIdBlockTest(RedisTestCase):
+    sign_in = False
+
+    def product(self, sku):
+        return Product(type="earbuds", name=f"Buds {sku}", brand="B", sku=sku, attrs=dict(EARBUDS))
+
+    def test_add_takes_ids_from_the_process_block_one_incrby_a_block(self):
+        store.products._IDS.drop()
+        with self.assertRoundTrips(2), self.assertCommands(2):  # INCRBY (the block), the script
+            first = store.add(self.product("A-1"), actor=TESTER)
+        with self.assertRoundTrips(1), self.assertCommands(1) as trace:  # the script alone
+            second = store.add(self.product("A-2"), actor=TESTER)
+        self.assertEqual(trace.round_trips[0].commands[0].name, "EVALSHA")
+        self.assertEqual((first, second), (1, 2))
+        self.assertEqual(int(client().get(keys.product_ids())), ID_BLOCK)  # the counter is past the block
+        self.assertEqual(store.get(second).sku, "A-2")
+        self.assertEqual(violations("catalog"), [])
+
+    def test_a_stale_block_after_a_reset_is_drawn_again_and_a_taken_sku_gives_its_id_back(self):
+        store.add(self.product("B-1"), actor=TESTER)
+        flush_test_redis()  # the data is reset: the block's ids are no longer the counter's
+        with self.assertRoundTrips(3):  # the refused script, INCRBY, the script
+            again = store.add(self.product("B-2"), actor=TESTER)
+        self.assertEqual(again, 1)
+        with self.assertRaises(store.SkuTaken):
+            store.add(self.product("b-2"), actor=TESTER)
+        self.assertEqual(store.add(self.product("B-3"), actor=TESTER), 2)  # the refused add's id, put back
+        self.assertEqual(violations("catalog"), [])
+
+    def test_concurrent_adds_never_share_an_id(self):
+        store.products._IDS.drop()
+        ids = []
+
+        def add(n):
+            ids.append(store.add(self.product(f"C-{n}"), actor=TESTER))
+
+        run_concurrently(add, [(n,) for n in range(8)])
+        self.assertEqual(sorted(ids), list(range(1, 9)))
+        self.assertEqual(sorted(store.sku_owner(f"C-{n}") for n in range(8)), sorted(ids))
+        self.assertEqual(violations("catalog"), [])
+
+
 class ListQueryTest(RedisTestCase):
     sign_in = False
 
@@ -359,16 +402,38 @@ class ListQueryTest(RedisTestCase):
         self.assertEqual(order("-created")[0], "Wired Buds")
 
     def test_the_unfiltered_list_pages_over_the_index_and_reads_only_list_fields(self):
-        with self.assertRoundTrips(1) as trace:
+        store.list_products(store.ProductQuery())  # the script's first run sends its source (EVAL)
+        with self.assertRoundTrips(1), self.assertCommands(1) as trace, sent_commands() as sent:
             result = store.list_products(store.ProductQuery(order="name", offset=1, limit=2))
         self.assertEqual(self.names(result), ["Game Box", "Quiet Buds"])
         self.assertEqual((result.total, result.catalog_size), (5, 5))
         self.assertEqual(result.type_counts["earbuds"], 4)
         self.assertIn(("wireless", 4), result.tag_cloud)
-        sort = next(c for c in trace.round_trips[0].commands if c.name == "SORT")
-        self.assertNotIn("catalog:tmp", " ".join(sort.args))
+        (script,) = trace.round_trips[0].commands
+        self.assertEqual(script.name, "EVALSHA")  # one command: the page, its total and the chips
+        (args,) = sent
+        self.assertEqual(args[3], keys.sort_index("name"))  # the sort index itself: no temporary key
+        gets = [a for a in args if "->" in str(a)]
+        self.assertEqual(gets, [f"{keys.product('*')}->{name}" for name in LIST_FIELDS])
         self.assertFalse({"description", "images", "videos", "recent_reviews"} & set(LIST_FIELDS))
-        self.assertNotIn("HGETALL", [c.name for c in trace.round_trips[0].commands])
+
+    def test_a_page_of_a_few_fields_is_two_commands_in_one_round_trip(self):
+        with self.assertRoundTrips(1), self.assertCommands(2):  # ZCARD and SORT ... GET, no MULTI, no script
+            total, rows = store.product_page(("name", "price"), order="-rating", limit=2)
+        self.assertEqual(total, 5)
+        self.assertEqual(
+            rows, [[str(self.ids["quiet"]), "Quiet Buds", "199"], [str(self.ids["refurb"]), "Refurb Buds", "79"]]
+        )
+        with self.assertRoundTrips(1), self.assertCommands(2):
+            total, rows = store.product_page(("name", "battery_life", "gpu"), type="earbuds", offset=1, limit=1)
+        self.assertEqual(total, 4)
+        self.assertEqual(rows, [[str(self.ids["refurb"]), "Refurb Buds", EARBUDS["battery_life"], None]])
+        oldest = store.product_page(("name",), order="created", type="earbuds", limit=1)[1]
+        self.assertEqual(oldest, [[str(self.ids["quiet"]), "Quiet Buds"]])
+        with self.assertRaises(ValueError):
+            store.product_page(("name",), order="-rating", type="earbuds")  # needs the set algebra
+        with self.assertRaises(ValueError):
+            store.product_page(("name",), type="toaster")
 
     def test_a_type_alone_is_a_page_of_its_creation_index_with_its_own_fields_in_one_round_trip(self):
         newest = make_product("Newest Buds", attrs={**EARBUDS, "battery_life": "40"})

@@ -1,0 +1,54 @@
+"""Ids drawn from Redis in blocks: one INCRBY hands this process the next ``ID_BLOCK`` ids of an entity.
+
+Every id still comes from the Redis counter (enumerable keys), so two processes
+never hold the same block; the block only saves a round trip per new product
+or review. The write's own script refuses an id the counter has not reached
+(the data was reset since the block was drawn) or that a document already
+holds, and the writer then draws a new block and tries once more.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from config.redis import client
+
+ID_BLOCK = 100  # ids one INCRBY reserves for this process
+
+
+class IdBlock:
+    """Ids reserved from one Redis counter for this process, handed out in turn. A forked process
+    draws its own."""
+
+    def __init__(self, counter_key: str):
+        self.counter_key = counter_key
+        self.lock = threading.Lock()
+        self.pid, self.next, self.last = 0, 1, 0
+
+    def take(self) -> int:
+        with self.lock:
+            if self.pid != os.getpid() or self.next > self.last:
+                self._draw()
+            self.next += 1
+            return self.next - 1
+
+    def put_back(self, taken: int) -> None:
+        """An id the write did not use (nothing was written): the next write takes it."""
+        with self.lock:
+            if self.next == taken + 1:
+                self.next = taken
+
+    def drop(self) -> None:
+        """Forget the block (the script refused one of its ids): the next ``take`` draws a new one."""
+        with self.lock:
+            self.next, self.last = 1, 0
+
+    def reserve(self) -> None:
+        """Draw a block now (a server does it at its first write)."""
+        self.drop()
+        self.put_back(self.take())
+
+    def _draw(self) -> None:
+        self.last = client().incrby(self.counter_key, ID_BLOCK)
+        self.next, self.pid = self.last - ID_BLOCK + 1, os.getpid()
