@@ -15,6 +15,7 @@ from pathlib import Path
 
 from django.conf import settings
 from redis.commands.core import Script
+from redis.exceptions import NoScriptError
 
 from config import keys as config_keys
 from config.activity import Actor
@@ -49,8 +50,10 @@ def _script(name: str) -> Script:
     return client().register_script(source)
 
 
-SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk")
-STANDALONE = {"bulk"}  # takes no JSON argument, so lib.lua is not prepended
+SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk", "read_list", "read_course", "read_person", "algebra")
+# Take no JSON argument, so lib.lua is not prepended: the bulk writer, and the screens' reads and the
+# set algebra, whose arguments are plain strings (no JSON to encode here or decode there).
+STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}
 
 
 def load_scripts() -> None:
@@ -72,6 +75,18 @@ def run(name: str, script_keys: list[str], args: dict) -> dict:
     encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
     reply = _script(name)(keys=[*script_keys, config_keys.events()], args=[encoded], client=client())
     return json.loads(reply)
+
+
+def read(name: str, script_keys: list[str], args: list) -> list:
+    """EVALSHA the script ``name`` (one of the screens' reads) with ``script_keys`` and plain
+    ``args``: its reply as Redis sent it. One command, so one round trip and one reply to parse
+    where a pipeline of several commands costs the client a packing and a parse per command."""
+    found = _script(name)
+    try:
+        return client().evalsha(found.sha, len(script_keys), *script_keys, *args)
+    except NoScriptError:
+        found.sha = client().script_load(found.script)
+        return client().evalsha(found.sha, len(script_keys), *script_keys, *args)
 
 
 def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, *, gone: bool = False) -> dict:
