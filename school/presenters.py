@@ -11,15 +11,28 @@ to mark as such. The HTML is what the templates rendered before, row for row.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
 from urllib.parse import quote
 
+from django.conf import settings
 from django.middleware.csrf import get_token
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from school.documents import Course, Person
 from school.templatetags.school import time_left
+
+
+def fixed_url(name: str) -> str:
+    """The URL of a screen that takes no argument (a list, an add form, the algebra screen):
+    reversed once per URL configuration and script prefix, not on every page that links to it."""
+    return _reversed(name, get_script_prefix(), settings.ROOT_URLCONF, get_urlconf())
+
+
+@lru_cache(maxsize=256)
+def _reversed(name: str, *where) -> str:
+    return reverse(name)
 
 
 def _rows(parts) -> SafeString:
@@ -33,14 +46,14 @@ def list_rows(entity: str, rows, base: str) -> SafeString:
         return _rows(
             f"""
   <tr>
-    <td class="select"><input type="checkbox" name="ids" value="{pk}" form="bulk-delete" aria-label="Select {escape(c.label)} to delete"></td>
+    <td class="select"><input type="checkbox" name="ids" value="{pk}" form="bulk-delete" aria-label="Select {code} {title} to delete"></td>
     <td><input type="checkbox" name="c" value="{pk}" aria-label="Pick {code}"></td>
     <td>{pk}</td>
-    <td><a href="{base}{pk}/">{code}</a></td><td>{escape(c.title)}</td>
+    <td><a href="{base}{pk}/">{code}</a></td><td>{title}</td>
     <td class="num">{int(r.counts["students"])}</td><td class="num">{int(c.capacity)}</td><td class="num">{int(r.counts["instructors"])}</td>
   </tr>"""  # noqa: E501
             for r in rows
-            for c, pk, code in [(r.doc, int(r.doc.id), escape(r.doc.code))]
+            for c, pk, code, title in [(r.doc, int(r.doc.id), escape(r.doc.code), escape(r.doc.title))]
         )
     return _rows(
         f"""
@@ -177,5 +190,5 @@ def subnav(current: str) -> SafeString:
     for name, label, part in _SUBNAV:
         here = part in current if part else current == name
         mark = ' aria-current="page"' if here else ""
-        links.append(f'\n  <a href="{escape(reverse(f"school:{name}"))}"{mark}>{label}</a>')
+        links.append(f'\n  <a href="{escape(fixed_url(f"school:{name}"))}"{mark}>{label}</a>')
     return mark_safe(f'<nav class="subnav" aria-label="School">{"".join(links)}\n</nav>')  # labels are ours

@@ -35,6 +35,10 @@ class Entity(Listed):
     form: type
     label_sort: str  # the ?o= name of the label column: code or name
 
+    def url(self, view: str, *args) -> str:
+        """A list's, an add form's URL reversed once (``presenters.fixed_url``); a document's each time."""
+        return presenters.fixed_url(f"{self.app}:{self.name}_{view}") if not args else super().url(view, *args)
+
     @property
     def listing(self) -> ListSpec:
         return ListSpec(sorts=(self.label_sort, "id"), default_order=self.label_sort)
@@ -72,6 +76,8 @@ def entity_list(request, entity: str):
         "subnav": presenters.subnav(request.resolver_match.url_name),
         "state": state,
         "versions": versions,
+        "algebra_url": presenters.fixed_url("school:algebra"),
+        "dashboard_url": presenters.fixed_url("dashboard"),
     }
     return render_list(request, "school/list.html", context)
 
@@ -170,6 +176,7 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
         "errors": errors or {},
         "max_instructors": conf.max_instructors_per_course(),
         "hold_minutes": conf.hold_seconds() // 60,
+        "dashboard_url": presenters.fixed_url("dashboard"),
         **_course_rows(request, detail),
     }
     return render_list(request, "school/course_detail.html", context, "roster", status)
@@ -188,6 +195,7 @@ def person_detail(request, entity: str, pk: int, errors: dict | None = None, sta
         ),
         "hold_rows": presenters.hold_rows(actions, detail.holds, ENTITIES["course"].list_url, held_in=True),
         "picker": presenters.picker(_PERSON_PICKER[entity][0], pk, _PERSON_PICKER[entity][1]),
+        "dashboard_url": presenters.fixed_url("dashboard"),
     }
     return render(request, "school/person_detail.html", context, status=status)
 
