@@ -35,6 +35,12 @@ def _reversed(name: str, *where) -> str:
     return reverse(name)
 
 
+def document_url(entity: str, pk: int, *rest: str) -> str:
+    """A document's URL (its page, or with ``rest`` its edit, delete or relation action's), as
+    ``school/urls.py`` nests it under its list: ``<list>/<id>/[<rest>/]``, without a reverse."""
+    return f"{fixed_url(f'school:{entity}_list')}{int(pk)}/" + "".join(f"{part}/" for part in rest)
+
+
 def _rows(parts) -> SafeString:
     return mark_safe("".join(parts))  # every piece escaped where it is built
 
@@ -82,7 +88,7 @@ class Actions:
     def url(self, action: str) -> str:
         """The action's URL, escaped for an attribute."""
         if action not in self._urls:
-            self._urls[action] = escape(reverse(f"school:{self.side}_relation", args=[self.pk, action]))
+            self._urls[action] = escape(document_url(self.side, self.pk, action))
         return self._urls[action]
 
     def confirm_link(self, action: str, other: int, label: str, aria: str) -> str:

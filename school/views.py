@@ -177,6 +177,8 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
         "max_instructors": conf.max_instructors_per_course(),
         "hold_minutes": conf.hold_seconds() // 60,
         "dashboard_url": presenters.fixed_url("dashboard"),
+        "edit_url": presenters.document_url("course", pk, "edit"),
+        "delete_url": presenters.document_url("course", pk, "delete"),
         **_course_rows(request, detail),
     }
     return render_list(request, "school/course_detail.html", context, "roster", status)
@@ -196,6 +198,8 @@ def person_detail(request, entity: str, pk: int, errors: dict | None = None, sta
         "hold_rows": presenters.hold_rows(actions, detail.holds, ENTITIES["course"].list_url, held_in=True),
         "picker": presenters.picker(_PERSON_PICKER[entity][0], pk, _PERSON_PICKER[entity][1]),
         "dashboard_url": presenters.fixed_url("dashboard"),
+        "edit_url": presenters.document_url(entity, pk, "edit"),
+        "delete_url": presenters.document_url(entity, pk, "delete"),
     }
     return render(request, "school/person_detail.html", context, status=status)
 

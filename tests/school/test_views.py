@@ -500,3 +500,23 @@ class HoldTimerTest(RedisTestCase):
             self.assertContains(page, 'src="/static/school/holds.js"')
             self.assertContains(page, 'class="time-left" data-seconds="')
             self.assertNotRegex(page.content.decode(), r"<script>(?!</script>)|<script(?![^>]*\bsrc=)[^>]*>")
+
+
+class UrlsTest(RedisTestCase):
+    """The presenters build a document's URLs from its list's, reversed once: the same as reversing each."""
+
+    def test_document_urls_are_the_reversed_ones(self):
+        from django.urls import reverse
+
+        from school import presenters
+
+        for entity in ("course", "instructor", "student"):
+            self.assertEqual(presenters.fixed_url(f"school:{entity}_list"), reverse(f"school:{entity}_list"))
+            self.assertEqual(presenters.document_url(entity, 42), reverse(f"school:{entity}_detail", args=[42]))
+            for view in ("edit", "delete"):
+                self.assertEqual(
+                    presenters.document_url(entity, 42, view), reverse(f"school:{entity}_{view}", args=[42])
+                )
+            self.assertEqual(
+                presenters.document_url(entity, 42, "drop"), reverse(f"school:{entity}_relation", args=[42, "drop"])
+            )
