@@ -57,9 +57,13 @@ STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}
 
 
 def load_scripts() -> None:
-    """SCRIPT LOAD every school script, so that the first write of each is one round trip too."""
+    """SCRIPT LOAD every school script, so that the first write of each is one round trip too:
+    all of them in one pipeline, one round trip."""
+    pipe = client().pipeline(transaction=False)
     for name in SCRIPTS:
-        _script(name).sha = client().script_load(_script(name).script)
+        pipe.script_load(_script(name).script)
+    for name, sha in zip(SCRIPTS, pipe.execute()):
+        _script(name).sha = sha
 
 
 def script(name: str) -> Script:

@@ -80,7 +80,7 @@ def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, 
     the id or lexicographic index (shorter text matches the start of the name or code, the
     better tool there) with each row's fields and counts.
     """
-    if usable(state.q):
+    if state.q and usable(state.q):
         ids, total, schemas = _search_page(entity, state)
         versions = {v: int(n) for v, n in sorted(schemas.items())}
         return _rows(entity, ids), total, versions
