@@ -41,6 +41,18 @@ def document_url(entity: str, pk: int, *rest: str) -> str:
     return f"{fixed_url(f'school:{entity}_list')}{int(pk)}/" + "".join(f"{part}/" for part in rest)
 
 
+def find_url(picker_name: str, pk: int) -> str:
+    """A picker's search URL, ``<find>/<picker>/<id>/`` as ``school/urls.py`` has it: the picker's part
+    reversed once (with id 1, its last segment then replaced by ``pk``)."""
+    one = _reversed_with(("school:find", picker_name, 1), get_script_prefix(), settings.ROOT_URLCONF, get_urlconf())
+    return f"{one[: -len('1/')]}{int(pk)}/"
+
+
+@lru_cache(maxsize=256)
+def _reversed_with(name_and_args: tuple, *where) -> str:
+    return reverse(name_and_args[0], args=name_and_args[1:])
+
+
 def _rows(parts) -> SafeString:
     return mark_safe("".join(parts))  # every piece escaped where it is built
 
@@ -106,6 +118,18 @@ class Actions:
             f'name="csrfmiddlewaretoken" value="{self._token}"><input type="hidden" name="other" value="{int(other)}">'
             f'<button type="submit">{label}</button></form>'
         )
+
+
+def seats(detail) -> SafeString:
+    """A course's seats line (``store.CourseDetail``): enrolled, held, capacity and left, all ints."""
+    enrolled, held, left = int(detail.enrolled), int(detail.live_holds), int(detail.seats_left)
+    full = '\n  <span class="badge full" id="full">Full</span>' if left == 0 else ""
+    return mark_safe(
+        f'<p id="seats"><strong data-enrolled="{enrolled}">{enrolled}</strong> enrolled +\n'
+        f'  <strong data-holds="{held}">{held}</strong> held of\n'
+        f"  <strong>{int(detail.course.capacity)}</strong> seats · "
+        f'<strong data-seats-left="{left}">{left}</strong> left{full}</p>'
+    )  # numbers only
 
 
 def roster_rows(actions: Actions, people: list[Person], student_base: str) -> SafeString:
@@ -174,7 +198,7 @@ def course_rows(actions: Actions, courses: list[Course], course_base: str, instr
 
 def picker(name: str, pk: int, label: str) -> SafeString:
     """A search box that loads the picker for one relation (``name``, e.g. "course-student")."""
-    url = escape(reverse("school:find", args=[name, pk]))
+    url = escape(find_url(name, pk))
     name, label = escape(name), escape(label)
     return mark_safe(f"""<form class="picker" method="get" action="{url}">
   <label for="find-{name}">{label}</label>

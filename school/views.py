@@ -218,6 +218,7 @@ def _course_rows(request, detail) -> dict:
         "instructor_items": presenters.instructor_items(actions, detail.instructors, ENTITIES["instructor"].list_url),
         "hold_rows": presenters.hold_rows(actions, detail.holds, students, held_in=False),
         "roster_rows": presenters.roster_rows(actions, detail.roster, students),
+        "seats": presenters.seats(detail),
         "instructor_picker": presenters.picker("course-instructor", detail.course.id, "Assign an instructor"),
         "student_picker": presenters.picker("course-student", detail.course.id, "Enrol a student or hold a seat"),
     }

@@ -520,6 +520,9 @@ class UrlsTest(RedisTestCase):
             self.assertEqual(
                 presenters.document_url(entity, 42, "drop"), reverse(f"school:{entity}_relation", args=[42, "drop"])
             )
+        for picker in store.PICKERS:
+            for pk in (1, 7, 42, 1001):
+                self.assertEqual(presenters.find_url(picker, pk), reverse("school:find", args=[picker, pk]))
 
 
 class ListCountsTest(RedisTestCase):
