@@ -1,4 +1,8 @@
-"""List screens and pickers: a page of ids from an index, then the fields of those ids; two round trips."""
+"""List screens and pickers.
+
+A list page is one read script (``lua/read_list.lua``): a page of ids from an index with each row's
+fields and counts. A search of any part of a name, and a picker, are two round trips: the ids, then
+the fields of those ids."""
 
 from __future__ import annotations
 
