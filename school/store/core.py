@@ -87,10 +87,10 @@ def read(name: str, script_keys: list[str], args: list) -> list:
     where a pipeline of several commands costs the client a packing and a parse per command."""
     found = _script(name)
     try:
-        return client().evalsha(found.sha, len(script_keys), *script_keys, *args)
+        return client().execute_command("EVALSHA", found.sha, len(script_keys), *script_keys, *args)
     except NoScriptError:
         found.sha = client().script_load(found.script)
-        return client().evalsha(found.sha, len(script_keys), *script_keys, *args)
+        return client().execute_command("EVALSHA", found.sha, len(script_keys), *script_keys, *args)
 
 
 def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, *, gone: bool = False) -> dict:

@@ -7,7 +7,7 @@ from operator import attrgetter
 
 from config.redis import client
 from school import conf, keys
-from school.documents import LIST_FIELDS, Course, Person, from_hmget
+from school.documents import LIST_FIELDS, REF_FIELDS, Course, CourseRef, Person, from_hmget
 from school.store.core import HOLDS_SHOWN, NotFound, now_ms, read
 
 
@@ -51,8 +51,18 @@ def _groups(*groups: list[str]) -> list:
     return [item for group in groups for item in (len(group), *group)]
 
 
-_COURSE_FIELDS = fields_of("course")
+# SORT's options joining a person's course ids with what their page shows of each (``CourseRef``).
+_REF_GETS = [part for pattern in ("#", *(keys.doc_field("course", f) for f in REF_FIELDS)) for part in ("GET", pattern)]
 _DETAIL_GETS = _groups(fields_of("instructor"), fields_of("student"), ["#", keys.doc_field("student", "name")])
+
+
+def refs(rows: list) -> list[CourseRef]:
+    """Courses from a ``SORT … GET # GET code GET title`` reply, in its order; gone ones left out."""
+    return [
+        CourseRef(int(rows[i]), rows[i + 1] or "", rows[i + 2] or "")
+        for i in range(0, len(rows), 3)
+        if rows[i + 1] is not None or rows[i + 2] is not None
+    ]
 
 
 def joined(entity: str, rows: list, by_id: bool = True) -> list:
@@ -91,7 +101,7 @@ def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
 @dataclass
 class PersonDetail:
     person: Person
-    courses: list[Course]
+    courses: list[CourseRef]
     holds: list[Hold]
     limit: int
 
@@ -107,18 +117,18 @@ def person_detail(entity: str, pk: int) -> PersonDetail:
         script_keys = [keys.doc(entity, pk), keys.instructor_courses(pk)]
     else:
         script_keys = [keys.doc(entity, pk), keys.student_courses(pk), keys.student_holds(pk)]
-    found = read("read_person", script_keys, [now_ms(), *_COURSE_FIELDS])
+    found = read("read_person", script_keys, [now_ms(), *_REF_GETS])
     if not found:
         raise NotFound(f"{entity} {pk} does not exist")
     flat = found[0]
     person = Person.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
     if entity == "instructor":
-        return PersonDetail(person, joined("course", found[1], by_id=False), [], conf.max_courses_per_instructor())
-    held = {c.id: c.label for c in joined("course", found[3], by_id=False)}
+        return PersonDetail(person, refs(found[1]), [], conf.max_courses_per_instructor())
+    held = {c.id: c.label for c in refs(found[3])}
     holds = found[2]
     return PersonDetail(
         person,
-        joined("course", found[1], by_id=False),
+        refs(found[1]),
         [Hold(int(m), pk, int(float(s)), held.get(int(m), f"#{m}")) for m, s in zip(holds[::2], holds[1::2])],
         conf.max_courses_per_student(),
     )

@@ -56,6 +56,15 @@ class WriteCountTest(RedisTestCase):
         with self.assertWrite(1, 1):  # each first call after it is one round trip, with no NOSCRIPT
             store.person_detail("student", self.s)
 
+    def test_a_read_script_the_server_lost_is_loaded_again(self):
+        store.enrol(self.c, self.s, actor=ACTOR)
+        client().script_flush()
+        with self.assertRoundTrips(3):  # EVALSHA answered NOSCRIPT, SCRIPT LOAD, EVALSHA
+            detail = store.person_detail("student", self.s)
+        self.assertEqual([(c.id, c.code, c.label) for c in detail.courses], [(self.c, "CS-101", "CS-101 Intro")])
+        with self.assertWrite(1, 1):
+            store.person_detail("student", self.s)
+
     def test_a_refusal_is_one_round_trip_too_and_writes_nothing(self):
         store.enrol(self.c, self.s, actor=ACTOR)
         events = client().xlen("core:events")
