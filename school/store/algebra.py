@@ -41,7 +41,11 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
 
 
 _STORE = {"inter": "SINTERSTORE", "union": "SUNIONSTORE", "diff": "SDIFFSTORE"}
-_ARGS = [len(fields_of("student")), *fields_of("student"), *LIST_FIELDS["course"]]
+_ARGS = [
+    len(LIST_FIELDS["course"]),
+    *LIST_FIELDS["course"],
+    *(part for pattern in fields_of("student") for part in ("GET", pattern)),
+]
 
 
 def course_ids_for_codes(codes: list[str]) -> dict[str, int | None]:

@@ -47,8 +47,12 @@ def fields_of(entity: str) -> list[str]:
 
 
 def _groups(*groups: list[str]) -> list:
-    """Groups of ``SORT … GET`` patterns as a script's ARGV: each group's size, then the group."""
-    return [item for group in groups for item in (len(group), *group)]
+    """Groups of ``SORT … GET`` patterns as a script's ARGV: each group's length, then its GET options."""
+    found = []
+    for group in groups:
+        options = [part for pattern in group for part in ("GET", pattern)]
+        found += [len(options), *options]
+    return found
 
 
 # SORT's options joining a person's course ids with what their page shows of each (``CourseRef``).
