@@ -29,7 +29,7 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
     docs = [keys.doc("course", c) for c in course_ids]
     args = [_STORE[op], conf.algebra_ttl(), offset, count, *_ARGS]
     replies = read("algebra", [dest, *rosters, *docs], args)
-    total, students = replies[0], joined("student", replies[1], by_id=False)
+    total, students = replies[0], joined("student", replies[1])
     rest = iter(replies[2:])
     courses, sizes = [], {}
     for course_id in course_ids:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
 
 from config.redis import client
 from school import conf, keys
@@ -69,13 +68,11 @@ def refs(rows: list) -> list[CourseRef]:
     ]
 
 
-def joined(entity: str, rows: list, by_id: bool = True) -> list:
-    """Documents from a ``SORT … GET # GET <fields>`` reply, by id unless the sort gave the order;
-    gone ones left out."""
+def joined(entity: str, rows: list) -> list:
+    """Documents from a ``SORT … GET # GET <fields>`` reply, in its order (SORT's, by id); gone ones left out."""
     width = 1 + len(LIST_FIELDS[entity])
     docs = [from_hmget(entity, int(rows[i]), rows[i + 1 : i + width]) for i in range(0, len(rows), width)]
-    docs = [d for d in docs if d is not None]
-    return sorted(docs, key=attrgetter("id")) if by_id else docs
+    return [d for d in docs if d is not None]
 
 
 def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
@@ -94,8 +91,8 @@ def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
     names = dict(zip(holders[::2], holders[1::2]))
     return CourseDetail(
         Course.from_hash(pk, dict(zip(flat[::2], flat[1::2]))),
-        joined("instructor", instructors, by_id=False),
-        joined("student", roster, by_id=False),
+        joined("instructor", instructors),
+        joined("student", roster),
         enrolled,
         [Hold(pk, int(m), int(float(s)), names.get(m) or f"#{m}") for m, s in zip(holds[::2], holds[1::2])],
         live,
