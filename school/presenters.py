@@ -86,6 +86,32 @@ def list_rows(entity: str, rows, base: str) -> SafeString:
     )
 
 
+def list_head(entity: str, state) -> SafeString:
+    """The ``<thead>`` of a list screen, its sort links from ``state.heads`` (``config.listing.ListState``)."""
+    heads = state.heads
+
+    def sortable(key: str, label: str) -> str:
+        head = heads[key]
+        return f'<th><a href="{escape(head.href)}">{label}</a> {escape(head.mark)}</th>'
+
+    if entity == "course":
+        cells = (
+            '<th><span class="sr-only">Pick</span></th>\n    '
+            f"{sortable('id', '#')}\n    "
+            f"{sortable('code', 'Code')}<th>Title</th>\n    "
+            '<th class="num">Enrolled</th><th class="num">Capacity</th><th class="num">Instructors</th>'
+        )
+    else:
+        cells = (
+            f"{sortable('id', '#')}\n    "
+            f'{sortable("name", "Name")}<th>Contact</th><th class="num">Courses</th><th>Schema</th>'
+        )
+    return mark_safe(
+        '<thead><tr>\n    <th class="select"><span class="visually-hidden">Select to delete</span></th>\n    '
+        f"{cells}\n  </tr></thead>"
+    )  # labels are ours, the links escaped
+
+
 class Actions:
     """A page's row actions, each URL reversed once: the confirmation link of a destructive change
     (drop, unassign, release: a GET that asks first) and the POST button of the others (confirm)."""

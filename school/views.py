@@ -73,6 +73,7 @@ def entity_list(request, entity: str):
         "entity": ent,
         "page": page_of(rows, total, state),
         "rows": presenters.list_rows(entity, rows, ent.list_url),
+        "head": presenters.list_head(entity, state),
         "subnav": presenters.subnav(request.resolver_match.url_name),
         "state": state,
         "versions": versions,

@@ -53,6 +53,16 @@ class ListTest(RedisTestCase):
         self.assertEqual(response.context["page"].object_list[0].doc.name, "Zed")
         self.assertEqual(self.client.get("/school/students/?page=9").status_code, 404)
 
+    def test_the_column_heads_sort_and_keep_the_search(self):
+        student("Ada")
+        response = self.client.get("/school/students/?q=ad&o=-name")
+        self.assertContains(response, '<th><a href="?q=ad&amp;o=name">Name</a> ▼</th>', html=False)
+        self.assertContains(response, '<th><a href="?q=ad&amp;o=id">#</a> </th>', html=False)
+        course("CS-101")
+        response = self.client.get("/school/courses/")
+        self.assertContains(response, '<th><a href="?o=-code">Code</a> ▲</th><th>Title</th>', html=False)
+        self.assertContains(response, '<th><span class="sr-only">Pick</span></th>', html=False)
+
     def test_htmx_search_renders_the_results_partial(self):
         student("Ada")
         response = self.client.get("/school/students/?q=ad", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="results")
