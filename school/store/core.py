@@ -19,7 +19,7 @@ from redis.exceptions import NoScriptError
 
 from config import keys as config_keys
 from config.activity import Actor
-from config.redis import client
+from config.redis import client, on_cluster
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
 from school import keys
 from school.documents import LIST_FIELDS, from_hmget, sort_label
@@ -58,7 +58,12 @@ STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}
 
 def load_scripts() -> None:
     """SCRIPT LOAD every school script, so that the first write of each is one round trip too:
-    all of them in one pipeline, one round trip."""
+    all of them in one pipeline, one round trip (on a cluster, one SCRIPT LOAD each, which redis-py
+    sends to every primary)."""
+    if on_cluster():
+        for name in SCRIPTS:
+            _script(name).sha = client().script_load(_script(name).script)
+        return
     pipe = client().pipeline(transaction=False)
     for name in SCRIPTS:
         pipe.script_load(_script(name).script)
