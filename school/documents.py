@@ -52,6 +52,23 @@ class Course:
         )
 
 
+@dataclass(frozen=True)
+class CourseRef:
+    """A course as a person's page lists it: what ``SORT … GET`` joins to the person's course ids."""
+
+    id: int
+    code: str
+    title: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.code} {self.title}"
+
+
+# The fields of a ``CourseRef``, in its order after the id.
+REF_FIELDS = ("code", "title")
+
+
 def translate(fields: dict[str, str]) -> dict[str, str]:
     """Any stored person hash -> schema 2 hash fields (the e-book's translate function).
 
@@ -120,11 +137,21 @@ def from_fields(entity: str, pk: int, fields: dict[str, str]) -> Course | Person
 
 
 def from_hmget(entity: str, pk: int, values: list[str | None]) -> Course | Person | None:
-    """A document from an HMGET of ``LIST_FIELDS[entity]``; None when the hash is gone."""
-    if all(v is None for v in values):
+    """A document from an HMGET (or ``SORT … GET``) of ``LIST_FIELDS[entity]``, in that order; None
+    when the hash is gone. The same document as ``from_fields`` of those fields, built straight from
+    the values: a list page makes one per row, so no dict is built on the way."""
+    if entity == "course":
+        code, title, capacity, schema = values
+        if code is None and title is None and capacity is None and schema is None:
+            return None
+        return Course(pk, code or "", title or "", "", _int(capacity, 0), _int(schema, COURSE_SCHEMA))
+    name, schema, email, contact, emails = values
+    if name is None and schema is None and email is None and contact is None and emails is None:
         return None
-    fields = {k: v for k, v in zip(LIST_FIELDS[entity], values) if v is not None}
-    return from_fields(entity, pk, fields)
+    if schema == "2":  # as ``translate`` reads schema 2
+        return Person(pk, name or "", contact or "", _emails(emails), PERSON_SCHEMA)
+    email = email or ""
+    return Person(pk, name or "", email, [email] if email else [], _int(schema, 1))
 
 
 def sort_label(entity: str, fields: dict[str, str]) -> str:

@@ -11,15 +11,46 @@ to mark as such. The HTML is what the templates rendered before, row for row.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
 from urllib.parse import quote
 
+from django.conf import settings
 from django.middleware.csrf import get_token
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from school.documents import Course, Person
 from school.templatetags.school import time_left
+
+
+def fixed_url(name: str) -> str:
+    """The URL of a screen that takes no argument (a list, an add form, the algebra screen):
+    reversed once per URL configuration and script prefix, not on every page that links to it."""
+    return _reversed(name, get_script_prefix(), settings.ROOT_URLCONF, get_urlconf())
+
+
+@lru_cache(maxsize=256)
+def _reversed(name: str, *where) -> str:
+    return reverse(name)
+
+
+def document_url(entity: str, pk: int, *rest: str) -> str:
+    """A document's URL (its page, or with ``rest`` its edit, delete or relation action's), as
+    ``school/urls.py`` nests it under its list: ``<list>/<id>/[<rest>/]``, without a reverse."""
+    return f"{fixed_url(f'school:{entity}_list')}{int(pk)}/" + "".join(f"{part}/" for part in rest)
+
+
+def find_url(picker_name: str, pk: int) -> str:
+    """A picker's search URL, ``<find>/<picker>/<id>/`` as ``school/urls.py`` has it: the picker's part
+    reversed once (with id 1, its last segment then replaced by ``pk``)."""
+    one = _reversed_with(("school:find", picker_name, 1), get_script_prefix(), settings.ROOT_URLCONF, get_urlconf())
+    return f"{one[: -len('1/')]}{int(pk)}/"
+
+
+@lru_cache(maxsize=256)
+def _reversed_with(name_and_args: tuple, *where) -> str:
+    return reverse(name_and_args[0], args=name_and_args[1:])
 
 
 def _rows(parts) -> SafeString:
@@ -33,14 +64,14 @@ def list_rows(entity: str, rows, base: str) -> SafeString:
         return _rows(
             f"""
   <tr>
-    <td class="select"><input type="checkbox" name="ids" value="{pk}" form="bulk-delete" aria-label="Select {escape(c.label)} to delete"></td>
+    <td class="select"><input type="checkbox" name="ids" value="{pk}" form="bulk-delete" aria-label="Select {code} {title} to delete"></td>
     <td><input type="checkbox" name="c" value="{pk}" aria-label="Pick {code}"></td>
     <td>{pk}</td>
-    <td><a href="{base}{pk}/">{code}</a></td><td>{escape(c.title)}</td>
+    <td><a href="{base}{pk}/">{code}</a></td><td>{title}</td>
     <td class="num">{int(r.counts["students"])}</td><td class="num">{int(c.capacity)}</td><td class="num">{int(r.counts["instructors"])}</td>
   </tr>"""  # noqa: E501
             for r in rows
-            for c, pk, code in [(r.doc, int(r.doc.id), escape(r.doc.code))]
+            for c, pk, code, title in [(r.doc, int(r.doc.id), escape(r.doc.code), escape(r.doc.title))]
         )
     return _rows(
         f"""
@@ -53,6 +84,32 @@ def list_rows(entity: str, rows, base: str) -> SafeString:
         for r in rows
         for p, pk, name in [(r.doc, int(r.doc.id), escape(r.doc.name))]
     )
+
+
+def list_head(entity: str, state) -> SafeString:
+    """The ``<thead>`` of a list screen, its sort links from ``state.heads`` (``config.listing.ListState``)."""
+    heads = state.heads
+
+    def sortable(key: str, label: str) -> str:
+        head = heads[key]
+        return f'<th><a href="{escape(head.href)}">{label}</a> {escape(head.mark)}</th>'
+
+    if entity == "course":
+        cells = (
+            '<th><span class="sr-only">Pick</span></th>\n    '
+            f"{sortable('id', '#')}\n    "
+            f"{sortable('code', 'Code')}<th>Title</th>\n    "
+            '<th class="num">Enrolled</th><th class="num">Capacity</th><th class="num">Instructors</th>'
+        )
+    else:
+        cells = (
+            f"{sortable('id', '#')}\n    "
+            f'{sortable("name", "Name")}<th>Contact</th><th class="num">Courses</th><th>Schema</th>'
+        )
+    return mark_safe(
+        '<thead><tr>\n    <th class="select"><span class="visually-hidden">Select to delete</span></th>\n    '
+        f"{cells}\n  </tr></thead>"
+    )  # labels are ours, the links escaped
 
 
 class Actions:
@@ -69,7 +126,7 @@ class Actions:
     def url(self, action: str) -> str:
         """The action's URL, escaped for an attribute."""
         if action not in self._urls:
-            self._urls[action] = escape(reverse(f"school:{self.side}_relation", args=[self.pk, action]))
+            self._urls[action] = escape(document_url(self.side, self.pk, action))
         return self._urls[action]
 
     def confirm_link(self, action: str, other: int, label: str, aria: str) -> str:
@@ -87,6 +144,18 @@ class Actions:
             f'name="csrfmiddlewaretoken" value="{self._token}"><input type="hidden" name="other" value="{int(other)}">'
             f'<button type="submit">{label}</button></form>'
         )
+
+
+def seats(detail) -> SafeString:
+    """A course's seats line (``store.CourseDetail``): enrolled, held, capacity and left, all ints."""
+    enrolled, held, left = int(detail.enrolled), int(detail.live_holds), int(detail.seats_left)
+    full = '\n  <span class="badge full" id="full">Full</span>' if left == 0 else ""
+    return mark_safe(
+        f'<p id="seats"><strong data-enrolled="{enrolled}">{enrolled}</strong> enrolled +\n'
+        f'  <strong data-holds="{held}">{held}</strong> held of\n'
+        f"  <strong>{int(detail.course.capacity)}</strong> seats · "
+        f'<strong data-seats-left="{left}">{left}</strong> left{full}</p>'
+    )  # numbers only
 
 
 def roster_rows(actions: Actions, people: list[Person], student_base: str) -> SafeString:
@@ -155,7 +224,7 @@ def course_rows(actions: Actions, courses: list[Course], course_base: str, instr
 
 def picker(name: str, pk: int, label: str) -> SafeString:
     """A search box that loads the picker for one relation (``name``, e.g. "course-student")."""
-    url = escape(reverse("school:find", args=[name, pk]))
+    url = escape(find_url(name, pk))
     name, label = escape(name), escape(label)
     return mark_safe(f"""<form class="picker" method="get" action="{url}">
   <label for="find-{name}">{label}</label>
@@ -177,5 +246,5 @@ def subnav(current: str) -> SafeString:
     for name, label, part in _SUBNAV:
         here = part in current if part else current == name
         mark = ' aria-current="page"' if here else ""
-        links.append(f'\n  <a href="{escape(reverse(f"school:{name}"))}"{mark}>{label}</a>')
+        links.append(f'\n  <a href="{escape(fixed_url(f"school:{name}"))}"{mark}>{label}</a>')
     return mark_safe(f'<nav class="subnav" aria-label="School">{"".join(links)}\n</nav>')  # labels are ours

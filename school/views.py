@@ -35,6 +35,10 @@ class Entity(Listed):
     form: type
     label_sort: str  # the ?o= name of the label column: code or name
 
+    def url(self, view: str, *args) -> str:
+        """A list's, an add form's URL reversed once (``presenters.fixed_url``); a document's each time."""
+        return presenters.fixed_url(f"{self.app}:{self.name}_{view}") if not args else super().url(view, *args)
+
     @property
     def listing(self) -> ListSpec:
         return ListSpec(sorts=(self.label_sort, "id"), default_order=self.label_sort)
@@ -69,9 +73,12 @@ def entity_list(request, entity: str):
         "entity": ent,
         "page": page_of(rows, total, state),
         "rows": presenters.list_rows(entity, rows, ent.list_url),
+        "head": presenters.list_head(entity, state),
         "subnav": presenters.subnav(request.resolver_match.url_name),
         "state": state,
         "versions": versions,
+        "algebra_url": presenters.fixed_url("school:algebra"),
+        "dashboard_url": presenters.fixed_url("dashboard"),
     }
     return render_list(request, "school/list.html", context)
 
@@ -170,6 +177,9 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
         "errors": errors or {},
         "max_instructors": conf.max_instructors_per_course(),
         "hold_minutes": conf.hold_seconds() // 60,
+        "dashboard_url": presenters.fixed_url("dashboard"),
+        "edit_url": presenters.document_url("course", pk, "edit"),
+        "delete_url": presenters.document_url("course", pk, "delete"),
         **_course_rows(request, detail),
     }
     return render_list(request, "school/course_detail.html", context, "roster", status)
@@ -188,6 +198,9 @@ def person_detail(request, entity: str, pk: int, errors: dict | None = None, sta
         ),
         "hold_rows": presenters.hold_rows(actions, detail.holds, ENTITIES["course"].list_url, held_in=True),
         "picker": presenters.picker(_PERSON_PICKER[entity][0], pk, _PERSON_PICKER[entity][1]),
+        "dashboard_url": presenters.fixed_url("dashboard"),
+        "edit_url": presenters.document_url(entity, pk, "edit"),
+        "delete_url": presenters.document_url(entity, pk, "delete"),
     }
     return render(request, "school/person_detail.html", context, status=status)
 
@@ -206,6 +219,7 @@ def _course_rows(request, detail) -> dict:
         "instructor_items": presenters.instructor_items(actions, detail.instructors, ENTITIES["instructor"].list_url),
         "hold_rows": presenters.hold_rows(actions, detail.holds, students, held_in=False),
         "roster_rows": presenters.roster_rows(actions, detail.roster, students),
+        "seats": presenters.seats(detail),
         "instructor_picker": presenters.picker("course-instructor", detail.course.id, "Assign an instructor"),
         "student_picker": presenters.picker("course-student", detail.course.id, "Enrol a student or hold a seat"),
     }

@@ -8,8 +8,13 @@ a delete reads its relations first and the script deletes only if they are
 unchanged (two, ``deletes``). Only the schema migration, whose batch is
 found by SCAN, is a WATCHed transaction (``migration``).
 
-Reads: every screen's reads go out in one pipeline, two at most (ids first,
-then the fields of the documents those ids name).
+Reads: a list page, a detail page and the set algebra are each one read
+script (``lua/read_*.lua``, ``lua/algebra.lua``): one command, so one round
+trip and one reply to parse, where a pipeline costs the client a packing and a
+parse per command. The script joins ids with their documents' fields as
+``SORT … GET`` does, from patterns built in ``keys.py``. A search of any part
+of a name and the pickers stay two pipelines (ids first, then the fields of
+the documents those ids name).
 """
 
 from school.store.algebra import AlgebraResult, algebra, course_ids_for_codes

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from config.redis import client
 from school import conf, keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
+from school.store.core import read
 from school.store.detail import fields_of, joined
 
 
@@ -20,22 +21,16 @@ class AlgebraResult:
 
 
 def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraResult:
-    """SINTERSTORE / SUNIONSTORE / SDIFFSTORE into a key that expires within the
-    algebra TTL, then one page of it by SORT … LIMIT … GET (the page's fields joined inside
-    Redis), and each course with its roster's size: one round trip."""
+    """SINTERSTORE / SUNIONSTORE / SDIFFSTORE into a key that expires within the algebra TTL,
+    then one page of it by SORT … LIMIT … GET (the page's fields joined inside Redis), and each
+    course with its roster's size: one command (``lua/algebra.lua``), every key in KEYS."""
     dest = keys.algebra(op, course_ids)
     rosters = [keys.course_students(c) for c in course_ids]
-    store_op = {"inter": "sinterstore", "union": "sunionstore", "diff": "sdiffstore"}[op]
-    tx = client().pipeline(transaction=True)
-    getattr(tx, store_op)(dest, rosters)
-    tx.expire(dest, conf.algebra_ttl())
-    tx.sort(dest, start=offset, num=count, get=fields_of("student"))
-    for course_id, roster in zip(course_ids, rosters):
-        tx.hmget(keys.doc("course", course_id), LIST_FIELDS["course"])
-        tx.scard(roster)
-    replies = tx.execute()
-    total, students = replies[0], joined("student", replies[2], by_id=False)
-    rest = iter(replies[3:])
+    docs = [keys.doc("course", c) for c in course_ids]
+    args = [_STORE[op], conf.algebra_ttl(), offset, count, *_ARGS]
+    replies = read("algebra", [dest, *rosters, *docs], args)
+    total, students = replies[0], joined("student", replies[1])
+    rest = iter(replies[2:])
     courses, sizes = [], {}
     for course_id in course_ids:
         doc, size = from_hmget("course", course_id, next(rest)), next(rest)
@@ -43,6 +38,14 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
             courses.append(doc)
             sizes[course_id] = size
     return AlgebraResult(courses, sizes, students, total, dest)
+
+
+_STORE = {"inter": "SINTERSTORE", "union": "SUNIONSTORE", "diff": "SDIFFSTORE"}
+_ARGS = [
+    len(LIST_FIELDS["course"]),
+    *LIST_FIELDS["course"],
+    *(part for pattern in fields_of("student") for part in ("GET", pattern)),
+]
 
 
 def course_ids_for_codes(codes: list[str]) -> dict[str, int | None]:

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from django.conf import settings
 from redis.commands.core import Script
+from redis.exceptions import NoScriptError
 
 from config import keys as config_keys
 from config.activity import Actor
-from config.redis import client
+from config.redis import client, on_cluster
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
 from school import keys
 from school.documents import LIST_FIELDS, from_hmget, sort_label
@@ -49,14 +50,25 @@ def _script(name: str) -> Script:
     return client().register_script(source)
 
 
-SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk")
-STANDALONE = {"bulk"}  # takes no JSON argument, so lib.lua is not prepended
+SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk", "read_list", "read_course", "read_person", "algebra")
+# Take no JSON argument, so lib.lua is not prepended: the bulk writer, and the screens' reads and the
+# set algebra, whose arguments are plain strings (no JSON to encode here or decode there).
+STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}
 
 
 def load_scripts() -> None:
-    """SCRIPT LOAD every school script, so that the first write of each is one round trip too."""
+    """SCRIPT LOAD every school script, so that the first write of each is one round trip too:
+    all of them in one pipeline, one round trip (on a cluster, one SCRIPT LOAD each, which redis-py
+    sends to every primary)."""
+    if on_cluster():
+        for name in SCRIPTS:
+            _script(name).sha = client().script_load(_script(name).script)
+        return
+    pipe = client().pipeline(transaction=False)
     for name in SCRIPTS:
-        _script(name).sha = client().script_load(_script(name).script)
+        pipe.script_load(_script(name).script)
+    for name, sha in zip(SCRIPTS, pipe.execute()):
+        _script(name).sha = sha
 
 
 def script(name: str) -> Script:
@@ -72,6 +84,18 @@ def run(name: str, script_keys: list[str], args: dict) -> dict:
     encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
     reply = _script(name)(keys=[*script_keys, config_keys.events()], args=[encoded], client=client())
     return json.loads(reply)
+
+
+def read(name: str, script_keys: list[str], args: list) -> list:
+    """EVALSHA the script ``name`` (one of the screens' reads) with ``script_keys`` and plain
+    ``args``: its reply as Redis sent it. One command, so one round trip and one reply to parse
+    where a pipeline of several commands costs the client a packing and a parse per command."""
+    found = _script(name)
+    try:
+        return client().execute_command("EVALSHA", found.sha, len(script_keys), *script_keys, *args)
+    except NoScriptError:
+        found.sha = client().script_load(found.script)
+        return client().execute_command("EVALSHA", found.sha, len(script_keys), *script_keys, *args)
 
 
 def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, *, gone: bool = False) -> dict:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from config.redis import client
 from school import conf, keys
-from school.documents import LIST_FIELDS, Course, Person, from_fields, from_hmget
-from school.store.core import HOLDS_SHOWN, NotFound, now_ms
+from school.documents import LIST_FIELDS, REF_FIELDS, Course, CourseRef, Person, from_hmget
+from school.store.core import HOLDS_SHOWN, NotFound, now_ms, read
 
 
 @dataclass
@@ -45,41 +45,56 @@ def fields_of(entity: str) -> list[str]:
     return ["#", *(keys.doc_field(entity, f) for f in LIST_FIELDS[entity])]
 
 
-def joined(entity: str, rows: list, by_id: bool = True) -> list:
-    """Documents from a ``SORT … GET # GET <fields>`` reply, by id unless the sort gave the order;
-    gone ones left out."""
+def _groups(*groups: list[str]) -> list:
+    """Groups of ``SORT … GET`` patterns as a script's ARGV: each group's length, then its GET options."""
+    found = []
+    for group in groups:
+        options = [part for pattern in group for part in ("GET", pattern)]
+        found += [len(options), *options]
+    return found
+
+
+# SORT's options joining a person's course ids with what their page shows of each (``CourseRef``).
+_REF_GETS = [part for pattern in ("#", *(keys.doc_field("course", f) for f in REF_FIELDS)) for part in ("GET", pattern)]
+_DETAIL_GETS = _groups(fields_of("instructor"), fields_of("student"), ["#", keys.doc_field("student", "name")])
+
+
+def refs(rows: list) -> list[CourseRef]:
+    """Courses from a ``SORT … GET # GET code GET title`` reply, in its order; gone ones left out."""
+    return [
+        CourseRef(int(rows[i]), rows[i + 1] or "", rows[i + 2] or "")
+        for i in range(0, len(rows), 3)
+        if rows[i + 1] is not None or rows[i + 2] is not None
+    ]
+
+
+def joined(entity: str, rows: list) -> list:
+    """Documents from a ``SORT … GET # GET <fields>`` reply, in its order (SORT's, by id); gone ones left out."""
     width = 1 + len(LIST_FIELDS[entity])
-    found = [(int(rows[i]), rows[i + 1 : i + width]) for i in range(0, len(rows), width)]
-    docs = [from_hmget(entity, pk, values) for pk, values in (sorted(found) if by_id else found)]
+    docs = [from_hmget(entity, int(rows[i]), rows[i + 1 : i + width]) for i in range(0, len(rows), width)]
     return [d for d in docs if d is not None]
 
 
 def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
-    """The course, its instructors, one page of its roster and its live holds: one round trip.
+    """The course, its instructors, one page of its roster and its live holds: one command
+    (``lua/read_course.lua``).
 
     ``SORT … GET`` joins each id set with the fields it shows: the instructors
     (bounded), one page of the roster (``LIMIT``: never read whole) and the
     holders (bounded by the capacity, and pruned by every seat write).
     """
-    now = now_ms()
-    pipe = client().pipeline(transaction=False)
-    pipe.hgetall(keys.doc("course", pk))
-    pipe.sort(keys.course_instructors(pk), by="nosort", get=fields_of("instructor"))
-    pipe.scard(keys.course_students(pk))
-    pipe.sort(keys.course_students(pk), start=offset, num=count, get=fields_of("student"))
-    pipe.zrangebyscore(keys.course_holds(pk), now, "+inf", start=0, num=HOLDS_SHOWN, withscores=True)
-    pipe.zcount(keys.course_holds(pk), now, "+inf")
-    pipe.sort(keys.course_holds(pk), by="nosort", get=["#", keys.doc_field("student", "name")])
-    fields, instructors, enrolled, roster, holds, live, holders = pipe.execute()
-    if not fields:
+    script_keys = [keys.doc("course", pk), keys.course_instructors(pk), keys.course_students(pk), keys.course_holds(pk)]
+    found = read("read_course", script_keys, [now_ms(), offset, count, HOLDS_SHOWN, *_DETAIL_GETS])
+    if not found:
         raise NotFound(f"course {pk} does not exist")
+    flat, instructors, enrolled, roster, holds, live, holders = found
     names = dict(zip(holders[::2], holders[1::2]))
     return CourseDetail(
-        from_fields("course", pk, fields),
+        Course.from_hash(pk, dict(zip(flat[::2], flat[1::2]))),
         joined("instructor", instructors),
-        joined("student", roster, by_id=False),
+        joined("student", roster),
         enrolled,
-        [Hold(pk, int(m), int(s), names.get(m) or f"#{m}") for m, s in holds],
+        [Hold(pk, int(m), int(float(s)), names.get(m) or f"#{m}") for m, s in zip(holds[::2], holds[1::2])],
         live,
     )
 
@@ -87,7 +102,7 @@ def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
 @dataclass
 class PersonDetail:
     person: Person
-    courses: list[Course]
+    courses: list[CourseRef]
     holds: list[Hold]
     limit: int
 
@@ -97,26 +112,26 @@ class PersonDetail:
 
 
 def person_detail(entity: str, pk: int) -> PersonDetail:
-    """A person, their courses (the bounded side, joined with SORT … GET) and live holds: one round trip."""
-    related = keys.instructor_courses(pk) if entity == "instructor" else keys.student_courses(pk)
-    now = now_ms()
-    pipe = client().pipeline(transaction=False)
-    pipe.hgetall(keys.doc(entity, pk))
-    pipe.sort(related, by="nosort", get=fields_of("course"))
-    if entity == "student":
-        pipe.zrangebyscore(keys.student_holds(pk), now, "+inf", withscores=True)
-        pipe.sort(keys.student_holds(pk), by="nosort", get=fields_of("course"))  # bounded: seat writes prune it
-    replies = pipe.execute()
-    if not replies[0]:
+    """A person, their courses (the bounded side, joined with SORT … GET) and live holds: one
+    command (``lua/read_person.lua``), its reply read straight into the documents."""
+    if entity == "instructor":
+        script_keys = [keys.doc(entity, pk), keys.instructor_courses(pk)]
+    else:
+        script_keys = [keys.doc(entity, pk), keys.student_courses(pk), keys.student_holds(pk)]
+    found = read("read_person", script_keys, [now_ms(), *_REF_GETS])
+    if not found:
         raise NotFound(f"{entity} {pk} does not exist")
-    holds = replies[2] if entity == "student" else []
-    held = {c.id: c.label for c in joined("course", replies[3])} if entity == "student" else {}
-    limit = conf.max_courses_per_instructor() if entity == "instructor" else conf.max_courses_per_student()
+    flat = found[0]
+    person = Person.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
+    if entity == "instructor":
+        return PersonDetail(person, refs(found[1]), [], conf.max_courses_per_instructor())
+    held = {c.id: c.label for c in refs(found[3])}
+    holds = found[2]
     return PersonDetail(
-        Person.from_hash(pk, replies[0]),
-        joined("course", replies[1]),
-        [Hold(int(m), pk, int(s), held.get(int(m), f"#{m}")) for m, s in holds],
-        limit,
+        person,
+        refs(found[1]),
+        [Hold(int(m), pk, int(float(s)), held.get(int(m), f"#{m}")) for m, s in zip(holds[::2], holds[1::2])],
+        conf.max_courses_per_student(),
     )
 
 

@@ -1,4 +1,8 @@
-"""List screens and pickers: a page of ids from an index, then the fields of those ids; two round trips."""
+"""List screens and pickers.
+
+A list page is one read script (``lua/read_list.lua``): a page of ids from an index with each row's
+fields and counts. A search of any part of a name, and a picker, are two round trips: the ids, then
+the fields of those ids."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from config.listing import ListState
 from config.redis import client
 from school import keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
-from school.store.core import PICKER_LIMIT, lex_id, now_ms, queue_labels, take_docs
+from school.store.core import PICKER_LIMIT, lex_id, now_ms, queue_labels, read, take_docs
 from school.store.names import SEARCH_LIMIT, queue_search, usable
 
 
@@ -72,24 +76,47 @@ def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[st
 
 
 def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, int]]:
-    """One page of a list, its total, and (for people) the count per schema version: two round trips.
+    """One page of a list, its total, and (for people) the count per schema version.
 
     ``?q=`` with a word of three characters or more finds any part of a person's name or a
-    course's title (the trigram index; a course's code still matches by its start); shorter
-    text matches the start of the name or code (the lexicographic index, the better tool there).
+    course's title (the trigram index; a course's code still matches by its start): two round
+    trips, the search then the rows. Otherwise one command (``lua/read_list.lua``): the page of
+    the id or lexicographic index (shorter text matches the start of the name or code, the
+    better tool there) with each row's fields and counts.
     """
-    if usable(state.q):
+    if state.q and usable(state.q):
         ids, total, schemas = _search_page(entity, state)
         versions = {v: int(n) for v, n in sorted(schemas.items())}
         return _rows(entity, ids), total, versions
-    first = client().pipeline(transaction=False)
-    _queue_id_page(first, entity, state)
-    if entity != "course":
-        first.hgetall(keys.schemas(entity))
-    replies = first.execute()
-    total, members = replies[0], replies[1]
-    versions = {v: int(n) for v, n in sorted(replies[2].items())} if entity != "course" else {}
-    return _rows(entity, _ids_of(state, members)), total, versions
+    if state.q:
+        prefix = state.q.casefold().replace("\x00", "").encode()
+        how, index, low, high = "prefix", keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff"
+    elif state.sort_key == "id":
+        how, index, low, high = "id", keys.index(entity), "", ""
+    else:
+        how, index, low, high = "lex", keys.lex(entity), "", ""
+    script_keys = [index] if entity == "course" else [index, keys.schemas(entity)]
+    args = [how, state.offset, state.per_page, int(state.descending), low, high, *_PAGE_ARGS[entity]]
+    total, flat, schemas = read("read_list", script_keys, args)
+    counters = _ROW_COUNTS[entity]
+    width = 1 + len(LIST_FIELDS[entity])
+    rows = []
+    for i in range(0, len(flat), width + len(counters)):
+        doc = from_hmget(entity, int(flat[i]), flat[i + 1 : i + width])
+        if doc is not None:
+            rows.append(Row(doc, {name: flat[i + width + n] for n, (name, _) in enumerate(counters)}))
+    versions = {v: int(n) for v, n in sorted(zip(schemas[::2], schemas[1::2]))}
+    return rows, total, versions
+
+
+def _page_args(entity: str) -> list:
+    """The fixed tail of a list page's ARGV: the fields shown, the document's key pattern and each
+    count's set pattern, ``*`` standing for the id."""
+    fields = LIST_FIELDS[entity]
+    return [len(fields), *fields, keys.doc(entity, "*"), *(key("*") for _, key in _ROW_COUNTS[entity])]
+
+
+_PAGE_ARGS = {entity: _page_args(entity) for entity in _ROW_COUNTS}
 
 
 def _rows(entity: str, ids: list[int]) -> list[Row]:

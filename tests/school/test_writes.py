@@ -48,6 +48,23 @@ class WriteCountTest(RedisTestCase):
         self.assertEqual(client().smembers(keys.course_students(c)), {str(h)})
         self.assertEqual(client().xlen("core:events"), 4 + len(writes))  # the four documents, then each write
 
+    def test_every_script_is_loaded_in_one_round_trip(self):
+        client().script_flush()
+        with self.assertRoundTrips(1), self.assertCommands(len(store.core.SCRIPTS)):
+            store.load_scripts()
+        self.assertTrue(all(client().script_exists(*(store.core._script(n).sha for n in store.core.SCRIPTS))))
+        with self.assertWrite(1, 1):  # each first call after it is one round trip, with no NOSCRIPT
+            store.person_detail("student", self.s)
+
+    def test_a_read_script_the_server_lost_is_loaded_again(self):
+        store.enrol(self.c, self.s, actor=ACTOR)
+        client().script_flush()
+        with self.assertRoundTrips(3):  # EVALSHA answered NOSCRIPT, SCRIPT LOAD, EVALSHA
+            detail = store.person_detail("student", self.s)
+        self.assertEqual([(c.id, c.code, c.label) for c in detail.courses], [(self.c, "CS-101", "CS-101 Intro")])
+        with self.assertWrite(1, 1):
+            store.person_detail("student", self.s)
+
     def test_a_refusal_is_one_round_trip_too_and_writes_nothing(self):
         store.enrol(self.c, self.s, actor=ACTOR)
         events = client().xlen("core:events")

@@ -1,0 +1,27 @@
+-- A course's page in one command: the course, its instructors, one page of its roster (never
+-- read whole), its live holds and their holders' names. Read only.
+-- KEYS: the course, its instructors, its roster, its holds index.
+-- ARGV: now (ms), the roster page's offset and count, the most holds shown, then three groups of
+--   SORT's GET options ('GET', '#', 'GET', <pattern>, ...: the patterns from keys.py), each
+--   preceded by its length: an instructor's shown fields, a student's, a holder's name.
+-- SORT with no BY orders ids as numbers: instructors and the roster by id.
+-- Replies {the course's fields (HGETALL), the instructors' GET rows, the roster's size, the page's
+--   GET rows, the live holds WITHSCORES (the first ones), how many are live, the holders' GET rows}.
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return {} end
+-- Where each group's length is in ARGV; its options follow it.
+local length1 = 5
+local length2 = length1 + 1 + tonumber(ARGV[length1])
+local length3 = length2 + 1 + tonumber(ARGV[length2])
+local past = length3 + 1 + tonumber(ARGV[length3])
+local now = ARGV[1]
+return {
+  fields,
+  redis.call('SORT', KEYS[2], unpack(ARGV, length1 + 1, length2 - 1)),
+  redis.call('SCARD', KEYS[3]),
+  redis.call('SORT', KEYS[3], 'LIMIT', ARGV[2], ARGV[3], unpack(ARGV, length2 + 1, length3 - 1)),
+  redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf', 'WITHSCORES', 'LIMIT', 0, ARGV[4]),
+  redis.call('ZCOUNT', KEYS[4], now, '+inf'),
+  -- bounded: every seat write prunes it
+  redis.call('SORT', KEYS[4], 'BY', 'nosort', unpack(ARGV, length3 + 1, past - 1)),
+}
