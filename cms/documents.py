@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 SCHEMA = 1
 STATUSES = ("draft", "published")
@@ -160,6 +161,25 @@ class Revision:
     @classmethod
     def from_json(cls, post_id: int, raw: str) -> Revision:
         return cls(Post.from_fields(post_id, json.loads(raw)))
+
+
+class HistoryRow(NamedTuple):
+    """What the history page shows of one revision (no body): a tuple, since a page builds ten of them per
+    request and a frozen dataclass of twelve fields costs several times more to make."""
+
+    number: int
+    updated_at: float
+    by: str
+    comment: str
+    changed: tuple[str, ...]
+    title: str
+    author: str
+    status: str
+
+    @classmethod
+    def of(cls, revision: Revision) -> HistoryRow:
+        p = revision.post
+        return cls(p.version, p.updated_at, p.last_saved_by, p.comment, p.changed, p.title, p.author, p.status)
 
 
 @dataclass(frozen=True)

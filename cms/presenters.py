@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from cms.documents import Comment, PostSummary, Revision
+from cms.documents import Comment, HistoryRow, PostSummary
 
 MINUTE, SECOND = "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"  # the templates' "Y-m-d H:i" and "Y-m-d H:i:s"
 
@@ -237,7 +237,9 @@ def _changed(fields: tuple[str, ...]) -> str:
     return escape(", ".join(fields)) or "—"
 
 
-def history_rows(links: PostLinks, current, revisions: list[Revision], csrf_token: str, first_page: bool) -> SafeString:
+def history_rows(
+    links: PostLinks, current, revisions: list[HistoryRow], csrf_token: str, first_page: bool
+) -> SafeString:
     """The history table's rows: the current version first on the first page, then one page of revisions."""
     compare, zone = escape(links.compare), timezone.get_current_timezone()
     rows = []
@@ -250,9 +252,9 @@ def history_rows(links: PostLinks, current, revisions: list[Revision], csrf_toke
     for r in revisions:
         number = int(r.number)
         rows.append(REVISION_ROW.format(
-            number, when(r.post.updated_at, SECOND, zone), escape(r.by), escape(r.comment), _changed(r.changed),
+            number, when(r.updated_at, SECOND, zone), escape(r.by), escape(r.comment), _changed(r.changed),
             _previous(compare, number, " ·\n        "), compare, escape(links.revert(number)), token, author, title,
-            escape(r.post.title),
+            escape(r.title),
         ))  # fmt: skip
     return mark_safe("".join(rows))  # every text in them is escaped above
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cms import keys
-from cms.documents import Between, Post, Revision
+from cms.documents import Between, HistoryRow, Post, Revision
 from cms.store import scripts
 from cms.store.core import NotFound
 from config.redis import client
@@ -11,37 +11,35 @@ from config.redis import client
 # The current version's fields the history page shows; "version" first: the script reads its absence as no post.
 HISTORY_FIELDS = ("version", "title", "author", "status", "last_saved_by", "created_at", "updated_at", "comment")
 HISTORY_FIELDS += ("changed",)
-_ROW = 8  # the fields the script answers per revision (see scripts.HISTORY)
+_ROW = len(HistoryRow._fields)  # the fields the script answers per revision (see scripts.HISTORY)
 
 
-def history(post_id: int, offset: int, limit: int) -> tuple[Post, list[Revision], int]:
-    """The current version (without its body), one page of revisions newest first, and their count.
+def history(post_id: int, offset: int, limit: int) -> tuple[Post, list[HistoryRow], int]:
+    """The current version (without its body), one page of revisions newest first as history rows, and
+    their count.
 
-    One command (the HISTORY script): the snapshots are cut to the row's fields
-    server-side, so no body crosses the wire and no JSON is decoded here; the
-    revisions' posts carry no body either (the history page shows none).
+    One command (the HISTORY script): the snapshots are cut to a row's fields
+    server-side, so no body crosses the wire and no JSON is decoded here.
     """
     post_key = keys.post(post_id)
-    reply = scripts.script(scripts.HISTORY)(
-        keys=[post_key, keys.revisions(post_id)], args=[offset, offset + limit - 1, *HISTORY_FIELDS]
+    reply = scripts.read(
+        scripts.HISTORY, [post_key, keys.revisions(post_id)], [offset, offset + limit - 1, *HISTORY_FIELDS]
     )
     if not reply:
         raise NotFound(post_key)
     width = len(HISTORY_FIELDS)
-    current = Post.from_fields(post_id, {k: v for k, v in zip(HISTORY_FIELDS, reply) if v is not None})
-    created = current.created_at
-    revisions = [
-        Revision(Post(post_id, title, "", author, status or "draft", by, created, float(at or 0), int(number or 0),
-                      comment, tuple(filter(None, changed.split(",")))))
-        for number, at, by, comment, changed, title, author, status in _rows(reply, width + 1)
-    ]  # fmt: skip
-    return current, revisions, reply[width]
-
-
-def _rows(reply: list, start: int):
-    """The script's flat revision fields, one row at a time."""
-    values = iter(reply[start:])
-    return zip(*[values] * _ROW)
+    version, title, author, status, by, created, updated, comment, changed = reply[:width]  # HISTORY_FIELDS
+    current = Post(
+        post_id, title or "", "", author or "", status or "draft", by or "", float(created or 0),
+        float(updated or 0), int(version), comment or "", tuple(changed.split(",")) if changed else (),
+    )  # fmt: skip
+    values = iter(reply[width + 1 :])
+    rows = [
+        HistoryRow(int(number or 0), float(at or 0), by, comment, tuple(changed.split(",")) if changed else (),
+                   title, author, status or "draft")
+        for number, at, by, comment, changed, title, author, status in zip(*[values] * _ROW)
+    ]  # fmt: skip  # one comprehension, no call a row: a history page makes ten per request
+    return current, rows, reply[width]
 
 
 def versions(post_id: int, numbers: tuple[int, ...]) -> tuple[Post, dict[int, Post]]:

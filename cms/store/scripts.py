@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import cache
 
 from redis.commands.core import Script
+from redis.exceptions import NoScriptError
 
 from config.redis import client
 
@@ -176,6 +177,16 @@ return reply
 def script(source: str) -> Script:
     """The registered script (its SHA computed once; EVALSHA, loaded on first use)."""
     return client().register_script(source)
+
+
+def read(source: str, keys: list[str], args: list):
+    """Run a script straight as EVALSHA (a read a page makes every request: none of ``Script``'s own
+    checks); the first time after a server lost its cache, through the registered script, which loads it."""
+    registered = script(source)
+    try:
+        return client().evalsha(registered.sha, len(keys), *keys, *args)
+    except NoScriptError:
+        return registered(keys=keys, args=args)
 
 
 def load() -> None:

@@ -4,7 +4,7 @@ from django.test import SimpleTestCase
 from django.urls import reverse
 
 from cms import presenters
-from cms.documents import Comment, Post, PostSummary, Revision
+from cms.documents import Comment, HistoryRow, Post, PostSummary, Revision
 
 NASTY = "<b>&\"'</b>"
 ESCAPED = "&lt;b&gt;&amp;&quot;&#x27;&lt;/b&gt;"
@@ -31,7 +31,7 @@ class RowsTest(SimpleTestCase):
         links = presenters.PostLinks.of(3)
         rows = [
             presenters.post_rows([PostSummary(3, NASTY, "ann", "draft", 60.0, 2, 1)], links.prefix),
-            presenters.history_rows(links, post, [Revision(old)], "token", first_page=True),
+            presenters.history_rows(links, post, [HistoryRow.of(Revision(old))], "token", first_page=True),
             presenters.comment_rows(links, [Comment(9, NASTY, NASTY, 30.0)]),
             presenters.recent_comments(links, [Comment(9, NASTY, NASTY, 30.0)]),
             presenters.segments([("same", NASTY), ("del", NASTY), ("ins", NASTY)]),
