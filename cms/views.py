@@ -222,10 +222,11 @@ def comment_list(request, pk: int):
 def comment_add(request, pk: int):
     form = CommentForm(request.POST)
     if form.is_valid():
-        title = or_404(store.post_title, pk)  # for the message; a missing post is a 404 before any id is drawn
         text = form.cleaned_data["text"]
-        or_404(store.add_comment, pk, author=request.user.get_username(), text=text, at=_now(), actor=_actor(request))
-        messages.success(request, f"Your comment on “{title}” was added.")
+        added = or_404(
+            store.add_named_comment, pk, author=request.user.get_username(), text=text, at=_now(), actor=_actor(request)
+        )  # one script: the comment, the post's embed and count, the event, and the title for the message
+        messages.success(request, f"Your comment on “{added.post_title}” was added.")
         return redirect(_detail_url(pk) + "#comments")
     return _detail(request, or_404(store.get_post, pk), focus_first_error(form), status=400)
 

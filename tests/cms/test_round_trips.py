@@ -154,6 +154,64 @@ class WriteTest(RedisTestCase):
         self.assertEqual(client().xrevrange("core:events")[0][1]["label"], "Post 1 and 2 more posts")
 
 
+class CommentAddTest(RedisTestCase):
+    """A comment is one script: its id from the process's block, the post's title in the reply."""
+
+    def setUp(self):
+        super().setUp()
+        self.post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        store.draw_comment_ids()  # as a running server has its block after its first comment
+        store.add_comment(self.post.id, author="cat", text="first", at=T0, actor=ANN)  # the script is loaded
+
+    def test_adding_a_comment_from_the_screen_is_one_script(self):
+        with self.assertRoundTrips(1) as trace:
+            response = self.client.post(f"/cms/posts/{self.post.id}/comments/add/", {"text": "Nice"})
+        self.assertRedirects(response, f"/cms/posts/{self.post.id}/#comments", fetch_redirect_response=False)
+        self.assertEqual(names(trace), [["EVALSHA"]])
+        script = trace.trips("data")[0].commands[0]
+        self.assertEqual(
+            script.keys,
+            (keys.post(self.post.id), keys.post_comments(self.post.id), keys.comment(2), keys.comment_ids(),
+             "core:events"),
+        )  # fmt: skip
+        self.assertEqual(client().zrevrange(keys.post_comments(self.post.id), 0, -1), ["2", "1"])
+        page = self.client.get(f"/cms/posts/{self.post.id}/")
+        self.assertContains(page, "Your comment on “Hello world” was added.")
+        self.assertEqual(store.get_post(self.post.id).num_comments, 2)
+
+    def test_the_block_draws_ids_once_for_many_comments(self):
+        with self.assertRoundTrips(3) as trace:
+            added = [store.add_named_comment(self.post.id, author="cat", text=f"c{n}", at=T0 + n, actor=ANN)
+                     for n in range(3)]  # fmt: skip
+        self.assertEqual(names(trace), [["EVALSHA"]] * 3)
+        self.assertEqual(
+            [(a.id, a.post_title) for a in added], [(2, "Hello world"), (3, "Hello world"), (4, "Hello world")]
+        )
+        self.assertEqual(client().get(keys.comment_ids()), "100")
+
+    def test_a_missing_post_writes_nothing_and_its_id_goes_to_the_next_comment(self):
+        with self.assertRoundTrips(1), self.assertRaises(store.NotFound):
+            store.add_comment(99, author="cat", text="lost", at=T0, actor=ANN)
+        self.assertFalse(client().exists(keys.comment(2)))
+        self.assertEqual(store.add_comment(self.post.id, author="cat", text="next", at=T0, actor=ANN), 2)
+
+    def test_a_block_from_before_a_reset_is_refused_and_drawn_again(self):
+        client().flushdb()  # the process still holds ids 2..100 of a counter that is gone
+        post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        with self.assertRoundTrips(3) as trace:
+            comment_id = store.add_comment(post.id, author="cat", text="again", at=T0, actor=ANN)
+        self.assertEqual(names(trace), [["EVALSHA"], ["INCRBY"], ["EVALSHA"]])  # stale: nothing written; drawn; added
+        self.assertEqual(comment_id, 1)
+        self.assertEqual(client().zrange(keys.post_comments(post.id), 0, -1), ["1"])
+
+    def test_an_id_a_comment_already_holds_is_refused_and_the_block_drawn_again(self):
+        client().set(keys.comment_ids(), 150)  # an import wrote comments up to 150 meanwhile
+        client().hset(keys.comment(2), mapping={"post": "7", "author": "x", "text": "imported", "at": "0"})
+        comment_id = store.add_comment(self.post.id, author="cat", text="mine", at=T0, actor=ANN)
+        self.assertEqual(comment_id, 151)
+        self.assertEqual(client().hget(keys.comment(2), "text"), "imported")
+
+
 class HistoryTest(RedisTestCase):
     sign_in = False
 
