@@ -7,7 +7,7 @@ scripts are loaded first, as a running server has them after its first write.
 
 from cms import keys, store
 from cms.documents import HistoryRow, Post
-from cms.store import scripts
+from cms.store import comments, scripts
 from config.activity import Actor
 from config.redis import client
 from tests.base import RedisTestCase
@@ -188,6 +188,13 @@ class CommentAddTest(RedisTestCase):
             [(a.id, a.post_title) for a in added], [(2, "Hello world"), (3, "Hello world"), (4, "Hello world")]
         )
         self.assertEqual(client().get(keys.comment_ids()), "100")
+
+    def test_a_forked_process_draws_a_block_of_its_own(self):
+        comments._IDS.pid = -1  # what a gunicorn worker forked after the first draw sees: another pid
+        with self.assertRoundTrips(2) as trace:
+            comment_id = store.add_comment(self.post.id, author="cat", text="forked", at=T0, actor=ANN)
+        self.assertEqual(names(trace), [["INCRBY"], ["EVALSHA"]])
+        self.assertEqual(comment_id, 101)  # the parent keeps 2..100: no id is handed out twice
 
     def test_a_missing_post_writes_nothing_and_its_id_goes_to_the_next_comment(self):
         with self.assertRoundTrips(1), self.assertRaises(store.NotFound):
