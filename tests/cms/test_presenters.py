@@ -42,3 +42,16 @@ class RowsTest(SimpleTestCase):
                 self.assertIn(ESCAPED, html)
         self.assertIn(f"<del>{ESCAPED}</del><ins>{ESCAPED}</ins>", rows[-1])
         self.assertIn('<time datetime="1970-01-01T00:01:00+00:00">1970-01-01 00:01</time>', rows[0])
+
+
+class WhenTest(SimpleTestCase):
+    def test_times_are_written_as_strftime_writes_them_in_any_zone(self):
+        from datetime import datetime
+        from zoneinfo import ZoneInfo
+
+        for zone in (ZoneInfo("UTC"), ZoneInfo("America/St_Johns"), ZoneInfo("Asia/Kathmandu")):
+            for epoch in (0.0, 59.999, 1_767_600_000.5, 951_782_400.0, 4_102_444_799.0):
+                moment = datetime.fromtimestamp(epoch, zone)
+                for pattern in (presenters.MINUTE, presenters.SECOND, "%d/%m/%Y"):
+                    with self.subTest(zone=str(zone), epoch=epoch, pattern=pattern):
+                        self.assertEqual(presenters.when(epoch, pattern, zone), moment.strftime(pattern))
