@@ -181,12 +181,12 @@ def script(source: str) -> Script:
 
 def read(source: str, keys: list[str], args: list):
     """Run a script straight as EVALSHA (a read a page makes every request: none of ``Script``'s own
-    checks); the first time after a server lost its cache, through the registered script, which loads it."""
-    registered = script(source)
+    checks); when the server does not have it (started since, or never sent it), as EVAL, which also
+    caches it there: one more round trip, once."""
     try:
-        return client().evalsha(registered.sha, len(keys), *keys, *args)
+        return client().evalsha(script(source).sha, len(keys), *keys, *args)
     except NoScriptError:
-        return registered(keys=keys, args=args)
+        return client().eval(source, len(keys), *keys, *args)
 
 
 def load() -> None:

@@ -239,6 +239,17 @@ class HistoryTest(RedisTestCase):
             HistoryRow(1, T0, "ann", "Created", (), "Hello world", "ann", "draft"),
         ])  # fmt: skip
 
+    def test_a_server_without_the_script_is_sent_it_once_with_eval(self):
+        post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        client().script_flush()  # a server restarted since: its script cache is empty
+        with self.assertRoundTrips(2) as trace:
+            store.history(post.id, 0, 10)
+        self.assertEqual(names(trace), [["EVALSHA"], ["EVAL"]])
+        with self.assertRoundTrips(1) as trace:
+            store.history(post.id, 0, 10)
+        self.assertEqual(names(trace), [["EVALSHA"]])
+        scripts.load()  # the other scripts too, as before the flush
+
     def test_the_history_of_a_missing_post_is_not_found(self):
         with self.assertRaises(store.NotFound):
             store.history(99, 0, 10)

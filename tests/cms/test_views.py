@@ -1,10 +1,12 @@
 """The CMS screens: what the user sees, what Redis holds, and the round trips of each."""
 
 import json
+import re
 
 from django.urls import reverse
 
 from cms import keys, store
+from cms.store import scripts
 from config.activity import Actor
 from config.redis import client
 from tests.base import RedisTestCase
@@ -182,6 +184,7 @@ class EditTest(RedisTestCase):
 class HistoryTest(RedisTestCase):
     def setUp(self):
         super().setUp()
+        scripts.load()  # as a running server has them: the history page is one EVALSHA
         self.post = make(body="one two three")
         for n in range(1, 25):
             store.save_post(
@@ -203,7 +206,8 @@ class HistoryTest(RedisTestCase):
         self.assertContains(response, "user23")
         with self.assertRoundTrips(1):
             response = self.client.get(f"/cms/posts/{self.post.id}/history/?page=2", headers={"HX-Request": "true"})
-        self.assertEqual([r.number for r in response.context["page"].object_list], [4, 3, 2, 1])
+        shown = re.findall(r'<tr data-revision="(\d+)"', response.content.decode())  # the partial: rows only
+        self.assertEqual(shown, ["4", "3", "2", "1"])
         self.assertNotContains(response, "(current)")
         self.assertEqual(self.client.get(f"/cms/posts/{self.post.id}/history/?page=3").status_code, 404)
 
