@@ -176,6 +176,16 @@ def select(field) -> SafeString:
     return format_html('<select name="{}" id="{}">{}\n</select>', field.html_name, field.auto_id, options)
 
 
+_blank_selects: dict[tuple[type, str], SafeString] = {}
+
+
+def blank_select(form_class: type, name: str) -> SafeString:
+    """``select`` of an unbound form's field (no choice made), rendered once per process: it never changes."""
+    if (form_class, name) not in _blank_selects:
+        _blank_selects[form_class, name] = select(form_class()[name])
+    return _blank_selects[form_class, name]
+
+
 # --- one post -----------------------------------------------------------------------------------
 
 RECENT_COMMENT = """

@@ -1,6 +1,8 @@
 """CMS screens: the post list, a post with its newest comments, edit with conflict
 detection, history, compare, revert, and all comments. Thin: the store does Redis."""
 
+from dataclasses import replace
+
 from django.contrib import messages
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -17,6 +19,9 @@ from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import after_save, or_404
 
 POSTS = ListSpec(sorts=("updated",), default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
+# The list with no filter in its query string (the list as most visits see it): no filter form to build
+# and validate, and the status select is the blank one, rendered once per process.
+UNFILTERED = replace(POSTS, filter_form=None)
 HISTORY = ListSpec(per_page=20)
 COMMENTS = ListSpec(per_page=10)
 
@@ -48,13 +53,17 @@ def _save(write, *args, **kwargs):
 
 
 def post_list(request):
-    state = POSTS.read(request)
+    filtered = any(request.GET.get(name) for name in POSTS.filters)
+    state = (POSTS if filtered else UNFILTERED).read(request)
     items, total = store.list_posts(state)
     links = presenters.ListLinks.of()
     context = {
         "page": page_of(items, total, state), "state": state, "filter_form": state.form, "links": links,
         "rows": presenters.post_rows(items, links.list),
-        "status_select": presenters.select(state.form["status"]),
+        "status_select": presenters.select(state.form["status"]) if filtered else presenters.blank_select(
+            PostFilterForm, "status"
+        ),
+        "author": (state.form["author"].value() or "") if filtered else "",
     }  # fmt: skip
     return render_list(request, "cms/post_list.html", context)
 
