@@ -104,8 +104,9 @@ def _detail(request, view: store.PostPage, comment_form: CommentForm | None = No
     context = {
         "view": view, "links": links, "comment_form": comment_form,
         "comment_fields": None if comment_form else presenters.blank_form(CommentForm),
-        "updated": presenters.when(view.post.updated_at), "created": presenters.when(view.post.created_at),
+        "head": presenters.post_head(view.post, links, view.revisions_kept),
         "recent_comments": presenters.recent_comments(links, view.recent_comments),
+        "more_comments": view.num_comments > len(view.recent_comments),
     }  # fmt: skip
     return render(request, "cms/post_detail.html", context, status=status)
 
