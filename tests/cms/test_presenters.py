@@ -34,6 +34,7 @@ class RowsTest(SimpleTestCase):
             presenters.history_rows(links, post, [HistoryRow.of(Revision(old))], "token", first_page=True),
             presenters.comment_rows(links, [Comment(9, NASTY, NASTY, 30.0)]),
             presenters.recent_comments(links, [Comment(9, NASTY, NASTY, 30.0)]),
+            presenters.post_head(post, links, 1),
             presenters.segments([("same", NASTY), ("del", NASTY), ("ins", NASTY)]),
         ]
         for html in rows:
