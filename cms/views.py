@@ -244,8 +244,7 @@ def comment_add(request, pk: int):
 def comment_delete(request, pk: int, comment_id: int):
     """GET asks first (what will go, and from which post); POST deletes."""
     if request.method == "POST":
-        title, comment = or_404(store.get_comment, pk, comment_id)
-        or_404(store.delete_comment, pk, comment_id, actor=_actor(request))
+        title, comment = or_404(store.delete_named_comment, pk, comment_id, actor=_actor(request))
         messages.success(request, f"The comment by {comment.author} on “{title}” was deleted.")
         return redirect(_detail_url(pk) + "#comments")
     title, comment = or_404(store.get_comment, pk, comment_id)

@@ -36,6 +36,7 @@ from cms.store.comments import (
     add_named_comment,
     comments_page,
     delete_comment,
+    delete_named_comment,
     draw_comment_ids,
     get_comment,
 )
@@ -48,7 +49,7 @@ __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
     "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
     "history", "versions", "list_posts", "post_labels", "search_titles", "comments_page", "add_comment",
-    "add_named_comment", "AddedComment", "draw_comment_ids",
+    "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
     "delete_comment",
     "get_comment",
     "CommentLoad", "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",

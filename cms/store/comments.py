@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import random
 import threading
+import time
 from dataclasses import dataclass, replace
 
 from cms import keys
@@ -11,7 +13,8 @@ from cms.documents import Comment
 from cms.store.core import APP, COMMENTS, Busy, NotFound
 from config.activity import Actor
 from config.redis import client
-from config.store.children_scripts import FINISH
+from config.store import watch_retries
+from config.store.children_scripts import DELETE, FINISH
 
 # The comment's own add: the shared machinery's add (``children_scripts.ADD``), with the id taken
 # from this process's block and checked here, and the post's title answered for the message.
@@ -137,6 +140,38 @@ def draw_comment_ids() -> None:
     _IDS.drop()
     _IDS.take()
     _IDS.put_back(_IDS.next - 1)
+
+
+def delete_named_comment(post_id: int, comment_id: int, *, actor: Actor) -> tuple[str, Comment]:
+    """Delete a comment of this post; the post's title and the comment as they were (for the message).
+
+    Two round trips: one pipeline reads the title, the comment and the post's newest N+1 comment
+    ids (the embed's refill needs their keys), then the shared machinery's delete script checks that
+    those ids are still the newest and writes everything; a comment added or deleted in between
+    makes it read again (bounded, then Busy). NotFound, nothing written, for a comment of another
+    post or a missing one.
+    """
+    comment_key, post_key = keys.comment(comment_id), keys.post(post_id)
+    index_key = keys.post_comments(post_id)
+    event = actor.event("deleted", APP, "comment", comment_id, "a comment")
+    event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
+    for attempt in range(watch_retries()):
+        pipe = client().pipeline(transaction=False)
+        pipe.hget(post_key, "title")
+        pipe.hgetall(comment_key)
+        pipe.zrevrange(index_key, 0, COMMENTS.embed_size)
+        title, fields, top = pipe.execute()
+        if title is None or fields.get(COMMENTS.parent_field) != str(post_id):
+            raise NotFound(comment_key)
+        spec = {"id": str(comment_id), "parent_field": COMMENTS.parent_field, "top": top, "summed": ""}
+        extra = [keys.comment(i) for i in top]
+        reply = COMMENTS._run(DELETE, [comment_key, post_key, index_key], spec, post_id, event, extra=extra)
+        if reply[0] == "ok":
+            return title, Comment.from_row({**fields, "id": str(comment_id)})
+        if reply[0] == "notfound":
+            raise NotFound(comment_key)
+        time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))  # stale: another writer went first
+    raise Busy(comment_key)
 
 
 def delete_comment(post_id: int, comment_id: int, *, actor: Actor) -> Comment:

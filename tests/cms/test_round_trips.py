@@ -5,10 +5,13 @@ where an id must be drawn, or the keys to delete must be read, two. The
 scripts are loaded first, as a running server has them after its first write.
 """
 
+from unittest import mock
+
 from cms import keys, store
 from cms.documents import HistoryRow, Post
 from cms.store import comments, scripts
 from config.activity import Actor
+from config.invariants import violations
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -217,6 +220,60 @@ class CommentAddTest(RedisTestCase):
         comment_id = store.add_comment(self.post.id, author="cat", text="mine", at=T0, actor=ANN)
         self.assertEqual(comment_id, 151)
         self.assertEqual(client().hget(keys.comment(2), "text"), "imported")
+
+
+class CommentDeleteTest(RedisTestCase):
+    """Deleting a comment from the screen: one pipeline of reads, then the shared delete script."""
+
+    def setUp(self):
+        super().setUp()
+        self.post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        self.ids = [
+            store.add_comment(self.post.id, author=f"w{n}", text=f"c{n}", at=T0 + n, actor=ANN) for n in range(5)
+        ]
+        store.delete_comment(self.post.id, self.ids[0], actor=ANN)  # the delete script is loaded
+
+    def test_deleting_a_comment_from_the_screen_is_two_round_trips(self):
+        newest = self.ids[4]
+        with self.assertRoundTrips(2) as trace:
+            response = self.client.post(f"/cms/posts/{self.post.id}/comments/{newest}/delete/")
+        self.assertRedirects(response, f"/cms/posts/{self.post.id}/#comments", fetch_redirect_response=False)
+        self.assertEqual(names(trace), [["HGET", "HGETALL", "ZREVRANGE"], ["EVALSHA"]])
+        self.assertFalse(client().exists(keys.comment(newest)))
+        page = store.get_post(self.post.id)
+        self.assertEqual(([c.id for c in page.recent_comments], page.num_comments), (self.ids[3:0:-1], 3))
+        self.assertContains(
+            self.client.get(f"/cms/posts/{self.post.id}/"), "The comment by w4 on “Hello world” was deleted."
+        )
+
+    def test_a_comment_of_another_post_is_not_found_and_nothing_is_written(self):
+        other = store.create_post(content(title="Other"), actor=ANN, comment="", at=T0)
+        with self.assertRoundTrips(1):
+            response = self.client.post(f"/cms/posts/{other.id}/comments/{self.ids[1]}/delete/")
+        self.assertEqual(response.status_code, 404)
+        self.assertTrue(client().exists(keys.comment(self.ids[1])))
+
+    def test_a_comment_added_between_the_read_and_the_script_makes_it_read_again(self):
+        from config.store import children
+
+        original, calls = children.run_script, []
+
+        def comment_meanwhile(source, run_keys, args):
+            calls.append(source)
+            if len(calls) == 1:  # the first delete script: another editor comments just before it
+                store.add_comment(self.post.id, author="late", text="late", at=T0 + 9, actor=ANN)
+            return original(source, run_keys, args)
+
+        with mock.patch.object(children, "run_script", comment_meanwhile), self.assertRoundTrips(5) as trace:
+            title, comment = store.delete_named_comment(self.post.id, self.ids[2], actor=ANN)
+        reads = ["HGET", "HGETALL", "ZREVRANGE"]
+        # read; the late comment (its own script); the delete, refused as stale; read again; the delete
+        self.assertEqual(names(trace), [reads, ["EVALSHA"], ["EVALSHA"], reads, ["EVALSHA"]])
+        self.assertEqual((title, comment.author), ("Hello world", "w2"))
+        page = store.get_post(self.post.id)
+        self.assertEqual(page.num_comments, 4)
+        self.assertEqual(page.recent_comments[0].text, "late")
+        self.assertEqual([f"{inv.name}: {v.message}" for inv, v in violations(["cms"])], [])
 
 
 class HistoryTest(RedisTestCase):
