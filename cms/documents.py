@@ -17,10 +17,17 @@ STATUSES = ("draft", "published")
 CONTENT = ("title", "body", "author", "status")  # what an editor changes; a save changes one or it is no save
 SUMMARY = ("title", "author", "status", "updated_at", "version", "num_comments")  # what the list reads
 TITLE_CHARS = 200  # of the casefolded title kept in the title index
-# A revision's snapshot: compact, text as is, keys in ``to_fields`` order (sorting them cost a third of
-# the encoding, and nothing compares snapshots as text: the save script writes its own with cjson, in
-# no set order). One encoder, not one built per call (the bulk loads encode hundreds of thousands).
-_SNAPSHOT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+# One JSON string, quotes included, as json.dumps(..., ensure_ascii=False) writes it (the C encoder).
+_JSON_STRING = json.encoder.encode_basestring
+
+
+def snapshot_json(fields: dict[str, str]) -> str:
+    """A revision's snapshot: the post's own fields as compact JSON, text as is, keys in ``to_fields``
+    order (nothing compares snapshots as text: the save script writes its own with cjson, in no set
+    order). Every value is a string, so the object is its pairs joined: the same bytes as
+    ``json.dumps(fields, separators=(",", ":"), ensure_ascii=False)`` at half the cost (the bulk loads
+    encode hundreds of thousands)."""
+    return "{" + ",".join([f"{_JSON_STRING(name)}:{_JSON_STRING(value)}" for name, value in fields.items()]) + "}"
 
 
 def title_member(post_id: int, title: str) -> str:
@@ -157,7 +164,7 @@ class Revision:
         return self.post.changed
 
     def to_json(self) -> str:
-        return _SNAPSHOT(self.post.to_fields())
+        return snapshot_json(self.post.to_fields())
 
     @classmethod
     def from_json(cls, post_id: int, raw: str) -> Revision:

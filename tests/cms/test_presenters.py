@@ -1,10 +1,12 @@
 """The rows and links the CMS screens prepare in Python: the same URLs as the URLconf, text escaped."""
 
+import json
+
 from django.test import SimpleTestCase
 from django.urls import reverse
 
 from cms import presenters
-from cms.documents import Comment, HistoryRow, Post, PostSummary, Revision
+from cms.documents import Comment, HistoryRow, Post, PostSummary, Revision, snapshot_json
 
 NASTY = "<b>&\"'</b>"
 ESCAPED = "&lt;b&gt;&amp;&quot;&#x27;&lt;/b&gt;"
@@ -56,3 +58,15 @@ class WhenTest(SimpleTestCase):
                 for pattern in (presenters.MINUTE, presenters.SECOND, "%d/%m/%Y"):
                     with self.subTest(zone=str(zone), epoch=epoch, pattern=pattern):
                         self.assertEqual(presenters.when(epoch, pattern, zone), moment.strftime(pattern))
+
+
+class SnapshotTest(SimpleTestCase):
+    def test_a_snapshot_is_the_json_the_encoder_writes_and_reads_back(self):
+        tricky = ['', 'plain', 'quote " and \\ backslash', "line\nbreak\ttab\r", "\x00\x1f\x7f ctl",
+                  "Über ☃ 𝄞 日本", "</script><b>&amp;", "\u2028\u2029 separators", "🙂" * 3]  # fmt: skip
+        for text in tricky:
+            post = Post(7, text, text * 2, "ann", "draft", text, 1.5, 2.25, version=3, comment=text, changed=("title",))
+            fields = post.to_fields()
+            with self.subTest(text=text):
+                self.assertEqual(snapshot_json(fields), json.dumps(fields, separators=(",", ":"), ensure_ascii=False))
+                self.assertEqual(Revision.from_json(7, Revision(post).to_json()).post, post)
