@@ -15,6 +15,7 @@ import time
 from cms import diff, seeds
 from cms import store as cms
 from cms.documents import Post
+from cms.store import scripts
 from config.activity import Actor
 from config.benchmark import Extra, Load, Operation, Part, part
 from config.benchmark.sql import timed_load
@@ -62,6 +63,7 @@ class Cms(Part):
                 cms.load_posts(batch, actor=BENCH)
 
         done = run.timed("cms", len(self.posts) + self.revisions, write)
+        scripts.load()  # as a running server has them after its first write: the history is one EVALSHA
         done.per_record = {"post (with its revisions)": done.bytes / max(1, len(self.posts))}
         return [done]
 
@@ -104,7 +106,7 @@ class Cms(Part):
 def history(post_id: int) -> tuple:
     """6. A post with one page of its revisions, newest first: one round trip."""
     current, revisions, total = cms.history(post_id, 0, HISTORY_PAGE)
-    rows = [(r.number, r.by, r.comment, r.post.updated_at, r.post.title) for r in revisions]
+    rows = [(r.number, r.by, r.comment, r.updated_at, r.title) for r in revisions]
     return current.title, current.version, total, rows
 
 

@@ -36,8 +36,9 @@ def post_ids() -> str:
 @key(
     "string",
     "Enumerable keys (key-value design notes): id counter",
-    "The last comment id handed out (INCR).",
-    why="INCR is atomic, so concurrent comments never share an id.",
+    "The last comment id handed out: INCRBY 100 draws a block for one server process, INCRBY n a seeder's batch.",
+    why="INCRBY is atomic, so concurrent comments never share an id; a block spares each comment the round trip "
+    "of drawing its own, and the add script refuses an id the counter has not reached or a comment holds.",
 )
 def comment_ids() -> str:
     return "cms:ids:comment"

@@ -54,7 +54,7 @@ def estimate(scale: str) -> int:
 
 
 def _sentence(ctx: SeedContext, words: int) -> str:
-    text = " ".join(ctx.rng.choice(WORDS) for _ in range(words))
+    text = " ".join(ctx.rng.choices(WORDS, k=words))  # one call a sentence, not one a word
     return text[0].upper() + text[1:] + "."
 
 

@@ -1,6 +1,8 @@
 """CMS screens: the post list, a post with its newest comments, edit with conflict
 detection, history, compare, revert, and all comments. Thin: the store does Redis."""
 
+from dataclasses import replace
+
 from django.contrib import messages
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -17,6 +19,9 @@ from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import after_save, or_404
 
 POSTS = ListSpec(sorts=("updated",), default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
+# The list with no filter in its query string (the list as most visits see it): no filter form to build
+# and validate, and the status select is the blank one, rendered once per process.
+UNFILTERED = replace(POSTS, filter_form=None)
 HISTORY = ListSpec(per_page=20)
 COMMENTS = ListSpec(per_page=10)
 
@@ -48,13 +53,17 @@ def _save(write, *args, **kwargs):
 
 
 def post_list(request):
-    state = POSTS.read(request)
+    filtered = any(request.GET.get(name) for name in POSTS.filters)
+    state = (POSTS if filtered else UNFILTERED).read(request)
     items, total = store.list_posts(state)
     links = presenters.ListLinks.of()
     context = {
         "page": page_of(items, total, state), "state": state, "filter_form": state.form, "links": links,
         "rows": presenters.post_rows(items, links.list),
-        "status_select": presenters.select(state.form["status"]),
+        "status_select": presenters.select(state.form["status"]) if filtered else presenters.blank_select(
+            PostFilterForm, "status"
+        ),
+        "author": (state.form["author"].value() or "") if filtered else "",
     }  # fmt: skip
     return render_list(request, "cms/post_list.html", context)
 
@@ -95,8 +104,9 @@ def _detail(request, view: store.PostPage, comment_form: CommentForm | None = No
     context = {
         "view": view, "links": links, "comment_form": comment_form,
         "comment_fields": None if comment_form else presenters.blank_form(CommentForm),
-        "updated": presenters.when(view.post.updated_at), "created": presenters.when(view.post.created_at),
+        "head": presenters.post_head(view.post, links, view.revisions_kept),
         "recent_comments": presenters.recent_comments(links, view.recent_comments),
+        "more_comments": view.num_comments > len(view.recent_comments),
     }  # fmt: skip
     return render(request, "cms/post_detail.html", context, status=status)
 
@@ -222,10 +232,11 @@ def comment_list(request, pk: int):
 def comment_add(request, pk: int):
     form = CommentForm(request.POST)
     if form.is_valid():
-        title = or_404(store.post_title, pk)  # for the message; a missing post is a 404 before any id is drawn
         text = form.cleaned_data["text"]
-        or_404(store.add_comment, pk, author=request.user.get_username(), text=text, at=_now(), actor=_actor(request))
-        messages.success(request, f"Your comment on “{title}” was added.")
+        added = or_404(
+            store.add_named_comment, pk, author=request.user.get_username(), text=text, at=_now(), actor=_actor(request)
+        )  # one script: the comment, the post's embed and count, the event, and the title for the message
+        messages.success(request, f"Your comment on “{added.post_title}” was added.")
         return redirect(_detail_url(pk) + "#comments")
     return _detail(request, or_404(store.get_post, pk), focus_first_error(form), status=400)
 
@@ -233,8 +244,7 @@ def comment_add(request, pk: int):
 def comment_delete(request, pk: int, comment_id: int):
     """GET asks first (what will go, and from which post); POST deletes."""
     if request.method == "POST":
-        title, comment = or_404(store.get_comment, pk, comment_id)
-        or_404(store.delete_comment, pk, comment_id, actor=_actor(request))
+        title, comment = or_404(store.delete_named_comment, pk, comment_id, actor=_actor(request))
         messages.success(request, f"The comment by {comment.author} on “{title}” was deleted.")
         return redirect(_detail_url(pk) + "#comments")
     title, comment = or_404(store.get_comment, pk, comment_id)

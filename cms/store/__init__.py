@@ -30,7 +30,16 @@ from cms.store.checks import (
     title_gram_drift,
     trim_revisions,
 )
-from cms.store.comments import add_comment, comments_page, delete_comment, get_comment, post_title
+from cms.store.comments import (
+    AddedComment,
+    add_comment,
+    add_named_comment,
+    comments_page,
+    delete_comment,
+    delete_named_comment,
+    draw_comment_ids,
+    get_comment,
+)
 from cms.store.core import APP, COMMENTS, TITLES, Busy, EditConflict, NotFound, entries
 from cms.store.listing import list_posts, post_labels, search_titles
 from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
@@ -40,8 +49,9 @@ __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
     "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
     "history", "versions", "list_posts", "post_labels", "search_titles", "comments_page", "add_comment",
+    "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
     "delete_comment",
-    "get_comment", "post_title",
+    "get_comment",
     "CommentLoad", "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
     "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",

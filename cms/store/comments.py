@@ -2,13 +2,86 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass, replace
 
 from cms import keys
 from cms.documents import Comment
-from cms.store.core import APP, COMMENTS, NotFound
+from cms.store.core import APP, COMMENTS, Busy, NotFound
 from config.activity import Actor
 from config.redis import client
+from config.store import watch_retries
+from config.store.children_scripts import DELETE, FINISH
+
+# The comment's own add: the shared machinery's add (``children_scripts.ADD``), with the id taken
+# from this process's block and checked here, and the post's title answered for the message.
+# KEYS: post, its comment set, the comment, the comment id counter, then the event stream.
+# ARGV: the spec as JSON. Replies: {"notfound"} | {"stale"} (the id is not the counter's to give
+# or is taken: nothing written) | {"ok", title}.
+ADD_COMMENT = (
+    FINISH
+    + """
+local s = cjson.decode(ARGV[1])
+local parent, index, child, ids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
+if redis.call('EXISTS', child) == 1 or tonumber(redis.call('GET', ids) or '0') < tonumber(s.id) then
+  return {'stale'}
+end
+redis.call('HSET', child, unpack(s.fields))
+redis.call('ZADD', index, s.at, s.id)
+local held, before = embedded(parent, s)
+held[s.id] = s.copy
+local count = redis.call('HINCRBY', parent, s.count, 1)
+finish(s, parent, index, held, before, count, 0)
+return {'ok', redis.call('HGET', parent, s.label) or ''}
+"""
+)
+ID_BLOCK = 100  # comment ids one INCRBY reserves for this process
+
+
+class _IdBlock:
+    """Comment ids reserved from the Redis counter (INCRBY) for this process, handed out in turn.
+
+    Every id comes from Redis; the block only saves the round trip that drew one id per comment.
+    The add script refuses an id the counter has not reached (the data was reset since) or that a
+    comment already holds (an import wrote it), and the block is then drawn again. A forked process
+    (a gunicorn worker) draws its own. Ids skipped when a process ends are never reused: ids are
+    unique, not dense.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pid, self.next, self.last = 0, 1, 0
+
+    def take(self) -> int:
+        with self.lock:
+            if self.pid != os.getpid() or self.next > self.last:
+                self.last = client().incrby(keys.comment_ids(), ID_BLOCK)
+                self.next, self.pid = self.last - ID_BLOCK + 1, os.getpid()
+            self.next += 1
+            return self.next - 1
+
+    def put_back(self, comment_id: int) -> None:
+        """An id the add did not use (no such post): the next add takes it."""
+        with self.lock:
+            if self.next == comment_id + 1:
+                self.next = comment_id
+
+    def drop(self) -> None:
+        with self.lock:
+            self.next, self.last = 1, 0
+
+
+_IDS = _IdBlock()
+
+
+@dataclass(frozen=True)
+class AddedComment:
+    id: int
+    post_title: str
 
 
 def comments_page(post_id: int, offset: int, limit: int) -> tuple[str, list[Comment], int]:
@@ -24,13 +97,81 @@ def comments_page(post_id: int, offset: int, limit: int) -> tuple[str, list[Comm
 
 
 def add_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor) -> int:
-    """A new comment; the post's embed of the newest 3 and its count move with it.
+    """A new comment; its id. See ``add_named_comment``."""
+    return add_named_comment(post_id, author=author, text=text, at=at, actor=actor).id
+
+
+def add_named_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor) -> AddedComment:
+    """A new comment and its post's title (for the screen's message); the post's embed of the newest 3
+    and its count move with it. One round trip: the ADD_COMMENT script, its id from this process's
+    block (``_IdBlock``: one INCRBY every ``ID_BLOCK`` comments, and again when the script refuses a
+    stale id). Raises NotFound, and then writes nothing, for a missing post.
 
     ``author`` is who wrote it, ``actor`` who wrote it to Redis (the same
     user on the screen, "seed" for the seeder); the event links to the post.
     """
-    event = replace(actor.event("created", APP, "comment", "", text[:60]), link=actor.link("post", str(post_id)))
-    return COMMENTS.add(post_id, {"author": author, "text": text}, at, event=event)
+    stored = {"author": author, "text": text, COMMENTS.parent_field: str(post_id), COMMENTS.time_field: repr(at)}
+    post_key = keys.post(post_id)
+    for _ in range(2):
+        comment_id = _IDS.take()
+        spec = {
+            "id": str(comment_id),
+            "at": repr(at),
+            "fields": [part for pair in stored.items() for part in pair],
+            "copy": {"id": str(comment_id), **{name: stored.get(name, "") for name in COMMENTS.embed_fields}},
+            "label": "title",
+        }
+        event = actor.event("created", APP, "comment", comment_id, text[:60])
+        event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
+        run_keys = [post_key, keys.post_comments(post_id), keys.comment(comment_id), keys.comment_ids()]
+        # The shared machinery's runner: the spec's embed, aggregate, score and event parts.
+        reply = COMMENTS._run(ADD_COMMENT, run_keys, spec, post_id, event)
+        if reply[0] == "ok":
+            return AddedComment(comment_id, reply[1])
+        if reply[0] == "notfound":
+            _IDS.put_back(comment_id)
+            raise NotFound(post_key)
+        _IDS.drop()  # stale: the data was reset, or another writer holds the id
+    raise Busy(post_key)
+
+
+def draw_comment_ids() -> None:
+    """Draw this process's block of comment ids now (a server does it at its first comment)."""
+    _IDS.drop()
+    _IDS.take()
+    _IDS.put_back(_IDS.next - 1)
+
+
+def delete_named_comment(post_id: int, comment_id: int, *, actor: Actor) -> tuple[str, Comment]:
+    """Delete a comment of this post; the post's title and the comment as they were (for the message).
+
+    Two round trips: one pipeline reads the title, the comment and the post's newest N+1 comment
+    ids (the embed's refill needs their keys), then the shared machinery's delete script checks that
+    those ids are still the newest and writes everything; a comment added or deleted in between
+    makes it read again (bounded, then Busy). NotFound, nothing written, for a comment of another
+    post or a missing one.
+    """
+    comment_key, post_key = keys.comment(comment_id), keys.post(post_id)
+    index_key = keys.post_comments(post_id)
+    event = actor.event("deleted", APP, "comment", comment_id, "a comment")
+    event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
+    for attempt in range(watch_retries()):
+        pipe = client().pipeline(transaction=False)
+        pipe.hget(post_key, "title")
+        pipe.hgetall(comment_key)
+        pipe.zrevrange(index_key, 0, COMMENTS.embed_size)
+        title, fields, top = pipe.execute()
+        if title is None or fields.get(COMMENTS.parent_field) != str(post_id):
+            raise NotFound(comment_key)
+        spec = {"id": str(comment_id), "parent_field": COMMENTS.parent_field, "top": top, "summed": ""}
+        extra = [keys.comment(i) for i in top]
+        reply = COMMENTS._run(DELETE, [comment_key, post_key, index_key], spec, post_id, event, extra=extra)
+        if reply[0] == "ok":
+            return title, Comment.from_row({**fields, "id": str(comment_id)})
+        if reply[0] == "notfound":
+            raise NotFound(comment_key)
+        time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))  # stale: another writer went first
+    raise Busy(comment_key)
 
 
 def delete_comment(post_id: int, comment_id: int, *, actor: Actor) -> Comment:
@@ -39,11 +180,6 @@ def delete_comment(post_id: int, comment_id: int, *, actor: Actor) -> Comment:
     event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
     fields = COMMENTS.delete(comment_id, event=event, expected_parent=post_id)
     return Comment.from_row({**fields, "id": str(comment_id)})
-
-
-def post_title(post_id: int) -> str | None:
-    """The post's title, or None when there is no such post."""
-    return client().hget(keys.post(post_id), "title")
 
 
 def get_comment(post_id: int, comment_id: int) -> tuple[str, Comment]:

@@ -92,9 +92,19 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
         pipe.delete(scratch)
     replies = pipe.execute()
     total, flat = replies[-3:-1] if scratch else replies[-2:]
-    width = 1 + len(SUMMARY)
-    rows = [dict(zip(("id", *SUMMARY), flat[i : i + width])) for i in range(0, len(flat), width)]
-    return [PostSummary.from_row(row) for row in rows if row["title"] is not None], total
+    return _summaries(flat), total
+
+
+def _summaries(flat: list) -> list[PostSummary]:
+    """The SORT … GET reply, ``#`` then the SUMMARY fields a post, as list rows; a post deleted meanwhile
+    (its fields all nil) is left out. Built straight from the flat reply: no dict a row."""
+    values = iter(flat)
+    return [
+        PostSummary(int(pk), title, author or "", status or "", float(updated or 0), int(version or 1),
+                    int(comments or 0))
+        for pk, title, author, status, updated, version, comments in zip(*[values] * (1 + len(SUMMARY)))
+        if title is not None
+    ]  # fmt: skip
 
 
 def post_labels(post_ids: list[int]) -> list[tuple[int, str]]:

@@ -5,10 +5,13 @@ where an id must be drawn, or the keys to delete must be read, two. The
 scripts are loaded first, as a running server has them after its first write.
 """
 
+from unittest import mock
+
 from cms import keys, store
-from cms.documents import Post
-from cms.store import scripts
+from cms.documents import HistoryRow, Post
+from cms.store import comments, scripts
 from config.activity import Actor
+from config.invariants import violations
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -154,10 +157,166 @@ class WriteTest(RedisTestCase):
         self.assertEqual(client().xrevrange("core:events")[0][1]["label"], "Post 1 and 2 more posts")
 
 
+class CommentAddTest(RedisTestCase):
+    """A comment is one script: its id from the process's block, the post's title in the reply."""
+
+    def setUp(self):
+        super().setUp()
+        self.post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        store.draw_comment_ids()  # as a running server has its block after its first comment
+        store.add_comment(self.post.id, author="cat", text="first", at=T0, actor=ANN)  # the script is loaded
+
+    def test_adding_a_comment_from_the_screen_is_one_script(self):
+        with self.assertRoundTrips(1) as trace:
+            response = self.client.post(f"/cms/posts/{self.post.id}/comments/add/", {"text": "Nice"})
+        self.assertRedirects(response, f"/cms/posts/{self.post.id}/#comments", fetch_redirect_response=False)
+        self.assertEqual(names(trace), [["EVALSHA"]])
+        script = trace.trips("data")[0].commands[0]
+        self.assertEqual(
+            script.keys,
+            (keys.post(self.post.id), keys.post_comments(self.post.id), keys.comment(2), keys.comment_ids(),
+             "core:events"),
+        )  # fmt: skip
+        self.assertEqual(client().zrevrange(keys.post_comments(self.post.id), 0, -1), ["2", "1"])
+        page = self.client.get(f"/cms/posts/{self.post.id}/")
+        self.assertContains(page, "Your comment on “Hello world” was added.")
+        self.assertEqual(store.get_post(self.post.id).num_comments, 2)
+
+    def test_the_block_draws_ids_once_for_many_comments(self):
+        with self.assertRoundTrips(3) as trace:
+            added = [store.add_named_comment(self.post.id, author="cat", text=f"c{n}", at=T0 + n, actor=ANN)
+                     for n in range(3)]  # fmt: skip
+        self.assertEqual(names(trace), [["EVALSHA"]] * 3)
+        self.assertEqual(
+            [(a.id, a.post_title) for a in added], [(2, "Hello world"), (3, "Hello world"), (4, "Hello world")]
+        )
+        self.assertEqual(client().get(keys.comment_ids()), "100")
+
+    def test_a_forked_process_draws_a_block_of_its_own(self):
+        comments._IDS.pid = -1  # what a gunicorn worker forked after the first draw sees: another pid
+        with self.assertRoundTrips(2) as trace:
+            comment_id = store.add_comment(self.post.id, author="cat", text="forked", at=T0, actor=ANN)
+        self.assertEqual(names(trace), [["INCRBY"], ["EVALSHA"]])
+        self.assertEqual(comment_id, 101)  # the parent keeps 2..100: no id is handed out twice
+
+    def test_a_missing_post_writes_nothing_and_its_id_goes_to_the_next_comment(self):
+        with self.assertRoundTrips(1), self.assertRaises(store.NotFound):
+            store.add_comment(99, author="cat", text="lost", at=T0, actor=ANN)
+        self.assertFalse(client().exists(keys.comment(2)))
+        self.assertEqual(store.add_comment(self.post.id, author="cat", text="next", at=T0, actor=ANN), 2)
+
+    def test_a_block_from_before_a_reset_is_refused_and_drawn_again(self):
+        client().flushdb()  # the process still holds ids 2..100 of a counter that is gone
+        post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        with self.assertRoundTrips(3) as trace:
+            comment_id = store.add_comment(post.id, author="cat", text="again", at=T0, actor=ANN)
+        self.assertEqual(names(trace), [["EVALSHA"], ["INCRBY"], ["EVALSHA"]])  # stale: nothing written; drawn; added
+        self.assertEqual(comment_id, 1)
+        self.assertEqual(client().zrange(keys.post_comments(post.id), 0, -1), ["1"])
+
+    def test_an_id_a_comment_already_holds_is_refused_and_the_block_drawn_again(self):
+        client().set(keys.comment_ids(), 150)  # an import wrote comments up to 150 meanwhile
+        client().hset(keys.comment(2), mapping={"post": "7", "author": "x", "text": "imported", "at": "0"})
+        comment_id = store.add_comment(self.post.id, author="cat", text="mine", at=T0, actor=ANN)
+        self.assertEqual(comment_id, 151)
+        self.assertEqual(client().hget(keys.comment(2), "text"), "imported")
+
+
+class CommentDeleteTest(RedisTestCase):
+    """Deleting a comment from the screen: one pipeline of reads, then the shared delete script."""
+
+    def setUp(self):
+        super().setUp()
+        self.post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        self.ids = [
+            store.add_comment(self.post.id, author=f"w{n}", text=f"c{n}", at=T0 + n, actor=ANN) for n in range(5)
+        ]
+        store.delete_comment(self.post.id, self.ids[0], actor=ANN)  # the delete script is loaded
+
+    def test_deleting_a_comment_from_the_screen_is_two_round_trips(self):
+        newest = self.ids[4]
+        with self.assertRoundTrips(2) as trace:
+            response = self.client.post(f"/cms/posts/{self.post.id}/comments/{newest}/delete/")
+        self.assertRedirects(response, f"/cms/posts/{self.post.id}/#comments", fetch_redirect_response=False)
+        self.assertEqual(names(trace), [["HGET", "HGETALL", "ZREVRANGE"], ["EVALSHA"]])
+        self.assertFalse(client().exists(keys.comment(newest)))
+        page = store.get_post(self.post.id)
+        self.assertEqual(([c.id for c in page.recent_comments], page.num_comments), (self.ids[3:0:-1], 3))
+        self.assertContains(
+            self.client.get(f"/cms/posts/{self.post.id}/"), "The comment by w4 on “Hello world” was deleted."
+        )
+
+    def test_a_comment_of_another_post_is_not_found_and_nothing_is_written(self):
+        other = store.create_post(content(title="Other"), actor=ANN, comment="", at=T0)
+        with self.assertRoundTrips(1):
+            response = self.client.post(f"/cms/posts/{other.id}/comments/{self.ids[1]}/delete/")
+        self.assertEqual(response.status_code, 404)
+        self.assertTrue(client().exists(keys.comment(self.ids[1])))
+
+    def test_a_comment_added_between_the_read_and_the_script_makes_it_read_again(self):
+        from config.store import children
+
+        original, calls = children.run_script, []
+
+        def comment_meanwhile(source, run_keys, args):
+            calls.append(source)
+            if len(calls) == 1:  # the first delete script: another editor comments just before it
+                store.add_comment(self.post.id, author="late", text="late", at=T0 + 9, actor=ANN)
+            return original(source, run_keys, args)
+
+        with mock.patch.object(children, "run_script", comment_meanwhile), self.assertRoundTrips(5) as trace:
+            title, comment = store.delete_named_comment(self.post.id, self.ids[2], actor=ANN)
+        reads = ["HGET", "HGETALL", "ZREVRANGE"]
+        # read; the late comment (its own script); the delete, refused as stale; read again; the delete
+        self.assertEqual(names(trace), [reads, ["EVALSHA"], ["EVALSHA"], reads, ["EVALSHA"]])
+        self.assertEqual((title, comment.author), ("Hello world", "w2"))
+        page = store.get_post(self.post.id)
+        self.assertEqual(page.num_comments, 4)
+        self.assertEqual(page.recent_comments[0].text, "late")
+        self.assertEqual([f"{inv.name}: {v.message}" for inv, v in violations(["cms"])], [])
+
+
+class HistoryTest(RedisTestCase):
+    sign_in = False
+
+    def test_the_history_is_one_script_that_cuts_the_snapshots_to_the_rows_fields(self):
+        scripts.load()
+        post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        for version in range(1, 4):
+            store.save_post(
+                post.id, content(title=f"T{version}", body=f"body {version}"), base_version=version,
+                actor=Actor("bob"), comment=f"c{version}", at=T0 + version,
+            )  # fmt: skip
+        with self.assertRoundTrips(1) as trace:
+            current, revisions, total = store.history(post.id, 1, 2)
+        self.assertEqual(names(trace), [["EVALSHA"]])
+        self.assertEqual((current.version, current.title, current.last_saved_by, total), (4, "T3", "bob", 3))
+        self.assertEqual(revisions, [  # no body: the page shows none
+            HistoryRow(2, T0 + 1, "bob", "c1", ("title", "body"), "T1", "ann", "draft"),
+            HistoryRow(1, T0, "ann", "Created", (), "Hello world", "ann", "draft"),
+        ])  # fmt: skip
+
+    def test_a_server_without_the_script_is_sent_it_once_with_eval(self):
+        post = store.create_post(content(), actor=ANN, comment="", at=T0)
+        client().script_flush()  # a server restarted since: its script cache is empty
+        with self.assertRoundTrips(2) as trace:
+            store.history(post.id, 0, 10)
+        self.assertEqual(names(trace), [["EVALSHA"], ["EVAL"]])
+        with self.assertRoundTrips(1) as trace:
+            store.history(post.id, 0, 10)
+        self.assertEqual(names(trace), [["EVALSHA"]])
+        scripts.load()  # the other scripts too, as before the flush
+
+    def test_the_history_of_a_missing_post_is_not_found(self):
+        with self.assertRaises(store.NotFound):
+            store.history(99, 0, 10)
+
+
 class ScreenTest(RedisTestCase):
     """Each screen: its round trips and the commands in them, exactly."""
 
     def test_every_screen(self):
+        scripts.load()  # as a running server has them: EVALSHA, never a first EVAL
         post = store.create_post(content(), actor=ANN, comment="", at=T0)
         store.save_post(post.id, content(title="Two"), base_version=1, actor=ANN, comment="", at=T0 + 1)
         comment = store.add_comment(post.id, author="cat", text="hi", at=T0, actor=ANN)
@@ -171,7 +330,7 @@ class ScreenTest(RedisTestCase):
             f"{base}/": [["HGETALL", "ZCARD"]],
             f"{base}/edit/": [["HGETALL", "ZCARD"]],
             f"{base}/delete/": [["HGETALL", "ZCARD"]],
-            f"{base}/history/": [["HMGET", "ZCARD", "ZREVRANGE"]],
+            f"{base}/history/": [["EVALSHA"]],  # the HISTORY script
             f"{base}/compare/?a=1": [["HGETALL", "ZRANGEBYSCORE"]],
             f"{base}/compare/?a=1&b=2": [["HGETALL", "ZRANGEBYSCORE", "ZRANGEBYSCORE"]],
             f"{base}/compare/": [["HGETALL", "ZCARD"], ["HGETALL", "ZRANGEBYSCORE", "ZRANGEBYSCORE"]],
