@@ -9,10 +9,10 @@ from catalog import keys, types
 from catalog.documents import Product, sku_key
 from catalog.store.batch import Batch
 from catalog.store.core import APP, REVIEWS, EditConflict, NotFound, queue_indexes, refusal
-from catalog.store.ids import IdBlock
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, queue_event, watch_retries
+from config.store.ids import IdBlock
 
 _IDS = IdBlock(keys.product_ids())  # this process's block of product ids, for ``add``
 
@@ -39,7 +39,7 @@ def add(product: Product, *, actor: Actor, at: float | None = None) -> int:
 
     One round trip (``create``'s script, which also checks the id was drawn
     from the counter and is free): the id comes from the block, one INCRBY
-    every ``ids.ID_BLOCK`` products, so adding a product is the form's SKU
+    every ``config.store.ids.ID_BLOCK`` products, so adding a product is the form's SKU
     check and this script. A stale id (the data was reset since the block was
     drawn) draws a new block and tries once more. Raises SkuTaken, and then
     writes nothing (the id goes back to the block).

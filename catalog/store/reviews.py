@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from catalog import keys
 from catalog.documents import Review
 from catalog.store.core import APP, REVIEWS
-from catalog.store.ids import IdBlock
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, NotFound
 from config.store.children_scripts import FINISH
+from config.store.ids import IdBlock
 
 # The review's own add: the shared machinery's add (``children_scripts``), with the id taken from
 # this process's block and checked here, and the product's name returned for the message.
@@ -37,7 +37,7 @@ finish(s, parent, index, held, before, count, total)
 return {'ok', redis.call('HGET', parent, s.label) or ''}
 """
 )
-_IDS = IdBlock(keys.review_ids())  # this process's block of review ids (``ids.IdBlock``)
+_IDS = IdBlock(keys.review_ids())  # this process's block of review ids (``config.store.ids.IdBlock``)
 
 
 def reserve_review_ids() -> None:
@@ -65,7 +65,7 @@ def add_named_review(
     hash, the set, the embed, the aggregate, the sort indexes and the event, and answers the
     product's name.
 
-    The id comes from this process's block (``ids.IdBlock``): one INCRBY every
+    The id comes from this process's block (``config.store.ids.IdBlock``): one INCRBY every
     ID_BLOCK adds, and again when the script refuses a stale id. Raises
     NotFound, and then writes nothing, for a missing product.
     """

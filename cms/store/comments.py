@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import random
-import threading
 import time
 from dataclasses import dataclass, replace
 
@@ -15,6 +13,7 @@ from config.activity import Actor
 from config.redis import client
 from config.store import watch_retries
 from config.store.children_scripts import DELETE, FINISH
+from config.store.ids import IdBlock
 
 # The comment's own add: the shared machinery's add (``children_scripts.ADD``), with the id taken
 # from this process's block and checked here, and the post's title answered for the message.
@@ -39,43 +38,7 @@ finish(s, parent, index, held, before, count, 0)
 return {'ok', redis.call('HGET', parent, s.label) or ''}
 """
 )
-ID_BLOCK = 100  # comment ids one INCRBY reserves for this process
-
-
-class _IdBlock:
-    """Comment ids reserved from the Redis counter (INCRBY) for this process, handed out in turn.
-
-    Every id comes from Redis; the block only saves the round trip that drew one id per comment.
-    The add script refuses an id the counter has not reached (the data was reset since) or that a
-    comment already holds (an import wrote it), and the block is then drawn again. A forked process
-    (a gunicorn worker) draws its own. Ids skipped when a process ends are never reused: ids are
-    unique, not dense.
-    """
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.pid, self.next, self.last = 0, 1, 0
-
-    def take(self) -> int:
-        with self.lock:
-            if self.pid != os.getpid() or self.next > self.last:
-                self.last = client().incrby(keys.comment_ids(), ID_BLOCK)
-                self.next, self.pid = self.last - ID_BLOCK + 1, os.getpid()
-            self.next += 1
-            return self.next - 1
-
-    def put_back(self, comment_id: int) -> None:
-        """An id the add did not use (no such post): the next add takes it."""
-        with self.lock:
-            if self.next == comment_id + 1:
-                self.next = comment_id
-
-    def drop(self) -> None:
-        with self.lock:
-            self.next, self.last = 1, 0
-
-
-_IDS = _IdBlock()
+_IDS = IdBlock(keys.comment_ids())  # this process's block of comment ids
 
 
 @dataclass(frozen=True)
@@ -104,7 +67,7 @@ def add_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor
 def add_named_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor) -> AddedComment:
     """A new comment and its post's title (for the screen's message); the post's embed of the newest 3
     and its count move with it. One round trip: the ADD_COMMENT script, its id from this process's
-    block (``_IdBlock``: one INCRBY every ``ID_BLOCK`` comments, and again when the script refuses a
+    block (``config.store.ids.IdBlock``: one INCRBY every ``ID_BLOCK`` comments, and again when the script refuses a
     stale id). Raises NotFound, and then writes nothing, for a missing post.
 
     ``author`` is who wrote it, ``actor`` who wrote it to Redis (the same
@@ -137,9 +100,7 @@ def add_named_comment(post_id: int, *, author: str, text: str, at: float, actor:
 
 def draw_comment_ids() -> None:
     """Draw this process's block of comment ids now (a server does it at its first comment)."""
-    _IDS.drop()
-    _IDS.take()
-    _IDS.put_back(_IDS.next - 1)
+    _IDS.reserve()
 
 
 def delete_named_comment(post_id: int, comment_id: int, *, actor: Actor) -> tuple[str, Comment]:

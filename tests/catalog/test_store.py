@@ -5,10 +5,10 @@ import json
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
 from catalog.store import NewReview
-from catalog.store.ids import ID_BLOCK
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
+from config.store.ids import ID_BLOCK
 from tests.base import RedisTestCase, flush_test_redis, run_concurrently
 from tests.catalog.helpers import CONSOLE, EARBUDS, TESTER, make_product, review, sent_commands
 

@@ -1,10 +1,12 @@
 """Ids drawn from Redis in blocks: one INCRBY hands this process the next ``ID_BLOCK`` ids of an entity.
 
 Every id still comes from the Redis counter (enumerable keys), so two processes
-never hold the same block; the block only saves a round trip per new product
-or review. The write's own script refuses an id the counter has not reached
-(the data was reset since the block was drawn) or that a document already
-holds, and the writer then draws a new block and tries once more.
+never hold the same block; the block only saves the round trip that drew one id
+per new document (a product, a review, a comment). The write's own script
+refuses an id the counter has not reached (the data was reset since the block
+was drawn) or that a document already holds, and the writer then draws a new
+block and tries once more. Ids skipped when a process ends are never reused:
+ids are unique, not dense.
 """
 
 from __future__ import annotations
