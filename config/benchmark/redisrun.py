@@ -34,10 +34,12 @@ def input_bytes() -> int:
     return int(client().info("stats")["total_net_input_bytes"])
 
 
-def server_ms() -> float:
-    """The server's own time running commands since start (INFO commandstats usec), INFO and CONFIG left out."""
+def server_ms(names: frozenset[str] | None = None) -> float:
+    """The server's own time running commands since start (INFO commandstats usec), INFO and CONFIG left
+    out; only the commands ``names`` (lowercase) when given."""
     stats = client().info("commandstats")
-    return sum(float(s["usec"]) for name, s in stats.items() if name not in {"cmdstat_info", "cmdstat_config"}) / 1000
+    chosen = (name for name in stats if names is None or name.removeprefix("cmdstat_") in names)
+    return sum(float(stats[name]["usec"]) for name in chosen if name not in {"cmdstat_info", "cmdstat_config"}) / 1000
 
 
 def flush() -> None:

@@ -19,7 +19,7 @@ import math
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from config import trace
@@ -88,6 +88,16 @@ class Sides:
     orm: str | None = None
     server_time: dict[str, Callable[[], float]] = field(default_factory=dict)  # side -> server ms so far
     reset: dict[str, Callable[[], None]] = field(default_factory=dict)
+    redis_server_time: Callable[[frozenset[str]], float] | None = None  # Redis's, over the commands named
+
+    def sending(self, names: frozenset[str]) -> Sides:
+        """These sides, with the Redis server's time counted over the commands an operation sends: a
+        script's own calls are in its EVALSHA's time, and INFO commandstats counts them again under
+        their names. EXEC is left out for the same reason: its time is its queued commands'."""
+        if self.redis_server_time is None:
+            return self
+        count, names = self.redis_server_time, names - {"exec"}
+        return replace(self, server_time={**self.server_time, "redis": lambda: count(names)})
 
     def calls(self, op: Operation) -> dict[str, Callable[[int], Any]]:
         """One callable per present side, each taking the run number."""
@@ -101,8 +111,9 @@ class Sides:
         return calls
 
 
-def check(op: Operation, sides: Sides) -> tuple[int, int]:
-    """Ask every side once and compare each with Redis; returns Redis's (round trips, commands)."""
+def check(op: Operation, sides: Sides) -> tuple[int, int, frozenset[str]]:
+    """Ask every side once and compare each with Redis; returns Redis's round trips, commands and the
+    names of the commands it sent."""
     calls = sides.calls(op)
     with trace.recording() as recorded:
         answers = {"redis": calls["redis"](0)}
@@ -116,7 +127,8 @@ def check(op: Operation, sides: Sides) -> tuple[int, int]:
             raise Mismatch(
                 f"operation {op.key} ({op.name}) differs:\n  Redis: {answers['redis']!r}\n  {LABELS[side]}: {answer!r}"
             )
-    return recorded.round_trip_count("data"), recorded.command_count("data")
+    names = frozenset(c.name.lower() for t in recorded.trips("data") for c in t.commands)
+    return recorded.round_trip_count("data"), recorded.command_count("data"), names
 
 
 def interleaved(
@@ -158,8 +170,9 @@ def run(
         progress(f"checked {op.key}: {op.name}")
     results = []
     for op in operations:
-        timings = interleaved(sides.calls(op), runs, min_runs, budget, sides)
-        results.append(Result(op, timings, *counts[op.key]))
+        round_trips, commands, names = counts[op.key]
+        timings = interleaved(sides.calls(op), runs, min_runs, budget, sides.sending(names))
+        results.append(Result(op, timings, round_trips, commands))
         progress(f"timed {op.key}: {op.name}")
     return results
 

@@ -172,7 +172,7 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
         run_ = redisrun.RedisRun(server)
         progress("loading Redis through the apps' stores")
         loads = {"redis": [load for p in chosen for load in p.load_redis(run_)]}
-        sides = Sides(server_time={"redis": redisrun.server_ms})
+        sides = Sides(server_time={"redis": redisrun.server_ms}, redis_server_time=redisrun.server_ms)
         progress("loading SQLite")
         sides.sqlite = Db.sqlite(tmp / "normalized.sqlite3")
         stack.callback(sides.sqlite.close)

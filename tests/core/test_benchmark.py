@@ -16,7 +16,7 @@ from unittest import mock, skipIf
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from config.benchmark import Operation, exchange, postgres, report, runner, seeding, suite
+from config.benchmark import Operation, exchange, postgres, redisrun, report, runner, seeding, suite
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -415,3 +415,29 @@ def running(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z"
+
+
+class ServerTimeTest(RedisTestCase):
+    """The Redis side's server time counts a script's calls once: in its EVAL's time, not again under
+    their own names (INFO commandstats counts both)."""
+
+    sign_in = False
+
+    def test_a_script_counted_by_its_own_time_only(self):
+        script = "for i = 1, 500 do redis.call('SET', KEYS[1], i) end return 1"
+        eval_, set_ = frozenset({"eval"}), frozenset({"set"})
+        before = redisrun.server_ms(), redisrun.server_ms(eval_), redisrun.server_ms(set_)
+        client().eval(script, 1, "bench:server-time")
+        whole = redisrun.server_ms() - before[0]
+        own = redisrun.server_ms(eval_) - before[1]
+        sets = redisrun.server_ms(set_) - before[2]
+        self.assertGreater(sets, 0)
+        self.assertAlmostEqual(whole, own + sets, places=6)  # the SETs inside, counted twice by INFO
+
+    def test_an_operation_counts_the_commands_it_sent_and_not_exec(self):
+        asked = []
+        sides = runner.Sides(server_time={"redis": redisrun.server_ms}, redis_server_time=asked.append)
+        sides.sending(frozenset({"evalsha", "multi", "exec", "hmget"})).server_time["redis"]()
+        self.assertEqual(asked, [frozenset({"evalsha", "multi", "hmget"})])
+        plain = runner.Sides()
+        self.assertIs(plain.sending(frozenset({"get"})), plain)  # no Redis server time to count
