@@ -8,7 +8,6 @@ one script; a subtree by walking the report sets down inside one script, at most
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 from orgchart import conf, keys
@@ -39,26 +38,34 @@ __all__ = [
     "staff_reporting_to",
 ]
 
-# Walk down breadth first from a frontier, at most ``budget`` steps (a report set read, a person
-# found); a node is queued for expansion only above ``maxdepth``. Returns the index of the first
-# queued node not expanded.
+# Walk down one level at a time from ``cur`` (people at ``level``): the report sets of up to a
+# chunk of a level's people are read by one SUNION (a tree's report sets are disjoint, so the union
+# is exactly the next level's people, and a leaf's missing set costs a lookup, not a command). Each
+# set read and each person found is a step; the walk stops when the budget is spent, below
+# ``maxdepth`` or at the bottom. Ids stay the strings Redis holds (a number would cost a conversion
+# each way). Returns the lists of people found, one per level below ``level``, and how many people
+# of the last level walked had their sets read (a prefix: the rest, and everyone in the last list,
+# are still to walk).
 WALK = """
-local function walk(queue, levels, maxdepth, budget, visit)
-  local i, seen = 1, 0
-  while i <= #queue and seen < budget do
-    local node, level = queue[i], levels[i]
-    i = i + 1
-    seen = seen + 1  -- a set read, even an empty one, counts
-    for _, m in ipairs(redis.call('SMEMBERS', reports(node))) do
-      seen = seen + 1
-      visit(m, level + 1)
-      if level + 1 < maxdepth then
-        queue[#queue + 1] = m
-        levels[#levels + 1] = level + 1
-      end
+local function down(cur, level, maxdepth, budget)
+  local lists, used, pos = {}, 0, 1
+  repeat
+    local nxt = {}
+    pos = 1
+    while pos <= #cur and used < budget do
+      local last, names = math.min(#cur, pos + math.min(1000, budget - used) - 1), {}
+      for i = pos, last do names[i - pos + 1] = E .. cur[i] .. RS end
+      local got = redis.call('SUNION', unpack(names))
+      if #nxt == 0 then nxt = got else for _, id in ipairs(got) do nxt[#nxt + 1] = id end end
+      used = used + (last - pos + 1) + #got
+      pos = last + 1
     end
-  end
-  return i
+    lists[#lists + 1] = nxt
+    level = level + 1
+    local whole = pos > #cur
+    cur = nxt
+  until not whole or #nxt == 0 or level >= maxdepth or used >= budget
+  return lists, pos - 1
 end
 local function numeric(a, b) return tonumber(a) < tonumber(b) end
 local function rows(ids, limit)
@@ -71,25 +78,22 @@ local function chain_rows(id)
   for i = #chain, 1, -1 do out[#out + 1] = {chain[i], summary(chain[i])} end
   return out
 end
+-- Whether a walk from ``sent`` stopped with people still to walk above ``maxdepth``.
+local function cut(sent, lists, walked, level, maxdepth)
+  local before = #lists > 1 and lists[#lists - 1] or sent
+  return walked < #before or (#lists[#lists] > 0 and level + #lists < maxdepth)
+end
 """
 
-# ARGV: max depth, budget, then the queue's head as id, level pairs (the caller keeps the rest
-# of the queue, so nothing it holds travels twice). Walks on from them breadth first within the
-# budget; returns how many of the people sent it expanded, the people found (id, level pairs) and
-# those found but not yet expanded (id, level pairs), for the caller's queue.
+# KEYS: the first person's report set. ARGV: max depth, budget, the level of the people sent,
+# then their ids (all at that level). The walk's lists and how many of its last level it walked.
 _SUBTREE = Script(
     WALK
     + """
-local maxdepth, budget = tonumber(ARGV[8]), tonumber(ARGV[9])
-local queue, levels, found = {}, {}, {}
-for i = 10, #ARGV, 2 do queue[#queue + 1] = ARGV[i]; levels[#levels + 1] = tonumber(ARGV[i + 1]) end
-local sent = #queue
-local stop = walk(queue, levels, maxdepth, budget, function(id, level)
-  found[#found + 1] = id; found[#found + 1] = level
-end)
-local rest = {}
-for j = math.max(stop, sent + 1), #queue do rest[#rest + 1] = queue[j]; rest[#rest + 1] = levels[j] end
-return {math.min(stop - 1, sent), found, rest}
+local cur = {}
+for i = 11, #ARGV do cur[i - 10] = ARGV[i] end
+local lists, walked = down(cur, tonumber(ARGV[10]), tonumber(ARGV[8]), tonumber(ARGV[9]))
+return {walked, lists}
 """
 )
 
@@ -102,16 +106,12 @@ _DETAIL = Script(
 local pk, depth, budget, limit = ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local data = redis.call('HGETALL', KEYS[1])
 if #data == 0 then return {} end
-local sizes, deepest = {}, {}
-for i = 1, depth do sizes[i] = 0 end
-local queue, levels = {pk}, {0}
-local stop = walk(queue, levels, depth, budget, function(id, level)
-  sizes[level] = sizes[level] + 1
-  if level == depth then deepest[#deepest + 1] = id end
-end)
-table.sort(deepest, numeric)
-local cut = stop <= #queue and 1 or 0
-return {data, chain_rows(pk), sizes, #deepest, cut, depth > 1 and rows(deepest, limit) or {}}
+local lists, walked = down({pk}, 0, depth, budget)
+local sizes, deepest = {}, lists[depth] or {}
+for i = 1, depth do sizes[i] = lists[i] and #lists[i] or 0 end
+if depth > 1 then table.sort(deepest, numeric) end
+local short = cut({pk}, lists, walked, 0, depth) and 1 or 0
+return {data, chain_rows(pk), sizes, #deepest, short, depth > 1 and rows(deepest, limit) or {}}
 """
 )
 
@@ -154,12 +154,18 @@ return {}
 _STAFF_UNDER = Script(
     WALK
     + """
-local queue, levels, found = {ARGV[8]}, {0}, {}
-local stop = walk(queue, levels, 1000000, tonumber(ARGV[9]), function(id, level)
-  if redis.call('SISMEMBER', KEYS[2], id) == 1 then found[#found + 1] = id end
-end)
+local lists, walked = down({ARGV[8]}, 0, 1000000, tonumber(ARGV[9]))
+local found = {}
+for _, list in ipairs(lists) do
+  for i = 1, #list, 1000 do
+    local part = {unpack(list, i, math.min(i + 999, #list))}
+    for j, here in ipairs(redis.call('SMISMEMBER', KEYS[2], unpack(part))) do
+      if here == 1 then found[#found + 1] = part[j] end
+    end
+  end
+end
 table.sort(found, numeric)
-return {#found, stop <= #queue and 1 or 0, rows(found, tonumber(ARGV[10]))}
+return {#found, cut({ARGV[8]}, lists, walked, 0, 1000000) and 1 or 0, rows(found, tonumber(ARGV[10]))}
 """
 )
 
@@ -257,47 +263,51 @@ def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], Dep
     return Chain(employee, _rows(chain)), direct, DepthReport(depth, list(sizes), at_depth, count, bool(cut))
 
 
-WALK_CALLS = 4  # bounded script calls per round trip of a walk down
-
-
-def _walk(pk: int, depth: int) -> list[set[int]]:
-    """The ids at each level 1..depth below ``pk``, breadth first, by script calls of at most
-    ``conf.walk_budget()`` steps each, so that none holds the server long: one round trip for any
-    subtree within the budget, whatever its depth. The queue of people still to expand is kept
-    here; a call gets a quarter of a budget of them, and once the queue holds more, ``WALK_CALLS``
-    calls with disjoint parts of it go out in one round trip."""
-    levels: list[set[int]] = []
+def _walk(pk: int, depth: int) -> list[list[int]]:
+    """The ids at each level 1..depth below ``pk`` (each level in no order). A script walks down
+    level by level within ``conf.walk_budget()`` steps: one round trip for any subtree within the
+    budget, whatever its depth. A larger subtree goes on one round trip per level, by plain SUNIONs
+    of a quarter of a budget of people each (no script: the server has no reply to convert for
+    Lua, and every command stays short), so a walk costs about as many round trips as the tree
+    has levels, whatever its size."""
     budget = conf.walk_budget()
-    share = max(1, budget // 4)  # people sent per call: each costs a set read and its reports
-    queue: deque[tuple[int, int]] = deque([(pk, 0)])
-    while queue:
-        pipe, batches = pipeline(), []
-        while queue and len(batches) < WALK_CALLS:
-            batch = [queue.popleft() for _ in range(min(len(queue), share))]
-            _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, *(v for item in batch for v in item)])
-            batches.append(batch)
-        replies = run(pipe)
-        for batch, (expanded, _, _) in reversed(list(zip(batches, replies))):
-            queue.extendleft(reversed(batch[expanded:]))  # what a call had no budget for goes first next time
-        for _, found, rest in replies:
-            for i in range(0, len(found), 2):
-                person, level = int(found[i]), int(found[i + 1])
-                while len(levels) < level:
-                    levels.append(set())
-                levels[level - 1].add(person)
-            queue.extend((int(rest[i]), int(rest[i + 1])) for i in range(0, len(rest), 2))
+    pipe = pipeline()
+    _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, 0, pk])
+    walked, found = run(pipe)[0]
+    levels = [list(map(int, ids)) for ids in found if ids]
+    pending: dict[int, list[str]] = {}  # level: ids whose report sets are still to read
+    before = found[-2] if len(found) > 1 else [str(pk)]
+    if walked < len(before):
+        pending[len(found) - 1] = before[walked:]
+    if found[-1] and len(found) < depth:
+        pending[len(found)] = found[-1]
+    chunk = max(1, budget // 4)
+    while pending:
+        pipe, sent = pipeline(), []
+        for level, ids in pending.items():
+            for start in range(0, len(ids), chunk):
+                pipe.sunion(keys.report_sets(ids[start : start + chunk]))
+                sent.append(level)
+        pending = {}
+        for level, got in zip(sent, pipe.execute()):
+            if got:
+                if len(levels) == level:
+                    levels.append([])
+                levels[level].extend(map(int, got))
+                if level + 1 < depth:
+                    pending.setdefault(level + 1, []).extend(got)
     return levels
 
 
-def reports_by_depth(pk: int, depth: int) -> list[set[int]]:
-    """The ids at each level 1..depth below ``pk`` (the e-book's ``REPORTS_TO*N``): one round trip
-    within the walk budget."""
+def reports_by_depth(pk: int, depth: int) -> list[list[int]]:
+    """The ids at each level 1..depth below ``pk``, in no order (the e-book's ``REPORTS_TO*N``):
+    one round trip within the walk budget."""
     return _walk(pk, max(1, min(depth, MAX_DEPTH)))
 
 
-def subtree(pk: int) -> list[set[int]]:
-    """Every level below ``pk`` to the bottom; its size is the sum of the level sizes. One round
-    trip per ``conf.walk_budget()`` people, whatever the depth."""
+def subtree(pk: int) -> list[list[int]]:
+    """Every level below ``pk`` to the bottom, each in no order; its size is the sum of the level
+    sizes. One round trip within ``conf.walk_budget()`` people, then one per level."""
     return _walk(pk, 10**9)
 
 
