@@ -86,14 +86,18 @@ end
 """
 
 # KEYS: the first person's report set. ARGV: max depth, budget, the level of the people sent,
-# then their ids (all at that level). The walk's lists and how many of its last level it walked.
+# then their ids (all at that level). Flat (see ``core.Flat``): how many of its last level the
+# walk walked, the number of lists and their sizes, then every id.
 _SUBTREE = Script(
     WALK
     + """
 local cur = {}
 for i = 11, #ARGV do cur[i - 10] = ARGV[i] end
 local lists, walked = down(cur, tonumber(ARGV[10]), tonumber(ARGV[8]), tonumber(ARGV[9]))
-return {walked, lists}
+local out = {walked, #lists}
+for _, list in ipairs(lists) do out[#out + 1] = #list end
+for _, list in ipairs(lists) do for _, id in ipairs(list) do out[#out + 1] = id end end
+return out
 """
 )
 
@@ -273,7 +277,12 @@ def _walk(pk: int, depth: int) -> list[list[int]]:
     budget = conf.walk_budget()
     pipe = pipeline()
     _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, 0, pk])
-    walked, found = run(pipe)[0]
+    reply = run(pipe)[0]
+    walked, count = reply[0], reply[1]
+    found, at = [], 2 + count
+    for size in reply[2 : 2 + count]:
+        found.append(reply[at : at + size])
+        at += size
     levels = [list(map(int, ids)) for ids in found if ids]
     pending: dict[int, list[str]] = {}  # level: ids whose report sets are still to read
     before = found[-2] if len(found) > 1 else [str(pk)]
