@@ -15,13 +15,13 @@ from orgchart.documents import Employee
 from orgchart.store.core import (
     MAX_DEPTH,
     NODE_LIMIT,
+    Flat,
     Script,
     by_name,
     pipeline,
     queue_sorted_children,
     run,
     sorted_rows,
-    summaries,
 )
 
 __all__ = [
@@ -68,15 +68,12 @@ local function down(cur, level, maxdepth, budget)
   return lists, pos - 1
 end
 local function numeric(a, b) return tonumber(a) < tonumber(b) end
-local function rows(ids, limit)
-  local out = {}
-  for i = 1, math.min(#ids, limit) do out[i] = {ids[i], summary(ids[i])} end
-  return out
-end
-local function chain_rows(id)
-  local chain, out = up(id), {}
-  for i = #chain, 1, -1 do out[#out + 1] = {chain[i], summary(chain[i])} end
-  return out
+-- The employee's hash, then its chain of command top first, as rows.
+local function put_employee_chain(out, id, data)
+  put_list(out, data)
+  local chain, top_first = up(id), {}
+  for i = #chain, 1, -1 do top_first[#top_first + 1] = chain[i] end
+  put_rows(out, top_first)
 end
 -- Whether a walk from ``sent`` stopped with people still to walk above ``maxdepth``.
 local function cut(sent, lists, walked, level, maxdepth)
@@ -101,9 +98,9 @@ return out
 """
 )
 
-# KEYS: the employee. ARGV: id, depth, budget, rows shown. Returns its hash, its chain of command
+# KEYS: the employee. ARGV: id, depth, budget, rows shown. Flat: its hash, its chain of command
 # (top first), the level sizes, how many at the depth, whether the budget cut the walk short, and
-# the first rows at the depth by id.
+# the first rows at the depth by id; empty when there is no such employee.
 _DETAIL = Script(
     WALK
     + """
@@ -114,23 +111,30 @@ local lists, walked = down({pk}, 0, depth, budget)
 local sizes, deepest = {}, lists[depth] or {}
 for i = 1, depth do sizes[i] = lists[i] and #lists[i] or 0 end
 if depth > 1 then table.sort(deepest, numeric) end
-local short = cut({pk}, lists, walked, 0, depth) and 1 or 0
-return {data, chain_rows(pk), sizes, #deepest, short, depth > 1 and rows(deepest, limit) or {}}
+local out = {}
+put_employee_chain(out, pk, data)
+put_list(out, sizes)
+out[#out + 1] = #deepest
+out[#out + 1] = cut({pk}, lists, walked, 0, depth) and 1 or 0
+put_rows(out, depth > 1 and deepest or {}, limit)
+return out
 """
 )
 
-# KEYS: the employee. ARGV: id. Its hash and its chain of command, top first.
+# KEYS: the employee. ARGV: id. Flat: its hash and its chain of command, top first.
 _CHAIN = Script(
     WALK
     + """
 local data = redis.call('HGETALL', KEYS[1])
 if #data == 0 then return {} end
-return {data, chain_rows(ARGV[8])}
+local out = {}
+put_employee_chain(out, ARGV[8], data)
+return out
 """
 )
 
 # KEYS: both employees. ARGV: both ids. The way up from the first to the lowest manager they
-# share, and the way down from below it to the second (rows); empty when there is none.
+# share, and the way down from below it to the second (rows, flat); empty when there is none.
 _PATH = Script(
     WALK
     + """
@@ -143,10 +147,12 @@ local at = {}
 for i, id in ipairs(ua) do at[id] = i end
 for j, id in ipairs(ub) do
   if at[id] then
-    local upward, downward = {}, {}
+    local upward, downward, out = {}, {}, {}
     for i = 1, at[id] do upward[#upward + 1] = ua[i] end
     for k = j - 1, 1, -1 do downward[#downward + 1] = ub[k] end
-    return {rows(upward, #upward), rows(downward, #downward)}
+    put_rows(out, upward)
+    put_rows(out, downward)
+    return out
   end
 end
 return {}
@@ -154,7 +160,8 @@ return {}
 )
 
 # KEYS: the manager, the location's staff set. ARGV: manager id, budget, rows shown. Everyone below
-# the manager who works there: how many were found, whether the budget cut the walk, the first rows.
+# the manager who works there, flat: how many were found, whether the budget cut the walk, the
+# first rows.
 _STAFF_UNDER = Script(
     WALK
     + """
@@ -169,22 +176,11 @@ for _, list in ipairs(lists) do
   end
 end
 table.sort(found, numeric)
-return {#found, cut({ARGV[8]}, lists, walked, 0, 1000000) and 1 or 0, rows(found, tonumber(ARGV[10]))}
+local out = {#found, cut({ARGV[8]}, lists, walked, 0, 1000000) and 1 or 0}
+put_rows(out, found, tonumber(ARGV[10]))
+return out
 """
 )
-
-
-def _row(pair) -> Employee | None:
-    found = summaries([pair[0]], [pair[1]])
-    return found[0] if found else None
-
-
-def _rows(pairs) -> list[Employee]:
-    return [e for e in map(_row, pairs) if e is not None]
-
-
-def _hash(flat: list) -> dict:
-    return dict(zip(flat[::2], flat[1::2]))
 
 
 def tree_children(pk: int, offset: int = 0) -> list[Employee] | None:
@@ -260,11 +256,13 @@ def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], Dep
     found, children = run(pipe)
     if not found:
         return None
-    data, chain, sizes, count, cut, deepest = found
-    employee = Employee.from_hash(pk, _hash(data))
+    reply = Flat(found)
+    employee = Employee.from_hash(pk, reply.hash())
+    chain = Chain(employee, reply.rows())
+    sizes, count, cut = reply.list(), reply.one(), reply.one()
     direct = sorted_rows(children)
-    at_depth = direct if depth == 1 else sorted(_rows(deepest), key=by_name)
-    return Chain(employee, _rows(chain)), direct, DepthReport(depth, list(sizes), at_depth, count, bool(cut))
+    at_depth = direct if depth == 1 else sorted(reply.rows(), key=by_name)
+    return chain, direct, DepthReport(depth, sizes, at_depth, count, bool(cut))
 
 
 def _walk(pk: int, depth: int) -> list[list[int]]:
@@ -328,8 +326,8 @@ def chain_of_command(pk: int) -> Chain | None:
     found = run(pipe)[0]
     if not found:
         return None
-    data, chain = found
-    return Chain(Employee.from_hash(pk, _hash(data)), _rows(chain))
+    reply = Flat(found)
+    return Chain(Employee.from_hash(pk, reply.hash()), reply.rows())
 
 
 @dataclass
@@ -359,9 +357,11 @@ def find_path(a: int, b: int) -> Path | None:
     found = run(pipe)[0]
     if not found:
         return None
-    upward, downward = _rows(found[0]), _rows(found[1])
+    reply = Flat(found)
+    sent = found[0] + found[1 + found[0] * (1 + len(Employee.SUMMARY_FIELDS))]  # rows asked for
+    upward, downward = reply.rows(), reply.rows()
     steps = upward + downward
-    if len(steps) != len(found[0]) + len(found[1]):
+    if len(steps) != sent:
         return None
     return Path(steps[0], steps[-1], upward, downward, upward[-1])
 
@@ -371,5 +371,6 @@ def staff_reporting_to(location: int, manager: int) -> list[Employee]:
     id, shown by name): one round trip, a script walking the manager's subtree within the budget."""
     pipe = pipeline()
     _STAFF_UNDER.queue(pipe, [keys.employee(manager), keys.staff(location)], [manager, conf.walk_budget(), NODE_LIMIT])
-    _, _, rows = run(pipe)[0]
-    return sorted(_rows(rows), key=by_name)
+    reply = Flat(run(pipe)[0])
+    reply.take(2)  # how many, and whether the budget cut the walk
+    return sorted(reply.rows(), key=by_name)
