@@ -8,12 +8,25 @@ the one the templates wrote.
 
 from __future__ import annotations
 
+from functools import cache
 from html import escape
 
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-__all__ = ["Links", "employee_rows", "location_rows", "staff_rows", "people_items", "level_rows", "depth_chips"]
+from config.templatetags.dashboard import form_fields
+
+__all__ = [
+    "Links",
+    "employee_rows",
+    "location_rows",
+    "staff_rows",
+    "people_items",
+    "level_rows",
+    "depth_chips",
+    "form_html",
+    "inline_fields",
+]
 
 
 class Links:
@@ -101,3 +114,36 @@ def depth_chips(depths, current: int) -> SafeString:
         for d in depths
     ]
     return mark_safe("".join(out))  # noqa: S308  (numbers only)
+
+
+# A form's widgets are rendered through Django's widget templates, about a millisecond a form. An
+# unbound form (what a page shows until it is submitted with errors) is the same HTML every time:
+# it is rendered once per process and kind.
+
+
+@cache
+def _blank_form(form_class) -> SafeString:
+    return form_fields(form_class())
+
+
+def form_html(form) -> SafeString:
+    """A whole form, as ``includes/form_fields.html`` renders it (the ``form_fields`` tag)."""
+    return form_fields(form) if form.is_bound else _blank_form(type(form))
+
+
+def _inline(form) -> SafeString:
+    out = []
+    for field in form:
+        errors = "".join(f' <span class="field-error">{escape(str(error))}</span>' for error in field.errors)
+        out.append(f"{field.label_tag()} {field}{errors}")
+    return mark_safe("".join(out))  # noqa: S308  (Django's own label and widget HTML; errors escaped)
+
+
+@cache
+def _blank_inline(form_class) -> SafeString:
+    return _inline(form_class(None))
+
+
+def inline_fields(form) -> SafeString:
+    """Each field of a one-line filter form: its label, its widget and its errors."""
+    return _inline(form) if form.is_bound else _blank_inline(type(form))

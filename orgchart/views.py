@@ -160,6 +160,7 @@ def _detail_context(found, depth_form, move_form) -> dict:
         "depth_form": depth_form,
         "depths": range(1, store.MAX_DEPTH + 1),
         "move_form": move_form,
+        "move_fields": rows.form_html(move_form),
         "node_limit": store.NODE_LIMIT,
     }
 
@@ -293,6 +294,7 @@ def location_detail(request, pk: int):
         "page": page,
         "state": state,
         "under_form": under_form,
+        "under_fields": rows.inline_fields(under_form),
         "reporting": reporting,
         "sensor": sensor,
         "temperature_charts": charts.location_charts(sensor),
