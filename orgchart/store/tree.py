@@ -67,7 +67,14 @@ local function down(cur, level, maxdepth, budget)
   until not whole or #nxt == 0 or level >= maxdepth or used >= budget
   return lists, pos - 1
 end
-local function numeric(a, b) return tonumber(a) < tonumber(b) end
+-- The ids as numbers in ascending order: each converted once, then compared by table.sort itself
+-- (a comparator function converting both sides costs a Lua call per comparison).
+local function by_id(ids)
+  local nums = {}
+  for i, id in ipairs(ids) do nums[i] = tonumber(id) end
+  table.sort(nums)
+  return nums
+end
 -- The employee's hash, then its chain of command top first, as rows.
 local function put_employee_chain(out, id, data)
   put_list(out, data)
@@ -110,7 +117,7 @@ if #data == 0 then return {} end
 local lists, walked = down({pk}, 0, depth, budget)
 local sizes, deepest = {}, lists[depth] or {}
 for i = 1, depth do sizes[i] = lists[i] and #lists[i] or 0 end
-if depth > 1 then table.sort(deepest, numeric) end
+if depth > 1 then deepest = by_id(deepest) end
 local out = {}
 put_employee_chain(out, pk, data)
 put_list(out, sizes)
@@ -175,7 +182,7 @@ for _, list in ipairs(lists) do
     end
   end
 end
-table.sort(found, numeric)
+found = by_id(found)
 local out = {#found, cut({ARGV[8]}, lists, walked, 0, 1000000) and 1 or 0}
 put_rows(out, found, tonumber(ARGV[10]))
 return out
