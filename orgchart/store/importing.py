@@ -166,7 +166,9 @@ def write_people(people, location_names: dict[int, str]) -> int:
     head = [len(fields), *fields]
     pieces: dict[str, list[int]] = {}
     name_pieces = _NamePieces()
-    client().script_load(_BULK.source)  # the bulk calls below are sent without a NOSCRIPT retry
+    # The bulk calls below are sent without a NOSCRIPT retry; the screens that read the org next
+    # pay none either.
+    load_scripts()
     sender = _Sender(threaded=len(rows) > BULK_PEOPLE * BULK_CALLS)  # more than one round trip
     try:
         pipe, calls = client().pipeline(transaction=False), 0
