@@ -119,3 +119,12 @@ class SubtreeReadTest(RedisTestCase):
             chain, _, report = store.employee_detail(top, store.MAX_DEPTH)
         self.assertTrue(report.cut)  # the page says its counts are lower bounds
         self.assertLess(report.within, 299)
+
+
+class BulkImportLoadsScriptsTest(RedisTestCase):
+    def test_the_first_read_after_a_bulk_import_is_one_round_trip(self):
+        client().script_flush()
+        ids = scale.load(scale.build(50))  # the bulk path, as seeding and the benchmark take it
+        with self.assertRoundTrips(1), self.assertCommands(1):
+            levels = store.reports_by_depth(ids["p0"], 2)
+        self.assertEqual(len(levels), 2)
