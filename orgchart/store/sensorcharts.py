@@ -110,22 +110,22 @@ def sensor_charts(location: int, latest: dict) -> SensorCharts:
     window = _window(location, ts - ts % HOUR)
     pipe = pipeline()
     _READ.queue(pipe, window.keys, [])
-    values = iter(run(pipe)[0])
+    flat = run(pipe)[0]
+    rows = [flat[i : i + 4] for i in range(0, len(flat), 4)]  # count, sum, min, max of each slot
 
-    def present(slots):
-        found = []
-        for slot in slots:
-            count, total, low, high = next(values), next(values), next(values), next(values)
-            if count is not None:
-                found.append(Rollup(slot, int(count), int(total), int(low), int(high)))
-        return found
+    def present(slots, first: int) -> list[Rollup]:
+        return [
+            Rollup(slot, int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+            for slot, row in zip(slots, rows[first : first + len(slots)])
+            if row[0] is not None
+        ]
 
     return SensorCharts(
         _utc(ts),
         int(latest["value"]) / 100,
-        present(window.hours),
-        present(window.days),
-        present(window.months),
+        present(window.hours, 0),
+        present(window.days, len(window.hours)),
+        present(window.months, len(window.hours) + len(window.days)),
         len(window.keys),
         window.hours,
         window.days,
