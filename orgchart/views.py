@@ -169,7 +169,9 @@ def employee_detail(request, pk: int):
     """The employee, its chain of command, its direct reports and the reports at ``?depth=``:
     one round trip whatever the depth."""
     depth_form = forms.DepthForm(request.GET)
-    depth = (depth_form.cleaned_data.get("depth") if depth_form.is_valid() else None) or 1
+    depth = 1  # without ?depth= there is nothing to validate
+    if "depth" in request.GET and depth_form.is_valid():
+        depth = depth_form.cleaned_data.get("depth") or 1
     context = _detail_context(or_404(store.employee_detail, pk, depth), depth_form, forms.MoveForm())
     return render_list(request, "orgchart/employee_detail.html", context, "depth")
 
