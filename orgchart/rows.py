@@ -8,10 +8,10 @@ the one the templates wrote.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from html import escape
 
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from config.templatetags.dashboard import form_fields
@@ -26,15 +26,21 @@ __all__ = [
     "depth_chips",
     "form_html",
     "inline_fields",
+    "page_urls",
 ]
 
 
+@lru_cache(maxsize=16)
+def _lists(prefix: str) -> tuple[str, str]:
+    return reverse("orgchart:employee_list"), reverse("orgchart:location_list")
+
+
 class Links:
-    """The employee and location page prefixes, reversed once: ``/orgchart/employees/`` + id + ``/``."""
+    """The employee and location page prefixes, reversed once per script prefix:
+    ``/orgchart/employees/`` + id + ``/``."""
 
     def __init__(self):
-        self.employees = reverse("orgchart:employee_list")
-        self.locations = reverse("orgchart:location_list")
+        self.employees, self.locations = _lists(get_script_prefix())
 
     def employee(self, pk) -> str:
         return f"{self.employees}{pk}/"
@@ -147,3 +153,25 @@ def _blank_inline(form_class) -> SafeString:
 def inline_fields(form) -> SafeString:
     """Each field of a one-line filter form: its label, its widget and its errors."""
     return _inline(form) if form.is_bound else _blank_inline(type(form))
+
+
+_PAGE_LINKS = {
+    "employee": ("employee_edit", "employee_delete", "employee_move"),
+    "location": ("location_edit", "location_delete", "location_detail"),
+}
+
+
+@lru_cache(maxsize=4096)
+def _page_urls(prefix: str, kind: str, pk: int) -> dict[str, str]:
+    urls = {name.split("_", 1)[1]: reverse(f"orgchart:{name}", args=[pk]) for name in _PAGE_LINKS[kind]}
+    urls["dashboard"] = reverse("dashboard")
+    urls["tree"] = reverse("orgchart:tree")
+    urls["employees"], urls["locations"] = _lists(prefix)
+    return urls
+
+
+def page_urls(kind: str, pk: int) -> dict[str, str]:
+    """The links of one employee's or location's page (edit, delete, move or its own page, and the
+    dashboard, tree and lists), what a page's ``{% url %}`` tags gave: reversed once per process,
+    script prefix and object, not once per tag and view."""
+    return _page_urls(get_script_prefix(), kind, int(pk))

@@ -147,7 +147,10 @@ def employee_suggest(request):
 def _detail_context(found, depth_form, move_form) -> dict:
     chain, direct, report = found
     links = rows.Links()
+    employee = chain.employee
     return {
+        "urls": rows.page_urls("employee", employee.id),
+        "location_url": links.location(employee.location) if employee.location else "",
         "chain_items": rows.people_items(chain.managers, links),
         "direct_items": rows.people_items(direct, links, below=True),
         "at_depth_items": rows.people_items(report.at_depth, links),
@@ -293,6 +296,7 @@ def location_detail(request, pk: int):
     sensor = store.sensor_charts(pk, overview.latest)
     context = {
         "location": overview.location,
+        "urls": rows.page_urls("location", pk),
         "page": page,
         "state": state,
         "under_form": under_form,

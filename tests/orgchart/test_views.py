@@ -349,3 +349,24 @@ class FormHtmlTest(SimpleTestCase):
         self.assertNotEqual(html, rows.inline_fields(forms.ReportsToForm(None)))
         bound = forms.MoveForm({"manager": "<b>x</b>"})
         self.assertIn("&lt;b&gt;x&lt;/b&gt;", rows.form_html(bound))
+
+
+class PageLinksTest(RedisTestCase):
+    def test_a_page_links_are_reversed_once_per_object(self):
+        store.load_scripts()
+        where = location("Seattle")
+        ids = org(SPEC, where)
+        from unittest import mock
+
+        from django.urls import reverse as real_reverse
+
+        paths = (f"/orgchart/employees/{ids['Doug']}/", f"/orgchart/locations/{where}/")
+        for path in paths:
+            self.client.get(path)
+        with mock.patch("orgchart.rows.reverse", wraps=real_reverse) as reversing:
+            responses = [self.client.get(path) for path in paths]
+        self.assertEqual(reversing.call_count, 0)  # the second views of the same pages reverse nothing here
+        self.assertContains(responses[0], f'href="/orgchart/employees/{ids["Doug"]}/edit/"')
+        self.assertContains(responses[0], f'action="/orgchart/employees/{ids["Doug"]}/move/"')
+        self.assertContains(responses[0], f'href="/orgchart/locations/{where}/"')
+        self.assertContains(responses[1], f'href="/orgchart/locations/{where}/delete/"')
