@@ -27,6 +27,7 @@ __all__ = [
     "form_html",
     "inline_fields",
     "page_urls",
+    "list_urls",
 ]
 
 
@@ -175,3 +176,18 @@ def page_urls(kind: str, pk: int) -> dict[str, str]:
     dashboard, tree and lists), what a page's ``{% url %}`` tags gave: reversed once per process,
     script prefix and object, not once per tag and view."""
     return _page_urls(get_script_prefix(), kind, int(pk))
+
+
+@lru_cache(maxsize=16)
+def _list_urls(prefix: str, kind: str) -> dict[str, str]:
+    return {
+        "list": reverse(f"orgchart:{kind}_list"),
+        "add": reverse(f"orgchart:{kind}_add"),
+        "dashboard": reverse("dashboard"),
+    }
+
+
+def list_urls(kind: str) -> dict[str, str]:
+    """The employee or location list's own links (itself, add, the dashboard), reversed once per
+    process and script prefix."""
+    return _list_urls(get_script_prefix(), kind)

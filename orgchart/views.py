@@ -131,7 +131,13 @@ def _name_list(request, kind: Kind):
     state = BY_NAME.read(request)
     items, total = kind.page(state)
     present = rows.employee_rows if kind is EMPLOYEES else rows.location_rows
-    context = {"kind": kind, "page": page_of(items, total, state), "state": state, "rows": present(items)}
+    context = {
+        "kind": kind,
+        "page": page_of(items, total, state),
+        "state": state,
+        "rows": present(items),
+        "urls": rows.list_urls(kind.name),
+    }
     return render_list(request, "orgchart/list.html", context)
 
 
