@@ -360,7 +360,7 @@ class PageLinksTest(RedisTestCase):
 
         from django.urls import reverse as real_reverse
 
-        paths = (f"/orgchart/employees/{ids['Doug']}/", f"/orgchart/locations/{where}/")
+        paths = (f"/orgchart/employees/{ids['Doug']}/", f"/orgchart/locations/{where}/", "/orgchart/employees/")
         for path in paths:
             self.client.get(path)
         with mock.patch("orgchart.rows.reverse", wraps=real_reverse) as reversing:
@@ -370,3 +370,5 @@ class PageLinksTest(RedisTestCase):
         self.assertContains(responses[0], f'action="/orgchart/employees/{ids["Doug"]}/move/"')
         self.assertContains(responses[0], f'href="/orgchart/locations/{where}/"')
         self.assertContains(responses[1], f'href="/orgchart/locations/{where}/delete/"')
+        self.assertContains(responses[2], 'hx-get="/orgchart/employees/"')
+        self.assertContains(responses[2], 'href="/orgchart/employees/add/"')
