@@ -2,8 +2,10 @@
 
 Only the edges are stored (the e-book's tree and graph pattern): the ``manager`` field and the
 manager's ``reports`` set. The chain of command is derived by walking up the manager fields inside
-one script; a subtree by walking the report sets down inside one script, at most
-``conf.walk_budget()`` steps per call. Each screen is one round trip whatever the depth.
+one script; a subtree by walking the report sets down a level at a time inside one script (one
+SUNION per chunk of a level), at most ``conf.walk_budget()`` steps per call. Each screen is one
+round trip whatever the depth; a subtree past the budget goes on by one round trip a level. Read
+scripts answer flat arrays (``core.Flat``).
 """
 
 from __future__ import annotations
