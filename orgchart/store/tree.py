@@ -41,13 +41,13 @@ __all__ = [
 ]
 
 # Walk down one level at a time from ``cur`` (people at ``level``): the report sets of up to a
-# chunk of a level's people are read by one SUNION (a tree's report sets are disjoint, so the union
-# is exactly the next level's people, and a leaf's missing set costs a lookup, not a command). Each
-# set read and each person found is a step; the walk stops when the budget is spent, below
-# ``maxdepth`` or at the bottom. Ids stay the strings Redis holds (a number would cost a conversion
-# each way). Returns the lists of people found, one per level below ``level``, and how many people
-# of the last level walked had their sets read (a prefix: the rest, and everyone in the last list,
-# are still to walk).
+# chunk of a level's people (a quarter of the budget left) are read by one SUNION (a tree's report
+# sets are disjoint, so the union is exactly the next level's people, and a leaf's missing set
+# costs a lookup, not a command). Each set read and each person found is a step; the walk stops
+# when the budget is spent, below ``maxdepth`` or at the bottom. Ids stay the strings Redis holds
+# (a number would cost a conversion each way). Returns the lists of people found, one per level
+# below ``level``, and how many people of the last level walked had their sets read (a prefix:
+# the rest, and everyone in the last list, are still to walk).
 WALK = """
 local function down(cur, level, maxdepth, budget)
   local lists, used, pos = {}, 0, 1
@@ -55,7 +55,9 @@ local function down(cur, level, maxdepth, budget)
     local nxt = {}
     pos = 1
     while pos <= #cur and used < budget do
-      local last, names = math.min(#cur, pos + math.min(1000, budget - used) - 1), {}
+      -- a quarter of what is left: each set read brings its people (a few) into the budget too
+      local chunk = math.max(1, math.min(1000, math.floor((budget - used) / 4)))
+      local last, names = math.min(#cur, pos + chunk - 1), {}
       for i = pos, last do names[i - pos + 1] = E .. cur[i] .. RS end
       local got = redis.call('SUNION', unpack(names))
       if #nxt == 0 then nxt = got else for _, id in ipairs(got) do nxt[#nxt + 1] = id end end
