@@ -203,7 +203,7 @@ class Orgchart(Part):
 
 
 def reports_at_depth(manager: int, depth: int) -> tuple:
-    """7a. The ids at each level below a manager."""
+    """7a. The ids at each level below a manager (the store gives each level in no order)."""
     return tuple(tuple(sorted(level)) for level in org.reports_by_depth(manager, depth))
 
 
@@ -213,8 +213,9 @@ def subtree(manager: int) -> tuple:
 
 
 def monthly(location: int) -> tuple:
-    """8. A year of monthly averages: the location page's reads (its newest reading, then the charts,
-    whose monthly rollups are read whole; the same round trip reads the raw hours and daily rollups)."""
+    """8. A year of monthly averages: the location page's reads (its newest reading, then one script
+    call reading the charts' rollups: the 12 monthly ones, and in the same call the 24 hourly and
+    30 daily ones)."""
     overview = org.location_overview(location, 0, PAGE)
     charts = org.sensor_charts(location, overview.latest)
     return tuple((m.start.strftime("%Y%m"), m.count, m.sum / m.count / 100) for m in charts.months)

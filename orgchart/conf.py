@@ -7,8 +7,9 @@ can shrink them with ``override_settings``.
 from django.conf import settings
 
 DEFAULTS = {
-    # People a graph script visits per call when it walks down the tree (a subtree, reports at
-    # depth, staff under someone): the bound that keeps one call to a few milliseconds.
+    # Steps (a report set read, a person found) a graph script takes per call when it walks down
+    # the tree (a subtree, reports at depth, staff under someone), and four times the report sets
+    # one SUNION of a longer walk reads: the bound that keeps one command to a few milliseconds.
     "ORGCHART_WALK_BUDGET": 1000,
     # Locations offered in a form's menu; an org with more would want a search field.
     "ORGCHART_LOCATION_CHOICES": 500,

@@ -8,20 +8,40 @@ the one the templates wrote.
 
 from __future__ import annotations
 
+from functools import cache, lru_cache
 from html import escape
 
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 
-__all__ = ["Links", "employee_rows", "location_rows", "staff_rows", "people_items", "level_rows", "depth_chips"]
+from config.templatetags.dashboard import form_fields
+
+__all__ = [
+    "Links",
+    "employee_rows",
+    "location_rows",
+    "staff_rows",
+    "people_items",
+    "level_rows",
+    "depth_chips",
+    "form_html",
+    "inline_fields",
+    "page_urls",
+    "list_urls",
+]
+
+
+@lru_cache(maxsize=16)
+def _lists(prefix: str) -> tuple[str, str]:
+    return reverse("orgchart:employee_list"), reverse("orgchart:location_list")
 
 
 class Links:
-    """The employee and location page prefixes, reversed once: ``/orgchart/employees/`` + id + ``/``."""
+    """The employee and location page prefixes, reversed once per script prefix:
+    ``/orgchart/employees/`` + id + ``/``."""
 
     def __init__(self):
-        self.employees = reverse("orgchart:employee_list")
-        self.locations = reverse("orgchart:location_list")
+        self.employees, self.locations = _lists(get_script_prefix())
 
     def employee(self, pk) -> str:
         return f"{self.employees}{pk}/"
@@ -101,3 +121,73 @@ def depth_chips(depths, current: int) -> SafeString:
         for d in depths
     ]
     return mark_safe("".join(out))  # noqa: S308  (numbers only)
+
+
+# A form's widgets are rendered through Django's widget templates, about a millisecond a form. An
+# unbound form (what a page shows until it is submitted with errors) is the same HTML every time:
+# it is rendered once per process and kind.
+
+
+@cache
+def _blank_form(form_class) -> SafeString:
+    return form_fields(form_class())
+
+
+def form_html(form) -> SafeString:
+    """A whole form, as ``includes/form_fields.html`` renders it (the ``form_fields`` tag)."""
+    return form_fields(form) if form.is_bound else _blank_form(type(form))
+
+
+def _inline(form) -> SafeString:
+    out = []
+    for field in form:
+        errors = "".join(f' <span class="field-error">{escape(str(error))}</span>' for error in field.errors)
+        out.append(f"{field.label_tag()} {field}{errors}")
+    return mark_safe("".join(out))  # noqa: S308  (Django's own label and widget HTML; errors escaped)
+
+
+@cache
+def _blank_inline(form_class) -> SafeString:
+    return _inline(form_class(None))
+
+
+def inline_fields(form) -> SafeString:
+    """Each field of a one-line filter form: its label, its widget and its errors."""
+    return _inline(form) if form.is_bound else _blank_inline(type(form))
+
+
+_PAGE_LINKS = {
+    "employee": ("employee_edit", "employee_delete", "employee_move"),
+    "location": ("location_edit", "location_delete", "location_detail"),
+}
+
+
+@lru_cache(maxsize=4096)
+def _page_urls(prefix: str, kind: str, pk: int) -> dict[str, str]:
+    urls = {name.split("_", 1)[1]: reverse(f"orgchart:{name}", args=[pk]) for name in _PAGE_LINKS[kind]}
+    urls["dashboard"] = reverse("dashboard")
+    urls["tree"] = reverse("orgchart:tree")
+    urls["employees"], urls["locations"] = _lists(prefix)
+    return urls
+
+
+def page_urls(kind: str, pk: int) -> dict[str, str]:
+    """The links of one employee's or location's page (edit, delete, move or its own page, and the
+    dashboard, tree and lists), what a page's ``{% url %}`` tags gave: reversed once per process,
+    script prefix and object, not once per tag and view."""
+    return _page_urls(get_script_prefix(), kind, int(pk))
+
+
+@lru_cache(maxsize=16)
+def _list_urls(prefix: str, kind: str) -> dict[str, str]:
+    return {
+        "list": reverse(f"orgchart:{kind}_list"),
+        "add": reverse(f"orgchart:{kind}_add"),
+        "dashboard": reverse("dashboard"),
+    }
+
+
+def list_urls(kind: str) -> dict[str, str]:
+    """The employee or location list's own links (itself, add, the dashboard), reversed once per
+    process and script prefix."""
+    return _list_urls(get_script_prefix(), kind)

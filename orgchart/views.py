@@ -131,7 +131,13 @@ def _name_list(request, kind: Kind):
     state = BY_NAME.read(request)
     items, total = kind.page(state)
     present = rows.employee_rows if kind is EMPLOYEES else rows.location_rows
-    context = {"kind": kind, "page": page_of(items, total, state), "state": state, "rows": present(items)}
+    context = {
+        "kind": kind,
+        "page": page_of(items, total, state),
+        "state": state,
+        "rows": present(items),
+        "urls": rows.list_urls(kind.name),
+    }
     return render_list(request, "orgchart/list.html", context)
 
 
@@ -147,7 +153,10 @@ def employee_suggest(request):
 def _detail_context(found, depth_form, move_form) -> dict:
     chain, direct, report = found
     links = rows.Links()
+    employee = chain.employee
     return {
+        "urls": rows.page_urls("employee", employee.id),
+        "location_url": links.location(employee.location) if employee.location else "",
         "chain_items": rows.people_items(chain.managers, links),
         "direct_items": rows.people_items(direct, links, below=True),
         "at_depth_items": rows.people_items(report.at_depth, links),
@@ -160,6 +169,7 @@ def _detail_context(found, depth_form, move_form) -> dict:
         "depth_form": depth_form,
         "depths": range(1, store.MAX_DEPTH + 1),
         "move_form": move_form,
+        "move_fields": rows.form_html(move_form),
         "node_limit": store.NODE_LIMIT,
     }
 
@@ -168,7 +178,9 @@ def employee_detail(request, pk: int):
     """The employee, its chain of command, its direct reports and the reports at ``?depth=``:
     one round trip whatever the depth."""
     depth_form = forms.DepthForm(request.GET)
-    depth = (depth_form.cleaned_data.get("depth") if depth_form.is_valid() else None) or 1
+    depth = 1  # without ?depth= there is nothing to validate
+    if "depth" in request.GET and depth_form.is_valid():
+        depth = depth_form.cleaned_data.get("depth") or 1
     context = _detail_context(or_404(store.employee_detail, pk, depth), depth_form, forms.MoveForm())
     return render_list(request, "orgchart/employee_detail.html", context, "depth")
 
@@ -290,9 +302,11 @@ def location_detail(request, pk: int):
     sensor = store.sensor_charts(pk, overview.latest)
     context = {
         "location": overview.location,
+        "urls": rows.page_urls("location", pk),
         "page": page,
         "state": state,
         "under_form": under_form,
+        "under_fields": rows.inline_fields(under_form),
         "reporting": reporting,
         "sensor": sensor,
         "temperature_charts": charts.location_charts(sensor),

@@ -1,10 +1,11 @@
 """The only code of the org chart that talks to Redis: the graph (core, employees, names,
-tree, locations, importing), the integrity reads (checks), and the sensors."""
+tree, locations, importing), the integrity reads (checks), the sensors and their charts."""
 
 from orgchart.store.core import *  # noqa: F403
 from orgchart.store.employees import *  # noqa: F403
 from orgchart.store.importing import *  # noqa: F403
 from orgchart.store.locations import *  # noqa: F403
 from orgchart.store.names import *  # noqa: F403
+from orgchart.store.sensorcharts import *  # noqa: F403
 from orgchart.store.sensors import *  # noqa: F403
 from orgchart.store.tree import *  # noqa: F403

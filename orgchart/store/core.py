@@ -52,6 +52,22 @@ local function reports(id) return E .. id .. RS end
 local function staff(id) return L .. id .. SS end
 local SUMMARY = {'name', 'title', 'location', 'location_name', 'manager', 'full_time', 'direct', 'total'}
 local function summary(id) return redis.call('HMGET', E .. id, unpack(SUMMARY)) end
+-- Replies are flat arrays (see ``Flat``): a row is its id then its summary fields, a list its
+-- length then its items.
+local function put_row(out, id)
+  out[#out + 1] = id
+  local row = summary(id)
+  for i = 1, #SUMMARY do out[#out + 1] = row[i] end
+end
+local function put_rows(out, ids, limit)
+  local n = math.min(#ids, limit or #ids)
+  out[#out + 1] = n
+  for i = 1, n do put_row(out, ids[i]) end
+end
+local function put_list(out, list)
+  out[#out + 1] = #list
+  for i = 1, #list do out[#out + 1] = list[i] end
+end
 -- The chain of command above ``id``, nearest manager first: one HGET per level. The guard only
 -- stops a walk round a cycle that check_integrity would report.
 local function up(id)
@@ -96,6 +112,38 @@ class Script:
     def queue(self, pipe, keys_: list[str], args: list) -> None:
         """Queue a read on a plain pipeline (see ``run``); no event arguments."""
         pipe.evalsha(self.sha, len(keys_), *keys_, *keys.graph_prefixes(), 0, "", "", *args)
+
+
+class Flat:
+    """A script's reply read front to back. Every read script answers one flat array of values:
+    Redis 6.2 sends each nested table of a Lua reply to the socket by a write() of its own, and
+    the client reads them by as many recv() calls, where a flat array goes out in one."""
+
+    def __init__(self, reply: list):
+        self.reply, self.at = reply, 0
+
+    def one(self):
+        value = self.reply[self.at]
+        self.at += 1
+        return value
+
+    def take(self, count: int) -> list:
+        part = self.reply[self.at : self.at + count]
+        self.at += count
+        return part
+
+    def list(self) -> list:
+        """A list the script put with ``put_list``: its length, then its items."""
+        return self.take(self.one())
+
+    def rows(self) -> list[Employee]:
+        """Rows the script put with ``put_rows``: their count, then each id and summary fields."""
+        return sorted_rows(self.take(self.one() * (1 + len(Employee.SUMMARY_FIELDS))))
+
+    def hash(self) -> dict:
+        """A hash the script put with ``put_list`` (HGETALL's field, value pairs)."""
+        flat = self.list()
+        return dict(zip(flat[::2], flat[1::2]))
 
 
 def run(pipe) -> list:
@@ -158,8 +206,8 @@ def search_range(q: str) -> tuple[str, str]:
 
 # KEYS: a lexical name index (``folded name\0id`` members). ARGV: low, high (ZRANGEBYLEX bounds),
 # offset, count, '1' for descending, what each row reads: 'employee' (the summary fields) or
-# 'location' (the name and the head count). The count in range and one page of (id, row): the
-# list's index and its rows in one round trip.
+# 'location' (the name and the head count). Flat: the count in range, then one page of rows (id
+# and fields each): the list's index and its rows in one round trip.
 NAME_PAGE = Script(
     """
 local low, high, offset, count = ARGV[8], ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11])
@@ -170,30 +218,32 @@ if ARGV[12] == '1' then
 else
   members = redis.call('ZRANGEBYLEX', KEYS[1], low, high, 'LIMIT', offset, count)
 end
-local out, nul = {}, string.char(0)
+local out, nul = {total}, string.char(0)
 for _, entry in ipairs(members) do
   local id = string.sub(entry, string.find(entry, nul, 1, true) + 1)
-  out[#out + 1] = id
   if ARGV[13] == 'employee' then
-    out[#out + 1] = summary(id)
+    put_row(out, id)
   else
-    out[#out + 1] = {redis.call('HGET', L .. id, 'name'), redis.call('SCARD', staff(id))}
+    out[#out + 1] = id
+    out[#out + 1] = redis.call('HGET', L .. id, 'name')
+    out[#out + 1] = redis.call('SCARD', staff(id))
   end
 end
-return {total, out}
+return out
 """
 )
 
 
-def name_page(index: str, state, rows: str) -> tuple[int, list[tuple[int, list]]]:
-    """The count matching ``state.q`` (a prefix) and one page of (id, row) of a lexical name index,
-    each row read in the same script (``rows``: 'employee' or 'location'): one round trip."""
+def name_page(index: str, state, rows: str) -> tuple[int, list]:
+    """The count matching ``state.q`` (a prefix) and one page of a lexical name index, flat: each
+    row its id then its fields, read in the same script (``rows``: 'employee', the summary fields,
+    or 'location', the name and head count): one round trip."""
     low, high = search_range(state.q)
     pipe = pipeline()
     args = [low, high, state.offset, state.per_page, "1" if state.descending else "0", rows]
     NAME_PAGE.queue(pipe, [index], args)
-    total, flat = run(pipe)[0]
-    return total, [(int(flat[i]), flat[i + 1]) for i in range(0, len(flat), 2)]
+    reply = run(pipe)[0]
+    return reply[0], reply[1:]
 
 
 def queue_sorted_children(pipe, set_key: str, offset: int = 0, count: int = NODE_LIMIT) -> None:

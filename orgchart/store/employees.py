@@ -23,6 +23,7 @@ from orgchart.store.core import (
     outcome,
     pipeline,
     run,
+    sorted_rows,
     summaries,
 )
 from orgchart.store.locations import queue_location_choices, read_location_choices
@@ -286,8 +287,8 @@ def employee_page(state) -> tuple[list[Employee], int]:
             found.reverse()
         total, pks = len(found), found[state.offset : state.offset + state.per_page]
     else:
-        total, rows = name_page(keys.employee_names(), state, "employee")
-        return summaries([pk for pk, _ in rows], [row for _, row in rows]), total
+        total, flat = name_page(keys.employee_names(), state, "employee")
+        return sorted_rows(flat), total
     if not pks:
         return [], total
     pipe = pipeline()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from config.activity import Actor
 from config.redis import client
 from config.store import Refused, queue_event, transact
+from config.store.ngrams import N, words
 from orgchart import keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import Script, load_scripts
@@ -164,7 +165,10 @@ def write_people(people, location_names: dict[int, str]) -> int:
     fields = list(Employee(0, "").to_hash())
     head = [len(fields), *fields]
     pieces: dict[str, list[int]] = {}
-    load_scripts()  # the bulk calls below are sent without a NOSCRIPT retry
+    name_pieces = _NamePieces()
+    # The bulk calls below are sent without a NOSCRIPT retry; the screens that read the org next
+    # pay none either.
+    load_scripts()
     sender = _Sender(threaded=len(rows) > BULK_PEOPLE * BULK_CALLS)  # more than one round trip
     try:
         pipe, calls = client().pipeline(transaction=False), 0
@@ -185,7 +189,7 @@ def write_people(people, location_names: dict[int, str]) -> int:
                 else:
                     keys_ += [keys.employee(pk), edge, keys.employee(pk), keys.employee(pk)]
                 args += [pk, folded, "1" if where is not None else "0", *mapping.values()]
-                for gram_key in NAMES.keys_for(name):
+                for gram_key in name_pieces(name):
                     pieces.setdefault(gram_key, []).append(pk)
             _BULK.queue(pipe, keys_, args)
             calls += 1
@@ -205,6 +209,24 @@ def write_people(people, location_names: dict[int, str]) -> int:
     finally:
         sender.finish()
     return len(rows)
+
+
+class _NamePieces:
+    """The trigram sets of a name (what ``NAMES.keys_for`` gives, the same pieces), worked out a
+    word at a time and each word once: a large org's names share their first and last names."""
+
+    def __init__(self):
+        self.by_word: dict[str, set[str]] = {}
+
+    def __call__(self, name: str) -> set[str]:
+        found: set[str] = set()
+        for word in words(name):
+            known = self.by_word.get(word)
+            if known is None:
+                known = {keys.ngram(word[i : i + N]) for i in range(len(word) - N + 1)}
+                self.by_word[word] = known
+            found |= known
+        return found
 
 
 class _Sender:

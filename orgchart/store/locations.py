@@ -17,7 +17,7 @@ from orgchart.store.core import (
     outcome,
     pipeline,
     run,
-    summaries,
+    sorted_rows,
 )
 
 __all__ = [
@@ -45,15 +45,13 @@ return out
 """
 )
 
-# KEYS: a location's staff name index. ARGV: offset, count. One page of its staff in name order:
-# id and shown fields of each.
+# KEYS: a location's staff name index. ARGV: offset, count. One page of its staff in name order,
+# flat: id and shown fields of each.
 _STAFF_PAGE = Script(
     """
 local out, nul = {}, string.char(0)
 for _, entry in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[8], tonumber(ARGV[8]) + tonumber(ARGV[9]) - 1)) do
-  local id = string.sub(entry, string.find(entry, nul, 1, true) + 1)
-  out[#out + 1] = id
-  out[#out + 1] = summary(id)
+  put_row(out, string.sub(entry, string.find(entry, nul, 1, true) + 1))
 end
 return out
 """
@@ -139,8 +137,9 @@ def get_location(pk: int) -> Location | None:
 def location_page(state) -> tuple[list[tuple[Location, int]], int]:
     """One page of locations in name order with their head counts: one round trip (a script reads
     the page of the name index, each name and head count)."""
-    total, rows = name_page(keys.location_names(), state, "location")
-    return [(Location(pk, row[0]), int(row[1])) for pk, row in rows if row and row[0] is not None], total
+    total, flat = name_page(keys.location_names(), state, "location")
+    rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
+    return [(Location(int(pk), name), int(staff)) for pk, name, staff in rows if name is not None], total
 
 
 def queue_location_choices(pipe) -> None:
@@ -213,5 +212,5 @@ def location_overview(pk: int, offset: int, count: int) -> LocationOverview | No
     data, total, rows, latest = run(pipe)
     if not data:
         return None
-    staff = summaries([rows[i] for i in range(0, len(rows), 2)], [rows[i] for i in range(1, len(rows), 2)])
+    staff = sorted_rows(rows)
     return LocationOverview(Location.from_hash(pk, data), staff, total, latest)

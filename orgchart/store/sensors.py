@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from config.redis import client, raw_client
@@ -28,9 +28,6 @@ __all__ = [
     "Retention",
     "retention",
     "record_readings",
-    "Rollup",
-    "SensorCharts",
-    "sensor_charts",
     "used_memory",
     "raw_buckets",
     "decode_bucket",
@@ -297,50 +294,6 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
     return stored
 
 
-def used_memory() -> int:
-    """INFO used_memory, for measuring the cost of a sample."""
-    return int(client().info("memory")["used_memory"])
-
-
-# --- charts --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rollup:
-    start: datetime
-    count: int
-    sum: int
-    min: int
-    max: int
-
-    @property
-    def mean(self) -> float:
-        return self.sum / self.count / 100
-
-    @property
-    def low(self) -> float:
-        return self.min / 100
-
-    @property
-    def high(self) -> float:
-        return self.max / 100
-
-
-@dataclass
-class SensorCharts:
-    """What the location page's three charts draw, read from the rollups only: no sample is read."""
-
-    latest_at: datetime | None
-    latest_value: float | None
-    hours: list[Rollup]  # up to 24, oldest first
-    days: list[Rollup]  # up to 30, oldest first
-    months: list[Rollup]  # up to 12, oldest first
-    keys_read: int
-    hour_slots: list[datetime] = field(default_factory=list)  # the 24 hours of the window
-    day_slots: list[datetime] = field(default_factory=list)  # the 30 days of the window
-    month_slots: list[datetime] = field(default_factory=list)  # the 12 months of the window
-
-
 def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:
     """(unix seconds, hundredths) of one raw bucket."""
     if not data:
@@ -348,56 +301,9 @@ def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:
     return [(start + sec, val - OFFSET) for sec, val in RECORD.iter_unpack(data)]
 
 
-def _rollup(start: datetime, row) -> Rollup | None:
-    if not row or row[0] is None:
-        return None
-    return Rollup(start, int(row[0]), int(row[1]), int(row[2]), int(row[3]))
-
-
-def _month_starts(last: datetime, count: int) -> list[datetime]:
-    months, cur = [], last.replace(day=1, hour=0, minute=0, second=0)
-    for _ in range(count):
-        months.append(cur)
-        cur = (cur - timedelta(days=1)).replace(day=1)
-    return months[::-1]
-
-
-_FIELDS = ("count", "sum", "min", "max")
-
-
-def sensor_charts(location: int, latest: dict) -> SensorCharts:
-    """The three charts of a location page in one round trip, ending at the newest reading: 24
-    hourly, 30 daily and 12 monthly rollups, the aggregates the write script keeps. A chart reads
-    what it draws, one hash per bucket: the cost never grows with the samples."""
-    if not latest:
-        return SensorCharts(None, None, [], [], [], 0)
-    end = _utc(int(latest["ts"]))
-    hours = [(end - timedelta(hours=h)).replace(minute=0, second=0) for h in range(23, -1, -1)]
-    days = [(end - timedelta(days=d)).replace(hour=0, minute=0, second=0) for d in range(29, -1, -1)]
-    months = _month_starts(end, 12)
-    pipe = raw_client().pipeline(transaction=False)
-    for hour in hours:
-        pipe.hmget(keys.temp_rollup(location, "hour", _hour_stamp(hour)), *_FIELDS)
-    for day in days:
-        pipe.hmget(keys.temp_rollup(location, "day", _day_stamp(day)), *_FIELDS)
-    for month in months:
-        pipe.hmget(keys.temp_rollup(location, "month", _month_stamp(month)), *_FIELDS)
-    replies = iter(pipe.execute())
-
-    def present(slots):
-        return [r for r in (_rollup(slot, next(replies)) for slot in slots) if r]
-
-    return SensorCharts(
-        end,
-        int(latest["value"]) / 100,
-        present(hours),
-        present(days),
-        present(months),
-        len(hours) + len(days) + len(months),
-        hours,
-        days,
-        months,
-    )
+def used_memory() -> int:
+    """INFO used_memory, for measuring the cost of a sample."""
+    return int(client().info("memory")["used_memory"])
 
 
 # --- integrity -----------------------------------------------------------------------------------

@@ -2,13 +2,14 @@
 
 Only the edges are stored (the e-book's tree and graph pattern): the ``manager`` field and the
 manager's ``reports`` set. The chain of command is derived by walking up the manager fields inside
-one script; a subtree by walking the report sets down inside one script, at most
-``conf.walk_budget()`` steps per call. Each screen is one round trip whatever the depth.
+one script; a subtree by walking the report sets down a level at a time inside one script (one
+SUNION per chunk of a level), at most ``conf.walk_budget()`` steps per call. Each screen is one
+round trip whatever the depth; a subtree past the budget goes on by one round trip a level. Read
+scripts answer flat arrays (``core.Flat``).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 from orgchart import conf, keys
@@ -16,13 +17,13 @@ from orgchart.documents import Employee
 from orgchart.store.core import (
     MAX_DEPTH,
     NODE_LIMIT,
+    Flat,
     Script,
     by_name,
     pipeline,
     queue_sorted_children,
     run,
     sorted_rows,
-    summaries,
 )
 
 __all__ = [
@@ -39,94 +40,112 @@ __all__ = [
     "staff_reporting_to",
 ]
 
-# Walk down breadth first from a frontier, at most ``budget`` steps (a report set read, a person
-# found); a node is queued for expansion only above ``maxdepth``. Returns the index of the first
-# queued node not expanded.
+# Walk down one level at a time from ``cur`` (people at ``level``): the report sets of up to a
+# chunk of a level's people (a quarter of the budget left) are read by one SUNION (a tree's report
+# sets are disjoint, so the union is exactly the next level's people, and a leaf's missing set
+# costs a lookup, not a command). Each set read and each person found is a step; the walk stops
+# when the budget is spent, below ``maxdepth`` or at the bottom. Ids stay the strings Redis holds
+# (a number would cost a conversion each way). Returns the lists of people found, one per level
+# below ``level``, and how many people of the last level walked had their sets read (a prefix:
+# the rest, and everyone in the last list, are still to walk).
 WALK = """
-local function walk(queue, levels, maxdepth, budget, visit)
-  local i, seen = 1, 0
-  while i <= #queue and seen < budget do
-    local node, level = queue[i], levels[i]
-    i = i + 1
-    seen = seen + 1  -- a set read, even an empty one, counts
-    for _, m in ipairs(redis.call('SMEMBERS', reports(node))) do
-      seen = seen + 1
-      visit(m, level + 1)
-      if level + 1 < maxdepth then
-        queue[#queue + 1] = m
-        levels[#levels + 1] = level + 1
-      end
+local function down(cur, level, maxdepth, budget)
+  local lists, used, pos = {}, 0, 1
+  repeat
+    local nxt = {}
+    pos = 1
+    while pos <= #cur and used < budget do
+      -- a quarter of what is left: each set read brings its people (a few) into the budget too
+      local chunk = math.max(1, math.min(1000, math.floor((budget - used) / 4)))
+      local last, names = math.min(#cur, pos + chunk - 1), {}
+      for i = pos, last do names[i - pos + 1] = E .. cur[i] .. RS end
+      local got = redis.call('SUNION', unpack(names))
+      if #nxt == 0 then nxt = got else for _, id in ipairs(got) do nxt[#nxt + 1] = id end end
+      used = used + (last - pos + 1) + #got
+      pos = last + 1
     end
-  end
-  return i
+    lists[#lists + 1] = nxt
+    level = level + 1
+    local whole = pos > #cur
+    cur = nxt
+  until not whole or #nxt == 0 or level >= maxdepth or used >= budget
+  return lists, pos - 1
 end
-local function numeric(a, b) return tonumber(a) < tonumber(b) end
-local function rows(ids, limit)
-  local out = {}
-  for i = 1, math.min(#ids, limit) do out[i] = {ids[i], summary(ids[i])} end
-  return out
+-- The ids as numbers in ascending order: each converted once, then compared by table.sort itself
+-- (a comparator function converting both sides costs a Lua call per comparison).
+local function by_id(ids)
+  local nums = {}
+  for i, id in ipairs(ids) do nums[i] = tonumber(id) end
+  table.sort(nums)
+  return nums
 end
-local function chain_rows(id)
-  local chain, out = up(id), {}
-  for i = #chain, 1, -1 do out[#out + 1] = {chain[i], summary(chain[i])} end
-  return out
+-- The employee's hash, then its chain of command top first, as rows.
+local function put_employee_chain(out, id, data)
+  put_list(out, data)
+  local chain, top_first = up(id), {}
+  for i = #chain, 1, -1 do top_first[#top_first + 1] = chain[i] end
+  put_rows(out, top_first)
+end
+-- Whether a walk from ``sent`` stopped with people still to walk above ``maxdepth``.
+local function cut(sent, lists, walked, level, maxdepth)
+  local before = #lists > 1 and lists[#lists - 1] or sent
+  return walked < #before or (#lists[#lists] > 0 and level + #lists < maxdepth)
 end
 """
 
-# ARGV: max depth, budget, then the queue's head as id, level pairs (the caller keeps the rest
-# of the queue, so nothing it holds travels twice). Walks on from them breadth first within the
-# budget; returns how many of the people sent it expanded, the people found (id, level pairs) and
-# those found but not yet expanded (id, level pairs), for the caller's queue.
+# KEYS: the first person's report set. ARGV: max depth, budget, the level of the people sent,
+# then their ids (all at that level). Flat (see ``core.Flat``): how many of its last level the
+# walk walked, the number of lists and their sizes, then every id.
 _SUBTREE = Script(
     WALK
     + """
-local maxdepth, budget = tonumber(ARGV[8]), tonumber(ARGV[9])
-local queue, levels, found = {}, {}, {}
-for i = 10, #ARGV, 2 do queue[#queue + 1] = ARGV[i]; levels[#levels + 1] = tonumber(ARGV[i + 1]) end
-local sent = #queue
-local stop = walk(queue, levels, maxdepth, budget, function(id, level)
-  found[#found + 1] = id; found[#found + 1] = level
-end)
-local rest = {}
-for j = math.max(stop, sent + 1), #queue do rest[#rest + 1] = queue[j]; rest[#rest + 1] = levels[j] end
-return {math.min(stop - 1, sent), found, rest}
+local cur = {}
+for i = 11, #ARGV do cur[i - 10] = ARGV[i] end
+local lists, walked = down(cur, tonumber(ARGV[10]), tonumber(ARGV[8]), tonumber(ARGV[9]))
+local out = {walked, #lists}
+for _, list in ipairs(lists) do out[#out + 1] = #list end
+for _, list in ipairs(lists) do for _, id in ipairs(list) do out[#out + 1] = id end end
+return out
 """
 )
 
-# KEYS: the employee. ARGV: id, depth, budget, rows shown. Returns its hash, its chain of command
+# KEYS: the employee. ARGV: id, depth, budget, rows shown. Flat: its hash, its chain of command
 # (top first), the level sizes, how many at the depth, whether the budget cut the walk short, and
-# the first rows at the depth by id.
+# the first rows at the depth by id; empty when there is no such employee.
 _DETAIL = Script(
     WALK
     + """
 local pk, depth, budget, limit = ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local data = redis.call('HGETALL', KEYS[1])
 if #data == 0 then return {} end
-local sizes, deepest = {}, {}
-for i = 1, depth do sizes[i] = 0 end
-local queue, levels = {pk}, {0}
-local stop = walk(queue, levels, depth, budget, function(id, level)
-  sizes[level] = sizes[level] + 1
-  if level == depth then deepest[#deepest + 1] = id end
-end)
-table.sort(deepest, numeric)
-local cut = stop <= #queue and 1 or 0
-return {data, chain_rows(pk), sizes, #deepest, cut, depth > 1 and rows(deepest, limit) or {}}
+local lists, walked = down({pk}, 0, depth, budget)
+local sizes, deepest = {}, lists[depth] or {}
+for i = 1, depth do sizes[i] = lists[i] and #lists[i] or 0 end
+if depth > 1 then deepest = by_id(deepest) end
+local out = {}
+put_employee_chain(out, pk, data)
+put_list(out, sizes)
+out[#out + 1] = #deepest
+out[#out + 1] = cut({pk}, lists, walked, 0, depth) and 1 or 0
+put_rows(out, depth > 1 and deepest or {}, limit)
+return out
 """
 )
 
-# KEYS: the employee. ARGV: id. Its hash and its chain of command, top first.
+# KEYS: the employee. ARGV: id. Flat: its hash and its chain of command, top first.
 _CHAIN = Script(
     WALK
     + """
 local data = redis.call('HGETALL', KEYS[1])
 if #data == 0 then return {} end
-return {data, chain_rows(ARGV[8])}
+local out = {}
+put_employee_chain(out, ARGV[8], data)
+return out
 """
 )
 
 # KEYS: both employees. ARGV: both ids. The way up from the first to the lowest manager they
-# share, and the way down from below it to the second (rows); empty when there is none.
+# share, and the way down from below it to the second (rows, flat); empty when there is none.
 _PATH = Script(
     WALK
     + """
@@ -139,10 +158,12 @@ local at = {}
 for i, id in ipairs(ua) do at[id] = i end
 for j, id in ipairs(ub) do
   if at[id] then
-    local upward, downward = {}, {}
+    local upward, downward, out = {}, {}, {}
     for i = 1, at[id] do upward[#upward + 1] = ua[i] end
     for k = j - 1, 1, -1 do downward[#downward + 1] = ub[k] end
-    return {rows(upward, #upward), rows(downward, #downward)}
+    put_rows(out, upward)
+    put_rows(out, downward)
+    return out
   end
 end
 return {}
@@ -150,31 +171,27 @@ return {}
 )
 
 # KEYS: the manager, the location's staff set. ARGV: manager id, budget, rows shown. Everyone below
-# the manager who works there: how many were found, whether the budget cut the walk, the first rows.
+# the manager who works there, flat: how many were found, whether the budget cut the walk, the
+# first rows.
 _STAFF_UNDER = Script(
     WALK
     + """
-local queue, levels, found = {ARGV[8]}, {0}, {}
-local stop = walk(queue, levels, 1000000, tonumber(ARGV[9]), function(id, level)
-  if redis.call('SISMEMBER', KEYS[2], id) == 1 then found[#found + 1] = id end
-end)
-table.sort(found, numeric)
-return {#found, stop <= #queue and 1 or 0, rows(found, tonumber(ARGV[10]))}
+local lists, walked = down({ARGV[8]}, 0, 1000000, tonumber(ARGV[9]))
+local found = {}
+for _, list in ipairs(lists) do
+  for i = 1, #list, 1000 do
+    local part = {unpack(list, i, math.min(i + 999, #list))}
+    for j, here in ipairs(redis.call('SMISMEMBER', KEYS[2], unpack(part))) do
+      if here == 1 then found[#found + 1] = part[j] end
+    end
+  end
+end
+found = by_id(found)
+local out = {#found, cut({ARGV[8]}, lists, walked, 0, 1000000) and 1 or 0}
+put_rows(out, found, tonumber(ARGV[10]))
+return out
 """
 )
-
-
-def _row(pair) -> Employee | None:
-    found = summaries([pair[0]], [pair[1]])
-    return found[0] if found else None
-
-
-def _rows(pairs) -> list[Employee]:
-    return [e for e in map(_row, pairs) if e is not None]
-
-
-def _hash(flat: list) -> dict:
-    return dict(zip(flat[::2], flat[1::2]))
 
 
 def tree_children(pk: int, offset: int = 0) -> list[Employee] | None:
@@ -250,54 +267,65 @@ def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], Dep
     found, children = run(pipe)
     if not found:
         return None
-    data, chain, sizes, count, cut, deepest = found
-    employee = Employee.from_hash(pk, _hash(data))
+    reply = Flat(found)
+    employee = Employee.from_hash(pk, reply.hash())
+    chain = Chain(employee, reply.rows())
+    sizes, count, cut = reply.list(), reply.one(), reply.one()
     direct = sorted_rows(children)
-    at_depth = direct if depth == 1 else sorted(_rows(deepest), key=by_name)
-    return Chain(employee, _rows(chain)), direct, DepthReport(depth, list(sizes), at_depth, count, bool(cut))
+    at_depth = direct if depth == 1 else sorted(reply.rows(), key=by_name)
+    return chain, direct, DepthReport(depth, sizes, at_depth, count, bool(cut))
 
 
-WALK_CALLS = 4  # bounded script calls per round trip of a walk down
-
-
-def _walk(pk: int, depth: int) -> list[set[int]]:
-    """The ids at each level 1..depth below ``pk``, breadth first, by script calls of at most
-    ``conf.walk_budget()`` steps each, so that none holds the server long: one round trip for any
-    subtree within the budget, whatever its depth. The queue of people still to expand is kept
-    here; a call gets a quarter of a budget of them, and once the queue holds more, ``WALK_CALLS``
-    calls with disjoint parts of it go out in one round trip."""
-    levels: list[set[int]] = []
+def _walk(pk: int, depth: int) -> list[list[int]]:
+    """The ids at each level 1..depth below ``pk`` (each level in no order). A script walks down
+    level by level within ``conf.walk_budget()`` steps: one round trip for any subtree within the
+    budget, whatever its depth. A larger subtree goes on one round trip per level, by plain SUNIONs
+    of a quarter of a budget of people each (no script: the server has no reply to convert for
+    Lua, and every command stays short), so a walk costs about as many round trips as the tree
+    has levels, whatever its size."""
     budget = conf.walk_budget()
-    share = max(1, budget // 4)  # people sent per call: each costs a set read and its reports
-    queue: deque[tuple[int, int]] = deque([(pk, 0)])
-    while queue:
-        pipe, batches = pipeline(), []
-        while queue and len(batches) < WALK_CALLS:
-            batch = [queue.popleft() for _ in range(min(len(queue), share))]
-            _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, *(v for item in batch for v in item)])
-            batches.append(batch)
-        replies = run(pipe)
-        for batch, (expanded, _, _) in reversed(list(zip(batches, replies))):
-            queue.extendleft(reversed(batch[expanded:]))  # what a call had no budget for goes first next time
-        for _, found, rest in replies:
-            for i in range(0, len(found), 2):
-                person, level = int(found[i]), int(found[i + 1])
-                while len(levels) < level:
-                    levels.append(set())
-                levels[level - 1].add(person)
-            queue.extend((int(rest[i]), int(rest[i + 1])) for i in range(0, len(rest), 2))
+    pipe = pipeline()
+    _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, 0, pk])
+    reply = run(pipe)[0]
+    walked, count = reply[0], reply[1]
+    found, at = [], 2 + count
+    for size in reply[2 : 2 + count]:
+        found.append(reply[at : at + size])
+        at += size
+    levels = [list(map(int, ids)) for ids in found if ids]
+    pending: dict[int, list[str]] = {}  # level: ids whose report sets are still to read
+    before = found[-2] if len(found) > 1 else [str(pk)]
+    if walked < len(before):
+        pending[len(found) - 1] = before[walked:]
+    if found[-1] and len(found) < depth:
+        pending[len(found)] = found[-1]
+    chunk = max(1, budget // 4)
+    while pending:
+        pipe, sent = pipeline(), []
+        for level, ids in pending.items():
+            for start in range(0, len(ids), chunk):
+                pipe.sunion(keys.report_sets(ids[start : start + chunk]))
+                sent.append(level)
+        pending = {}
+        for level, got in zip(sent, pipe.execute()):
+            if got:
+                if len(levels) == level:
+                    levels.append([])
+                levels[level].extend(map(int, got))
+                if level + 1 < depth:
+                    pending.setdefault(level + 1, []).extend(got)
     return levels
 
 
-def reports_by_depth(pk: int, depth: int) -> list[set[int]]:
-    """The ids at each level 1..depth below ``pk`` (the e-book's ``REPORTS_TO*N``): one round trip
-    within the walk budget."""
+def reports_by_depth(pk: int, depth: int) -> list[list[int]]:
+    """The ids at each level 1..depth below ``pk``, in no order (the e-book's ``REPORTS_TO*N``):
+    one round trip within the walk budget."""
     return _walk(pk, max(1, min(depth, MAX_DEPTH)))
 
 
-def subtree(pk: int) -> list[set[int]]:
-    """Every level below ``pk`` to the bottom; its size is the sum of the level sizes. One round
-    trip per ``conf.walk_budget()`` people, whatever the depth."""
+def subtree(pk: int) -> list[list[int]]:
+    """Every level below ``pk`` to the bottom, each in no order; its size is the sum of the level
+    sizes. One round trip within ``conf.walk_budget()`` people, then one per level."""
     return _walk(pk, 10**9)
 
 
@@ -309,8 +337,8 @@ def chain_of_command(pk: int) -> Chain | None:
     found = run(pipe)[0]
     if not found:
         return None
-    data, chain = found
-    return Chain(Employee.from_hash(pk, _hash(data)), _rows(chain))
+    reply = Flat(found)
+    return Chain(Employee.from_hash(pk, reply.hash()), reply.rows())
 
 
 @dataclass
@@ -340,9 +368,11 @@ def find_path(a: int, b: int) -> Path | None:
     found = run(pipe)[0]
     if not found:
         return None
-    upward, downward = _rows(found[0]), _rows(found[1])
+    reply = Flat(found)
+    sent = found[0] + found[1 + found[0] * (1 + len(Employee.SUMMARY_FIELDS))]  # rows asked for
+    upward, downward = reply.rows(), reply.rows()
     steps = upward + downward
-    if len(steps) != len(found[0]) + len(found[1]):
+    if len(steps) != sent:
         return None
     return Path(steps[0], steps[-1], upward, downward, upward[-1])
 
@@ -352,5 +382,6 @@ def staff_reporting_to(location: int, manager: int) -> list[Employee]:
     id, shown by name): one round trip, a script walking the manager's subtree within the budget."""
     pipe = pipeline()
     _STAFF_UNDER.queue(pipe, [keys.employee(manager), keys.staff(location)], [manager, conf.walk_budget(), NODE_LIMIT])
-    _, _, rows = run(pipe)[0]
-    return sorted(_rows(rows), key=by_name)
+    reply = Flat(run(pipe)[0])
+    reply.take(2)  # how many, and whether the budget cut the walk
+    return sorted(reply.rows(), key=by_name)

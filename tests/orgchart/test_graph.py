@@ -1,3 +1,5 @@
+from unittest import mock
+
 from config.redis import client
 from orgchart import keys, store
 from tests.base import RedisTestCase
@@ -193,3 +195,42 @@ class DeleteTest(RedisTestCase):
         store.delete_employee(ids["Doug"], None, actor=ACTOR)
         self.assertEqual(client().smembers(keys.roots()), {str(ids["Ann"]), str(ids["Bob"])})
         self.assertEqual(chain(ids["Fay"]), [ids["Ann"], ids["Cid"]])
+
+
+class FlatRepliesTest(RedisTestCase):
+    """Every read script answers one flat array: Redis 6.2 writes each nested table of a Lua reply
+    to the socket by a write() of its own (and the client reads it by a recv() of its own)."""
+
+    def test_every_read_script_answers_a_flat_array(self):
+        import random
+
+        from config.redis import TracedPipeline
+        from orgchart import sensorfeed
+
+        store.load_scripts()
+        seattle = location("Seattle")
+        ids = org(SPEC, seattle)
+        sensorfeed.feed(seattle, 1_767_589_200, 2, 600, random.Random(1))
+        replies, original = [], TracedPipeline.execute
+
+        def execute(pipe, raise_on_error=True):
+            names = [str(args[0]).upper() for args, _ in pipe.command_stack]
+            out = original(pipe, raise_on_error)
+            replies.extend(reply for name, reply in zip(names, out) if name == "EVALSHA")
+            return out
+
+        with mock.patch.object(TracedPipeline, "execute", execute):
+            for path in (
+                "/orgchart/employees/",
+                f"/orgchart/employees/{ids['Doug']}/?depth=3",
+                "/orgchart/locations/",
+                f"/orgchart/locations/{seattle}/?under=Doug",
+            ):
+                self.assertEqual(self.client.get(path).status_code, 200)
+            store.subtree(ids["Doug"])
+            store.chain_of_command(ids["Fay"])
+            store.find_path(ids["Fay"], ids["Eve"])
+        self.assertGreaterEqual(len(replies), 8)
+        for reply in replies:
+            self.assertIsInstance(reply, list)
+            self.assertFalse([value for value in reply if isinstance(value, list)], reply)

@@ -4,7 +4,7 @@ from io import StringIO
 from pathlib import Path
 
 from django.core.management import CommandError, call_command
-from django.test import override_settings
+from django.test import SimpleTestCase, override_settings
 from django.urls import reverse
 
 from config import keys as core_keys
@@ -289,3 +289,14 @@ class ExchangeRoundTripTest(RedisTestCase):
         self.assertEqual(
             sorted((e["verb"], e["entity"]) for e in events), [("imported", "employee"), ("imported", "location")]
         )
+
+
+class BulkNamePiecesTest(SimpleTestCase):
+    def test_a_name_is_cut_into_the_index_pieces_a_word_at_a_time(self):
+        from orgchart.store.importing import _NamePieces
+        from orgchart.store.names import NAMES
+
+        pieces = _NamePieces()
+        for name in ("Ann Lee", "Ann Lee 42", "Lee Ann", "Café İstanbul ﬁnal", "Ǆemal ÅSA", "x", "", "Ab-cd_ef 12"):
+            self.assertEqual(pieces(name), set(NAMES.keys_for(name)), name)
+        self.assertTrue({"ann", "lee", "42"} <= set(pieces.by_word))  # each word worked out once

@@ -12,4 +12,5 @@ class ScaleCheckTest(SimpleTestCase):
         self.assertIn("python manage.py orgchart_scale --people 600", text)
         self.assertIn("org of 600; moved", text)
         self.assertIn("move:", text)
+        self.assertRegex(text, r"subtree: [0-9,]+ people in 1 round trips")  # within the walk budget
         self.assertIn("check_integrity (org chart): 0 violation(s)", text)

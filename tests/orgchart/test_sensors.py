@@ -67,17 +67,22 @@ class BucketTest(RedisTestCase):
     def test_charts_read_one_rollup_per_bucket_whatever_the_samples(self):
         sensorfeed.feed(self.pk, HOUR0, 40, 60, random.Random(1))
         latest = client().hgetall(keys.temp_latest(self.pk))
-        with self.assertCommands(24 + 30 + 12) as trace:
+        store.load_scripts()
+        with self.assertRoundTrips(1), self.assertCommands(1) as trace:
             charts = store.sensor_charts(self.pk, latest)
-        self.assertEqual({c.name for t in trace.round_trips for c in t.commands}, {"HMGET"})  # no raw bucket read
+        (read,) = trace.round_trips[0].commands  # one script call reading the 66 rollup hashes
+        self.assertEqual(read.name, "EVALSHA")
+        self.assertEqual(len(read.keys), 24 + 30 + 12)
+        self.assertTrue(all(":temp:raw:" not in key for key in read.keys))  # no raw bucket read
         self.assertEqual(charts.keys_read, 66)
         self.assertEqual((len(charts.hours), len(charts.days), len(charts.months)), (24, 30, 3))  # Nov, Dec, Jan
         self.assertEqual(sum(h.count for h in charts.hours), 24 * 60)
         dense = location("Dense")
         sensorfeed.feed(dense, HOUR0, 2, 1, random.Random(2))  # sixty times the samples per bucket
         latest = client().hgetall(keys.temp_latest(dense))
-        with self.assertCommands(66):
+        with self.assertCommands(1) as trace:
             store.sensor_charts(dense, latest)
+        self.assertEqual(len(trace.round_trips[0].commands[0].keys), 66)
 
 
 class IngestCommandTest(RedisTestCase):

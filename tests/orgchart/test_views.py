@@ -1,7 +1,9 @@
+from django.test import SimpleTestCase
 from django.urls import reverse
 
 from config.redis import client
-from orgchart import keys, store
+from config.templatetags.dashboard import form_fields
+from orgchart import forms, keys, rows, store
 from tests.base import RedisTestCase
 from tests.orgchart.helpers import location, org
 from tests.orgchart.test_graph import SPEC
@@ -326,3 +328,47 @@ class EditToTheTopTest(RedisTestCase):
         self.assertIn(str(ids["Cid"]), client().smembers(keys.roots()))
         response = self.client.post("/orgchart/employees/add/", {"name": "Gus", "manager": ""})  # a new top
         self.assertEqual(response.status_code, 302)
+
+
+class FormHtmlTest(SimpleTestCase):
+    """An unbound form is rendered once per process; a submitted one each time, with its errors."""
+
+    def test_a_blank_form_is_the_tags_html_and_built_once(self):
+        self.assertEqual(rows.form_html(forms.MoveForm()), form_fields(forms.MoveForm()))
+        self.assertIs(rows.form_html(forms.MoveForm()), rows.form_html(forms.MoveForm()))
+        blank = rows.inline_fields(forms.ReportsToForm(None))
+        self.assertIn('name="under"', blank)
+        self.assertIs(rows.inline_fields(forms.ReportsToForm(None)), blank)
+
+    def test_a_bound_form_shows_its_value_and_escaped_errors(self):
+        form = forms.ReportsToForm({"under": ""})
+        form.is_valid()
+        form.add_error("under", "<i>no such person</i>")
+        html = rows.inline_fields(form)
+        self.assertIn('<span class="field-error">&lt;i&gt;no such person&lt;/i&gt;</span>', html)
+        self.assertNotEqual(html, rows.inline_fields(forms.ReportsToForm(None)))
+        bound = forms.MoveForm({"manager": "<b>x</b>"})
+        self.assertIn("&lt;b&gt;x&lt;/b&gt;", rows.form_html(bound))
+
+
+class PageLinksTest(RedisTestCase):
+    def test_a_page_links_are_reversed_once_per_object(self):
+        store.load_scripts()
+        where = location("Seattle")
+        ids = org(SPEC, where)
+        from unittest import mock
+
+        from django.urls import reverse as real_reverse
+
+        paths = (f"/orgchart/employees/{ids['Doug']}/", f"/orgchart/locations/{where}/", "/orgchart/employees/")
+        for path in paths:
+            self.client.get(path)
+        with mock.patch("orgchart.rows.reverse", wraps=real_reverse) as reversing:
+            responses = [self.client.get(path) for path in paths]
+        self.assertEqual(reversing.call_count, 0)  # the second views of the same pages reverse nothing here
+        self.assertContains(responses[0], f'href="/orgchart/employees/{ids["Doug"]}/edit/"')
+        self.assertContains(responses[0], f'action="/orgchart/employees/{ids["Doug"]}/move/"')
+        self.assertContains(responses[0], f'href="/orgchart/locations/{where}/"')
+        self.assertContains(responses[1], f'href="/orgchart/locations/{where}/delete/"')
+        self.assertContains(responses[2], 'hx-get="/orgchart/employees/"')
+        self.assertContains(responses[2], 'href="/orgchart/employees/add/"')

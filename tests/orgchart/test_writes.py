@@ -93,20 +93,39 @@ class SubtreeReadTest(RedisTestCase):
         self.assertEqual(sum(map(len, levels)), store.get_employee(ids["c0"]).total)
 
     @override_settings(ORGCHART_WALK_BUDGET=25)
-    def test_a_large_subtree_is_read_a_budget_at_a_time(self):
+    def test_a_large_subtree_is_one_bounded_script_call_then_one_round_trip_a_level(self):
         store.load_scripts()
         ids = scale.load(scale.build(300))
         top = ids["p0"]
         with trace.recording() as recorded:
-            levels, cost = scale.cost(lambda: store.subtree(top))
+            levels = store.subtree(top)
         self.assertEqual(sum(map(len, levels)), 299)
-        calls = sum(1 for trip in recorded.trips("data") for c in trip.commands if c.name == "EVALSHA")
-        self.assertLess(len(recorded.trips("data")), calls)  # several bounded calls per round trip
-        # Each call takes at most 25 steps (a set read or a person found), one more set read at most:
-        # 300 set reads and 299 people need at least 24 calls.
-        self.assertGreaterEqual(calls, (300 + 299) // 26)
-        self.assertEqual(cost.commands, calls + 300)  # the calls, and one SMEMBERS per person
+        self.assertEqual(len(set().union(*levels)), 299)
+        first, *rest = recorded.trips("data")
+        self.assertEqual([c.name for c in first.commands], ["EVALSHA"])
+        # Past the script's budget, one round trip a level (the walk goes on from two levels at
+        # once, the one the budget cut and the one below it): 5 round trips for 5 levels.
+        self.assertEqual(len(levels), 5)
+        self.assertEqual(len(rest), 4)
+        sets = [key for trip in rest for c in trip.commands for key in c.keys]
+        self.assertEqual({c.name for trip in rest for c in trip.commands}, {"SUNION"})
+        self.assertLessEqual(max(len(c.keys) for trip in rest for c in trip.commands), 25 // 4)
+        # Each person's report set is read once: 6 by the script within its 25 steps (the chief's
+        # and 4 vice presidents' sets and the 18 people in them, then one set more: a SUNION reads
+        # a quarter of the budget left, at least one set), 294 after it.
+        self.assertEqual(len(sets), 294)
+        self.assertEqual(len(set(sets)), 294)
+        self.assertNotIn(keys.reports(top), sets)
         with self.assertRoundTrips(1):
             chain, _, report = store.employee_detail(top, store.MAX_DEPTH)
         self.assertTrue(report.cut)  # the page says its counts are lower bounds
         self.assertLess(report.within, 299)
+
+
+class BulkImportLoadsScriptsTest(RedisTestCase):
+    def test_the_first_read_after_a_bulk_import_is_one_round_trip(self):
+        client().script_flush()
+        ids = scale.load(scale.build(50))  # the bulk path, as seeding and the benchmark take it
+        with self.assertRoundTrips(1), self.assertCommands(1):
+            levels = store.reports_by_depth(ids["p0"], 2)
+        self.assertEqual(len(levels), 2)
