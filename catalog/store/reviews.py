@@ -10,33 +10,8 @@ from catalog.documents import Review
 from catalog.store.core import APP, REVIEWS
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, NotFound
-from config.store.children_scripts import FINISH
 from config.store.ids import IdBlock
 
-# The review's own add: the shared machinery's add (``children_scripts``), with the id taken from
-# this process's block and checked here, and the product's name returned for the message.
-# KEYS: product, its review set, the review, the review id counter, then the score indexes and
-# the event stream. ARGV: the spec as JSON.
-ADD_REVIEW = (
-    FINISH
-    + """
-local s = cjson.decode(ARGV[1])
-local parent, index, child, ids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
-if redis.call('EXISTS', child) == 1 or tonumber(redis.call('GET', ids) or '0') < tonumber(s.id) then
-  return {'stale'}
-end
-redis.call('HSET', child, unpack(s.fields))
-redis.call('ZADD', index, s.at, s.id)
-local held, before = embedded(parent, s)
-held[s.id] = s.copy
-local count = redis.call('HINCRBY', parent, s.count, 1)
-local total = redis.call('HINCRBY', parent, s.sum, s.amount)
-finish(s, parent, index, held, before, count, total)
-return {'ok', redis.call('HGET', parent, s.label) or ''}
-"""
-)
 _IDS = IdBlock(keys.review_ids())  # this process's block of review ids (``config.store.ids.IdBlock``)
 
 
@@ -71,29 +46,12 @@ def add_named_review(
     """
     at = time.time() if at is None else at
     fields = {"author": author, "rating": str(rating), "comment": comment}
-    stored = {**fields, REVIEWS.parent_field: str(product_id), REVIEWS.time_field: repr(at)}
-    parent_key = keys.product(product_id)
-    for _ in range(2):
-        review_id = _IDS.take()
-        spec = {
-            "id": str(review_id),
-            "at": repr(at),
-            "amount": str(int(rating)),
-            "fields": [part for pair in stored.items() for part in pair],
-            "copy": {"id": str(review_id), **{name: stored.get(name, "") for name in REVIEWS.embed_fields}},
-            "label": "name",
-        }
-        event = actor.event("created", APP, "review", review_id, f"{rating}★ by {author}")
-        run_keys = [parent_key, keys.product_reviews(product_id), keys.review(review_id), keys.review_ids()]
-        # The shared machinery's runner: the spec's embed, aggregate, score and event parts.
-        reply = REVIEWS._run(ADD_REVIEW, run_keys, spec, product_id, event)
-        if reply[0] == "ok":
-            return AddedReview(review_id, reply[1])
-        if reply[0] == "notfound":
-            _IDS.put_back(review_id)
-            raise NotFound(parent_key)
-        _IDS.drop()  # stale: the data was reset, or another writer holds the id
-    raise Busy(parent_key)
+
+    def event(review_id: int):
+        return actor.event("created", APP, "review", review_id, f"{rating}★ by {author}")
+
+    review_id, name = REVIEWS.add_drawn(_IDS, product_id, fields, at, event, label="name")
+    return AddedReview(review_id, name)
 
 
 def delete_review(review_id: int, *, actor: Actor, product_id: int | None = None) -> dict[str, str]:

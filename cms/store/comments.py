@@ -12,32 +12,9 @@ from cms.store.core import APP, COMMENTS, Busy, NotFound
 from config.activity import Actor
 from config.redis import client
 from config.store import watch_retries
-from config.store.children_scripts import DELETE, FINISH
+from config.store.children_scripts import DELETE
 from config.store.ids import IdBlock
 
-# The comment's own add: the shared machinery's add (``children_scripts.ADD``), with the id taken
-# from this process's block and checked here, and the post's title answered for the message.
-# KEYS: post, its comment set, the comment, the comment id counter, then the event stream.
-# ARGV: the spec as JSON. Replies: {"notfound"} | {"stale"} (the id is not the counter's to give
-# or is taken: nothing written) | {"ok", title}.
-ADD_COMMENT = (
-    FINISH
-    + """
-local s = cjson.decode(ARGV[1])
-local parent, index, child, ids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
-if redis.call('EXISTS', child) == 1 or tonumber(redis.call('GET', ids) or '0') < tonumber(s.id) then
-  return {'stale'}
-end
-redis.call('HSET', child, unpack(s.fields))
-redis.call('ZADD', index, s.at, s.id)
-local held, before = embedded(parent, s)
-held[s.id] = s.copy
-local count = redis.call('HINCRBY', parent, s.count, 1)
-finish(s, parent, index, held, before, count, 0)
-return {'ok', redis.call('HGET', parent, s.label) or ''}
-"""
-)
 _IDS = IdBlock(keys.comment_ids())  # this process's block of comment ids
 
 
@@ -66,36 +43,21 @@ def add_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor
 
 def add_named_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor) -> AddedComment:
     """A new comment and its post's title (for the screen's message); the post's embed of the newest 3
-    and its count move with it. One round trip: the ADD_COMMENT script, its id from this process's
-    block (``config.store.ids.IdBlock``: one INCRBY every ``ID_BLOCK`` comments, and again when the script refuses a
-    stale id). Raises NotFound, and then writes nothing, for a missing post.
+    and its count move with it. One round trip: the shared machinery's ``add_drawn``, its id from this
+    process's block (``config.store.ids.IdBlock``: one INCRBY every ``ID_BLOCK`` comments, and again when
+    the script refuses a stale id). Raises NotFound, and then writes nothing, for a missing post.
 
     ``author`` is who wrote it, ``actor`` who wrote it to Redis (the same
     user on the screen, "seed" for the seeder); the event links to the post.
     """
-    stored = {"author": author, "text": text, COMMENTS.parent_field: str(post_id), COMMENTS.time_field: repr(at)}
-    post_key = keys.post(post_id)
-    for _ in range(2):
-        comment_id = _IDS.take()
-        spec = {
-            "id": str(comment_id),
-            "at": repr(at),
-            "fields": [part for pair in stored.items() for part in pair],
-            "copy": {"id": str(comment_id), **{name: stored.get(name, "") for name in COMMENTS.embed_fields}},
-            "label": "title",
-        }
-        event = actor.event("created", APP, "comment", comment_id, text[:60])
-        event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
-        run_keys = [post_key, keys.post_comments(post_id), keys.comment(comment_id), keys.comment_ids()]
-        # The shared machinery's runner: the spec's embed, aggregate, score and event parts.
-        reply = COMMENTS._run(ADD_COMMENT, run_keys, spec, post_id, event)
-        if reply[0] == "ok":
-            return AddedComment(comment_id, reply[1])
-        if reply[0] == "notfound":
-            _IDS.put_back(comment_id)
-            raise NotFound(post_key)
-        _IDS.drop()  # stale: the data was reset, or another writer holds the id
-    raise Busy(post_key)
+
+    def event(comment_id: int):
+        created = actor.event("created", APP, "comment", comment_id, text[:60])
+        return replace(created, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
+
+    fields = {"author": author, "text": text}
+    comment_id, title = COMMENTS.add_drawn(_IDS, post_id, fields, at, event, label="title")
+    return AddedComment(comment_id, title)
 
 
 def draw_comment_ids() -> None:

@@ -40,7 +40,8 @@ from config import keys as core_keys
 from config.activity import Event
 from config.redis import client
 from config.store import Busy, NotFound, pipelined, watch_retries
-from config.store.children_scripts import ADD, DELETE, RESERVE, run_script
+from config.store.children_scripts import ADD, ADD_DRAWN, DELETE, RESERVE, run_script
+from config.store.ids import IdBlock
 
 __all__ = ["Child", "ChildCollection", "NotFound"]
 
@@ -153,6 +154,45 @@ class ChildCollection:
         if reply[0] == "notfound":  # the parent went between the two round trips; the id stays unused
             raise NotFound(parent_key)
         return child_id
+
+    def add_drawn(
+        self,
+        block: IdBlock,
+        parent_id: int,
+        fields: dict[str, str],
+        at: float,
+        event: Callable[[int], Event],
+        label: str,
+    ) -> tuple[int, str]:
+        """Add a child whose id comes from this process's ``block``; returns its id and the parent's
+        ``label`` field (for the screen's message).
+
+        One round trip: ``ADD_DRAWN`` writes what ``add`` does, after refusing an id the counter has not
+        reached (the data was reset since the block was drawn) or that a child holds; the block is then
+        drawn again, once. Raises NotFound, writing nothing, for a missing parent, and Busy when the new
+        block's id is refused too.
+        """
+        parent_key = self.parent_key(parent_id)
+        stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
+        for _ in range(2):
+            child_id = block.take()
+            spec = {
+                "id": str(child_id),
+                "at": repr(at),
+                "amount": str(int(stored[self.summed])) if self.summed else "0",
+                "fields": [part for pair in stored.items() for part in pair],
+                "copy": self._copy(child_id, stored),
+                "label": label,
+            }
+            keys = [parent_key, self.index_key(parent_id), self.child_key(child_id), self.ids_key]
+            reply = self._run(ADD_DRAWN, keys, spec, parent_id, event(child_id))
+            if reply[0] == "ok":
+                return child_id, reply[1]
+            if reply[0] == "notfound":
+                block.put_back(child_id)
+                raise NotFound(parent_key)
+            block.drop()  # stale: the data was reset, or another writer holds the id
+        raise Busy(parent_key)
 
     def delete(
         self,
