@@ -139,14 +139,7 @@ class ChildCollection:
         child_id = int(run_script(RESERVE, [parent_key, self.ids_key], [self.count_field]))
         if not child_id:
             raise NotFound(parent_key)
-        stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
-        spec = {
-            "id": str(child_id),
-            "at": repr(at),
-            "amount": str(int(stored[self.summed])) if self.summed else "0",
-            "fields": [part for pair in stored.items() for part in pair],
-            "copy": self._copy(child_id, stored),
-        }
+        spec = self._add_spec(child_id, parent_id, fields, at)
         keys = [parent_key, self.index_key(parent_id), self.child_key(child_id)]
         if callable(event):
             event = event(child_id)
@@ -173,17 +166,9 @@ class ChildCollection:
         block's id is refused too.
         """
         parent_key = self.parent_key(parent_id)
-        stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
         for _ in range(2):
             child_id = block.take()
-            spec = {
-                "id": str(child_id),
-                "at": repr(at),
-                "amount": str(int(stored[self.summed])) if self.summed else "0",
-                "fields": [part for pair in stored.items() for part in pair],
-                "copy": self._copy(child_id, stored),
-                "label": label,
-            }
+            spec = {**self._add_spec(child_id, parent_id, fields, at), "label": label}
             keys = [parent_key, self.index_key(parent_id), self.child_key(child_id), self.ids_key]
             reply = self._run(ADD_DRAWN, keys, spec, parent_id, event(child_id))
             if reply[0] == "ok":
@@ -319,6 +304,17 @@ class ChildCollection:
         return self._newest(copies)
 
     # --- internals --------------------------------------------------------------
+
+    def _add_spec(self, child_id: int, parent_id: int, fields: dict[str, str], at: float) -> dict:
+        """What an add script writes of the child: its fields, its time and summed amount, its embedded copy."""
+        stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
+        return {
+            "id": str(child_id),
+            "at": repr(at),
+            "amount": str(int(stored[self.summed])) if self.summed else "0",
+            "fields": [part for pair in stored.items() for part in pair],
+            "copy": self._copy(child_id, stored),
+        }
 
     def _copy(self, child_id: int | str, stored: dict[str, str]) -> dict[str, str]:
         return {"id": str(child_id), **{name: stored.get(name, "") for name in self.embed_fields}}

@@ -59,13 +59,9 @@ local function embedded(parent, s)
 end
 """
 
-# KEYS: parent, index, child, then the score indexes and the event stream. ARGV: the spec as JSON.
-ADD = (
-    FINISH
-    + """
-local s = cjson.decode(ARGV[1])
-local parent, index, child = KEYS[1], KEYS[2], KEYS[3]
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
+# The write of an add, once its checks passed: the child's hash, its place in the set, the embed,
+# the count and sum, the score indexes and the event (``finish``).
+_WRITE_CHILD = """
 redis.call('HSET', child, unpack(s.fields))
 redis.call('ZADD', index, s.at, s.id)
 local held, before = embedded(parent, s)
@@ -74,6 +70,18 @@ local count = redis.call('HINCRBY', parent, s.count, 1)
 local total = 0
 if s.sum ~= '' then total = redis.call('HINCRBY', parent, s.sum, s.amount) end
 finish(s, parent, index, held, before, count, total)
+"""
+
+# KEYS: parent, index, child, then the score indexes and the event stream. ARGV: the spec as JSON.
+ADD = (
+    FINISH
+    + """
+local s = cjson.decode(ARGV[1])
+local parent, index, child = KEYS[1], KEYS[2], KEYS[3]
+if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
+"""
+    + _WRITE_CHILD
+    + """
 return {'ok', count, total}
 """
 )
@@ -92,14 +100,9 @@ if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
 if redis.call('EXISTS', child) == 1 or tonumber(redis.call('GET', ids) or '0') < tonumber(s.id) then
   return {'stale'}
 end
-redis.call('HSET', child, unpack(s.fields))
-redis.call('ZADD', index, s.at, s.id)
-local held, before = embedded(parent, s)
-held[s.id] = s.copy
-local count = redis.call('HINCRBY', parent, s.count, 1)
-local total = 0
-if s.sum ~= '' then total = redis.call('HINCRBY', parent, s.sum, s.amount) end
-finish(s, parent, index, held, before, count, total)
+"""
+    + _WRITE_CHILD
+    + """
 return {'ok', redis.call('HGET', parent, s.label) or ''}
 """
 )

@@ -1,13 +1,11 @@
 """Building catalog data through the store, as the screens would."""
 
-from contextlib import contextmanager
 from decimal import Decimal
-from unittest import mock
 
 from catalog import store
 from catalog.documents import Product
-from config import trace
 from config.activity import Actor
+from config.benchmark.pages import capturing
 
 EARBUDS = {"battery_life": "24", "connection_type": "bluetooth", "fit": "in-ear"}
 CONSOLE = {"storage_type": "ssd", "usb_ports": "3", "hdmi_ports": "1", "gpu": "RDNA 2"}
@@ -36,15 +34,6 @@ def review(product_id, rating, author="ann", at=None, comment=""):
     return store.add_review(product_id, author, rating, comment, actor=TESTER, at=at)
 
 
-@contextmanager
 def sent_commands():
     """The whole arguments of every command the traced clients send, in order (the trace cuts them)."""
-    seen: list[tuple] = []
-    original = trace.Command.of.__func__
-
-    def of(cls, args):
-        seen.append(tuple(args))
-        return original(cls, args)
-
-    with mock.patch.object(trace.Command, "of", classmethod(of)):
-        yield seen
+    return capturing()
