@@ -34,6 +34,12 @@ def input_bytes() -> int:
     return int(client().info("stats")["total_net_input_bytes"])
 
 
+def cpu_seconds() -> float:
+    """The server process's CPU time since start, user and system (INFO cpu)."""
+    cpu = client().info("cpu")
+    return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+
+
 def server_ms(names: frozenset[str] | None = None) -> float:
     """The server's own time running commands since start (INFO commandstats usec), INFO and CONFIG left
     out; only the commands ``names`` (lowercase) when given."""
@@ -56,15 +62,17 @@ class RedisRun:
         self.server = server
 
     def timed(self, app: str, records: int, write) -> Load:
-        """``write()`` timed, with the memory it added, the commands the server ran for it and the bytes
-        it sent them in."""
-        before, commands, received = used_memory(), commands_served(), input_bytes()
+        """``write()`` timed, with the memory it added, the commands the server ran for it, the bytes it
+        sent them in and the server's CPU time meanwhile."""
+        cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
         started = time.perf_counter()
         write()
         seconds = time.perf_counter() - started
         received = input_bytes() - received - INFO_STATS_BYTES  # the INFO between the two readings
         served = commands_served() - commands - 3  # the INFO calls between the two readings
-        return Load(app, records, seconds, used_memory() - before, commands=served, input_bytes=received)
+        load = Load(app, records, seconds, used_memory() - before, commands=served, input_bytes=received)
+        load.server_cpu_seconds = cpu_seconds() - cpu
+        return load
 
     used_memory = staticmethod(used_memory)
     flush = staticmethod(flush)

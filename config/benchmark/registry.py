@@ -49,6 +49,7 @@ class Load:
     per_record: dict[str, float] = field(default_factory=dict)
     commands: int = 0  # server commands (INFO commandstats), Redis only
     input_bytes: int = 0  # bytes the server read for them (INFO stats total_net_input_bytes), Redis only
+    server_cpu_seconds: float = 0.0  # the server's CPU meanwhile (INFO cpu), Redis only
 
     @property
     def rate(self) -> float:
@@ -57,6 +58,11 @@ class Load:
     @property
     def commands_per_second(self) -> float:
         return self.commands / self.seconds if self.seconds else 0.0
+
+    @property
+    def server_busy(self) -> float:
+        """The share of the load's time the server spent on the CPU: near 1, Redis is what limits it."""
+        return self.server_cpu_seconds / self.seconds if self.seconds else 0.0
 
     @property
     def bytes_per_command(self) -> float:

@@ -93,7 +93,7 @@ def loads_table(figures: dict) -> list[str]:
     shares = seeding_shares(figures)
     sql = {side: {x["app"]: x for x in figures["loads"].get(side, [])} for side in ("sqlite", "postgres")}
     header = ["data", "records", "Redis records/s", "Redis commands/s", "bytes per command",
-              "of redis-benchmark -P 32", "of redis-benchmark -P 32 at the same bytes per command",
+              "of redis-benchmark -P 32", "of redis-benchmark -P 32 at the same bytes per command", "Redis CPU busy",
               "SQLite rows/s", "PostgreSQL rows/s", "Redis memory per record"]  # fmt: skip
     rows = []
     for load in figures["loads"]["redis"]:
@@ -104,7 +104,7 @@ def loads_table(figures: dict) -> list[str]:
         rows.append(
             [load["app"], f"{load['records']:,}", f"{load['rate']:,.0f}", f"{load['commands_per_second']:,.0f}",
              f"{load.get('bytes_per_command', 0):,.0f}", f"{plain:.1%}" if plain else "",
-             f"{own:.1%} (`-d {size}`)" if own else "",
+             f"{own:.1%} (`-d {size}`)" if own else "", f"{load.get('server_busy', 0):.0%}",
              *(f"{x['rate']:,.0f}" if x else "" for x in other), memory]
         )  # fmt: skip
     rate = f"redis-benchmark: {ceiling['commands_per_second']:,.0f} commands/s (`{ceiling['command']}`)"
@@ -272,6 +272,7 @@ def as_json(outcome) -> dict:
             "app": x.app, "records": x.records, "seconds": x.seconds, "bytes": x.bytes, "rate": x.rate,
             "per_record": x.per_record, "commands": x.commands, "commands_per_second": x.commands_per_second,
             "input_bytes": x.input_bytes, "bytes_per_command": x.bytes_per_command,
+            "server_cpu_seconds": x.server_cpu_seconds, "server_busy": x.server_busy,
         }  # fmt: skip
 
     def ceiling_of(c):

@@ -166,6 +166,8 @@ class BenchmarkCommandTest(RedisTestCase):
         for app, load in loads.items():
             self.assertGreater(load["input_bytes"], load["commands"], app)  # no command is under a byte
             self.assertEqual(sized[app]["data_size"], seeding.value_size(load["bytes_per_command"]), app)
+            self.assertGreater(load["server_cpu_seconds"], 0, app)
+            self.assertAlmostEqual(load["server_busy"], load["server_cpu_seconds"] / load["seconds"], app)
             if not sized[app]["note"]:
                 self.assertIn(f"-d {sized[app]['data_size']} --csv", sized[app]["command"])
                 self.assertGreater(sized[app]["commands_per_second"], 0, app)
