@@ -8,6 +8,8 @@ from django.templatetags.static import static
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
+from config import layout
+
 register = template.Library()
 
 
@@ -74,6 +76,36 @@ def asset(path: str) -> str:
     if url is None:
         url = _assets[key] = static(path)
     return url
+
+
+_HEAD = (
+    '<link rel="stylesheet" href="{css}">\n'
+    """  <meta name="htmx-config" content='{{"includeIndicatorStyles": false, "allowEval": false}}'>\n"""
+    '  <script src="{htmx}" defer></script>\n'
+    '  <script src="{app}" defer></script>'
+)
+
+
+@register.simple_tag
+def layout_head() -> SafeString:
+    """The layout's stylesheet, htmx's settings and its two scripts, with their static URLs (``asset``)."""
+    return mark_safe(  # noqa: S308  (the storage's URLs of fixed names, escaped)
+        _HEAD.format(
+            css=escape(asset("css/app.css")), htmx=escape(asset("js/htmx.min.js")), app=escape(asset("js/app.js"))
+        )
+    )
+
+
+@register.simple_tag(takes_context=True)
+def layout_top(context) -> SafeString:
+    """``<body>`` to ``<main>``: the menu and the sign-out form (``config.layout.top_html``)."""
+    return layout.top_html(context)
+
+
+@register.simple_tag(takes_context=True)
+def layout_messages(context) -> SafeString:
+    """The request's messages, if any (``config.layout.messages_html``)."""
+    return layout.messages_html(context)
 
 
 # --- pagination ------------------------------------------------------------------------------
