@@ -19,6 +19,7 @@ from urllib.parse import quote_from_bytes, unquote_to_bytes
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
+from django.utils.translation import get_language
 
 from config.keyspace import KeyPattern, keyspace
 
@@ -113,12 +114,22 @@ def key_url(key: bytes | str, base: str = "") -> str:
     return f"{base or reverse('keybrowser:browse')}?key={key_param(raw)}"
 
 
+_hidden: tuple[object, str | None, tuple[bytes, ...]] = (None, None, ())
+
+
 def hidden_prefixes() -> tuple[bytes, ...]:
-    """Django's cache and session keys: never listed, never read (sessions are secrets)."""
-    prefixes = {f"{options.get('KEY_PREFIX', '')}:" for options in settings.CACHES.values()}
-    if "django" in keyspace.prefixes:
-        prefixes.add(keyspace.prefix("django"))
-    return tuple(sorted(p.encode() for p in prefixes))
+    """Django's cache and session keys: never listed, never read (sessions are secrets).
+
+    Asked for once per key on a list page, so worked out once for the CACHES setting
+    and the registry's ``django`` prefix it was made from (a test may change either)."""
+    global _hidden
+    caches, registered = settings.CACHES, keyspace.prefixes.get("django")
+    if _hidden[0] is not caches or _hidden[1] != registered:
+        prefixes = {f"{options.get('KEY_PREFIX', '')}:" for options in caches.values()}
+        if registered is not None:
+            prefixes.add(registered)
+        _hidden = (caches, registered, tuple(sorted(p.encode() for p in prefixes)))
+    return _hidden[2]
 
 
 def is_hidden(key: bytes | str) -> bool:
@@ -250,19 +261,20 @@ class MemberLink:
     screen_url: str = ""
 
 
-def member_link(member: bytes, ids_of: KeyPattern | None) -> MemberLink:
-    """Links for a member that is an id of ``ids_of`` or the name of a registered key."""
+def member_link(member: bytes, ids_of: KeyPattern | None, base: str = "") -> MemberLink:
+    """Links for a member that is an id of ``ids_of`` or the name of a registered key
+    (``base``, the browser's path, as for ``key_url``)."""
     try:
         text = member.decode()
     except UnicodeDecodeError:
         return MemberLink()
     if ids_of is not None and (member_ref := member_id(member)):
         key = ids_of.pattern.replace("*", member_ref)
-        return MemberLink(key_url(key), ids_of.screen_url(key))
+        return MemberLink(key_url(key, base), ids_of.screen_url(key))
     if ":" in text and not is_hidden(text):
         pattern = owner(text)
         if pattern is not None:
-            return MemberLink(key_url(text), pattern.screen_url(text))
+            return MemberLink(key_url(text, base), pattern.screen_url(text))
     return MemberLink()
 
 
@@ -297,24 +309,38 @@ class KeyRow:
     url: str
     owner: KeyPattern | None
     screen_url: str
+    memory: str = ""  # the memory usage as people read it ("1.2 KB"), "" when unknown
 
     @property
     def ttl(self) -> str:
         return duration(self.meta.ttl_ms)
 
-    @property
-    def memory(self) -> str:
-        return "" if self.meta.memory is None else filesizeformat(self.meta.memory)
+
+_sizes: dict[tuple[int, str | None], str] = {}
+
+
+def size(count: int, language: str | None = None) -> str:
+    """``filesizeformat`` of a byte count, kept per count and language (``language``, the
+    active one, when the caller already has it): a list shows fifty, and the filter's
+    translation and number formatting cost more than the rest of a row."""
+    key = (count, language or get_language())
+    shown = _sizes.get(key)
+    if shown is None:
+        if len(_sizes) > 4096:
+            _sizes.clear()
+        shown = _sizes[key] = filesizeformat(count)
+    return shown
 
 
 def key_rows(metas) -> list[KeyRow]:
-    base, rows, index = reverse("keybrowser:browse"), [], _patterns_by_shape()
+    base, rows, index, language = reverse("keybrowser:browse"), [], _patterns_by_shape(), get_language()
     for meta in metas:
         pattern = owner(meta.key, index)
         text = meta.key.decode("utf-8", "backslashreplace")
         name = show(meta.key, limit=NAME_SHOWN, name=True)
         screen = pattern.screen_url(text) if pattern and len(meta.key) <= LINK_LIMIT else ""
-        rows.append(KeyRow(meta, name, key_url(meta.key, base), pattern, screen))
+        memory = "" if meta.memory is None else size(meta.memory, language)
+        rows.append(KeyRow(meta, name, key_url(meta.key, base), pattern, screen, memory))
     return rows
 
 
@@ -331,10 +357,10 @@ class Cell:
     size: int
 
 
-def cell(value: bytes, ids_of: KeyPattern | None = None, limit: int = VALUE_SHOWN) -> Cell:
+def cell(value: bytes, ids_of: KeyPattern | None = None, limit: int = VALUE_SHOWN, base: str = "") -> Cell:
     value = bytes(value)
     shown = show(value, limit=limit)
-    return Cell(shown, "" if shown.truncated else pretty_json(value), member_link(value, ids_of), len(value))
+    return Cell(shown, "" if shown.truncated else pretty_json(value), member_link(value, ids_of, base), len(value))
 
 
 def score(value: float) -> str:
@@ -354,24 +380,24 @@ def hexdump(value: bytes, start: int = 0) -> str:
 def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None, as_hex=False) -> dict:
     """What a key page shows of one page of ``content`` (a ``keystore.KeyContent``), by type.
     A string can be shown ``as_hex``; a binary one offers it."""
-    kind, offset = content.meta.type, content.offset
+    kind, offset, base = content.meta.type, content.offset, reverse("keybrowser:browse")
     if kind == "hash":
         return {
             "fields": [
-                (cell(name, limit=NAME_SHOWN), cell(value, field_id_pattern(name, key_owner)))
+                (cell(name, limit=NAME_SHOWN, base=base), cell(value, field_id_pattern(name, key_owner), base=base))
                 for name, value in content.rows
             ]
         }
     if kind == "set":
-        return {"members": [cell(member, ids_of) for member in content.rows]}
+        return {"members": [cell(member, ids_of, base=base) for member in content.rows]}
     if kind == "zset":
-        return {"scored": [(offset + i, cell(m, ids_of), score(s)) for i, (m, s) in enumerate(content.rows)]}
+        return {"scored": [(offset + i, cell(m, ids_of, base=base), score(s)) for i, (m, s) in enumerate(content.rows)]}
     if kind == "list":
-        return {"items": [(offset + i, cell(item, ids_of)) for i, item in enumerate(content.rows)]}
+        return {"items": [(offset + i, cell(item, ids_of, base=base)) for i, item in enumerate(content.rows)]}
     if kind == "stream":
         return {
             "entries": [
-                (entry_id.decode(), [(cell(f, limit=NAME_SHOWN), cell(v)) for f, v in fields])
+                (entry_id.decode(), [(cell(f, limit=NAME_SHOWN, base=base), cell(v, base=base)) for f, v in fields])
                 for entry_id, fields in content.rows
             ]
         }

@@ -35,6 +35,27 @@ def key_rows(rows) -> SafeString:
     return render.key_rows(rows)
 
 
+# --- one key's page ---------------------------------------------------------------------------
+
+
+@register.simple_tag(takes_context=True)
+def key_meta(context) -> SafeString:
+    """The metadata card of the key page (``meta``, ``owner``, ``ttl``, ``expires_at``), built in Python."""
+    return render.key_meta(context["meta"], context.get("owner"), context.get("ttl", ""), context.get("expires_at"))
+
+
+@register.simple_tag(takes_context=True)
+def key_owner(context) -> SafeString:
+    """The owner card of the key page (``owner``, ``screens``, ``screen_url``, ``related``, ``ids_of``)."""
+    return render.key_owner(
+        context.get("owner"),
+        context.get("screens") or [],
+        context.get("screen_url") or "",
+        context.get("related") or [],
+        context.get("ids_of"),
+    )
+
+
 # --- one key's content, a table body per type, built once per page --------------------------
 
 
