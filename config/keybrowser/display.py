@@ -228,21 +228,33 @@ def field_id_pattern(field: bytes, key_owner: KeyPattern | None) -> KeyPattern |
     return next((p for p in _document_patterns(key_owner.app) if p.segments[1] == entity), None)
 
 
+_relations: dict[tuple, list[tuple[int, list[str], KeyPattern]]] = {}  # (owner, registry) -> its relations
+
+
 def related_keys(key: str, key_owner: KeyPattern | None) -> list[tuple[str, KeyPattern]]:
     """The other keys of the same document, by the registry: a document's relation
     keys (``catalog:product:42`` -> ``catalog:product:42:reviews``) and a relation
-    key's document (the other way round)."""
+    key's document (the other way round). Which patterns those are depends on the
+    owner and the registry only, so it is worked out once for each."""
     if key_owner is None:
         return []
-    parts, mine = key.split(":"), key_owner.segments
-    found = []
-    for pattern in sorted(keyspace.patterns, key=lambda p: p.pattern):
-        theirs = pattern.segments
-        if len(theirs) > len(mine) and theirs[: len(mine)] == mine and pattern.wildcards == key_owner.wildcards:
-            found.append((":".join([*parts, *theirs[len(mine) :]]), pattern))
-        elif len(theirs) < len(mine) and mine[: len(theirs)] == theirs and pattern.wildcards == key_owner.wildcards:
-            found.append((":".join(parts[: len(theirs)]), pattern))
-    return found
+    signature = tuple(p.pattern for p in keyspace.patterns)
+    relations = _relations.get((key_owner, signature))
+    if relations is None:
+        mine, relations = key_owner.segments, []
+        for pattern in sorted(keyspace.patterns, key=lambda p: p.pattern):
+            theirs = pattern.segments
+            if pattern.wildcards != key_owner.wildcards:
+                continue
+            if len(theirs) > len(mine) and theirs[: len(mine)] == mine:
+                relations.append((len(mine), theirs[len(mine) :], pattern))  # the key, then these segments
+            elif len(theirs) < len(mine) and mine[: len(theirs)] == theirs:
+                relations.append((len(theirs), [], pattern))  # the key's first segments
+        if len(_relations) > 1000:
+            _relations.clear()
+        _relations[(key_owner, signature)] = relations
+    parts = key.split(":")
+    return [(":".join([*parts[:kept], *tail]), pattern) for kept, tail, pattern in relations]
 
 
 _MEMBER_ID = re.compile(rb"(?:\A|[\x00:|])(\d{1,20})\Z")
@@ -261,21 +273,24 @@ class MemberLink:
     screen_url: str = ""
 
 
-def member_link(member: bytes, ids_of: KeyPattern | None, base: str = "") -> MemberLink:
+NO_LINK = MemberLink()
+
+
+def member_link(member: bytes, ids_of: KeyPattern | None, base: str = "", index: dict | None = None) -> MemberLink:
     """Links for a member that is an id of ``ids_of`` or the name of a registered key
-    (``base``, the browser's path, as for ``key_url``)."""
+    (``base``, the browser's path, as for ``key_url``; ``index``, the registry's, as for ``owner``)."""
     try:
         text = member.decode()
     except UnicodeDecodeError:
-        return MemberLink()
+        return NO_LINK
     if ids_of is not None and (member_ref := member_id(member)):
         key = ids_of.pattern.replace("*", member_ref)
         return MemberLink(key_url(key, base), ids_of.screen_url(key))
     if ":" in text and not is_hidden(text):
-        pattern = owner(text)
+        pattern = owner(text, index)
         if pattern is not None:
             return MemberLink(key_url(text, base), pattern.screen_url(text))
-    return MemberLink()
+    return NO_LINK
 
 
 # --- rows for templates -------------------------------------------------------------
@@ -357,10 +372,14 @@ class Cell:
     size: int
 
 
-def cell(value: bytes, ids_of: KeyPattern | None = None, limit: int = VALUE_SHOWN, base: str = "") -> Cell:
+def cell(
+    value: bytes, ids_of: KeyPattern | None = None, limit: int = VALUE_SHOWN, base: str = "", index: dict | None = None
+) -> Cell:
+    """One value to show; ``base`` and ``index`` (see ``member_link``) save working them out again per value."""
     value = bytes(value)
     shown = show(value, limit=limit)
-    return Cell(shown, "" if shown.truncated else pretty_json(value), member_link(value, ids_of, base), len(value))
+    link = member_link(value, ids_of, base, index)
+    return Cell(shown, "" if shown.truncated else pretty_json(value), link, len(value))
 
 
 def score(value: float) -> str:
@@ -379,25 +398,27 @@ def hexdump(value: bytes, start: int = 0) -> str:
 
 def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None, as_hex=False) -> dict:
     """What a key page shows of one page of ``content`` (a ``keystore.KeyContent``), by type.
-    A string can be shown ``as_hex``; a binary one offers it."""
-    kind, offset, base = content.meta.type, content.offset, reverse("keybrowser:browse")
+    A string can be shown ``as_hex``; a binary one offers it. The browser's path and the
+    registry's index are worked out once for the page's fifty values."""
+    kind, offset = content.meta.type, content.offset
+    links = {"base": reverse("keybrowser:browse"), "index": _patterns_by_shape()}
     if kind == "hash":
         return {
             "fields": [
-                (cell(name, limit=NAME_SHOWN, base=base), cell(value, field_id_pattern(name, key_owner), base=base))
+                (cell(name, limit=NAME_SHOWN, **links), cell(value, field_id_pattern(name, key_owner), **links))
                 for name, value in content.rows
             ]
         }
     if kind == "set":
-        return {"members": [cell(member, ids_of, base=base) for member in content.rows]}
+        return {"members": [cell(member, ids_of, **links) for member in content.rows]}
     if kind == "zset":
-        return {"scored": [(offset + i, cell(m, ids_of, base=base), score(s)) for i, (m, s) in enumerate(content.rows)]}
+        return {"scored": [(offset + i, cell(m, ids_of, **links), score(s)) for i, (m, s) in enumerate(content.rows)]}
     if kind == "list":
-        return {"items": [(offset + i, cell(item, ids_of, base=base)) for i, item in enumerate(content.rows)]}
+        return {"items": [(offset + i, cell(item, ids_of, **links)) for i, item in enumerate(content.rows)]}
     if kind == "stream":
         return {
             "entries": [
-                (entry_id.decode(), [(cell(f, limit=NAME_SHOWN, base=base), cell(v, base=base)) for f, v in fields])
+                (entry_id.decode(), [(cell(f, limit=NAME_SHOWN, **links), cell(v, **links)) for f, v in fields])
                 for entry_id, fields in content.rows
             ]
         }
@@ -407,6 +428,6 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
         view = {"binary": shown.escaped, "as_hex": as_hex}
         if as_hex:
             return {**view, "hex": hexdump(content.value, offset)}
-        cell_ = Cell(shown, pretty_json(content.value) if whole else "", MemberLink(), len(content.value))
+        cell_ = Cell(shown, pretty_json(content.value) if whole else "", NO_LINK, len(content.value))
         return {**view, "string": cell_}
     return {}
