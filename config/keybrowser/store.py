@@ -148,9 +148,11 @@ return {cursor, examined, found}
 """
 
 # Everything a list shows of each key in KEYS, in one command whatever the type and the
-# number of keys: {type, length, PTTL, encoding, memory} per key ("none" and -1 for a
-# missing one), then DBSIZE when ARGV[1] is "1". A Lua array stops at its first nil, so
-# a missing reply travels as false (a nil reply) inside its own five-slot entry.
+# number of keys: {type, length, PTTL, encoding, memory} per key ("none", -1, -2 and nil
+# for a missing one), then DBSIZE when ARGV[1] is "1". A script runs alone, so a key TYPE
+# found stays until its last read (OBJECT and MEMORY cannot meet a missing key). A Lua
+# array stops at its first nil, so a missing reply travels as false (a nil reply) inside
+# its own five-slot entry.
 _DESCRIBE_KEYS = """-- key browser: describe keys
 local lengths = {string = 'STRLEN', hash = 'HLEN', list = 'LLEN', set = 'SCARD', zset = 'ZCARD', stream = 'XLEN'}
 local out = {}
@@ -160,10 +162,8 @@ for i, key in ipairs(KEYS) do
   if t ~= 'none' then
     if lengths[t] then entry[2] = redis.call(lengths[t], key) end
     entry[3] = redis.call('PTTL', key)
-    local encoding = redis.pcall('OBJECT', 'ENCODING', key)
-    if type(encoding) == 'string' then entry[4] = encoding end
-    local memory = redis.pcall('MEMORY', 'USAGE', key)
-    if type(memory) == 'number' then entry[5] = memory end
+    entry[4] = redis.call('OBJECT', 'ENCODING', key)
+    entry[5] = redis.call('MEMORY', 'USAGE', key)
   end
   out[i] = entry
 end
