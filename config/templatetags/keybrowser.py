@@ -35,6 +35,37 @@ def key_rows(rows) -> SafeString:
     return render.key_rows(rows)
 
 
+# --- the key list ------------------------------------------------------------------------------
+
+
+def _plural(count) -> str:
+    return "" if count == 1 else "s"
+
+
+@register.simple_tag(takes_context=True)
+def scan_status(context) -> SafeString:
+    """The key list's scan status line (``page``, ``rows``, ``continued``, ``listed``, ``oob``), built in
+    Python: how many keys from how many SCAN steps, and whether the SCAN is finished."""
+    page, rows, continued = context["page"], context.get("rows") or [], context.get("continued")
+    oob = ' hx-swap-oob="true"' if context.get("oob") else ""
+    back = (
+        f'Continued from a cursor · <a href="{escape(context.get("first_query", ""))}">back to the start</a> · '
+        if continued
+        else ""
+    )
+    so_far = f", {int(context.get('listed') or 0)} listed so far" if continued else ""
+    if page.cursor:
+        end = f"The SCAN is not finished: “Load more” continues from cursor <code>{int(page.cursor)}</code>."
+    else:
+        end = "The SCAN is complete."
+    return mark_safe(  # noqa: S308  (numbers, fixed text and an escaped query)
+        f'<p class="hint" id="scan-status"{oob}>\n  {back}\n'
+        f"  {len(rows)} key{_plural(len(rows))} from {int(page.steps)} SCAN step{_plural(page.steps)} "
+        f"(<code>COUNT</code> adapting up to {int(context.get('scan_count') or 0)}) of {int(page.dbsize)} keys "
+        f"in the database{so_far}.\n  {end}\n  Django's cache and session keys are never listed.\n</p>"
+    )
+
+
 # --- one key's page ---------------------------------------------------------------------------
 
 
