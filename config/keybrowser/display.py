@@ -89,9 +89,16 @@ def pretty_json(value: bytes) -> str:
         return ""
 
 
+# Bytes that ``quote_from_bytes(..., safe="")`` leaves as they are, and the ``:`` it encodes.
+_UNQUOTED = re.compile(rb"[A-Za-z0-9_.~:-]*")
+
+
 def key_param(key: bytes | str) -> str:
-    """The key, percent-encoded byte for byte, for ``?key=``: binary names survive the round trip."""
+    """The key, percent-encoded byte for byte, for ``?key=``: binary names survive the round trip.
+    A name of letters, digits and ``:`` (nearly every key) only has its ``:`` to encode."""
     raw = key.encode() if isinstance(key, str) else key
+    if _UNQUOTED.fullmatch(raw):
+        return raw.decode("ascii").replace(":", "%3A")
     return quote_from_bytes(raw, safe="")
 
 
@@ -315,7 +322,7 @@ def duration(ms: int | None) -> str:
     return f"{seconds}s"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class KeyRow:
     """One key of a list: its metadata, its name made safe, its links and its owner."""
 
