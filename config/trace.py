@@ -38,7 +38,10 @@ _NO_KEYS = {
 
 
 def _text(value) -> str:
-    if isinstance(value, bytes):
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is bytes:
         return value.decode("utf-8", "backslashreplace")
     return str(value)
 
@@ -49,14 +52,14 @@ def command_keys(name: str, args: tuple) -> tuple[str, ...]:
     if name in _NO_KEYS or not args:
         return ()
     if name in _ALL_KEYS:
-        return tuple(_text(a) for a in args)
+        return tuple(map(_text, args))
     if name in _TWO_KEYS:
-        return tuple(_text(a) for a in args[:2])
+        return tuple(map(_text, args[:2]))
     if name == "MSET":
-        return tuple(_text(a) for a in args[::2])
+        return tuple(map(_text, args[::2]))
     if name in {"EVAL", "EVALSHA"}:
         numkeys = int(args[1])
-        return tuple(_text(a) for a in args[2 : 2 + numkeys])
+        return tuple(map(_text, args[2 : 2 + numkeys]))
     if name in {"ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"}:
         numkeys = int(args[1])
         return (_text(args[0]),) + tuple(_text(a) for a in args[2 : 2 + numkeys])
