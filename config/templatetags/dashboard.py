@@ -4,6 +4,7 @@ of a template node per attribute. Every value that comes from data or a form is 
 
 from django import template
 from django.conf import settings
+from django.template.base import render_value_in_context
 from django.templatetags.static import static
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
@@ -106,6 +107,50 @@ def layout_top(context) -> SafeString:
 def layout_messages(context) -> SafeString:
     """The request's messages, if any (``config.layout.messages_html``)."""
     return layout.messages_html(context)
+
+
+# --- the autocomplete field ------------------------------------------------------------------
+
+
+def _shown(context, name: str, default=None) -> str:
+    """``{{ name }}`` (``{{ name|default:default }}`` when ``default`` is given), as the template
+    printed it: "" when the context lacks it, localized and escaped unless marked safe."""
+    if name not in context:
+        value = default if default is not None else ""
+    else:
+        value = context[name]
+        if default is not None and not value:
+            value = default
+    return render_value_in_context(value, context)
+
+
+@register.simple_tag(takes_context=True)
+def autocomplete_field(context) -> SafeString:
+    """The ARIA combobox of ``includes/autocomplete.html`` (see ``config.autocomplete``), built in
+    Python from the include's parameters: name, id, url, label, value, placeholder, mode, fill_name,
+    fill_value. Every value is escaped as ``{{ }}`` would."""
+    field_id, name = _shown(context, "id"), _shown(context, "name")
+    placeholder = f' placeholder="{_shown(context, "placeholder")}"' if context.get("placeholder") else ""
+    fill = ""
+    if context.get("mode") == "fill":
+        fill = (
+            f'<input type="hidden" name="{_shown(context, "fill_name")}" '
+            f'value="{_shown(context, "fill_value", "")}" data-autocomplete-value>'
+        )
+    label = _shown(context, "label") if context.get("label") else name
+    return mark_safe(  # noqa: S308  (every value escaped by _shown)
+        f'<div class="autocomplete" data-autocomplete="{_shown(context, "mode", "go")}">\n'
+        f'  <input type="text" name="{name}" id="{field_id}" value="{_shown(context, "value", "")}"{placeholder}\n'
+        '         role="combobox" aria-autocomplete="list" aria-expanded="false" '
+        f'aria-controls="{field_id}-listbox" autocomplete="off" maxlength="100"\n'
+        f"""         hx-get="{_shown(context, "url")}" hx-vals='{{"listbox": "{field_id}-listbox"}}' """
+        'hx-trigger="input changed delay:250ms" hx-sync="this:replace"\n'
+        f'         hx-target="#{field_id}-listbox" hx-swap="innerHTML">\n'
+        f"  {fill}\n"
+        f'  <ul class="autocomplete-options" id="{field_id}-listbox" role="listbox" '
+        f'aria-label="Suggestions for {label}" hidden></ul>\n'
+        "</div>\n"
+    )
 
 
 # --- pagination ------------------------------------------------------------------------------
