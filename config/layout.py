@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from django.urls import get_script_prefix, get_urlconf, reverse
-from django.utils.html import escape
+from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
 from config import roles
@@ -101,6 +101,56 @@ class Layout:
         else:  # has_perm for each, in one pass over the backends
             held = frozenset(user.get_all_permissions()).intersection(_PERMISSIONS)
         return nav_links(self.section, held)
+
+
+_CSRF_INPUT = '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+
+
+def top_html(context) -> SafeString:
+    """The layout from ``<body>`` to the opening of ``<main>``: the htmx CSRF header, the
+    brand, and for a signed-in user the menu and the sign-out form.
+
+    One call instead of a dozen template nodes, on every page. It reads what the template
+    read (``layout``, ``user``, ``csrf_token`` from the context processors) and prints
+    what it printed, each value escaped; a value missing from the context prints as "".
+    """
+    parts = context.get("layout")
+    user = context.get("user")
+    token = context.get("csrf_token")
+    token = "" if token is None else escape(str(token))
+    urls = parts.urls if parts is not None else {}
+    html = [
+        f"""<body hx-headers='{{"X-CSRFToken": "{token}"}}'>\n  <div class="layout">\n"""
+        f'    <nav class="sidebar" aria-label="Main">\n'
+        f'      <a class="brand" href="{escape(urls.get("dashboard", ""))}">Redis <span>modeling</span></a>\n'
+    ]
+    if user is not None and user.is_authenticated:
+        csrf_input = _CSRF_INPUT.format(token) if token and token != "NOTPROVIDED" else ""
+        html.append(
+            '      <input type="checkbox" id="nav-toggle" class="nav-toggle" aria-label="Show the menu">\n'
+            '      <label for="nav-toggle" class="nav-toggle-label" aria-hidden="true">Menu</label>\n'
+            f"      {parts.nav if parts is not None else ''}\n"
+            f'      <form class="signout" method="post" action="{escape(urls.get("logout", ""))}">\n'
+            f"        {csrf_input}\n"
+            f'        <span class="who">{escape(user.get_username())}</span>\n'
+            '        <button type="submit" class="link">Sign out</button>\n'
+            "      </form>\n"
+        )
+    html.append("    </nav>\n    <main>")
+    return mark_safe("".join(html))  # noqa: S308  (fixed markup; every value escaped above)
+
+
+def messages_html(context) -> SafeString:
+    """The messages of the request (``messages`` from its context processor), each escaped
+    unless it was marked safe, as the template's ``{{ message }}`` did; "" when there are none."""
+    messages = context.get("messages")
+    if not messages:
+        return mark_safe("")
+    items = "".join(
+        f'<li class="message {conditional_escape(message.tags)}">{conditional_escape(str(message))}</li>'
+        for message in messages
+    )
+    return mark_safe(f'<ul class="messages" role="status">\n        {items}\n      </ul>')  # noqa: S308
 
 
 def layout(request) -> dict:

@@ -126,6 +126,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "config.layout.layout",
             ],
+            # {% url %} reversing each URL once per process (config.templatetags.reversing).
+            "builtins": ["config.templatetags.reversing"],
         },
     },
 ]

@@ -38,7 +38,10 @@ _NO_KEYS = {
 
 
 def _text(value) -> str:
-    if isinstance(value, bytes):
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is bytes:
         return value.decode("utf-8", "backslashreplace")
     return str(value)
 
@@ -49,14 +52,14 @@ def command_keys(name: str, args: tuple) -> tuple[str, ...]:
     if name in _NO_KEYS or not args:
         return ()
     if name in _ALL_KEYS:
-        return tuple(_text(a) for a in args)
+        return tuple(map(_text, args))
     if name in _TWO_KEYS:
-        return tuple(_text(a) for a in args[:2])
+        return tuple(map(_text, args[:2]))
     if name == "MSET":
-        return tuple(_text(a) for a in args[::2])
+        return tuple(map(_text, args[::2]))
     if name in {"EVAL", "EVALSHA"}:
         numkeys = int(args[1])
-        return tuple(_text(a) for a in args[2 : 2 + numkeys])
+        return tuple(map(_text, args[2 : 2 + numkeys]))
     if name in {"ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"}:
         numkeys = int(args[1])
         return (_text(args[0]),) + tuple(_text(a) for a in args[2 : 2 + numkeys])
@@ -68,15 +71,28 @@ def command_keys(name: str, args: tuple) -> tuple[str, ...]:
     return (_text(args[0]),)
 
 
-@dataclass
 class Command:
-    name: str
-    keys: tuple[str, ...]
-    args: tuple[str, ...]  # as shown: cut to ARG_CHARS, at most ARGS_SHOWN of them
-    arg_keys: tuple[str, ...] = ()  # for each shown argument, the whole key it names, or ""
+    """One command as the panel shows it: its name, its keys, its arguments cut for showing.
+
+    Recording keeps the arguments as sent and nothing else; the rest is worked out
+    the first time it is asked for. Most commands are never shown (the panel lists
+    the first ``LISTED``), so a page of a few hundred commands pays for a tuple each.
+    """
+
+    __slots__ = ("_raw", "_name", "_keys", "_args", "_arg_keys")
+
+    def __init__(self, name: str, keys: tuple[str, ...], args: tuple[str, ...], arg_keys: tuple[str, ...] = ()):
+        self._raw = None
+        self._name, self._keys, self._args, self._arg_keys = name, keys, args, arg_keys
 
     @classmethod
     def of(cls, args: tuple) -> Command:
+        command = cls.__new__(cls)
+        command._raw = args
+        return command
+
+    def _parse(self) -> None:
+        args, self._raw = self._raw, None
         name = _text(args[0]).upper()
         rest = args[1:]
         # Two-word commands (OBJECT ENCODING, MEMORY USAGE, SCRIPT LOAD ...).
@@ -94,12 +110,49 @@ class Command:
         if len(rest) > ARGS_SHOWN:
             shown.append(f"…(+{len(rest) - ARGS_SHOWN})")
             arg_keys.append("")
-        return cls(shown_name, keys, tuple(shown), tuple(arg_keys))
+        self._name, self._keys, self._args, self._arg_keys = shown_name, keys, tuple(shown), tuple(arg_keys)
+
+    @property
+    def name(self) -> str:
+        if self._raw is not None:
+            self._parse()
+        return self._name
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The key arguments, whole."""
+        if self._raw is not None:
+            self._parse()
+        return self._keys
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        """The arguments as shown: cut to ARG_CHARS, at most ARGS_SHOWN of them."""
+        if self._raw is not None:
+            self._parse()
+        return self._args
+
+    @property
+    def arg_keys(self) -> tuple[str, ...]:
+        """For each shown argument, the whole key it names, or ""."""
+        if self._raw is not None:
+            self._parse()
+        return self._arg_keys
 
     @property
     def parts(self) -> list[tuple[str, str]]:
         """(shown text, key or "") for each argument, for the panel's links."""
         return list(zip(self.args, self.arg_keys))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Command):
+            return NotImplemented
+        return (self.name, self.keys, self.args, self.arg_keys) == (other.name, other.keys, other.args, other.arg_keys)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Command({self.name!r}, {self.keys!r}, {self.args!r}, {self.arg_keys!r})"
 
     def __str__(self) -> str:
         return " ".join((self.name, *self.args))
@@ -171,11 +224,20 @@ def traced(call, commands, origin: str, kind: str, node: str = ""):
     ``commands`` is a function, so nothing is built when no trace is open.
     """
 
-    def trips():
-        shown = commands()
-        return {node: shown} if shown else {}
-
-    return traced_nodes(call, trips, origin, kind)
+    trace = _current.get()
+    if trace is None:
+        return call()
+    shown = commands()
+    started, failed = time.perf_counter(), ""
+    try:
+        return call()
+    except BaseException as exc:
+        failed = type(exc).__name__
+        raise
+    finally:
+        if shown:
+            ms = (time.perf_counter() - started) * 1000
+            trace.round_trips.append(RoundTrip(shown, ms, origin, kind, failed, node))
 
 
 def traced_nodes(call, trips, origin: str, kind: str):

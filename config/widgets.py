@@ -9,9 +9,10 @@ and hands any other template (an app's own widget, a form template) to Django's 
 
 from __future__ import annotations
 
+from html import escape as html_escape
+
 from django.forms.renderers import DjangoTemplates
 from django.utils.formats import localize
-from django.utils.html import conditional_escape, escape
 from django.utils.timezone import template_localtime
 
 _W = "django/forms/widgets/"
@@ -40,15 +41,18 @@ _MULTIPLE = {f"{_W}multiple_input.html", f"{_W}radio.html", f"{_W}checkbox_selec
 
 
 def _show(value) -> str:
-    """``{{ value }}``: localized, escaped unless already safe."""
+    """``{{ value }}``: localized, escaped unless already safe (``conditional_escape``, with
+    ``html.escape`` as Django's ``escape`` uses it, without its lazy-argument check per call)."""
     if not isinstance(value, str):
         value = localize(template_localtime(value))
-    return conditional_escape(value)
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return html_escape(str(value))
 
 
 def _formatted(value) -> str:
     """``{{ value|stringformat:'s' }}``: always escaped (the filter's result is never safe)."""
-    return escape(str(value))
+    return html_escape(str(value))
 
 
 def _attrs(attrs: dict) -> str:

@@ -19,6 +19,7 @@ from urllib.parse import quote_from_bytes, unquote_to_bytes
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
+from django.utils.translation import get_language
 
 from config.keyspace import KeyPattern, keyspace
 
@@ -40,7 +41,9 @@ def _escape_char(match: re.Match) -> str:
     return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
-@dataclass(frozen=True)
+# The values a page builds by the hundred (a name, a cell, a link, a key's metadata) are plain
+# slotted dataclasses, never changed once built: a frozen one costs ten times as much to build.
+@dataclass(slots=True)
 class Shown:
     """Bytes as text to show: ``escaped`` when some bytes could not be shown as they are."""
 
@@ -88,9 +91,16 @@ def pretty_json(value: bytes) -> str:
         return ""
 
 
+# Bytes that ``quote_from_bytes(..., safe="")`` leaves as they are, and the ``:`` it encodes.
+_UNQUOTED = re.compile(rb"[A-Za-z0-9_.~:-]*")
+
+
 def key_param(key: bytes | str) -> str:
-    """The key, percent-encoded byte for byte, for ``?key=``: binary names survive the round trip."""
+    """The key, percent-encoded byte for byte, for ``?key=``: binary names survive the round trip.
+    A name of letters, digits and ``:`` (nearly every key) only has its ``:`` to encode."""
     raw = key.encode() if isinstance(key, str) else key
+    if _UNQUOTED.fullmatch(raw):
+        return raw.decode("ascii").replace(":", "%3A")
     return quote_from_bytes(raw, safe="")
 
 
@@ -113,12 +123,22 @@ def key_url(key: bytes | str, base: str = "") -> str:
     return f"{base or reverse('keybrowser:browse')}?key={key_param(raw)}"
 
 
+_hidden: tuple[object, str | None, tuple[bytes, ...]] = (None, None, ())
+
+
 def hidden_prefixes() -> tuple[bytes, ...]:
-    """Django's cache and session keys: never listed, never read (sessions are secrets)."""
-    prefixes = {f"{options.get('KEY_PREFIX', '')}:" for options in settings.CACHES.values()}
-    if "django" in keyspace.prefixes:
-        prefixes.add(keyspace.prefix("django"))
-    return tuple(sorted(p.encode() for p in prefixes))
+    """Django's cache and session keys: never listed, never read (sessions are secrets).
+
+    Asked for once per key on a list page, so worked out once for the CACHES setting
+    and the registry's ``django`` prefix it was made from (a test may change either)."""
+    global _hidden
+    caches, registered = settings.CACHES, keyspace.prefixes.get("django")
+    if _hidden[0] is not caches or _hidden[1] != registered:
+        prefixes = {f"{options.get('KEY_PREFIX', '')}:" for options in caches.values()}
+        if registered is not None:
+            prefixes.add(registered)
+        _hidden = (caches, registered, tuple(sorted(p.encode() for p in prefixes)))
+    return _hidden[2]
 
 
 def is_hidden(key: bytes | str) -> bool:
@@ -217,21 +237,33 @@ def field_id_pattern(field: bytes, key_owner: KeyPattern | None) -> KeyPattern |
     return next((p for p in _document_patterns(key_owner.app) if p.segments[1] == entity), None)
 
 
+_relations: dict[tuple, list[tuple[int, list[str], KeyPattern]]] = {}  # (owner, registry) -> its relations
+
+
 def related_keys(key: str, key_owner: KeyPattern | None) -> list[tuple[str, KeyPattern]]:
     """The other keys of the same document, by the registry: a document's relation
     keys (``catalog:product:42`` -> ``catalog:product:42:reviews``) and a relation
-    key's document (the other way round)."""
+    key's document (the other way round). Which patterns those are depends on the
+    owner and the registry only, so it is worked out once for each."""
     if key_owner is None:
         return []
-    parts, mine = key.split(":"), key_owner.segments
-    found = []
-    for pattern in sorted(keyspace.patterns, key=lambda p: p.pattern):
-        theirs = pattern.segments
-        if len(theirs) > len(mine) and theirs[: len(mine)] == mine and pattern.wildcards == key_owner.wildcards:
-            found.append((":".join([*parts, *theirs[len(mine) :]]), pattern))
-        elif len(theirs) < len(mine) and mine[: len(theirs)] == theirs and pattern.wildcards == key_owner.wildcards:
-            found.append((":".join(parts[: len(theirs)]), pattern))
-    return found
+    signature = tuple(p.pattern for p in keyspace.patterns)
+    relations = _relations.get((key_owner, signature))
+    if relations is None:
+        mine, relations = key_owner.segments, []
+        for pattern in sorted(keyspace.patterns, key=lambda p: p.pattern):
+            theirs = pattern.segments
+            if pattern.wildcards != key_owner.wildcards:
+                continue
+            if len(theirs) > len(mine) and theirs[: len(mine)] == mine:
+                relations.append((len(mine), theirs[len(mine) :], pattern))  # the key, then these segments
+            elif len(theirs) < len(mine) and mine[: len(theirs)] == theirs:
+                relations.append((len(theirs), [], pattern))  # the key's first segments
+        if len(_relations) > 1000:
+            _relations.clear()
+        _relations[(key_owner, signature)] = relations
+    parts = key.split(":")
+    return [(":".join([*parts[:kept], *tail]), pattern) for kept, tail, pattern in relations]
 
 
 _MEMBER_ID = re.compile(rb"(?:\A|[\x00:|])(\d{1,20})\Z")
@@ -244,26 +276,30 @@ def member_id(member: bytes) -> str:
     return found.group(1).decode() if found else ""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class MemberLink:
     key_url: str = ""
     screen_url: str = ""
 
 
-def member_link(member: bytes, ids_of: KeyPattern | None) -> MemberLink:
-    """Links for a member that is an id of ``ids_of`` or the name of a registered key."""
+NO_LINK = MemberLink()
+
+
+def member_link(member: bytes, ids_of: KeyPattern | None, base: str = "", index: dict | None = None) -> MemberLink:
+    """Links for a member that is an id of ``ids_of`` or the name of a registered key
+    (``base``, the browser's path, as for ``key_url``; ``index``, the registry's, as for ``owner``)."""
     try:
         text = member.decode()
     except UnicodeDecodeError:
-        return MemberLink()
+        return NO_LINK
     if ids_of is not None and (member_ref := member_id(member)):
         key = ids_of.pattern.replace("*", member_ref)
-        return MemberLink(key_url(key), ids_of.screen_url(key))
+        return MemberLink(key_url(key, base), ids_of.screen_url(key))
     if ":" in text and not is_hidden(text):
-        pattern = owner(text)
+        pattern = owner(text, index)
         if pattern is not None:
-            return MemberLink(key_url(text), pattern.screen_url(text))
-    return MemberLink()
+            return MemberLink(key_url(text, base), pattern.screen_url(text))
+    return NO_LINK
 
 
 # --- rows for templates -------------------------------------------------------------
@@ -288,7 +324,7 @@ def duration(ms: int | None) -> str:
     return f"{seconds}s"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class KeyRow:
     """One key of a list: its metadata, its name made safe, its links and its owner."""
 
@@ -297,31 +333,45 @@ class KeyRow:
     url: str
     owner: KeyPattern | None
     screen_url: str
+    memory: str = ""  # the memory usage as people read it ("1.2 KB"), "" when unknown
 
     @property
     def ttl(self) -> str:
         return duration(self.meta.ttl_ms)
 
-    @property
-    def memory(self) -> str:
-        return "" if self.meta.memory is None else filesizeformat(self.meta.memory)
+
+_sizes: dict[tuple[int, str | None], str] = {}
+
+
+def size(count: int, language: str | None = None) -> str:
+    """``filesizeformat`` of a byte count, kept per count and language (``language``, the
+    active one, when the caller already has it): a list shows fifty, and the filter's
+    translation and number formatting cost more than the rest of a row."""
+    key = (count, language or get_language())
+    shown = _sizes.get(key)
+    if shown is None:
+        if len(_sizes) > 4096:
+            _sizes.clear()
+        shown = _sizes[key] = filesizeformat(count)
+    return shown
 
 
 def key_rows(metas) -> list[KeyRow]:
-    base, rows, index = reverse("keybrowser:browse"), [], _patterns_by_shape()
+    base, rows, index, language = reverse("keybrowser:browse"), [], _patterns_by_shape(), get_language()
     for meta in metas:
         pattern = owner(meta.key, index)
         text = meta.key.decode("utf-8", "backslashreplace")
         name = show(meta.key, limit=NAME_SHOWN, name=True)
         screen = pattern.screen_url(text) if pattern and len(meta.key) <= LINK_LIMIT else ""
-        rows.append(KeyRow(meta, name, key_url(meta.key, base), pattern, screen))
+        memory = "" if meta.memory is None else size(meta.memory, language)
+        rows.append(KeyRow(meta, name, key_url(meta.key, base), pattern, screen, memory))
     return rows
 
 
 VALUE_SHOWN = 4096  # bytes of one field, member or entry value shown in a table cell
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Cell:
     """One value of a key, made safe, pretty-printed when it is JSON, linked when it names a key."""
 
@@ -331,10 +381,14 @@ class Cell:
     size: int
 
 
-def cell(value: bytes, ids_of: KeyPattern | None = None, limit: int = VALUE_SHOWN) -> Cell:
+def cell(
+    value: bytes, ids_of: KeyPattern | None = None, limit: int = VALUE_SHOWN, base: str = "", index: dict | None = None
+) -> Cell:
+    """One value to show; ``base`` and ``index`` (see ``member_link``) save working them out again per value."""
     value = bytes(value)
     shown = show(value, limit=limit)
-    return Cell(shown, "" if shown.truncated else pretty_json(value), member_link(value, ids_of), len(value))
+    link = member_link(value, ids_of, base, index)
+    return Cell(shown, "" if shown.truncated else pretty_json(value), link, len(value))
 
 
 def score(value: float) -> str:
@@ -353,25 +407,27 @@ def hexdump(value: bytes, start: int = 0) -> str:
 
 def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None, as_hex=False) -> dict:
     """What a key page shows of one page of ``content`` (a ``keystore.KeyContent``), by type.
-    A string can be shown ``as_hex``; a binary one offers it."""
+    A string can be shown ``as_hex``; a binary one offers it. The browser's path and the
+    registry's index are worked out once for the page's fifty values."""
     kind, offset = content.meta.type, content.offset
+    links = {"base": reverse("keybrowser:browse"), "index": _patterns_by_shape()}
     if kind == "hash":
         return {
             "fields": [
-                (cell(name, limit=NAME_SHOWN), cell(value, field_id_pattern(name, key_owner)))
+                (cell(name, limit=NAME_SHOWN, **links), cell(value, field_id_pattern(name, key_owner), **links))
                 for name, value in content.rows
             ]
         }
     if kind == "set":
-        return {"members": [cell(member, ids_of) for member in content.rows]}
+        return {"members": [cell(member, ids_of, **links) for member in content.rows]}
     if kind == "zset":
-        return {"scored": [(offset + i, cell(m, ids_of), score(s)) for i, (m, s) in enumerate(content.rows)]}
+        return {"scored": [(offset + i, cell(m, ids_of, **links), score(s)) for i, (m, s) in enumerate(content.rows)]}
     if kind == "list":
-        return {"items": [(offset + i, cell(item, ids_of)) for i, item in enumerate(content.rows)]}
+        return {"items": [(offset + i, cell(item, ids_of, **links)) for i, item in enumerate(content.rows)]}
     if kind == "stream":
         return {
             "entries": [
-                (entry_id.decode(), [(cell(f, limit=NAME_SHOWN), cell(v)) for f, v in fields])
+                (entry_id.decode(), [(cell(f, limit=NAME_SHOWN, **links), cell(v, **links)) for f, v in fields])
                 for entry_id, fields in content.rows
             ]
         }
@@ -381,6 +437,6 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
         view = {"binary": shown.escaped, "as_hex": as_hex}
         if as_hex:
             return {**view, "hex": hexdump(content.value, offset)}
-        cell_ = Cell(shown, pretty_json(content.value) if whole else "", MemberLink(), len(content.value))
+        cell_ = Cell(shown, pretty_json(content.value) if whole else "", NO_LINK, len(content.value))
         return {**view, "string": cell_}
     return {}

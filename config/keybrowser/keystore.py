@@ -15,7 +15,6 @@ from redis.exceptions import ResponseError
 from config.keybrowser.display import is_hidden, member_id
 from config.keybrowser.nodes import SCAN_CURSOR_END, placed
 from config.keybrowser.store import (
-    _DESCRIBE,
     _STREAM_ID,
     OFFSET_END,
     PAGE,
@@ -108,7 +107,7 @@ def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[by
         raise HiddenKey(key)
     related = tuple(k for k in related if not is_hidden(k))
     pipe = raw_client().pipeline(transaction=False)
-    _queue_describe(pipe, key)
+    _queue_describe(pipe, [key])
     for other in related:
         pipe.exists(other)
     guess = ""
@@ -119,9 +118,10 @@ def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[by
         except ValueError:
             guess = ""
     replies = pipe.execute(raise_on_error=False)
-    meta = placed([_meta(key, replies[:_DESCRIBE])])[0]
-    found = {other: bool(n) for other, n in zip(related, replies[_DESCRIBE : _DESCRIBE + len(related)])}
-    page = replies[_DESCRIBE + len(related) :]
+    described = replies[0]
+    meta = placed([_meta(key, described[0] if isinstance(described, list) else described)])[0]
+    found = {other: bool(n) for other, n in zip(related, replies[1 : 1 + len(related)])}
+    page = replies[1 + len(related) :]
     if not meta.exists:
         return KeyContent(meta, related=found)
     position = parse_cursor(meta.type, cursor)

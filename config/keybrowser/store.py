@@ -3,10 +3,12 @@ page and a pattern's index, ``nodes`` walks a cluster's primaries. These modules
 code that talks to Redis for it.
 
 Read-only by construction: the only commands sent are SCAN and the HSCAN /
-SSCAN / ZRANGE / LRANGE / XRANGE / GETRANGE family with limits, TYPE, PTTL,
-OBJECT ENCODING, MEMORY USAGE, DBSIZE, the cardinality commands, and two small
-read-only Lua scripts sent with EVAL (so a flushed script cache never costs a
-second round trip). Never KEYS, never a whole read of a collection.
+SSCAN / ZRANGE / LRANGE / XRANGE / GETRANGE family with limits, DBSIZE, the
+cardinality commands, and small read-only Lua scripts sent with EVAL (so a
+flushed script cache never costs a second round trip): the SCAN loops, and the
+description of a page of keys (TYPE, length, PTTL, OBJECT ENCODING, MEMORY
+USAGE, each key in KEYS) in one command. Never KEYS, never a whole read of a
+collection.
 
 The raw client keeps bytes, so binary names and values reach ``display``
 intact. Django's cache and session keys are refused here as well as hidden
@@ -145,18 +147,28 @@ until cursor == '0' or #found >= want or examined >= most
 return {cursor, examined, found}
 """
 
-# A key's type and length in one command, whatever the type.
-_TYPE_AND_LENGTH = """-- key browser: type and length
-local t = redis.call('TYPE', KEYS[1])['ok']
-local n = -1
-if t == 'string' then n = redis.call('STRLEN', KEYS[1])
-elseif t == 'hash' then n = redis.call('HLEN', KEYS[1])
-elseif t == 'list' then n = redis.call('LLEN', KEYS[1])
-elseif t == 'set' then n = redis.call('SCARD', KEYS[1])
-elseif t == 'zset' then n = redis.call('ZCARD', KEYS[1])
-elseif t == 'stream' then n = redis.call('XLEN', KEYS[1])
+# Everything a list shows of each key in KEYS, in one command whatever the type and the
+# number of keys: {type, length, PTTL, encoding, memory} per key ("none", -1, -2 and nil
+# for a missing one), then DBSIZE when ARGV[1] is "1". A script runs alone, so a key TYPE
+# found stays until its last read (OBJECT and MEMORY cannot meet a missing key). A Lua
+# array stops at its first nil, so a missing reply travels as false (a nil reply) inside
+# its own five-slot entry.
+_DESCRIBE_KEYS = """-- key browser: describe keys
+local lengths = {string = 'STRLEN', hash = 'HLEN', list = 'LLEN', set = 'SCARD', zset = 'ZCARD', stream = 'XLEN'}
+local out = {}
+for i, key in ipairs(KEYS) do
+  local t = redis.call('TYPE', key)['ok']
+  local entry = {t, -1, -2, false, false}
+  if t ~= 'none' then
+    if lengths[t] then entry[2] = redis.call(lengths[t], key) end
+    entry[3] = redis.call('PTTL', key)
+    entry[4] = redis.call('OBJECT', 'ENCODING', key)
+    entry[5] = redis.call('MEMORY', 'USAGE', key)
+  end
+  out[i] = entry
 end
-return {t, n}
+if ARGV[1] == '1' then out[#out + 1] = redis.call('DBSIZE') end
+return out
 """
 
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}\Z")
@@ -168,7 +180,7 @@ class HiddenKey(Exception):
     """A Django cache or session key was asked for by name."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # built fifty to a page: not frozen, see display.Shown
 class KeyMeta:
     key: bytes
     type: str  # "none" when the key does not exist
@@ -194,55 +206,50 @@ class ScanPage:
     examined: int = 0  # keys the SCAN returned (before filtering), when the caller counts them
 
 
-def _queue_describe(pipe, key: bytes) -> None:
-    pipe.eval(_TYPE_AND_LENGTH, 1, key)
-    pipe.pttl(key)
-    pipe.object("encoding", key)
-    pipe.memory_usage(key)
+def _queue_describe(pipe, keys: list[bytes], with_dbsize: bool = False) -> None:
+    """One command describing ``keys`` (and DBSIZE): every key of it in KEYS, so on a
+    cluster, where a script's keys must share a slot, it is queued once per key."""
+    if keys or with_dbsize:
+        pipe.eval(_DESCRIBE_KEYS, len(keys), *keys, "1" if with_dbsize else "0")
 
 
-def _meta(key: bytes, replies: list) -> KeyMeta:
-    kind_length, pttl, encoding, memory = (None if isinstance(r, Exception) else r for r in replies)
-    kind, length = (kind_length[0].decode(), int(kind_length[1])) if kind_length else ("none", -1)
+def _meta(key: bytes, entry) -> KeyMeta:
+    """A key's description from its ``_DESCRIBE_KEYS`` entry (an exception when the script failed)."""
+    if not isinstance(entry, list):
+        return KeyMeta(key=key, type="none", length=None, ttl_ms=None, encoding="", memory=None)
+    kind, length, pttl, encoding, memory = entry
     return KeyMeta(
         key=key,
-        type=kind,
+        type=kind.decode(),
         length=length if length >= 0 else None,
-        ttl_ms=pttl if pttl is not None and pttl >= 0 else None,
-        encoding=encoding.decode() if isinstance(encoding, bytes) else "",
+        ttl_ms=pttl if pttl >= 0 else None,
+        encoding=encoding.decode() if encoding else "",
         memory=memory,
     )
 
 
-_DESCRIBE = 4  # commands queued per key by _queue_describe
-
-
-def _metas(keys: list[bytes], replies: list) -> list[KeyMeta]:
-    return [_meta(key, replies[i * _DESCRIBE : (i + 1) * _DESCRIBE]) for i, key in enumerate(keys)]
-
-
 def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta], int]:
-    """Type, length, TTL, encoding and memory of every key, in one pipeline (on a cluster,
-    one round trip per node the keys live on, sent together, and DBSIZE on every primary)."""
+    """Type, length, TTL, encoding and memory of every key, and DBSIZE, in one round trip:
+    one script for all the keys on one server, so a page of 50 keys is one command and not
+    two hundred (on a cluster, a script per key, pipelined: one round trip per node the
+    keys live on, sent together, and DBSIZE on every primary)."""
     keys = [k for k in keys if not is_hidden(k)]
     if not keys and not with_dbsize:
         return [], 0
     client = raw_client()
+    if not on_cluster():
+        entries = client.eval(_DESCRIBE_KEYS, len(keys), *keys, "1" if with_dbsize else "0")
+        total = entries.pop() if with_dbsize else 0
+        return [_meta(key, entry) for key, entry in zip(keys, entries)], total
     pipe = client.pipeline(transaction=False)
     for key in keys:
-        _queue_describe(pipe, key)
-    sizes = 0
-    if with_dbsize and on_cluster():
-        primaries = client.primaries()
-        for node in primaries:
-            pipe.execute_command("DBSIZE", target_nodes=node)
-        sizes = len(primaries)
-    elif with_dbsize:
-        pipe.dbsize()
-        sizes = 1
+        _queue_describe(pipe, [key])
+    primaries = client.primaries() if with_dbsize else []
+    for node in primaries:
+        pipe.execute_command("DBSIZE", target_nodes=node)
     replies = pipe.execute(raise_on_error=False)
-    total = sum(replies[len(replies) - sizes :]) if sizes else 0
-    return placed(_metas(keys, replies)), total
+    metas = [_meta(key, reply[0] if isinstance(reply, list) else reply) for key, reply in zip(keys, replies)]
+    return placed(metas), sum(replies[len(keys) :])
 
 
 def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -> tuple[list[bytes], int, int]:

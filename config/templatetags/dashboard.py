@@ -4,9 +4,12 @@ of a template node per attribute. Every value that comes from data or a form is 
 
 from django import template
 from django.conf import settings
+from django.template.base import render_value_in_context
 from django.templatetags.static import static
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
+
+from config import layout
 
 register = template.Library()
 
@@ -74,6 +77,80 @@ def asset(path: str) -> str:
     if url is None:
         url = _assets[key] = static(path)
     return url
+
+
+_HEAD = (
+    '<link rel="stylesheet" href="{css}">\n'
+    """  <meta name="htmx-config" content='{{"includeIndicatorStyles": false, "allowEval": false}}'>\n"""
+    '  <script src="{htmx}" defer></script>\n'
+    '  <script src="{app}" defer></script>'
+)
+
+
+@register.simple_tag
+def layout_head() -> SafeString:
+    """The layout's stylesheet, htmx's settings and its two scripts, with their static URLs (``asset``)."""
+    return mark_safe(  # noqa: S308  (the storage's URLs of fixed names, escaped)
+        _HEAD.format(
+            css=escape(asset("css/app.css")), htmx=escape(asset("js/htmx.min.js")), app=escape(asset("js/app.js"))
+        )
+    )
+
+
+@register.simple_tag(takes_context=True)
+def layout_top(context) -> SafeString:
+    """``<body>`` to ``<main>``: the menu and the sign-out form (``config.layout.top_html``)."""
+    return layout.top_html(context)
+
+
+@register.simple_tag(takes_context=True)
+def layout_messages(context) -> SafeString:
+    """The request's messages, if any (``config.layout.messages_html``)."""
+    return layout.messages_html(context)
+
+
+# --- the autocomplete field ------------------------------------------------------------------
+
+
+def _shown(context, name: str, default=None) -> str:
+    """``{{ name }}`` (``{{ name|default:default }}`` when ``default`` is given), as the template
+    printed it: "" when the context lacks it, localized and escaped unless marked safe."""
+    if name not in context:
+        value = default if default is not None else ""
+    else:
+        value = context[name]
+        if default is not None and not value:
+            value = default
+    return render_value_in_context(value, context)
+
+
+@register.simple_tag(takes_context=True)
+def autocomplete_field(context) -> SafeString:
+    """The ARIA combobox of ``includes/autocomplete.html`` (see ``config.autocomplete``), built in
+    Python from the include's parameters: name, id, url, label, value, placeholder, mode, fill_name,
+    fill_value. Every value is escaped as ``{{ }}`` would."""
+    field_id, name = _shown(context, "id"), _shown(context, "name")
+    placeholder = f' placeholder="{_shown(context, "placeholder")}"' if context.get("placeholder") else ""
+    fill = ""
+    if context.get("mode") == "fill":
+        fill = (
+            f'<input type="hidden" name="{_shown(context, "fill_name")}" '
+            f'value="{_shown(context, "fill_value", "")}" data-autocomplete-value>'
+        )
+    label = _shown(context, "label") if context.get("label") else name
+    return mark_safe(  # noqa: S308  (every value escaped by _shown)
+        f'<div class="autocomplete" data-autocomplete="{_shown(context, "mode", "go")}">\n'
+        f'  <input type="text" name="{name}" id="{field_id}" value="{_shown(context, "value", "")}"{placeholder}\n'
+        '         role="combobox" aria-autocomplete="list" aria-expanded="false" '
+        f'aria-controls="{field_id}-listbox" autocomplete="off" maxlength="100"\n'
+        f"""         hx-get="{_shown(context, "url")}" hx-vals='{{"listbox": "{field_id}-listbox"}}' """
+        'hx-trigger="input changed delay:250ms" hx-sync="this:replace"\n'
+        f'         hx-target="#{field_id}-listbox" hx-swap="innerHTML">\n'
+        f"  {fill}\n"
+        f'  <ul class="autocomplete-options" id="{field_id}-listbox" role="listbox" '
+        f'aria-label="Suggestions for {label}" hidden></ul>\n'
+        "</div>\n"
+    )
 
 
 # --- pagination ------------------------------------------------------------------------------

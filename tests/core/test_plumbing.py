@@ -5,6 +5,7 @@ import tempfile
 import threading
 import time
 from copy import deepcopy
+from unittest import mock
 
 from django.conf import settings
 from django.test import Client, override_settings
@@ -54,6 +55,23 @@ class TraceTest(RedisTestCase):
         self.assertEqual(first.kind, "transaction")
         self.assertEqual(second.kind, "command")
         self.assertEqual(recorded.touched_keys(), ["t:a", "t:b"])
+
+    def test_recording_keeps_the_arguments_and_works_out_what_is_shown_only_when_asked(self):
+        with mock.patch.object(trace, "command_keys", wraps=trace.command_keys) as keys_of:
+            with trace.recording() as recorded:
+                pipe = client().pipeline(transaction=False)
+                for i in range(500):
+                    pipe.set(f"t:{i}", "v" * 100)
+                pipe.execute()
+            self.assertEqual(keys_of.call_count, 0)  # a page of many commands pays a tuple for each
+            self.assertEqual(recorded.command_count(), 500)
+            (trip,) = recorded.round_trips
+            shown = trip.commands[7]
+            self.assertEqual((shown.name, shown.keys), ("SET", ("t:7",)))
+            self.assertEqual(shown.args, ("t:7", "v" * (trace.ARG_CHARS - 1) + "…"))
+            self.assertEqual(keys_of.call_count, 1)
+            self.assertEqual(str(trip.commands[7]), str(shown))
+            self.assertEqual(keys_of.call_count, 1)  # worked out once
 
     def test_watched_reads_are_round_trips_of_their_own(self):
         with self.assertRoundTrips(3) as recorded, client().pipeline() as pipe:

@@ -69,9 +69,15 @@ class ReadOnlyTest(KeysTestCase):
         self.assertEqual(client.dbsize(), dbsize)
 
     def test_the_lua_scripts_only_read(self):
-        for script in (store._SCAN, store._TREE, store._TYPE_AND_LENGTH):
-            called = set(re.findall(r"redis\.call\('([A-Z]+)'", script))
-            self.assertLessEqual(called, {"SCAN", "TYPE", "STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"})
+        reads = {"SCAN", "TYPE", "STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"}
+        reads |= {"PTTL", "OBJECT", "MEMORY", "DBSIZE"}
+        for script in (store._SCAN, store._TREE, store._ORPHANS, store._DESCRIBE_KEYS):
+            called = set(re.findall(r"redis\.p?call\('([A-Z]+)'", script))
+            self.assertLessEqual(called, reads)
+            # Every call names its command, but the length's, read from a table of read commands.
+            computed = re.findall(r"redis\.p?call\(([^')]+)", script)
+            self.assertLessEqual(set(computed), {"lengths[t], key"})
+        self.assertLessEqual(set(re.findall(r"= '([A-Z]+)'", store._DESCRIBE_KEYS)), reads)
 
 
 class SessionTest(KeysTestCase):
