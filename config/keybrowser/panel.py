@@ -23,7 +23,7 @@ from config.keybrowser.behind import HIDDEN
 from config.keybrowser.display import NAME_SHOWN, hidden_prefixes
 from config.trace import Trace
 
-LISTED = 40  # commands listed in the panel at most; "keys behind this screen" has the rest
+LISTED = behind.MAX_COMMANDS  # commands listed in the panel at most; "keys behind this screen" has the keys
 
 
 @cache
