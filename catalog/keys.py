@@ -21,9 +21,10 @@ EBOOK = "8 Data Modeling Patterns in Redis"
 @key(
     "string",
     "Id counter (INCR)",
-    "The last id handed out for products and reviews (INCR).",
-    why="INCR is atomic, so two writers never get the same id, and ids survive restarts because they live "
-    "in Redis, not in process memory.",
+    "The last id handed out for products and reviews: INCRBY 100 draws a block for one server process, "
+    "INCRBY n a seeder's or an import's batch.",
+    why="INCRBY is atomic, so two writers never get the same id, and ids survive restarts because they live "
+    "in Redis, not in process memory; a block spares each add the round trip that drew its id.",
 )
 def ids(entity: str) -> str:
     return f"catalog:ids:{entity}"
