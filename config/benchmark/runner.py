@@ -93,10 +93,13 @@ class Sides:
     def sending(self, names: frozenset[str]) -> Sides:
         """These sides, with the Redis server's time counted over the commands an operation sends: a
         script's own calls are in its EVALSHA's time, and INFO commandstats counts them again under
-        their names. EXEC is left out for the same reason: its time is its queued commands'."""
+        their names. EXEC is left out for the same reason: its time is its queued commands'. EVAL and
+        EVALSHA go together: a script is sent whole the first time, by its digest after."""
         if self.redis_server_time is None:
             return self
         count, names = self.redis_server_time, names - {"exec"}
+        if names & {"eval", "evalsha"}:  # a script sent whole once, by its digest after
+            names |= {"eval", "evalsha"}
         return replace(self, server_time={**self.server_time, "redis": lambda: count(names)})
 
     def calls(self, op: Operation) -> dict[str, Callable[[int], Any]]:
