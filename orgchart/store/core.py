@@ -109,6 +109,16 @@ class Script:
             client().script_load(self.source)
             return client().evalsha(self.sha, len(keys_), *keys_, *argv)
 
+    def read(self, keys_: list[str], args: list) -> list:
+        """Run a read alone: one EVALSHA costs the client less than a pipeline of one. No event arguments;
+        if the server has lost the scripts (a restart), they are loaded and the read sent again."""
+        argv = [*keys.graph_prefixes(), 0, "", "", *args]
+        try:
+            return client().evalsha(self.sha, len(keys_), *keys_, *argv)
+        except NoScriptError:
+            load_scripts()
+            return client().evalsha(self.sha, len(keys_), *keys_, *argv)
+
     def queue(self, pipe, keys_: list[str], args: list) -> None:
         """Queue a read on a plain pipeline (see ``run``); no event arguments."""
         pipe.evalsha(self.sha, len(keys_), *keys_, *keys.graph_prefixes(), 0, "", "", *args)

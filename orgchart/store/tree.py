@@ -284,9 +284,7 @@ def _walk(pk: int, depth: int) -> list[list[int]]:
     Lua, and every command stays short), so a walk costs about as many round trips as the tree
     has levels, whatever its size."""
     budget = conf.walk_budget()
-    pipe = pipeline()
-    _SUBTREE.queue(pipe, [keys.reports(pk)], [depth, budget, 0, pk])
-    reply = run(pipe)[0]
+    reply = _SUBTREE.read([keys.reports(pk)], [depth, budget, 0, pk])
     walked, count = reply[0], reply[1]
     found, at = [], 2 + count
     for size in reply[2 : 2 + count]:
