@@ -90,7 +90,7 @@ class TracedPipeline(Pipeline):
         def commands():
             stack = [trace.Command.of(args) for args, _ in self.command_stack]
             if transactional and stack:
-                stack = [trace.Command.of(("MULTI",)), *stack, trace.Command.of(("EXEC",))]
+                stack = trace.in_transaction(stack)
             return stack
 
         return trace.traced(
@@ -173,10 +173,7 @@ class TracedClusterPipeline(ClusterPipeline):
             for queued in queue:
                 by_node.setdefault(self.node_of(queued.args, queued.options), []).append(trace.Command.of(queued.args))
             if transactional:
-                by_node = {
-                    node: [trace.Command.of(("MULTI",)), *stack, trace.Command.of(("EXEC",))]
-                    for node, stack in by_node.items()
-                }
+                by_node = {node: trace.in_transaction(stack) for node, stack in by_node.items()}
             return by_node
 
         return trace.traced_nodes(

@@ -91,6 +91,12 @@ class Command:
         command._raw = args
         return command
 
+    def _parsed(self) -> Command:
+        """This command, its shown parts worked out (once)."""
+        if self._raw is not None:
+            self._parse()
+        return self
+
     def _parse(self) -> None:
         args, self._raw = self._raw, None
         name = _text(args[0]).upper()
@@ -114,30 +120,22 @@ class Command:
 
     @property
     def name(self) -> str:
-        if self._raw is not None:
-            self._parse()
-        return self._name
+        return self._parsed()._name
 
     @property
     def keys(self) -> tuple[str, ...]:
         """The key arguments, whole."""
-        if self._raw is not None:
-            self._parse()
-        return self._keys
+        return self._parsed()._keys
 
     @property
     def args(self) -> tuple[str, ...]:
         """The arguments as shown: cut to ARG_CHARS, at most ARGS_SHOWN of them."""
-        if self._raw is not None:
-            self._parse()
-        return self._args
+        return self._parsed()._args
 
     @property
     def arg_keys(self) -> tuple[str, ...]:
         """For each shown argument, the whole key it names, or ""."""
-        if self._raw is not None:
-            self._parse()
-        return self._arg_keys
+        return self._parsed()._arg_keys
 
     @property
     def parts(self) -> list[tuple[str, str]]:
@@ -156,6 +154,11 @@ class Command:
 
     def __str__(self) -> str:
         return " ".join((self.name, *self.args))
+
+
+def in_transaction(commands: list[Command]) -> list[Command]:
+    """A transaction's commands as the server receives them: between MULTI and EXEC."""
+    return [Command.of(("MULTI",)), *commands, Command.of(("EXEC",))]
 
 
 @dataclass
