@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import threading
 import unittest
 from contextlib import contextmanager
@@ -51,6 +52,13 @@ def run_concurrently(target, args_list) -> None:
 def files_of(folder) -> dict[str, bytes]:
     """Every file under ``folder`` by its relative path, with its bytes: two exports compare whole."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def temporary_folder(test: unittest.TestCase) -> Path:
+    """A folder of the test's own, removed after it."""
+    folder = tempfile.TemporaryDirectory()
+    test.addCleanup(folder.cleanup)
+    return Path(folder.name)
 
 
 def flush_test_redis() -> None:

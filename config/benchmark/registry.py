@@ -53,20 +53,25 @@ class Load:
 
     @property
     def rate(self) -> float:
-        return self.records / self.seconds if self.seconds else 0.0
+        return _over(self.records, self.seconds)
 
     @property
     def commands_per_second(self) -> float:
-        return self.commands / self.seconds if self.seconds else 0.0
+        return _over(self.commands, self.seconds)
 
     @property
     def server_busy(self) -> float:
         """The share of the load's time the server spent on the CPU: near 1, Redis is what limits it."""
-        return self.server_cpu_seconds / self.seconds if self.seconds else 0.0
+        return _over(self.server_cpu_seconds, self.seconds)
 
     @property
     def bytes_per_command(self) -> float:
-        return self.input_bytes / self.commands if self.commands else 0.0
+        return _over(self.input_bytes, self.commands)
+
+
+def _over(amount: float, per: float) -> float:
+    """``amount / per``, 0 when nothing was measured."""
+    return amount / per if per else 0.0
 
 
 @dataclass

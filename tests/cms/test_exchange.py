@@ -1,9 +1,7 @@
 """The CMS's import through the bulk path: ids, histories, comments and every derived structure
 come back, in a fixed number of round trips per batch, with one activity event per file."""
 
-import tempfile
 from io import StringIO
-from pathlib import Path
 
 from django.core.management import call_command
 from django.test import SimpleTestCase
@@ -16,7 +14,7 @@ from config.exchange.report import Report
 from config.exchange.spec import Record
 from config.invariants import violations
 from config.redis import client
-from tests.base import RedisTestCase, files_of
+from tests.base import RedisTestCase, files_of, temporary_folder
 
 
 class BulkImportTest(RedisTestCase):
@@ -24,9 +22,7 @@ class BulkImportTest(RedisTestCase):
 
     def setUp(self):
         super().setUp()
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-        self.base = Path(self.tmp.name)
+        self.base = temporary_folder(self)
         call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
         call_command("export_data", "--only", "cms", str(self.base / "first"), stdout=StringIO(), stderr=StringIO())
         self.posts = client().zcard(keys.by_updated())

@@ -4,7 +4,6 @@ failed or interrupted import leaves behind (nothing new; with --replace, the old
 import dataclasses
 import json
 import re
-import tempfile
 from collections import Counter
 from io import StringIO
 from pathlib import Path
@@ -17,7 +16,7 @@ from config.exchange import runner
 from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
-from tests.base import RedisTestCase, files_of, flush_test_redis
+from tests.base import RedisTestCase, files_of, flush_test_redis, temporary_folder
 
 APPS = ("catalog", "school", "cms", "orgchart")
 
@@ -32,9 +31,7 @@ class ExchangeTest(RedisTestCase):
 
     def setUp(self):
         super().setUp()
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-        self.base = Path(self.tmp.name)
+        self.base = temporary_folder(self)
 
     def export(self, name: str, *only: str) -> Path:
         out = StringIO()
