@@ -27,7 +27,7 @@ from django_redis.pool import ConnectionFactory
 from redis.backoff import ExponentialBackoff
 from redis.client import Pipeline
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster, TransactionStrategy
-from redis.exceptions import ClusterDownError, SlotNotCoveredError
+from redis.exceptions import ClusterDownError, SlotNotCoveredError, WatchError
 from redis.retry import Retry
 
 from config import trace
@@ -76,6 +76,28 @@ def node_url(url: str) -> str:
 class TracedPipeline(Pipeline):
     trace_origin = "data"
 
+    def _send(self, raise_on_error: bool) -> list:
+        """Send the stack as redis-py's ``Pipeline.execute`` does, minus its per-call telemetry
+        bookkeeping (see ``TracedRedis._execute_command``): the same connection handling, the
+        same ``connection_retry()``, and a dropped connection while watching is a WatchError."""
+        stack = self.command_stack
+        if not stack and not self.watching:
+            return []
+        if self.scripts:
+            self.load_scripts()
+        execute = self._execute_transaction if self.transaction or self.explicit_transaction else self._execute_pipeline
+        conn = self.connection = self.connection or self.connection_pool.get_connection()
+
+        def dropped(_error):
+            conn.disconnect()
+            if self.watching:
+                raise WatchError("The connection was lost while watching one or more keys")
+
+        try:
+            return conn.retry.call_with_retry(lambda: execute(conn, stack, raise_on_error), dropped)
+        finally:
+            self.reset()
+
     def immediate_execute_command(self, *args, **options):
         return trace.traced(
             lambda: super(TracedPipeline, self).immediate_execute_command(*args, **options),
@@ -94,7 +116,7 @@ class TracedPipeline(Pipeline):
             return stack
 
         return trace.traced(
-            lambda: super(TracedPipeline, self).execute(raise_on_error),
+            lambda: self._send(raise_on_error),
             commands,
             self.trace_origin,
             "transaction" if transactional else "pipeline",
@@ -106,6 +128,26 @@ class TracedRedis(redis.Redis):
 
     trace_origin = "data"
     pipeline_class = TracedPipeline
+
+    def _execute_command(self, *args, **options):
+        """One command as redis-py sends it, minus the telemetry bookkeeping its client does on
+        every call even with telemetry off (collector lookups, timings, error records). The
+        connection comes from the pool and goes back to it; a dropped one is closed and the
+        command sent again as ``connection_retry()`` allows, exactly as in redis-py."""
+        if self.connection is not None or self._single_connection_client:
+            return super()._execute_command(*args, **options)
+        pool = self.connection_pool
+        conn = pool.get_connection()
+        try:
+            return self._send_retrying(conn, args, options)
+        finally:
+            pool.release(conn)
+
+    def _send_retrying(self, conn, args: tuple, options: dict):
+        return conn.retry.call_with_retry(
+            lambda: self._send_command_parse_response(conn, args[0], *args, **options),
+            lambda _error: conn.disconnect(),
+        )
 
     def execute_command(self, *args, **options):
         return trace.traced(
@@ -119,6 +161,29 @@ class TracedRedis(redis.Redis):
         pipe = self.pipeline_class(self.connection_pool, self.response_callbacks, transaction, shard_hint)
         pipe.trace_origin = self.trace_origin
         return pipe
+
+
+class ThreadRedis(TracedRedis):
+    """The domain client of one thread: its single commands go out on a connection the thread
+    keeps, taken from the shared pool on its first command, where a pool checkout costs a lock,
+    redis-py's bookkeeping and a ``poll()`` making sure the connection holds no stale reply (a
+    read script's client time drops by about a fifth). The check is not needed here: redis-py's
+    connection closes itself on any error while it reads a reply (a timeout, an interrupt), so
+    a late reply is never read as the next command's. Pipelines take a connection from the pool
+    as always."""
+
+    held = None
+
+    def _execute_command(self, *args, **options):
+        conn = self.held
+        if conn is None:
+            conn = self.held = self.connection_pool.get_connection()
+        return self._send_retrying(conn, args, options)
+
+    def close(self) -> None:
+        held, self.held = self.held, None
+        if held is not None:
+            self.connection_pool.release(held)
 
 
 class DjangoTracedRedis(TracedRedis):
@@ -322,9 +387,20 @@ def _client(decode: bool) -> TracedRedis | TracedRedisCluster:
     return _shared(decode, lambda: TracedRedis.from_url(url, decode_responses=decode, **_connection_options()))
 
 
+_threads = threading.local()
+
+
 def client() -> TracedRedis | TracedRedisCluster:
-    """The domain client: replies decoded to ``str``."""
-    return _client(True)
+    """The domain client: replies decoded to ``str``. On one server, the calling thread's own
+    ``ThreadRedis`` over the shared client's pool (built again after a fork or a new URL)."""
+    shared = _client(True)
+    if isinstance(shared, TracedRedisCluster):
+        return shared
+    mine = getattr(_threads, "client", None)
+    if mine is None or mine.connection_pool is not shared.connection_pool or _threads.pid != os.getpid():
+        mine = _threads.client = ThreadRedis(connection_pool=shared.connection_pool)
+        _threads.pid = os.getpid()
+    return mine
 
 
 def raw_client() -> TracedRedis | TracedRedisCluster:

@@ -229,7 +229,7 @@ class PanelLinkTest(RedisTestCase):
 class ClientBuildTest(RedisTestCase):
     sign_in = False
 
-    def test_threads_asking_at_once_share_one_client(self):
+    def test_threads_asking_at_once_share_one_pool_each_with_its_own_client(self):
         from config.redis import reset_clients
 
         reset_clients()
@@ -240,5 +240,41 @@ class ClientBuildTest(RedisTestCase):
             built.append(client())
 
         run_concurrently(ask, [()] * 16)
-        self.assertEqual(len({id(c) for c in built}), 1)
+        self.assertEqual(len({id(c.connection_pool) for c in built}), 1)
+        self.assertEqual(len({id(c) for c in built}), 16)
         self.assertTrue(client().ping())
+
+    def test_a_thread_sends_its_commands_on_the_one_connection_it_keeps(self):
+        mine = client()
+        first = mine.client_id()
+        mine.set("plumbing:kept", "v")
+        self.assertIs(client(), mine)
+        self.assertEqual(client().client_id(), first)
+        other = []
+        run_concurrently(lambda: other.append(client().client_id()), [()])
+        self.assertNotEqual(other, [first])
+
+    def test_a_forked_process_builds_its_own_client(self):
+        mine = client()
+        with mock.patch("config.redis.os.getpid", return_value=-1):
+            forked = client()
+            self.assertIsNot(forked, mine)
+            self.assertTrue(forked.ping())
+
+    def test_a_timeout_closes_the_kept_connection_so_its_late_reply_is_never_read(self):
+        from config.redis import reset_clients
+
+        with override_settings(REDIS_SOCKET_TIMEOUT=0.1):
+            mine = client()
+            mine.set("plumbing:after", "right")
+            with self.assertRaises(store_timeout()):
+                mine.execute_command("DEBUG", "SLEEP", "0.4")
+            time.sleep(0.5)  # the server answers the sleep: to a closed connection
+            self.assertEqual(mine.get("plumbing:after"), "right")
+        reset_clients()
+
+
+def store_timeout():
+    from redis.exceptions import TimeoutError as RedisTimeout
+
+    return RedisTimeout
