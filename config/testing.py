@@ -7,6 +7,14 @@ from config.redis import is_dev_server
 
 
 class Runner(DiscoverRunner):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.parallel > 1:
+            # Every test flushes the one test Redis: workers running side by side would wipe
+            # each other's data mid-test.
+            print(f"tests share one Redis: running them one at a time, not in {self.parallel} processes", flush=True)
+            self.parallel = 1
+
     def setup_test_environment(self, **kwargs):
         if is_dev_server():
             raise SystemExit(f"refusing to run tests against the development Redis at {settings.REDIS_URL}")
