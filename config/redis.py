@@ -174,7 +174,15 @@ class ThreadRedis(TracedRedis):
 
     held = None
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.owner = (os.getpid(), threading.get_ident())
+
     def _execute_command(self, *args, **options):
+        if (os.getpid(), threading.get_ident()) != self.owner:
+            # Kept by an object built in another thread (redis-py's ``register_script`` keeps
+            # the client it was given), or inherited by a forked process: through the pool.
+            return super()._execute_command(*args, **options)
         conn = self.held
         if conn is None:
             conn = self.held = self.connection_pool.get_connection()

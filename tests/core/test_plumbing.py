@@ -254,6 +254,12 @@ class ClientBuildTest(RedisTestCase):
         run_concurrently(lambda: other.append(client().client_id()), [()])
         self.assertNotEqual(other, [first])
 
+    def test_a_thread_client_kept_and_used_by_other_threads_stays_exact(self):
+        kept = client()  # as redis-py's register_script keeps the client it was given
+        kept.delete("plumbing:count")
+        run_concurrently(lambda: [kept.incr("plumbing:count") for _ in range(300)], [()] * 8)
+        self.assertEqual(kept.get("plumbing:count"), "2400")
+
     def test_a_forked_process_builds_its_own_client(self):
         mine = client()
         with mock.patch("config.redis.os.getpid", return_value=-1):
