@@ -10,14 +10,14 @@ from datetime import timedelta
 
 from django.core import signing
 from django.core.exceptions import BadRequest
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET
 
-from config.keybrowser import behind, display, keystore, store, tree
+from config.keybrowser import behind, display, keystore, panel, store, tree
 from config.keybrowser.forms import BrowseForm
 from config.keyspace import keyspace
 from config.store import glob_escape
@@ -240,13 +240,26 @@ def _referer_path(request) -> str:
     return ""
 
 
+def _screen(request) -> behind.Behind:
+    try:
+        return behind.read(request.GET.get("t", ""))
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        raise Http404("This link to a page's keys is not valid: follow it again from the page.") from None
+
+
+@require_GET
+def behind_commands(request):
+    """``/keys/behind/commands/?t=``: the Redis panel's command list, loaded when the panel opens.
+    It reads no Redis, and it gets no panel of its own: the panel it fills describes the page."""
+    response = HttpResponse(panel.commands_html(_screen(request)))
+    response.redis_panel = False
+    return response
+
+
 @require_GET
 def behind_screen(request):
     """``/keys/behind/?t=``: exactly the keys a page touched, with the commands and round trips it sent."""
-    try:
-        screen = behind.read(request.GET.get("t", ""))
-    except (signing.BadSignature, KeyError, TypeError, ValueError):
-        raise Http404("This link to a page's keys is not valid: follow it again from the page.") from None
+    screen = _screen(request)
     shown = [k.encode() for k in screen.keys if not display.is_hidden(k)]
     metas, _ = store.describe(shown)
     context = {
