@@ -23,7 +23,9 @@ MAX_TOKEN = 3000  # characters: the whole URL stays under the 4 KB request line 
 MAX_KEYS = 100
 MAX_TRIPS = 40  # round trips carried; the count of the rest is kept
 MAX_COMMANDS = 12  # commands carried in all, whatever the page sent (the panel lists as many)
-KEYS_EXAMINED = 40  # commands whose keys are carried, up to MAX_KEYS
+# Commands whose keys are carried, up to MAX_KEYS: those the token carries, so that no other
+# command of the page is parsed (a pipeline of hundreds costs its panel nothing more).
+KEYS_EXAMINED = MAX_COMMANDS
 HIDDEN = "‹session/cache key›"
 
 

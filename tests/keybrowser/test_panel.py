@@ -74,6 +74,12 @@ class PanelWorkTest(SimpleTestCase):
         self.assertNotIn("per node", html + listed(html))
         self.assertNotIn("data-node", html)
 
+    def test_parses_only_the_commands_it_carries(self):
+        for count in (100, 5000):
+            with mock.patch.object(Command, "_parse", autospec=True, side_effect=Command._parse) as parse:
+                panel.panel_html(trace_of(count), "/")
+            self.assertEqual(parse.call_count, behind.MAX_COMMANDS)  # the session's GET and 11 of the page's
+
     def test_no_reverse_per_key_link(self):
         escapes, reverses, signed = self.work(200)
         self.assertEqual(reverses, 0)
