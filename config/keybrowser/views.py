@@ -6,6 +6,7 @@ whatever the size of the keyspace or of the key (see ``store``).
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import timedelta
 
 from django.core import signing
@@ -15,6 +16,7 @@ from django.shortcuts import render
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.text import Truncator
 from django.views.decorators.http import require_GET
 
 from config.keybrowser import behind, display, keystore, panel, store, tree
@@ -90,6 +92,13 @@ def _screens(names) -> list[tuple[str, str]]:
     return screens
 
 
+def _title(text: str) -> str:
+    """``truncatechars:60`` of a key's name, for the page title: only a name of more than 60
+    characters is cut, so a short one skips the filter's lazy wrapper and its translation."""
+    text = unicodedata.normalize("NFC", text)
+    return text if len(text) <= 60 else Truncator(text).chars(60)
+
+
 def key_detail(request, key: bytes):
     """One key: its owner, metadata and one page of its content."""
     if display.is_hidden(key):
@@ -107,9 +116,11 @@ def key_detail(request, key: bytes):
     meta = content.meta
     as_hex = request.GET.get("as") == "hex"
     here = f"?key={display.key_param(key)}"
+    name = display.show(key, name=True)
     context = {
         "key": key,
-        "name": display.show(key, name=True),
+        "name": name,
+        "title": _title(name.text),
         "key_param": display.key_param(key),
         "content": content,
         "meta": meta,
@@ -130,7 +141,7 @@ def key_detail(request, key: bytes):
         "first_query": here + ("&as=hex" if as_hex else ""),
         "text_query": f"{here}&cursor={content.cursor}" if meta.type == "string" else "",
         "hex_query": f"{here}&cursor={content.cursor}&as=hex" if meta.type == "string" else "",
-        "page_size": store.PAGE,
+        "page_size": str(store.PAGE),  # as {{ }} prints an int, without localizing it on every page
         "string_chunk": store.STRING_CHUNK,
     }
     return render(request, "keybrowser/key.html", context)
