@@ -111,6 +111,8 @@ class TraceMiddleware:
             response = self.get_response(request)
         if response.streaming or "text/html" not in response.get("Content-Type", ""):
             return response
+        if getattr(response, "redis_panel", True) is False:  # the panel's own command list
+            return response
         is_htmx = request.headers.get("HX-Request") == "true"
         if PANEL_PLACEHOLDER not in response.content and not is_htmx:
             return response

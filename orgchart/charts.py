@@ -10,7 +10,7 @@ The SVG has a viewBox and no fixed size, so it scales with its card.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from html import escape
 
@@ -146,3 +146,26 @@ def location_charts(sensor) -> list[Chart]:
         rollup_chart(sensor.days, sensor.day_slots, DAYS),
         rollup_chart(sensor.months, sensor.month_slots, MONTHS),
     ]
+
+
+def temperature_html(sensor, charts: list[Chart]) -> SafeString:
+    """The temperature card's body when a sensor has readings: the latest reading and the three
+    charts with their captions, built here in one piece rather than by a template node per number.
+    The reading is a number and a UTC time; the titles and captions are fixed words and numbers."""
+    at = sensor.latest_at.astimezone(UTC)
+    out = [
+        f"<p>Latest reading: <strong>{sensor.latest_value:.2f} °C</strong> at "
+        f'<time datetime="{at.isoformat()}">{at:%Y-%m-%d %H:%M:%S} UTC</time>. '
+        f"The charts read {sensor.keys_read} keys: one per bucket.</p>\n  "
+    ]
+    for chart in charts:
+        out.append(f"<h3>{escape(chart.title)}</h3>")
+        if chart.empty:
+            out.append(f'<p class="muted chart-empty">{escape(chart.empty_text)}</p>')
+            continue
+        out.append(
+            f'\n<figure class="chart">\n  {chart.svg}\n  <figcaption class="hint">{chart.filled} of {chart.slots} '
+            f"{escape(chart.unit)} with readings · bars from min to max, dots at the mean; hover or focus a bar "
+            "for its values.</figcaption>\n</figure>\n"
+        )
+    return mark_safe("".join(out))  # noqa: S308  (numbers, a time and fixed words, escaped; the SVGs are safe)

@@ -309,7 +309,7 @@ def location_detail(request, pk: int):
         "under_fields": rows.inline_fields(under_form),
         "reporting": reporting,
         "sensor": sensor,
-        "temperature_charts": charts.location_charts(sensor),
+        "temperature": charts.temperature_html(sensor, charts.location_charts(sensor)) if sensor.latest_at else "",
         "staff_rows": rows.staff_rows(overview.staff),
     }
     return render_list(request, "orgchart/location_detail.html", context, "staff")

@@ -9,30 +9,50 @@ they leave: a session key is a secret and must never sit in a URL.
 
 from __future__ import annotations
 
+import json
+import zlib
 from dataclasses import dataclass
 
 from django.core import signing
 
 from config.keybrowser.display import NAME_SHOWN, hidden_prefixes
-from config.trace import Command, Trace
+from config.trace import ARG_CHARS, Command, Trace
 
 SALT = "config.keybrowser.behind"
 MAX_TOKEN = 3000  # characters: the whole URL stays under the 4 KB request line of common servers
 MAX_KEYS = 100
 MAX_TRIPS = 40  # round trips carried; the count of the rest is kept
 MAX_COMMANDS = 12  # commands carried in all, whatever the page sent (the panel lists as many)
-KEYS_EXAMINED = 40  # commands whose keys are carried, up to MAX_KEYS
+# Commands whose keys are carried, up to MAX_KEYS: those the token carries, so that no other
+# command of the page is parsed (a pipeline of hundreds costs its panel nothing more).
+KEYS_EXAMINED = MAX_COMMANDS
 HIDDEN = "‹session/cache key›"
 
 
-def _masked(arg: str, hidden: tuple[str, ...]) -> str:
-    return HIDDEN if arg.startswith(hidden) else arg
+def _hidden_strings() -> tuple[str, ...]:
+    return tuple(p.decode() for p in hidden_prefixes())
+
+
+def _shown(command: Command, hidden: tuple[str, ...]) -> list:
+    """A command as the token carries it: its name, then each shown argument, a key as a
+    one-item list (so the list can link it), a session or cache key masked, and a key too
+    long to link as its cut text with its length."""
+    shown: list = [command.name]
+    for text, key in zip(command.args, command.arg_keys):
+        if text.startswith(hidden) or (key and key.startswith(hidden)):
+            shown.append(HIDDEN)
+        elif not key:
+            shown.append(text)
+        elif len(key) > NAME_SHOWN:
+            shown.append(f"{text} ({len(key.encode())} bytes)")
+        else:
+            shown.append([key])
+    return shown
 
 
 def command_text(command: Command, hidden: tuple[str, ...] | None = None) -> str:
-    if hidden is None:
-        hidden = tuple(p.decode() for p in hidden_prefixes())
-    return " ".join((command.name, *(_masked(a, hidden) for a in command.args)))
+    """The command as one line, its session and cache keys masked."""
+    return str(BehindCommand.of(_shown(command, _hidden_strings() if hidden is None else hidden)))
 
 
 def token(trace: Trace, path: str = "") -> str:
@@ -44,12 +64,12 @@ def token(trace: Trace, path: str = "") -> str:
     fits in a URL. Every page builds one, so its cost is bounded: the goal is
     a whole panel under 0.3 ms, whatever the page sent.
     """
-    hidden = tuple(p.decode() for p in hidden_prefixes())
+    hidden = _hidden_strings()
     budget, trips = MAX_COMMANDS, []
     for t in trace.round_trips[:MAX_TRIPS]:
-        texts = [command_text(c, hidden) for c in t.commands[:budget]]
-        budget -= len(texts)
-        trips.append([t.origin, t.kind, round(t.ms, 2), len(t.commands), texts])
+        shown = [_shown(c, hidden) for c in t.commands[:budget]]
+        budget -= len(shown)
+        trips.append([t.origin, t.kind, round(t.ms, 2), len(t.commands), shown, t.node or "", (t.error or "")[:200]])
     keys: dict[str, None] = {}
     commands = (c for t in trace.round_trips for c in t.commands)
     for examined, command in enumerate(commands, 1):
@@ -58,16 +78,50 @@ def token(trace: Trace, path: str = "") -> str:
         keys.update((k, None) for k in command.keys if len(k) <= NAME_SHOWN and not k.startswith(hidden))
     keys = list(keys)[:MAX_KEYS]
     # Smaller and smaller until it fits: at most six signings, whatever the page sent.
-    for shown, limit_keys in ((None, MAX_KEYS), (25, MAX_KEYS), (10, 50), (3, 50), (1, 10), (0, 10)):
+    for shown_count, limit_keys in ((None, MAX_KEYS), (25, MAX_KEYS), (10, 50), (3, 50), (1, 10), (0, 10)):
         payload = {
             "p": path[:300],
             "k": keys[:limit_keys],
-            "t": [[o, kind, ms, n, texts[:shown]] for o, kind, ms, n, texts in trips],
+            "t": [[o, kind, ms, n, shown[:shown_count], *rest] for o, kind, ms, n, shown, *rest in trips],
         }
-        signed = signing.dumps(payload, salt=SALT, compress=True)
+        signed = _dumps(payload)
         if len(signed) <= MAX_TOKEN:
             return signed
-    return signing.dumps({"p": path[:300], "k": keys[:10], "t": []}, salt=SALT, compress=True)
+    return _dumps({"p": path[:300], "k": keys[:10], "t": []})
+
+
+def _dumps(payload: dict) -> str:
+    """``signing.dumps(payload, salt=SALT, compress=True)``, compressed at zlib's fastest level:
+    every page signs one, and ``signing.loads`` reads it the same."""
+    data = json.dumps(payload, separators=(",", ":")).encode("latin-1")  # ASCII: json escapes the rest
+    compressed = zlib.compress(data, 1)
+    if len(compressed) < len(data) - 1:
+        return signing.TimestampSigner(salt=SALT).sign("." + signing.b64_encode(compressed).decode())
+    return signing.TimestampSigner(salt=SALT).sign(signing.b64_encode(data).decode())
+
+
+@dataclass(frozen=True)
+class BehindCommand:
+    name: str
+    args: tuple[tuple[str, str], ...]  # (shown text, the key it names or "")
+
+    @classmethod
+    def of(cls, shown) -> BehindCommand:
+        """From the token's form (``_shown``); a command as plain text (an older token) has no links."""
+        if isinstance(shown, str):
+            return cls(shown, ())
+        name, *rest = shown
+        args = []
+        for arg in rest:
+            if isinstance(arg, list):
+                key = str(arg[0])
+                args.append((key if len(key) <= ARG_CHARS else key[: ARG_CHARS - 1] + "…", key))
+            else:
+                args.append((str(arg), ""))
+        return cls(str(name), tuple(args))
+
+    def __str__(self) -> str:
+        return " ".join((self.name, *(text for text, _ in self.args)))
 
 
 @dataclass(frozen=True)
@@ -76,7 +130,9 @@ class BehindTrip:
     kind: str
     ms: float
     count: int  # commands sent; more than len(commands) when the token had to cut
-    commands: list[str]
+    commands: list[BehindCommand]
+    node: str = ""  # the cluster node it went to; "" on one server
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,7 +162,9 @@ def read(signed: str) -> Behind:
     """The trace in a token; ``signing.BadSignature`` when it was not made here."""
     data = signing.loads(signed, salt=SALT)
     trips = [
-        BehindTrip(str(origin), str(kind), float(ms), int(count), [str(c) for c in commands])
-        for origin, kind, ms, count, commands in data["t"]
+        BehindTrip(
+            str(origin), str(kind), float(ms), int(count), [BehindCommand.of(c) for c in commands], *map(str, rest[:2])
+        )
+        for origin, kind, ms, count, commands, *rest in data["t"]
     ]
     return Behind(str(data.get("p", "")), [str(k) for k in data["k"]], trips)

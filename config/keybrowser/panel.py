@@ -1,9 +1,12 @@
-"""The Redis panel's command list, built in Python: its cost per command is a few string joins.
+"""The Redis panel at the foot of every page, built in Python.
 
-The panel lists every command of every page, so what it does per command is
-kept to constant work: the hidden prefixes and the key browser's URL are
-computed once per panel, each argument is escaped once, and a key name too
-long to carry in a link is shown cut, with its length, and not linked.
+Every page pays for its panel, so the page gets only the summary (round trips,
+commands, time) and the signed token of its trace (``behind.token``), whose
+size and cost are bounded whatever the page sent. The command list is built
+from that token when the panel is opened (htmx, ``keybrowser:behind_commands``):
+each argument escaped once, each key linked to the key browser, a session or
+cache key masked, and a key name too long to carry in a link shown cut, with
+its length, and not linked.
 
 On a Redis Cluster the summary also counts the round trips per node, and each
 round trip names its node; on one server nothing of that shows.
@@ -19,8 +22,6 @@ from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString
 
 from config.keybrowser import behind
-from config.keybrowser.behind import HIDDEN
-from config.keybrowser.display import NAME_SHOWN, hidden_prefixes
 from config.trace import Trace
 
 LISTED = behind.MAX_COMMANDS  # commands listed in the panel at most; "keys behind this screen" has the keys
@@ -45,7 +46,9 @@ def _plural(count: int) -> str:
 
 
 def panel_html(trace: Trace, path: str = "", oob: bool = False) -> SafeString:
-    """The whole panel: a summary of the round trips, the commands, and the link to their keys."""
+    """The panel: a summary of the round trips and the link to their keys. The command list is
+    loaded from the same signed token when the panel is opened, so a page pays for the summary
+    and one signing, never for listing its commands."""
     screen, session = trace.round_trip_count("data"), trace.round_trip_count("django")
     commands = trace.command_count()
     summary = (
@@ -60,31 +63,31 @@ def panel_html(trace: Trace, path: str = "", oob: bool = False) -> SafeString:
             for node, count in nodes.items()
         )
         summary += f' · <span class="per-node">round trips per node: {counted}</span>'
-    behind_link = f"{url('keybrowser:behind')}?t={behind.token(trace, path)}"
+    query = escape(f"?t={behind.token(trace, path)}")
     swap = ' hx-swap-oob="true"' if oob else ""
-    return SafeString(  # safe: numbers, a signed token, and commands_html, which escapes
+    return SafeString(  # safe: numbers, escaped node names, and a signed token, escaped
         f'<section id="redis-panel" class="redis-panel"{swap} aria-label="Redis commands of this page">'
-        f'<details><summary>{summary}</summary><ol class="round-trips">{commands_html(trace)}</ol></details>'
-        f'<a class="keys-behind" href="{escape(behind_link)}">keys behind this screen</a></section>'
+        f'<details hx-get="{url("keybrowser:behind_commands")}{query}" hx-trigger="toggle once" '
+        f'hx-target="find .round-trips" hx-swap="innerHTML"><summary>{summary}</summary>'
+        f'<ol class="round-trips"><li class="muted">Loading the commands…</li></ol></details>'
+        f'<a class="keys-behind" href="{url("keybrowser:behind")}{query}">keys behind this screen</a></section>'
     )
 
 
-def commands_html(trace: Trace) -> SafeString:
-    """The ``<li>`` of every round trip with its commands; the keys link to the key browser.
+def commands_html(screen: behind.Behind) -> SafeString:
+    """The ``<li>`` of every round trip in a page's token with its commands; the keys link to the key browser.
 
     Every piece of text is escaped here (``escape``), so marking the joined
     result safe marks nothing that came from Redis unescaped.
     """
-    if not trace.round_trips:
+    if not screen.trips:
         return SafeString('<li class="empty">No Redis commands on this page.</li>')
-    hidden = tuple(p.decode() for p in hidden_prefixes())
     key_link = url("keybrowser:browse") + "?key="
     parts: list[str] = []
     add = parts.append
-    budget = LISTED
-    for trip in trace.round_trips:
+    for trip in screen.trips:
         count = len(trip.commands)
-        head = f"{trip.kind} · {count} command{_plural(count)} · {_ms(trip.ms)} ms"
+        head = f"{trip.kind} · {trip.count} command{_plural(trip.count)} · {_ms(trip.ms)} ms"
         if trip.origin == "django":
             head += " · session/cache"
         if trip.node:
@@ -93,22 +96,15 @@ def commands_html(trace: Trace) -> SafeString:
         if trip.error:
             add(f' · <strong class="error">{escape(trip.error)}</strong>')
         add("</span><ul>")
-        listed = trip.commands[:budget]
-        budget -= len(listed)
-        for command in listed:
+        for command in trip.commands:
             add(f"<li><code>{escape(command.name)}</code>")
-            for text, key in zip(command.args, command.arg_keys):
-                if key.startswith(hidden) or text.startswith(hidden):
-                    add(f' <span class="arg">{HIDDEN}</span>')
-                elif not key:
-                    add(f' <span class="arg">{escape(text)}</span>')
-                elif len(key) > NAME_SHOWN:
-                    size = len(key.encode())
-                    add(f' <span class="arg">{escape(text)} <span class="muted">({size} bytes)</span></span>')
-                else:
+            for text, key in command.args:
+                if key:
                     add(f' <a href="{key_link}{quote(key, safe="")}">{escape(text)}</a>')
+                else:
+                    add(f' <span class="arg">{escape(text)}</span>')
             add("</li>")
-        if len(listed) < count:
-            add(f'<li class="muted">{count - len(listed)} more not listed here: see the keys behind this screen</li>')
+        if count < trip.count:
+            add(f'<li class="muted">{trip.count - count} more not listed here: see the keys behind this screen</li>')
         add("</ul></li>")
     return SafeString("".join(parts))  # safe: every piece above is escaped

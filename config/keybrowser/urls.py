@@ -13,4 +13,5 @@ urlpatterns = [
     path("registry/keys/", views.registered, name="registered"),
     path("orphans/", views.orphans, name="orphans"),
     path("behind/", views.behind_screen, name="behind"),
+    path("behind/commands/", views.behind_commands, name="behind_commands"),
 ]

@@ -6,18 +6,20 @@ whatever the size of the keyspace or of the key (see ``store``).
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import timedelta
 
 from django.core import signing
 from django.core.exceptions import BadRequest
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.text import Truncator
 from django.views.decorators.http import require_GET
 
-from config.keybrowser import behind, display, keystore, store, tree
+from config.keybrowser import behind, display, keystore, panel, store, tree
 from config.keybrowser.forms import BrowseForm
 from config.keyspace import keyspace
 from config.store import glob_escape
@@ -90,6 +92,13 @@ def _screens(names) -> list[tuple[str, str]]:
     return screens
 
 
+def _title(text: str) -> str:
+    """``truncatechars:60`` of a key's name, for the page title: only a name of more than 60
+    characters is cut, so a short one skips the filter's lazy wrapper and its translation."""
+    text = unicodedata.normalize("NFC", text)
+    return text if len(text) <= 60 else Truncator(text).chars(60)
+
+
 def key_detail(request, key: bytes):
     """One key: its owner, metadata and one page of its content."""
     if display.is_hidden(key):
@@ -107,9 +116,11 @@ def key_detail(request, key: bytes):
     meta = content.meta
     as_hex = request.GET.get("as") == "hex"
     here = f"?key={display.key_param(key)}"
+    name = display.show(key, name=True)
     context = {
         "key": key,
-        "name": display.show(key, name=True),
+        "name": name,
+        "title": _title(name.text),
         "key_param": display.key_param(key),
         "content": content,
         "meta": meta,
@@ -130,7 +141,7 @@ def key_detail(request, key: bytes):
         "first_query": here + ("&as=hex" if as_hex else ""),
         "text_query": f"{here}&cursor={content.cursor}" if meta.type == "string" else "",
         "hex_query": f"{here}&cursor={content.cursor}&as=hex" if meta.type == "string" else "",
-        "page_size": store.PAGE,
+        "page_size": str(store.PAGE),  # as {{ }} prints an int, without localizing it on every page
         "string_chunk": store.STRING_CHUNK,
     }
     return render(request, "keybrowser/key.html", context)
@@ -240,13 +251,26 @@ def _referer_path(request) -> str:
     return ""
 
 
+def _screen(request) -> behind.Behind:
+    try:
+        return behind.read(request.GET.get("t", ""))
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        raise Http404("This link to a page's keys is not valid: follow it again from the page.") from None
+
+
+@require_GET
+def behind_commands(request):
+    """``/keys/behind/commands/?t=``: the Redis panel's command list, loaded when the panel opens.
+    It reads no Redis, and it gets no panel of its own: the panel it fills describes the page."""
+    response = HttpResponse(panel.commands_html(_screen(request)))
+    response.redis_panel = False
+    return response
+
+
 @require_GET
 def behind_screen(request):
     """``/keys/behind/?t=``: exactly the keys a page touched, with the commands and round trips it sent."""
-    try:
-        screen = behind.read(request.GET.get("t", ""))
-    except (signing.BadSignature, KeyError, TypeError, ValueError):
-        raise Http404("This link to a page's keys is not valid: follow it again from the page.") from None
+    screen = _screen(request)
     shown = [k.encode() for k in screen.keys if not display.is_hidden(k)]
     metas, _ = store.describe(shown)
     context = {

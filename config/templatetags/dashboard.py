@@ -153,6 +153,23 @@ def autocomplete_field(context) -> SafeString:
     )
 
 
+# --- empty state -----------------------------------------------------------------------------
+
+
+@register.simple_tag
+def empty_state(title="", text="", action_url="", action_label="") -> SafeString:
+    """An empty list's message: its title, a sentence and an optional action, each escaped.
+    One node where an include cost a template of its own and a lookup of every name it did not get."""
+    parts = [f'<div class="empty-state">\n  <p class="empty-title">{conditional_escape(title)}</p>\n']
+    if text:
+        parts.append(f"  <p>{conditional_escape(text)}</p>\n")
+    if action_url:
+        href, label = conditional_escape(action_url), conditional_escape(action_label)
+        parts.append(f'  <p><a class="button" href="{href}">{label}</a></p>\n')
+    parts.append("</div>\n")
+    return mark_safe("".join(parts))  # fixed markup; every value escaped above
+
+
 # --- pagination ------------------------------------------------------------------------------
 
 

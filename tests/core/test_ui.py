@@ -154,3 +154,25 @@ class TemplateLoadingTest(SimpleTestCase):
         engine = engines["django"].engine
         first = engine.get_template("base.html")
         self.assertIs(engine.get_template("base.html").nodelist, first.nodelist)
+
+
+class EmptyStateTest(SimpleTestCase):
+    def render(self, source: str, **context) -> str:
+        from django.template import engines
+
+        return engines["django"].from_string("{% load dashboard %}" + source).render(context)
+
+    def test_title_text_and_action_each_escaped(self):
+        html = self.render(
+            '{% empty_state title=t text="Add one." action_url=u action_label=label %}',
+            t="<script>x</script>",
+            u='/add/?a=1&b="2"',
+            label="Add <b>",
+        )
+        self.assertIn('<p class="empty-title">&lt;script&gt;x&lt;/script&gt;</p>', html)
+        self.assertIn("<p>Add one.</p>", html)
+        self.assertIn('<a class="button" href="/add/?a=1&amp;b=&quot;2&quot;">Add &lt;b&gt;</a>', html)
+
+    def test_no_text_nor_action_when_not_given(self):
+        html = self.render('{% empty_state title="Nothing yet." %}')
+        self.assertEqual(html, '<div class="empty-state">\n  <p class="empty-title">Nothing yet.</p>\n</div>\n')

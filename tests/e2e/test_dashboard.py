@@ -1,5 +1,7 @@
 """A real Chromium signs in and sees the dashboard, its activity and the Redis panel."""
 
+from playwright.sync_api import expect
+
 from config import store
 from config.activity import Event
 from config.redis import client
@@ -38,7 +40,7 @@ class DashboardBrowserTest(BrowserTestCase):
             r"Redis: 1 round trip for this screen, \+1 for the session · \d+ commands, [\d.]+ ms",
         )
         panel.locator("summary").click(position={"x": 6, "y": 10})  # the toggle, not the link beside it
-        self.assertTrue(panel.locator("a[href='/keys/?key=core%3Aevents']").first.is_visible())
+        expect(panel.locator("a[href='/keys/?key=core%3Aevents']").first).to_be_visible()  # loaded on opening
         self.screenshot("dashboard")
         self.assertTrue(panel.locator("a.keys-behind").is_visible())
 

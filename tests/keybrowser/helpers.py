@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
+from html import unescape
 
 from config import keys
 from config.keyspace import keyspace
@@ -47,3 +49,11 @@ class KeysTestCase(RedisTestCase):
     def setUp(self):
         super().setUp()
         raw_client().delete(keys.signins_recent(), keys.signins_count())  # written by the sign-in itself
+
+
+def panel_commands(html: str) -> str:
+    """The command list a page's Redis panel loads when opened, built from the token in its ``hx-get``."""
+    from config.keybrowser import behind, panel
+
+    token = unescape(re.search(r'hx-get="/keys/behind/commands/\?t=([^"]+)"', html).group(1))
+    return panel.commands_html(behind.read(token))

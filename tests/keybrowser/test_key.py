@@ -72,6 +72,15 @@ class KeyTypesTest(KeysTestCase):
         self.assertContains(response, "Marker")  # its owner is still named
 
 
+class TitleTest(KeysTestCase):
+    def test_the_title_cuts_a_long_name_as_truncatechars_did(self):
+        long_name, short_name = "t:" + "x" * 100, "t:" + "y" * 58
+        raw_client().set(long_name, "1")
+        raw_client().set(short_name, "1")
+        self.assertContains(self.client.get(key_url(long_name.encode())), f"<title>Key t:{'x' * 57}…")
+        self.assertContains(self.client.get(key_url(short_name.encode())), f"<title>Key {short_name} ·")
+
+
 class BigKeysTest(KeysTestCase):
     def test_big_hash_is_paged_with_hscan(self):
         raw_client().hset("big:hash", mapping={f"f{i}": i for i in range(2000)})

@@ -1,7 +1,9 @@
 """The Redis panel of every page: its work does not grow with the commands a page sends."""
 
 import re
+from html import unescape
 from unittest import mock
+from urllib.parse import quote
 
 from django.core import signing
 from django.test import SimpleTestCase
@@ -10,6 +12,7 @@ from config.keybrowser import behind, panel
 from config.redis import raw_client
 from config.trace import Command, RoundTrip, Trace
 from tests.keybrowser.helpers import KeysTestCase
+from tests.keybrowser.helpers import panel_commands as listed
 
 
 def trace_of(count: int, key: str = "catalog:product:{}") -> Trace:
@@ -48,7 +51,7 @@ class PanelWorkTest(SimpleTestCase):
         escape, reverse = Counting(panel.escape), Counting(panel.reverse)
         with mock.patch.object(panel, "escape", escape), mock.patch.object(panel, "reverse", reverse):
             html = panel.panel_html(trace, "/")
-        token = re.search(r'href="/keys/behind/\?t=([^"]+)"', html).group(1)
+        token = unescape(re.search(r'href="/keys/behind/\?t=([^"]+)"', html).group(1))
         signed = signing.loads(token, salt=behind.SALT)
         return escape.calls, reverse.calls, sum(len(t[4]) for t in signed["t"])
 
@@ -64,33 +67,61 @@ class PanelWorkTest(SimpleTestCase):
         self.assertIn('data-node="127.0.0.1:7000" data-round-trips="1"', html)
         self.assertIn('data-node="127.0.0.1:7001" data-round-trips="2"', html)  # the session's GET too
         self.assertIn('data-node="127.0.0.1:7002" data-round-trips="1"', html)
-        self.assertEqual(html.count(" · node 127.0.0.1:700"), 4)
+        self.assertEqual(listed(html).count(" · node 127.0.0.1:700"), 4)
 
     def test_on_one_server_no_node_is_named(self):
         html = panel.panel_html(trace_of(30), "/")
-        self.assertNotIn("per node", html)
+        self.assertNotIn("per node", html + listed(html))
         self.assertNotIn("data-node", html)
+
+    def test_parses_only_the_commands_it_carries(self):
+        for count in (100, 5000):
+            with mock.patch.object(Command, "_parse", autospec=True, side_effect=Command._parse) as parse:
+                panel.panel_html(trace_of(count), "/")
+            self.assertEqual(parse.call_count, behind.MAX_COMMANDS)  # the session's GET and 11 of the page's
 
     def test_no_reverse_per_key_link(self):
         escapes, reverses, signed = self.work(200)
         self.assertEqual(reverses, 0)
         self.assertEqual(signed, behind.MAX_COMMANDS)
 
-    def test_lists_a_bounded_number_of_commands_and_says_how_many_are_not(self):
+    def test_the_page_carries_the_summary_not_the_command_list(self):
         html = panel.panel_html(trace_of(500), "/")
+        self.assertIn("501 commands", html)
+        self.assertNotIn("HGETALL", html)
+        self.assertNotIn("/keys/?key=", html)
+        self.assertIn('hx-get="/keys/behind/commands/?t=', html)
+        self.assertIn('hx-trigger="toggle once"', html)
+
+    def test_lists_a_bounded_number_of_commands_and_says_how_many_are_not(self):
+        html = listed(panel.panel_html(trace_of(500), "/"))
         self.assertEqual(html.count('<a href="/keys/?key=catalog%3Aproduct%3A'), panel.LISTED - 1)  # + the GET
         self.assertIn(f"{500 - (panel.LISTED - 1)} more not listed here", html)
-        self.assertIn("501 commands", html)
+        self.assertIn("500 commands", html)
         self.assertIn("‹session/cache key›", html)
         self.assertNotIn("sessions:cacheabc", html)
+
+    def test_a_failed_round_trip_is_named_with_its_error(self):
+        failed = RoundTrip([Command.of((b"GET", b"catalog:product:1"))], 0.1, "data", "command", "TimeoutError")
+        html = listed(panel.panel_html(Trace([failed]), "/"))
+        self.assertIn('<strong class="error">TimeoutError</strong>', html)
+
+    def test_stored_text_is_escaped_in_the_list(self):
+        hostile = '<script>alert("k")</script>'
+        trace = Trace([RoundTrip([Command.of((b"SET", hostile.encode(), hostile.encode()))], 0.1, "data", "command")])
+        html = listed(panel.panel_html(trace, "/"))
+        self.assertNotIn("<script>", html)
+        self.assertIn("&lt;script&gt;", html)
+        self.assertIn(f'href="/keys/?key={quote(hostile, safe="")}"', html)
 
     def test_a_huge_key_name_is_cut_with_its_length_and_not_linked(self):
         huge = "k" * 1_000_000
         trace = Trace([RoundTrip([Command.of((b"GET", huge.encode()))], 0.1, "data", "command")])
         html = panel.panel_html(trace, "/")
         self.assertLess(len(html), 4000)
-        self.assertIn("(1000000 bytes)", html)
-        self.assertNotIn('href="/keys/?key=kkk', html)
+        commands = listed(html)
+        self.assertIn("(1000000 bytes)", commands)
+        self.assertNotIn('href="/keys/?key=kkk', commands)
         self.assertEqual(signing.loads(re.search(r"\?t=([^\"]+)", html).group(1), salt=behind.SALT)["k"], [])
 
 
@@ -101,4 +132,7 @@ class PanelPageTest(KeysTestCase):
         response = self.client.get("/keys/?pattern=big:")
         self.assertEqual(response.status_code, 200)
         self.assertLess(len(response.content), 60_000)
-        self.assertContains(response, "1000004 bytes")
+        self.assertContains(response, "1,000,004 bytes")  # the key's row
+        commands = listed(response.content.decode())
+        self.assertLess(len(commands), 4000)
+        self.assertIn("1000004 bytes", commands)

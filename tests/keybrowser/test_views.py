@@ -143,10 +143,22 @@ class BehindTest(KeysTestCase):
     def behind_link(self, response) -> str:
         return unescape(re.search(r'class="keys-behind" href="([^"]+)"', response.content.decode()).group(1))
 
+    def commands_link(self, response) -> str:
+        return unescape(re.search(r'hx-get="(/keys/behind/commands/[^"]+)"', response.content.decode()).group(1))
+
     def test_every_page_links_the_keys_it_touched(self):
         response = self.client.get("/")
-        self.assertContains(response, '<a href="/keys/?key=core%3Aevents">core:events</a>')
         self.assertContains(response, "keys behind this screen")
+        self.assertNotContains(response, '<a href="/keys/?key=core%3Aevents">')  # the list loads when opened
+        with self.assertRoundTrips(0):
+            listed = self.client.get(self.commands_link(response), HTTP_HX_REQUEST="true")
+        self.assertContains(listed, '<a href="/keys/?key=core%3Aevents">core:events</a>')
+        self.assertContains(listed, "XREVRANGE")
+        self.assertNotContains(listed, "redis-panel")  # the list fills the page's panel: no panel of its own
+
+    def test_a_forged_command_list_link_is_a_404(self):
+        link = self.commands_link(self.client.get("/"))
+        self.assertEqual(self.client.get(link[:-2] + "xx").status_code, 404)
 
     def test_keys_behind_a_screen_are_exactly_its_keys_with_its_commands(self):
         page = self.client.get("/", HTTP_REFERER="http://testserver/")

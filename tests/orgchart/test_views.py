@@ -183,6 +183,18 @@ class LocationScreensTest(RedisTestCase):
         self.assertContains(response, "<svg", count=3)
         self.assertContains(response, "Bucket pattern")
 
+    def test_latest_reading_and_chart_captions(self):
+        store.record_readings(self.where, [(1767600000 - 3600, 18.5), (1767600000, 21.375)])
+        response = self.client.get(f"/orgchart/locations/{self.where}/")
+        self.assertContains(
+            response,
+            "Latest reading: <strong>21.38 °C</strong> at "
+            '<time datetime="2026-01-05T08:00:00+00:00">2026-01-05 08:00:00 UTC</time>. '
+            "The charts read 66 keys: one per bucket.",
+        )
+        self.assertContains(response, "2 of 24 hours with readings · bars from min to max")
+        self.assertContains(response, '<p class="muted chart-empty">Only 1 of these 30 days has readings so far')
+
     def test_staff_reporting_to_filter(self):
         store.load_scripts()
         with self.assertRoundTrips(3):  # the page (no readings yet), the name typed, one script walking Ann's subtree
