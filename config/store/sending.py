@@ -17,15 +17,21 @@ from typing import Any
 
 
 class Sender:
-    def __init__(self, name: str = "bulk"):
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+    """``threaded=False`` (a write of one round trip, where a thread and the second connection it
+    opens would cost more than they overlap) runs each write at once, on the caller's thread."""
+
+    def __init__(self, name: str = "bulk", threaded: bool = True):
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name) if threaded else None
         self._pending: Future | None = None
         self.results: list[Any] = []  # what each write returned, in the order sent
 
     def send(self, write: Callable[[], Any]) -> None:
         """Run ``write()`` once the batch in flight is done, in the caller's context (its trace included)."""
         self.wait()
-        self._pending = self._pool.submit(contextvars.copy_context().run, write)
+        if self._pool is None:
+            self.results.append(write())
+        else:
+            self._pending = self._pool.submit(contextvars.copy_context().run, write)
 
     def wait(self) -> None:
         """Until the batch in flight is written."""
@@ -40,4 +46,5 @@ class Sender:
         try:
             self.wait()
         finally:
-            self._pool.shutdown()
+            if self._pool is not None:
+                self._pool.shutdown()

@@ -310,15 +310,12 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
     def queue(pipe, call, keys_) -> None:
         pipe.evalsha(_INGEST_SHA, len(keys_), *keys_, ttl.raw, ttl.hour, ttl.day, ttl.month, *call)
 
-    with Sender("sensor") as sender:
+    with Sender("sensor", threaded=len(calls) > batch_hours) as sender:  # one round trip: no thread
         for at in range(0, len(calls), batch_hours):
             pipe = redis.pipeline(transaction=False)
             for call in calls[at : at + batch_hours]:
                 queue(pipe, call, names.appending(call[0]))
-            if len(calls) <= batch_hours:  # one round trip: no thread to start
-                sender.results.append(_ingest(redis, pipe))
-            else:
-                sender.send(partial(_ingest, redis, pipe))
+            sender.send(partial(_ingest, redis, pipe))
     replies = [added for batch in sender.results for added in batch]
     late = [call for call, added in zip(calls, replies) if added == -1]
     if late:
