@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import chain
 
 from catalog import keys
 from catalog.documents import Product, sku_key
@@ -184,10 +185,18 @@ class BulkWrite:
             self._op(command, key, args[start : start + self.CHUNK])
 
     def zadd(self, key, mapping):
-        self.zsets.setdefault(key, {}).update(mapping)
+        held = self.zsets.get(key)  # not setdefault: that would build an empty dict on every call
+        if held is None:
+            self.zsets[key] = dict(mapping)
+        else:
+            held.update(mapping)
 
     def sadd(self, key, *members):
-        self.sets.setdefault(key, set()).update(members)
+        held = self.sets.get(key)
+        if held is None:
+            self.sets[key] = set(members)
+        else:
+            held.update(members)
 
     def zincrby(self, key, amount, value):
         self.counts[(key, value)] = self.counts.get((key, value), 0) + amount
@@ -196,6 +205,10 @@ class BulkWrite:
         """A whole hash (``mapping``) is written at once; single fields of one key are merged."""
         if mapping is None:
             self.fields.setdefault(key, {})[field] = _text(value)
+        elif 2 * len(mapping) <= self.CHUNK:  # a record's hash: one command, its pairs added as they are
+            self.keys.append(key)
+            self.args += (str(2 * len(mapping)), "HSET")
+            self.args += chain.from_iterable(mapping.items())
         else:
             self._ops("HSET", key, [part for pair in mapping.items() for part in pair])
 

@@ -226,15 +226,19 @@ class ChildCollection:
         ``add`` per child would have left. ``pipe`` is anything with the
         pipeline's ``hset``/``zadd`` (a redis-py pipeline, deeply filled).
         """
-        copies, total = [], 0
+        parent, total = str(parent_id), 0
         for child in children:
-            stored = {**child.fields, self.parent_field: str(parent_id), self.time_field: repr(child.at)}
+            stored = {**child.fields, self.parent_field: parent, self.time_field: repr(child.at)}
             pipe.hset(self.child_key(child.id), mapping=stored)
-            copies.append(self._copy(child.id, stored))
             total += int(stored[self.summed]) if self.summed else 0
         if children:
             pipe.zadd(self.index_key(parent_id), {str(c.id): c.at for c in children})
-        derived = {self.embed_field: json.dumps(self._newest(copies)), self.count_field: str(len(children))}
+        # Only the newest are copied: chosen as ``_newest`` orders the copies (a time's repr reads back the same).
+        newest = sorted(children, key=lambda c: (c.at, str(c.id)), reverse=True)[: self.embed_size]
+        copies = [
+            self._copy(c.id, {**c.fields, self.parent_field: parent, self.time_field: repr(c.at)}) for c in newest
+        ]
+        derived = {self.embed_field: json.dumps(copies), self.count_field: str(len(children))}
         if self.sum_field:
             derived[self.sum_field] = str(total)
         return derived

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from config.activity import Actor
+from config.activity import Actor, Event
 from config.redis import client
 from config.store import Refused, queue_event, transact
 from config.store.ngrams import N, words
+from config.store.sending import Sender
 from orgchart import keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import Script, load_scripts
@@ -75,15 +75,11 @@ def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) 
     people, places = list(data.people.items()), list(data.locations.items())
 
     def reserve(pipe) -> tuple[int, int]:
-        taken = []
-        if people:
-            found = pipe.hmget(keys.employee_by_name(), [f for f, _ in people])
-            taken += [f"employee {p.name!r}" for (_, p), owner in zip(people, found) if owner is not None]
-        if places:
-            found = pipe.hmget(keys.location_by_name(), [f for f, _ in places])
-            taken += [f"location {n!r}" for (_, n), owner in zip(places, found) if owner is not None]
-        if taken:
-            raise Refused("Already in the org chart: " + ", ".join(taken[:20]) + (" …" if len(taken) > 20 else ""))
+        _refuse_taken(
+            people, places,
+            pipe.hmget(keys.employee_by_name(), [f for f, _ in people]) if people else [],
+            pipe.hmget(keys.location_by_name(), [f for f, _ in places]) if places else [],
+        )  # fmt: skip
         # Ids are reserved only once the names are known to be free (a retry skips a block: harmless).
         first_e = pipe.incrby(keys.employee_ids(), len(people)) - len(people) + 1 if people else 0
         first_l = pipe.incrby(keys.location_ids(), len(places)) - len(places) + 1 if places else 0
@@ -101,17 +97,41 @@ def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) 
         first_e, first_l = transact(work)
         load_scripts()  # the screens that read the org next pay no NOSCRIPT round trip
     else:
-        first_e, first_l = reserve(client())
+        first_e, first_l = _reserve_bulk(people, places)
         loc_id = {folded: first_l + i for i, (folded, _) in enumerate(places)}
-        write_locations([(loc_id[folded], name) for folded, name in places])
-        write_people(_documents(data, first_e, loc_id), {loc_id[f]: n for f, n in places})
         label = f"{len(people)} employees, {len(places)} locations"
-        pipe = client().pipeline(transaction=False)
-        queue_event(pipe, actor.event("imported", "orgchart", "employee", first_e, label, gone=True))
-        pipe.execute()
+        write_people(
+            _documents(data, first_e, loc_id), {loc_id[f]: n for f, n in places},
+            places=[(loc_id[folded], name) for folded, name in places],
+            event=actor.event("imported", "orgchart", "employee", first_e, label, gone=True),
+        )  # fmt: skip
     edges = sum(1 for _, p in people if p.manager is not None)
     placed = sum(1 for _, p in people if p.location is not None)
     return Imported(len(people), len(places), edges, placed, first_e, first_l)
+
+
+def _refuse_taken(people, places, people_owners, place_owners) -> None:
+    """Refuse the import if any of its names is already an employee's or a location's."""
+    taken = [f"employee {p.name!r}" for (_, p), owner in zip(people, people_owners) if owner is not None]
+    taken += [f"location {n!r}" for (_, n), owner in zip(places, place_owners) if owner is not None]
+    if taken:
+        raise Refused("Already in the org chart: " + ", ".join(taken[:20]) + (" …" if len(taken) > 20 else ""))
+
+
+def _reserve_bulk(people, places) -> tuple[int, int]:
+    """The bulk path's names check, then its ids: two round trips (each of its commands pipelined)."""
+    kinds = [(items, index, counter) for items, index, counter in (
+        (people, keys.employee_by_name(), keys.employee_ids()), (places, keys.location_by_name(), keys.location_ids()),
+    ) if items]  # fmt: skip
+    pipe = client().pipeline(transaction=False)
+    for items, index, _ in kinds:
+        pipe.hmget(index, [folded for folded, _ in items])
+    owners = dict(zip((index for _, index, _ in kinds), pipe.execute()))
+    _refuse_taken(people, places, owners.get(keys.employee_by_name(), []), owners.get(keys.location_by_name(), []))
+    for items, _, counter in kinds:
+        pipe.incrby(counter, len(items))
+    first = {counter: last - len(items) + 1 for (items, _, counter), last in zip(kinds, pipe.execute())}
+    return first.get(keys.employee_ids(), 0), first.get(keys.location_ids(), 0)
 
 
 def _documents(data, first_e: int, loc_id: dict[str, int]):
@@ -127,10 +147,14 @@ def write_locations(places) -> None:
     """Bulk write of (id, name) locations into an empty org chart: each hash and its name
     index entries, in one pipeline."""
     pipe = client().pipeline(transaction=False)
+    _queue_locations(pipe, places)
+    pipe.execute()
+
+
+def _queue_locations(pipe, places) -> None:
     for pk, name in places:
         pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
         _index(pipe, keys.location_names(), keys.location_by_name(), fold(name), pk)
-    pipe.execute()
 
 
 def location_names(pks) -> dict[int, str]:
@@ -151,64 +175,72 @@ def record_import(actor: Actor, entity: str, first: int, label: str) -> None:
     pipe.execute()
 
 
-def write_people(people, location_names: dict[int, str]) -> int:
+def write_people(people, location_names: dict[int, str], *, places=(), event: Event | None = None) -> int:
     """Bulk write of whole people into an empty org chart: ``people`` yields (id, name, title,
     manager id, location id, full time), every manager among them. Writes each document with its
     report counts and copied location name, both sides of both edges, the name indexes and the
     trigram sets: ``_BULK`` script calls, ``BULK_CALLS`` per round trip, then the trigram sets
     (one SADD per thousand members). One round trip is under way while the next is prepared (a
     second connection, from one helper thread), so the client's work and the server's overlap;
-    the writes commute (an empty org chart, every set and index only added to). Returns how many
-    were written."""
+    the writes commute (an empty org chart, every set and index only added to). The first round
+    trip also loads every graph script, ahead of its bulk calls (which are sent without a NOSCRIPT
+    retry; the screens that read the org next pay none either), and writes ``places``, (id, name)
+    locations as ``write_locations`` does; ``event`` goes with the last. Returns how many were
+    written."""
     rows = list(people)
+    with Sender("orgchart-bulk", threaded=len(rows) > BULK_PEOPLE * BULK_CALLS) as sender:  # more than one trip
+        pipe = client().pipeline(transaction=False)
+        for script in Script.registry:
+            pipe.script_load(script.source)
+        _queue_locations(pipe, places)
+        _queue_people(sender, pipe, rows, location_names, event)
+    return len(rows)
+
+
+def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, str], event: Event | None) -> None:
+    """The people's bulk calls and trigram sets, on ``pipe`` and the pipelines after it."""
     direct, total = report_counts({row[0]: row[3] for row in rows})
     fields = list(Employee(0, "").to_hash())
     head = [len(fields), *fields]
     pieces: dict[str, list[int]] = {}
     name_pieces = _NamePieces()
-    # The bulk calls below are sent without a NOSCRIPT retry; the screens that read the org next
-    # pay none either.
-    load_scripts()
-    sender = _Sender(threaded=len(rows) > BULK_PEOPLE * BULK_CALLS)  # more than one round trip
-    try:
-        pipe, calls = client().pipeline(transaction=False), 0
-        for start in range(0, len(rows), BULK_PEOPLE):
-            part = rows[start : start + BULK_PEOPLE]
-            keys_ = [keys.employee_names(), keys.employee_by_name(), keys.roots()]
-            args = [len(part), *head]
-            for pk, name, title, boss, where, full_time in part:
-                doc = Employee(
-                    pk, name, title, where, boss, full_time, direct.get(pk, 0), total.get(pk, 0),
-                    location_name=location_names.get(where, "") if where is not None else "",
-                )  # fmt: skip
-                mapping = doc.to_hash()
-                folded = mapping["folded"]
-                edge = keys.reports(boss) if boss is not None else keys.roots()
-                if where is not None:
-                    keys_ += [keys.employee(pk), edge, keys.staff(where), keys.staff_names(where)]
-                else:
-                    keys_ += [keys.employee(pk), edge, keys.employee(pk), keys.employee(pk)]
-                args += [pk, folded, "1" if where is not None else "0", *mapping.values()]
-                for gram_key in name_pieces(name):
-                    pieces.setdefault(gram_key, []).append(pk)
-            _BULK.queue(pipe, keys_, args)
-            calls += 1
-            if calls >= BULK_CALLS:
-                sender.send(pipe)
-                pipe, calls = client().pipeline(transaction=False), 0
-        queued = calls
-        for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
-            for at in range(0, len(members), 1000):
-                pipe.sadd(gram_key, *members[at : at + 1000])
-                queued += 1
-                if queued >= 2000:
-                    sender.send(pipe)
-                    pipe, queued = client().pipeline(transaction=False), 0
-        if queued:
-            sender.send(pipe)
-    finally:
-        sender.finish()
-    return len(rows)
+    calls = 0
+    for start in range(0, len(rows), BULK_PEOPLE):
+        part = rows[start : start + BULK_PEOPLE]
+        keys_ = [keys.employee_names(), keys.employee_by_name(), keys.roots()]
+        args = [len(part), *head]
+        for pk, name, title, boss, where, full_time in part:
+            doc = Employee(
+                pk, name, title, where, boss, full_time, direct.get(pk, 0), total.get(pk, 0),
+                location_name=location_names.get(where, "") if where is not None else "",
+            )  # fmt: skip
+            mapping = doc.to_hash()
+            folded = mapping["folded"]
+            edge = keys.reports(boss) if boss is not None else keys.roots()
+            if where is not None:
+                keys_ += [keys.employee(pk), edge, keys.staff(where), keys.staff_names(where)]
+            else:
+                keys_ += [keys.employee(pk), edge, keys.employee(pk), keys.employee(pk)]
+            args += [pk, folded, "1" if where is not None else "0", *mapping.values()]
+            for gram_key in name_pieces(name):
+                pieces.setdefault(gram_key, []).append(pk)
+        _BULK.queue(pipe, keys_, args)
+        calls += 1
+        if calls >= BULK_CALLS:
+            sender.send(pipe.execute)
+            pipe, calls = client().pipeline(transaction=False), 0
+    queued = calls
+    for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
+        for at in range(0, len(members), 1000):
+            pipe.sadd(gram_key, *members[at : at + 1000])
+            queued += 1
+            if queued >= 2000:
+                sender.send(pipe.execute)
+                pipe, queued = client().pipeline(transaction=False), 0
+    if event is not None:
+        queue_event(pipe, event)
+    if pipe.command_stack:
+        sender.send(pipe.execute)
 
 
 class _NamePieces:
@@ -227,32 +259,6 @@ class _NamePieces:
                 self.by_word[word] = known
             found |= known
         return found
-
-
-class _Sender:
-    """Executes pipelines on one helper thread, at most one under way: ``send`` waits for the
-    previous one (raising its error) before handing over the next. Unthreaded (a write of one
-    round trip), it executes each at once."""
-
-    def __init__(self, threaded: bool = True):
-        self.pool = ThreadPoolExecutor(max_workers=1) if threaded else None
-        self.pending = None
-
-    def send(self, pipe) -> None:
-        if self.pool is None:
-            pipe.execute()
-            return
-        self.finish(close=False)
-        self.pending = self.pool.submit(pipe.execute)
-
-    def finish(self, close: bool = True) -> None:
-        try:
-            if self.pending is not None:
-                pending, self.pending = self.pending, None
-                pending.result()
-        finally:
-            if close and self.pool is not None:
-                self.pool.shutdown(wait=True)
 
 
 def _writes(data, first_e: int, first_l: int, actor: Actor):

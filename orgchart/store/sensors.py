@@ -16,12 +16,17 @@ one-second resolution: two readings within the same second are the same sample.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
+
+from redis.exceptions import NoScriptError
 
 from config.redis import client, raw_client
+from config.store.sending import Sender
 from orgchart import conf, keys
 
 __all__ = [
@@ -81,6 +86,9 @@ last_value = last_value - 32768
 local last_old = -1
 local size = redis.call('STRLEN', KEYS[1])
 if size >= 4 then last_old = struct.unpack('>H', redis.call('GETRANGE', KEYS[1], size - 4, size - 1)) end
+-- Called with the five keys of an append only: a merge may recompute the day's and month's extremes from
+-- the rollups below them, so it asks (having written nothing) to be called again with every key.
+if #KEYS == 5 and first_new <= last_old then return -1 end
 
 local add_count, add_sum, bmin, bmax = 0, 0, nil, nil
 local replaced = false
@@ -208,6 +216,19 @@ class _Keys:
         self.days: dict[int, list[str]] = {}
         self.months: dict[str, list[str]] = {}
 
+    def appending(self, hour_start: int) -> list[str]:
+        """The keys of an append: the first five of ``self(hour_start)`` (the hour's raw bucket, its hour,
+        day and month rollups, the latest reading), built without the day's and month's lists."""
+        moment = _utc(hour_start)
+        hour = _hour_stamp(moment)
+        return [
+            keys.temp_raw(self.location, hour),
+            keys.temp_hour(self.location, hour),
+            keys.temp_day(self.location, hour[:8]),
+            keys.temp_month(self.location, hour[:6]),
+            keys.temp_latest(self.location),
+        ]
+
     def __call__(self, hour_start: int) -> list[str]:
         moment = _utc(hour_start)
         day_start = hour_start - hour_start % DAY
@@ -257,14 +278,20 @@ def _hours(readings: Iterable[tuple[int, float]]):
         yield start, secs, [samples[sec] for sec in secs]
 
 
-def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_hours: int = 200) -> int:
+BATCH_HOURS = 48  # sensor-hours a pipelined round trip: Redis runs one while the next is built
+
+
+def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_hours: int = BATCH_HOURS) -> int:
     """Store readings ``(unix seconds, degrees)`` of one location's sensor: the one write path,
     for a live feed and for the generator alike. One script call per sensor-hour, each atomic,
-    ``batch_hours`` of them per pipelined round trip. Each call carries the hour's count, sum, min
+    ``batch_hours`` of them per pipelined round trip; when there are several round trips, each is
+    sent on a second thread while the next is built. Each call carries the hour's count, sum, min
     and max, which the script folds into the rollups when the samples come after those stored (the
-    usual case); otherwise it merges and recomputes from the samples. Returns how many new samples
-    were stored (a repeated timestamp replaces its sample and is not counted). A reading out of
-    range refuses the whole call before anything is written."""
+    usual case, which needs only the hour's five keys); otherwise the script merges and recomputes
+    from the samples and the rollups below, so such an hour is sent again with every key it may touch
+    (one more round trip for the hours that came late). Returns how many new samples were stored (a
+    repeated timestamp replaces its sample and is not counted). A reading out of range refuses the
+    whole call before anything is written."""
     calls = []
     for start, secs, values in _hours(readings):
         low, high = min(values), max(values)
@@ -276,22 +303,56 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
         flat[1::2] = [v + OFFSET for v in values]
         calls.append((start, struct.pack(f">{len(flat)}H", *flat), len(values), sum(values), low, high))
     ttl = retention()
-    script = client().register_script(_INGEST)
     names = _Keys(location)
-    stored, pipe, queued = 0, client().pipeline(transaction=False), 0
-    for start, batch, count, total, low, high in calls:
-        script(
-            keys=names(start),
-            args=[ttl.raw, ttl.hour, ttl.day, ttl.month, start, batch, count, total, low, high],
-            client=pipe,
-        )
-        queued += 1
-        if queued >= batch_hours:
-            stored += sum(pipe.execute())
-            pipe, queued = client().pipeline(transaction=False), 0
-    if queued:
-        stored += sum(pipe.execute())
-    return stored
+    redis = client()
+    _load_ingest(redis)
+
+    def queue(pipe, call, keys_) -> None:
+        pipe.evalsha(_INGEST_SHA, len(keys_), *keys_, ttl.raw, ttl.hour, ttl.day, ttl.month, *call)
+
+    with Sender("sensor", threaded=len(calls) > batch_hours) as sender:  # one round trip: no thread
+        for at in range(0, len(calls), batch_hours):
+            pipe = redis.pipeline(transaction=False)
+            for call in calls[at : at + batch_hours]:
+                queue(pipe, call, names.appending(call[0]))
+            sender.send(partial(_ingest, redis, pipe))
+    replies = [added for batch in sender.results for added in batch]
+    late = [call for call, added in zip(calls, replies) if added == -1]
+    if late:
+        pipe = redis.pipeline(transaction=False)
+        for call in late:
+            queue(pipe, call, names(call[0]))
+        replies += _ingest(redis, pipe)
+    return sum(added for added in replies if added != -1)
+
+
+_INGEST_SHA = hashlib.sha1(_INGEST.encode()).hexdigest()
+_ingest_loaded: set[int] = set()  # the clients (by id) that have loaded the script
+
+
+def _load_ingest(redis) -> None:
+    """SCRIPT LOAD once per client, so that its pipelines send EVALSHA alone (not a SCRIPT EXISTS each)."""
+    if id(redis) not in _ingest_loaded:
+        redis.script_load(_INGEST)
+        _ingest_loaded.add(id(redis))
+
+
+def _ingest(redis, pipe) -> list[int]:
+    """Send one pipeline of ingest calls; if the server has lost the script (a restart), load it and send
+    again the calls it refused (a refused call wrote nothing, and the hours' calls commute)."""
+    commands = list(pipe.command_stack)
+    replies = pipe.execute(raise_on_error=False)
+    refused = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+    if refused:
+        redis.script_load(_INGEST)
+        again = redis.pipeline(transaction=False)
+        again.command_stack = [commands[n] for n in refused]
+        for n, reply in zip(refused, again.execute()):
+            replies[n] = reply
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return replies
 
 
 def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:

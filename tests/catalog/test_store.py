@@ -5,9 +5,11 @@ import json
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
 from catalog.store import NewReview
+from catalog.store.bulk import _BULK, BulkWrite
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
+from config.store.children_scripts import run_script
 from config.store.ids import ID_BLOCK
 from tests.base import RedisTestCase, flush_test_redis, run_concurrently
 from tests.catalog.helpers import CONSOLE, EARBUDS, TESTER, make_product, review, sent_commands
@@ -498,3 +500,28 @@ class EmbedJsonTest(RedisTestCase):
         embed = json.loads(client().hget(keys.product(product_id), "recent_reviews"))
         self.assertEqual(embed[0]["author"], "<b>bo</b>")
         self.assertEqual(set(embed[0]), {"id", "author", "rating", "comment", "published_at"})
+
+
+class BulkWriteTest(RedisTestCase):
+    """The seeder's and the import's script of plain commands: what it merges and what it sends whole."""
+
+    sign_in = False
+
+    def test_hashes_go_whole_or_in_chunks_and_index_additions_merge_per_key(self):
+        bulk = BulkWrite()
+        bulk.hset("t:small", mapping={"a": "1", "b": "2"})
+        wide = {f"f{n}": str(n) for n in range(BulkWrite.CHUNK)}  # two commands' worth of arguments
+        bulk.hset("t:wide", mapping=wide)
+        bulk.zadd("t:z", {"x": 1.5})
+        bulk.zadd("t:z", {"y": 2})
+        bulk.sadd("t:s", "a", "b")
+        bulk.sadd("t:s", "b", "c")
+        keys_, args = bulk.prepared()
+        self.assertEqual(keys_, ["t:small", "t:wide", "t:wide", "t:z", "t:s"])
+        self.assertEqual(args[:6], ["4", "HSET", "a", "1", "b", "2"])
+        self.assertEqual(bulk.send(), 0)  # prepared() emptied it
+        self.assertEqual(run_script(_BULK, keys_, args), 5)
+        self.assertEqual(client().hgetall("t:small"), {"a": "1", "b": "2"})
+        self.assertEqual(client().hgetall("t:wide"), wide)
+        self.assertEqual(client().zrange("t:z", 0, -1, withscores=True), [("x", 1.5), ("y", 2.0)])
+        self.assertEqual(client().smembers("t:s"), {"a", "b", "c"})

@@ -69,4 +69,5 @@ class SnapshotTest(SimpleTestCase):
             fields = post.to_fields()
             with self.subTest(text=text):
                 self.assertEqual(snapshot_json(fields), json.dumps(fields, separators=(",", ":"), ensure_ascii=False))
+                self.assertEqual(Revision(post).to_json(), snapshot_json(fields))  # the bulk loads' shortcut
                 self.assertEqual(Revision.from_json(7, Revision(post).to_json()).post, post)

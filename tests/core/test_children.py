@@ -184,6 +184,17 @@ class ScriptedWritesTest(RedisTestCase):
         self.assertEqual([i["author"] for i in json.loads(by_bulk["recent_notes"])], ["a0", "a1", "a2"])
         self.assertEqual(json.loads(by_bulk["recent_notes"]), NOTES.expected_embed(2))
 
+    def test_the_bulk_writers_embed_breaks_ties_in_time_as_the_set_does(self):
+        make_parent(3)
+        children = [Child(n, {"author": f"a{n}", "stars": "1"}, 5.0) for n in (8, 9, 10, 11, 100)]
+        pipe = client().pipeline(transaction=True)
+        derived = NOTES.queue_bulk(pipe, 3, children)
+        pipe.hset(NOTES.parent_key(3), mapping=derived)
+        pipe.execute()
+        embedded = json.loads(client().hget(NOTES.parent_key(3), "recent_notes"))
+        self.assertEqual([i["id"] for i in embedded], ["9", "8", "11"])  # member order, as bytes
+        self.assertEqual(embedded, NOTES.expected_embed(3))
+
     def test_scores_follow_the_aggregate(self):
         scored = ChildCollection(**{**NOTES.__dict__, "scores": (("test:by:avg", "average"), ("test:by:n", "count"))})
         make_parent()

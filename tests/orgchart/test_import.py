@@ -291,6 +291,40 @@ class ExchangeRoundTripTest(RedisTestCase):
         )
 
 
+class BulkImportTest(RedisTestCase):
+    """The bulk path (seeding, measuring) writes what the one transaction writes, in three round trips."""
+
+    sign_in = False
+
+    def read(self, folder: str):
+        for name, text in GOOD.items():
+            Path(folder, name).write_text(text)
+        data, report = importer.read(folder)
+        self.assertEqual(report.refused, 0)
+        return data
+
+    def snapshot(self) -> dict:
+        return {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+
+    def test_the_bulk_path_writes_what_the_transaction_writes_in_three_round_trips(self):
+        with tempfile.TemporaryDirectory() as folder:
+            data = self.read(folder)
+        store.import_graph(data, actor=store.Actor("t"))
+        atomic = self.snapshot()
+        client().flushdb()
+        client().script_flush()
+        with self.assertRoundTrips(3) as trace:  # the names, the ids, then everything else
+            done = store.import_graph(data, actor=store.Actor("t"), atomic=False)
+        self.assertEqual((done.employees, done.locations, done.first_employee), (4, 2, 1))
+        self.assertEqual([c.name for c in trace.round_trips[0].commands], ["HMGET", "HMGET"])
+        self.assertEqual([c.name for c in trace.round_trips[1].commands], ["INCRBY", "INCRBY"])
+        names = [c.name for c in trace.round_trips[2].commands]
+        self.assertEqual(names[0], "SCRIPT LOAD")  # the scripts are loaded before the bulk call that needs one
+        self.assertEqual(names[-1], "XADD")  # the one event, with the last round trip
+        self.assertEqual(self.snapshot(), atomic)
+        self.assertEqual(violations(["orgchart"]), [])
+
+
 class BulkNamePiecesTest(SimpleTestCase):
     def test_a_name_is_cut_into_the_index_pieces_a_word_at_a_time(self):
         from orgchart.store.importing import _NamePieces

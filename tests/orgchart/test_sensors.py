@@ -57,6 +57,42 @@ class BucketTest(RedisTestCase):
         self.assertEqual([ts - HOUR0 for ts, _ in samples], [30, 60, 90])
         self.assertEqual(violations(["orgchart"]), [])
 
+    def test_an_append_is_one_round_trip_of_calls_with_the_hours_five_keys(self):
+        store.record_readings(self.pk, [(HOUR0 - 60, 19.0)])  # the script is loaded
+        with self.assertRoundTrips(1) as trace:
+            store.record_readings(self.pk, [(HOUR0 + 10, 20.5), (HOUR0 + 3600, 19.0), (HOUR0 + 7200, 18.0)])
+        calls = trace.round_trips[0].commands
+        self.assertEqual([c.name for c in calls], ["EVALSHA"] * 3)
+        self.assertEqual(list(calls[0].keys), store.sensors._Keys(self.pk)(HOUR0)[:5])
+        self.assertEqual([len(c.keys) for c in calls], [5, 5, 5])
+
+    def test_a_late_hour_is_sent_again_with_every_key_it_may_touch(self):
+        store.record_readings(self.pk, [(HOUR0 + 60, 20.0), (HOUR0 + 3660, 21.0)])
+        with self.assertRoundTrips(2) as trace:
+            stored = store.record_readings(self.pk, [(HOUR0 + 30, 25.0), (HOUR0 + 7200, 22.0)])
+        self.assertEqual(stored, 2)
+        first, again = trace.round_trips
+        self.assertEqual([len(c.keys) for c in first.commands], [5, 5])
+        (late,) = again.commands  # the first hour asked for every key; the third was appended
+        self.assertEqual(list(late.keys), store.sensors._Keys(self.pk)(HOUR0))
+        self.assertEqual(rollup(self.pk, "day", "20260105"), {"count": 4, "sum": 8800, "min": 2000, "max": 2500})
+        self.assertEqual(violations(["orgchart"]), [])
+
+    def test_many_round_trips_write_what_one_would(self):
+        readings = [(HOUR0 + 60 * i, 20 + (i % 11) / 10) for i in range(60 * 30)]  # 30 hours
+        other = location("Austin")
+        self.assertEqual(store.record_readings(self.pk, readings), 1800)
+        self.assertEqual(store.record_readings(other, readings, batch_hours=4), 1800)  # 8 round trips
+        for period, stamp in (("hour", "2026010512"), ("day", "20260106"), ("month", "202601")):
+            self.assertEqual(rollup(self.pk, period, stamp), rollup(other, period, stamp))
+        self.assertEqual(violations(["orgchart"]), [])
+
+    def test_a_server_that_lost_the_script_gets_it_again(self):
+        store.record_readings(self.pk, [(HOUR0 + 60, 20.0)])
+        client().script_flush()
+        self.assertEqual(store.record_readings(self.pk, [(HOUR0 + 120, 21.0), (HOUR0 + 3660, 22.0)]), 2)
+        self.assertEqual(rollup(self.pk, "day", "20260105")["count"], 3)
+
     def test_memory_per_sample_is_at_most_16_bytes(self):
         before = store.used_memory()
         written = sensorfeed.feed(self.pk, HOUR0, 2, 6, random.Random(1))
