@@ -20,7 +20,7 @@ from orgchart.documents import Employee, Location, fold
 from orgchart.forms import NAME_MAX
 
 HOUR_FORMAT = "%Y-%m-%dT%H:00:00Z"
-INGEST_HOURS = 200  # sensor-hours per ingest call: one round trip of pipelined script calls
+INGEST_HOURS = 200  # sensor-hours per call of the write path (which sends 48 a round trip)
 CHUNK = 1000  # locations per pipeline
 
 

@@ -105,13 +105,13 @@ def _restore_documents(entity: str):
         """Into an empty app, in ascending id order: each batch's documents, their indexes and the
         id counter at the batch's highest id, in one MULTI/EXEC."""
         count = 0
-        with store.Sender() as sender:  # a batch is written while the next one is read and checked
+        with store.Sender("school-bulk") as sender:  # a batch is written while the next one is read and checked
             for batch in batched(docs, BATCH):
                 documents = {doc["id"]: make(**doc).to_hash() for doc in batch}
                 tx = store.transaction()
                 store.queue_new_documents(tx, entity, documents)
                 store.queue_last_id(tx, entity, max(documents))
-                sender.send(tx)
+                sender.send(tx.execute)
                 count += len(documents)
         _summary(entity, count, writer)
 
@@ -144,13 +144,13 @@ def _relation(entity: str, members_key, pairs: str):
         """Each batch of pairs checked against the bounds (one read), then both sides written (one
         MULTI/EXEC)."""
         count, room = 0, store.Room(relation)
-        with store.Sender() as sender:  # a batch is written while the next one is read and checked
+        with store.Sender("school-bulk") as sender:  # a batch is written while the next one is read and checked
             for batch in batched(docs, BATCH):
                 pairs = [(doc["course"], doc[entity]) for doc in batch]
                 room.check(pairs)
                 tx = store.transaction()
                 store.queue_pairs(tx, relation, pairs)
-                sender.send(tx)
+                sender.send(tx.execute)
                 count += len(pairs)
         _summary("enrolment" if entity == "student" else "assignment", count, writer)
 

@@ -89,7 +89,7 @@ def estimate(scale: str) -> int:
 @seeder("school", order=20, estimate=estimate)
 def seed(ctx: SeedContext) -> int:
     """Every batch is one MULTI/EXEC, written by ``store.Sender`` while the next one is built."""
-    with store.Sender() as sender:
+    with store.Sender("school-bulk") as sender:
         written = _seed(ctx, sender)
     store.load_scripts()  # the server knows the write scripts: each first write is one round trip too
     return written
@@ -168,6 +168,6 @@ def _people(ctx: SeedContext, sender, entity: str, count: int) -> list[int]:
 def _commit(ctx: SeedContext, sender, tx, entity: str, count: int) -> int:
     """Close a batch: its event, one MULTI/EXEC (thousands of commands) sent, the progress bar."""
     store.queue_seed_event(tx, entity, count)
-    sender.send(tx)
+    sender.send(tx.execute)
     ctx.progress(count)
     return count

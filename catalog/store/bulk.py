@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain
 
@@ -17,6 +16,7 @@ from config.redis import client
 from config.store import queue_event
 from config.store.children import Child
 from config.store.children_scripts import run_script
+from config.store.sending import Sender
 
 
 @dataclass
@@ -92,45 +92,16 @@ def write_batches(
     waits on Redis while this one joins strings), and an event per batch."""
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
     ids: list[int] = []
-    with _Sender() as sender:
+    with Sender("catalog-bulk") as sender:
         for start in range(0, len(items), batch):
             chunk = items[start : start + batch]
             bulk = BulkWrite()
             written = _queue_batch(bulk, chunk, first_product + start, first_review, at)
             first_review += sum(len(r) for _, r in chunk)
             queue_event(bulk, actor.event("created", APP, "product", written[0], f"{len(written)} seeded products"))
-            sender.send(bulk)
+            sender.send(bulk.send_later())
             ids += written
     return ids
-
-
-class _Sender:
-    """Sends prepared scripts on a second thread, one at a time, so building the next overlaps
-    Redis running this one; leaving waits for the last and raises what any of them raised."""
-
-    def __init__(self):
-        self.pool = ThreadPoolExecutor(max_workers=1)
-        self.pending = None
-
-    def __enter__(self):
-        return self
-
-    def send(self, bulk: BulkWrite) -> None:
-        keys, args = bulk.prepared()
-        self.wait()
-        if keys:
-            self.pending = self.pool.submit(run_script, _BULK, keys, args)
-
-    def wait(self) -> None:
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            pending.result()
-
-    def __exit__(self, *exc):
-        try:
-            self.wait()
-        finally:
-            self.pool.shutdown()
 
 
 # KEYS: the key of each command, in order. ARGV, command after command: its argument count,
@@ -239,8 +210,13 @@ class BulkWrite:
 
     def send(self) -> int:
         """Run everything queued as one script (one round trip); returns the commands it ran."""
+        return self.send_later()()
+
+    def send_later(self):
+        """Everything queued, taken now, as a write to run later (on a ``Sender``'s thread):
+        returns the commands it ran."""
         keys, args = self.prepared()
-        return run_script(_BULK, keys, args) if keys else 0
+        return lambda: run_script(_BULK, keys, args) if keys else 0
 
 
 def _queue_batch(pipe, items, first_product: int, first_review: int, at: float) -> list[int]:

@@ -11,14 +11,13 @@ KEYS, the commands as one JSON argument) that runs thousands of commands;
 
 from __future__ import annotations
 
-import contextvars
 from collections import Counter, defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
+from config.store.sending import Sender
 from school import conf, keys
 from school.store.core import Refused, lex_member, script
 from school.store.entities import queue_document, reserve_ids
@@ -68,35 +67,6 @@ class Batch:
         """Queue the batch on ``pipe``: one EVALSHA (the pipeline loads the script if the server lacks it)."""
         if self.keys:
             script("bulk")(keys=self.keys, args=self.argv, client=pipe)
-
-
-class Sender:
-    """Runs each batch's pipeline on one worker thread while the caller builds the next batch, so
-    Redis works while Python does. Batches still run one at a time and in order (at most one in
-    flight); a batch's error is raised by the next ``send``, ``wait`` or the end of the block."""
-
-    def __init__(self):
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="school-bulk")
-        self._pending = None
-
-    def send(self, pipe) -> None:
-        self.wait()
-        self._pending = self._pool.submit(contextvars.copy_context().run, pipe.execute)
-
-    def wait(self) -> None:
-        """Until the batch in flight is written (before reading what it wrote)."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
-
-    def __enter__(self) -> Sender:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        try:
-            self.wait()
-        finally:
-            self._pool.shutdown()
 
 
 def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]]) -> None:
