@@ -119,7 +119,7 @@ def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[by
             guess = ""
     replies = pipe.execute(raise_on_error=False)
     described = replies[0]
-    meta = placed([_meta(key, described[0] if isinstance(described, list) else described)])[0]
+    meta = placed([_meta(key, described)])[0]
     found = {other: bool(n) for other, n in zip(related, replies[1 : 1 + len(related)])}
     page = replies[1 + len(related) :]
     if not meta.exists:

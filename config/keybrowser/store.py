@@ -148,28 +148,29 @@ return {cursor, examined, found}
 """
 
 # Everything a list shows of each key in KEYS, in one command whatever the type and the
-# number of keys: {type, length, PTTL, encoding, memory} per key ("none", -1, -2 and nil
-# for a missing one), then DBSIZE when ARGV[1] is "1". A script runs alone, so a key TYPE
-# found stays until its last read (OBJECT and MEMORY cannot meet a missing key). A Lua
-# array stops at its first nil, so a missing reply travels as false (a nil reply) inside
-# its own five-slot entry.
+# number of keys: type, length, PTTL, encoding, memory for each key in turn ("none", -1, -2
+# and nil for a missing one), then DBSIZE when ARGV[1] is "1". One flat array: Redis 6.2
+# writes each nested table of a script's reply to the socket by a write() of its own, and
+# the client reads them by as many recv() calls. A script runs alone, so a key TYPE found
+# stays until its last read (OBJECT and MEMORY cannot meet a missing key). A Lua array
+# stops at its first nil, so a missing reply travels as false (a nil reply).
 _DESCRIBE_KEYS = """-- key browser: describe keys
 local lengths = {string = 'STRLEN', hash = 'HLEN', list = 'LLEN', set = 'SCARD', zset = 'ZCARD', stream = 'XLEN'}
 local out = {}
 for i, key in ipairs(KEYS) do
-  local t = redis.call('TYPE', key)['ok']
-  local entry = {t, -1, -2, false, false}
+  local t, at = redis.call('TYPE', key)['ok'], (i - 1) * 5
+  out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = t, -1, -2, false, false
   if t ~= 'none' then
-    if lengths[t] then entry[2] = redis.call(lengths[t], key) end
-    entry[3] = redis.call('PTTL', key)
-    entry[4] = redis.call('OBJECT', 'ENCODING', key)
-    entry[5] = redis.call('MEMORY', 'USAGE', key)
+    if lengths[t] then out[at + 2] = redis.call(lengths[t], key) end
+    out[at + 3] = redis.call('PTTL', key)
+    out[at + 4] = redis.call('OBJECT', 'ENCODING', key)
+    out[at + 5] = redis.call('MEMORY', 'USAGE', key)
   end
-  out[i] = entry
 end
-if ARGV[1] == '1' then out[#out + 1] = redis.call('DBSIZE') end
+if ARGV[1] == '1' then out[#KEYS * 5 + 1] = redis.call('DBSIZE') end
 return out
 """
+ENTRY = 5  # the values the script gives a key
 
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}\Z")
 OFFSET_END = 2**63  # LRANGE, ZRANGE and GETRANGE offsets are signed 64-bit
@@ -214,7 +215,8 @@ def _queue_describe(pipe, keys: list[bytes], with_dbsize: bool = False) -> None:
 
 
 def _meta(key: bytes, entry) -> KeyMeta:
-    """A key's description from its ``_DESCRIBE_KEYS`` entry (an exception when the script failed)."""
+    """A key's description from its ``ENTRY`` values of ``_DESCRIBE_KEYS`` (an exception when the
+    script failed)."""
     if not isinstance(entry, list):
         return KeyMeta(key=key, type="none", length=None, ttl_ms=None, encoding="", memory=None)
     kind, length, pttl, encoding, memory = entry
@@ -240,7 +242,7 @@ def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta
     if not on_cluster():
         entries = client.eval(_DESCRIBE_KEYS, len(keys), *keys, "1" if with_dbsize else "0")
         total = entries.pop() if with_dbsize else 0
-        return [_meta(key, entry) for key, entry in zip(keys, entries)], total
+        return [_meta(key, entries[n * ENTRY : (n + 1) * ENTRY]) for n, key in enumerate(keys)], total
     pipe = client.pipeline(transaction=False)
     for key in keys:
         _queue_describe(pipe, [key])
@@ -248,7 +250,7 @@ def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta
     for node in primaries:
         pipe.execute_command("DBSIZE", target_nodes=node)
     replies = pipe.execute(raise_on_error=False)
-    metas = [_meta(key, reply[0] if isinstance(reply, list) else reply) for key, reply in zip(keys, replies)]
+    metas = [_meta(key, reply) for key, reply in zip(keys, replies)]
     return placed(metas), sum(replies[len(keys) :])
 
 
