@@ -53,7 +53,6 @@ def load_posts(
     comments = comments or {}
     pipe = client().pipeline(transaction=True)
     indexed: dict[str, dict[str, float]] = defaultdict(dict)
-    pieces: dict[str, list[str]] = defaultdict(list)  # the title trigram sets, one SADD each
     for versions in histories:
         post = versions[-1]
         derived = COMMENTS.queue_bulk(pipe, post.id, comments.get(post.id, ()))
@@ -62,11 +61,10 @@ def load_posts(
             pipe.zadd(keys.revisions(post.id), {Revision(p).to_json(): p.version for p in versions[:-1]})
         for key, member in entries(post):
             indexed[key][member] = score(key, post)
-        for gram_key in TITLES.keys_for(post.title):
-            pieces[gram_key].append(str(post.id))
     for key, members in indexed.items():
         pipe.zadd(key, members)
-    for key, members in pieces.items():
+    titles = TITLES.members_by_set((str(versions[-1].id), versions[-1].title) for versions in histories)
+    for key, members in titles.items():  # the title trigram sets, one SADD each
         pipe.sadd(key, *members)
     if event == BATCH_EVENT:
         first = histories[0][-1]

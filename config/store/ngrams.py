@@ -46,9 +46,14 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+def word_grams(word: str) -> list[str]:
+    """The three-character pieces of one folded word, in order (none when it is shorter than three)."""
+    return [word[i : i + N] for i in range(len(word) - N + 1)]
+
+
 def grams(text: str) -> set[str]:
     """Every three-character piece of every word of ``text`` (none for words shorter than three)."""
-    return {word[i : i + N] for word in words(text) for i in range(len(word) - N + 1)}
+    return {gram for word in words(text) for gram in word_grams(word)}
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,23 @@ class NgramIndex:
     def keys_for(self, *texts: str | None) -> list[str]:
         """The piece sets a write of these texts touches (what its script passes in KEYS)."""
         return [self.gram_key(g) for g in sorted(set().union(*(grams(t or "") for t in texts)))]
+
+    def members_by_set(self, named: Iterable[tuple[object, str | None]]) -> dict[str, list]:
+        """For a bulk write of new records, one SADD a piece set: each set the ``(member, text)``
+        pairs touch, with its members in the order given. Each word's pieces are worked out once,
+        as a large load's names share their words."""
+        by_word: dict[str, list[str]] = {}
+        found: dict[str, list] = {}
+        for member, text in named:
+            touched: set[str] = set()
+            for word in words(text or ""):
+                known = by_word.get(word)
+                if known is None:
+                    known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)]
+                touched.update(known)
+            for key in sorted(touched):
+                found.setdefault(key, []).append(member)
+        return found
 
     # --- the search read --------------------------------------------------------
 

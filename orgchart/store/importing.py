@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import Refused, queue_event, transact
-from config.store.ngrams import N, words
 from config.store.sending import Sender
 from orgchart import keys
 from orgchart.documents import Employee, Location, fold
@@ -202,8 +201,6 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
     direct, total = report_counts({row[0]: row[3] for row in rows})
     fields = list(Employee(0, "").to_hash())
     head = [len(fields), *fields]
-    pieces: dict[str, list[int]] = {}
-    name_pieces = _NamePieces()
     calls = 0
     for start in range(0, len(rows), BULK_PEOPLE):
         part = rows[start : start + BULK_PEOPLE]
@@ -222,14 +219,13 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
             else:
                 keys_ += [keys.employee(pk), edge, keys.employee(pk), keys.employee(pk)]
             args += [pk, folded, "1" if where is not None else "0", *mapping.values()]
-            for gram_key in name_pieces(name):
-                pieces.setdefault(gram_key, []).append(pk)
         _BULK.queue(pipe, keys_, args)
         calls += 1
         if calls >= BULK_CALLS:
             sender.send(pipe.execute)
             pipe, calls = client().pipeline(transaction=False), 0
     queued = calls
+    pieces = NAMES.members_by_set((row[0], row[1]) for row in rows)
     for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
         for at in range(0, len(members), 1000):
             pipe.sadd(gram_key, *members[at : at + 1000])
@@ -243,31 +239,12 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
         sender.send(pipe.execute)
 
 
-class _NamePieces:
-    """The trigram sets of a name (what ``NAMES.keys_for`` gives, the same pieces), worked out a
-    word at a time and each word once: a large org's names share their first and last names."""
-
-    def __init__(self):
-        self.by_word: dict[str, set[str]] = {}
-
-    def __call__(self, name: str) -> set[str]:
-        found: set[str] = set()
-        for word in words(name):
-            known = self.by_word.get(word)
-            if known is None:
-                known = {keys.ngram(word[i : i + N]) for i in range(len(word) - N + 1)}
-                self.by_word[word] = known
-            found |= known
-        return found
-
-
 def _writes(data, first_e: int, first_l: int, actor: Actor):
     """Each write of the import as a function of a pipeline, in order."""
     people, places = list(data.people.items()), list(data.locations.items())
     emp_id = {folded: first_e + i for i, (folded, _) in enumerate(people)}
     loc_id = {folded: first_l + i for i, (folded, _) in enumerate(places)}
     direct, total = report_counts({folded: person.manager for folded, person in people})
-    pieces: dict[str, list[int]] = {}  # the name trigram sets, filled as the people go by
     for folded, name in places:
         pk = loc_id[folded]
         yield lambda pipe, pk=pk, name=name: pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
@@ -293,8 +270,7 @@ def _writes(data, first_e: int, first_l: int, actor: Actor):
         yield lambda pipe, pk=pk, folded=folded: _index(
             pipe, keys.employee_names(), keys.employee_by_name(), folded, pk
         )
-        for gram_key in NAMES.keys_for(person.name):
-            pieces.setdefault(gram_key, []).append(pk)
+    pieces = NAMES.members_by_set((emp_id[folded], person.name) for folded, person in people)
     for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
         for start in range(0, len(members), 1000):
             yield lambda pipe, k=gram_key, part=members[start : start + 1000]: pipe.sadd(k, *part)

@@ -80,15 +80,8 @@ def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]])
         batch.hset(keys.doc(entity, pk), fields)
     batch.zadd(keys.index(entity), [(pk, str(pk)) for pk in documents])
     batch.zadd(keys.lex(entity), [(0, lex_member(entity, pk, fields)) for pk, fields in documents.items()])
-    pieces: dict[str, list[str]] = {}
-    grams_of: dict[str, list[str]] = {}  # names repeat (the seeder's): their pieces are worked out once
-    index, text_field = INDEXES[entity], TEXT_FIELD[entity]
-    for pk, fields in documents.items():
-        text = fields.get(text_field, "")
-        if text not in grams_of:
-            grams_of[text] = index.keys_for(text)
-        for gram_key in grams_of[text]:
-            pieces.setdefault(gram_key, []).append(str(pk))
+    text_field = TEXT_FIELD[entity]
+    pieces = INDEXES[entity].members_by_set((str(pk), fields.get(text_field, "")) for pk, fields in documents.items())
     for gram_key, members in sorted(pieces.items()):
         batch.sadd(gram_key, members)
     if entity == "course":
