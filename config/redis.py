@@ -405,9 +405,8 @@ def client() -> TracedRedis | TracedRedisCluster:
     if isinstance(shared, TracedRedisCluster):
         return shared
     mine = getattr(_threads, "client", None)
-    if mine is None or mine.connection_pool is not shared.connection_pool or _threads.pid != os.getpid():
+    if mine is None or mine.connection_pool is not shared.connection_pool or mine.owner[0] != os.getpid():
         mine = _threads.client = ThreadRedis(connection_pool=shared.connection_pool)
-        _threads.pid = os.getpid()
     return mine
 
 
