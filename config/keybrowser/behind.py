@@ -9,8 +9,6 @@ they leave: a session key is a secret and must never sit in a URL.
 
 from __future__ import annotations
 
-import json
-import zlib
 from dataclasses import dataclass
 
 from django.core import signing
@@ -84,20 +82,10 @@ def token(trace: Trace, path: str = "") -> str:
             "k": keys[:limit_keys],
             "t": [[o, kind, ms, n, shown[:shown_count], *rest] for o, kind, ms, n, shown, *rest in trips],
         }
-        signed = _dumps(payload)
+        signed = signing.dumps(payload, salt=SALT, compress=True)
         if len(signed) <= MAX_TOKEN:
             return signed
-    return _dumps({"p": path[:300], "k": keys[:10], "t": []})
-
-
-def _dumps(payload: dict) -> str:
-    """``signing.dumps(payload, salt=SALT, compress=True)``, compressed at zlib's fastest level:
-    every page signs one, and ``signing.loads`` reads it the same."""
-    data = json.dumps(payload, separators=(",", ":")).encode("latin-1")  # ASCII: json escapes the rest
-    compressed = zlib.compress(data, 1)
-    if len(compressed) < len(data) - 1:
-        return signing.TimestampSigner(salt=SALT).sign("." + signing.b64_encode(compressed).decode())
-    return signing.TimestampSigner(salt=SALT).sign(signing.b64_encode(data).decode())
+    return signing.dumps({"p": path[:300], "k": keys[:10], "t": []}, salt=SALT, compress=True)
 
 
 @dataclass(frozen=True)
