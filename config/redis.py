@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import deque
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -162,6 +163,90 @@ class TracedRedis(redis.Redis):
         pipe.trace_origin = self.trace_origin
         return pipe
 
+    def streamed(self, read):
+        """``read(stream)`` on a ``Stream`` of a connection of its own. ``read`` must only read: after a
+        dropped connection it runs again whole, on a new one, as ``connection_retry()`` allows. A
+        stream left with replies unread (an error) is closed, so no later command reads them."""
+        pool = self.connection_pool
+        conn = pool.get_connection()
+
+        def attempt():
+            stream = Stream(conn)
+            try:
+                result = trace.traced_after(lambda: read(stream), stream.round_trips, self.trace_origin, "stream")
+            except BaseException:
+                conn.disconnect()
+                raise
+            if stream.in_flight:
+                conn.disconnect()
+            return result
+
+        try:
+            return conn.retry.call_with_retry(attempt, lambda _error: conn.disconnect())
+        finally:
+            pool.release(conn)
+
+
+class Stream:
+    """Commands written as soon as they are made, their replies read in order, on one connection:
+    for a read whose next commands depend on earlier replies (a walk down a tree, a level at a
+    time). A pipeline writes nothing until it is whole and reads nothing until it is written, so
+    the client building a level and the server running it take turns; here they overlap, each
+    command going out while the next is built and the replies before it are read.
+
+    The trace counts the waits, not the writes: a command made after reading a reply of round
+    trip N is of round trip N + 1 (those made before any read, of the first). Each round trip is
+    recorded with its commands, the stream's time shared evenly among them."""
+
+    def __init__(self, conn):
+        self._conn = conn
+        self._waves: deque[int] = deque()  # the round trip of each command in flight
+        self._wave = 0  # the round trip of the latest reply read
+        self.trips: dict[int, list[trace.Command]] | None = {} if trace.active() else None
+
+    def send(self, *args) -> None:
+        wave = self._wave + 1
+        self._conn.send_packed_command(self._conn.pack_command(*args), check_health=False)
+        self._waves.append(wave)
+        if self.trips is not None:
+            self.trips.setdefault(wave, []).append(trace.Command.of(args))
+
+    def read(self):
+        """The reply of the oldest command not yet read, as the server sent it (no redis-py reply
+        callback: a SUNION's is a list); an error reply is raised."""
+        self._wave = self._waves.popleft()
+        return self._conn.read_response()
+
+    def round_trips(self) -> list[tuple[str, list[trace.Command]]]:
+        """What the trace records: each round trip's commands (one server: no node)."""
+        return [("", commands) for commands in (self.trips or {}).values()]
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._waves)
+
+
+class PipelinedStream:
+    """``Stream``'s interface on a cluster: the commands queue on a plain pipeline, sent when a
+    read finds no reply waiting, one pipeline per node as always (traced by the pipeline). Its
+    replies are parsed as the pipeline's are (a SET's is True, a SUNION's a set)."""
+
+    def __init__(self, redis_cluster):
+        self._pipe = redis_cluster.pipeline(transaction=False)
+        self._replies: deque = deque()
+
+    def send(self, *args) -> None:
+        self._pipe.execute_command(*args)
+
+    def read(self):
+        if not self._replies:
+            self._replies.extend(self._pipe.execute())
+        return self._replies.popleft()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._replies) + len(self._pipe)
+
 
 class ThreadRedis(TracedRedis):
     """The domain client of one thread: its single commands go out on a connection the thread
@@ -298,6 +383,10 @@ class TracedRedisCluster(RedisCluster):
         )
         pipe.trace_origin = self.trace_origin
         return pipe
+
+    def streamed(self, read):
+        """``read(stream)`` on a ``PipelinedStream``: see ``TracedRedis.streamed``."""
+        return read(PipelinedStream(self))
 
     def primaries(self) -> list[ClusterNode]:
         """The primary nodes, in a stable order (by address): the key browser's walk order."""

@@ -166,7 +166,7 @@ class RoundTrip:
     commands: list[Command]
     ms: float
     origin: str  # "data" for the domain client, "django" for sessions and cache
-    kind: str  # "command", "pipeline" or "transaction"
+    kind: str  # "command", "pipeline", "transaction" or "stream" (see ``config.redis.Stream``)
     error: str = ""
     node: str = ""  # on a cluster, the node's address (host:port); "" on one server
 
@@ -250,10 +250,18 @@ def traced_nodes(call, trips, origin: str, kind: str):
     The nodes are written to before any is read, so their time is one: it is
     shared evenly among the round trips, and the trace's total stays true.
     """
+    if _current.get() is None:
+        return call()
+    by_node = trips()
+    return traced_after(call, lambda: by_node.items(), origin, kind)
+
+
+def traced_after(call, trips, origin: str, kind: str):
+    """Run ``call``, then record the round trips ``trips()`` gives as (node, commands) pairs, known
+    only once it ran; the call's time is shared evenly among them."""
     trace = _current.get()
     if trace is None:
         return call()
-    by_node = trips()
     started, error = time.perf_counter(), None
     try:
         return call()
@@ -261,8 +269,14 @@ def traced_nodes(call, trips, origin: str, kind: str):
         error = exc
         raise
     finally:
-        if by_node:
-            ms = (time.perf_counter() - started) * 1000 / len(by_node)
+        shown = [(node, commands) for node, commands in trips() if commands]
+        if shown:
+            ms = (time.perf_counter() - started) * 1000 / len(shown)
             failed = type(error).__name__ if error else ""
-            for node, shown in by_node.items():
-                trace.round_trips.append(RoundTrip(shown, ms, origin, kind, failed, node))
+            for node, commands in shown:
+                trace.round_trips.append(RoundTrip(commands, ms, origin, kind, failed, node))
+
+
+def active() -> bool:
+    """Whether a trace is open (so that nothing is built for one when none is)."""
+    return _current.get() is not None

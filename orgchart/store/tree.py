@@ -10,8 +10,10 @@ scripts answer flat arrays (``core.Flat``).
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
+from config.redis import client
 from orgchart import conf, keys
 from orgchart.documents import Employee
 from orgchart.store.core import (
@@ -279,10 +281,8 @@ def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], Dep
 def _walk(pk: int, depth: int) -> list[list[int]]:
     """The ids at each level 1..depth below ``pk`` (each level in no order). A script walks down
     level by level within ``conf.walk_budget()`` steps: one round trip for any subtree within the
-    budget, whatever its depth. A larger subtree goes on one round trip per level, by plain SUNIONs
-    of a quarter of a budget of people each (no script: the server has no reply to convert for
-    Lua, and every command stays short), so a walk costs about as many round trips as the tree
-    has levels, whatever its size."""
+    budget, whatever its depth. A larger subtree goes on by plain SUNIONs (``_walk_on``), about a
+    round trip a level, whatever its size."""
     budget = conf.walk_budget()
     reply = _SUBTREE.read([keys.reports(pk)], [depth, budget, 0, pk])
     walked = reply[0]
@@ -294,21 +294,46 @@ def _walk(pk: int, depth: int) -> list[list[int]]:
         pending[len(found) - 1] = before[walked:]
     if found[-1] and len(found) < depth:
         pending[len(found)] = found[-1]
+    if not pending:
+        return levels
     chunk = max(1, budget // 4)
-    while pending:
-        pipe, sent = pipeline(), []
-        for level, ids in pending.items():
-            for start in range(0, len(ids), chunk):
-                pipe.sunion(keys.report_sets(ids[start : start + chunk]))
-                sent.append(level)
-        pending = {}
-        for level, got in zip(sent, pipe.execute()):
-            if got:
-                if len(levels) == level:
-                    levels.append([])
-                levels[level].extend(map(int, got))
-                if level + 1 < depth:
-                    pending.setdefault(level + 1, []).extend(got)
+    return client().streamed(lambda stream: _walk_on(stream, pending, [list(ids) for ids in levels], depth, chunk))
+
+
+def _walk_on(stream, pending: dict[int, list[str]], levels: list[list[int]], depth: int, chunk: int) -> list[list[int]]:
+    """Past the script's budget, ``levels`` filled in by plain SUNIONs of ``chunk`` report sets each
+    (no script: the server has no reply to convert for Lua, and every command stays short). Each
+    SUNION goes out as soon as its people are known, from the replies of the level above, on a
+    ``Stream``: the client builds and parses while the server runs what it has, where a pipeline
+    a level had each wait on the other (a third less time for 100,000 people)."""
+    sent: deque[int] = deque()  # the level of each SUNION in flight, in order
+    in_flight: dict[int, int] = {}  # level: its SUNIONs in flight
+    waiting: dict[int, list[str]] = {}  # level: people found whose report sets are not asked for yet
+
+    def ask(level: int, ids: list[str]) -> None:
+        stream.send("SUNION", *keys.report_sets(ids))
+        sent.append(level)
+        in_flight[level] = in_flight.get(level, 0) + 1
+
+    for level, ids in pending.items():
+        for start in range(0, len(ids), chunk):
+            ask(level, ids[start : start + chunk])
+    while sent:
+        level = sent.popleft()
+        got = stream.read()
+        in_flight[level] -= 1
+        if got:
+            if len(levels) == level:
+                levels.append([])
+            levels[level].extend(map(int, got))
+            if level + 1 < depth:
+                below = waiting.setdefault(level + 1, [])
+                below.extend(got)
+                while len(below) >= chunk:
+                    ask(level + 1, below[:chunk])
+                    del below[:chunk]
+        if not in_flight[level] and waiting.get(level + 1):
+            ask(level + 1, waiting.pop(level + 1))  # the level's last few
     return levels
 
 

@@ -286,3 +286,80 @@ def store_timeout():
     from redis.exceptions import TimeoutError as RedisTimeout
 
     return RedisTimeout
+
+
+class StreamTest(RedisTestCase):
+    """``client().streamed``: commands written as they are made, replies read in order."""
+
+    sign_in = False
+
+    def test_a_command_reaches_the_server_before_any_reply_is_read(self):
+        other = client().connection_pool.make_connection()  # a connection of its own, outside the stream
+
+        def read(stream):
+            stream.send("INCR", "plumbing:streamed")
+            for _ in range(500):  # a pipeline would have sent nothing yet
+                other.send_command("GET", "plumbing:streamed")
+                if other.read_response() == "1":
+                    break
+                time.sleep(0.01)
+            else:
+                self.fail("the command was not sent before its reply was read")
+            return stream.read()
+
+        try:
+            self.assertEqual(client().streamed(read), 1)
+        finally:
+            other.disconnect()
+
+    def test_replies_come_in_order_and_each_wait_is_a_round_trip(self):
+        def read(stream):
+            stream.send("SET", "plumbing:a", "1")
+            stream.send("SET", "plumbing:b", "2")
+            first = stream.read()
+            stream.send("GET", "plumbing:a")  # made after a reply of the first round trip: the second
+            return [first, stream.read(), stream.read()]
+
+        with trace.recording() as recorded:
+            self.assertEqual(client().streamed(read), ["OK", "OK", "1"])
+        trips = recorded.trips("data")
+        self.assertEqual([t.kind for t in trips], ["stream", "stream"])
+        self.assertEqual([[c.name for c in t.commands] for t in trips], [["SET", "SET"], ["GET"]])
+
+    def test_an_error_reply_is_raised_and_the_unread_replies_go_with_the_connection(self):
+        client().set("plumbing:text", "not a set")
+
+        def read(stream):
+            stream.send("SMEMBERS", "plumbing:text")
+            stream.send("SET", "plumbing:later", "x")
+            return stream.read()
+
+        with self.assertRaisesMessage(Exception, "WRONGTYPE"):
+            client().streamed(read)
+        # The next stream's connection reads its own reply, not the SET's left unread.
+        self.assertEqual(client().streamed(lambda s: (s.send("GET", "plumbing:later"), s.read())[1]), "x")
+
+    def test_replies_left_unread_go_with_the_connection(self):
+        def read(stream):
+            stream.send("SET", "plumbing:left", "1")
+            stream.send("SET", "plumbing:left", "2")
+            return stream.read()
+
+        self.assertEqual(client().streamed(read), "OK")
+        self.assertEqual(client().streamed(lambda s: (s.send("GET", "plumbing:left"), s.read())[1]), "2")
+
+    def test_a_dropped_connection_runs_the_read_again_whole_on_a_new_one(self):
+        attempts = []
+
+        def read(stream):
+            stream.send("CLIENT", "ID")
+            mine = stream.read()
+            attempts.append(mine)
+            if len(attempts) == 1:
+                client().client_kill_filter(_id=mine)  # from another connection
+            stream.send("PING")
+            return stream.read()
+
+        self.assertEqual(client().streamed(read), "PONG")
+        self.assertEqual(len(attempts), 2)
+        self.assertNotEqual(attempts[0], attempts[1])
