@@ -124,6 +124,21 @@ class SubtreeReadTest(RedisTestCase):
         self.assertLess(report.within, 299)
 
 
+class SubtreeChunkTest(RedisTestCase):
+    def test_past_the_budget_a_sunion_reads_at_most_128_report_sets(self):
+        store.load_scripts()
+        ids = scale.load(scale.build(3000))
+        with trace.recording() as recorded:
+            levels = store.subtree(ids["p0"])
+        self.assertEqual(sum(map(len, levels)), 2999)
+        first, *rest = recorded.trips("data")
+        self.assertEqual([c.name for c in first.commands], ["EVALSHA"])
+        read = [c.keys for trip in rest for c in trip.commands]
+        self.assertEqual(max(map(len, read)), 128)  # a quarter of the budget would be 250
+        sets = [key for keys_ in read for key in keys_]
+        self.assertEqual(len(set(sets)), len(sets))  # each report set read once
+
+
 class BulkImportLoadsScriptsTest(RedisTestCase):
     def test_the_first_read_after_a_bulk_import_is_one_round_trip(self):
         client().script_flush()
