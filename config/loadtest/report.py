@@ -104,6 +104,7 @@ class Report:
     writes: int = 0
     store_writes: int = 0  # straight through a store, for data no screen writes
     by_app: dict = field(default_factory=dict)  # app -> (requests, acknowledged writes)
+    latency_by_app: dict = field(default_factory=dict)  # (app, 'reads' or 'writes') -> p50, p95 ms
     errors: list = field(default_factory=list)
     latencies: list = field(default_factory=list)  # seconds, sorted
     acknowledged: int = 0
@@ -186,7 +187,9 @@ class Report:
             verdict = "within" if ms[1] <= target else "over"
             out.append(f"throughput at the p95 target ({target:g} ms): {self.throughput():.1f} req/s, p95 {verdict} it")
         for app, (requests, acked) in sorted(self.by_app.items()):
-            out.append(f"  {app}: {requests} requests, {acked} acknowledged writes")
+            kinds = [(kind, self.latency_by_app.get((app, kind))) for kind in ("reads", "writes")]
+            shown = "".join(f"; {kind} p50 {ms[0]:.1f} ms, p95 {ms[1]:.1f} ms" for kind, ms in kinds if ms)
+            out.append(f"  {app}: {requests} requests, {acked} acknowledged writes{shown}")
         lost = len(self.lost)
         out.append(
             f"writes acknowledged: {self.acknowledged}; checked in Redis: {self.checked} (the last write of each "

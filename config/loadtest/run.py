@@ -278,6 +278,14 @@ class LoadTest:
         for ledger in ledgers:
             acked.update(ledger.acknowledged)
         report.by_app = {app: (per_app[app], acked[app]) for app in per_app | acked}
+        timed: dict[tuple[str, str], list[float]] = {}
+        for sample in samples:
+            if sample.status and sample.status != 503:
+                kind = "writes" if sample.method == "POST" else "reads"
+                timed.setdefault((sample.app, kind), []).append(sample.seconds)
+        for where, seconds in timed.items():
+            seconds.sort()
+            report.latency_by_app[where] = (1000 * percentile(seconds, 0.5), 1000 * percentile(seconds, 0.95))
         report.acknowledged = sum(acked.values())
         report.doubtful = sum(ledger.doubtful for ledger in ledgers)
         for st in stats:

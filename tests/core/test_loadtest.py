@@ -50,7 +50,9 @@ class LoadTestRunTest(SimpleTestCase):
         self.assertGreater(acknowledged, 0)
         self.assertGreater(checked, 0)
         self.assertEqual(lost, 0)
-        self.assertRegex(text, r"  cms: \d+ requests, [1-9]\d* acknowledged writes")
+        self.assertRegex(
+            text, r"  cms: \d+ requests, [1-9]\d* acknowledged writes; reads p50 [\d.]+ ms, p95 [\d.]+ ms; writes p50"
+        )
         for kind in ("kill-redis", "stop-redis"):
             fault = re.search(rf"fault: {kind} .*: (\d+) requests got the 503 page, (\d+) served after", text)
             self.assertIsNotNone(fault, text)
