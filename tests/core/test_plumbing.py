@@ -312,6 +312,13 @@ class StreamTest(RedisTestCase):
         finally:
             other.disconnect()
 
+    def test_a_command_is_packed_as_redis_py_packs_it(self):
+        from config.redis import packed
+
+        conn = client().connection_pool.make_connection()
+        args = ("SUNION", "orgchart:employee:7:reports", b"raw\x00bytes", "é")
+        self.assertEqual(b"".join(packed(conn, args)), b"".join(conn.pack_command(*args)))
+
     def test_replies_come_in_order_and_each_wait_is_a_round_trip(self):
         def read(stream):
             stream.send("SET", "plumbing:a", "1")
