@@ -146,7 +146,7 @@ def is_hidden(key: bytes | str) -> bool:
     return raw.startswith(hidden_prefixes())
 
 
-_owner_index: tuple[tuple[str, ...], dict] = ((), {})
+_owner_index: tuple[tuple[KeyPattern, ...], dict] = ((), {})
 
 
 def _segment_regex(glob: str) -> str:
@@ -165,7 +165,9 @@ def _patterns_by_shape() -> dict[tuple[int, str | None], tuple[Callable, list[tu
     and the first alternative that matches is the most specific. With it, each pattern as
     (its alternative's group, its wildcards, the pattern)."""
     global _owner_index
-    signature = tuple(p.pattern for p in keyspace.patterns)
+    # The patterns themselves: a copy of the list and a comparison that finds each the same object,
+    # where their names cost a loop in Python on every call.
+    signature = tuple(keyspace.patterns)
     if _owner_index[0] != signature:
         shapes: dict[tuple[int, str | None], list[KeyPattern]] = {}
         for pattern in keyspace.patterns:

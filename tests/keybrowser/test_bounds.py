@@ -190,3 +190,15 @@ class OwnerIndexTest(KeysTestCase):
             with self.subTest(name=name):
                 self.assertIs(owner(name, index), keyspace.match(name))
                 self.assertLessEqual(len(calls), 2)  # the key's first segment's shape, and the glob-first one
+
+    def test_a_pattern_registered_again_under_its_name_is_the_owner_seen(self):
+        from config.keybrowser.display import owner
+        from config.keyspace import keyspace
+        from tests.keybrowser.helpers import extra_patterns
+
+        with extra_patterns():
+            last = keyspace.patterns[-1]  # registered again, it stays last: the names keep their order
+            key = last.pattern.replace("*", "7")
+            self.assertIs(owner(key), last)
+            again = keyspace.register(last.app, last.pattern, last.type, "again", "its name unchanged")
+            self.assertIs(owner(key), again)
