@@ -146,7 +146,7 @@ def is_hidden(key: bytes | str) -> bool:
     return raw.startswith(hidden_prefixes())
 
 
-_owner_index: tuple[tuple[str, ...], dict] = ((), {})
+_owner_index: tuple[tuple[KeyPattern, ...], dict] = ((), {})
 
 
 def _segment_regex(glob: str) -> str:
@@ -155,21 +155,35 @@ def _segment_regex(glob: str) -> str:
     return translated[: -len("\\Z")] if translated.endswith("\\Z") else translated
 
 
-def _patterns_by_shape() -> dict[tuple[int, str | None], list[tuple[int, Callable, KeyPattern]]]:
+def _patterns_by_shape() -> dict[tuple[int, str | None], tuple[Callable, list[tuple[int, int, KeyPattern]]]]:
     """The registry indexed by (segments, first segment; None when it is a glob), rebuilt
-    only when the registry changes, so a key is tried against a handful of patterns: each as
-    (its wildcards, its whole-key regex's fullmatch, the pattern). A segment's glob cannot
-    reach into the next one, since only keys with as many segments are tried."""
+    only when the registry changes, so a key is tried against a handful of patterns. A segment's
+    glob cannot reach into the next one, since only keys with as many segments are tried.
+
+    Each shape's patterns are one regex, the alternation of their whole-key regexes, fewest
+    wildcards first (registry order among equals): a key is matched once, not once a pattern,
+    and the first alternative that matches is the most specific. With it, each pattern as
+    (its alternative's group, its wildcards, the pattern)."""
     global _owner_index
-    signature = tuple(p.pattern for p in keyspace.patterns)
+    # The patterns themselves: a copy of the list and a comparison that finds each the same object,
+    # where their names cost a loop in Python on every call.
+    signature = tuple(keyspace.patterns)
     if _owner_index[0] != signature:
-        index: dict[tuple[int, str | None], list] = {}
+        shapes: dict[tuple[int, str | None], list[KeyPattern]] = {}
         for pattern in keyspace.patterns:
-            segments = pattern.segments
-            first = segments[0]
-            shape = (len(segments), None if any(c in first for c in "*?[") else first)
-            regex = re.compile(":".join(_segment_regex(segment) for segment in segments))
-            index.setdefault(shape, []).append((pattern.wildcards, regex.fullmatch, pattern))
+            first = pattern.segments[0]
+            shape = (len(pattern.segments), None if any(c in first for c in "*?[") else first)
+            shapes.setdefault(shape, []).append(pattern)
+        index = {}
+        for shape, patterns in shapes.items():
+            patterns.sort(key=lambda p: p.wildcards)  # stable: registry order among equals
+            alternatives, entries, group = [], [], 1
+            for pattern in patterns:
+                regex = ":".join(_segment_regex(segment) for segment in pattern.segments)
+                alternatives.append(f"({regex})")
+                entries.append((group, pattern.wildcards, pattern))
+                group += 1 + re.compile(regex).groups  # a glob's own groups come after its alternative's
+            index[shape] = (re.compile("|".join(alternatives)).fullmatch, entries)
         _owner_index = (signature, index)
     return _owner_index[1]
 
@@ -186,9 +200,16 @@ def owner(key: bytes | str, index: dict | None = None) -> KeyPattern | None:
     count = text.count(":") + 1
     best_wildcards, best = 0, None
     for shape in ((count, text.split(":", 1)[0]), (count, None)):
-        for wildcards, fullmatch, pattern in index.get(shape, ()):
-            if (best is None or wildcards < best_wildcards) and fullmatch(text):
-                best_wildcards, best = wildcards, pattern
+        found = index.get(shape)
+        matched = found and found[0](text)
+        if not matched:
+            continue
+        spans = matched.regs
+        for group, wildcards, pattern in found[1]:
+            if spans[group][0] != -1:
+                if best is None or wildcards < best_wildcards:  # a literal first segment wins a tie
+                    best_wildcards, best = wildcards, pattern
+                break
     return best
 
 

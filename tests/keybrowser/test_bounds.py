@@ -141,3 +141,64 @@ class OwnerIndexTest(KeysTestCase):
             with self.subTest(name=name):
                 self.assertIs(owner(name), keyspace.match(name))
                 self.assertIs(owner(name.encode()), keyspace.match(name))
+
+    def test_overlapping_globs_give_the_most_specific_then_the_first_registered(self):
+        from unittest import mock
+
+        from config.keybrowser.display import owner
+        from config.keyspace import KeyPattern, keyspace
+
+        registered = [
+            KeyPattern("t", pattern, "hash", "", "")
+            for pattern in ("t:*:*", "t:a*b*c:x", "t:*:x", "t:ab?d:x", "t:q", "*:q", "*:*:y", "t:[ab]:y")
+        ]
+        expected = {
+            "t:aXbYc:x": "t:a*b*c:x",  # a glob with groups of its own, among other alternatives
+            "t:abzd:x": "t:*:x",  # before the equally specific t:ab?d:x registered after it
+            "t:zz:x": "t:*:x",
+            "t:zz:z": "t:*:*",
+            "t:q": "t:q",
+            "u:q": "*:q",
+            "t:a:y": "t:[ab]:y",  # one wildcard under a literal first segment beats a glob first
+            "u:a:y": "*:*:y",
+            "t:q:y:z": None,
+        }
+        with mock.patch.object(keyspace, "patterns", registered):
+            for name, pattern in expected.items():
+                with self.subTest(name=name):
+                    found = owner(name)
+                    self.assertEqual(found.pattern if found else None, pattern)
+                    if pattern != "t:[ab]:y":
+                        self.assertIs(found, keyspace.match(name))
+
+    def test_a_key_is_matched_once_a_shape_not_once_a_pattern(self):
+        from config.keybrowser.display import _patterns_by_shape, owner
+        from config.keyspace import keyspace
+
+        calls = []
+
+        def counted(fullmatch):
+            def call(text):
+                calls.append(text)
+                return fullmatch(text)
+
+            return call
+
+        index = {shape: (counted(fullmatch), entries) for shape, (fullmatch, entries) in _patterns_by_shape().items()}
+        for name in [p.pattern.replace("*", "7") for p in keyspace.patterns]:
+            calls.clear()
+            with self.subTest(name=name):
+                self.assertIs(owner(name, index), keyspace.match(name))
+                self.assertLessEqual(len(calls), 2)  # the key's first segment's shape, and the glob-first one
+
+    def test_a_pattern_registered_again_under_its_name_is_the_owner_seen(self):
+        from config.keybrowser.display import owner
+        from config.keyspace import keyspace
+        from tests.keybrowser.helpers import extra_patterns
+
+        with extra_patterns():
+            last = keyspace.patterns[-1]  # registered again, it stays last: the names keep their order
+            key = last.pattern.replace("*", "7")
+            self.assertIs(owner(key), last)
+            again = keyspace.register(last.app, last.pattern, last.type, "again", "its name unchanged")
+            self.assertIs(owner(key), again)

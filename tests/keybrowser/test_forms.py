@@ -1,0 +1,57 @@
+"""The browse form's fields are copied per request without walking their choices, and stay its own."""
+
+import copy
+
+from django.forms import BaseForm
+from django.test import SimpleTestCase
+
+from config.keybrowser.forms import BrowseForm
+
+
+def _deep_copied(data) -> BrowseForm:
+    """The form as Django builds it: every field deep-copied, choices included."""
+    form = BrowseForm(data)
+    form.fields = copy.deepcopy(dict(BrowseForm.base_fields))
+    return form
+
+
+def _html(form: BrowseForm) -> str:
+    form.is_valid()
+    return "".join(str(form[name]) for name in form.fields) + repr(form.errors)
+
+
+class BrowseFormCopyTest(SimpleTestCase):
+    def test_the_choices_are_shared_not_walked(self):
+        form = BrowseForm({})
+        for name in ("match", "type"):
+            with self.subTest(field=name):
+                self.assertIs(form.fields[name]._choices, BrowseForm.base_fields[name]._choices)
+
+    def test_fields_widgets_and_their_attrs_are_each_forms_own(self):
+        first, second = BrowseForm({}), BrowseForm({})
+        first.fields["pattern"].widget.attrs["autofocus"] = True
+        first.fields["type"].error_messages["invalid_choice"] = "changed"
+        first.fields["cursor"].validators.append(lambda value: None)
+        for form in (second, BrowseForm({})):
+            self.assertNotIn("autofocus", form.fields["pattern"].widget.attrs)
+            self.assertNotEqual(form.fields["type"].error_messages["invalid_choice"], "changed")
+            self.assertEqual(form.fields["cursor"].validators, BrowseForm.base_fields["cursor"].validators)
+        self.assertNotIn("autofocus", BrowseForm.base_fields["pattern"].widget.attrs)
+        for name in BrowseForm.base_fields:
+            self.assertIsNot(first.fields[name], BrowseForm.base_fields[name])
+            self.assertIsNot(first.fields[name].widget, BrowseForm.base_fields[name].widget)
+
+    def test_the_form_renders_and_validates_as_a_deep_copied_one(self):
+        for data in (
+            {},
+            {"pattern": "catalog:", "match": "contains", "type": "hash"},
+            {"pattern": '<b>"x"</b>', "match": "glob"},
+            {"pattern": "a*" * 9, "match": "glob", "type": "nope"},
+            {"match": "other", "cursor": "x"},
+        ):
+            with self.subTest(data=data):
+                self.assertEqual(_html(BrowseForm(data)), _html(_deep_copied(data)))
+
+    def test_it_is_still_a_django_form(self):
+        self.assertTrue(issubclass(BrowseForm, BaseForm))
+        self.assertEqual(list(BrowseForm({}).fields), ["pattern", "match", "type", "cursor"])
