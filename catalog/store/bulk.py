@@ -15,7 +15,7 @@ from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
 from config.store.children import Child
-from config.store.children_scripts import run_script
+from config.store.children_scripts import run_bulk_script
 from config.store.sending import Sender
 
 
@@ -216,7 +216,7 @@ class BulkWrite:
         """Everything queued, taken now, as a write to run later (on a ``Sender``'s thread):
         returns the commands it ran."""
         keys, args = self.prepared()
-        return lambda: run_script(_BULK, keys, args) if keys else 0
+        return lambda: run_bulk_script(_BULK, keys, args) if keys else 0
 
 
 def _queue_batch(pipe, items, first_product: int, first_review: int, at: float) -> list[int]:

@@ -525,3 +525,19 @@ class BulkWriteTest(RedisTestCase):
         self.assertEqual(client().hgetall("t:wide"), wide)
         self.assertEqual(client().zrange("t:z", 0, -1, withscores=True), [("x", 1.5), ("y", 2.0)])
         self.assertEqual(client().smembers("t:s"), {"a", "b", "c"})
+
+    def test_a_batch_is_one_traced_command_packed_whole_and_loaded_again_after_a_script_flush(self):
+        warm = BulkWrite()
+        warm.sadd("t:s", "warm")
+        warm.send()  # the script is known to the server and to this client
+        for attempt, sent in (("cached", ["EVALSHA"]), ("flushed", ["EVALSHA", "EVAL"])):
+            if attempt == "flushed":
+                client().script_flush()
+            bulk = BulkWrite()
+            bulk.hset(f"t:{attempt}", mapping={"a": "1", "é": "ü"})
+            bulk.sadd("t:s", attempt)
+            with self.assertRoundTrips(len(sent)) as trace:
+                self.assertEqual(bulk.send(), 2)
+            self.assertEqual([c.name for trip in trace.trips("data") for c in trip.commands], sent)
+            self.assertEqual(client().hgetall(f"t:{attempt}"), {"a": "1", "é": "ü"})
+        self.assertEqual(client().smembers("t:s"), {"warm", "cached", "flushed"})
