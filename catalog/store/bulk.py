@@ -123,6 +123,14 @@ def _text(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def _texts(values) -> list[str]:
+    """``_text`` of each value, the strings (most scores a bulk writer hands over) passed as they are."""
+    return [v if v.__class__ is str else repr(v) if v.__class__ is float else str(v) for v in values]
+
+
+_COUNTS = [str(n) for n in range(1001)]  # a command's argument count as text, up to BulkWrite.CHUNK
+
+
 class BulkWrite:
     """New records and their index entries, sent as one script of plain commands per ``send``.
 
@@ -148,10 +156,13 @@ class BulkWrite:
 
     def _op(self, command: str, key: str, args: list[str]) -> None:
         self.keys.append(key)
-        self.args += (str(len(args)), command)
+        self.args += (_COUNTS[len(args)], command)
         self.args += args
 
     def _ops(self, command: str, key: str, args: list[str]) -> None:
+        if len(args) <= self.CHUNK:
+            self._op(command, key, args)
+            return
         for start in range(0, len(args), self.CHUNK):
             self._op(command, key, args[start : start + self.CHUNK])
 
@@ -178,10 +189,22 @@ class BulkWrite:
             self.fields.setdefault(key, {})[field] = _text(value)
         elif 2 * len(mapping) <= self.CHUNK:  # a record's hash: one command, its pairs added as they are
             self.keys.append(key)
-            self.args += (str(2 * len(mapping)), "HSET")
+            self.args += (_COUNTS[2 * len(mapping)], "HSET")
             self.args += chain.from_iterable(mapping.items())
         else:
             self._ops("HSET", key, [part for pair in mapping.items() for part in pair])
+
+    def hset_many(self, hashes: Iterable[tuple[str, dict[str, str]]]) -> None:
+        """``hset(key, mapping=fields)`` for each (key, fields): a bulk load's thousands of small hashes
+        (a batch's reviews) in one call, each its own command."""
+        keys, args, chunk = self.keys, self.args, self.CHUNK
+        for key, fields in hashes:
+            if 2 * len(fields) > chunk:
+                self.hset(key, mapping=fields)
+                continue
+            keys.append(key)
+            args += (_COUNTS[2 * len(fields)], "HSET")
+            args += chain.from_iterable(fields.items())
 
     def set(self, key, value):
         self._op("SET", key, [_text(value)])
@@ -192,7 +215,7 @@ class BulkWrite:
 
     def _flush(self) -> None:
         for key, scores in self.zsets.items():
-            self._ops("ZADD", key, [part for member, score in scores.items() for part in (_text(score), member)])
+            self._ops("ZADD", key, [*chain.from_iterable(zip(_texts(scores.values()), scores))])
         for key, members in self.sets.items():
             self._ops("SADD", key, sorted(members))
         for key, fields in self.fields.items():
