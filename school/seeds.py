@@ -89,11 +89,11 @@ def estimate(scale: str) -> int:
 @seeder("school", order=20, estimate=estimate)
 def seed(ctx: SeedContext) -> int:
     """Every batch is one bulk script (its event inside), written by ``store.Sender`` while the next
-    one is built."""
-    with store.Sender("school-bulk") as sender:
-        written = _seed(ctx, sender)
-    store.load_scripts()  # the server knows the write scripts: each first write is one round trip too
-    return written
+    ones are built (two handed over at most: the small batch of assignments waits its turn behind
+    the students while the enrolments are drawn)."""
+    with store.Sender("school-bulk", depth=2) as sender:
+        sender.send(store.load_scripts)  # the server knows the write scripts: each first write is one round trip too
+        return _seed(ctx, sender)
 
 
 def _seed(ctx: SeedContext, sender) -> int:

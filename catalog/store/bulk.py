@@ -88,10 +88,11 @@ def write_batches(
 ) -> list[int]:
     """The seeder's writes: ids for all ``items`` in one round trip, then one script per
     ``batch`` products with their reviews, each sent while the next is built (a second thread
-    waits on Redis while this one joins strings), and an event per batch."""
+    waits on Redis while this one joins strings; one batch may wait its turn, so that a slow
+    script does not stop the building), and an event per batch."""
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
     ids: list[int] = []
-    with Sender("catalog-bulk") as sender:
+    with Sender("catalog-bulk", depth=2) as sender:
         for start in range(0, len(items), batch):
             chunk = items[start : start + batch]
             bulk = BulkWrite()

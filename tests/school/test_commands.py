@@ -61,7 +61,7 @@ class SeedTest(RedisTestCase):
             seed(seeding.context("school", "demo"))
         trips = [[c.name for c in trip.commands] for trip in recorded.trips("data")]
         # Ids of the courses, instructors and students (an INCRBY each); one script for each batch: the courses,
-        # the instructors, the students, the assignments and the enrolments; the write scripts loaded at the end.
+        # the instructors, the students, the assignments and the enrolments; the write scripts loaded first.
         scripts = [trip for trip in trips if trip in (["EVAL"], ["EVALSHA"])]
         self.assertEqual(len(scripts), 5)
         self.assertFalse([trip for trip in trips if "MULTI" in trip])
