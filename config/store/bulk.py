@@ -84,6 +84,16 @@ class BulkWrite:
         else:
             held.update(members)
 
+    def sadd_each(self, keys: Iterable[str], member: str) -> None:
+        """``sadd(key, member)`` for each key: a record's trigram sets in one call."""
+        sets = self.sets
+        for key in keys:
+            held = sets.get(key)
+            if held is None:
+                sets[key] = {member}
+            else:
+                held.add(member)
+
     def zincrby(self, key, amount, value):
         self.counts[(key, value)] = self.counts.get((key, value), 0) + amount
 

@@ -235,14 +235,10 @@ class ChildCollection:
         same float, so the set's scores are the ones ``add`` writes).
         """
         parent, parent_field, time_field, summed = str(parent_id), self.parent_field, self.time_field, self.summed
-        child_key, total = self.child_key, 0
-        rows, hashes = [], []
-        for child in children:
-            stored = {**child.fields, parent_field: parent, time_field: repr(child.at)}
-            hashes.append((child_key(child.id), stored))
-            rows.append((child.at, str(child.id), stored))
-            if summed:
-                total += int(stored[summed])
+        stored_all = [{**child.fields, parent_field: parent, time_field: repr(child.at)} for child in children]
+        hashes = list(zip(map(self.child_key, [child.id for child in children]), stored_all))
+        rows = [(child.at, str(child.id), stored) for child, stored in zip(children, stored_all)]
+        total = sum(int(stored[summed]) for stored in stored_all) if summed else 0
         hset_many = getattr(pipe, "hset_many", None)  # a bulk writer's: one call for them all
         if hset_many is not None:
             hset_many(hashes)

@@ -131,8 +131,13 @@ class NgramIndex:
         old, new = grams(old_text or ""), grams(new_text or "")
         for gram in sorted(old - new):
             pipe.srem(self.gram_key(gram), member)
-        for gram in sorted(new - old):
-            pipe.sadd(self.gram_key(gram), member)
+        added = [self.gram_key(gram) for gram in sorted(new - old)]
+        sadd_each = getattr(pipe, "sadd_each", None)  # a bulk writer's: one call for a record's pieces
+        if sadd_each is not None:
+            sadd_each(added, member)
+        else:
+            for key in added:
+                pipe.sadd(key, member)
 
     def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
         """(piece sets to SREM the member from, piece sets to SADD it to) for a write script of its
