@@ -38,8 +38,10 @@ _COUNTS = [str(n) for n in range(1001)]  # a command's argument count as text, u
 class BulkWrite:
     """New records and their index entries, sent as one script of plain commands per ``send``.
 
-    It takes a pipeline's signatures (``queue_indexes``, the review machinery's
-    bulk writer and ``queue_event`` write to it as to a pipeline). New records
+    It takes a pipeline's signatures (the catalog's ``queue_indexes``, the CMS's
+    post loader, the review machinery's bulk writer and ``queue_event`` write to
+    it as to a pipeline), and two of its own for a record's many small writes
+    (``hset_many``, ``sadd_each``), which callers use when it has them. New records
     only add to the indexes (members, fields, counts), and adds commute, so the
     additions to one key become one ZADD/SADD/HSET (and one ZINCRBY per tag)
     for the whole batch: exactly what one command per record would write, in

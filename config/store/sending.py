@@ -3,9 +3,10 @@
 A bulk load's client is busy joining strings and Redis is busy running what
 it got; one after the other, each waits on the other (a deep pipeline's
 ``sendall`` blocks until the server has read it). ``Sender`` runs each batch's
-write on one worker thread, one at a time and in order (at most one in
-flight), so the two overlap. A batch's error is raised by the next ``send``,
-``wait`` or the end of the block, and nothing after it is sent.
+write on one worker thread, one at a time and in order (``depth`` of them
+handed over at most), so the two overlap. A batch's error is raised by the
+next ``send``, ``wait`` or the end of the block, and nothing after it is sent.
+``execute_packed`` sends a bulk batch's one command of many arguments.
 """
 
 from __future__ import annotations
