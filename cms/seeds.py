@@ -4,7 +4,7 @@ Demo: about 100 posts with about 5 revisions and 10 comments each. Large:
 20,000 posts with 20 revisions each and 2 comments each (bodies kept short,
 so the 400,000 snapshots stay near 200 MB). The posts go in deep batches
 (``store.load_posts``): each batch of 500 posts with their whole histories
-is one MULTI/EXEC, one HSET and one ZADD of revisions per post, one ZADD per
+is one bulk script, one HSET and one ZADD of revisions per post, one ZADD per
 index for the whole batch, one event. Comments go in the same transaction
 through the shared child machinery's bulk writer (``queue_bulk``), which
 gives the post its embed and count as one add per comment would have.

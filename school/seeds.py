@@ -17,7 +17,7 @@ SCALES = {
     "large": (2_000, 500, 200_000, (2, 8), (500, 1_000)),
 }
 SCHEMA_ONE_SHARE = 0.4
-BATCH = 2_000  # documents or students per MULTI/EXEC
+BATCH = 2_000  # documents or students per script
 
 FIRST = [
     "Ada",
@@ -88,11 +88,12 @@ def estimate(scale: str) -> int:
 
 @seeder("school", order=20, estimate=estimate)
 def seed(ctx: SeedContext) -> int:
-    """Every batch is one MULTI/EXEC, written by ``store.Sender`` while the next one is built."""
-    with store.Sender("school-bulk") as sender:
-        written = _seed(ctx, sender)
-    store.load_scripts()  # the server knows the write scripts: each first write is one round trip too
-    return written
+    """Every batch is one bulk script (its event inside), written by ``store.Sender`` while the next
+    ones are built (two handed over at most: the small batch of assignments waits its turn behind
+    the students while the enrolments are drawn)."""
+    with store.Sender("school-bulk", depth=2) as sender:
+        sender.send(store.load_scripts)  # the server knows the write scripts: each first write is one round trip too
+        return _seed(ctx, sender)
 
 
 def _seed(ctx: SeedContext, sender) -> int:
@@ -103,7 +104,7 @@ def _seed(ctx: SeedContext, sender) -> int:
     course_ids = list(store.reserve_ids("course", n_courses))
     capacity = {}
     for batch in batched(course_ids, BATCH):
-        tx, documents = store.transaction(), {}
+        tx, documents = store.bulk_batch(), {}
         for pk in batch:
             prefix, subject = SUBJECTS[pk % len(SUBJECTS)]
             capacity[pk] = rng.randint(*capacity_range)
@@ -127,7 +128,7 @@ def _seed(ctx: SeedContext, sender) -> int:
                 teaching[instructor_id] += 1
                 pairs.append((course_id, instructor_id))
     for batch in batched(pairs, BATCH):
-        tx = store.transaction()
+        tx = store.bulk_batch()
         store.queue_pairs(tx, "teaching", batch)
         written += _commit(ctx, sender, tx, "course", len(batch))
 
@@ -142,7 +143,7 @@ def _seed(ctx: SeedContext, sender) -> int:
                 if enrolled[course_id] < capacity[course_id]:
                     enrolled[course_id] += 1
                     pairs.append((course_id, student_id))
-        tx = store.transaction()
+        tx = store.bulk_batch()
         store.queue_pairs(tx, "enrolment", pairs)
         written += _commit(ctx, sender, tx, "enrolment", len(pairs))
     return written
@@ -152,7 +153,7 @@ def _people(ctx: SeedContext, sender, entity: str, count: int) -> list[int]:
     """``count`` people, part of them at schema 1; returns their ids."""
     ids = list(store.reserve_ids(entity, count))
     for batch in batched(ids, BATCH):
-        tx, documents = store.transaction(), {}
+        tx, documents = store.bulk_batch(), {}
         for pk in batch:
             name = f"{ctx.rng.choice(FIRST)} {ctx.rng.choice(LAST)}"
             email = f"{name.lower().replace(' ', '.')}.{pk}@{entity}s.example.org"
@@ -166,8 +167,8 @@ def _people(ctx: SeedContext, sender, entity: str, count: int) -> list[int]:
 
 
 def _commit(ctx: SeedContext, sender, tx, entity: str, count: int) -> int:
-    """Close a batch: its event, one MULTI/EXEC (thousands of commands) sent, the progress bar."""
+    """Close a batch: its event, one script (thousands of commands) sent, the progress bar."""
     store.queue_seed_event(tx, entity, count)
-    sender.send(tx.execute)
+    sender.send(tx.send)
     ctx.progress(count)
     return count

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import chain
 
 from catalog import keys
 from catalog.documents import Product, sku_key
@@ -14,8 +13,8 @@ from catalog.store.core import APP, REVIEWS, queue_indexes, refusal
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
+from config.store.bulk import BulkWrite
 from config.store.children import Child
-from config.store.children_scripts import run_script
 from config.store.sending import Sender
 
 
@@ -89,10 +88,11 @@ def write_batches(
 ) -> list[int]:
     """The seeder's writes: ids for all ``items`` in one round trip, then one script per
     ``batch`` products with their reviews, each sent while the next is built (a second thread
-    waits on Redis while this one joins strings), and an event per batch."""
+    waits on Redis while this one joins strings; one batch may wait its turn, so that a slow
+    script does not stop the building), and an event per batch."""
     first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
     ids: list[int] = []
-    with Sender("catalog-bulk") as sender:
+    with Sender("catalog-bulk", depth=2) as sender:
         for start in range(0, len(items), batch):
             chunk = items[start : start + batch]
             bulk = BulkWrite()
@@ -102,121 +102,6 @@ def write_batches(
             sender.send(bulk.send_later())
             ids += written
     return ids
-
-
-# KEYS: the key of each command, in order. ARGV, command after command: its argument count,
-# its name, its arguments; every argument a string (a score is never rounded on the way), no
-# key name built here. Plain arguments rather than one JSON document: decoding JSON in Lua
-# costs the server more than the commands themselves.
-_BULK = """
-local at = 1
-for i = 1, #KEYS do
-  local count = tonumber(ARGV[at])
-  redis.call(ARGV[at + 1], KEYS[i], unpack(ARGV, at + 2, at + 1 + count))
-  at = at + 2 + count
-end
-return #KEYS
-"""
-
-
-def _text(value) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
-
-
-class BulkWrite:
-    """New records and their index entries, sent as one script of plain commands per ``send``.
-
-    It takes a pipeline's signatures (``queue_indexes``, the review machinery's
-    bulk writer and ``queue_event`` write to it as to a pipeline). New records
-    only add to the indexes (members, fields, counts), and adds commute, so the
-    additions to one key become one ZADD/SADD/HSET (and one ZINCRBY per tag)
-    for the whole batch: exactly what one command per record would write, in
-    far fewer commands. Whole hashes and stream entries are commands of their
-    own. The script runs every command with its key from KEYS, atomically, in
-    one round trip, whatever the batch's size; the client only lists strings.
-    """
-
-    CHUNK = 1000  # arguments a command at most (Lua's unpack takes a few thousand)
-
-    def __init__(self):
-        self.keys: list[str] = []
-        self.args: list[str] = []
-        self.zsets: dict[str, dict[str, float]] = {}
-        self.sets: dict[str, set[str]] = {}
-        self.fields: dict[str, dict[str, str]] = {}
-        self.counts: dict[tuple[str, str], int] = {}
-
-    def _op(self, command: str, key: str, args: list[str]) -> None:
-        self.keys.append(key)
-        self.args += (str(len(args)), command)
-        self.args += args
-
-    def _ops(self, command: str, key: str, args: list[str]) -> None:
-        for start in range(0, len(args), self.CHUNK):
-            self._op(command, key, args[start : start + self.CHUNK])
-
-    def zadd(self, key, mapping):
-        held = self.zsets.get(key)  # not setdefault: that would build an empty dict on every call
-        if held is None:
-            self.zsets[key] = dict(mapping)
-        else:
-            held.update(mapping)
-
-    def sadd(self, key, *members):
-        held = self.sets.get(key)
-        if held is None:
-            self.sets[key] = set(members)
-        else:
-            held.update(members)
-
-    def zincrby(self, key, amount, value):
-        self.counts[(key, value)] = self.counts.get((key, value), 0) + amount
-
-    def hset(self, key, field=None, value=None, mapping=None):
-        """A whole hash (``mapping``) is written at once; single fields of one key are merged."""
-        if mapping is None:
-            self.fields.setdefault(key, {})[field] = _text(value)
-        elif 2 * len(mapping) <= self.CHUNK:  # a record's hash: one command, its pairs added as they are
-            self.keys.append(key)
-            self.args += (str(2 * len(mapping)), "HSET")
-            self.args += chain.from_iterable(mapping.items())
-        else:
-            self._ops("HSET", key, [part for pair in mapping.items() for part in pair])
-
-    def set(self, key, value):
-        self._op("SET", key, [_text(value)])
-
-    def xadd(self, key, fields, maxlen=None, approximate=True):
-        limit = ["MAXLEN", *(["~"] if approximate else []), str(maxlen)] if maxlen else []
-        self._op("XADD", key, [*limit, "*", *(part for pair in fields.items() for part in map(str, pair))])
-
-    def _flush(self) -> None:
-        for key, scores in self.zsets.items():
-            self._ops("ZADD", key, [part for member, score in scores.items() for part in (_text(score), member)])
-        for key, members in self.sets.items():
-            self._ops("SADD", key, sorted(members))
-        for key, fields in self.fields.items():
-            self._ops("HSET", key, [part for pair in fields.items() for part in pair])
-        for (key, value), amount in self.counts.items():
-            self._op("ZINCRBY", key, [str(amount), value])
-        self.zsets, self.sets, self.fields, self.counts = {}, {}, {}, {}
-
-    def prepared(self) -> tuple[list[str], list[str]]:
-        """The script's keys and arguments for everything queued (no keys: nothing); empties it."""
-        self._flush()
-        keys, args = self.keys, self.args
-        self.keys, self.args = [], []
-        return keys, args
-
-    def send(self) -> int:
-        """Run everything queued as one script (one round trip); returns the commands it ran."""
-        return self.send_later()()
-
-    def send_later(self):
-        """Everything queued, taken now, as a write to run later (on a ``Sender``'s thread):
-        returns the commands it ran."""
-        keys, args = self.prepared()
-        return lambda: run_script(_BULK, keys, args) if keys else 0
 
 
 def _queue_batch(pipe, items, first_product: int, first_review: int, at: float) -> list[int]:

@@ -13,6 +13,7 @@ from cms.store.core import APP, COMMENTS, TITLES, entries, score
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import queue_event
+from config.store.bulk import BulkWrite
 from config.store.children import Child
 
 
@@ -38,20 +39,21 @@ def load_posts(
     comments: Mapping[int, Sequence[Child]] | None = None,
     event: Event | str | None = BATCH_EVENT,
 ) -> int:
-    """Write whole posts at once, each history every version oldest first: one MULTI/EXEC, one round trip.
+    """Write whole posts at once, each history every version oldest first: one script, one round trip.
 
     Per post, one HSET and one ZADD of its revisions; the index entries of the
     whole batch go in one ZADD per index (one SADD per title trigram), and the batch has one event, named
     after its first post (``event``: that Event instead, or None for none, as in the batches of an
     import, whose last batch carries its one summary). ``comments`` (post id -> comments with ids already
     drawn, see ``reserve_comment_ids``) go in through the shared bulk writer,
-    with the post's embed and count written in its own HSET. Returns the
-    commands queued (MULTI and EXEC aside).
+    with the post's embed and count written in its own HSET. The batch is one call of the bulk
+    script (``BulkWrite``): atomic as a MULTI/EXEC was, without a reply per command for the client
+    to read. Returns the commands it ran.
     """
     if not histories:
         return 0
     comments = comments or {}
-    pipe = client().pipeline(transaction=True)
+    pipe = BulkWrite()
     indexed: dict[str, dict[str, float]] = defaultdict(dict)
     for versions in histories:
         post = versions[-1]
@@ -62,7 +64,7 @@ def load_posts(
         for key, member in entries(post):
             indexed[key][member] = score(key, post)
     for key, members in indexed.items():
-        pipe.zadd(key, members)
+        pipe.zadd(key, members)  # one command a key: the bulk writer merges a key's additions
     titles = TITLES.members_by_set((str(versions[-1].id), versions[-1].title) for versions in histories)
     for key, members in titles.items():  # the title trigram sets, one SADD each
         pipe.sadd(key, *members)
@@ -72,9 +74,7 @@ def load_posts(
         event = actor.event("created", APP, "post", first.id, label)
     if event is not None:
         queue_event(pipe, event)
-    commands = len(pipe.command_stack)
-    pipe.execute()
-    return commands
+    return pipe.send()
 
 
 def reserve_post_ids(count: int) -> int:

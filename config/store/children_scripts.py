@@ -13,6 +13,7 @@ from functools import cache
 from redis.exceptions import NoScriptError
 
 from config.redis import client
+from config.store.sending import execute_packed
 
 # Draws a child id only when the parent exists. KEYS: parent, id counter. ARGV: count field.
 RESERVE = """
@@ -155,6 +156,21 @@ def run_script(source: str, keys: list[str], args: list):
         except NoScriptError:
             pass
     reply = redis_client.eval(source, len(keys), *keys, *args)
+    _loaded.add((id(redis_client), sha))
+    return reply
+
+
+def run_bulk_script(source: str, keys: list[str], args: list[str]):
+    """``run_script`` for a bulk batch, whose keys and arguments are all strings: packed by
+    hiredis in one call (``execute_packed``), not walked in Python argument by argument."""
+    redis_client = client()
+    sha = _digest(source)
+    if (id(redis_client), sha) in _loaded:
+        try:
+            return execute_packed(redis_client, "EVALSHA", sha, str(len(keys)), *keys, *args)
+        except NoScriptError:
+            pass
+    reply = execute_packed(redis_client, "EVAL", source, str(len(keys)), *keys, *args)
     _loaded.add((id(redis_client), sha))
     return reply
 

@@ -35,7 +35,10 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def fold(text: str) -> str:
-    """NFKD, combining marks dropped, casefolded, NFKC: "Café" and "CAFE" fold alike."""
+    """NFKD, combining marks dropped, casefolded, NFKC: "Café" and "CAFE" fold alike. ASCII text is
+    its own NFKD and NFKC and has no combining mark, and its casefold is its lowercase: that at once."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text or "")
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return unicodedata.normalize("NFKC", bare.casefold())
@@ -128,8 +131,13 @@ class NgramIndex:
         old, new = grams(old_text or ""), grams(new_text or "")
         for gram in sorted(old - new):
             pipe.srem(self.gram_key(gram), member)
-        for gram in sorted(new - old):
-            pipe.sadd(self.gram_key(gram), member)
+        added = [self.gram_key(gram) for gram in sorted(new - old)]
+        sadd_each = getattr(pipe, "sadd_each", None)  # a bulk writer's: one call for a record's pieces
+        if sadd_each is not None:
+            sadd_each(added, member)
+        else:
+            for key in added:
+                pipe.sadd(key, member)
 
     def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
         """(piece sets to SREM the member from, piece sets to SADD it to) for a write script of its
@@ -143,19 +151,28 @@ class NgramIndex:
 
     def members_by_set(self, named: Iterable[tuple[object, str | None]]) -> dict[str, list]:
         """For a bulk write of new records, one SADD a piece set: each set the ``(member, text)``
-        pairs touch, with its members in the order given. Each word's pieces are worked out once,
-        as a large load's names share their words."""
+        pairs touch, with its members in the order given. Each word's pieces, and each text's sets,
+        are worked out once, as a large load's names share their words, and often whole names."""
         by_word: dict[str, list[str]] = {}
+        by_text: dict[str, list[str]] = {}
         found: dict[str, list] = {}
         for member, text in named:
-            touched: set[str] = set()
-            for word in words(text or ""):
-                known = by_word.get(word)
-                if known is None:
-                    known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)]
-                touched.update(known)
-            for key in sorted(touched):
-                found.setdefault(key, []).append(member)
+            text = text or ""
+            touched = by_text.get(text)
+            if touched is None:
+                pieces: set[str] = set()
+                for word in words(text):
+                    known = by_word.get(word)
+                    if known is None:
+                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)]
+                    pieces.update(known)
+                touched = by_text[text] = sorted(pieces)
+            for key in touched:
+                held = found.get(key)
+                if held is None:
+                    found[key] = [member]
+                else:
+                    held.append(member)
         return found
 
     # --- the search read --------------------------------------------------------

@@ -17,6 +17,7 @@ from itertools import chain
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
+from config.store.children_scripts import run_bulk_script
 from config.store.sending import Sender
 from school import conf, keys
 from school.store.core import Refused, lex_member, script
@@ -25,48 +26,65 @@ from school.store.names import INDEXES, TEXT_FIELD
 
 __all__ = [
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
-    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "Sender",
+    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "Sender", "bulk_batch",
 ]  # fmt: skip
 
 
 class Batch:
     """One call of ``lua/bulk.lua``: a batch's commands, their keys in KEYS (each once), and in
     ARGV each command as its letter, its key's position, its argument count and its arguments.
-    The client sends one command whatever the batch holds, and Redis runs the commands itself."""
+    The client sends one command whatever the batch holds, and Redis runs the commands itself.
+
+    Queued on a pipeline (``queue``) or sent alone (``send``, the seeder's: one EVALSHA packed
+    whole, its event inside, no MULTI/EXEC around it)."""
 
     CHUNK = 1000  # members per SADD or ZADD (Lua's unpack takes at most a few thousand)
 
     def __init__(self):
         self.keys: list[str] = []
-        self._position: dict[str, int] = {}
-        self.argv: list = []
+        self._position: dict[str, str] = {}
+        self.argv: list[str] = []
 
-    def _command(self, letter: str, key: str, args: list) -> None:
+    def _command(self, letter: str, key: str, args: list[str]) -> None:
         position = self._position.get(key)
         if position is None:
             self.keys.append(key)
-            position = self._position[key] = len(self.keys)
-        self.argv += (letter, position, len(args))
+            position = self._position[key] = str(len(self.keys))
+        self.argv += (letter, position, str(len(args)))
         self.argv += args
 
     def hset(self, key: str, mapping: dict[str, str]) -> None:
         self._command("h", key, [*chain.from_iterable(mapping.items())])
 
-    def zadd(self, key: str, scored: list[tuple[int, str]]) -> None:
+    def zadd(self, key: str, scored: list[tuple[str, str]]) -> None:
         for start in range(0, len(scored), self.CHUNK):
             self._command("z", key, [*chain.from_iterable(scored[start : start + self.CHUNK])])
 
-    def sadd(self, key: str, members: list) -> None:
+    def sadd(self, key: str, members: list[str]) -> None:
         for start in range(0, len(members), self.CHUNK):
             self._command("s", key, members[start : start + self.CHUNK])
 
     def hincrby(self, key: str, field: str, amount: int) -> None:
-        self._command("i", key, [field, amount])
+        self._command("i", key, [field, str(amount)])
+
+    def xadd(self, key: str, fields: dict[str, str], maxlen: int | None = None, approximate: bool = True) -> None:
+        """A stream entry, with a pipeline's signature (``queue_event`` writes the batch's event here)."""
+        limit = ["MAXLEN", *(["~"] if approximate else []), str(maxlen)] if maxlen else []
+        self._command("x", key, [*limit, "*", *chain.from_iterable(fields.items())])
 
     def queue(self, pipe) -> None:
         """Queue the batch on ``pipe``: one EVALSHA (the pipeline loads the script if the server lacks it)."""
         if self.keys:
             script("bulk")(keys=self.keys, args=self.argv, client=pipe)
+
+    def send(self) -> int:
+        """Run the batch alone: one EVALSHA, packed whole by hiredis; the commands it ran."""
+        return run_bulk_script(script("bulk").script, self.keys, self.argv) if self.keys else 0
+
+
+def _batch_of(pipe) -> Batch:
+    """The batch to queue on: ``pipe`` itself when it is one, else a new one for ``pipe``."""
+    return pipe if isinstance(pipe, Batch) else Batch()
 
 
 def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]]) -> None:
@@ -75,11 +93,11 @@ def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]])
     course codes or one HINCRBY per schema version."""
     if not documents:
         return
-    batch = Batch()
+    batch = _batch_of(pipe)
     for pk, fields in documents.items():
         batch.hset(keys.doc(entity, pk), fields)
-    batch.zadd(keys.index(entity), [(pk, str(pk)) for pk in documents])
-    batch.zadd(keys.lex(entity), [(0, lex_member(entity, pk, fields)) for pk, fields in documents.items()])
+    batch.zadd(keys.index(entity), [(str(pk), str(pk)) for pk in documents])
+    batch.zadd(keys.lex(entity), [("0", lex_member(entity, pk, fields)) for pk, fields in documents.items()])
     text_field = TEXT_FIELD[entity]
     pieces = INDEXES[entity].members_by_set((str(pk), fields.get(text_field, "")) for pk, fields in documents.items())
     for gram_key, members in sorted(pieces.items()):
@@ -89,7 +107,8 @@ def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]])
     else:
         for version, count in sorted(Counter(fields["schema"] for fields in documents.values()).items()):
             batch.hincrby(keys.schemas(entity), version, count)
-    batch.queue(pipe)
+    if batch is not pipe:
+        batch.queue(pipe)
 
 
 def queue_last_id(pipe, entity: str, pk: int) -> None:
@@ -153,14 +172,15 @@ def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
     course_side, other_side = _SIDES[relation]
     by_course, by_other = defaultdict(list), defaultdict(list)
     for course_id, other_id in pairs:
-        by_course[course_id].append(other_id)
-        by_other[other_id].append(course_id)
-    batch = Batch()
+        by_course[course_id].append(str(other_id))
+        by_other[other_id].append(str(course_id))
+    batch = _batch_of(pipe)
     for course_id, others in by_course.items():
         batch.sadd(course_side(course_id), others)
     for other_id, courses in by_other.items():
         batch.sadd(other_side(other_id), courses)
-    batch.queue(pipe)
+    if batch is not pipe:
+        batch.queue(pipe)
 
 
 def queue_link(pipe, course_id: int, instructor_id: int) -> None:
@@ -182,3 +202,8 @@ def queue_seed_event(pipe, entity: str, count: int, actor: Actor = SEED) -> None
 
 def transaction():
     return client().pipeline(transaction=True)
+
+
+def bulk_batch() -> Batch:
+    """A seeder's batch: documents, pairs and the event queued on it, then ``send`` (one script)."""
+    return Batch()

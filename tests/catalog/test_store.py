@@ -5,10 +5,10 @@ import json
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
 from catalog.store import NewReview
-from catalog.store.bulk import _BULK, BulkWrite
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
+from config.store.bulk import BULK, BulkWrite
 from config.store.children_scripts import run_script
 from config.store.ids import ID_BLOCK
 from tests.base import RedisTestCase, flush_test_redis, run_concurrently
@@ -520,8 +520,24 @@ class BulkWriteTest(RedisTestCase):
         self.assertEqual(keys_, ["t:small", "t:wide", "t:wide", "t:z", "t:s"])
         self.assertEqual(args[:6], ["4", "HSET", "a", "1", "b", "2"])
         self.assertEqual(bulk.send(), 0)  # prepared() emptied it
-        self.assertEqual(run_script(_BULK, keys_, args), 5)
+        self.assertEqual(run_script(BULK, keys_, args), 5)
         self.assertEqual(client().hgetall("t:small"), {"a": "1", "b": "2"})
         self.assertEqual(client().hgetall("t:wide"), wide)
         self.assertEqual(client().zrange("t:z", 0, -1, withscores=True), [("x", 1.5), ("y", 2.0)])
         self.assertEqual(client().smembers("t:s"), {"a", "b", "c"})
+
+    def test_a_batch_is_one_traced_command_packed_whole_and_loaded_again_after_a_script_flush(self):
+        warm = BulkWrite()
+        warm.sadd("t:s", "warm")
+        warm.send()  # the script is known to the server and to this client
+        for attempt, sent in (("cached", ["EVALSHA"]), ("flushed", ["EVALSHA", "EVAL"])):
+            if attempt == "flushed":
+                client().script_flush()
+            bulk = BulkWrite()
+            bulk.hset(f"t:{attempt}", mapping={"a": "1", "é": "ü"})
+            bulk.sadd("t:s", attempt)
+            with self.assertRoundTrips(len(sent)) as trace:
+                self.assertEqual(bulk.send(), 2)
+            self.assertEqual([c.name for trip in trace.trips("data") for c in trip.commands], sent)
+            self.assertEqual(client().hgetall(f"t:{attempt}"), {"a": "1", "é": "ü"})
+        self.assertEqual(client().smembers("t:s"), {"warm", "cached", "flushed"})

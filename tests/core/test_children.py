@@ -195,6 +195,17 @@ class ScriptedWritesTest(RedisTestCase):
         self.assertEqual([i["id"] for i in embedded], ["9", "8", "11"])  # member order, as bytes
         self.assertEqual(embedded, NOTES.expected_embed(3))
 
+    def test_the_bulk_writers_embed_is_the_text_json_dumps_writes_of_the_copies(self):
+        awkward = ['say "hi"', "back\\slash", "é ü 漢", "tab\tnew\nline\x01", "</script>", ""]
+        children = [Child(n, {"author": text, "stars": "1", "text": text}, float(n)) for n, text in enumerate(awkward)]
+        derived = NOTES.queue_bulk(client().pipeline(transaction=False), 4, children)
+        newest = sorted(children, key=lambda c: (c.at, str(c.id)), reverse=True)[: NOTES.embed_size]
+        copies = [NOTES._copy(c.id, {**c.fields, "post": "4", "at": repr(c.at)}) for c in newest]
+        self.assertEqual(derived["recent_notes"], json.dumps(copies))
+        self.assertEqual(NOTES.queue_bulk(client().pipeline(transaction=False), 4, [])["recent_notes"], "[]")
+        odd = NOTES.queue_bulk(client().pipeline(transaction=False), 4, [Child(1, {"author": 7, "stars": "1"}, 1.0)])
+        self.assertEqual(json.loads(odd["recent_notes"])[0]["author"], 7)  # not a string: json.dumps itself
+
     def test_scores_follow_the_aggregate(self):
         scored = ChildCollection(**{**NOTES.__dict__, "scores": (("test:by:avg", "average"), ("test:by:n", "count"))})
         make_parent()

@@ -11,6 +11,17 @@ class NgramTextTest(SimpleTestCase):
         self.assertEqual(fold("Café CRÈME"), "cafe creme")
         self.assertEqual(words("USB-C hub, 4K_60Hz!"), ["usb", "c", "hub", "4k", "60hz"])
 
+    def test_ascii_folds_as_the_unicode_path_folds_it(self):
+        import unicodedata
+
+        def slow(text):
+            bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+            return unicodedata.normalize("NFKC", bare.casefold())
+
+        every = "".join(map(chr, range(128)))
+        self.assertEqual(fold(every), slow(every))
+        self.assertEqual(fold("Ada LOVELACE 42"), "ada lovelace 42")
+
     def test_each_word_gives_its_overlapping_three_character_pieces(self):
         self.assertEqual(grams("Smartphone X"), {"sma", "mar", "art", "rtp", "tph", "pho", "hon", "one"})
         self.assertEqual(grams("TV 4K"), set())  # words shorter than three have none

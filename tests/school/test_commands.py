@@ -4,7 +4,8 @@ from io import StringIO
 
 from django.core.management import call_command
 
-from config import seeding
+from config import keys as config_keys
+from config import seeding, trace
 from config.invariants import violations
 from config.redis import client
 from school import keys, store
@@ -54,6 +55,17 @@ class SeedTest(RedisTestCase):
             r.hgetall(keys.doc("course", 3)),
         )
         self.assertEqual(first, again)
+
+    def test_each_batch_is_one_script_with_its_event_inside(self):
+        with trace.recording() as recorded:
+            seed(seeding.context("school", "demo"))
+        trips = [[c.name for c in trip.commands] for trip in recorded.trips("data")]
+        # Ids of the courses, instructors and students (an INCRBY each); one script for each batch: the courses,
+        # the instructors, the students, the assignments and the enrolments; the write scripts loaded first.
+        scripts = [trip for trip in trips if trip in (["EVAL"], ["EVALSHA"])]
+        self.assertEqual(len(scripts), 5)
+        self.assertFalse([trip for trip in trips if "MULTI" in trip])
+        self.assertEqual(len(client().xrange(config_keys.events())), 5)  # each batch's event, written in its script
 
     def test_every_seeded_key_is_registered(self):
         from config.keyspace import keyspace

@@ -1,0 +1,158 @@
+"""The bulk writer of the seeders and importers: a batch of new records and their index entries,
+sent as one script of plain commands (the catalog's products, the CMS's posts)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import chain
+
+from config.store.children_scripts import run_bulk_script
+
+# KEYS: the key of each command, in order. ARGV, command after command: its argument count,
+# its name, its arguments; every argument a string (a score is never rounded on the way), no
+# key name built here. Plain arguments rather than one JSON document: decoding JSON in Lua
+# costs the server more than the commands themselves.
+BULK = """
+local at = 1
+for i = 1, #KEYS do
+  local count = tonumber(ARGV[at])
+  redis.call(ARGV[at + 1], KEYS[i], unpack(ARGV, at + 2, at + 1 + count))
+  at = at + 2 + count
+end
+return #KEYS
+"""
+
+
+def _text(value) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _texts(values) -> list[str]:
+    """``_text`` of each value, the strings (most scores a bulk writer hands over) passed as they are."""
+    return [v if v.__class__ is str else repr(v) if v.__class__ is float else str(v) for v in values]
+
+
+_COUNTS = [str(n) for n in range(1001)]  # a command's argument count as text, up to BulkWrite.CHUNK
+
+
+class BulkWrite:
+    """New records and their index entries, sent as one script of plain commands per ``send``.
+
+    It takes a pipeline's signatures (the catalog's ``queue_indexes``, the CMS's
+    post loader, the review machinery's bulk writer and ``queue_event`` write to
+    it as to a pipeline), and two of its own for a record's many small writes
+    (``hset_many``, ``sadd_each``), which callers use when it has them. New records
+    only add to the indexes (members, fields, counts), and adds commute, so the
+    additions to one key become one ZADD/SADD/HSET (and one ZINCRBY per tag)
+    for the whole batch: exactly what one command per record would write, in
+    far fewer commands. Whole hashes and stream entries are commands of their
+    own. The script runs every command with its key from KEYS, atomically, in
+    one round trip, whatever the batch's size; the client only lists strings.
+    """
+
+    CHUNK = 1000  # arguments a command at most (Lua's unpack takes a few thousand)
+
+    def __init__(self):
+        self.keys: list[str] = []
+        self.args: list[str] = []
+        self.zsets: dict[str, dict[str, float]] = {}
+        self.sets: dict[str, set[str]] = {}
+        self.fields: dict[str, dict[str, str]] = {}
+        self.counts: dict[tuple[str, str], int] = {}
+
+    def _op(self, command: str, key: str, args: list[str]) -> None:
+        self.keys.append(key)
+        self.args += (_COUNTS[len(args)], command)
+        self.args += args
+
+    def _ops(self, command: str, key: str, args: list[str]) -> None:
+        if len(args) <= self.CHUNK:
+            self._op(command, key, args)
+            return
+        for start in range(0, len(args), self.CHUNK):
+            self._op(command, key, args[start : start + self.CHUNK])
+
+    def zadd(self, key, mapping):
+        held = self.zsets.get(key)  # not setdefault: that would build an empty dict on every call
+        if held is None:
+            self.zsets[key] = dict(mapping)
+        else:
+            held.update(mapping)
+
+    def sadd(self, key, *members):
+        held = self.sets.get(key)
+        if held is None:
+            self.sets[key] = set(members)
+        else:
+            held.update(members)
+
+    def sadd_each(self, keys: Iterable[str], member: str) -> None:
+        """``sadd(key, member)`` for each key: a record's trigram sets in one call."""
+        sets = self.sets
+        for key in keys:
+            held = sets.get(key)
+            if held is None:
+                sets[key] = {member}
+            else:
+                held.add(member)
+
+    def zincrby(self, key, amount, value):
+        self.counts[(key, value)] = self.counts.get((key, value), 0) + amount
+
+    def hset(self, key, field=None, value=None, mapping=None):
+        """A whole hash (``mapping``) is written at once; single fields of one key are merged."""
+        if mapping is None:
+            self.fields.setdefault(key, {})[field] = _text(value)
+        elif 2 * len(mapping) <= self.CHUNK:  # a record's hash: one command, its pairs added as they are
+            self.keys.append(key)
+            self.args += (_COUNTS[2 * len(mapping)], "HSET")
+            self.args += chain.from_iterable(mapping.items())
+        else:
+            self._ops("HSET", key, [part for pair in mapping.items() for part in pair])
+
+    def hset_many(self, hashes: Iterable[tuple[str, dict[str, str]]]) -> None:
+        """``hset(key, mapping=fields)`` for each (key, fields): a bulk load's thousands of small hashes
+        (a batch's reviews) in one call, each its own command."""
+        keys, args, chunk = self.keys, self.args, self.CHUNK
+        for key, fields in hashes:
+            if 2 * len(fields) > chunk:
+                self.hset(key, mapping=fields)
+                continue
+            keys.append(key)
+            args += (_COUNTS[2 * len(fields)], "HSET")
+            args += chain.from_iterable(fields.items())
+
+    def set(self, key, value):
+        self._op("SET", key, [_text(value)])
+
+    def xadd(self, key, fields, maxlen=None, approximate=True):
+        limit = ["MAXLEN", *(["~"] if approximate else []), str(maxlen)] if maxlen else []
+        self._op("XADD", key, [*limit, "*", *(part for pair in fields.items() for part in map(str, pair))])
+
+    def _flush(self) -> None:
+        for key, scores in self.zsets.items():
+            self._ops("ZADD", key, [*chain.from_iterable(zip(_texts(scores.values()), scores))])
+        for key, members in self.sets.items():
+            self._ops("SADD", key, sorted(members))
+        for key, fields in self.fields.items():
+            self._ops("HSET", key, [part for pair in fields.items() for part in pair])
+        for (key, value), amount in self.counts.items():
+            self._op("ZINCRBY", key, [str(amount), value])
+        self.zsets, self.sets, self.fields, self.counts = {}, {}, {}, {}
+
+    def prepared(self) -> tuple[list[str], list[str]]:
+        """The script's keys and arguments for everything queued (no keys: nothing); empties it."""
+        self._flush()
+        keys, args = self.keys, self.args
+        self.keys, self.args = [], []
+        return keys, args
+
+    def send(self) -> int:
+        """Run everything queued as one script (one round trip); returns the commands it ran."""
+        return self.send_later()()
+
+    def send_later(self):
+        """Everything queued, taken now, as a write to run later (on a ``Sender``'s thread):
+        returns the commands it ran."""
+        keys, args = self.prepared()
+        return lambda: run_bulk_script(BULK, keys, args) if keys else 0
