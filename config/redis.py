@@ -199,6 +199,32 @@ def packed(conn, args: tuple) -> list[bytes]:
     return [hiredis.pack_command(args)] if hiredis is not None else conn.pack_command(*args)
 
 
+def execute_packed(redis_client, *args: str):
+    """One command of many arguments (a bulk script's thousands), packed in one call (``packed``)
+    and sent on a connection of the client's pool, traced as any other. redis-py's
+    ``execute_command`` walks every argument in Python first: half the client's time sending a
+    bulk batch. Never sent twice (a bulk write may not be idempotent): a connection that fails is
+    closed, as a reply may be left half read. On a cluster (which routes by key) it is
+    ``execute_command``."""
+    if not isinstance(redis_client, redis.Redis):
+        return redis_client.execute_command(*args)
+
+    def send():
+        pool = redis_client.connection_pool
+        conn = pool.get_connection()
+        try:
+            conn.send_packed_command(packed(conn, args), check_health=False)
+            return conn.read_response()
+        except (redis.ConnectionError, redis.TimeoutError, OSError):
+            conn.disconnect()
+            raise
+        finally:
+            pool.release(conn)
+
+    origin = getattr(redis_client, "trace_origin", "data")
+    return trace.traced(send, lambda: [trace.Command.of(args)], origin, "command")
+
+
 class Stream:
     """Commands written as soon as they are made, their replies read in order, on one connection:
     for a read whose next commands depend on earlier replies (a walk down a tree, a level at a

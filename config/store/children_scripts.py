@@ -12,8 +12,7 @@ from functools import cache
 
 from redis.exceptions import NoScriptError
 
-from config.redis import client
-from config.store.sending import execute_packed
+from config.redis import client, execute_packed
 
 # Draws a child id only when the parent exists. KEYS: parent, id counter. ARGV: count field.
 RESERVE = """

@@ -6,7 +6,6 @@ it got; one after the other, each waits on the other (a deep pipeline's
 write on one worker thread, one at a time and in order (``depth`` of them
 handed over at most), so the two overlap. A batch's error is raised by the
 next ``send``, ``wait`` or the end of the block, and nothing after it is sent.
-``execute_packed`` sends a bulk batch's one command of many arguments.
 """
 
 from __future__ import annotations
@@ -18,15 +17,6 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
-
-import redis
-
-from config import trace
-
-try:
-    import hiredis
-except ImportError:  # redis-py packs in Python then
-    hiredis = None
 
 
 class Sender:
@@ -119,34 +109,3 @@ class _QuickSwitches:
 
 
 _quick_switches = _QuickSwitches()
-
-
-def execute_packed(redis_client, *args: str):
-    """One command of many arguments (a bulk script's thousands), packed by hiredis in one call.
-
-    redis-py's ``execute_command`` walks every argument in Python before packing (a type check
-    and a tuple each): for a bulk batch of tens of thousands of arguments, that walk was half
-    the client's time sending it. Here the arguments (strings only) go to hiredis as they are,
-    on a connection of the client's pool, and the command is traced as any other. Without
-    hiredis, or on a cluster (which routes by key), it is ``execute_command``.
-    """
-    if hiredis is None or not isinstance(redis_client, redis.Redis):
-        return redis_client.execute_command(*args)
-    return trace.traced(
-        lambda: _send_packed(redis_client.connection_pool, hiredis.pack_command(args)),
-        lambda: [trace.Command.of(args)],
-        getattr(redis_client, "trace_origin", "data"),
-        "command",
-    )
-
-
-def _send_packed(pool, packed: bytes):
-    conn = pool.get_connection()
-    try:
-        conn.send_packed_command([packed], check_health=False)
-        return conn.read_response()
-    except (redis.ConnectionError, redis.TimeoutError, OSError):
-        conn.disconnect()  # a reply may be left half read: the connection is not used again
-        raise
-    finally:
-        pool.release(conn)
