@@ -21,8 +21,12 @@ run: bootstrap
 dev: bootstrap
 	exec env DEBUG=1 $(PY) manage.py serve --dev
 
+# The tests that also run on a throwaway 3-primary Redis Cluster (`manage.py test --cluster`).
+CLUSTER_TESTS := tests.core.test_auth tests.core.test_dashboard_feed tests.core.test_plumbing.EventStreamTest
+
 test: bootstrap
 	$(PY) manage.py test
+	$(PY) manage.py test --cluster $(CLUSTER_TESTS)
 
 lint: bootstrap
 	$(VENV)/bin/ruff check .

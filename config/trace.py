@@ -13,6 +13,7 @@ round trips to the outer one when it closes.
 
 from __future__ import annotations
 
+import itertools
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -169,6 +170,7 @@ class RoundTrip:
     kind: str  # "command", "pipeline", "transaction" or "stream" (see ``config.redis.Stream``)
     error: str = ""
     node: str = ""  # on a cluster, the node's address (host:port); "" on one server
+    wave: int = 0  # round trips of one wave went out together, to several nodes (a cluster pipeline)
 
 
 @dataclass
@@ -180,6 +182,11 @@ class Trace:
 
     def round_trip_count(self, origin: str | None = None) -> int:
         return len(self.trips(origin))
+
+    def wave_count(self, origin: str | None = None) -> int:
+        """Round trips one after another: a cluster pipeline's round trips to several nodes, all
+        written before any is read, count once. The same as ``round_trip_count`` on one server."""
+        return len({(t.wave or -i) for i, t in enumerate(self.trips(origin), 1)})
 
     def command_count(self, origin: str | None = None) -> int:
         return sum(len(t.commands) for t in self.trips(origin))
@@ -205,6 +212,7 @@ class Trace:
 
 
 _current: ContextVar[Trace | None] = ContextVar("redis_trace", default=None)
+_waves = itertools.count(1)  # numbers unique across traces, as an inner trace's trips join the outer's
 
 
 @contextmanager
@@ -253,12 +261,13 @@ def traced_nodes(call, trips, origin: str, kind: str):
     if _current.get() is None:
         return call()
     by_node = trips()
-    return traced_after(call, lambda: by_node.items(), origin, kind)
+    return traced_after(call, lambda: by_node.items(), origin, kind, together=True)
 
 
-def traced_after(call, trips, origin: str, kind: str):
+def traced_after(call, trips, origin: str, kind: str, together: bool = False):
     """Run ``call``, then record the round trips ``trips()`` gives as (node, commands) pairs, known
-    only once it ran; the call's time is shared evenly among them."""
+    only once it ran; the call's time is shared evenly among them. ``together``: they went out at
+    once, to several nodes, as one wave."""
     trace = _current.get()
     if trace is None:
         return call()
@@ -273,8 +282,9 @@ def traced_after(call, trips, origin: str, kind: str):
         if shown:
             ms = (time.perf_counter() - started) * 1000 / len(shown)
             failed = type(error).__name__ if error else ""
+            wave = next(_waves) if together else 0
             for node, commands in shown:
-                trace.round_trips.append(RoundTrip(commands, ms, origin, kind, failed, node))
+                trace.round_trips.append(RoundTrip(commands, ms, origin, kind, failed, node, wave))
 
 
 def active() -> bool:
