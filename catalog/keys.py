@@ -5,9 +5,11 @@ registry and the tag pattern before they get here (``types.py``,
 ``documents.is_tag``): no user text becomes part of a key unvalidated.
 """
 
+from config.keys import register_event_stream
 from config.keyspace import keyspace, register_app
 
 APP = "catalog"
+EVENTS = register_event_stream(APP)  # the activity stream this app\'s writes append to
 register_app(APP, "catalog:")
 key = keyspace.declarer(APP)
 

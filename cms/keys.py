@@ -8,9 +8,11 @@ lexicographic index of titles for prefix search.
 
 import re
 
+from config.keys import register_event_stream
 from config.keyspace import keyspace
 
 APP = "cms"
+EVENTS = register_event_stream(APP)  # the activity stream this app\'s writes append to
 keyspace.register_app(APP, "cms:")
 key = keyspace.declarer(APP)
 

@@ -36,11 +36,11 @@ def signin_counts_cover_list():
         )
 
 
-@invariant("core", "event stream is capped", repair=store.trim_events)
+@invariant("core", "every event stream is capped", repair=store.trim_events)
 def events_capped():
-    length = store.events_length()
-    if length > settings.EVENTS_MAXLEN:
-        yield Violation(f"{length} events kept, cap is {settings.EVENTS_MAXLEN}", [keys.events()])
+    for stream, length in store.events_lengths().items():
+        if length > settings.EVENTS_MAXLEN:
+            yield Violation(f"{length} events kept in {stream}, cap is {settings.EVENTS_MAXLEN}", [stream])
 
 
 def _expire_windows():

@@ -63,16 +63,42 @@ def signins_failed() -> str:
     return SIGNINS + "failed"
 
 
+_EVENT_TAGS: list[str] = []  # every stream's hash tag, in the order registered
+
+
+def register_event_stream(tag: str) -> str:
+    """Declare one activity stream, for the slot group ``tag`` (an app, a catalog partition).
+
+    Returns its key. The dashboard merges every stream registered here, so the
+    streams are known without a SCAN."""
+    if tag not in _EVENT_TAGS:
+        _EVENT_TAGS.append(tag)
+    return events(tag)
+
+
+def event_streams() -> list[str]:
+    """Every registered activity stream's key."""
+    return [events(tag) for tag in _EVENT_TAGS]
+
+
 @key(
     "stream",
     "Event log: capped stream",
-    "Every write of every app (who, what, which object, link), capped with XADD MAXLEN.",
+    "Every write of one slot group (an app, a catalog partition): who, what, which object, link; "
+    "capped with XADD MAXLEN. The dashboard merges the newest of every group's stream.",
     why="A stream is an append-only log with ids ordered by time, read newest first with XREVRANGE. "
-    "MAXLEN on each XADD keeps it bounded, in the same transaction as the write it records.",
+    "MAXLEN on each XADD keeps it bounded, in the same transaction as the write it records. "
+    "One stream per slot group, tagged like the keys its writes touch, keeps each write inside one "
+    "hash slot on a Redis Cluster (docs/cluster.md); the merge costs a few entries per stream.",
     screens=("dashboard",),
+    pattern="core:{*}:events",
 )
-def events() -> str:
-    return "core:events"
+def events(tag: str) -> str:
+    """The activity stream of the slot group ``tag``: the hash tag of the keys its writes touch."""
+    return f"core:{{{tag}}}:events"
+
+
+SIGNIN_EVENTS = register_event_stream("signins")  # lock-outs, written by the failed sign-in's script
 
 
 @key(

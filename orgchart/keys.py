@@ -15,9 +15,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
+from config.keys import register_event_stream
 from config.keyspace import keyspace
 
 APP = "orgchart"
+EVENTS = register_event_stream(APP)  # the activity stream this app\'s writes append to
 keyspace.register_app(APP, "orgchart:")
 key = keyspace.declarer(APP)
 

@@ -6,9 +6,11 @@ in for an id only where a key's glob is declared (``keyspace.declarer``) and
 where ``SORT … GET`` joins on a pattern.
 """
 
+from config.keys import register_event_stream
 from config.keyspace import keyspace, register_app
 
 APP = "school"
+EVENTS = register_event_stream(APP)  # the activity stream this app\'s writes append to
 PREFIX = "school:"
 ENTITIES = ("course", "instructor", "student")
 PEOPLE = ("instructor", "student")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from config.store.children_scripts import run_script
+from config.store.scripts import run_script
 
 # KEYS: every key the batch touches. ARGV[1]: {"checks": [...], "ops": [[command, [key positions], [args]]]}.
 _CHECKED_BATCH = """

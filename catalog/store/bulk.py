@@ -70,7 +70,7 @@ def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Acto
             batch.require_owner(keys.skus(), sku_key(product.sku))
     ids = _queue_batch(batch, items, first_product, first_review, at)
     label = f"{len(ids)} imported products"
-    queue_event(batch, actor.event("created", APP, "product", ids[0] if ids else 0, label))
+    queue_event(batch, actor.event("created", APP, "product", ids[0] if ids else 0, label), keys.EVENTS)
     reply = batch.run()
     if reply[0] != "ok":
         raise refusal(reply, keys.skus())
@@ -98,7 +98,9 @@ def write_batches(
             bulk = BulkWrite()
             written = _queue_batch(bulk, chunk, first_product + start, first_review, at)
             first_review += sum(len(r) for _, r in chunk)
-            queue_event(bulk, actor.event("created", APP, "product", written[0], f"{len(written)} seeded products"))
+            queue_event(
+                bulk, actor.event("created", APP, "product", written[0], f"{len(written)} seeded products"), keys.EVENTS
+            )
             sender.send(bulk.send_later())
             ids += written
     return ids
@@ -128,7 +130,7 @@ def _finish_restore(bulk: BulkWrite, counter: str, entity: str, first: int, last
     the whole entity, sent with the last batch."""
     if count:
         bulk.set(counter, last)
-        queue_event(bulk, actor.event("created", APP, entity, first, f"{count} imported {entity}s"))
+        queue_event(bulk, actor.event("created", APP, entity, first, f"{count} imported {entity}s"), keys.EVENTS)
     bulk.send()
     return count
 

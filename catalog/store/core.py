@@ -21,6 +21,7 @@ REVIEWS = ChildCollection(
     embed_field="recent_reviews",
     embed_fields=("author", "rating", "comment", "published_at"),
     count_field="num_reviews",
+    events_key=lambda product_id: keys.EVENTS,
     sum_field="sum_ratings",
     summed="rating",
     scores=((keys.sort_index("rating"), "average"), (keys.sort_index("reviews"), "count")),

@@ -9,8 +9,8 @@ from catalog import keys, types
 from catalog.documents import LIST_FIELDS, ProductRow, name_key, sku_key
 from catalog.store.core import NAMES
 from config.redis import client
-from config.store.children_scripts import run_script
 from config.store.ngrams import Query
+from config.store.scripts import run_script
 
 SEARCH_LIMIT = 2000  # name matches taken into a search; more is not a useful search
 TEMP_TTL = 60

@@ -70,7 +70,7 @@ def _create(product_id: int, product: Product, *, actor: Actor, at: float | None
         batch.require_owner(keys.skus(), sku_key(product.sku))
     batch.hset(key, mapping={**product.to_hash(), **REVIEWS.initial_fields()})
     queue_indexes(batch, product_id, None, product)
-    queue_event(batch, actor.event("created", APP, "product", product_id, product.name))
+    queue_event(batch, actor.event("created", APP, "product", product_id, product.name), keys.EVENTS)
     return batch.run()
 
 
@@ -111,7 +111,7 @@ def update(
     if dropped:
         batch.hdel(key, *dropped)
     queue_indexes(batch, product_id, old, product)
-    queue_event(batch, actor.event("updated", APP, "product", product_id, product.name))
+    queue_event(batch, actor.event("updated", APP, "product", product_id, product.name), keys.EVENTS)
     reply = batch.run()
     if reply[0] != "ok":
         raise refusal(reply, key)
@@ -142,7 +142,7 @@ def delete(product_id: int, *, actor: Actor) -> Product:
         REVIEWS.queue_delete_all(batch, product_id, review_ids)
         batch.unlink(key)
         queue_indexes(batch, product_id, old, None)
-        queue_event(batch, actor.event("deleted", APP, "product", product_id, old.name, gone=True))
+        queue_event(batch, actor.event("deleted", APP, "product", product_id, old.name, gone=True), keys.EVENTS)
         reply = batch.run()
         if reply[0] == "ok":
             return old

@@ -26,7 +26,7 @@ def queue_new_post(pipe, post: Post, event: Event | None, history: tuple[Post, .
         pipe.zadd(key, {member: score(key, post)})
     TITLES.queue_write(pipe, str(post.id), None, post.title)
     if event is not None:
-        queue_event(pipe, event)
+        queue_event(pipe, event, keys.EVENTS)
 
 
 BATCH_EVENT = "batch"
@@ -73,7 +73,7 @@ def load_posts(
         label = first.title if len(histories) == 1 else f"{first.title} and {len(histories) - 1} more posts"
         event = actor.event("created", APP, "post", first.id, label)
     if event is not None:
-        queue_event(pipe, event)
+        queue_event(pipe, event, keys.EVENTS)
     return pipe.send()
 
 
@@ -139,6 +139,6 @@ class CommentLoad:
                     },
                 )
             if event is not None and start + batch >= len(posts):
-                queue_event(pipe, event)
+                queue_event(pipe, event, keys.EVENTS)
             if pipe.command_stack:
                 pipe.execute()

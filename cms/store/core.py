@@ -23,6 +23,7 @@ COMMENTS = ChildCollection(
     embed_field="recent_comments",
     embed_fields=("author", "text", "at"),
     count_field="num_comments",
+    events_key=lambda post_id: keys.EVENTS,
 )
 
 # Post titles, searchable by any part: kept in the create, save, restore and delete scripts and the bulk loader.

@@ -43,7 +43,6 @@ from cms.store import scripts
 from cms.store.bulk import queue_new_post
 from cms.store.core import APP, BETWEEN_SHOWN, COMMENTS, TITLES, Busy, EditConflict, NotFound
 from cms.store.revisions import between
-from config import keys as core_keys
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import watch_retries
@@ -121,7 +120,7 @@ def _run_save(
         reply = scripts.script(scripts.SAVE)(
             keys=[
                 keys.post(post_id), keys.revisions(post_id), keys.by_updated(), keys.titles(),
-                keys.by_status("draft"), keys.by_status("published"), old_key, new_key, core_keys.events(),
+                keys.by_status("draft"), keys.by_status("published"), old_key, new_key, keys.EVENTS,
                 *leaves, *joins,
             ],
             args=[
@@ -231,7 +230,7 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
         reply = scripts.script(scripts.DELETE)(
             keys=[
                 post_key, keys.revisions(post_id), comments_key, keys.by_updated(), keys.titles(),
-                keys.by_status("draft"), keys.by_status("published"), author_key, core_keys.events(),
+                keys.by_status("draft"), keys.by_status("published"), author_key, keys.EVENTS,
                 *pieces, *(COMMENTS.child_key(i) for i in comment_ids),
             ],
             args=[

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html import unescape
 
+from config import keys
 from config.loadtest.http import Http, Sample, Unavailable
 from config.loadtest.ledger import Ledger
 
@@ -115,10 +116,10 @@ class Dashboard(Scenario):
             if behind and self.rng.random() < 0.5:  # the keys behind the page just seen
                 self.http.get(unescape(behind.group(1)))
         elif roll < 0.55:
-            pattern = self.rng.choice(["cms:*", "catalog:product:*", "orgchart:*", "core:*", "*"])
+            pattern = self.rng.choice(["cms:*", "catalog:*", "orgchart:*", "core:*", "*"])
             self.http.get("/keys/", {"pattern": pattern})
         elif roll < 0.75:
-            key = self.rng.choice(["core:events", "cms:index:updated", "catalog:product:1", "orgchart:employee:1"])
+            key = self.rng.choice(keys.event_streams())  # every app writes into one
             self.http.get("/keys/", {"key": key})
         else:
             self.http.get(self.rng.choice(["/keys/tree/", "/keys/registry/", "/keys/orphans/"]))

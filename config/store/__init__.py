@@ -6,6 +6,7 @@ factory in ``config.redis``).
 
 from __future__ import annotations
 
+import heapq
 import json
 import random
 import time
@@ -180,7 +181,7 @@ def record_failed_signin(attempt: Attempt | None, username: str, address: str, a
     script = client().register_script(_RECORD_FAILURE)
     user_key = attempt.user_key if attempt else keys.failed_signins_user(username)
     locked = script(
-        keys=[user_key, keys.signins_failed(), keys.events()],
+        keys=[user_key, keys.signins_failed(), keys.SIGNIN_EVENTS],
         args=[entry, settings.SIGNINS_KEPT, limit, settings.EVENTS_MAXLEN, "0" if refused else "1", *fields],
     )
     return bool(locked)
@@ -221,9 +222,10 @@ def pipelined(items: Iterable, queue: Callable[..., object]) -> list:
     return pipe.execute()
 
 
-def queue_event(pipe, event: Event) -> None:
-    """Queue the event on the caller's transaction, capped at EVENTS_MAXLEN."""
-    pipe.xadd(keys.events(), event.fields(), maxlen=settings.EVENTS_MAXLEN, approximate=False)
+def queue_event(pipe, event: Event, stream: str) -> None:
+    """Queue the event on the caller's transaction, capped at EVENTS_MAXLEN, in ``stream``:
+    the activity stream of the slot group the write's keys are in (``config.keys.events``)."""
+    pipe.xadd(stream, event.fields(), maxlen=settings.EVENTS_MAXLEN, approximate=False)
 
 
 def _signin(raw: str) -> SignIn:
@@ -260,16 +262,33 @@ def activity(signins: int = 10, staff: int = 10, events: int = 20, failed: int =
     pipe = client().pipeline(transaction=False)
     pipe.lrange(keys.signins_recent(), 0, signins - 1)
     pipe.zrevrange(keys.signins_count(), 0, staff - 1, withscores=True)
-    pipe.xrevrange(keys.events(), count=events)
+    streams = keys.event_streams()
+    for stream in streams:
+        pipe.xrevrange(stream, count=events)
     if failed:
         pipe.lrange(keys.signins_failed(), 0, failed - 1)
-    recent, ranking, logged, *failures = pipe.execute()
+    recent, ranking, *replies = pipe.execute()
+    logged = newest_entries(replies[: len(streams)], events)
     return Activity(
         [_signin(raw) for raw in recent],
         [(user, int(score)) for user, score in ranking],
         mark_deleted([LoggedEvent.from_stream(stream_id, fields) for stream_id, fields in logged]),
-        [_failed(raw) for raw in failures[0]] if failures else [],
+        [_failed(raw) for raw in replies[len(streams)]] if failed else [],
     )
+
+
+def _stream_order(entry: tuple[str, dict]) -> tuple[int, int]:
+    millis, _, sequence = entry[0].partition("-")
+    return int(millis), int(sequence or 0)
+
+
+def newest_entries(streams: list[list[tuple[str, dict]]], count: int) -> list[tuple[str, dict]]:
+    """The ``count`` newest of several streams' XREVRANGE replies (each newest first), newest first.
+
+    Stream ids are times, so the streams of every slot group merge into one feed. Two groups
+    written in the same millisecond each number their own entries: their order between them is
+    the order of the sequence numbers, as close as the clock allows."""
+    return heapq.nlargest(count, (entry for stream in streams for entry in stream), key=_stream_order)
 
 
 def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
@@ -371,12 +390,16 @@ def raise_signin_counts(floors: dict[str, int]) -> None:
         client().zadd(keys.signins_count(), floors, gt=True)
 
 
-def events_length() -> int:
-    return client().xlen(keys.events())
+def events_lengths() -> dict[str, int]:
+    """Each activity stream's length, by key."""
+    streams = keys.event_streams()
+    return dict(zip(streams, pipelined(streams, lambda pipe, stream: pipe.xlen(stream))))
 
 
 def trim_events() -> None:
-    client().xtrim(keys.events(), maxlen=settings.EVENTS_MAXLEN, approximate=False)
+    pipelined(
+        keys.event_streams(), lambda pipe, stream: pipe.xtrim(stream, maxlen=settings.EVENTS_MAXLEN, approximate=False)
+    )
 
 
 def failure_windows() -> list[tuple[str, int, int]]:

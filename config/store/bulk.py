@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import chain
 
-from config.store.children_scripts import run_bulk_script
+from config.store.scripts import run_bulk_script
 
 # KEYS: the key of each command, in order. ARGV, command after command: its argument count,
 # its name, its arguments; every argument a string (a score is never rounded on the way), no

@@ -40,12 +40,12 @@ from typing import NamedTuple
 
 from django.conf import settings
 
-from config import keys as core_keys
 from config.activity import Event
 from config.redis import client
 from config.store import Busy, NotFound, pipelined, watch_retries
-from config.store.children_scripts import ADD, ADD_DRAWN, DELETE, RESERVE, run_script
+from config.store.children_scripts import ADD, ADD_DRAWN, DELETE, RESERVE
 from config.store.ids import IdBlock
+from config.store.scripts import run_script
 
 __all__ = ["Child", "ChildCollection", "NotFound"]
 
@@ -72,6 +72,7 @@ class ChildCollection:
     embed_field: str  # parent field holding the JSON copy of the newest children
     embed_fields: tuple[str, ...]  # child fields copied into the embed (with "id")
     count_field: str
+    events_key: Callable[[int], str]  # the activity stream of a parent's slot group (config.keys.events)
     sum_field: str = ""  # parent field holding the sum of ``summed`` over children
     summed: str = ""  # child field summed (an integer)
     embed_size: int = 3
@@ -355,7 +356,7 @@ class ChildCollection:
         keys = [*keys, *(key for key, _ in self.scores)]
         events_at = len(keys) + 1
         if event:
-            keys.append(core_keys.events())
+            keys.append(self.events_key(parent_id))
         spec = {
             **spec,
             "parent_id": str(parent_id),

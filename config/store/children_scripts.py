@@ -1,4 +1,4 @@
-"""The Lua scripts of the parent/child machinery (``children.py``), and the one way to run a script.
+"""The Lua scripts of the parent/child machinery (``children.py``).
 
 Each script gets every key it touches in KEYS and its other inputs as one
 JSON document in ARGV[1] (numbers travel as strings, so a score is never
@@ -6,13 +6,6 @@ rounded on the way); none builds a key name.
 """
 
 from __future__ import annotations
-
-import hashlib
-from functools import cache
-
-from redis.exceptions import NoScriptError
-
-from config.redis import client, execute_packed
 
 # Draws a child id only when the parent exists. KEYS: parent, id counter. ARGV: count field.
 RESERVE = """
@@ -139,41 +132,3 @@ finish(s, parent, index, held, before, count, total)
 return {'ok', count, total}
 """
 )
-
-
-_loaded: set[tuple[int, str]] = set()  # (client, script digest) pairs the server has been sent
-
-
-def run_script(source: str, keys: list[str], args: list):
-    """Run a Lua script in one round trip: EVAL the first time a client sends it (which caches it
-    on the server), EVALSHA after that; if the server lost its cache (a restart), EVAL again."""
-    redis_client = client()
-    sha = _digest(source)
-    if (id(redis_client), sha) in _loaded:
-        try:
-            return redis_client.evalsha(sha, len(keys), *keys, *args)
-        except NoScriptError:
-            pass
-    reply = redis_client.eval(source, len(keys), *keys, *args)
-    _loaded.add((id(redis_client), sha))
-    return reply
-
-
-def run_bulk_script(source: str, keys: list[str], args: list[str]):
-    """``run_script`` for a bulk batch, whose keys and arguments are all strings: packed by
-    hiredis in one call (``execute_packed``), not walked in Python argument by argument."""
-    redis_client = client()
-    sha = _digest(source)
-    if (id(redis_client), sha) in _loaded:
-        try:
-            return execute_packed(redis_client, "EVALSHA", sha, str(len(keys)), *keys, *args)
-        except NoScriptError:
-            pass
-    reply = execute_packed(redis_client, "EVAL", source, str(len(keys)), *keys, *args)
-    _loaded.add((id(redis_client), sha))
-    return reply
-
-
-@cache
-def _digest(source: str) -> str:
-    return hashlib.sha1(source.encode()).hexdigest()

@@ -17,7 +17,6 @@ import hashlib
 
 from redis.exceptions import NoScriptError
 
-from config import keys as core_keys
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError
@@ -185,7 +184,7 @@ def outcome(reply):
 
 def events_key() -> str:
     """The activity stream every write appends its event to, in the write's own script."""
-    return core_keys.events()
+    return keys.EVENTS
 
 
 def pipeline():

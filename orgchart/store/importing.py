@@ -170,7 +170,7 @@ def location_names(pks) -> dict[int, str]:
 def record_import(actor: Actor, entity: str, first: int, label: str) -> None:
     """The one activity event of a bulk import of ``entity``."""
     pipe = client().pipeline(transaction=False)
-    queue_event(pipe, actor.event("imported", "orgchart", entity, first, label, gone=True))
+    queue_event(pipe, actor.event("imported", "orgchart", entity, first, label, gone=True), keys.EVENTS)
     pipe.execute()
 
 
@@ -234,7 +234,7 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
                 sender.send(pipe.execute)
                 pipe, queued = client().pipeline(transaction=False), 0
     if event is not None:
-        queue_event(pipe, event)
+        queue_event(pipe, event, keys.EVENTS)
     if pipe.command_stack:
         sender.send(pipe.execute)
 
@@ -275,7 +275,9 @@ def _writes(data, first_e: int, first_l: int, actor: Actor):
         for start in range(0, len(members), 1000):
             yield lambda pipe, k=gram_key, part=members[start : start + 1000]: pipe.sadd(k, *part)
     label = f"{len(people)} employees, {len(places)} locations"
-    yield lambda pipe: queue_event(pipe, actor.event("imported", "orgchart", "employee", first_e, label, gone=True))
+    yield lambda pipe: queue_event(
+        pipe, actor.event("imported", "orgchart", "employee", first_e, label, gone=True), keys.EVENTS
+    )
 
 
 def _index(pipe, names: str, byname: str, folded: str, pk: int) -> None:

@@ -17,7 +17,7 @@ from itertools import chain
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
-from config.store.children_scripts import run_bulk_script
+from config.store.scripts import run_bulk_script
 from config.store.sending import Sender
 from school import conf, keys
 from school.store.core import Refused, lex_member, script
@@ -197,7 +197,7 @@ SEED = Actor("seed")
 
 
 def queue_seed_event(pipe, entity: str, count: int, actor: Actor = SEED) -> None:
-    queue_event(pipe, actor.event("created", keys.APP, entity, 0, f"{count} {entity}s", gone=True))
+    queue_event(pipe, actor.event("created", keys.APP, entity, 0, f"{count} {entity}s", gone=True), keys.EVENTS)
 
 
 def transaction():

@@ -17,7 +17,6 @@ from django.conf import settings
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
-from config import keys as config_keys
 from config.activity import Actor
 from config.redis import client, on_cluster
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
@@ -82,7 +81,7 @@ def run(name: str, script_keys: list[str], args: dict) -> dict:
     its JSON answer. One round trip (the first call on a server that has not seen the script
     also loads it: see ``load_scripts``)."""
     encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
-    reply = _script(name)(keys=[*script_keys, config_keys.events()], args=[encoded], client=client())
+    reply = _script(name)(keys=[*script_keys, keys.EVENTS], args=[encoded], client=client())
     return json.loads(reply)
 
 

@@ -68,7 +68,7 @@ def migrate_step(entity: str, cursor: int, batch: int, *, actor: Actor, dry_run:
             tx.delete(keys.migration(entity))
         if upgraded:
             label = f"{upgraded} {entity}s to schema 2"
-            queue_event(tx, actor.event("migrated", keys.APP, entity, 0, label, gone=True))
+            queue_event(tx, actor.event("migrated", keys.APP, entity, 0, label, gone=True), keys.EVENTS)
         return upgraded
 
     upgraded = transact(work, watch=[key for _, key in found] + [keys.migration(entity)])

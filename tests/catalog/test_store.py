@@ -9,8 +9,8 @@ from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
 from config.store.bulk import BULK, BulkWrite
-from config.store.children_scripts import run_script
 from config.store.ids import ID_BLOCK
+from config.store.scripts import run_script
 from tests.base import RedisTestCase, flush_test_redis, run_concurrently
 from tests.catalog.helpers import CONSOLE, EARBUDS, TESTER, make_product, review, sent_commands
 
@@ -38,7 +38,7 @@ class ProductWriteTest(RedisTestCase):
         (command,) = trace.round_trips[0].commands
         self.assertEqual(command.name, "EVALSHA")
         self.assertIn(keys.skus(), command.keys)
-        self.assertIn("core:events", command.keys)
+        self.assertIn("core:{catalog}:events", command.keys)
         stored = client().hgetall(keys.product(product_id))
         self.assertEqual(stored["battery_life"], "24")
         self.assertEqual((stored["num_reviews"], stored["sum_ratings"], stored["recent_reviews"]), ("0", "0", "[]"))
@@ -51,7 +51,7 @@ class ProductWriteTest(RedisTestCase):
         self.assertEqual(client().zscore(keys.sort_index("name"), member), name_score("Sonique Buds"))
         self.assertEqual(client().zscore(keys.sort_index("rating"), member), 0)
         self.assertEqual(client().zscore(keys.names(), f"sonique buds\x00{member}"), 0)
-        (_, fields) = client().xrange("core:events")[-1]
+        (_, fields) = client().xrange("core:{catalog}:events")[-1]
         self.assertEqual((fields["verb"], fields["entity"], fields["actor"]), ("created", "product", "tester"))
 
     def test_a_taken_sku_is_refused_case_insensitively_and_nothing_is_written(self):

@@ -29,7 +29,7 @@ class BulkImportTest(RedisTestCase):
         self.comments = sum(1 for _ in client().scan_iter(keys.comment("*"), count=1000))
         self.counters = (client().get(keys.post_ids()), client().get(keys.comment_ids()))
         exchange_store.clear("cms")
-        client().delete(core_keys.events())
+        client().delete(core_keys.events("cms"))
 
     def import_(self) -> None:
         call_command("import_data", str(self.base / "first"), stdout=StringIO(), stderr=StringIO())
@@ -44,7 +44,7 @@ class BulkImportTest(RedisTestCase):
 
     def test_one_event_per_file(self):
         self.import_()
-        events = client().xrange(core_keys.events())
+        events = client().xrange(core_keys.events("cms"))
         self.assertEqual(
             [(e["entity"], e["label"], e["actor"]) for _, e in events],
             [("post", f"{self.posts} imported posts", "import"),

@@ -95,7 +95,7 @@ class WriteTest(RedisTestCase):
         post = self.make()
         with self.assertRoundTrips(1):
             self.assertIsNone(store.save_post(post.id, content(), base_version=1, actor=ANN, comment="", at=T0))
-        self.assertEqual(client().xlen("core:events"), 1)
+        self.assertEqual(client().xlen("core:{cms}:events"), 1)
 
     def test_a_restore_with_the_author_known_is_one_script_else_two(self):
         post = self.make()
@@ -106,7 +106,7 @@ class WriteTest(RedisTestCase):
         with self.assertRoundTrips(2):
             restored = store.revert_post(post.id, 2, actor=ANN, at=T0 + 3)
         self.assertEqual((restored.version, restored.body), (4, "Second."))
-        self.assertEqual(client().xrevrange("core:events", count=1)[0][1]["label"], "Hello world")
+        self.assertEqual(client().xrevrange("core:{cms}:events", count=1)[0][1]["label"], "Hello world")
 
     def test_delete_reads_the_comment_ids_then_deletes_everything_in_one_script(self):
         post = self.make()
@@ -160,7 +160,7 @@ class WriteTest(RedisTestCase):
             {"hset": 3, "zadd": 3 + 4, "sadd": 2, "xadd": 1},
         )
         self.assertEqual(client().zcard(keys.by_updated()), 3)
-        self.assertEqual(client().xrevrange("core:events")[0][1]["label"], "Post 1 and 2 more posts")
+        self.assertEqual(client().xrevrange("core:{cms}:events")[0][1]["label"], "Post 1 and 2 more posts")
 
 
 def ran() -> dict[str, int]:
@@ -186,7 +186,7 @@ class CommentAddTest(RedisTestCase):
         self.assertEqual(
             script.keys,
             (keys.post(self.post.id), keys.post_comments(self.post.id), keys.comment(2), keys.comment_ids(),
-             "core:events"),
+             "core:{cms}:events"),
         )  # fmt: skip
         self.assertEqual(client().zrevrange(keys.post_comments(self.post.id), 0, -1), ["2", "1"])
         page = self.client.get(f"/cms/posts/{self.post.id}/")

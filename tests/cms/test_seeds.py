@@ -35,7 +35,7 @@ class SeedTest(RedisTestCase):
         self.assertTrue(8 <= comments / posts <= 12, comments / posts)
         self.assertEqual(written, posts + revisions + comments)
         self.assertEqual([f"{inv.name}: {v.message}" for inv, v in violations(["cms"])], [])
-        self.assertEqual(client().xrevrange("core:events", count=1)[0][1]["actor"], "seed")
+        self.assertEqual(client().xrevrange("core:{cms}:events", count=1)[0][1]["actor"], "seed")
 
     def test_it_is_deterministic(self):
         seeds.seed(context("cms", "demo"))

@@ -49,7 +49,7 @@ class PostWriteTest(RedisTestCase):
         self.assertEqual(client().zscore(keys.by_status("draft"), str(post.id)), T0)
         self.assertEqual(client().zscore(keys.by_author("ann"), str(post.id)), T0)
         self.assertIsNotNone(client().zscore(keys.titles(), f"hello world\x00{post.id}"))
-        self.assertEqual(client().xlen("core:events"), 1)
+        self.assertEqual(client().xlen("core:{cms}:events"), 1)
 
     def test_a_save_writes_the_new_version_and_its_revision_in_one_round_trip(self):
         post = make()
@@ -62,7 +62,7 @@ class PostWriteTest(RedisTestCase):
             (
                 keys.post(post.id), keys.revisions(post.id), keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), keys.by_author("ann"), keys.by_author("ann"),
-                "core:events", *(keys.ngram(g) for g in ("orl", "rld", "wor")),  # the sets "world" leaves
+                "core:{cms}:events", *(keys.ngram(g) for g in ("orl", "rld", "wor")),  # the sets "world" leaves
                 *(keys.ngram(g) for g in ("ere", "her", "the")),  # those "there" joins
             ),
         )  # fmt: skip
@@ -83,7 +83,7 @@ class PostWriteTest(RedisTestCase):
         self.assertIsNone(save(post.id, 1, comment="just a comment"))
         self.assertEqual(client().hgetall(keys.post(post.id)), before)
         self.assertFalse(client().exists(keys.revisions(post.id)))
-        self.assertEqual(client().xlen("core:events"), 1)
+        self.assertEqual(client().xlen("core:{cms}:events"), 1)
 
     def test_a_save_over_a_newer_version_is_refused_and_writes_nothing(self):
         post = make()
@@ -140,7 +140,7 @@ class PostWriteTest(RedisTestCase):
         save(post.id, 2, at=T0 + 2, title="Third title", status="published")
         reverted = store.revert_post(post.id, 1, actor=Actor("cat"), at=T0 + 3)
         self.assertEqual(reverted.version, 4)
-        self.assertEqual(client().xrevrange("core:events", count=1)[0][1]["label"], "Hello world")
+        self.assertEqual(client().xrevrange("core:{cms}:events", count=1)[0][1]["label"], "Hello world")
         stored = client().hgetall(keys.post(post.id))
         now = (stored["title"], stored["body"], stored["status"])
         self.assertEqual(now, ("Hello world", "The first body.", "draft"))

@@ -19,6 +19,7 @@ NOTES = ChildCollection(
     embed_field="recent_notes",
     embed_fields=("author", "stars", "at"),
     count_field="num_notes",
+    events_key=lambda post_id: "test:{notes}:events",
     sum_field="sum_stars",
     summed="stars",
     page_fields=("author", "stars", "text", "at"),
@@ -98,7 +99,7 @@ class ChildCollectionTest(RedisTestCase):
     def test_the_event_is_written_with_the_child(self):
         make_parent()
         child = NOTES.add(1, {"author": "x", "stars": "4"}, 5.0, event=Event("ann", "created", "test", "note", "", "n"))
-        ((stream_id, fields),) = client().xrange("core:events")
+        ((stream_id, fields),) = client().xrange("test:{notes}:events")
         self.assertEqual(fields["object_id"], str(child))
         self.assertEqual(fields["actor"], "ann")
 

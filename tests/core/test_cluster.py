@@ -1,8 +1,6 @@
 """The throwaway loopback cluster: every slot served, and a killed primary's replica takes over
 with what was acknowledged by a replica before the kill; and the app on such a cluster."""
 
-from unittest import expectedFailure
-
 from django.conf import settings
 from django.core.cache import cache
 from django.test import SimpleTestCase, TestCase, override_settings
@@ -126,7 +124,6 @@ class OnClusterTest(RedisMixin, TestCase):
         self.assertEqual(self.client.get(reverse("dashboard")).status_code, 302)
         self.assertEqual(list(client().scan_iter(match="django:*:session:*", target_nodes="primaries")), [])
 
-    @expectedFailure  # its script also writes the lock-out to core:events, in another slot (docs/cluster.md)
     def test_a_wrong_password_is_refused_and_counted(self):
         response = self.client.post(reverse("login"), {"username": self.user.username, "password": "wrong"})
         self.assertEqual(response.status_code, 200)

@@ -108,21 +108,30 @@ class TraceTest(RedisTestCase):
 
 class EventStreamTest(RedisTestCase):
     @override_settings(EVENTS_MAXLEN=5)
-    def test_the_stream_is_capped_and_the_dashboard_shows_the_latest(self):
-        for n in range(8):
+    def test_each_stream_is_capped_and_the_dashboard_merges_the_latest_of_all(self):
+        streams = [keys.events("school"), keys.events("cms")]
+        for n in range(12):
             pipe = client().pipeline(transaction=True)
-            store.queue_event(pipe, Event("ann", "created", "test", "thing", str(n), f"Thing {n}", f"/things/{n}/"))
+            store.queue_event(
+                pipe, Event("ann", "created", "test", "thing", str(n), f"Thing {n}", f"/things/{n}/"), streams[n % 2]
+            )
             pipe.execute()
-        self.assertEqual(client().xlen(keys.events()), 5)
+            time.sleep(0.002)  # each event in a later millisecond: two streams order the same millisecond apart
+        self.assertEqual([client().xlen(stream) for stream in streams], [5, 5])
+        with self.assertRoundTrips(1):
+            feed = store.activity(events=5).events
+        self.assertEqual([e.object_id for e in feed], ["11", "10", "9", "8", "7"])  # newest first, both streams
         page = self.client.get("/").content.decode()
         activity = page.split('id="activity"')[1].split("</section>")[0]
-        self.assertIn('<a href="/things/7/">Thing 7</a>', activity)
-        self.assertIn("Thing 3", activity)
-        self.assertNotIn("Thing 2<", activity)
+        self.assertIn('<a href="/things/11/">Thing 11</a>', activity)
+        self.assertIn('href="/things/2/"', activity)  # the oldest either stream kept
+        self.assertNotIn('href="/things/1/"', activity)
 
     def test_stored_text_is_escaped(self):
         pipe = client().pipeline(transaction=True)
-        store.queue_event(pipe, Event("<b>x</b>", "created", "test", "thing", "1", "<script>alert(1)</script>"))
+        store.queue_event(
+            pipe, Event("<b>x</b>", "created", "test", "thing", "1", "<script>alert(1)</script>"), keys.events("cms")
+        )
         pipe.execute()
         response = self.client.get("/")
         self.assertNotContains(response, "<script>alert(1)</script>")
@@ -176,7 +185,7 @@ class RedisDownTest(RedisTestCase):
             self.assertEqual(browser.get("/").status_code, 200)
 
             self.scratch.server.stop()
-            for path in ("/", "/keys/?key=core:events", "/accounts/login/"):
+            for path in ("/", "/keys/?key=core:{signins}:events", "/accounts/login/"):
                 with self.subTest(path=path):
                     response = browser.get(path)
                     self.assertEqual(response.status_code, 503)

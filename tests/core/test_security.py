@@ -306,7 +306,9 @@ class ActivityLinksTest(RedisTestCase):
         }
         for n, link in enumerate(links):
             pipe = client().pipeline(transaction=True)
-            store.queue_event(pipe, Event("ann", "created", "test", "thing", str(n), f"Thing {n}", link))
+            store.queue_event(
+                pipe, Event("ann", "created", "test", "thing", str(n), f"Thing {n}", link), keys.events("cms")
+            )
             pipe.execute()
         page = self.client.get("/").content.decode()
         activity = page.split('id="activity"')[1].split("</section>")[0]
@@ -350,7 +352,7 @@ class SignInLimiterTest(RedisTestCase):
         self.make_staff("ann")
         for n in range(7):
             Client(REMOTE_ADDR=f"10.0.0.{n + 1}").post("/accounts/login/", {"username": "ann", "password": "wrong"})
-        events = client().xrange(keys.events())
+        events = client().xrange(keys.SIGNIN_EVENTS)
         locked = [fields for _id, fields in events if fields["verb"] == "locked out"]
         self.assertEqual(len(locked), 1)
         self.assertEqual(locked[0]["object_id"], "ann")

@@ -2,7 +2,7 @@
 
 from playwright.sync_api import expect
 
-from config import store
+from config import keys, store
 from config.activity import Event
 from config.redis import client
 from tests.base import PASSWORD, BrowserTestCase
@@ -11,7 +11,9 @@ from tests.base import PASSWORD, BrowserTestCase
 class DashboardBrowserTest(BrowserTestCase):
     def test_sign_in_and_see_the_dashboard(self):
         pipe = client().pipeline(transaction=True)
-        store.queue_event(pipe, Event("ann", "created", "catalog", "product", "1", "Noise-cancelling earbuds"))
+        store.queue_event(
+            pipe, Event("ann", "created", "catalog", "product", "1", "Noise-cancelling earbuds"), keys.events("catalog")
+        )
         pipe.execute()
 
         self.page.goto(self.url("/"))
@@ -40,7 +42,9 @@ class DashboardBrowserTest(BrowserTestCase):
             r"Redis: 1 round trip for this screen, \+1 for the session · \d+ commands, [\d.]+ ms",
         )
         panel.locator("summary").click(position={"x": 6, "y": 10})  # the toggle, not the link beside it
-        expect(panel.locator("a[href='/keys/?key=core%3Aevents']").first).to_be_visible()  # loaded on opening
+        expect(
+            panel.locator("a[href='/keys/?key=core%3A%7Bsignins%7D%3Aevents']").first
+        ).to_be_visible()  # loaded on opening
         self.screenshot("dashboard")
         self.assertTrue(panel.locator("a.keys-behind").is_visible())
 

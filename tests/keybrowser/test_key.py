@@ -48,8 +48,8 @@ class KeyTypesTest(KeysTestCase):
         self.assertContains(response, "LRANGE")
 
     def test_stream_shows_entries(self):
-        raw_client().xadd("core:events", {"verb": "add", "app": "catalog"}, id="1-1")
-        response = self.client.get(key_url("core:events"))
+        raw_client().xadd("core:{cms}:events", {"verb": "add", "app": "catalog"}, id="1-1")
+        response = self.client.get(key_url("core:{cms}:events"))
         self.assertContains(response, "<code>1-1</code>")
         self.assertEqual(cells(response), ["verb", "add", "app", "catalog"])
 

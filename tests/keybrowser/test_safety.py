@@ -16,7 +16,7 @@ PAGES = [
     "/keys/?type=hash",
     "/keys/tree/",
     "/keys/registry/",
-    "/keys/registry/keys/?pattern=core:events",
+    "/keys/registry/keys/?pattern=core:{*}:events",
     "/keys/orphans/",
 ]
 
@@ -52,11 +52,18 @@ class ReadOnlyTest(KeysTestCase):
         client.hset("core:seed", "a", "1")
         client.zadd("core:{signins}:count", {"a": 1})
         client.rpush("core:{signins}:recent", '{"user": "a", "at": 1}')
-        client.xadd("core:events", {"a": "1"})
+        client.xadd("core:{cms}:events", {"a": "1"})
         client.sadd("odd:set", "1")
         client.set("odd:string", "1", ex=60)
         dbsize = client.dbsize()
-        keys = ["core:seed", "core:{signins}:count", "core:{signins}:recent", "core:events", "odd:set", "odd:string"]
+        keys = [
+            "core:seed",
+            "core:{signins}:count",
+            "core:{signins}:recent",
+            "core:{cms}:events",
+            "odd:set",
+            "odd:string",
+        ]
         urls = PAGES + [key_url(k) for k in keys] + ["/keys/tree/?prefix=core:"]
         sent = set()
         for url in urls:

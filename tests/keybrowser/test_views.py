@@ -69,7 +69,7 @@ class RegistryTest(KeysTestCase):
         self.assertContains(response, "<code>core:{signins}:recent</code>")
         self.assertContains(response, "Login system (the Redis login-system tutorial): capped list")
         self.assertContains(response, "The latest successful staff sign-ins")
-        self.assertContains(response, 'href="/keys/registry/keys/?pattern=core%3Aevents"')
+        self.assertContains(response, 'href="/keys/registry/keys/?pattern=core%3A%7B%2A%7D%3Aevents"')
         self.assertNotContains(response, "?pattern=django")
 
     def test_a_pattern_with_an_index_is_browsed_through_it_not_scanned(self):
@@ -138,7 +138,7 @@ class BehindTest(KeysTestCase):
         client = raw_client()
         client.rpush("core:{signins}:recent", '{"user": "ann", "addr": "", "at": 1}')
         client.zadd("core:{signins}:count", {"ann": 4})
-        client.xadd("core:events", {"actor": "ann"})
+        client.xadd("core:{cms}:events", {"actor": "ann"})
 
     def behind_link(self, response) -> str:
         return unescape(re.search(r'class="keys-behind" href="([^"]+)"', response.content.decode()).group(1))
@@ -149,10 +149,12 @@ class BehindTest(KeysTestCase):
     def test_every_page_links_the_keys_it_touched(self):
         response = self.client.get("/")
         self.assertContains(response, "keys behind this screen")
-        self.assertNotContains(response, '<a href="/keys/?key=core%3Aevents">')  # the list loads when opened
+        self.assertNotContains(
+            response, '<a href="/keys/?key=core%3A%7Bcms%7D%3Aevents">'
+        )  # the list loads when opened
         with self.assertRoundTrips(0):
             listed = self.client.get(self.commands_link(response), HTTP_HX_REQUEST="true")
-        self.assertContains(listed, '<a href="/keys/?key=core%3Aevents">core:events</a>')
+        self.assertContains(listed, '<a href="/keys/?key=core%3A%7Bcms%7D%3Aevents">core:{cms}:events</a>')
         self.assertContains(listed, "XREVRANGE")
         self.assertNotContains(listed, "redis-panel")  # the list fills the page's panel: no panel of its own
 
@@ -169,11 +171,11 @@ class BehindTest(KeysTestCase):
         shown = {unescape(k.replace("<wbr>", "")) for k in re.findall(r'<span class="keyname">(.*?)</span>', html)}
         # An administrator's dashboard also lists the failed sign-ins.
         self.assertEqual(
-            shown, {"core:{signins}:recent", "core:{signins}:count", "core:events", "core:{signins}:failed"}
+            shown, {"core:{signins}:recent", "core:{signins}:count", "core:{signins}:failed", *keys.event_streams()}
         )
         self.assertIn(f"<strong>{trips} round trip", html)
         self.assertIn("<code>LRANGE core:{signins}:recent 0 9</code>", html)
-        self.assertIn("<code>XREVRANGE core:events + - COUNT 20</code>", html)
+        self.assertIn("<code>XREVRANGE core:{cms}:events + - COUNT 20</code>", html)
         self.assertIn("‹session/cache key›", html)
         self.assertIn('<a href="/"><code>/</code></a>', html)
         self.assertIn('<span class="badge type-list">list</span>', html)

@@ -69,7 +69,7 @@ class EdgesBothWaysTest(RedisTestCase):
 
     def test_every_write_logs_an_event_in_its_transaction(self):
         employee("Doug")
-        ((_, fields),) = client().xrevrange("core:events", count=1)
+        ((_, fields),) = client().xrevrange("core:{orgchart}:events", count=1)
         self.assertEqual((fields["verb"], fields["entity"], fields["label"]), ("created", "employee", "Doug"))
 
 

@@ -278,7 +278,7 @@ class ExchangeRoundTripTest(RedisTestCase):
             first, second = Path(folder, "a"), Path(folder, "b")
             call_command("export_data", "--only", "orgchart", str(first), **quiet)
             exchange_store.clear("orgchart")
-            client().delete(core_keys.events())
+            client().delete(core_keys.events("orgchart"))
             call_command("import_data", str(first), **quiet)
             self.assertEqual(violations(["orgchart"]), [])
             self.assertEqual([e.name for e in store.location_overview(seattle, 0, 10).staff], ["Cid", "Doug"])
@@ -286,7 +286,7 @@ class ExchangeRoundTripTest(RedisTestCase):
             call_command("export_data", "--only", "orgchart", str(second), **quiet)
             for name in ("locations.jsonl", "employees.jsonl", "samples.jsonl"):
                 self.assertEqual((first / "orgchart" / name).read_bytes(), (second / "orgchart" / name).read_bytes())
-        events = [fields for _, fields in client().xrange(core_keys.events())]
+        events = [fields for _, fields in client().xrange(core_keys.events("orgchart"))]
         self.assertEqual(
             sorted((e["verb"], e["entity"]) for e in events), [("imported", "employee"), ("imported", "location")]
         )

@@ -65,7 +65,9 @@ class SeedTest(RedisTestCase):
         scripts = [trip for trip in trips if trip in (["EVAL"], ["EVALSHA"])]
         self.assertEqual(len(scripts), 5)
         self.assertFalse([trip for trip in trips if "MULTI" in trip])
-        self.assertEqual(len(client().xrange(config_keys.events())), 5)  # each batch's event, written in its script
+        self.assertEqual(
+            len(client().xrange(config_keys.events("school"))), 5
+        )  # each batch's event, written in its script
 
     def test_every_seeded_key_is_registered(self):
         from config.keyspace import keyspace

@@ -45,7 +45,7 @@ class SchoolImportTest(RedisTestCase):
         self.export()
         before = {k: client().dump(k) for k in client().scan_iter("school:*") if not k.startswith("school:tmp")}
         self.clear()
-        events = client().xlen(config_keys.events())
+        events = client().xlen(config_keys.events("school"))
         with trace.recording() as recorded:
             self.import_()
         self.assertEqual(violations("school"), [])
@@ -54,7 +54,7 @@ class SchoolImportTest(RedisTestCase):
         self.assertEqual(store.search_ids("course", "algebra"), [c2])
         self.assertEqual(client().get(keys.ids("student")), str(b))  # the next student gets a new id
         self.assertEqual(student("Next"), b + 1)
-        new = client().xrange(config_keys.events())[events:-1]  # the last is the create just above
+        new = client().xrange(config_keys.events("school"))[events:-1]  # the last is the create just above
         self.assertEqual(
             [(fields["actor"], fields["label"]) for _, fields in new],
             [("import", "2 courses"), ("import", "1 instructors"), ("import", "2 students"),

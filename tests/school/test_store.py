@@ -22,11 +22,11 @@ def enrol(c, s):
 class BoundedBothSidesTest(RedisTestCase):
     def test_link_writes_both_sides_with_an_event(self):
         c, i = course(), instructor()
-        before = client().xlen("core:events")
+        before = client().xlen("core:{school}:events")
         link(c, i)
         self.assertEqual(client().smembers(keys.course_instructors(c)), {str(i)})
         self.assertEqual(client().smembers(keys.instructor_courses(i)), {str(c)})
-        self.assertEqual(client().xlen("core:events"), before + 1)
+        self.assertEqual(client().xlen("core:{school}:events"), before + 1)
         store.unlink_instructor(c, i, actor=ACTOR)
         self.assertFalse(client().exists(keys.course_instructors(c), keys.instructor_courses(i)))
 
@@ -36,12 +36,12 @@ class BoundedBothSidesTest(RedisTestCase):
         i1, i2, i3 = instructor("A"), instructor("B"), instructor("C")
         link(c, i1)
         link(c, i2)
-        events = client().xlen("core:events")
+        events = client().xlen("core:{school}:events")
         with self.assertRaisesMessage(store.Refused, "already has 2 instructors"):
             link(c, i3)
         self.assertEqual(client().scard(keys.course_instructors(c)), 2)
         self.assertFalse(client().exists(keys.instructor_courses(i3)))
-        self.assertEqual(client().xlen("core:events"), events)
+        self.assertEqual(client().xlen("core:{school}:events"), events)
 
     @override_settings(SCHOOL_MAX_COURSES_PER_INSTRUCTOR=1)
     def test_instructor_bound_breach_writes_nothing(self):
@@ -199,7 +199,7 @@ class CodeTest(RedisTestCase):
 class RemoveTest(RedisTestCase):
     def test_removing_what_is_not_there_writes_nothing(self):
         c, s, i = course(), student(), instructor()
-        events = client().xlen("core:events")
+        events = client().xlen("core:{school}:events")
         with self.assertRaisesMessage(store.Refused, "is not enrolled in CS-101"):
             store.drop(c, s, actor=ACTOR)
         with self.assertRaisesMessage(store.Refused, "does not teach CS-101"):
@@ -208,4 +208,4 @@ class RemoveTest(RedisTestCase):
             store.release_hold(c, s, actor=ACTOR)
         with self.assertRaises(store.NotFound):
             store.drop(404, s, actor=ACTOR)
-        self.assertEqual(client().xlen("core:events"), events)
+        self.assertEqual(client().xlen("core:{school}:events"), events)

@@ -97,7 +97,7 @@ class FormTest(RedisTestCase):
         pk = int(client().hget(keys.course_codes(), "CS-101"))
         self.assertRedirects(response, f"/school/courses/{pk}/")
         self.assertEqual(client().hgetall(keys.doc("course", pk))["title"], "Databases")
-        self.assertEqual(client().xrevrange("core:events", count=1)[0][1]["verb"], "created")
+        self.assertEqual(client().xrevrange("core:{school}:events", count=1)[0][1]["verb"], "created")
 
     def test_bad_input_is_shown_beside_the_field_and_writes_nothing(self):
         response = self.client.post("/school/courses/add/", {"code": "no spaces!", "title": "", "capacity": "0"})

@@ -46,7 +46,7 @@ class WriteCountTest(RedisTestCase):
             with self.subTest(write=write), self.assertWrite(1, 1) as _:
                 write()
         self.assertEqual(client().smembers(keys.course_students(c)), {str(h)})
-        self.assertEqual(client().xlen("core:events"), 4 + len(writes))  # the four documents, then each write
+        self.assertEqual(client().xlen("core:{school}:events"), 4 + len(writes))  # the four documents, then each write
 
     def test_every_script_is_loaded_in_one_round_trip(self):
         client().script_flush()
@@ -67,10 +67,10 @@ class WriteCountTest(RedisTestCase):
 
     def test_a_refusal_is_one_round_trip_too_and_writes_nothing(self):
         store.enrol(self.c, self.s, actor=ACTOR)
-        events = client().xlen("core:events")
+        events = client().xlen("core:{school}:events")
         with self.assertWrite(1, 1), self.assertRaisesMessage(store.Refused, "Ada Berg is already enrolled in CS-101"):
             store.enrol(self.c, self.s, actor=ACTOR)
-        self.assertEqual(client().xlen("core:events"), events)
+        self.assertEqual(client().xlen("core:{school}:events"), events)
 
     def test_create_is_two_round_trips_update_one(self):
         with self.assertWrite(2, 2):

@@ -1,0 +1,54 @@
+"""The one way to run a Lua script: EVALSHA once the server has it, EVAL where it does not.
+
+A script is sent whole (EVAL, which also caches it on the server) the first time a
+client runs it, by its digest (EVALSHA) after that. A server that lost its cache (a
+restart) or, on a Redis Cluster, a node that never saw the script answers NOSCRIPT:
+the script is sent whole again, to that node. So every script call is one round trip
+on one server and on a cluster alike, with nothing to load beforehand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+
+from redis.exceptions import NoScriptError
+
+from config.redis import client, execute_packed
+
+_loaded: set[tuple[int, str]] = set()  # (client, script digest) pairs the server has been sent
+
+
+def run_script(source: str, keys: list[str], args: list):
+    """Run a Lua script in one round trip: EVAL the first time a client sends it (which caches it
+    on the server), EVALSHA after that; if the server lost its cache (a restart), EVAL again."""
+    redis_client = client()
+    sha = _digest(source)
+    if (id(redis_client), sha) in _loaded:
+        try:
+            return redis_client.evalsha(sha, len(keys), *keys, *args)
+        except NoScriptError:
+            pass
+    reply = redis_client.eval(source, len(keys), *keys, *args)
+    _loaded.add((id(redis_client), sha))
+    return reply
+
+
+def run_bulk_script(source: str, keys: list[str], args: list[str]):
+    """``run_script`` for a bulk batch, whose keys and arguments are all strings: packed by
+    hiredis in one call (``execute_packed``), not walked in Python argument by argument."""
+    redis_client = client()
+    sha = _digest(source)
+    if (id(redis_client), sha) in _loaded:
+        try:
+            return execute_packed(redis_client, "EVALSHA", sha, str(len(keys)), *keys, *args)
+        except NoScriptError:
+            pass
+    reply = execute_packed(redis_client, "EVAL", source, str(len(keys)), *keys, *args)
+    _loaded.add((id(redis_client), sha))
+    return reply
+
+
+@cache
+def _digest(source: str) -> str:
+    return hashlib.sha1(source.encode()).hexdigest()
