@@ -5,6 +5,7 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from config import seeding, store
+from config.keylayout import LAYOUT
 from config.keyspace import keyspace
 
 
@@ -62,6 +63,6 @@ class Command(BaseCommand):
             total += written
             if verbosity:
                 self.stdout.write(f"{seeder.app}: {written} records")
-        store.set_seed_marker(scale, [s.app for s in seeders], timezone.now())
+        store.set_seed_marker(scale, [s.app for s in seeders], timezone.now(), LAYOUT)
         if verbosity:
             self.stdout.write(self.style.SUCCESS(f"Seeded {total} records at scale {scale!r}."))

@@ -1,0 +1,92 @@
+"""``manage.py migrate_keys``: layout-1 keys renamed to today's, the old stream split, resumable."""
+
+from io import StringIO
+from unittest import mock
+
+from django.core.management import call_command
+
+from config import keylayout, keys
+from config.redis import client
+from tests.base import RedisTestCase
+
+MOVES = [keylayout.Move("test", "test:*", keylayout.tagged("test:", "test"))]
+ROUTES = {"test": lambda fields: keys.events("cms")}
+
+
+@mock.patch.object(keylayout, "_routes", ROUTES)
+@mock.patch.object(keylayout, "_moves", MOVES)
+class MigrateKeysTest(RedisTestCase):
+    sign_in = False
+
+    def migrate(self, *args) -> str:
+        out, err = StringIO(), StringIO()
+        call_command("migrate_keys", *args, stdout=out, stderr=err)
+        return out.getvalue() + err.getvalue()
+
+    def old_layout(self, things: int = 3) -> None:
+        redis = client()
+        for n in range(1, things + 1):
+            redis.hset(f"test:thing:{n}", mapping={"name": f"Thing {n}"})
+        redis.zadd("test:index", {str(n): n for n in range(1, things + 1)})
+        redis.hset(keys.seed_marker(), mapping={"scale": "demo"})  # seeded before layouts were recorded
+        redis.xadd("core:events", {"app": "test", "label": "made"}, id="1000-0")
+        redis.xadd("core:events", {"app": "core", "label": "locked"}, id="1001-0")
+        redis.xadd("core:events", {"app": "test", "label": "edited"}, id="1002-0")
+
+    def test_every_key_gets_its_tag_and_every_event_its_group_s_stream_with_its_id(self):
+        self.old_layout()
+        out = self.migrate()
+        self.assertIn("test: renamed 4 keys of layout 1", out)
+        self.assertIn("events: moved 3", out)
+        redis = client()
+        self.assertEqual(
+            sorted(redis.keys("test:*")), ["test:{test}:index", *(f"test:{{test}}:thing:{n}" for n in (1, 2, 3))]
+        )
+        self.assertEqual(redis.hget("test:{test}:thing:2", "name"), "Thing 2")
+        self.assertEqual(redis.zcard("test:{test}:index"), 3)
+        self.assertEqual([i for i, _ in redis.xrange(keys.events("cms"))], ["1000-0", "1002-0"])
+        self.assertEqual([f["label"] for _, f in redis.xrange(keys.SIGNIN_EVENTS)], ["locked"])  # no route: core's
+        self.assertEqual(redis.exists("core:events"), 0)
+        self.assertEqual(redis.hget(keys.seed_marker(), "layout"), str(keylayout.LAYOUT))
+        self.assertEqual(self.migrate(), "")  # again: nothing left to move
+
+    def test_a_run_stopped_part_way_resumes_and_marks_the_layout_only_at_the_end(self):
+        self.old_layout(things=6)
+        out = self.migrate("--batch", "1", "--max-batches", "1")
+        self.assertIn("run migrate_keys again", out)
+        self.assertIsNone(client().hget(keys.seed_marker(), "layout"))
+        self.assertEqual(client().xlen("core:events"), 2)  # one batch of one event moved
+        self.migrate("--batch", "2")
+        self.assertEqual(sorted(client().keys("test:thing:*")), [])
+        self.assertEqual(len(client().keys("test:{test}:thing:*")), 6)
+        self.assertEqual(client().xlen(keys.events("cms")), 2)
+        self.assertEqual(client().hget(keys.seed_marker(), "layout"), str(keylayout.LAYOUT))
+
+    def test_a_dry_run_counts_and_writes_nothing(self):
+        self.old_layout()
+        before = sorted(client().keys("*"))
+        out = self.migrate("--dry-run")
+        self.assertIn("test: would rename 4 keys of layout 1", out)
+        self.assertIn("events: would move 3", out)
+        self.assertEqual(sorted(client().keys("*")), before)
+
+    def test_a_name_already_taken_is_reported_and_both_keys_are_left(self):
+        self.old_layout(things=1)
+        client().set("test:{test}:thing:1", "today's")
+        out = self.migrate()
+        self.assertIn("test:thing:1 left as it is: test:{test}:thing:1 already exists", out)
+        self.assertEqual(client().get("test:{test}:thing:1"), "today's")
+        self.assertEqual(client().hget("test:thing:1", "name"), "Thing 1")
+
+    def test_an_old_event_older_than_its_stream_s_newest_is_dropped_and_counted(self):
+        self.old_layout(things=1)
+        client().xadd(keys.events("cms"), {"app": "test", "label": "since the upgrade"}, id="1001-5")
+        out = self.migrate()
+        self.assertIn("1 dropped: their stream already held newer events", out)
+        self.assertEqual([i for i, _ in client().xrange(keys.events("cms"))], ["1001-5", "1002-0"])
+        self.assertEqual(client().exists("core:events"), 0)
+
+    def test_data_never_seeded_is_not_marked(self):
+        client().hset("test:thing:1", "name", "x")
+        self.migrate()
+        self.assertEqual(client().exists(keys.seed_marker()), 0)
