@@ -74,7 +74,9 @@ class Options:
     threads: int = 8
     appendfsync: str = "everysec"
     scale: str = "demo"
+    cluster: bool = False  # a 3-primary Redis Cluster (a replica each) instead of one server
     kill_redis: bool = False  # SIGKILL the Redis mid-run, restart it from its append-only file
+    kill_primary: bool = False  # on a cluster: SIGKILL one primary mid-run; its replica takes over
     stop_redis: bool = False  # SHUTDOWN the Redis mid-run, start it again a moment later
     outage: float = 1.5  # seconds Redis stays down in a fault
     fsync_interval: float = 1.0  # what appendfsync everysec may lose, at most, on a crash
@@ -205,7 +207,7 @@ class Report:
                 f"fault: {fault.kind} at {fault.at:.1f} s, down {fault.down_for:.1f} s: {fault.unavailable} "
                 f"requests got the 503 page, {fault.served_after} served after it came back"
             )
-            if fault.kind == "kill-redis":
+            if fault.kind in ("kill-redis", "kill-primary"):
                 line += (
                     f"; {fault.before_window} writes acknowledged over {o.fsync_interval:g} s before the kill all "
                     f"survived, {fault.in_window - fault.in_window_lost}/{fault.in_window} within it"

@@ -25,6 +25,36 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+class ScratchCluster:
+    """The load test's Redis as a 3-primary loopback cluster with a replica each (``--cluster``).
+
+    Its fault is one primary killed (``kill``): not the one the URL names, so a client built
+    afterwards (the verification's) still finds the cluster through it."""
+
+    def __init__(self, data_dir):
+        from config.cluster import LocalCluster
+
+        self.cluster = LocalCluster(primaries=3, replicas=1, data_dir=data_dir)
+
+    @property
+    def url(self) -> str:
+        return self.cluster.url
+
+    def ensure_running(self) -> None:
+        if not self.cluster.nodes:
+            self.cluster.start()
+
+    def kill(self) -> None:
+        self.cluster.primary_nodes[1].kill()
+
+    def wait_taken_over(self, timeout: float) -> None:
+        """Until a replica serves the killed primary's slots and every live node says the cluster is ok."""
+        self.cluster.wait_healthy(timeout)
+
+    def stop(self) -> None:
+        self.cluster.stop()
+
+
 class LoadTest:
     """One run. Everything it starts (Redis, gunicorn) lives in a temporary directory and dies with it."""
 
@@ -46,7 +76,10 @@ class LoadTest:
         from config.embedded import EmbeddedRedis
 
         self.dir = Path(tempfile.mkdtemp(prefix="rdash-load-"))
-        self.redis = EmbeddedRedis(self.dir / "redis", self.options.appendfsync)
+        if self.options.cluster:
+            self.redis = ScratchCluster(self.dir / "cluster")
+        else:
+            self.redis = EmbeddedRedis(self.dir / "redis", self.options.appendfsync)
         self.server = None
         try:
             self.redis.ensure_running()
@@ -246,20 +279,26 @@ class LoadTest:
 
     def _inject_faults(self, start: float) -> None:
         o = self.options
-        planned = [k for k, on in (("kill-redis", o.kill_redis), ("stop-redis", o.stop_redis)) if on]
+        kinds = (("kill-redis", o.kill_redis), ("stop-redis", o.stop_redis), ("kill-primary", o.kill_primary))
+        planned = [k for k, on in kinds if on]
         for n, kind in enumerate(planned):
             at = start + o.seconds * (n + 1) / (len(planned) + 1) - o.outage / 2
             time.sleep(max(0.0, at - time.monotonic()))
             self.log(f"fault: {kind}")
             self.faults.open()
             began = time.monotonic()
-            if kind == "kill-redis":
+            if kind == "kill-primary":
+                self.kill_at = began
+                self.redis.kill()
+                self.redis.wait_taken_over(timeout=30)  # the node timeout, then a replica's election
+            elif kind == "kill-redis":
                 self.kill_at = began
                 self.redis.kill()
             else:
                 self.redis.stop()
-            time.sleep(o.outage)
-            self.redis.ensure_running()  # loads the append-only file
+            if kind != "kill-primary":
+                time.sleep(o.outage)
+                self.redis.ensure_running()  # loads the append-only file
             self.faults.close()
             self.fault_reports.append(FaultReport(kind, began - start, time.monotonic() - began))
 
@@ -320,7 +359,7 @@ class LoadTest:
                 window = self.kill_at is not None and self.kill_at - self.options.fsync_interval <= expectation.at
                 window = window and expectation.at <= self.kill_at
                 for fault in self.fault_reports:
-                    if fault.kind == "kill-redis":
+                    if fault.kind in ("kill-redis", "kill-primary"):
                         if window:
                             fault.in_window += 1
                             fault.in_window_lost += not found

@@ -6,7 +6,7 @@ import tempfile
 from io import StringIO
 from pathlib import Path
 
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import SimpleTestCase
 
 from config import loadtest
@@ -64,6 +64,15 @@ class LoadTestRunTest(SimpleTestCase):
         self.assertRegex(text, r"integrity: All \d+ invariants hold")
         self.assertIn("server log: 0 tracebacks", text)
         self.assertRegex(text, r"throughput at the p95 target \(10 ms\): [\d.]+ req/s, p95 (within|over) it")
+
+    def test_a_primary_is_killed_only_on_a_cluster_and_one_server_s_faults_only_on_one_server(self):
+        for args, said in (
+            (["--kill-primary"], "add --cluster"),
+            (["--cluster", "--kill-redis"], "on a cluster the fault is --kill-primary"),
+            (["--cluster", "--kill-primary", "--ramp"], "run it without a fault"),
+        ):
+            with self.subTest(args=args), self.assertRaisesMessage(CommandError, said):
+                call_command("loadtest", "--seconds", "1", "--clients", "1", *args, stdout=StringIO())
 
     def test_a_ramp_reports_the_throughput_at_the_p95_target(self):
         out = StringIO()

@@ -37,6 +37,14 @@ class Command(BaseCommand):
         parser.add_argument("--scale", choices=seeding.SCALES, default="demo", help="the demo data to seed first")
         parser.add_argument("--kill-redis", action="store_true", help="SIGKILL Redis mid-run and restart it")
         parser.add_argument("--stop-redis", action="store_true", help="stop Redis mid-run and start it again")
+        parser.add_argument(
+            "--cluster", action="store_true",
+            help="a 3-primary Redis Cluster on loopback (a replica each) instead of one server",
+        )  # fmt: skip
+        parser.add_argument(
+            "--kill-primary", action="store_true",
+            help="with --cluster: SIGKILL one primary mid-run; its replica takes over",
+        )  # fmt: skip
         parser.add_argument("--outage", type=float, default=defaults.outage, help="seconds Redis stays down")
         parser.add_argument(
             "--p95-target", type=float, default=defaults.p95_target_ms, metavar="MS",
@@ -61,9 +69,16 @@ class Command(BaseCommand):
         names = ("seconds", "clients", "port", "workers", "threads", "appendfsync", "scale", "outage")
         chosen = loadtest.Options(**{n: options[n] for n in names})
         chosen.kill_redis, chosen.stop_redis = options["kill_redis"], options["stop_redis"]
+        chosen.cluster, chosen.kill_primary = options["cluster"], options["kill_primary"]
+        if chosen.kill_primary and not chosen.cluster:
+            raise CommandError("--kill-primary kills a primary of a cluster: add --cluster")
+        if chosen.cluster and (chosen.kill_redis or chosen.stop_redis):
+            raise CommandError(
+                "on a cluster the fault is --kill-primary (--kill-redis and --stop-redis stop one server)"
+            )
         chosen.p95_target_ms, chosen.ramp = options["p95_target"], options["ramp"]
-        if chosen.ramp and (chosen.kill_redis or chosen.stop_redis):
-            raise CommandError("--ramp measures throughput: run it without --kill-redis or --stop-redis")
+        if chosen.ramp and (chosen.kill_redis or chosen.stop_redis or chosen.kill_primary):
+            raise CommandError("--ramp measures throughput: run it without a fault")
         before = None
         if options["baseline"]:
             try:
