@@ -11,6 +11,7 @@ and ``loadtest``, so the benchmark's machinery never imports an app's internals:
         def load_sql(self, db): ...     # the same records as rows; returns [Load]
         def operations(self, sides): ...  # [Operation], each answered by every side
         def pages(self): ...            # [(kind, path)] timed beside their floor
+        def spread_writes(self): ...    # [(name, write(n))] for benchmark --cluster
 
 ``Operation`` carries one callable per side: ``redis`` (the app's store
 functions, the screens' own reads and writes), ``sql`` (hand-written SQL, run
@@ -116,6 +117,12 @@ class Part:
 
     def records(self) -> dict[str, int]:
         return {}
+
+    def spread_writes(self) -> list[tuple[str, Callable[[int], Any]]]:
+        """Writes whose run number ``n`` picks a different object each time (a review of product n, a sample
+        of location n), so that on a cluster they spread over the primaries: ``benchmark --cluster`` times
+        them from several threads on one server and on the cluster."""
+        return []
 
 
 @dataclass

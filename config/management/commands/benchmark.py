@@ -38,10 +38,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--keybrowser", type=int, metavar="N", help="time the key browser's pages on a keyspace of N keys"
         )
+        parser.add_argument(
+            "--cluster", action="store_true",
+            help="the Redis operations on one server and on a 3-primary loopback cluster, side by side",
+        )  # fmt: skip
         # For the tests: a data set that loads in seconds. Not shown in --help.
         parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)
 
-    def handle(self, *args, scale, json_file, baseline, no_postgres, only, keybrowser, tiny, verbosity, **options):
+    def handle(
+        self, *args, scale, json_file, baseline, no_postgres, only, keybrowser, tiny, verbosity, cluster, **options
+    ):
         scale = "tiny" if tiny else scale
         assert scale in BUDGETS
         exchange_seconds = options["exchange_seconds"]
@@ -71,6 +77,15 @@ class Command(BaseCommand):
                 parts(scale, tuple(only))
             except ValueError as exc:
                 raise CommandError(str(exc)) from exc
+            if cluster:
+                from config.benchmark import cluster as on_cluster
+
+                try:
+                    compared = on_cluster.cluster_benchmark(scale, progress, only=tuple(only))
+                except Mismatch as exc:
+                    raise CommandError(f"the cluster answered differently, nothing reported: {exc}") from exc
+                self.stdout.write("\n".join(on_cluster.text(compared)))
+                return
             try:
                 outcome = benchmark(
                     scale, progress, use_postgres=not no_postgres, only=tuple(only), exchange_seconds=exchange_seconds

@@ -1,0 +1,249 @@
+"""``benchmark --cluster``: the same Redis operations on one server and on a 3-primary cluster.
+
+Each app's records are loaded twice, through the same stores: into a scratch
+single server, then into a scratch loopback cluster of 3 primaries with a
+replica each (``config.cluster``). Every operation must answer on the cluster
+exactly as on the one server before anything is timed. The report sets side by
+side, per operation: the median, the round trips (on the cluster: the waves
+waited for one after another, and the nodes they reached), and, for the writes
+that spread over the cluster (``Part.spread_writes``: reviews of many products,
+sensor samples of many locations), the writes per second that 1 and several
+client threads get from each. The two servers run one after the other, not
+interleaved: the cluster's processes share the machine's cores with the
+clients, which the report says beside the figures.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.test.utils import override_settings
+
+from config import trace
+from config.benchmark import redisrun
+from config.benchmark.registry import Load
+from config.benchmark.runner import Mismatch, Timing, interleaved, same
+from config.benchmark.suite import BUDGETS, SOCKET_TIMEOUT, parts, scratch_database, scratch_redis
+from config.cluster import LocalCluster
+from config.embedded import EmbeddedRedis
+from config.redis import client, reset_clients
+
+THREADS = (1, 4)  # client threads for the writes that spread
+WHERE = ("single", "cluster")
+
+
+@contextmanager
+def scratch_cluster(directory: Path):
+    """A loopback cluster of our own, every client (domain, raw, sessions) pointed at it."""
+    cluster = LocalCluster(primaries=3, replicas=1, data_dir=directory / "cluster").start()
+    caches = copy.deepcopy(settings.CACHES)
+    caches["default"]["LOCATION"] = cluster.url
+    hosts = [*settings.ALLOWED_HOSTS, "testserver"]
+    try:
+        with override_settings(
+            REDIS_URL=cluster.url, REDIS_SOCKET_TIMEOUT=SOCKET_TIMEOUT, CACHES=caches, ALLOWED_HOSTS=hosts,
+            SECURE_SSL_REDIRECT=False,
+        ):  # fmt: skip
+            reset_clients()
+            yield cluster
+    finally:
+        reset_clients()
+        cluster.stop()
+
+
+def _summed(section: str, field_name: str) -> float:
+    """An INFO field summed over the primaries."""
+    replies = client().info(section, target_nodes="primaries")
+    return sum(float(info.get(field_name, 0)) for info in replies.values())
+
+
+def _commands_served() -> int:
+    replies = client().info("commandstats", target_nodes="primaries")
+    return sum(int(stats["calls"]) for info in replies.values() for stats in info.values())
+
+
+class ClusterRun(redisrun.RedisRun):
+    """``RedisRun`` on the cluster: loads timed with their memory and commands summed over the primaries."""
+
+    def timed(self, app: str, records: int, write) -> Load:
+        before, commands = self.used_memory(), _commands_served()
+        started = time.perf_counter()
+        write()
+        seconds = time.perf_counter() - started
+        return Load(app, records, seconds, self.used_memory() - before, commands=_commands_served() - commands)
+
+    @staticmethod
+    def used_memory() -> int:
+        return int(_summed("memory", "used_memory"))
+
+    @staticmethod
+    def flush() -> None:
+        client().flushdb(target_nodes="primaries")
+
+    @contextmanager
+    def other_database(self):
+        """A memory probe runs on a single server of its own: a cluster has only database 0."""
+        with tempfile.TemporaryDirectory(prefix="rdash-probe-") as folder:
+            server = EmbeddedRedis(Path(folder) / "redis")
+            server.ensure_running()
+            try:
+                with override_settings(REDIS_URL=server.url):
+                    yield
+            finally:
+                server.stop()
+
+
+@dataclass
+class Measured:
+    """One operation on one side of the comparison."""
+
+    timing: Timing
+    round_trips: int  # waves waited for, one after another
+    nodes: int  # distinct nodes reached (1 on one server)
+    commands: int
+
+
+@dataclass
+class Phase:
+    where: str
+    loads: list[Load] = field(default_factory=list)
+    floor: Timing | None = None
+    measured: dict[str, Measured] = field(default_factory=dict)  # operation key -> its figures
+    answers: dict[str, Any] = field(default_factory=dict)
+    spread: dict[str, dict[int, float]] = field(default_factory=dict)  # write -> threads -> writes/s
+
+
+@dataclass
+class ClusterOutcome:
+    scale: str
+    names: dict[str, str] = field(default_factory=dict)  # operation key -> name
+    phases: dict[str, Phase] = field(default_factory=dict)
+
+
+def writes_per_second(write: Callable[[int], Any], threads: int, seconds: float) -> float:
+    """``write(n)`` from ``threads`` threads for ``seconds``, each with run numbers of its own."""
+    done = [0] * threads
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def drive(index: int) -> None:
+        n = index
+        try:
+            while not stop.is_set():
+                write(n)
+                done[index] += 1
+                n += threads
+        except BaseException as error:  # reported after the run, not swallowed in the thread
+            errors.append(error)
+
+    workers = [threading.Thread(target=drive, args=(i,), daemon=True) for i in range(threads)]
+    started = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    time.sleep(seconds)
+    stop.set()
+    for worker in workers:
+        worker.join(60)
+    if errors:
+        raise errors[0]
+    return sum(done) / (time.perf_counter() - started)
+
+
+def _measure(op, runs: int, min_runs: int, budget: float) -> tuple[Any, Measured]:
+    with trace.recording() as recorded:
+        answer = op.redis(0)
+    trips = recorded.trips("data")
+    timing = interleaved({"redis": op.redis}, runs, min_runs, budget)["redis"]
+    nodes = len({t.node for t in trips}) or 1
+    return answer, Measured(timing, recorded.wave_count("data"), nodes, recorded.command_count("data"))
+
+
+def cluster_benchmark(scale: str, progress=lambda text: None, only=(), spread_seconds: float = 3.0) -> ClusterOutcome:
+    """Load and ask every part on one server, then on a cluster; every cluster answer must equal the single
+    server's (``Mismatch`` otherwise)."""
+    budget = BUDGETS[scale]
+    chosen = parts(scale, only)
+    outcome = ClusterOutcome(scale)
+    for where in WHERE:
+        progress(f"generating the {scale} records of {', '.join(p.app for p in chosen)}")
+        for p in chosen:
+            p.generate()
+        phase = outcome.phases.setdefault(where, Phase(where))
+        with tempfile.TemporaryDirectory(prefix=f"rdash-bench-{where}-") as folder:
+            scratch = scratch_cluster if where == "cluster" else scratch_redis
+            with scratch(Path(folder)) as server, scratch_database():
+                run = ClusterRun(server) if where == "cluster" else redisrun.RedisRun(server)
+                progress(f"{where}: loading through the apps' stores")
+                phase.loads = [load for p in chosen for load in p.load_redis(run)]
+                one_node = {"target_nodes": "random"} if where == "cluster" else {}  # not PING to every node
+                pings = {"redis": lambda n, one_node=one_node: client().ping(**one_node)}
+                phase.floor = interleaved(pings, budget.floor_runs, budget.floor_runs, 0)["redis"]
+                for op in sorted((op for p in chosen for op in p.operations(budget.runs)), key=lambda o: o.key):
+                    outcome.names[op.key] = op.name
+                    answer, phase.measured[op.key] = _measure(op, budget.runs, budget.min_runs, budget.seconds)
+                    phase.answers[op.key] = answer
+                    progress(f"{where}: timed {op.key}: {op.name}")
+                for p in chosen:
+                    for name, write in p.spread_writes():
+                        phase.spread[name] = {t: writes_per_second(write, t, spread_seconds) for t in THREADS}
+                        progress(f"{where}: {name}: {phase.spread[name]}")
+    single, cluster = outcome.phases["single"], outcome.phases["cluster"]
+    for key, answer in single.answers.items():
+        if not same(answer, cluster.answers.get(key)):
+            raise Mismatch(
+                f"operation {key} ({outcome.names[key]}) differs:\n  one server: {answer!r}\n"
+                f"  cluster: {cluster.answers.get(key)!r}"
+            )
+    return outcome
+
+
+def _ms(value: float) -> str:
+    return f"{value:,.3f}" if value < 10 else f"{value:,.1f}"
+
+
+def text(outcome: ClusterOutcome) -> list[str]:
+    single, cluster = outcome.phases["single"], outcome.phases["cluster"]
+    out = [
+        f"Redis Cluster against one server at scale {outcome.scale!r} ({os.cpu_count()} cores: the cluster's "
+        "6 processes and the clients share them). Every operation answered alike on both.",
+        "",
+        f"Floors: PING {_ms(single.floor.median_ms)} ms on one server, {_ms(cluster.floor.median_ms)} ms on the "
+        "cluster.",
+        "",
+        "| # | operation | one server ms | cluster ms | cluster / one server | round trips | cluster: waves, nodes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for key, name in outcome.names.items():
+        a, b = single.measured[key], cluster.measured[key]
+        ratio = b.timing.median_ms / a.timing.median_ms if a.timing.median_ms else 0.0
+        out.append(
+            f"| {key} | {name} | {_ms(a.timing.median_ms)} | {_ms(b.timing.median_ms)} | {ratio:.2f}× | "
+            f"{a.round_trips} | {b.round_trips}, {b.nodes} |"
+        )
+    if single.spread:
+        out += ["", "Writes that spread over the cluster (writes per second):", ""]
+        out.append("| write | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}: one server, cluster" for t in THREADS)
+                   + " |")  # fmt: skip
+        out.append("|---|" + "---|" * len(THREADS))
+        for name, rates in single.spread.items():
+            cells = [f"{rates[t]:,.0f}, {cluster.spread[name][t]:,.0f}" for t in THREADS]
+            out.append(f"| {name} | " + " | ".join(cells) + " |")
+    out += ["", "Loads:", "", "| data | one server s | cluster s |", "|---|---|---|"]
+    for a, b in zip(single.loads, cluster.loads):
+        out.append(f"| {a.app} | {a.seconds:.2f} | {b.seconds:.2f} |")
+    medians = [cluster.measured[k].timing.median_ms / single.measured[k].timing.median_ms for k in outcome.names
+               if single.measured[k].timing.median_ms]  # fmt: skip
+    if medians:
+        out += ["", f"median of cluster / one server over the operations: {statistics.median(medians):.2f}×"]
+    return out
