@@ -22,7 +22,9 @@ dev: bootstrap
 	exec env DEBUG=1 $(PY) manage.py serve --dev
 
 # The tests that also run on a throwaway 3-primary Redis Cluster (`manage.py test --cluster`).
-CLUSTER_TESTS := tests.core.test_auth tests.core.test_dashboard_feed tests.core.test_plumbing.EventStreamTest
+CLUSTER_TESTS := tests.core.test_auth tests.core.test_dashboard_feed tests.core.test_plumbing.EventStreamTest \
+	tests.keybrowser.test_bounds tests.keybrowser.test_browse tests.keybrowser.test_forms \
+	tests.keybrowser.test_key tests.keybrowser.test_panel tests.keybrowser.test_safety tests.keybrowser.test_views
 
 test: bootstrap
 	$(PY) manage.py test

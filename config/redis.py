@@ -430,6 +430,43 @@ class TracedRedisCluster(RedisCluster):
         """The primary nodes, in a stable order (by address): the key browser's walk order."""
         return sorted(self.get_primaries(), key=lambda node: node.name)
 
+    def on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None = None) -> list:
+        """Each (node, command) sent to that node, every one written before any reply is read: one wave
+        whatever the number of nodes, recorded as a round trip per node sent together. For what names
+        its node rather than a key (a SCAN of each primary, DBSIZE, a script given the keys of one node).
+        ``keys``, for each command, the keys it reads as plain arguments (shown as its keys). An error
+        reply comes back as the exception, in its place; a connection that fails is closed (a reply may
+        be left unread on it) and the failure raised."""
+
+        def send() -> list:
+            held = []
+            try:
+                for node, args in calls:
+                    pool = self.get_redis_connection(node).connection_pool
+                    conn = pool.get_connection()
+                    held.append((pool, conn))
+                    conn.send_packed_command(conn.pack_command(*args), check_health=False)
+                replies = []
+                for _, conn in held:
+                    try:
+                        replies.append(conn.read_response())
+                    except redis.ResponseError as error:
+                        replies.append(error)
+                return replies
+            except BaseException:
+                for _, conn in held:
+                    conn.disconnect()
+                raise
+            finally:
+                for pool, conn in held:
+                    pool.release(conn)
+
+        def trips():
+            given = keys or [None] * len(calls)
+            return [(node.name, [trace.Command.of(args, read)]) for (node, args), read in zip(calls, given)]
+
+        return trace.traced_after(send, trips, self.trace_origin, "pipeline", together=True)
+
 
 class DjangoTracedRedisCluster(TracedRedisCluster):
     """The cluster client of sessions and the cache: its pipelines (django-redis's

@@ -80,16 +80,18 @@ class Command:
     the first ``LISTED``), so a page of a few hundred commands pays for a tuple each.
     """
 
-    __slots__ = ("_raw", "_name", "_keys", "_args", "_arg_keys")
+    __slots__ = ("_raw", "_given", "_name", "_keys", "_args", "_arg_keys")
 
     def __init__(self, name: str, keys: tuple[str, ...], args: tuple[str, ...], arg_keys: tuple[str, ...] = ()):
-        self._raw = None
+        self._raw, self._given = None, None
         self._name, self._keys, self._args, self._arg_keys = name, keys, args, arg_keys
 
     @classmethod
-    def of(cls, args: tuple) -> Command:
+    def of(cls, args: tuple, keys: tuple | None = None) -> Command:
+        """A command as sent; ``keys``, the keys it reads where they travel as plain arguments (a
+        script given one cluster node's keys of many slots), else those its name says."""
         command = cls.__new__(cls)
-        command._raw = args
+        command._raw, command._given = args, keys
         return command
 
     def _parsed(self) -> Command:
@@ -108,7 +110,7 @@ class Command:
         else:
             shown_name = name
         try:
-            keys = command_keys(name, rest)
+            keys = command_keys(name, rest) if self._given is None else tuple(map(_text, self._given))
         except (ValueError, IndexError):
             keys = ()
         full = [_text(a) for a in rest[:ARGS_SHOWN]]

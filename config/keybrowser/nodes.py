@@ -11,7 +11,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import BadRequest
-from redis.cluster import RedisCluster
 
 from config.redis import on_cluster, raw_client
 
@@ -57,9 +56,26 @@ class Walk:
     def done(self) -> bool:
         return self.index >= len(self.nodes)
 
-    def eval(self, script: str, *args):
-        """``script`` (no keys) on the current node, from the current position: one round trip."""
-        return self.client.execute_command("EVAL", script, 0, self.position, *args, target_nodes=self.node)
+    def wave(self, script: str, *args, count_keys: bool = False) -> tuple[list, int]:
+        """``script`` (no keys; its first argument the SCAN position) on the current node from the
+        current position and on every later node from its start, all at once: one wave. Their replies in
+        node order; the caller takes them in that order, ``advance``-ing past each, and stops at the first
+        node whose walk did not end (the cursor resumes it there) or once it has enough: the later nodes'
+        replies are dropped, and asked again from their start next time, so nothing is counted twice.
+        ``count_keys``: DBSIZE of every primary in the same wave, summed (else 0)."""
+        calls = [
+            (node, ("EVAL", script, 0, self.position if index == self.index else 0, *args))
+            for index, node in enumerate(self.nodes)
+            if index >= self.index
+        ]
+        if count_keys:
+            calls += [(node, ("DBSIZE",)) for node in self.nodes]
+        replies = self.client.on_nodes(calls)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        scripts = len(self.nodes) - self.index
+        return replies[:scripts], sum(replies[scripts:])
 
     def advance(self, position: int) -> None:
         """Where the current node's SCAN stopped: go on there, or at the next node when it ended."""
@@ -76,10 +92,22 @@ class Walk:
 
 
 def dbsize() -> int:
-    """Keys in the whole keyspace: DBSIZE on every primary of a cluster (a round trip each)."""
+    """Keys in the whole keyspace: on a cluster DBSIZE on every primary, in one wave."""
     if on_cluster():
-        return raw_client().execute_command("DBSIZE", target_nodes=RedisCluster.PRIMARIES)
+        client = raw_client()
+        return sum(client.on_nodes([(node, ("DBSIZE",)) for node in client.primaries()]))
     return raw_client().dbsize()
+
+
+def by_node(keys: list[bytes]) -> dict:
+    """The keys grouped by the primary holding them (from the slot map the client holds), each node's
+    in the order given; every primary present, with no keys where it holds none of them."""
+    client = raw_client()
+    grouped = {node.name: (node, []) for node in client.primaries()}
+    for key in keys:
+        node = client.nodes_manager.get_node_from_slot(client.keyslot(key))
+        grouped.setdefault(node.name, (node, []))[1].append(key)
+    return grouped
 
 
 def placed(metas: list[KeyMeta]) -> list[KeyMeta]:

@@ -14,9 +14,10 @@ The raw client keeps bytes, so binary names and values reach ``display``
 intact. Django's cache and session keys are refused here as well as hidden
 from listings (see ``display.is_hidden``).
 
-On a Redis Cluster each scan walks every primary node in turn, in a stable
-order, and its cursor names the node as well as the SCAN position on it (see
-``nodes.Walk``). Each key is described where it lives, with its node and hash slot.
+On a Redis Cluster each scan asks every primary node at once, in one wave, and
+takes their keys in a stable node order; its cursor names the node as well as
+the SCAN position on it (see ``nodes.Walk``). A page's keys are described on
+their nodes, each node's in one script, in one wave, with their node and slot.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from config.keybrowser.display import hidden_prefixes, is_hidden
-from config.keybrowser.nodes import Walk, dbsize, placed
+from config.keybrowser.nodes import Walk, by_node, placed
 from config.keyspace import KeyPattern, keyspace
 from config.redis import on_cluster, raw_client
 
@@ -157,7 +158,11 @@ return {cursor, examined, found}
 _DESCRIBE_KEYS = """-- key browser: describe keys
 local lengths = {string = 'STRLEN', hash = 'HLEN', list = 'LLEN', set = 'SCARD', zset = 'ZCARD', stream = 'XLEN'}
 local out = {}
-for i, key in ipairs(KEYS) do
+-- On one server the keys are KEYS; on a cluster they are one node's keys of many slots, given after the
+-- flag in ARGV (a script's KEYS must share one slot, while its commands may read any key of its node).
+local names = KEYS
+if #KEYS == 0 then names = {unpack(ARGV, 2)} end
+for i, key in ipairs(names) do
   local t, at = redis.call('TYPE', key)['ok'], (i - 1) * 5
   out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = t, -1, -2, false, false
   if t ~= 'none' then
@@ -167,7 +172,7 @@ for i, key in ipairs(KEYS) do
     out[at + 5] = redis.call('MEMORY', 'USAGE', key)
   end
 end
-if ARGV[1] == '1' then out[#KEYS * 5 + 1] = redis.call('DBSIZE') end
+if ARGV[1] == '1' then out[#names * 5 + 1] = redis.call('DBSIZE') end
 return out
 """
 ENTRY = 5  # the values the script gives a key
@@ -243,22 +248,24 @@ def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta
         entries = client.eval(_DESCRIBE_KEYS, len(keys), *keys, "1" if with_dbsize else "0")
         total = entries.pop() if with_dbsize else 0
         return [_meta(key, entries[n * ENTRY : (n + 1) * ENTRY]) for n, key in enumerate(keys)], total
-    pipe = client.pipeline(transaction=False)
-    for key in keys:
-        _queue_describe(pipe, [key])
-    primaries = client.primaries() if with_dbsize else []
-    for node in primaries:
-        pipe.execute_command("DBSIZE", target_nodes=node)
-    replies = pipe.execute(raise_on_error=False)
-    metas = [_meta(key, reply) for key, reply in zip(keys, replies)]
-    return placed(metas), sum(replies[len(keys) :])
+    flag = "1" if with_dbsize else "0"
+    grouped = [(node, mine) for node, mine in by_node(keys).values() if mine or with_dbsize]
+    calls = [(node, ("EVAL", _DESCRIBE_KEYS, 0, flag, *mine)) for node, mine in grouped]
+    replies = client.on_nodes(calls, keys=[tuple(mine) for _, mine in grouped])
+    found, total = {}, 0
+    for (_, mine), entries in zip(grouped, replies):
+        if isinstance(entries, Exception):
+            raise entries
+        total += entries.pop() if with_dbsize else 0
+        found.update((key, _meta(key, entries[n * ENTRY : (n + 1) * ENTRY])) for n, key in enumerate(mine))
+    return placed([found[key] for key in keys]), total
 
 
 def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -> tuple[list[bytes], int, int]:
     """Key names by SCAN from ``cursor``, in one round trip: (keys, next cursor, SCAN steps).
 
-    On a cluster, one round trip per node visited: the current node's walk, then
-    the next nodes' while the page is not full and the SCAN steps last."""
+    On a cluster, one wave: the cursor's node and every later one scanned at once, their keys
+    taken in node order up to the first node whose walk did not end or a full page."""
     if on_cluster():
         return _scan_nodes(match, kind, cursor, want)
     next_cursor, done, found = raw_client().eval(
@@ -268,14 +275,15 @@ def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -
 
 
 def _scan_nodes(match: bytes, kind: str, cursor: int, want: int) -> tuple[list[bytes], int, int]:
+    """Every node from the cursor's scanned at once (``Walk.wave``), their keys taken in node order."""
     walk, found, steps = Walk(cursor), [], 0
-    while not walk.done and len(found) < want and steps < SCAN_STEPS:
-        position, done, keys = walk.eval(
-            _SCAN, match, kind, want - len(found), SCAN_STEPS - steps, SCAN_COUNT, *hidden_prefixes()
-        )
+    replies, _ = walk.wave(_SCAN, match, kind, want, SCAN_STEPS, SCAN_COUNT, *hidden_prefixes())
+    for position, done, keys in replies:
         found.extend(keys)
-        steps += int(done)
+        steps = max(steps, int(done))
         walk.advance(int(position))
+        if int(position) or len(found) >= want:
+            break
     return found, walk.cursor, steps
 
 
@@ -341,17 +349,17 @@ def _orphan_registry() -> str:
 def orphan_page(cursor: int = 0) -> ScanPage:
     """Keys that match no registered pattern, up to a page of them among at most
     ORPHAN_SCAN keys examined, matched inside Redis: two round trips (on a cluster,
-    one per node visited, then the description).
+    two waves: every node from the cursor's at once, then each node's description).
     ``examined`` says how many keys were looked at, for the scan's progress."""
     if on_cluster():
         walk, found, examined = Walk(cursor), [], 0
-        while not walk.done and len(found) < PAGE and examined < ORPHAN_SCAN:
-            position, seen, keys = walk.eval(
-                _ORPHANS, PAGE - len(found), ORPHAN_SCAN - examined, SCAN_COUNT, _orphan_registry()
-            )
+        replies, _ = walk.wave(_ORPHANS, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry())
+        for position, seen, keys in replies:
             found.extend(keys)
             examined += int(seen)
             walk.advance(int(position))
+            if int(position) or len(found) >= PAGE:
+                break
         next_cursor = walk.cursor
     else:
         next_cursor, examined, found = raw_client().eval(
@@ -374,7 +382,7 @@ class TreeChunk:
 
 def tree_chunk(prefix: bytes, match: bytes, cursor: int = 0) -> TreeChunk:
     """Counts of the keys under ``prefix`` by their next segment, over a bounded SCAN: one round trip
-    (on a cluster, one per node visited while the steps last, and DBSIZE on each primary)."""
+    (on a cluster, one wave: every node from the cursor's at once, with DBSIZE on each primary)."""
     if on_cluster():
         return _tree_nodes(prefix, match, cursor)
     pipe = raw_client().pipeline(transaction=False)
@@ -386,9 +394,11 @@ def tree_chunk(prefix: bytes, match: bytes, cursor: int = 0) -> TreeChunk:
 
 
 def _tree_nodes(prefix: bytes, match: bytes, cursor: int) -> TreeChunk:
+    """Every node from the cursor's counted at once (``Walk.wave``), with DBSIZE of each: one wave."""
     walk, chunk = Walk(cursor), TreeChunk({}, 0, 0, 0, 0)
-    while not walk.done and chunk.steps < TREE_STEPS:
-        flat = walk.eval(_TREE, prefix, match, TREE_STEPS - chunk.steps, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes())
+    args = (prefix, match, TREE_STEPS, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes())
+    replies, chunk.dbsize = walk.wave(_TREE, *args, count_keys=True)
+    for flat in replies:
         for i in range(4, len(flat), 2):
             name, count = flat[i], int(flat[i + 1])
             if name in chunk.children or len(chunk.children) < TREE_CHILDREN:
@@ -397,7 +407,9 @@ def _tree_nodes(prefix: bytes, match: bytes, cursor: int) -> TreeChunk:
                 chunk.others += count
         chunk.others += int(flat[3])
         chunk.seen += int(flat[2])
-        chunk.steps += int(flat[1])
+        chunk.steps = max(chunk.steps, int(flat[1]))
         walk.advance(int(flat[0]))
-    chunk.cursor, chunk.dbsize = walk.cursor, dbsize()
+        if int(flat[0]):
+            break
+    chunk.cursor = walk.cursor
     return chunk

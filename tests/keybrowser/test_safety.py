@@ -71,7 +71,7 @@ class ReadOnlyTest(KeysTestCase):
                 with tracing.recording() as trace:
                     self.assertEqual(self.client.get(url).status_code, 200)
                 sent |= set(commands(trace))
-                self.assertLessEqual(trace.round_trip_count("data"), 2)
+                self.assertLessEqual(trace.wave_count("data"), 2)
         self.assertLessEqual(sent, READ_ONLY, sent - READ_ONLY)
         self.assertEqual(client.dbsize(), dbsize)
 
