@@ -442,14 +442,14 @@ class TracedRedisCluster(RedisCluster):
             held = []
             try:
                 for node, args in calls:
-                    pool = self.get_redis_connection(node).connection_pool
-                    conn = pool.get_connection()
-                    held.append((pool, conn))
+                    node_client = self.get_redis_connection(node)
+                    conn = node_client.connection_pool.get_connection()
+                    held.append((node_client, conn))
                     conn.send_packed_command(conn.pack_command(*args), check_health=False)
                 replies = []
-                for _, conn in held:
-                    try:
-                        replies.append(conn.read_response())
+                for (node_client, conn), (_, args) in zip(held, calls):
+                    try:  # parsed as the node's client parses the command's reply (INFO into a dict ...)
+                        replies.append(node_client.parse_response(conn, args[0]))
                     except redis.ResponseError as error:
                         replies.append(error)
                 return replies
@@ -458,8 +458,8 @@ class TracedRedisCluster(RedisCluster):
                     conn.disconnect()
                 raise
             finally:
-                for pool, conn in held:
-                    pool.release(conn)
+                for node_client, conn in held:
+                    node_client.connection_pool.release(conn)
 
         def trips():
             given = keys or [None] * len(calls)

@@ -21,7 +21,7 @@ from django.conf import settings
 
 from config import keys
 from config.activity import Event, LoggedEvent, SignIn
-from config.redis import client
+from config.redis import client, on_cluster
 
 # Sliding window over failed sign-ins (the key-value design notes), for a username and an address
 # at once. Atomic, so concurrent attempts cannot overrun the limit: an attempt
@@ -311,7 +311,17 @@ def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
 
 
 def health() -> dict:
-    """Status for /healthz: version, memory and key count in one round trip."""
+    """Status for /healthz: version, memory and key count in one round trip (on a cluster, one wave:
+    each primary's memory and keys, summed, and the first one's version)."""
+    if on_cluster():
+        redis_cluster = client()
+        primaries = redis_cluster.primaries()
+        calls = [(primaries[0], ("INFO", "server"))]
+        calls += [(node, args) for node in primaries for args in (("INFO", "memory"), ("DBSIZE",))]
+        server, *each = redis_cluster.on_nodes(calls)
+        memory = sum(int(info["used_memory"]) for info in each[::2])
+        return {"version": server["redis_version"], "used_memory": memory,
+                "used_memory_human": f"{memory / 2**20:.2f}M", "keys": sum(each[1::2])}  # fmt: skip
     pipe = client().pipeline(transaction=False)
     pipe.info("server")
     pipe.info("memory")

@@ -10,10 +10,10 @@ from config.store.children import Child, ChildCollection, NotFound
 from tests.base import RedisTestCase, run_concurrently
 
 NOTES = ChildCollection(
-    parent_key=lambda i: f"test:post:{i}",
-    child_key=lambda i: f"test:note:{i}",
-    index_key=lambda i: f"test:post:{i}:notes",
-    ids_key="test:ids:note",
+    parent_key=lambda i: f"test:{{notes}}:post:{i}",
+    child_key=lambda i: f"test:{{notes}}:note:{i}",
+    index_key=lambda i: f"test:{{notes}}:post:{i}:notes",
+    ids_key="test:{notes}:ids:note",
     parent_field="post",
     time_field="at",
     embed_field="recent_notes",
@@ -208,13 +208,14 @@ class ScriptedWritesTest(RedisTestCase):
         self.assertEqual(json.loads(odd["recent_notes"])[0]["author"], 7)  # not a string: json.dumps itself
 
     def test_scores_follow_the_aggregate(self):
-        scored = ChildCollection(**{**NOTES.__dict__, "scores": (("test:by:avg", "average"), ("test:by:n", "count"))})
+        by_avg, by_n = "test:{notes}:by:avg", "test:{notes}:by:n"
+        scored = ChildCollection(**{**NOTES.__dict__, "scores": ((by_avg, "average"), (by_n, "count"))})
         make_parent()
         scored.add(1, {"author": "a", "stars": "2"}, 1.0)
         second = scored.add(1, {"author": "b", "stars": "5"}, 2.0)
-        self.assertEqual((client().zscore("test:by:avg", "1"), client().zscore("test:by:n", "1")), (3.5, 2))
+        self.assertEqual((client().zscore(by_avg, "1"), client().zscore(by_n, "1")), (3.5, 2))
         scored.delete(second)
-        self.assertEqual((client().zscore("test:by:avg", "1"), client().zscore("test:by:n", "1")), (2, 1))
+        self.assertEqual((client().zscore(by_avg, "1"), client().zscore(by_n, "1")), (2, 1))
 
 
 class BatchedChecksTest(RedisTestCase):

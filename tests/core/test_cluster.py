@@ -241,6 +241,18 @@ class OnClusterTest(RedisMixin, TestCase):
         self.assertEqual(recorded.round_trip_count(), 4)  # three nodes, then the one of names[0]
         self.assertEqual(raw_client().get(names[0]), b"y")
 
+    def test_the_health_probe_sums_every_primary_in_one_wave(self):
+        self.keys_on_every_primary(30)
+        self.sign_in()
+        with trace.recording() as recorded:
+            response = self.client.get("/healthz")
+        self.assertEqual(response.status_code, 200)
+        every_key = list(client().scan_iter(target_nodes="primaries"))  # the probes, the session, the sign-in's
+        self.assertGreater(len(every_key), 30)
+        self.assertEqual(response.json()["keys"], len(every_key))
+        self.assertEqual(recorded.wave_count("data"), 1)
+        self.assertEqual(len(recorded.per_node("data")), 3)
+
     def test_layout_1_data_is_migrated_on_one_server_not_on_a_cluster(self):
         with self.assertRaisesMessage(CommandError, "run migrate_keys there, then move the data to the cluster"):
             call_command("migrate_keys", stdout=StringIO())
