@@ -53,8 +53,8 @@ def demo_seeder(ctx: seeding.SeedContext) -> int:
     """A seeder of the test's own: random values, written in one pipeline."""
     pipe = client().pipeline(transaction=True)
     for n in range(30):
-        pipe.hset(f"testseed:item:{n}", mapping={"value": ctx.rng.randint(0, 10**9), "at": ctx.now.isoformat()})
-        pipe.zadd("testseed:index", {str(n): ctx.rng.random()})
+        pipe.hset(f"testseed:{{t}}:item:{n}", mapping={"value": ctx.rng.randint(0, 10**9), "at": ctx.now.isoformat()})
+        pipe.zadd("testseed:{t}:index", {str(n): ctx.rng.random()})
     pipe.execute()
     ctx.progress(30)
     return 30
@@ -76,7 +76,7 @@ class SeedCommandTest(RedisTestCase):
     def test_seeding_is_deterministic_across_runs(self):
         self.seed("--scale", "demo")
         first = snapshot()
-        self.assertIn("testseed:index", first)
+        self.assertIn("testseed:{t}:index", first)
         self.assertGreater(len(first), 30)
         client().flushdb()
         self.seed("--scale", "demo")
@@ -89,9 +89,9 @@ class SeedCommandTest(RedisTestCase):
 
     def test_only_and_reset_touch_only_the_chosen_app(self):
         client().set("core:unrelated", "stays")
-        client().hset("testseed:item:999", "value", "stale")
+        client().hset("testseed:{t}:item:999", "value", "stale")
         self.seed("--only", "testseed", "--reset")
-        self.assertFalse(client().exists("testseed:item:999"))
+        self.assertFalse(client().exists("testseed:{t}:item:999"))
         self.assertEqual(client().get("core:unrelated"), "stays")
         self.assertEqual(client().hget(keys.seed_marker(), "apps"), "testseed")
         self.assertEqual(client().hget(keys.seed_marker(), "scale"), "demo")
@@ -207,7 +207,7 @@ class ServeSeedsEmptyAppsTest(RedisTestCase):
         Serve(stdout=out, stderr=StringIO()).seed_empty_apps()
         self.assertIn("Seeding the demo data of testseed ", out.getvalue())
         self.assertEqual([k for k in snapshot() if k.startswith("testfull:")], ["testfull:item:1"])
-        self.assertIn("testseed:index", snapshot())
+        self.assertIn("testseed:{t}:index", snapshot())
 
 
 def _fail_if_run(ctx):
