@@ -11,6 +11,7 @@ from catalog.store.core import NAMES
 from config.redis import client
 from config.store.ngrams import Query
 from config.store.scripts import run_script
+from config.store.sorting import SORT_LUA, queue_sort
 
 SEARCH_LIMIT = 2000  # name matches taken into a search; more is not a useful search
 TEMP_TTL = 60
@@ -92,17 +93,20 @@ def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[list[str], bool, l
 # through Lua costs it about what the client saves, so the round trip's own time stays the same.
 # KEYS: the source, every product's index, the tag cloud, then each type's set.
 # ARGV: offset, count, ASC or DESC, the tag cloud's size, then the GET patterns.
-_PAGE = """
-local sort = {'SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', ARGV[1], ARGV[2], ARGV[3]}
+_PAGE = (
+    SORT_LUA
+    + """
+local options = {'BY', 'nosort', 'LIMIT', ARGV[1], ARGV[2], ARGV[3]}
 for i = 5, #ARGV do
-  sort[#sort + 1] = 'GET'
-  sort[#sort + 1] = ARGV[i]
+  options[#options + 1] = 'GET'
+  options[#options + 1] = ARGV[i]
 end
-local reply = {redis.call('ZCARD', KEYS[1]), redis.call(unpack(sort)), redis.call('ZCARD', KEYS[2])}
+local reply = {redis.call('ZCARD', KEYS[1]), sort(KEYS[1], unpack(options)), redis.call('ZCARD', KEYS[2])}
 reply[4] = redis.call('ZREVRANGE', KEYS[3], 0, tonumber(ARGV[4]) - 1, 'WITHSCORES')
 for i = 4, #KEYS do reply[#reply + 1] = redis.call('SCARD', KEYS[i]) end
 return reply
 """
+)
 
 
 def _source_of(order: str, type_slug: str) -> tuple[str, bool]:
@@ -142,7 +146,7 @@ def product_page(
     gets = ["#", *(f"{keys.product('*')}->{name}" for name in fields)]
     pipe = client().pipeline(transaction=False)
     pipe.zcard(source)
-    pipe.sort(source, start=offset, num=limit, by="nosort", get=gets, desc=order.startswith("-"))
+    queue_sort(pipe, source, start=offset, num=limit, by_nosort=True, get=gets, desc=order.startswith("-"))
     total, flat = pipe.execute()
     width = len(gets)
     return total, [flat[i : i + width] for i in range(0, len(flat), width)]
@@ -249,7 +253,9 @@ def list_products(query: ProductQuery) -> ProductList:
     pipe.zcard(target)
     own = kind.field_names if kind else ()
     gets = ["#", *(f"{keys.product('*')}->{name}" for name in (*LIST_FIELDS, *own))]
-    pipe.sort(target, start=query.offset, num=query.limit, by="nosort", get=gets, desc=query.order.startswith("-"))
+    queue_sort(
+        pipe, target, start=query.offset, num=query.limit, by_nosort=True, get=gets, desc=query.order.startswith("-")
+    )
     counts_at = len(pipe.command_stack)
     if filtered:
         scratch = keys.temp(secrets.token_hex(8))

@@ -10,6 +10,7 @@ from cms.store.core import TITLES
 from config.listing import ListState
 from config.redis import client
 from config.store.ngrams import Query
+from config.store.sorting import queue_sort
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
 
@@ -87,7 +88,9 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
         source = filters[0] if filters else keys.by_updated()
     pipe.zcard(source)
     gets = ["#", *(f"{keys.post('*')}->{name}" for name in SUMMARY)]
-    pipe.sort(source, start=state.offset, num=state.per_page, by="nosort", get=gets, desc=state.order != "updated")
+    queue_sort(
+        pipe, source, start=state.offset, num=state.per_page, by_nosort=True, get=gets, desc=state.order != "updated"
+    )
     if scratch:
         pipe.delete(scratch)
     replies = pipe.execute()

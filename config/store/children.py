@@ -46,6 +46,7 @@ from config.store import Busy, NotFound, pipelined, watch_retries
 from config.store.children_scripts import ADD, ADD_DRAWN, DELETE, RESERVE
 from config.store.ids import IdBlock
 from config.store.scripts import run_script
+from config.store.sorting import queue_sort
 
 __all__ = ["Child", "ChildCollection", "NotFound"]
 
@@ -107,13 +108,14 @@ class ChildCollection:
 
         SORT ... BY nosort on a sorted set keeps the set's order and applies
         LIMIT as a range, and GET child:*->field joins each id to its hash
-        fields inside Redis, so a page costs one round trip whatever its size.
+        fields inside Redis, so a page costs one round trip whatever its size
+        (as a script, ``config.store.sorting``: a cluster refuses SORT's GET).
         """
         fields = self.page_fields or self.embed_fields
         pattern = self.child_key("*")
         gets = ["#", *(f"{pattern}->{name}" for name in fields)]
         pipe.zcard(self.index_key(parent_id))
-        pipe.sort(self.index_key(parent_id), start=offset, num=limit, by="nosort", get=gets, desc=True)
+        queue_sort(pipe, self.index_key(parent_id), start=offset, num=limit, by_nosort=True, get=gets, desc=True)
 
     def page_from(self, replies: Iterable) -> tuple[list[dict[str, str]], int]:
         """Decode the two replies that ``queue_page`` queued."""

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from config.redis import client
+from config.store.sorting import queue_sort
 
 N = 3
 TEMP_TTL = 60
@@ -194,7 +195,8 @@ class NgramIndex:
         if self.order_key:
             pipe.zinterstore(ordered, {self.order_key: 1, found: 0}, aggregate="SUM")
             source = ordered
-        pipe.sort(source, start=0, num=cap + 1, by="nosort", get=["#", f"{self.record_key('*')}->{self.text_field}"])
+        gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
+        queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
         pipe.unlink(found, ordered)
         at = len(pipe.command_stack) - start - 2  # the SORT's reply, counted from this search's first
 

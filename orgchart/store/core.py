@@ -20,6 +20,7 @@ from redis.exceptions import NoScriptError
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError
+from config.store.sorting import queue_sort
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
 
@@ -258,7 +259,7 @@ def name_page(index: str, state, rows: str) -> tuple[int, list]:
 def queue_sorted_children(pipe, set_key: str, offset: int = 0, count: int = NODE_LIMIT) -> None:
     """One command for the fields of up to ``count`` members of an id set, in name order."""
     get = ["#"] + [f"{keys.employee_pattern()}->{name}" for name in Employee.SUMMARY_FIELDS]
-    pipe.sort(set_key, start=offset, num=count, by=f"{keys.employee_pattern()}->name", get=get, alpha=True)
+    queue_sort(pipe, set_key, start=offset, num=count, by=f"{keys.employee_pattern()}->name", get=get, alpha=True)
 
 
 def sorted_rows(reply) -> list[Employee]:

@@ -20,6 +20,7 @@ from redis.exceptions import NoScriptError
 from config.activity import Actor
 from config.redis import client, on_cluster
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
+from config.store.sorting import SORT_LUA
 from school import keys
 from school.documents import LIST_FIELDS, from_hmget, sort_label
 
@@ -45,6 +46,8 @@ def lex_id(member: str) -> int:
 @cache
 def _script(name: str) -> Script:
     own = (LUA / f"{name}.lua").read_text()
+    if name in SORTING:
+        own = SORT_LUA + "\n" + own
     source = own if name in STANDALONE else (LUA / "lib.lua").read_text() + "\n" + own
     return client().register_script(source)
 
@@ -53,6 +56,9 @@ SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk", "read_list", "r
 # Take no JSON argument, so lib.lua is not prepended: the bulk writer, and the screens' reads and the
 # set algebra, whose arguments are plain strings (no JSON to encode here or decode there).
 STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}
+# Join ids with their fields as SORT … GET would, by ``sort`` (config.store.sorting): a cluster refuses
+# SORT's GET patterns.
+SORTING = {"read_course", "read_person", "algebra"}
 
 
 def load_scripts() -> None:

@@ -13,7 +13,7 @@ local total = redis.call(ARGV[1], KEYS[1], unpack(rosters))
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 local nfields = tonumber(ARGV[5])
 local fields = {unpack(ARGV, 6, 5 + nfields)}
-local found = {total, redis.call('SORT', KEYS[1], 'LIMIT', ARGV[3], ARGV[4], unpack(ARGV, 6 + nfields))}
+local found = {total, sort(KEYS[1], 'LIMIT', ARGV[3], ARGV[4], unpack(ARGV, 6 + nfields))}
 for i = 1, n do
   found[#found + 1] = redis.call('HMGET', KEYS[n + 1 + i], unpack(fields))
   found[#found + 1] = redis.call('SCARD', rosters[i])

@@ -17,11 +17,11 @@ local past = length3 + 1 + tonumber(ARGV[length3])
 local now = ARGV[1]
 return {
   fields,
-  redis.call('SORT', KEYS[2], unpack(ARGV, length1 + 1, length2 - 1)),
+  sort(KEYS[2], unpack(ARGV, length1 + 1, length2 - 1)),
   redis.call('SCARD', KEYS[3]),
-  redis.call('SORT', KEYS[3], 'LIMIT', ARGV[2], ARGV[3], unpack(ARGV, length2 + 1, length3 - 1)),
+  sort(KEYS[3], 'LIMIT', ARGV[2], ARGV[3], unpack(ARGV, length2 + 1, length3 - 1)),
   redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf', 'WITHSCORES', 'LIMIT', 0, ARGV[4]),
   redis.call('ZCOUNT', KEYS[4], now, '+inf'),
   -- bounded: every seat write prunes it
-  redis.call('SORT', KEYS[4], 'BY', 'nosort', unpack(ARGV, length3 + 1, past - 1)),
+  sort(KEYS[4], 'BY', 'nosort', unpack(ARGV, length3 + 1, past - 1)),
 }

@@ -6,9 +6,9 @@
 -- Replies {the person's fields (HGETALL), the courses' GET rows, [live holds WITHSCORES, their courses' rows]}.
 local fields = redis.call('HGETALL', KEYS[1])
 if #fields == 0 then return {} end
-local found = {fields, redis.call('SORT', KEYS[2], unpack(ARGV, 2))}
+local found = {fields, sort(KEYS[2], unpack(ARGV, 2))}
 if KEYS[3] then
   found[3] = redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[1], '+inf', 'WITHSCORES')
-  found[4] = redis.call('SORT', KEYS[3], unpack(ARGV, 2))  -- bounded: every seat write prunes it
+  found[4] = sort(KEYS[3], unpack(ARGV, 2))  -- bounded: every seat write prunes it
 end
 return found

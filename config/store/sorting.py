@@ -1,0 +1,117 @@
+"""``SORT … GET`` inside a script: the same reply, its joins read by the script itself.
+
+Redis Cluster refuses SORT's ``BY`` and ``GET`` patterns (Redis 6.2: "BY/GET option of SORT denied
+in Cluster mode"), even when every key they name shares the sorted key's slot. ``SORT_LUA`` is a Lua
+function ``sort(key, ...)`` taking SORT's options as SORT does (``BY nosort`` or ``BY prefix*->field``,
+``LIMIT offset count``, ``ASC``/``DESC``, ``ALPHA``, ``GET #``, ``GET prefix*->field``, ``GET prefix*``)
+and answering as SORT would: elements ordered as numbers (``ALPHA``: as strings) by themselves or by
+BY's values, a missing value first, equal ones by the element (where SORT leaves ties to its quicksort);
+``BY nosort`` keeps a sorted set's own order with LIMIT as a range; then each GET pattern read with
+HGET or GET. A script may read any key of its own slot, so each app's keys
+sharing one hash tag (docs/cluster.md) is what makes the joins legal on a cluster. One code path
+for one server and for a cluster: the read scripts prepend it and call ``sort`` where they called
+SORT, and ``queue_sort`` queues it on a pipeline where a pipeline sent SORT.
+"""
+
+from __future__ import annotations
+
+SORT_LUA = """
+local function lookup(pattern, id)
+  local star = string.find(pattern, '*', 1, true)
+  local arrow = string.find(pattern, '->', star, true)
+  local name = string.sub(pattern, 1, star - 1) .. id .. string.sub(pattern, star + 1, (arrow or 0) - 1)
+  if arrow then return redis.call('HGET', name, string.sub(pattern, arrow + 2)) end
+  return redis.call('GET', name)
+end
+local function sort(key, ...)
+  local args, nosort, by, alpha, offset, count, desc, gets = {...}, false, nil, false, 0, -1, false, {}
+  local i = 1
+  while i <= #args do
+    local option = string.upper(args[i])
+    if option == 'BY' then
+      if string.find(args[i + 1], '*', 1, true) then by = args[i + 1] else nosort = true end
+      i = i + 2
+    elseif option == 'LIMIT' then offset, count, i = tonumber(args[i + 1]), tonumber(args[i + 2]), i + 3
+    elseif option == 'GET' then gets[#gets + 1], i = args[i + 1], i + 2
+    elseif option == 'DESC' then desc, i = true, i + 1
+    elseif option == 'ALPHA' then alpha, i = true, i + 1
+    else i = i + 1 end
+  end
+  local kind, ids = redis.call('TYPE', key)['ok'], {}
+  if nosort and kind == 'zset' then
+    local stop = -1
+    if count >= 0 then stop = offset + count - 1 end
+    if count ~= 0 then
+      local range = 'ZRANGE'
+      if desc then range = 'ZREVRANGE' end
+      ids = redis.call(range, key, offset, stop)
+    end
+  else
+    local all = {}
+    if kind == 'set' then all = redis.call('SMEMBERS', key)
+    elseif kind == 'zset' then all = redis.call('ZRANGE', key, 0, -1)
+    elseif kind == 'list' then all = redis.call('LRANGE', key, 0, -1) end
+    if not nosort then
+      -- SORT's order: by the weight (the element, or BY's value: a missing one first), as numbers or
+      -- (ALPHA) as strings; equal weights by the element, so the order is the same every time.
+      local weight = {}
+      for _, id in ipairs(all) do
+        local value = id
+        if by then value = lookup(by, id) end
+        if not alpha then value = tonumber(value) or 0 end
+        weight[id] = value
+      end
+      local function before(a, b)
+        local x, y = weight[a], weight[b]
+        if x == y then return a < b end
+        if not x then return true end
+        if not y then return false end
+        return x < y
+      end
+      if desc then table.sort(all, function(a, b) return before(b, a) end) else table.sort(all, before) end
+    end
+    local last = #all
+    if count >= 0 then last = math.min(last, offset + count) end
+    for n = offset + 1, last do ids[#ids + 1] = all[n] end
+  end
+  if #gets == 0 then return ids end
+  local out = {}
+  for _, id in ipairs(ids) do
+    for _, pattern in ipairs(gets) do
+      if pattern == '#' then out[#out + 1] = id else out[#out + 1] = lookup(pattern, id) end
+    end
+  end
+  return out
+end
+"""
+
+# KEYS: the key sorted. ARGV: SORT's options, as SORT takes them.
+_SORT = SORT_LUA + "\nreturn sort(KEYS[1], unpack(ARGV))\n"
+
+
+def sort_options(
+    start: int | None = None,
+    num: int | None = None,
+    by_nosort: bool = False,
+    by: str | None = None,
+    get=(),
+    desc: bool = False,
+    alpha: bool = False,
+) -> list:
+    """SORT's options as a list, in the words redis-py's ``sort`` takes them."""
+    options: list = ["BY", "nosort"] if by_nosort else ["BY", by] if by else []
+    if start is not None and num is not None:
+        options += ["LIMIT", start, num]
+    for pattern in get:
+        options += ["GET", pattern]
+    if desc:
+        options.append("DESC")
+    if alpha:
+        options.append("ALPHA")
+    return options
+
+
+def queue_sort(pipe, key: str, **options) -> None:
+    """Queue ``SORT key … GET …`` on ``pipe`` as the script above: the same reply, on one server and on
+    a cluster. Sent whole (EVAL): a pipeline cannot recover from a node that lacks a script's digest."""
+    pipe.eval(_SORT, 1, key, *sort_options(**options))
