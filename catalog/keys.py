@@ -29,7 +29,7 @@ EBOOK = "8 Data Modeling Patterns in Redis"
     "in Redis, not in process memory; a block spares each add the round trip that drew its id.",
 )
 def ids(entity: str) -> str:
-    return f"catalog:ids:{entity}"
+    return f"catalog:{{catalog}}:ids:{entity}"
 
 
 def product_ids() -> str:
@@ -49,11 +49,11 @@ def review_ids() -> str:
     "bounded lists (≤10 images, ≤3 videos) ride along as JSON, and the newest reviews and the rating "
     "aggregate are copies kept right in each review's own script.",
     screens=(*LIST, *DETAIL, "catalog:product_edit"),
-    index="catalog:index:products",
+    index="catalog:{catalog}:index:products",
     url=PRODUCT_URL,
 )
 def product(product_id: int | str) -> str:
-    return f"catalog:product:{product_id}"
+    return f"catalog:{{catalog}}:product:{product_id}"
 
 
 @key(
@@ -66,7 +66,7 @@ def product(product_id: int | str) -> str:
     url=PRODUCT_URL,
 )
 def product_reviews(product_id: int | str) -> str:
-    return f"catalog:product:{product_id}:reviews"
+    return f"catalog:{{catalog}}:product:{product_id}:reviews"
 
 
 @key(
@@ -79,7 +79,7 @@ def product_reviews(product_id: int | str) -> str:
 )
 def review(review_id: int | str) -> str:
     """``review("*")`` is the pattern SORT ... GET joins on."""
-    return f"catalog:review:{review_id}"
+    return f"catalog:{{catalog}}:review:{review_id}"
 
 
 @key(
@@ -92,7 +92,7 @@ def review(review_id: int | str) -> str:
 )
 def products() -> str:
     """Every product id, scored by creation time: the list's default order."""
-    return "catalog:index:products"
+    return "catalog:{catalog}:index:products"
 
 
 @key(
@@ -105,7 +105,7 @@ def products() -> str:
 )
 def sort_index(name: str) -> str:
     """One sorted set per sortable column: name, price, rating, reviews."""
-    return f"catalog:index:by:{name}"
+    return f"catalog:{{catalog}}:index:by:{name}"
 
 
 @key(
@@ -118,7 +118,7 @@ def sort_index(name: str) -> str:
 )
 def names() -> str:
     """Lexicographic index of ``<casefolded name>\\x00<id>`` for prefix search."""
-    return "catalog:index:names"
+    return "catalog:{catalog}:index:names"
 
 
 @key(
@@ -130,7 +130,7 @@ def names() -> str:
     screens=(*LIST, "catalog:product_add", "catalog:product_edit"),
 )
 def skus() -> str:
-    return "catalog:index:skus"
+    return "catalog:{catalog}:index:skus"
 
 
 @key(
@@ -143,7 +143,7 @@ def skus() -> str:
 )
 def type_index(type_slug: str) -> str:
     """The set of one type's ids: the type filter's operand in the list's set algebra."""
-    return f"catalog:index:type:{type_slug}"
+    return f"catalog:{{catalog}}:index:type:{type_slug}"
 
 
 @key(
@@ -159,7 +159,7 @@ def type_index(type_slug: str) -> str:
 )
 def type_created(type_slug: str) -> str:
     """One type's ids scored by creation time: that type's list, newest first, is a page read."""
-    return f"catalog:index:type:{type_slug}:created"
+    return f"catalog:{{catalog}}:index:type:{type_slug}:created"
 
 
 @key(
@@ -170,7 +170,7 @@ def type_created(type_slug: str) -> str:
     screens=LIST,
 )
 def tag_index(tag: str) -> str:
-    return f"catalog:index:tag:{tag}"
+    return f"catalog:{{catalog}}:index:tag:{tag}"
 
 
 @key(
@@ -182,7 +182,7 @@ def tag_index(tag: str) -> str:
     screens=LIST,
 )
 def tags() -> str:
-    return "catalog:index:tags"
+    return "catalog:{catalog}:index:tags"
 
 
 @key(
@@ -196,7 +196,7 @@ def tags() -> str:
 )
 def temp(token: str) -> str:
     """A list query's sorted result; ``token`` is a random hex string."""
-    return f"catalog:tmp:{token}"
+    return f"catalog:{{catalog}}:tmp:{token}"
 
 
 @key(
@@ -209,7 +209,7 @@ def temp(token: str) -> str:
 )
 def temp_set(token: str, part: str) -> str:
     """A list query's intermediate set of ids (``part``: any, q, ids)."""
-    return f"catalog:tmp:{token}:{part}"
+    return f"catalog:{{catalog}}:tmp:{token}:{part}"
 
 
 @key(
@@ -223,4 +223,4 @@ def temp_set(token: str, part: str) -> str:
 )
 def ngram(gram: str) -> str:
     """One piece's set of ids; ``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
-    return f"catalog:ngram:{gram}"
+    return f"catalog:{{catalog}}:ngram:{gram}"

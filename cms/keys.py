@@ -32,7 +32,7 @@ LIST = ("cms:post_list",)
     why="INCR is atomic, so two editors creating posts at once never get the same id.",
 )
 def post_ids() -> str:
-    return "cms:ids:post"
+    return "cms:{cms}:ids:post"
 
 
 @key(
@@ -43,7 +43,7 @@ def post_ids() -> str:
     "of drawing its own, and the add script refuses an id the counter has not reached or a comment holds.",
 )
 def comment_ids() -> str:
-    return "cms:ids:comment"
+    return "cms:{cms}:ids:comment"
 
 
 @key(
@@ -55,11 +55,11 @@ def comment_ids() -> str:
     "SORT … GET ->field and the post page reads one key. The embedded comments spare the post page a read of "
     "the comment hashes (the e-book's partial embed pattern).",
     screens=POST_SCREENS,
-    index="cms:index:updated",
+    index="cms:{cms}:index:updated",
     url=POST_URL,
 )
 def post(post_id: int | str) -> str:
-    return f"cms:post:{post_id}"
+    return f"cms:{{cms}}:post:{post_id}"
 
 
 @key(
@@ -69,11 +69,11 @@ def post(post_id: int | str) -> str:
     why="Scored by number, one sorted set answers all the history needs: a page newest first (ZREVRANGE with "
     "offsets), one revision by number (ZRANGE BYSCORE n n) and the cap (ZREMRANGEBYRANK), each O(log n).",
     screens=("cms:post_history", "cms:post_compare", "cms:post_edit"),
-    index="cms:index:updated",
+    index="cms:{cms}:index:updated",
     url=POST_URL,
 )
 def revisions(post_id: int | str) -> str:
-    return f"cms:post:{post_id}:revisions"
+    return f"cms:{{cms}}:post:{post_id}:revisions"
 
 
 @key(
@@ -83,11 +83,11 @@ def revisions(post_id: int | str) -> str:
     why="The sorted set is the source of truth for the post's comments; ZREVRANGE gives the newest for the embed "
     "and SORT … BY nosort LIMIT pages them with each comment's fields in one round trip.",
     screens=("cms:post_detail", "cms:comment_list", "cms:comment_add"),
-    index="cms:index:updated",
+    index="cms:{cms}:index:updated",
     url=POST_URL,
 )
 def post_comments(post_id: int | str) -> str:
-    return f"cms:post:{post_id}:comments"
+    return f"cms:{{cms}}:post:{post_id}:comments"
 
 
 @key(
@@ -98,7 +98,7 @@ def post_comments(post_id: int | str) -> str:
     screens=("cms:comment_list",),
 )
 def comment(comment_id: int | str) -> str:
-    return f"cms:comment:{comment_id}"
+    return f"cms:{{cms}}:comment:{comment_id}"
 
 
 @key(
@@ -109,7 +109,7 @@ def comment(comment_id: int | str) -> str:
     screens=LIST,
 )
 def by_updated() -> str:
-    return "cms:index:updated"
+    return "cms:{cms}:index:updated"
 
 
 @key(
@@ -122,7 +122,7 @@ def by_updated() -> str:
 def by_status(status: str) -> str:
     if status not in STATUSES and status != "*":
         raise ValueError(f"unknown status {status!r}")
-    return f"cms:index:status:{status}"
+    return f"cms:{{cms}}:index:status:{status}"
 
 
 @key(
@@ -135,7 +135,7 @@ def by_status(status: str) -> str:
 def by_author(author: str) -> str:
     if not AUTHOR_RE.match(author) and author != "*":
         raise ValueError(f"not an author name: {author!r}")
-    return f"cms:index:author:{author}"
+    return f"cms:{{cms}}:index:author:{author}"
 
 
 @key(
@@ -147,7 +147,7 @@ def by_author(author: str) -> str:
     screens=LIST,
 )
 def titles() -> str:
-    return "cms:index:title"
+    return "cms:{cms}:index:title"
 
 
 @key(
@@ -160,7 +160,7 @@ def titles() -> str:
 )
 def scratch(token: str) -> str:
     """A list query's intermediate result, created and deleted inside one MULTI/EXEC."""
-    return f"cms:tmp:{token}"
+    return f"cms:{{cms}}:tmp:{token}"
 
 
 @key(
@@ -175,4 +175,4 @@ def scratch(token: str) -> str:
 )
 def ngram(gram: str) -> str:
     """One piece's set of post ids; ``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
-    return f"cms:ngram:{gram}"
+    return f"cms:{{cms}}:ngram:{gram}"

@@ -584,6 +584,16 @@ def on_cluster() -> bool:
     return is_cluster_url(settings.REDIS_URL)
 
 
+def scan_beside(key: str, cursor: int, **options) -> tuple[int, list]:
+    """One SCAN step over the keys of ``key``'s node: on a cluster, the primary serving its slot; on one
+    server, the server. A resumable cursor over an app whose keys all share ``key``'s hash tag."""
+    redis_client = client()
+    if isinstance(redis_client, RedisCluster):
+        options["target_nodes"] = redis_client.get_node_from_key(key)
+    cursor, found = redis_client.scan(cursor, **options)
+    return int(cursor), found
+
+
 def reset_clients() -> None:
     with _build_lock:
         for built in _built.values():

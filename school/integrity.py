@@ -62,7 +62,7 @@ _RELATION_KEYS = (
 def no_dangling_ids():
     for pattern, owner in _RELATION_KEYS:
         for key in store.scan_keys(pattern):
-            owner_id = int(key.split(":")[2])
+            owner_id = int(key.split(":")[-2])  # …:<owner>:<id>:<relation>
             if not store.existing(owner, [owner_id]):
                 yield Violation(f"{key} belongs to {owner} {owner_id}, which does not exist", [key])
     for (relation, entity), (own, other, _) in store.SIDES.items():

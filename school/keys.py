@@ -80,7 +80,7 @@ _LABEL = {"course": "code", "instructor": "name", "student": "name"}
     screens=("school:{entity}_add",),
 )
 def ids(entity: str) -> str:
-    return f"school:ids:{_entity(entity)}"
+    return f"school:{{school}}:ids:{_entity(entity)}"
 
 
 @per_entity(
@@ -89,11 +89,11 @@ def ids(entity: str) -> str:
     "One {entity}: {fields}.",
     why="A hash holds one document's fields; HMGET reads only what a list shows. " + _SCHEMA_WHY,
     screens=("school:{entity}_detail", "school:{entity}_list", "school:{entity}_edit"),
-    index="school:index:{entity}s",
+    index="school:{{school}}:index:{entity}s",
     url="/school/{entity}s/{{id}}/",
 )
 def doc(entity: str, pk: int) -> str:
-    return f"school:{_entity(entity)}:{_id(pk)}"
+    return f"school:{{school}}:{_entity(entity)}:{_id(pk)}"
 
 
 @per_entity(
@@ -105,7 +105,7 @@ def doc(entity: str, pk: int) -> str:
 )
 def index(entity: str) -> str:
     """Sorted set of every id of ``entity``, scored by id: enumeration and id order."""
-    return f"school:index:{_entity(entity)}s"
+    return f"school:{{school}}:index:{_entity(entity)}s"
 
 
 @per_entity(
@@ -118,7 +118,7 @@ def index(entity: str) -> str:
 )
 def lex(entity: str) -> str:
     """Sorted set, all scores 0, members ``<casefolded label>\\x00<id>``: search and sort by label."""
-    return f"school:index:{_entity(entity)}s:lex"
+    return f"school:{{school}}:index:{_entity(entity)}s:lex"
 
 
 @per_entity(
@@ -131,7 +131,7 @@ def lex(entity: str) -> str:
     screens=("school:{entity}_list",),
 )
 def schemas(entity: str) -> str:
-    return f"school:schemas:{_entity(entity)}"
+    return f"school:{{school}}:schemas:{_entity(entity)}"
 
 
 @per_entity(
@@ -141,7 +141,7 @@ def schemas(entity: str) -> str:
     entities=PEOPLE,
 )
 def migration(entity: str) -> str:
-    return f"school:migration:{_entity(entity)}"
+    return f"school:{{school}}:migration:{_entity(entity)}"
 
 
 def doc_field(entity: str, field: str) -> str:
@@ -157,7 +157,7 @@ def doc_field(entity: str, field: str) -> str:
     screens=("school:course_add", "school:course_edit", "school:algebra"),
 )
 def course_codes() -> str:
-    return "school:index:course_codes"
+    return "school:{school}:index:course_codes"
 
 
 @key(
@@ -170,7 +170,7 @@ def course_codes() -> str:
     url="/school/courses/{id}/",
 )
 def course_instructors(course_id: int) -> str:
-    return f"school:course:{_id(course_id)}:instructors"
+    return f"school:{{school}}:course:{_id(course_id)}:instructors"
 
 
 @key(
@@ -183,7 +183,7 @@ def course_instructors(course_id: int) -> str:
     url="/school/instructors/{id}/",
 )
 def instructor_courses(instructor_id: int) -> str:
-    return f"school:instructor:{_id(instructor_id)}:courses"
+    return f"school:{{school}}:instructor:{_id(instructor_id)}:courses"
 
 
 @key(
@@ -196,7 +196,7 @@ def instructor_courses(instructor_id: int) -> str:
     url="/school/courses/{id}/",
 )
 def course_students(course_id: int) -> str:
-    return f"school:course:{_id(course_id)}:students"
+    return f"school:{{school}}:course:{_id(course_id)}:students"
 
 
 @key(
@@ -208,7 +208,7 @@ def course_students(course_id: int) -> str:
     url="/school/students/{id}/",
 )
 def student_courses(student_id: int) -> str:
-    return f"school:student:{_id(student_id)}:courses"
+    return f"school:{{school}}:student:{_id(student_id)}:courses"
 
 
 @key(
@@ -221,7 +221,7 @@ def student_courses(student_id: int) -> str:
     url="/school/courses/{id}/",
 )
 def course_holds(course_id: int) -> str:
-    return f"school:course:{_id(course_id)}:holds"
+    return f"school:{{school}}:course:{_id(course_id)}:holds"
 
 
 @key(
@@ -233,7 +233,7 @@ def course_holds(course_id: int) -> str:
     url="/school/students/{id}/",
 )
 def student_holds(student_id: int) -> str:
-    return f"school:student:{_id(student_id)}:holds"
+    return f"school:{{school}}:student:{_id(student_id)}:holds"
 
 
 @key(
@@ -246,7 +246,7 @@ def student_holds(student_id: int) -> str:
     url="/school/courses/{id}/",
 )
 def hold(course_id: int, student_id: int) -> str:
-    return f"school:hold:{_id(course_id)}:{_id(student_id)}"
+    return f"school:{{school}}:hold:{_id(course_id)}:{_id(student_id)}"
 
 
 @key(
@@ -259,10 +259,10 @@ def hold(course_id: int, student_id: int) -> str:
 )
 def algebra(op: str, course_ids: list[int]) -> str:
     if op == "*":
-        return "school:algebra:*:*"
+        return "school:{school}:algebra:*:*"
     if op not in ALGEBRA_OPS:
         raise ValueError(f"unknown set operation {op!r}")
-    return f"school:algebra:{op}:{','.join(str(_id(c)) for c in course_ids)}"
+    return f"school:{{school}}:algebra:{op}:{','.join(str(_id(c)) for c in course_ids)}"
 
 
 @per_entity(
@@ -276,7 +276,7 @@ def algebra(op: str, course_ids: list[int]) -> str:
 )
 def ngram(entity: str, gram: str) -> str:
     """One piece's set of ids; ``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
-    return f"school:ngram:{_entity(entity)}:{gram}"
+    return f"school:{{school}}:ngram:{_entity(entity)}:{gram}"
 
 
 @key(
@@ -287,4 +287,4 @@ def ngram(entity: str, gram: str) -> str:
     screens=("school:course_list", "school:instructor_list", "school:student_list", "school:course_detail"),
 )
 def search_temp(token: str) -> str:
-    return f"school:tmp:{token}"
+    return f"school:{{school}}:tmp:{token}"

@@ -243,7 +243,7 @@ def review_sets() -> Iterator[tuple[int, list[str]]]:
     """(product id, review ids) for every review set, by SCAN then ZSCAN."""
     c = client()
     for key in c.scan_iter(match=keys.product_reviews("*"), count=1000, _type="zset"):
-        product_id = key.split(":")[2]
+        product_id = key.split(":")[-2]  # …:product:<id>:reviews
         if product_id.isdigit():
             yield int(product_id), [member for member, _ in c.zscan_iter(key, count=1000)]
 

@@ -147,7 +147,7 @@ def hold_entries() -> Iterator[tuple[str, int, int, int, float | None, float | N
     """(hold key, course, student, pttl, course score, student score, now) for every hold key found by SCAN."""
     now = now_ms()
     for key in scan_keys(keys.hold("*", "*")):
-        _, _, course_id, student_id = key.split(":")
+        course_id, student_id = key.split(":")[-2:]
         c, s = int(course_id), int(student_id)
         pipe = client().pipeline(transaction=False)
         pipe.pttl(key)

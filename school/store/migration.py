@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config.activity import Actor
-from config.redis import client
+from config.redis import client, scan_beside
 from config.store import queue_event, transact
 from school import keys
 from school.documents import translate
@@ -30,7 +30,7 @@ def migration_cursor(entity: str) -> int:
 
 
 def people_keys(entity: str, cursor: int, batch: int) -> tuple[int, list[tuple[int, str]]]:
-    cursor, found = client().scan(cursor, match=keys.doc(entity, "*"), count=batch, _type="hash")
+    cursor, found = scan_beside(keys.migration(entity), cursor, match=keys.doc(entity, "*"), count=batch, _type="hash")
     ids = sorted({int(k.rsplit(":", 1)[1]) for k in found if k.rsplit(":", 1)[1].isdigit()})
     return cursor, [(pk, keys.doc(entity, pk)) for pk in ids]
 

@@ -37,7 +37,7 @@ class SeedTest(RedisTestCase):
     def test_demo_seeds_about_200_products_and_2000_reviews_the_same_way_twice(self):
         call_command("seed", "--only", "catalog", verbosity=0)
         products = client().zcard(keys.products())
-        reviews = len(list(client().scan_iter(match="catalog:review:*", count=1000)))
+        reviews = len(list(client().scan_iter(match="catalog:{catalog}:review:*", count=1000)))
         self.assertEqual(products, 200)
         self.assertTrue(1500 <= reviews <= 2500, reviews)
         self.assertEqual(violations(["catalog"]), [])

@@ -23,7 +23,7 @@ def mock_run(replacement):
 
 
 def catalog_keys():
-    return sorted(k for k in client().scan_iter(match="catalog:*") if not k.startswith("catalog:ids:"))
+    return sorted(k for k in client().scan_iter(match="catalog:*") if not k.startswith("catalog:{catalog}:ids:"))
 
 
 class ProductWriteTest(RedisTestCase):
@@ -123,7 +123,7 @@ class ProductWriteTest(RedisTestCase):
         self.assertEqual(client().zscore(keys.tags(), "wireless"), 1)
         self.assertEqual(client().hlen(keys.skus()), 1)
         self.assertEqual(client().zcard(keys.product_reviews(keep)), 1)
-        self.assertEqual(len(list(client().scan_iter(match="catalog:review:*"))), 1)
+        self.assertEqual(len(list(client().scan_iter(match="catalog:{catalog}:review:*"))), 1)
         self.assertEqual(violations(["catalog"]), [])
 
 
@@ -371,7 +371,7 @@ class ListQueryTest(RedisTestCase):
         commands = [c.name for c in trace.round_trips[1].commands]
         for name in ("SINTERSTORE", "SDIFFSTORE", "ZINTERSTORE", "EXPIRE", "EVAL", "UNLINK"):
             self.assertIn(name, commands)
-        self.assertEqual(list(client().scan_iter(match="catalog:tmp:*")), [])
+        self.assertEqual(list(client().scan_iter(match="catalog:{catalog}:tmp:*")), [])
 
     def test_temporary_keys_expire_within_sixty_seconds(self):
         with self.assertRoundTrips(2) as trace:
@@ -385,7 +385,7 @@ class ListQueryTest(RedisTestCase):
         # the result, the any-of union and the combined filter, and the live counts' scratch key
         self.assertEqual([keyspace.match(k).type for k in sorted(set(stored))].count("set"), 2)
         self.assertEqual(len(set(stored)), 4)
-        self.assertEqual(list(client().scan_iter(match="catalog:tmp:*")), [])
+        self.assertEqual(list(client().scan_iter(match="catalog:{catalog}:tmp:*")), [])
 
     def test_any_of_unions_and_none_of_subtracts(self):
         result = store.list_products(store.ProductQuery(order="name", tags_any=("wired", "refurbished")))

@@ -25,7 +25,7 @@ EARBUDS_POST = {
 
 
 def product_keys():
-    return sorted(client().scan_iter(match="catalog:product:*"))
+    return sorted(client().scan_iter(match="catalog:{catalog}:product:*"))
 
 
 class ProductAddTest(RedisTestCase):
@@ -323,7 +323,10 @@ class ProductEditDeleteTest(RedisTestCase):
         self.assertTrue(client().exists(keys.product(product_id)))
         response = self.client.post(f"/catalog/products/{product_id}/delete/", follow=True)
         self.assertContains(response, "Deleted")
-        self.assertEqual(sorted(client().scan_iter(match="catalog:*")), ["catalog:ids:product", "catalog:ids:review"])
+        self.assertEqual(
+            sorted(client().scan_iter(match="catalog:*")),
+            ["catalog:{catalog}:ids:product", "catalog:{catalog}:ids:review"],
+        )
 
 
 class ReviewViewTest(RedisTestCase):

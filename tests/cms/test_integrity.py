@@ -100,10 +100,10 @@ class InvariantTest(RedisTestCase):
         client().zadd(keys.by_updated(), {"555": T0})
         client().zadd(keys.by_author("ann"), {str(self.other.id): T0})
         found = messages()
-        missing = f"post {self.post.id} (draft, ann) is missing from cms:index:status:draft"
+        missing = f"post {self.post.id} (draft, ann) is missing from cms:{{cms}}:index:status:draft"
         self.assertTrue(any(missing in m for m in found), found)
-        self.assertTrue(any("cms:index:updated holds '555'" in m for m in found), found)
-        self.assertTrue(any(f"cms:index:author:ann holds '{self.other.id}'" in m for m in found), found)
+        self.assertTrue(any("cms:{cms}:index:updated holds '555'" in m for m in found), found)
+        self.assertTrue(any(f"cms:{{cms}}:index:author:ann holds '{self.other.id}'" in m for m in found), found)
         self.repair()
         self.assertEqual(messages(), [])
 
@@ -184,6 +184,6 @@ class DeleteRaceTest(RedisTestCase):
 
         run_concurrently(lambda who: deleter() if who == "d" else commenter(who), [("d",), (1,), (2,), (3,)])
         self.assertEqual(messages(), [])
-        left = {k for k in client().scan_iter("cms:comment:*")}
+        left = {k for k in client().scan_iter("cms:{cms}:comment:*")}
         held = {keys.comment(m) for post_id in posts[4:] for m in client().zrange(keys.post_comments(post_id), 0, -1)}
         self.assertEqual(left, held)

@@ -117,7 +117,7 @@ class WriteTest(RedisTestCase):
         script = trace.trips("data")[1].commands[0]
         pieces = {keys.ngram(g) for g in ("hel", "ell", "llo", "wor", "orl", "rld")}  # the title's trigram sets
         self.assertEqual(set(script.keys[9:]), pieces | {keys.comment(i) for i in ids})
-        self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:ids:comment", "cms:ids:post"])
+        self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:{cms}:ids:comment", "cms:{cms}:ids:post"])
 
     def test_a_delete_that_meets_a_new_comment_reads_again_and_takes_it_along(self):
         post = self.make()
@@ -139,7 +139,7 @@ class WriteTest(RedisTestCase):
         finally:
             scripts.script = original
         self.assertEqual(calls, [16, 17])  # the first call saw 1 comment and wrote nothing; the second took 2
-        self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:ids:comment", "cms:ids:post"])
+        self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:{cms}:ids:comment", "cms:{cms}:ids:post"])
 
     def test_load_posts_writes_a_batch_in_one_script(self):
         histories = []

@@ -172,7 +172,7 @@ class PostWriteTest(RedisTestCase):
             store.add_comment(post.id, author="cat", text=f"c{n}", at=T0 + n, actor=Actor("tester"))
         store.delete_post(post.id, actor=Actor("ann"))
         left = sorted(k for k in client().scan_iter("cms:*"))
-        self.assertEqual(left, ["cms:ids:comment", "cms:ids:post"])
+        self.assertEqual(left, ["cms:{cms}:ids:comment", "cms:{cms}:ids:post"])
 
 
 class PostListTest(RedisTestCase):
@@ -240,7 +240,7 @@ class PostListTest(RedisTestCase):
     def test_no_scratch_key_is_left_behind(self):
         self.titles(q="r", filters={"author": "ann", "status": "draft"})
         self.titles(filters={"author": "ann", "status": "draft"})
-        self.assertEqual(list(client().scan_iter("cms:tmp:*")), [])
+        self.assertEqual(list(client().scan_iter("cms:{cms}:tmp:*")), [])
 
     def test_pages_over_the_index(self):
         found, total = self.titles(order="updated", page=2, per_page=2)

@@ -131,9 +131,9 @@ class RefusedImportTest(ExchangeTest):
     def test_a_small_file_imports_with_its_ids_and_times(self):
         folder = self.catalog_files()
         self.import_(folder.parent)
-        self.assertEqual(client().hget("catalog:review:7", "published_at"), "1767591700.5")
-        self.assertEqual(client().hget("catalog:product:3", "num_reviews"), "1")
-        self.assertEqual(client().get("catalog:ids:review"), "7")
+        self.assertEqual(client().hget("catalog:{catalog}:review:7", "published_at"), "1767591700.5")
+        self.assertEqual(client().hget("catalog:{catalog}:product:3", "num_reviews"), "1")
+        self.assertEqual(client().get("catalog:{catalog}:ids:review"), "7")
         self.assertEqual(violations(["catalog"]), [])
 
     def test_every_refused_record_is_named_with_file_line_and_field(self):
@@ -177,7 +177,7 @@ class RefusedImportTest(ExchangeTest):
         out = self.import_(folder.parent)
         self.assertIn("catalog: normalized reviews.rating: 1 rewritten, e.g. '4' → '4'", out)
         self.assertIn("catalog: normalized reviews.author: 1 rewritten, e.g. '  Ana  Lee ' → 'Ana Lee'", out)
-        self.assertEqual(client().hget("catalog:review:7", "author"), "Ana Lee")
+        self.assertEqual(client().hget("catalog:{catalog}:review:7", "author"), "Ana Lee")
 
     def test_an_app_that_holds_data_is_refused_unless_replace(self):
         folder = self.catalog_files()

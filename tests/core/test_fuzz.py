@@ -28,7 +28,7 @@ NASTY = [
     SCRIPT,
     '"\'><img src=x onerror="window.__xss=1">',
     "* ? [ : {}",
-    "cms:post:*",
+    "cms:{cms}:post:*",
     "orgchart:employee:1",
     "a]b[c*d?e{f}g:h",
     "{{ request }}{% debug %}",

@@ -39,11 +39,11 @@ class NgramTextTest(SimpleTestCase):
         from catalog.store import NAMES
 
         dropped, added = NAMES.diff("Smartphone X", "Featurephone X")
-        self.assertEqual(dropped, ["catalog:ngram:" + g for g in ("art", "mar", "rtp", "sma", "tph")])
-        self.assertEqual(added[:2], ["catalog:ngram:atu", "catalog:ngram:eat"])
-        self.assertNotIn("catalog:ngram:pho", dropped + added)
+        self.assertEqual(dropped, ["catalog:{catalog}:ngram:" + g for g in ("art", "mar", "rtp", "sma", "tph")])
+        self.assertEqual(added[:2], ["catalog:{catalog}:ngram:atu", "catalog:{catalog}:ngram:eat"])
+        self.assertNotIn("catalog:{catalog}:ngram:pho", dropped + added)
 
     def test_the_key_registry_names_the_catalogs_trigram_sets(self):
-        entry = keyspace.match("catalog:ngram:pho")
-        self.assertEqual((entry.type, entry.pattern), ("set", "catalog:ngram:*"))
+        entry = keyspace.match("catalog:{catalog}:ngram:pho")
+        self.assertEqual((entry.type, entry.pattern), ("set", "catalog:{catalog}:ngram:*"))
         self.assertIn("trigram", entry.modeling)

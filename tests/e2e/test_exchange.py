@@ -61,7 +61,7 @@ class ExchangeBrowserTest(BrowserTestCase):
         counts = page.locator("#counts").inner_text()
         self.assertIn("posts.jsonl\t100", counts)
         self.assertIn("Nothing refused.", page.locator("#refused").inner_text())
-        self.assertEqual(client().exists("cms:post:1"), 0, "the dry run wrote something")
+        self.assertEqual(client().exists("cms:{cms}:post:1"), 0, "the dry run wrote something")
         self.screenshot("exchange-preview")
         page.click("text=Confirm the import")
         page.wait_for_selector("text=Imported 100 posts")

@@ -28,12 +28,12 @@ class KeysBehindProductTest(BrowserTestCase):
         page.wait_for_url(re.compile(r"/keys/behind/\?t="))
         self.assertIn(f"/catalog/products/{product_id}/", page.locator("h1").inner_text())
         keys = page.locator("#behind-keys table.keys")
-        self.assertEqual(keys.locator("span.keyname").all_inner_texts(), [f"catalog:product:{product_id}"])
+        self.assertEqual(keys.locator("span.keyname").all_inner_texts(), [f"catalog:{{catalog}}:product:{product_id}"])
         self.assertIn(f"HGETALL catalog:product:{product_id}", page.locator("#behind-commands").inner_text())
         self.screenshot("keys-behind-product")
 
         # The product hash: the values the page showed, and the embedded copy of the newest reviews.
-        keys.get_by_role("link", name=f"catalog:product:{product_id}", exact=True).click()
+        keys.get_by_role("link", name=f"catalog:{{catalog}}:product:{product_id}", exact=True).click()
         page.wait_for_url(re.compile(rf"key=catalog%3Aproduct%3A{product_id}$"))
         fields = dict(
             zip(
@@ -50,7 +50,7 @@ class KeysBehindProductTest(BrowserTestCase):
         self.screenshot("keys-product-hash")
 
         # Its reviews sorted set, reached from the hash: review ids by time, each linking to its review hash.
-        page.locator("#related").get_by_role("link", name=f"catalog:product:{product_id}:reviews").click()
+        page.locator("#related").get_by_role("link", name=f"catalog:{{catalog}}:product:{product_id}:reviews").click()
         page.wait_for_url(re.compile(rf"key=catalog%3Aproduct%3A{product_id}%3Areviews$"))
         rows = page.locator("#content tbody tr")
         expect(rows).to_have_count(2)

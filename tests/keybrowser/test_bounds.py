@@ -139,7 +139,13 @@ class OwnerIndexTest(KeysTestCase):
         from config.keyspace import keyspace
 
         names = [p.pattern.replace("*", "7") for p in keyspace.patterns]
-        names += ["stray", "catalog:product:7:nope", "a::b", "django:x:session:y", "orgchart:location:1:temp:raw:2026"]
+        names += [
+            "stray",
+            "catalog:{catalog}:product:7:nope",
+            "a::b",
+            "django:x:session:y",
+            "orgchart:location:1:temp:raw:2026",
+        ]
         for name in names:
             with self.subTest(name=name):
                 self.assertIs(owner(name), keyspace.match(name))

@@ -15,7 +15,7 @@ from tests.keybrowser.helpers import KeysTestCase
 from tests.keybrowser.helpers import panel_commands as listed
 
 
-def trace_of(count: int, key: str = "catalog:product:{}") -> Trace:
+def trace_of(count: int, key: str = "catalog:{{catalog}}:product:{}") -> Trace:
     commands = [Command.of((b"HGETALL", key.format(i).encode())) for i in range(count)]
     session = [Command.of((b"GET", b"django:sessions:cacheabc"))]
     return Trace([RoundTrip(session, 0.1, "django", "command"), RoundTrip(commands, 0.4, "data", "pipeline")])
@@ -26,7 +26,7 @@ NODES = ("127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002")
 
 def cluster_trace_of(count: int) -> Trace:
     """The same commands as ``trace_of``, sent as on a 3-primary cluster: a pipeline's share per node."""
-    commands = [Command.of((b"HGETALL", f"catalog:product:{i}".encode())) for i in range(count)]
+    commands = [Command.of((b"HGETALL", f"catalog:{{catalog}}:product:{i}".encode())) for i in range(count)]
     session = [Command.of((b"GET", b"django:sessions:cacheabc"))]
     shares = [RoundTrip(commands[n::3], 0.1, "data", "pipeline", node=node) for n, node in enumerate(NODES)]
     return Trace([RoundTrip(session, 0.1, "django", "command", node=NODES[1]), *shares])
@@ -95,7 +95,7 @@ class PanelWorkTest(SimpleTestCase):
 
     def test_lists_a_bounded_number_of_commands_and_says_how_many_are_not(self):
         html = listed(panel.panel_html(trace_of(500), "/"))
-        self.assertEqual(html.count('<a href="/keys/?key=catalog%3Aproduct%3A'), panel.LISTED - 1)  # + the GET
+        self.assertEqual(html.count('<a href="/keys/?key=catalog%3A%7Bcatalog%7D%3Aproduct%3A'), panel.LISTED - 1)  # + the GET
         self.assertIn(f"{500 - (panel.LISTED - 1)} more not listed here", html)
         self.assertIn("500 commands", html)
         self.assertIn("‹session/cache key›", html)

@@ -43,7 +43,9 @@ class SchoolImportTest(RedisTestCase):
         for c, s in ((c1, a), (c1, b), (c2, a)):
             store.enrol(c, s, actor=ACTOR)
         self.export()
-        before = {k: client().dump(k) for k in client().scan_iter("school:*") if not k.startswith("school:tmp")}
+        before = {
+            k: client().dump(k) for k in client().scan_iter("school:*") if not k.startswith("school:{school}:tmp")
+        }
         self.clear()
         events = client().xlen(config_keys.events("school"))
         with trace.recording() as recorded:
