@@ -28,6 +28,7 @@ from django_redis.pool import ConnectionFactory
 from redis.backoff import ExponentialBackoff
 from redis.client import Pipeline
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster, TransactionStrategy
+from redis.commands.core import BasicKeyCommands, SetCommands
 from redis.exceptions import ClusterDownError, SlotNotCoveredError, WatchError
 from redis.retry import Retry
 
@@ -343,6 +344,29 @@ class TracedClusterPipeline(ClusterPipeline):
     trace_origin = "data"
     ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
 
+    # redis-py refuses these in a cluster pipeline, as their keys may lie in several slots. An app's
+    # keys share one hash tag, and Redis runs a multi-key command whose keys share a slot (one in
+    # another slot is CROSSSLOT), so the pipeline takes them as redis.Redis does.
+    sinter, sinterstore, smove = SetCommands.sinter, SetCommands.sinterstore, SetCommands.smove
+    sunion, sunionstore = SetCommands.sunion, SetCommands.sunionstore
+    sdiff, sdiffstore = SetCommands.sdiff, SetCommands.sdiffstore
+    mget, rename, renamenx = BasicKeyCommands.mget, BasicKeyCommands.rename, BasicKeyCommands.renamenx
+
+    @property
+    def command_stack(self) -> list:
+        """The commands queued so far, as ``redis.Redis``'s pipeline has them (redis-py keeps a cluster
+        pipeline's in its execution strategy): callers count them to find their replies."""
+        return self._execution_strategy.command_queue
+
+    @command_stack.setter
+    def command_stack(self, _unused) -> None:
+        """ClusterPipeline sets a list of its own that nothing reads."""
+
+    @property
+    def explicit_transaction(self) -> bool:
+        """Whether MULTI was called, as ``redis.Redis``'s pipeline says it (``config.store.transact``)."""
+        return getattr(self._execution_strategy, "_explicit_transaction", False)
+
     def eval(self, script, numkeys, *keys_and_args):
         return self.execute_command("EVAL", script, numkeys, *keys_and_args)
 
@@ -584,13 +608,15 @@ def on_cluster() -> bool:
     return is_cluster_url(settings.REDIS_URL)
 
 
-def scan_beside(key: str, cursor: int, **options) -> tuple[int, list]:
+def scan_beside(key: str, cursor: int, match: str, count: int, _type: str = "") -> tuple[int, list]:
     """One SCAN step over the keys of ``key``'s node: on a cluster, the primary serving its slot; on one
     server, the server. A resumable cursor over an app whose keys all share ``key``'s hash tag."""
     redis_client = client()
-    if isinstance(redis_client, RedisCluster):
-        options["target_nodes"] = redis_client.get_node_from_key(key)
-    cursor, found = redis_client.scan(cursor, **options)
+    if not isinstance(redis_client, RedisCluster):
+        cursor, found = redis_client.scan(cursor, match=match, count=count, _type=_type)
+        return int(cursor), found
+    args = ["SCAN", cursor, "MATCH", match, "COUNT", count] + (["TYPE", _type] if _type else [])
+    ((cursor, found),) = redis_client.on_nodes([(redis_client.get_node_from_key(key), tuple(args))])
     return int(cursor), found
 
 

@@ -70,6 +70,35 @@ def flush_test_redis() -> None:
         client().flushdb()
 
 
+def command_stats() -> dict[str, dict]:
+    """INFO commandstats: on a cluster, every primary's summed, command by command."""
+    if not on_cluster():
+        return client().info("commandstats")
+    summed: dict[str, dict] = {}
+    for stats in client().info("commandstats", target_nodes="primaries").values():
+        for name, counts in stats.items():
+            mine = summed.setdefault(name, {"calls": 0, "usec": 0})
+            mine["calls"] += int(counts["calls"])
+            mine["usec"] += int(counts["usec"])
+    return summed
+
+
+def flush_scripts() -> None:
+    """SCRIPT FLUSH (on a cluster, on every primary), as a restarted server has no scripts."""
+    if on_cluster():
+        client().execute_command("SCRIPT FLUSH", target_nodes="primaries")
+    else:
+        client().script_flush()
+
+
+def reset_command_stats() -> None:
+    """CONFIG RESETSTAT (on a cluster, on every primary)."""
+    if on_cluster():
+        client().config_resetstat(target_nodes="primaries")
+    else:
+        client().config_resetstat()
+
+
 class RedisMixin:
     """Flush the test Redis before each test; count round trips exactly."""
 

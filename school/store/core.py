@@ -65,9 +65,12 @@ def load_scripts() -> None:
     """SCRIPT LOAD every school script, so that the first write of each is one round trip too:
     all of them in one pipeline, one round trip (on a cluster, one SCRIPT LOAD each, which redis-py
     sends to every primary)."""
-    if on_cluster():
-        for name in SCRIPTS:
-            _script(name).sha = client().script_load(_script(name).script)
+    if on_cluster():  # every primary needs them: one wave, each primary sent all of them
+        redis_cluster = client()
+        calls = [
+            (node, ("SCRIPT", "LOAD", _script(name).script)) for node in redis_cluster.primaries() for name in SCRIPTS
+        ]
+        redis_cluster.on_nodes(calls)
         return
     pipe = client().pipeline(transaction=False)
     for name in SCRIPTS:
@@ -98,9 +101,8 @@ def read(name: str, script_keys: list[str], args: list) -> list:
     found = _script(name)
     try:
         return client().execute_command("EVALSHA", found.sha, len(script_keys), *script_keys, *args)
-    except NoScriptError:
-        found.sha = client().script_load(found.script)
-        return client().execute_command("EVALSHA", found.sha, len(script_keys), *script_keys, *args)
+    except NoScriptError:  # a restarted server, or a cluster node that never saw it: EVAL loads it there
+        return client().execute_command("EVAL", found.script, len(script_keys), *script_keys, *args)
 
 
 def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, *, gone: bool = False) -> dict:

@@ -509,35 +509,35 @@ class BulkWriteTest(RedisTestCase):
 
     def test_hashes_go_whole_or_in_chunks_and_index_additions_merge_per_key(self):
         bulk = BulkWrite()
-        bulk.hset("t:small", mapping={"a": "1", "b": "2"})
+        bulk.hset("t:{t}:small", mapping={"a": "1", "b": "2"})
         wide = {f"f{n}": str(n) for n in range(BulkWrite.CHUNK)}  # two commands' worth of arguments
-        bulk.hset("t:wide", mapping=wide)
-        bulk.zadd("t:z", {"x": 1.5})
-        bulk.zadd("t:z", {"y": 2})
-        bulk.sadd("t:s", "a", "b")
-        bulk.sadd("t:s", "b", "c")
+        bulk.hset("t:{t}:wide", mapping=wide)
+        bulk.zadd("t:{t}:z", {"x": 1.5})
+        bulk.zadd("t:{t}:z", {"y": 2})
+        bulk.sadd("t:{t}:s", "a", "b")
+        bulk.sadd("t:{t}:s", "b", "c")
         keys_, args = bulk.prepared()
-        self.assertEqual(keys_, ["t:small", "t:wide", "t:wide", "t:z", "t:s"])
+        self.assertEqual(keys_, ["t:{t}:small", "t:{t}:wide", "t:{t}:wide", "t:{t}:z", "t:{t}:s"])
         self.assertEqual(args[:6], ["4", "HSET", "a", "1", "b", "2"])
         self.assertEqual(bulk.send(), 0)  # prepared() emptied it
         self.assertEqual(run_script(BULK, keys_, args), 5)
-        self.assertEqual(client().hgetall("t:small"), {"a": "1", "b": "2"})
-        self.assertEqual(client().hgetall("t:wide"), wide)
-        self.assertEqual(client().zrange("t:z", 0, -1, withscores=True), [("x", 1.5), ("y", 2.0)])
-        self.assertEqual(client().smembers("t:s"), {"a", "b", "c"})
+        self.assertEqual(client().hgetall("t:{t}:small"), {"a": "1", "b": "2"})
+        self.assertEqual(client().hgetall("t:{t}:wide"), wide)
+        self.assertEqual(client().zrange("t:{t}:z", 0, -1, withscores=True), [("x", 1.5), ("y", 2.0)])
+        self.assertEqual(client().smembers("t:{t}:s"), {"a", "b", "c"})
 
     def test_a_batch_is_one_traced_command_packed_whole_and_loaded_again_after_a_script_flush(self):
         warm = BulkWrite()
-        warm.sadd("t:s", "warm")
+        warm.sadd("t:{t}:s", "warm")
         warm.send()  # the script is known to the server and to this client
         for attempt, sent in (("cached", ["EVALSHA"]), ("flushed", ["EVALSHA", "EVAL"])):
             if attempt == "flushed":
                 client().script_flush()
             bulk = BulkWrite()
-            bulk.hset(f"t:{attempt}", mapping={"a": "1", "é": "ü"})
-            bulk.sadd("t:s", attempt)
+            bulk.hset(f"t:{{t}}:{attempt}", mapping={"a": "1", "é": "ü"})
+            bulk.sadd("t:{t}:s", attempt)
             with self.assertRoundTrips(len(sent)) as trace:
                 self.assertEqual(bulk.send(), 2)
             self.assertEqual([c.name for trip in trace.trips("data") for c in trip.commands], sent)
-            self.assertEqual(client().hgetall(f"t:{attempt}"), {"a": "1", "é": "ü"})
-        self.assertEqual(client().smembers("t:s"), {"warm", "cached", "flushed"})
+            self.assertEqual(client().hgetall(f"t:{{t}}:{attempt}"), {"a": "1", "é": "ü"})
+        self.assertEqual(client().smembers("t:{t}:s"), {"warm", "cached", "flushed"})

@@ -14,7 +14,7 @@ from config.activity import Actor
 from config.invariants import violations
 from config.redis import client
 from config.store.bulk import BULK
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, command_stats
 
 T0 = 1_767_600_000.0
 ANN = Actor("ann")
@@ -165,7 +165,7 @@ class WriteTest(RedisTestCase):
 
 def ran() -> dict[str, int]:
     """Calls of each command the server has run (INFO commandstats), a script's own included."""
-    return {name.removeprefix("cmdstat_"): int(stats["calls"]) for name, stats in client().info("commandstats").items()}
+    return {name.removeprefix("cmdstat_"): int(stats["calls"]) for name, stats in command_stats().items()}
 
 
 class CommentAddTest(RedisTestCase):

@@ -95,7 +95,9 @@ class PanelWorkTest(SimpleTestCase):
 
     def test_lists_a_bounded_number_of_commands_and_says_how_many_are_not(self):
         html = listed(panel.panel_html(trace_of(500), "/"))
-        self.assertEqual(html.count('<a href="/keys/?key=catalog%3A%7Bcatalog%7D%3Aproduct%3A'), panel.LISTED - 1)  # + the GET
+        self.assertEqual(
+            html.count('<a href="/keys/?key=catalog%3A%7Bcatalog%7D%3Aproduct%3A'), panel.LISTED - 1
+        )  # + the GET
         self.assertIn(f"{500 - (panel.LISTED - 1)} more not listed here", html)
         self.assertIn("500 commands", html)
         self.assertIn("‹session/cache key›", html)

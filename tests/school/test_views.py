@@ -5,7 +5,7 @@ from django.test import override_settings
 from config.redis import client
 from school import keys, store
 from school.documents import LIST_FIELDS, schema_one_hash
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, command_stats, reset_command_stats
 from tests.school.helpers import ACTOR, course, instructor, student
 
 
@@ -193,14 +193,14 @@ class CourseScreenTest(RedisTestCase):
         c = course()
         for n in range(30):
             store.enrol(c, student(f"S{n:02d}"), actor=ACTOR)
-        client().config_resetstat()
+        reset_command_stats()
         with self.assertRoundTrips(1), self.assertCommands(1):
             response = self.client.get(f"/school/courses/{c}/")
         self.assertEqual(len(response.context["roster_page"].object_list), 25)
         # Inside the read script, as SORT … LIMIT … GET would: the roster's ids once (SMEMBERS, ordered
         # in the script) and the fields of its page alone (25 of 30 students), one HGET a field; the
         # instructors' and holders' sets (none here) and no SSCAN.
-        stats = client().info("commandstats")
+        stats = command_stats()
         self.assertEqual(stats["cmdstat_smembers"]["calls"], 1)  # the roster (the course has no instructor)
         self.assertEqual(stats["cmdstat_hget"]["calls"], 25 * len(LIST_FIELDS["student"]))
         self.assertNotIn("cmdstat_sscan", stats)
