@@ -165,7 +165,7 @@ def _expected_rollups():
 
 def _check_rollups(repair: bool = False):
     hours = _expected_rollups()
-    places = set(hours) | {int(k.split(":")[2]) for k in sensors.latest_keys()}
+    places = set(hours) | {int(k.split(":")[-3]) for k in sensors.latest_keys()}  # …:location:<id>:temp:latest
     for place in sorted(places):
         stored = {p: sensors.rollups_of(place, p) for p in ("hour", "day", "month")}
         expected = {"hour": hours.get(place, {})}

@@ -37,12 +37,12 @@ def _id(pk: int | str) -> str:
 
 @key("string", COUNTER, "INCR hands out employee ids.", screens=("orgchart:employee_add",))
 def employee_ids() -> str:
-    return "orgchart:ids:employee"
+    return "orgchart:{orgchart}:ids:employee"
 
 
 @key("string", COUNTER, "INCR hands out location ids.", screens=("orgchart:location_add",))
 def location_ids() -> str:
-    return "orgchart:ids:location"
+    return "orgchart:{orgchart}:ids:location"
 
 
 @key(
@@ -54,11 +54,11 @@ def location_ids() -> str:
     "fields inside one script. The counts are derived in the same script as every move, along the two "
     "chains of ancestors only, so the tree shows them without a walk down.",
     screens=EMPLOYEE_SCREENS,
-    index="orgchart:index:employee:names",
+    index="orgchart:{orgchart}:index:employee:names",
     url="/orgchart/employees/{id}/",
 )
 def employee(pk: int | str) -> str:
-    return f"orgchart:employee:{_id(pk)}"
+    return f"orgchart:{{orgchart}}:employee:{_id(pk)}"
 
 
 @key(
@@ -72,7 +72,7 @@ def employee(pk: int | str) -> str:
 )
 def reports(pk: int | str) -> str:
     """The direct reports of one manager: the REPORTS_TO edge seen from the manager."""
-    return f"orgchart:employee:{_id(pk)}:reports"
+    return f"orgchart:{{orgchart}}:employee:{_id(pk)}:reports"
 
 
 def report_sets(ids: list[str]) -> list[str]:
@@ -80,7 +80,7 @@ def report_sets(ids: list[str]) -> list[str]:
     come from report sets and are checked as digits, as ``_id`` would."""
     if not all(map(str.isdigit, ids)):
         raise ValueError("an employee id is a number")
-    return [f"orgchart:employee:{pk}:reports" for pk in ids]
+    return [f"orgchart:{{orgchart}}:employee:{pk}:reports" for pk in ids]
 
 
 @key(
@@ -88,11 +88,11 @@ def report_sets(ids: list[str]) -> list[str]:
     TREE,
     "One location: its name.",
     screens=LOCATION_SCREENS,
-    index="orgchart:index:location:names",
+    index="orgchart:{orgchart}:index:location:names",
     url="/orgchart/locations/{id}/",
 )
 def location(pk: int | str) -> str:
-    return f"orgchart:location:{_id(pk)}"
+    return f"orgchart:{{orgchart}}:location:{_id(pk)}"
 
 
 @key(
@@ -106,7 +106,7 @@ def location(pk: int | str) -> str:
 )
 def staff(pk: int | str) -> str:
     """The employees of one location: the WORKS_AT edge seen from the location."""
-    return f"orgchart:location:{_id(pk)}:staff"
+    return f"orgchart:{{orgchart}}:location:{_id(pk)}:staff"
 
 
 @key(
@@ -121,7 +121,7 @@ def staff(pk: int | str) -> str:
 )
 def staff_names(pk: int | str) -> str:
     """The staff of one location in name order (lexical, all scores 0)."""
-    return f"orgchart:location:{_id(pk)}:staff:names"
+    return f"orgchart:{{orgchart}}:location:{_id(pk)}:staff:names"
 
 
 def staff_names_suffix() -> str:
@@ -138,7 +138,7 @@ def staff_names_suffix() -> str:
 )
 def roots() -> str:
     """Employees who report to nobody: where the org tree starts."""
-    return "orgchart:index:employee:roots"
+    return "orgchart:{orgchart}:index:employee:roots"
 
 
 @key(
@@ -151,7 +151,7 @@ def roots() -> str:
 )
 def employee_names() -> str:
     """Sorted set (all scores 0) of ``folded name\\0id``: lexical order for lists, prefix search."""
-    return "orgchart:index:employee:names"
+    return "orgchart:{orgchart}:index:employee:names"
 
 
 @key(
@@ -162,7 +162,7 @@ def employee_names() -> str:
 )
 def employee_by_name() -> str:
     """Hash folded name -> id: names are unique, as the import format requires."""
-    return "orgchart:index:employee:byname"
+    return "orgchart:{orgchart}:index:employee:byname"
 
 
 @key(
@@ -172,12 +172,12 @@ def employee_by_name() -> str:
     screens=("orgchart:location_list",),
 )
 def location_names() -> str:
-    return "orgchart:index:location:names"
+    return "orgchart:{orgchart}:index:location:names"
 
 
 @key("hash", INDEX, "Folded location name -> id: exact lookup and uniqueness.", screens=("orgchart:location_add",))
 def location_by_name() -> str:
-    return "orgchart:index:location:byname"
+    return "orgchart:{orgchart}:index:location:byname"
 
 
 @key(
@@ -192,7 +192,7 @@ def location_by_name() -> str:
 )
 def ngram(gram: str) -> str:
     """One piece's set of employee ids; ``gram`` is three folded letters or digits, never raw input."""
-    return f"orgchart:ngram:{gram}"
+    return f"orgchart:{{orgchart}}:ngram:{gram}"
 
 
 @key(
@@ -204,7 +204,7 @@ def ngram(gram: str) -> str:
     screens=("orgchart:employee_list", "orgchart:employee_suggest"),
 )
 def search_temp(token: str) -> str:
-    return f"orgchart:tmp:{token}"
+    return f"orgchart:{{orgchart}}:tmp:{token}"
 
 
 def employee_pattern() -> str:
@@ -241,7 +241,7 @@ _ROLLUP_WHY = (
     url="/orgchart/locations/{id}/",
 )
 def temp_raw(location_pk: int | str, hour: str) -> str:
-    return f"orgchart:location:{_id(location_pk)}:temp:raw:{hour}"
+    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:raw:{hour}"
 
 
 @key(
@@ -253,7 +253,7 @@ def temp_raw(location_pk: int | str, hour: str) -> str:
     url="/orgchart/locations/{id}/",
 )
 def temp_hour(location_pk: int | str, stamp: str) -> str:
-    return f"orgchart:location:{_id(location_pk)}:temp:hour:{stamp}"
+    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:hour:{stamp}"
 
 
 @key(
@@ -265,7 +265,7 @@ def temp_hour(location_pk: int | str, stamp: str) -> str:
     url="/orgchart/locations/{id}/",
 )
 def temp_day(location_pk: int | str, stamp: str) -> str:
-    return f"orgchart:location:{_id(location_pk)}:temp:day:{stamp}"
+    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:day:{stamp}"
 
 
 @key(
@@ -277,7 +277,7 @@ def temp_day(location_pk: int | str, stamp: str) -> str:
     url="/orgchart/locations/{id}/",
 )
 def temp_month(location_pk: int | str, stamp: str) -> str:
-    return f"orgchart:location:{_id(location_pk)}:temp:month:{stamp}"
+    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:month:{stamp}"
 
 
 _ROLLUPS = {"hour": temp_hour, "day": temp_day, "month": temp_month}
@@ -298,7 +298,7 @@ def temp_rollup(location_pk: int | str, period: str, stamp: str) -> str:
     url="/orgchart/locations/{id}/",
 )
 def temp_latest(location_pk: int | str) -> str:
-    return f"orgchart:location:{_id(location_pk)}:temp:latest"
+    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:latest"
 
 
 def temp_raw_pattern(location_pk: int) -> str:

@@ -37,6 +37,10 @@ class Snapshot:
         return int(value) if value else None
 
 
+_EMPLOYEE_PARTS = len(keys.employee("*").split(":"))  # a document's name, not one of its sets
+_LOCATION_PARTS = len(keys.location("*").split(":"))
+
+
 def _scan(pattern: str, kind: str) -> list[tuple[str, list[str]]]:
     return [(k, k.split(":")) for k in client().scan_iter(match=pattern, count=1000, _type=kind)]
 
@@ -53,20 +57,20 @@ def _bulk(commands, chunk: int = 1000) -> list:
 
 def snapshot() -> Snapshot:
     snap = Snapshot()
-    hashes = [(int(p[2]), k) for k, p in _scan("orgchart:employee:*", "hash") if len(p) == 3]
+    hashes = [(int(p[-1]), k) for k, p in _scan(keys.employee("*"), "hash") if len(p) == _EMPLOYEE_PARTS]
     for (pk, _), row in zip(hashes, _bulk([("hmget", (k, *_FIELDS)) for _, k in hashes])):
         snap.employees[pk] = {f: v or "" for f, v in zip(_FIELDS, row)}
-    sets = [(int(p[2]), k) for k, p in _scan("orgchart:employee:*:reports", "set")]
+    sets = [(int(p[-2]), k) for k, p in _scan(keys.reports("*"), "set")]
     for (pk, _), members in zip(sets, _bulk([("smembers", (k,)) for _, k in sets])):
         snap.reports[pk] = {int(m) for m in members}
-    places = [(int(p[2]), k) for k, p in _scan("orgchart:location:*", "hash") if len(p) == 3]
+    places = [(int(p[-1]), k) for k, p in _scan(keys.location("*"), "hash") if len(p) == _LOCATION_PARTS]
     for (pk, _), (name, folded) in zip(places, _bulk([("hmget", (k, "name", "folded")) for _, k in places])):
         snap.locations[pk] = name or ""
         snap.location_folded[pk] = folded or ""
-    staff = [(int(p[2]), k) for k, p in _scan("orgchart:location:*:staff", "set")]
+    staff = [(int(p[-2]), k) for k, p in _scan(keys.staff("*"), "set")]
     for (pk, _), members in zip(staff, _bulk([("smembers", (k,)) for _, k in staff])):
         snap.staff[pk] = {int(m) for m in members}
-    indexes = [(int(p[2]), k) for k, p in _scan(keys.staff_names("*"), "zset")]
+    indexes = [(int(p[-3]), k) for k, p in _scan(keys.staff_names("*"), "zset")]
     for (pk, _), members in zip(indexes, _bulk([("zrange", (k, 0, -1)) for _, k in indexes])):
         snap.staff_names[pk] = set(members)
     # The whole-org indexes are read by cursor (SSCAN/ZSCAN/HSCAN), never in one command:

@@ -40,7 +40,7 @@ def search_employee_ids(text: str) -> list[int]:
 def _names() -> dict[str, str]:
     """Every employee's name by id, from the name index's members (ZSCAN) and the hashes (HGET 500 a round trip)."""
     ids = [member_id(m) for m, _ in client().zscan_iter(keys.employee_names(), count=1000)]
-    ids += [int(k.split(":")[2]) for k in client().scan_iter(match=keys.employee("*"), count=1000, _type="hash")]
+    ids += [int(k.rsplit(":", 1)[1]) for k in client().scan_iter(match=keys.employee("*"), count=1000, _type="hash")]
     names: dict[str, str] = {}
     for chunk in batched(sorted(set(ids))):
         pipe = client().pipeline(transaction=False)

@@ -374,9 +374,9 @@ def raw_buckets(chunk: int = 500):
     """(location, hour start, samples) of every raw bucket: SCAN, then GETs pipelined by ``chunk``
     (for the integrity check)."""
     found = []
-    for key in client().scan_iter(match="orgchart:location:*:temp:raw:*", count=1000):
-        parts = key.split(":")
-        found.append((int(parts[2]), datetime.strptime(parts[5], "%Y%m%d%H").replace(tzinfo=UTC), key))
+    for key in client().scan_iter(match=keys.temp_raw("*", "*"), count=1000):
+        parts = key.split(":")  # …:location:<id>:temp:raw:<hour>
+        found.append((int(parts[-4]), datetime.strptime(parts[-1], "%Y%m%d%H").replace(tzinfo=UTC), key))
     for i in range(0, len(found), chunk):
         pipe = raw_client().pipeline(transaction=False)
         for _, _, key in found[i : i + chunk]:
@@ -386,7 +386,7 @@ def raw_buckets(chunk: int = 500):
 
 
 def latest_keys() -> list[str]:
-    return list(client().scan_iter(match="orgchart:location:*:temp:latest", count=1000))
+    return list(client().scan_iter(match=keys.temp_latest("*"), count=1000))
 
 
 def hour_samples(key: str, hour: datetime) -> list[tuple[int, int]]:
@@ -410,7 +410,8 @@ def buckets_without_ttl() -> list[tuple[str, str]]:
     """(key, period) of every raw bucket or hourly/daily rollup with no TTL (retention not enforced)."""
     found = []
     for period in _EXPIRING + (("month",) if retention().month else ()):
-        keys_ = list(client().scan_iter(match=f"orgchart:location:*:temp:{period}:*", count=1000))
+        pattern = keys.temp_raw("*", "*") if period == "raw" else keys.temp_rollup("*", period, "*")
+        keys_ = list(client().scan_iter(match=pattern, count=1000))
         pipe = client().pipeline(transaction=False)
         for key in keys_:
             pipe.ttl(key)

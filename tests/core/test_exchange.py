@@ -351,7 +351,7 @@ class ScreenTest(ExchangeTest):
         signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
         done = self.client.post("/exchange/orgchart/confirm/", {"upload": signed}, follow=True)
         self.assertContains(done, "Imported 1 locations")
-        self.assertEqual(client().hget("orgchart:location:1", "name"), "Seattle")
+        self.assertEqual(client().hget("orgchart:{orgchart}:location:1", "name"), "Seattle")
         again = self.client.post("/exchange/orgchart/confirm/", {"upload": signed}, follow=True)
         self.assertContains(again, "expired or was already imported")
 
@@ -390,4 +390,4 @@ class ScreenTest(ExchangeTest):
         self.assertContains(preview, "This replaces everything this app holds now")
         signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
         self.client.post("/exchange/orgchart/confirm/", {"upload": signed, "replace": "True"})
-        self.assertEqual(client().hget("orgchart:location:1", "name"), "Austin")
+        self.assertEqual(client().hget("orgchart:{orgchart}:location:1", "name"), "Austin")

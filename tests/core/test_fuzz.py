@@ -29,7 +29,7 @@ NASTY = [
     '"\'><img src=x onerror="window.__xss=1">',
     "* ? [ : {}",
     "cms:{cms}:post:*",
-    "orgchart:employee:1",
+    "orgchart:{orgchart}:employee:1",
     "a]b[c*d?e{f}g:h",
     "{{ request }}{% debug %}",
     "../../etc/passwd",

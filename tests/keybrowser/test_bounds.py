@@ -144,7 +144,7 @@ class OwnerIndexTest(KeysTestCase):
             "catalog:{catalog}:product:7:nope",
             "a::b",
             "django:x:session:y",
-            "orgchart:location:1:temp:raw:2026",
+            "orgchart:{orgchart}:location:1:temp:raw:2026",
         ]
         for name in names:
             with self.subTest(name=name):

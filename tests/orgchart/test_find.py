@@ -90,7 +90,7 @@ class NameSearchTest(RedisTestCase):
         self.assertEqual(names, ["MULTI", "SINTERSTORE", "EVAL", "UNLINK", "EXEC"])
         self.assertEqual(store.suggest_employees("cecile"), [(str(self.cecil), "Cécile Berger")])
         self.assertEqual(store.suggest_employees("be"), [])  # too short for the index
-        self.assertEqual(list(client().scan_iter(match="orgchart:tmp:*")), [])
+        self.assertEqual(list(client().scan_iter(match="orgchart:{orgchart}:tmp:*")), [])
 
     def test_the_list_finds_any_part_of_a_name_and_short_text_a_prefix(self):
         with self.assertRoundTrips(2):  # the matching ids, then their rows

@@ -223,10 +223,10 @@ class LocationDeleteTest(RedisTestCase):
         org(SPEC, where)
         store.record_readings(where, [(1767571200 - 3600 * i, 20.0) for i in range(24 * 40)])  # 40 days
         store.record_readings(other, [(1767571200, 20.0)])
-        self.assertGreater(sum(1 for _ in client().scan_iter(f"orgchart:location:{where}:*")), 1900)
+        self.assertGreater(sum(1 for _ in client().scan_iter(f"orgchart:{{orgchart}}:location:{where}:*")), 1900)
         response = self.client.post(f"/orgchart/locations/{where}/delete/", {"successor": ""}, follow=True)
         self.assertContains(response, "Deleted Seattle.")
-        self.assertEqual(list(client().scan_iter(f"orgchart:location:{where}:*")), [])
+        self.assertEqual(list(client().scan_iter(f"orgchart:{{orgchart}}:location:{where}:*")), [])
         self.assertFalse(client().exists(keys.location(where)))
         self.assertTrue(client().exists(keys.temp_latest(other)))
         self.assertEqual(store.get_employee(store.resolve_employee("Fay")).location, None)
