@@ -25,7 +25,7 @@ dev: bootstrap
 CLUSTER_TESTS := tests.core.test_auth tests.core.test_dashboard_feed tests.core.test_plumbing.EventStreamTest \
 	tests.keybrowser.test_bounds tests.keybrowser.test_browse tests.keybrowser.test_forms \
 	tests.keybrowser.test_key tests.keybrowser.test_panel tests.keybrowser.test_safety tests.keybrowser.test_views \
-	tests.school tests.cms tests.catalog tests.core.test_children tests.core.test_commands
+	tests.school tests.cms tests.catalog tests.orgchart tests.core.test_children tests.core.test_commands
 
 test: bootstrap
 	$(PY) manage.py test

@@ -359,8 +359,12 @@ class TracedClusterPipeline(ClusterPipeline):
         return self._execution_strategy.command_queue
 
     @command_stack.setter
-    def command_stack(self, _unused) -> None:
-        """ClusterPipeline sets a list of its own that nothing reads."""
+    def command_stack(self, queued: list) -> None:
+        """Queue these commands again (a pipeline sent again after NOSCRIPT); ClusterPipeline's own
+        ``__init__`` sets a list here before its strategy exists, which nothing reads."""
+        strategy = getattr(self, "_execution_strategy", None)
+        if strategy is not None:
+            strategy.command_queue = list(queued)
 
     @property
     def explicit_transaction(self) -> bool:

@@ -80,7 +80,7 @@ def cost(operation) -> tuple[object, Cost]:
     restore = measure.slowlog_start()
     before = measure.commands_run()
     result = operation()
-    commands = measure.commands_run() - before - 1  # the INFO that read the count
+    commands = measure.commands_run() - before
     return result, Cost(commands, *measure.slowlog_longest(restore))
 
 

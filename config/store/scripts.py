@@ -14,7 +14,7 @@ from functools import cache
 
 from redis.exceptions import NoScriptError
 
-from config.redis import client, execute_packed
+from config.redis import client, execute_packed, on_cluster
 
 _loaded: set[tuple[int, str]] = set()  # (client, script digest) pairs the server has been sent
 
@@ -52,3 +52,29 @@ def run_bulk_script(source: str, keys: list[str], args: list[str]):
 @cache
 def _digest(source: str) -> str:
     return hashlib.sha1(source.encode()).hexdigest()
+
+
+def load_everywhere(*sources: str) -> list[str]:
+    """SCRIPT LOAD each source where scripts run: the server, or every primary of a cluster (one wave).
+    For scripts queued on pipelines by their digest (EVALSHA), which cannot recover from a NOSCRIPT
+    in the middle; returns the digests."""
+    redis_client = client()
+    if on_cluster():
+        primaries = redis_client.primaries()
+        redis_client.on_nodes([(node, ("SCRIPT", "LOAD", source)) for node in primaries for source in sources])
+    else:
+        pipe = redis_client.pipeline(transaction=False)
+        for source in sources:
+            pipe.script_load(source)
+        pipe.execute()
+    return [_digest(source) for source in sources]
+
+
+def queue_loads(pipe, *sources: str) -> None:
+    """SCRIPT LOAD each source ahead of the pipeline's calls: queued on ``pipe`` on one server (no round
+    trip of its own); on a cluster, whose pipelines refuse SCRIPT LOAD, sent now to every primary."""
+    if on_cluster():
+        load_everywhere(*sources)
+        return
+    for source in sources:
+        pipe.script_load(source)

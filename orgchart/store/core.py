@@ -20,6 +20,7 @@ from redis.exceptions import NoScriptError
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError
+from config.store.scripts import load_everywhere
 from config.store.sorting import queue_sort
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
@@ -106,7 +107,7 @@ class Script:
         try:
             return client().evalsha(self.sha, len(keys_), *keys_, *argv)
         except NoScriptError:
-            client().script_load(self.source)
+            load_scripts()
             return client().evalsha(self.sha, len(keys_), *keys_, *argv)
 
     def read(self, keys_: list[str], args: list) -> list:
@@ -169,11 +170,9 @@ def run(pipe) -> list:
 
 
 def load_scripts() -> None:
-    """SCRIPT LOAD every graph script: one round trip, so a later call never pays a NOSCRIPT."""
-    pipe = client().pipeline(transaction=False)
-    for script in Script.registry:
-        pipe.script_load(script.source)
-    pipe.execute()
+    """SCRIPT LOAD every graph script: one round trip (a wave to every primary of a cluster), so a later
+    call never pays a NOSCRIPT."""
+    load_everywhere(*(script.source for script in Script.registry))
 
 
 def outcome(reply):

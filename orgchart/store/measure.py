@@ -3,14 +3,20 @@ counts the commands a script runs too) and the longest commands (SLOWLOG)."""
 
 from __future__ import annotations
 
-from config.redis import client
+from config.redis import client, on_cluster
 
 __all__ = ["commands_run", "slowlog_start", "slowlog_longest"]
 
 
 def commands_run() -> int:
-    """Every command the server has run since its start (or CONFIG RESETSTAT), inside scripts too."""
-    return sum(int(row["calls"]) for row in client().info("commandstats").values())
+    """Every command the server has run since its start (or CONFIG RESETSTAT), inside scripts too, but
+    INFO (this count's own reading); on a cluster, every primary's."""
+    stats = (
+        client().info("commandstats", target_nodes="primaries").values()
+        if on_cluster()
+        else [client().info("commandstats")]
+    )
+    return sum(int(row["calls"]) for node in stats for name, row in node.items() if name != "cmdstat_info")
 
 
 THRESHOLD_US = 100
@@ -32,6 +38,8 @@ def slowlog_longest(restore: str) -> tuple[int, str, int]:
     of those logged; zeros when none took over ``THRESHOLD_US``. On a busy machine the longest
     includes time the server spent descheduled; the median shows the usual call."""
     entries = client().slowlog_get(10000)
+    if isinstance(entries, dict):  # a cluster's, node by node
+        entries = [entry for node in entries.values() for entry in node]
     client().config_set("slowlog-log-slower-than", restore)
     longest, name, durations = 0, "", []
     for entry in entries:

@@ -26,6 +26,7 @@ from functools import partial
 from redis.exceptions import NoScriptError
 
 from config.redis import client, raw_client
+from config.store.scripts import load_everywhere
 from config.store.sending import Sender
 from orgchart import conf, keys
 
@@ -333,7 +334,7 @@ _ingest_loaded: set[int] = set()  # the clients (by id) that have loaded the scr
 def _load_ingest(redis) -> None:
     """SCRIPT LOAD once per client, so that its pipelines send EVALSHA alone (not a SCRIPT EXISTS each)."""
     if id(redis) not in _ingest_loaded:
-        redis.script_load(_INGEST)
+        load_everywhere(_INGEST)
         _ingest_loaded.add(id(redis))
 
 
@@ -344,7 +345,7 @@ def _ingest(redis, pipe) -> list[int]:
     replies = pipe.execute(raise_on_error=False)
     refused = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
     if refused:
-        redis.script_load(_INGEST)
+        load_everywhere(_INGEST)
         again = redis.pipeline(transaction=False)
         again.command_stack = [commands[n] for n in refused]
         for n, reply in zip(refused, again.execute()):

@@ -18,8 +18,9 @@ from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
 from config.activity import Actor
-from config.redis import client, on_cluster
+from config.redis import client
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
+from config.store.scripts import load_everywhere
 from config.store.sorting import SORT_LUA
 from school import keys
 from school.documents import LIST_FIELDS, from_hmget, sort_label
@@ -63,19 +64,8 @@ SORTING = {"read_course", "read_person", "algebra"}
 
 def load_scripts() -> None:
     """SCRIPT LOAD every school script, so that the first write of each is one round trip too:
-    all of them in one pipeline, one round trip (on a cluster, one SCRIPT LOAD each, which redis-py
-    sends to every primary)."""
-    if on_cluster():  # every primary needs them: one wave, each primary sent all of them
-        redis_cluster = client()
-        calls = [
-            (node, ("SCRIPT", "LOAD", _script(name).script)) for node in redis_cluster.primaries() for name in SCRIPTS
-        ]
-        redis_cluster.on_nodes(calls)
-        return
-    pipe = client().pipeline(transaction=False)
-    for name in SCRIPTS:
-        pipe.script_load(_script(name).script)
-    for name, sha in zip(SCRIPTS, pipe.execute()):
+    all of them in one round trip (on a cluster, one wave: every primary sent each of them)."""
+    for name, sha in zip(SCRIPTS, load_everywhere(*(_script(name).script for name in SCRIPTS))):
         _script(name).sha = sha
 
 

@@ -204,22 +204,23 @@ class FlatRepliesTest(RedisTestCase):
     def test_every_read_script_answers_a_flat_array(self):
         import random
 
-        from config.redis import TracedPipeline
+        from config.redis import TracedClusterPipeline, TracedPipeline, on_cluster
         from orgchart import sensorfeed
 
         store.load_scripts()
         seattle = location("Seattle")
         ids = org(SPEC, seattle)
         sensorfeed.feed(seattle, 1_767_589_200, 2, 600, random.Random(1))
-        replies, original = [], TracedPipeline.execute
+        pipeline_class = TracedClusterPipeline if on_cluster() else TracedPipeline
+        replies, original = [], pipeline_class.execute
 
-        def execute(pipe, raise_on_error=True):
-            names = [str(args[0]).upper() for args, _ in pipe.command_stack]
+        def execute(pipe, raise_on_error=True):  # a cluster queues commands with their args, not pairs
+            names = [str(queued.args[0] if on_cluster() else queued[0][0]).upper() for queued in pipe.command_stack]
             out = original(pipe, raise_on_error)
             replies.extend(reply for name, reply in zip(names, out) if name == "EVALSHA")
             return out
 
-        with mock.patch.object(TracedPipeline, "execute", execute):
+        with mock.patch.object(pipeline_class, "execute", execute):
             for path in (
                 "/orgchart/employees/",
                 f"/orgchart/employees/{ids['Doug']}/?depth=3",
