@@ -22,10 +22,11 @@ dev: bootstrap
 	exec env DEBUG=1 $(PY) manage.py serve --dev
 
 # The tests that also run on a throwaway 3-primary Redis Cluster (`manage.py test --cluster`).
-CLUSTER_TESTS := tests.core.test_auth tests.core.test_dashboard_feed tests.core.test_plumbing.EventStreamTest \
-	tests.keybrowser.test_bounds tests.keybrowser.test_browse tests.keybrowser.test_forms \
-	tests.keybrowser.test_key tests.keybrowser.test_panel tests.keybrowser.test_safety tests.keybrowser.test_views \
-	tests.school tests.cms tests.catalog tests.orgchart tests.core.test_children tests.core.test_commands
+CLUSTER_TESTS := tests.school tests.cms tests.catalog tests.orgchart tests.keybrowser \
+	tests.core.test_auth tests.core.test_dashboard_feed tests.core.test_plumbing.EventStreamTest tests.core.test_children \
+	tests.core.test_commands tests.core.test_security tests.core.test_roles tests.core.test_reversing tests.core.test_smoke \
+	tests.core.test_ui tests.core.test_listing tests.core.test_sending tests.core.test_ngrams tests.core.test_contention \
+	tests.core.test_properties tests.core.test_hostile tests.core.test_exchange
 
 test: bootstrap
 	$(PY) manage.py test

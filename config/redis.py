@@ -461,10 +461,33 @@ class TracedRedisCluster(RedisCluster):
     def on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None = None) -> list:
         """Each (node, command) sent to that node, every one written before any reply is read: one wave
         whatever the number of nodes, recorded as a round trip per node sent together. For what names
-        its node rather than a key (a SCAN of each primary, DBSIZE, a script given the keys of one node).
-        ``keys``, for each command, the keys it reads as plain arguments (shown as its keys). An error
-        reply comes back as the exception, in its place; a connection that fails is closed (a reply may
-        be left unread on it) and the failure raised."""
+        its node rather than a key (a SCAN of each primary, DBSIZE, a script given the keys of one node):
+        reads and script loads, which may be sent twice. ``keys``, for each command, the keys it reads as
+        plain arguments (shown as its keys). An error reply comes back as the exception, in its place.
+        A node that cannot be reached (a primary that died) has its connection closed, the slot map is
+        read again, and the wave goes once more to the nodes serving those slots now (a promoted
+        replica); a second failure is raised."""
+        try:
+            return self._on_nodes(calls, keys)
+        except (redis.ConnectionError, redis.TimeoutError, OSError):
+            moved = self._after_failover(calls)
+            if moved is None:
+                raise
+            return self._on_nodes(moved, keys)
+
+    def _after_failover(self, calls: list[tuple[ClusterNode, tuple]]) -> list | None:
+        """``calls`` each on the node serving its node's slots after the slot map is read again; None when
+        a node served no slot (nothing to move it to)."""
+        a_slot = {}
+        for slot, serving in self.nodes_manager.slots_cache.items():
+            if serving:
+                a_slot.setdefault(serving[0].name, slot)
+        self.nodes_manager.initialize()
+        if any(node.name not in a_slot for node, _ in calls):
+            return None
+        return [(self.nodes_manager.get_node_from_slot(a_slot[node.name]), args) for node, args in calls]
+
+    def _on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None) -> list:
 
         def send() -> list:
             held = []

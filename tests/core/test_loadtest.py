@@ -65,6 +65,28 @@ class LoadTestRunTest(SimpleTestCase):
         self.assertIn("server log: 0 tracebacks", text)
         self.assertRegex(text, r"throughput at the p95 target \(10 ms\): [\d.]+ req/s, p95 (within|over) it")
 
+    def test_a_run_on_a_cluster_through_a_killed_primary_loses_nothing_acknowledged_before_it(self):
+        out = StringIO()
+        args = ["--seconds", "8", "--clients", "8", "--cluster", "--kill-primary"]
+        try:
+            call_command("loadtest", *args, stdout=out, verbosity=0)
+        except SystemExit:
+            self.fail(f"the load test failed:\n{out.getvalue()}")
+        text = out.getvalue()
+        self.assertIn("PASS", text, text)
+        self.assertRegex(text, r"errors: 0, throughput: [\d.]+ req/s")
+        acknowledged, lost = map(int, re.search(r"acknowledged: (\d+); .*; lost: (\d+)", text).groups())
+        self.assertGreater(acknowledged, 0)
+        self.assertEqual(lost, 0)
+        fault = re.search(r"fault: kill-primary .*: (\d+) requests got the 503 page, (\d+) served after", text)
+        self.assertIsNotNone(fault, text)
+        self.assertGreater(int(fault.group(2)), 0, "nothing served after the replica took over")
+        survived = re.search(r"; (\d+) writes acknowledged over 1 s before the kill all survived", text)
+        self.assertIsNotNone(survived, text)
+        self.assertGreater(int(survived.group(1)), 0, "no write was old enough at the kill to prove it survived")
+        self.assertRegex(text, r"integrity: All \d+ invariants hold")
+        self.assertIn("server log: 0 tracebacks", text)
+
     def test_a_primary_is_killed_only_on_a_cluster_and_one_server_s_faults_only_on_one_server(self):
         for args, said in (
             (["--kill-primary"], "add --cluster"),
