@@ -5,11 +5,16 @@ registry and the tag pattern before they get here (``types.py``,
 ``documents.is_tag``): no user text becomes part of a key unvalidated.
 """
 
+from config.keylayout import register_event_route, register_move, tagged
 from config.keys import register_event_stream
 from config.keyspace import keyspace, register_app
 
 APP = "catalog"
-EVENTS = register_event_stream(APP)  # the activity stream this app\'s writes append to
+EVENTS = register_event_stream(APP)  # the activity stream this app's writes append to
+# Key layout 1 had no hash tags (catalog:…): manage.py migrate_keys renames each key to today's name and
+# moves this app's old events into its stream (config/keylayout.py).
+register_move(APP, "catalog:*", tagged("catalog:", "catalog"))
+register_event_route(APP, lambda fields: EVENTS)
 register_app(APP, "catalog:")
 key = keyspace.declarer(APP)
 

@@ -15,11 +15,16 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
+from config.keylayout import register_event_route, register_move, tagged
 from config.keys import register_event_stream
 from config.keyspace import keyspace
 
 APP = "orgchart"
-EVENTS = register_event_stream(APP)  # the activity stream this app\'s writes append to
+EVENTS = register_event_stream(APP)  # the activity stream this app's writes append to
+# Key layout 1 had no hash tags (orgchart:…): manage.py migrate_keys renames each key to today's name and
+# moves this app's old events into its stream (config/keylayout.py).
+register_move(APP, "orgchart:*", tagged("orgchart:", "orgchart"))
+register_event_route(APP, lambda fields: EVENTS)
 keyspace.register_app(APP, "orgchart:")
 key = keyspace.declarer(APP)
 

@@ -6,6 +6,7 @@ from unittest import mock
 from django.core.management import call_command
 
 from config import keylayout, keys
+from config.invariants import violations
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -90,3 +91,37 @@ class MigrateKeysTest(RedisTestCase):
         client().hset("test:thing:1", "name", "x")
         self.migrate()
         self.assertEqual(client().exists(keys.seed_marker()), 0)
+
+
+class SeededDataMigrationTest(RedisTestCase):
+    """Each app's own declared move, on its seeded demo data taken back to layout 1."""
+
+    sign_in = False
+
+    def test_the_seeded_apps_come_back_whole_from_layout_1(self):
+        for app in ("school", "cms", "orgchart"):
+            call_command("seed", "--scale", "demo", "--only", app, stdout=StringIO(), stderr=StringIO())
+        redis = client()
+        today = {key: redis.dump(key) for key in redis.scan_iter() if not key.startswith("core:")}
+        events = sorted(
+            (entry for stream in keys.event_streams() for entry in redis.xrange(stream)),
+            key=lambda entry: tuple(map(int, entry[0].split("-"))),
+        )
+        self.assertTrue(any(key.startswith("school:{school}:") for key in today))
+        for key in today:  # back to layout 1: no hash tag, one stream
+            for app in ("school", "cms", "orgchart"):
+                if key.startswith(f"{app}:{{{app}}}:"):
+                    redis.rename(key, key.replace(f"{{{app}}}:", "", 1))
+        for entry_id, fields in events:
+            redis.xadd(keys.layout_1_events(), fields, id=entry_id)
+        redis.delete(*keys.event_streams())
+        redis.hdel(keys.seed_marker(), "layout")
+
+        out = StringIO()
+        call_command("migrate_keys", stdout=out)
+        self.assertIn("school: renamed", out.getvalue())
+        self.assertEqual({key: redis.dump(key) for key in redis.scan_iter() if not key.startswith("core:")}, today)
+        moved = [(entry_id, fields) for stream in keys.event_streams() for entry_id, fields in redis.xrange(stream)]
+        self.assertEqual(sorted(moved), sorted(events))
+        self.assertEqual(violations(["school", "cms", "orgchart"]), [])
+        self.assertEqual(redis.hget(keys.seed_marker(), "layout"), str(keylayout.LAYOUT))
