@@ -157,6 +157,12 @@ class Catalog(Part):
     def pages(self) -> list[tuple[str, str]]:
         return [("list", "/catalog/products/?o=-rating"), ("detail", f"/catalog/products/{self.detail}/")]
 
+    def spread_writes(self):
+        """A review of product n (every product in turn): on a cluster, writes that spread as the
+        catalog's keys do (one slot for now: docs/cluster.md)."""
+        ids, at = [product.id for product, _ in self.products], self.now
+        return [("add a review to product n", lambda n: add_review(ids[n % len(ids)], n, at + n))]
+
 
 # --- Redis: the screens' own reads and writes -----------------------------------------------
 

@@ -34,10 +34,10 @@ from config import trace
 from config.benchmark import redisrun
 from config.benchmark.registry import Load
 from config.benchmark.runner import Mismatch, Timing, interleaved, same
-from config.benchmark.suite import BUDGETS, SOCKET_TIMEOUT, parts, scratch_database, scratch_redis
+from config.benchmark.suite import BUDGETS, SOCKET_TIMEOUT, operation_order, parts, scratch_database, scratch_redis
 from config.cluster import LocalCluster
 from config.embedded import EmbeddedRedis
-from config.redis import client, reset_clients
+from config.redis import client, on_cluster, reset_clients
 
 THREADS = (1, 4)  # client threads for the writes that spread
 WHERE = ("single", "cluster")
@@ -85,7 +85,8 @@ class ClusterRun(redisrun.RedisRun):
 
     @staticmethod
     def used_memory() -> int:
-        return int(_summed("memory", "used_memory"))
+        """Summed over the primaries; a probe's single server (``other_database``) as ``RedisRun`` reads it."""
+        return int(_summed("memory", "used_memory")) if on_cluster() else redisrun.used_memory()
 
     @staticmethod
     def flush() -> None:
@@ -189,7 +190,7 @@ def cluster_benchmark(scale: str, progress=lambda text: None, only=(), spread_se
                 one_node = {"target_nodes": "random"} if where == "cluster" else {}  # not PING to every node
                 pings = {"redis": lambda n, one_node=one_node: client().ping(**one_node)}
                 phase.floor = interleaved(pings, budget.floor_runs, budget.floor_runs, 0)["redis"]
-                for op in sorted((op for p in chosen for op in p.operations(budget.runs)), key=lambda o: o.key):
+                for op in sorted((op for p in chosen for op in p.operations(budget.runs)), key=operation_order):
                     outcome.names[op.key] = op.name
                     answer, phase.measured[op.key] = _measure(op, budget.runs, budget.min_runs, budget.seconds)
                     phase.answers[op.key] = answer

@@ -121,7 +121,7 @@ def scratch_database():
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
-def _order(op: Operation) -> tuple[int, str]:
+def operation_order(op: Operation) -> tuple[int, str]:
     number = re.match(r"\d+", op.key)
     return (int(number.group()) if number else 10**6, op.key)
 
@@ -202,7 +202,7 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
                 postgres.reset_stats(admin)
 
             sides.reset = {"postgres": reset, "orm": reset}
-        operations = sorted((op for p in chosen for op in p.operations(budget.runs)), key=_order)
+        operations = sorted((op for p in chosen for op in p.operations(budget.runs)), key=operation_order)
         yield Prepared(chosen, server, run_, sides, loads, operations, note, version)
 
 

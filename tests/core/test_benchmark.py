@@ -280,6 +280,23 @@ class ExchangeBudgetTest(RedisTestCase):
         self.assertIn("a second export identical): NOT MET by cms", out.getvalue())
 
 
+class ClusterComparisonTest(RedisTestCase):
+    sign_in = False
+
+    def test_every_operation_answers_alike_on_a_cluster_and_the_spreading_writes_are_timed(self):
+        out = StringIO()
+        call_command("benchmark", "--tiny", "--cluster", "--only", "catalog", "--only", "school", stdout=out)
+        text = out.getvalue()
+        self.assertIn("Every operation answered alike on both.", text)
+        rows = re.findall(
+            r"^\| (\w+) \| [^|]+ \| [\d.,]+ \| [\d.,]+ \| [\d.]+× \| (\d+) \| (\d+), (\d+) \|$", text, re.M
+        )
+        self.assertEqual([key for key, *_ in rows], ["1", "2", "3", "4", "5", "9", "10"])  # in the benchmark's order
+        for key, one_server, waves, nodes in rows:
+            self.assertEqual((one_server, waves, nodes), ("1", "1", "1"), key)  # each app's keys in one slot
+        self.assertRegex(text, r"\| add a review to product n \| [\d,]+, [\d,]+ \| [\d,]+, [\d,]+ \|")
+
+
 class RegistrationTest(RedisTestCase):
     sign_in = False
 
