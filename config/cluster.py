@@ -121,7 +121,7 @@ class LocalCluster:
     def primary_nodes(self) -> list[Node]:
         return self.nodes[: self.primaries]
 
-    def start(self, timeout: float = 30.0) -> LocalCluster:
+    def start(self, timeout: float = 90.0) -> LocalCluster:  # seconds; a few on an idle machine
         if self.data_dir is None:
             self.data_dir, self._own_dir = Path(tempfile.mkdtemp(prefix="rdash-cluster-")), True
         ports = free_ports(self.primaries * (1 + self.replicas))

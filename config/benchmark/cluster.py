@@ -15,7 +15,6 @@ clients, which the report says beside the figures.
 
 from __future__ import annotations
 
-import copy
 import os
 import statistics
 import tempfile
@@ -27,17 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.test.utils import override_settings
 
 from config import trace
 from config.benchmark import redisrun
 from config.benchmark.registry import Load
 from config.benchmark.runner import Mismatch, Timing, interleaved, same
-from config.benchmark.suite import BUDGETS, SOCKET_TIMEOUT, operation_order, parts, scratch_database, scratch_redis
+from config.benchmark.suite import BUDGETS, clients_pointed_at, operation_order, parts, scratch_database, scratch_redis
 from config.cluster import LocalCluster
 from config.embedded import EmbeddedRedis
-from config.redis import client, on_cluster, reset_clients
+from config.redis import client, on_cluster
 
 THREADS = (1, 4)  # client threads for the writes that spread
 WHERE = ("single", "cluster")
@@ -45,20 +43,12 @@ WHERE = ("single", "cluster")
 
 @contextmanager
 def scratch_cluster(directory: Path):
-    """A loopback cluster of our own, every client (domain, raw, sessions) pointed at it."""
+    """A loopback cluster of our own, with every client pointed at it."""
     cluster = LocalCluster(primaries=3, replicas=1, data_dir=directory / "cluster").start()
-    caches = copy.deepcopy(settings.CACHES)
-    caches["default"]["LOCATION"] = cluster.url
-    hosts = [*settings.ALLOWED_HOSTS, "testserver"]
     try:
-        with override_settings(
-            REDIS_URL=cluster.url, REDIS_SOCKET_TIMEOUT=SOCKET_TIMEOUT, CACHES=caches, ALLOWED_HOSTS=hosts,
-            SECURE_SSL_REDIRECT=False,
-        ):  # fmt: skip
-            reset_clients()
+        with clients_pointed_at(cluster.url):
             yield cluster
     finally:
-        reset_clients()
         cluster.stop()
 
 

@@ -84,26 +84,35 @@ class Outcome:
 
 
 @contextmanager
-def scratch_redis(directory: Path):
-    """A redis-server of our own, with every client (domain, raw, sessions) pointed at it."""
-    server = EmbeddedRedis(directory / "redis")
-    server.ensure_running()
+def clients_pointed_at(url: str):
+    """Every client (domain, raw, sessions) pointed at the scratch Redis ``url`` for the block."""
     caches = copy.deepcopy(settings.CACHES)
-    caches["default"]["LOCATION"] = server.url
+    caches["default"]["LOCATION"] = url
     hosts = [*settings.ALLOWED_HOSTS, "testserver"]
     try:
         # A bulk load (the org's one import transaction) or a long command (a large move) is waited for and
         # measured whole, not cut at the web's socket timeout and retried.
         with override_settings(
-            REDIS_URL=server.url, REDIS_SOCKET_TIMEOUT=SOCKET_TIMEOUT, CACHES=caches, ALLOWED_HOSTS=hosts,
+            REDIS_URL=url, REDIS_SOCKET_TIMEOUT=SOCKET_TIMEOUT, CACHES=caches, ALLOWED_HOSTS=hosts,
             SECURE_SSL_REDIRECT=False,
         ):  # fmt: skip
             reset_clients()
             if is_dev_server():
                 raise RuntimeError("the benchmark must not run against the development Redis")
-            yield server
+            yield
     finally:
         reset_clients()
+
+
+@contextmanager
+def scratch_redis(directory: Path):
+    """A redis-server of our own, with every client pointed at it."""
+    server = EmbeddedRedis(directory / "redis")
+    server.ensure_running()
+    try:
+        with clients_pointed_at(server.url):
+            yield server
+    finally:
         server.stop()
 
 

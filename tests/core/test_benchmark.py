@@ -182,7 +182,7 @@ class BenchmarkCommandTest(RedisTestCase):
     def test_key_browser_pages_beside_their_floor(self):
         paths = {p["kind"]: p["path"] for p in self.figures["pages"] if p["app"] == "keys"}
         self.assertEqual(paths["list"], "/keys/")
-        self.assertRegex(paths["key"], r"^/keys/\?key=catalog:product:\d+$")
+        self.assertRegex(paths["key"], r"^/keys/\?key=catalog:%7Bcatalog%7D:product:\d+$")
 
     def test_every_goal_printed_with_met_or_not(self):
         goals = self.text.split("Goals:\n", 1)[1].split("\n\n", 1)[0].splitlines()
