@@ -216,13 +216,20 @@ def owner(key: bytes | str, index: dict | None = None) -> KeyPattern | None:
 # --- members that are ids or keys ------------------------------------------------
 
 
+def _named(segments: list[str]) -> list[str]:
+    """A key's segments without its hash tag (``school:{school}:course:7`` reads as ``school:course:7``):
+    the tag says where a key lives on a cluster, not what it holds."""
+    return [s for s in segments if not (s.startswith("{") and s.endswith("}"))]
+
+
 def _document_patterns(app: str) -> list[KeyPattern]:
-    """Patterns of one document per id: ``app:entity:*``."""
-    return [
-        p
-        for p in keyspace.patterns
-        if p.app == app and len(p.segments) == 3 and p.segments[2] == "*" and p.wildcards == 1
-    ]
+    """Patterns of one document per id: ``app:entity:*`` (``app:{tag}:entity:*``)."""
+    found = []
+    for p in keyspace.patterns:
+        named = _named(p.segments)
+        if p.app == app and len(named) == 3 and named[2] == "*" and p.wildcards == 1:
+            found.append(p)
+    return found
 
 
 def id_pattern(key: str, key_owner: KeyPattern | None) -> KeyPattern | None:
@@ -239,8 +246,8 @@ def id_pattern(key: str, key_owner: KeyPattern | None) -> KeyPattern | None:
     for pattern in documents:
         if pattern.index == key:
             return pattern
-    by_entity = {p.segments[1]: p for p in documents}
-    segments = key.split(":")
+    by_entity = {_named(p.segments)[1]: p for p in documents}
+    segments = _named(key.split(":"))
     for segment in reversed(segments[2:]):
         for name in (segment, segment.removesuffix("s"), segment.removesuffix("es")):
             if name in by_entity:
@@ -255,7 +262,7 @@ def field_id_pattern(field: bytes, key_owner: KeyPattern | None) -> KeyPattern |
     if key_owner is None or not field.endswith(b"_id"):
         return None
     entity = field[:-3].decode("utf-8", "replace")
-    return next((p for p in _document_patterns(key_owner.app) if p.segments[1] == entity), None)
+    return next((p for p in _document_patterns(key_owner.app) if _named(p.segments)[1] == entity), None)
 
 
 _relations: dict[tuple, list[tuple[int, list[str], KeyPattern]]] = {}  # (owner, registry) -> its relations

@@ -24,19 +24,19 @@ SUBMIT = """([action, name, value]) => {
 }"""
 KEY_PAGES = (
     "/keys/?pattern=cms:*",
-    "/keys/?key=cms:post:1",
-    "/keys/?key=cms:post:1:revisions",
-    "/keys/?key=cms:post:1:comments",
+    "/keys/?key=cms:{cms}:post:1",
+    "/keys/?key=cms:{cms}:post:1:revisions",
+    "/keys/?key=cms:{cms}:post:1:comments",
     "/keys/?key=core:{signins}:events",
     "/keys/?pattern=orgchart:*",
-    "/keys/?key=orgchart:employee:1",
-    "/keys/?key=orgchart:location:1",
+    "/keys/?key=orgchart:{orgchart}:employee:1",
+    "/keys/?key=orgchart:{orgchart}:location:1",
     "/keys/?pattern=catalog:*",
-    "/keys/?key=catalog:product:1",
-    "/keys/?key=catalog:product:1:reviews",
+    "/keys/?key=catalog:{catalog}:product:1",
+    "/keys/?key=catalog:{catalog}:product:1:reviews",
     "/keys/?pattern=school:*",
-    "/keys/?key=school:course:1",
-    "/keys/?key=school:student:1",
+    "/keys/?key=school:{school}:course:1",
+    "/keys/?key=school:{school}:student:1",
 )
 
 

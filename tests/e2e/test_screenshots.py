@@ -27,7 +27,7 @@ SCREENS = (
     ("orgchart-tree", "/orgchart/tree/", None),
     ("orgchart-location", "/orgchart/locations/", r"^/orgchart/locations/\d+/$"),
     ("keys", "/keys/", None),
-    ("keys-hash", "/keys/?key=catalog%3Aproduct%3A1", None),
+    ("keys-hash", "/keys/?key=catalog%3A%7Bcatalog%7D%3Aproduct%3A1", None),
 )
 
 

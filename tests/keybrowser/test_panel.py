@@ -104,7 +104,8 @@ class PanelWorkTest(SimpleTestCase):
         self.assertNotIn("sessions:cacheabc", html)
 
     def test_a_failed_round_trip_is_named_with_its_error(self):
-        failed = RoundTrip([Command.of((b"GET", b"catalog:product:1"))], 0.1, "data", "command", "TimeoutError")
+        get = Command.of((b"GET", b"catalog:{catalog}:product:1"))
+        failed = RoundTrip([get], 0.1, "data", "command", "TimeoutError")
         html = listed(panel.panel_html(Trace([failed]), "/"))
         self.assertIn('<strong class="error">TimeoutError</strong>', html)
 
