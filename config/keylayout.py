@@ -3,9 +3,11 @@
 Layout 1 named keys without hash tags (``school:course:42``) and kept one activity
 stream, ``core:events``. Layout 2 gives every key the hash tag of its slot group
 (``school:{school}:course:42``; docs/cluster.md) and one activity stream per
-group. Each app declares in its keys.py how its layout-1 names map to today's
-(``register_move``) and which of today's streams each of its old events joins
-(``register_event_route``): this module only keeps those declarations.
+group. Layout 3 gives each location's sensor data a tag of its own
+(``orgchart:{sensor-4}:location:4:temp:…``), so that it spreads over a cluster.
+Each app declares in its keys.py how the names of earlier layouts map to today's
+(``register_move``) and which of today's streams each of its layout-1 events
+joins (``register_event_route``): this module only keeps those declarations.
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ from dataclasses import dataclass
 
 from config.keys import SIGNIN_EVENTS
 
-LAYOUT = 2  # today's layout, written into the seed marker (``config.store.set_layout``)
+LAYOUT = 3  # today's layout, written into the seed marker (``config.store.set_layout``)
 
 
 @dataclass(frozen=True)
 class Move:
-    """An app's layout-1 keys: those SCAN MATCH ``glob`` finds, renamed by ``rename``."""
+    """An app's keys of an earlier layout: those SCAN MATCH ``glob`` finds, renamed by ``rename``."""
 
     app: str
     glob: str  # may match today's names too: ``rename`` answers None for those
-    rename: Callable[[str], str | None]  # today's name of a layout-1 key, or None: not one
+    rename: Callable[[str], str | None]  # today's name of an earlier layout's key, or None: not one
 
 
 _moves: list[Move] = []

@@ -640,7 +640,7 @@ def scan_beside(key: str, cursor: int, match: str, count: int, _type: str = "") 
     server, the server. A resumable cursor over an app whose keys all share ``key``'s hash tag."""
     redis_client = client()
     if not isinstance(redis_client, RedisCluster):
-        cursor, found = redis_client.scan(cursor, match=match, count=count, _type=_type)
+        cursor, found = redis_client.scan(cursor, match=match, count=count, _type=_type or None)  # not TYPE ''
         return int(cursor), found
     args = ["SCAN", cursor, "MATCH", match, "COUNT", count] + (["TYPE", _type] if _type else [])
     ((cursor, found),) = redis_client.on_nodes([(redis_client.get_node_from_key(key), tuple(args))])

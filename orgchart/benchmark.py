@@ -11,6 +11,7 @@ read from SLOWLOG.
 
 from __future__ import annotations
 
+import itertools
 import random
 from array import array
 from collections import defaultdict
@@ -146,6 +147,18 @@ class Orgchart(Part):
             timed_load(db, "orgchart", len(self.org.people), graph),
             timed_load(db, "sensor", self.samples, readings),
         ]
+
+    def spread_writes(self):
+        """An hour of readings (one a minute) at location n (every location in turn), hours counting on
+        after the loaded week so every write appends: one ingest script call in that location's own slot
+        (``keys.sensor_tag``), so on a cluster the writes spread as the locations do."""
+        places, start, hours = sorted(self.places.values()), self.now + DAY, itertools.count()
+
+        def write(n: int) -> int:
+            hour = start + next(hours) * 3600
+            return org.record_readings(places[n % len(places)], [(hour + 60 * i, 20 + i / 100) for i in range(60)])
+
+        return [("an hour of readings at location n", write)]
 
     def operations(self, runs: int) -> list[Operation]:
         top, location = self.top, self.location

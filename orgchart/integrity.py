@@ -9,8 +9,8 @@ from config.invariants import Violation, invariant
 from orgchart import keys
 from orgchart.documents import fold
 from orgchart.store import checks as audit
+from orgchart.store import locations, sensors
 from orgchart.store import names as store_names
-from orgchart.store import sensors
 
 
 def _state():
@@ -214,3 +214,34 @@ def _expire_buckets():
 def buckets_expire():
     for key, period in sensors.buckets_without_ttl():
         yield Violation(f"{key} ({period}) has no TTL: retention is not enforced", [key])
+
+
+def _sensor_strays():
+    """(location, what is wrong, its repair) of each sensor whose data outlives its location."""
+    owners = sensors.sensor_owners()
+    for place in sorted(set(owners.latest) | owners.with_buckets):
+        deleted = "deleted" in owners.latest.get(place, {})
+        if deleted and place in owners.existing:
+            yield place, "exists but its sensor is tombstoned, so it refuses every reading", False
+        elif not deleted and place not in owners.existing:
+            yield place, "holds sensor data but the location does not exist (a delete stopped between its steps)", True
+        elif deleted and place in owners.with_buckets:
+            yield place, "was deleted but its sensor still holds buckets", True
+
+
+def _repair_sensor_strays():
+    for place, _, forget in list(_sensor_strays()):
+        if forget:
+            locations.forget_sensor(place)
+        else:
+            sensors.clear_tombstone(place)
+
+
+@invariant(
+    "orgchart",
+    "sensor data belongs to a location that exists; a deleted one's is only its tombstone",
+    repair=_repair_sensor_strays,
+)
+def sensor_data_has_a_location():
+    for place, problem, _ in _sensor_strays():
+        yield Violation(f"location {place} {problem}", [keys.temp_latest(place)])

@@ -12,6 +12,7 @@ so that the registry derives each glob from its function.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
@@ -23,7 +24,21 @@ APP = "orgchart"
 EVENTS = register_event_stream(APP)  # the activity stream this app's writes append to
 # Key layout 1 had no hash tags (orgchart:…): manage.py migrate_keys renames each key to today's name and
 # moves this app's old events into its stream (config/keylayout.py).
-register_move(APP, "orgchart:*", tagged("orgchart:", "orgchart"))
+_graph_name = tagged("orgchart:", "orgchart")
+_SENSOR_KEY = re.compile(r"orgchart:(?:\{orgchart\}:)?(location:(\d+):temp:.*)", re.DOTALL)
+
+
+def _today(key: str) -> str | None:
+    """Today's name of a key of an earlier layout: a sensor's keys under their location's tag (from
+    layout 1's ``orgchart:location:…:temp:…`` or layout 2's ``orgchart:{orgchart}:location:…:temp:…``),
+    every other key under the app's tag (from layout 1). None for a key already named as today."""
+    sensor = _SENSOR_KEY.fullmatch(key)
+    if sensor:
+        return f"orgchart:{{{sensor_tag(sensor[2])}}}:{sensor[1]}"
+    return _graph_name(key)
+
+
+register_move(APP, "orgchart:*", _today)
 register_event_route(APP, lambda fields: EVENTS)
 keyspace.register_app(APP, "orgchart:")
 key = keyspace.declarer(APP)
@@ -226,7 +241,21 @@ def graph_prefixes() -> tuple[str, ...]:
     return (e[:-1], reports("0")[len(e) :], loc[:-1], staff("0")[len(loc) :])
 
 
-# Location sensors. Period stamps are UTC: hour YYYYMMDDHH, day YYYYMMDD, month YYYYMM.
+# Location sensors. Period stamps are UTC: hour YYYYMMDDHH, day YYYYMMDD, month YYYYMM. Each
+# location's sensor data has a hash tag of its own, so on a cluster the locations spread over the
+# slots (a year of 6-second samples is gigabytes for a company); every ingest script touches one
+# location's keys only. The graph (the location's hash and staff) stays in ``{orgchart}``: a
+# location's delete is two steps (``store.locations.delete_location``).
+
+
+def sensor_tag(location_pk: int | str) -> str:
+    """The hash tag of one location's sensor data: ``sensor-<id>``."""
+    return f"sensor-{_id(location_pk)}"
+
+
+def _sensor(location_pk: int | str) -> str:
+    return f"orgchart:{{{sensor_tag(location_pk)}}}:location:{_id(location_pk)}:temp"
+
 
 _SENSOR_SCREENS = ("orgchart:location_detail",)
 _ROLLUP_WHY = (
@@ -246,7 +275,7 @@ _ROLLUP_WHY = (
     url="/orgchart/locations/{id}/",
 )
 def temp_raw(location_pk: int | str, hour: str) -> str:
-    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:raw:{hour}"
+    return f"{_sensor(location_pk)}:raw:{hour}"
 
 
 @key(
@@ -258,7 +287,7 @@ def temp_raw(location_pk: int | str, hour: str) -> str:
     url="/orgchart/locations/{id}/",
 )
 def temp_hour(location_pk: int | str, stamp: str) -> str:
-    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:hour:{stamp}"
+    return f"{_sensor(location_pk)}:hour:{stamp}"
 
 
 @key(
@@ -270,7 +299,7 @@ def temp_hour(location_pk: int | str, stamp: str) -> str:
     url="/orgchart/locations/{id}/",
 )
 def temp_day(location_pk: int | str, stamp: str) -> str:
-    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:day:{stamp}"
+    return f"{_sensor(location_pk)}:day:{stamp}"
 
 
 @key(
@@ -282,7 +311,7 @@ def temp_day(location_pk: int | str, stamp: str) -> str:
     url="/orgchart/locations/{id}/",
 )
 def temp_month(location_pk: int | str, stamp: str) -> str:
-    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:month:{stamp}"
+    return f"{_sensor(location_pk)}:month:{stamp}"
 
 
 _ROLLUPS = {"hour": temp_hour, "day": temp_day, "month": temp_month}
@@ -298,12 +327,25 @@ def temp_rollup(location_pk: int | str, period: str, stamp: str) -> str:
     "hash",
     BUCKET,
     "The newest reading of the sensor (ts, value) and the first one (first): where the charts end, "
-    "and which buckets a location's delete removes.",
+    "and which buckets a location's delete removes. Once the location is deleted, only its tombstone "
+    "(deleted: when), which refuses every later reading.",
+    why="The location's hash lives in another slot than its sensor data, so the ingest script cannot "
+    "look there; the tombstone, in the sensor's own slot, is what it checks.",
     screens=_SENSOR_SCREENS,
     url="/orgchart/locations/{id}/",
 )
 def temp_latest(location_pk: int | str) -> str:
-    return f"orgchart:{{orgchart}}:location:{_id(location_pk)}:temp:latest"
+    return f"{_sensor(location_pk)}:latest"
+
+
+def sensor_pattern() -> str:
+    """Every key of every location's sensor data (for the integrity check's one SCAN)."""
+    return f"{_sensor('*')}:*"
+
+
+def sensor_location(key: str) -> int:
+    """The location whose sensor data ``key`` (one of the names above) is: read from its hash tag."""
+    return int(key[key.index("{sensor-") + 8 : key.index("}")])
 
 
 def temp_raw_pattern(location_pk: int) -> str:
@@ -316,8 +358,8 @@ def temp_rollup_pattern(location_pk: int, period: str) -> str:
 
 def sensor_keys(location_pk: int, first_ts: int, last_ts: int) -> list[str]:
     """Every bucket key a sensor with readings from ``first_ts`` to ``last_ts`` can hold (named, no
-    scan): each hour's raw bucket and rollup, each day's and each month's rollup, and the latest."""
-    found = [temp_latest(location_pk)]
+    scan): each hour's raw bucket and rollup, each day's and each month's rollup."""
+    found = []
     hour = datetime.fromtimestamp(first_ts, UTC).replace(minute=0, second=0, microsecond=0)
     last = datetime.fromtimestamp(last_ts, UTC)
     days, months = set(), set()

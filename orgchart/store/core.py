@@ -103,7 +103,7 @@ class Script:
         Script.registry.append(self)
 
     def __call__(self, keys_: list[str], args: list, actor: Actor | None = None, link: str = ""):
-        argv = [*keys.graph_prefixes(), conf.events_maxlen(), actor.name if actor else "", link, *args]
+        argv = self._argv(args, actor, link)
         try:
             return client().evalsha(self.sha, len(keys_), *keys_, *argv)
         except NoScriptError:
@@ -120,9 +120,15 @@ class Script:
             load_scripts()
             return client().evalsha(self.sha, len(keys_), *keys_, *argv)
 
-    def queue(self, pipe, keys_: list[str], args: list) -> None:
-        """Queue a read on a plain pipeline (see ``run``); no event arguments."""
-        pipe.evalsha(self.sha, len(keys_), *keys_, *keys.graph_prefixes(), 0, "", "", *args)
+    def queue(self, pipe, keys_: list[str], args: list, actor: Actor | None = None, link: str = "") -> None:
+        """Queue a call on a plain pipeline (see ``run``): a read, or with ``actor`` a write and its event.
+        A write queued beside other commands is safe to send again only if a NOSCRIPT stopped it."""
+        argv = self._argv(args, actor, link) if actor else [*keys.graph_prefixes(), 0, "", "", *args]
+        pipe.evalsha(self.sha, len(keys_), *keys_, *argv)
+
+    @staticmethod
+    def _argv(args: list, actor: Actor | None, link: str) -> list:
+        return [*keys.graph_prefixes(), conf.events_maxlen(), actor.name if actor else "", link, *args]
 
 
 class Flat:

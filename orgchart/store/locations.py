@@ -3,11 +3,12 @@ renaming and deleting (with its staff's WORKS_AT edges and its sensor data), eac
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, watch_retries
+from config.store import Busy
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import (
@@ -28,6 +29,7 @@ __all__ = [
     "location_overview",
     "save_location",
     "delete_location",
+    "forget_sensor",
 ]
 
 # KEYS: the location name index. ARGV: how many. (id, name) of the first locations by name; each
@@ -93,38 +95,51 @@ return pk
 """
 )
 
-# KEYS: the location, its staff set, the name lookup, the name index, the event stream, its
-# sensor's latest reading, its staff name index, then the successor's hash, staff set and staff
-# name index (when given), then every sensor
-# bucket named from the first and last reading. ARGV: id, successor, the first and last reading
-# the caller named the buckets from, the index of the first bucket in KEYS.
+# KEYS: the location, its staff set, the name lookup, the name index, the event stream, its staff
+# name index, then the successor's hash, staff set and staff name index (when given). ARGV: id,
+# successor. The graph's half of a delete; its sensor data goes next (``_FORGET_SENSOR``).
 _DELETE = Script(
     """
-local pk, succ, first, last, from = ARGV[8], ARGV[9], ARGV[10], ARGV[11], tonumber(ARGV[12])
-local latest = redis.call('HMGET', KEYS[6], 'first', 'ts')
-if (latest[1] or '') ~= first or (latest[2] or '') ~= last then return {'stale'} end
+local pk, succ = ARGV[8], ARGV[9]
 local row = redis.call('HMGET', KEYS[1], 'name', 'folded')
 if not row[1] then return refuse('', 'This location no longer exists.') end
 if succ == pk then return refuse('successor', 'Pick another location for the staff.') end
 local newname = ''
 if succ ~= '' then
-  newname = redis.call('HGET', KEYS[8], 'name')
+  newname = redis.call('HGET', KEYS[7], 'name')
   if not newname then return refuse('successor', 'There is no location #' .. succ .. '.') end
 end
 local members = redis.call('SMEMBERS', KEYS[2])
 for _, m in ipairs(members) do redis.call('HSET', emp(m), 'location', succ, 'location_name', newname) end
 if succ ~= '' then
-  each_chunk(members, function(part) redis.call('SADD', KEYS[9], unpack(part)) end)
-  redis.call('ZUNIONSTORE', KEYS[10], 2, KEYS[10], KEYS[7])
+  each_chunk(members, function(part) redis.call('SADD', KEYS[8], unpack(part)) end)
+  redis.call('ZUNIONSTORE', KEYS[9], 2, KEYS[9], KEYS[6])
 end
 redis.call('ZREM', KEYS[4], (row[2] or '') .. '\\0' .. pk)
 redis.call('HDEL', KEYS[3], row[2] or '')
-redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[7])
-local buckets = {}
-for i = from, #KEYS do buckets[#buckets + 1] = KEYS[i] end
-each_chunk(buckets, function(part) redis.call('UNLINK', unpack(part)) end)
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[6])
 event(KEYS[5], 'deleted', 'location', pk, row[1], '')
 return {'deleted', row[1]}
+"""
+)
+
+# KEYS: a location's sensor's latest hash, then every bucket named from its first and last reading.
+# ARGV: that first and last reading, and now. The sensor data's half of a delete, in its own slot:
+# the tombstone first (the latest hash emptied to ``deleted``: the ingest script writes nothing
+# for it from now on), then the buckets, if the readings they were named from are still the
+# first and last; else it answers those, for the caller to name the buckets again (no reading can
+# land any more, so the second call is the last).
+_FORGET_SENSOR = Script(
+    """
+local latest = redis.call('HMGET', KEYS[1], 'first', 'ts')
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'deleted', ARGV[10])
+local first, last = latest[1] or '', latest[2] or ''
+if first ~= ARGV[8] or last ~= ARGV[9] then return {'moved', first, last} end
+local buckets = {}
+for i = 2, #KEYS do buckets[#buckets + 1] = KEYS[i] end
+each_chunk(buckets, function(part) redis.call('UNLINK', unpack(part)) end)
+return {'done'}
 """
 )
 
@@ -172,24 +187,43 @@ def save_location(pk: int | None, name: str, *, actor: Actor) -> int:
 
 def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
     """Delete a location with its sensor data; its staff move to ``successor`` (None: no location).
-    Two round trips: the sensor's first and last reading name its buckets (``keys.sensor_keys``,
-    no scan), then one script checks that reading is unchanged and removes them all with the
-    location, its edges and index entries. A reading that lands in between (a new bucket) makes it
-    name them again. Returns the name deleted."""
-    for _ in range(watch_retries()):
-        first, last = client().hmget(keys.temp_latest(pk), "first", "ts")
-        buckets = keys.sensor_keys(pk, int(first), int(last)) if first and last else []
-        keys_ = [
-            keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key(),
-            keys.temp_latest(pk), keys.staff_names(pk),
-        ]  # fmt: skip
-        if successor is not None:
-            keys_ += [keys.location(successor), keys.staff(successor), keys.staff_names(successor)]
-        args = [pk, "" if successor is None else str(successor), first or "", last or "", len(keys_) + 1]
-        reply = outcome(_DELETE([*keys_, *buckets], args, actor))
-        if reply[0] == "deleted":
-            return reply[1]
-    raise Busy("The sensor kept writing new buckets during the delete; nothing was written. Try again.")
+    Returns the name deleted.
+
+    The location lives in the graph's slot and its sensor data in a slot of its own
+    (``keys.sensor_tag``), so on a cluster no one script can do both: two steps. The graph's
+    script (the location, its edges and index entries, the event), sent with a read of the
+    sensor's first and last reading in one round trip; then the sensor's (``forget_sensor``),
+    one more. A process that dies between the two leaves sensor data of a location that no
+    longer exists: ``check_integrity`` reports it and ``--repair`` finishes the delete.
+    """
+    keys_ = [
+        keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key(),
+        keys.staff_names(pk),
+    ]  # fmt: skip
+    if successor is not None:
+        keys_ += [keys.location(successor), keys.staff(successor), keys.staff_names(successor)]
+    pipe = pipeline()
+    _DELETE.queue(pipe, keys_, [pk, "" if successor is None else str(successor)], actor)
+    pipe.hmget(keys.temp_latest(pk), "first", "ts")
+    deleted, (first, last) = run(pipe)
+    name = outcome(deleted)[1]
+    forget_sensor(pk, first, last)
+    return name
+
+
+def forget_sensor(pk: int, first: str | None = None, last: str | None = None) -> None:
+    """Remove a deleted location's sensor data and leave its tombstone: one round trip when ``first``
+    and ``last`` are its sensor's first and last reading still, two when a reading landed since
+    (or they are not given)."""
+    named_from, expected = (first, last), (first or "", last or "")
+    for _ in range(3):  # the second call is the last, but a bound costs nothing
+        low, high = named_from
+        buckets = keys.sensor_keys(pk, int(low), int(high)) if low and high else []
+        reply = _FORGET_SENSOR([keys.temp_latest(pk), *buckets], [*expected, int(time.time())])
+        if reply[0] == "done":
+            return
+        named_from, expected = (reply[1], reply[2]), ("", "")  # the tombstone is down: nothing moves now
+    raise Busy(keys.temp_latest(pk))
 
 
 @dataclass

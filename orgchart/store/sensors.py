@@ -25,7 +25,8 @@ from functools import partial
 
 from redis.exceptions import NoScriptError
 
-from config.redis import client, raw_client
+from config.redis import client, raw_client, scan_beside
+from config.store import NotFound
 from config.store.scripts import load_everywhere
 from config.store.sending import Sender
 from orgchart import conf, keys
@@ -39,6 +40,8 @@ __all__ = [
     "decode_bucket",
     "hour_samples",
     "latest_keys",
+    "sensor_owners",
+    "clear_tombstone",
     "rollups_of",
     "rewrite_rollups",
     "buckets_without_ttl",
@@ -47,6 +50,7 @@ __all__ = [
 
 OFFSET = 32768  # stored = hundredths + OFFSET, so an all-zero record never looks like a reading
 RECORD = struct.Struct(">HH")
+GONE = -2  # the ingest script's reply for a deleted location's sensor (its tombstone): nothing written
 HOUR = 3600
 DAY = 86400
 
@@ -80,6 +84,8 @@ local function decode(s)
   return secs, vals
 end
 
+-- A deleted location's sensor keeps a tombstone in its latest hash: nothing is written for it again.
+if redis.call('HEXISTS', KEYS[5], 'deleted') == 1 then return -2 end
 local batch = ARGV[6]
 local first_new = struct.unpack('>H', batch, 1)
 local last_new, last_value = struct.unpack('>HH', batch, #batch - 3)
@@ -292,7 +298,8 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
     from the samples and the rollups below, so such an hour is sent again with every key it may touch
     (one more round trip for the hours that came late). Returns how many new samples were stored (a
     repeated timestamp replaces its sample and is not counted). A reading out of range refuses the
-    whole call before anything is written."""
+    whole call before anything is written; a deleted location's sensor refuses every reading from
+    its delete on (NotFound: its tombstone, ``locations.delete_location``)."""
     calls = []
     for start, secs, values in _hours(readings):
         low, high = min(values), max(values)
@@ -318,12 +325,16 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
                 queue(pipe, call, names.appending(call[0]))
             sender.send(partial(_ingest, redis, pipe))
     replies = [added for batch in sender.results for added in batch]
+    if GONE in replies:
+        raise NotFound(keys.location(location))
     late = [call for call, added in zip(calls, replies) if added == -1]
     if late:
         pipe = redis.pipeline(transaction=False)
         for call in late:
             queue(pipe, call, names(call[0]))
         replies += _ingest(redis, pipe)
+    if GONE in replies:
+        raise NotFound(keys.location(location))
     return sum(added for added in replies if added != -1)
 
 
@@ -394,14 +405,61 @@ def hour_samples(key: str, hour: datetime) -> list[tuple[int, int]]:
     return decode_bucket(int(hour.timestamp()), raw_client().get(key))
 
 
+def _location_keys(location: int, glob: str) -> list[str]:
+    """The keys matching ``glob`` among one location's sensor data: SCAN of the node serving its slot
+    only (on a cluster the other primaries cannot hold them)."""
+    found, cursor, anchor = [], 0, keys.temp_latest(location)
+    while True:
+        cursor, page = scan_beside(anchor, cursor, glob, 1000)
+        found += page
+        if not cursor:
+            return found
+
+
 def rollups_of(location: int, period: str) -> dict[str, dict[str, str]]:
     """Every rollup hash of one period of a location, by stamp (SCAN, for the integrity check)."""
-    found = list(client().scan_iter(match=keys.temp_rollup_pattern(location, period), count=1000))
+    found = _location_keys(location, keys.temp_rollup_pattern(location, period))
     pipe = client().pipeline(transaction=False)
     for key in found:
         pipe.hgetall(key)
     values = pipe.execute() if found else []
     return {key.rsplit(":", 1)[1]: value for key, value in zip(found, values)}
+
+
+@dataclass(frozen=True)
+class SensorOwners:
+    """Which locations the stored sensor data belongs to (for the integrity check)."""
+
+    latest: dict[int, dict[str, str]]  # location -> its latest hash (a tombstone: {'deleted': …})
+    with_buckets: set[int]  # the locations with any bucket or rollup
+    existing: set[int]  # those of all of them whose location hash exists
+
+
+def sensor_owners() -> SensorOwners:
+    """One SCAN of every sensor key, then each sensor's latest hash and whether its location exists
+    in one pipelined round trip."""
+    latest_names, with_buckets = {}, set()
+    for key in client().scan_iter(match=keys.sensor_pattern(), count=1000):
+        place = keys.sensor_location(key)
+        if key == keys.temp_latest(place):
+            latest_names[place] = key
+        else:
+            with_buckets.add(place)
+    places = sorted(set(latest_names) | with_buckets)
+    pipe = client().pipeline(transaction=False)
+    for place in places:
+        pipe.exists(keys.location(place))
+    for place in latest_names:
+        pipe.hgetall(latest_names[place])
+    replies = pipe.execute() if places else []
+    existing = {place for place, found in zip(places, replies) if found}
+    latest = dict(zip(latest_names, replies[len(places) :]))
+    return SensorOwners(latest, with_buckets, existing)
+
+
+def clear_tombstone(location: int) -> None:
+    """Let a location's sensor take readings again (repair: its location exists)."""
+    client().hdel(keys.temp_latest(location), "deleted")
 
 
 _EXPIRING = ("raw", "hour", "day")

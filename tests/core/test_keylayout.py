@@ -1,5 +1,6 @@
-"""``manage.py migrate_keys``: layout-1 keys renamed to today's, the old stream split, resumable."""
+"""``manage.py migrate_keys``: earlier layouts' keys renamed to today's, the old stream split, resumable."""
 
+import re
 from io import StringIO
 from unittest import mock
 
@@ -8,6 +9,7 @@ from django.core.management import call_command
 from config import keylayout, keys
 from config.invariants import violations
 from config.redis import client
+from orgchart import keys as orgchart_keys
 from tests.base import RedisTestCase
 
 MOVES = [keylayout.Move("test", "test:*", keylayout.tagged("test:", "test"))]
@@ -37,7 +39,7 @@ class MigrateKeysTest(RedisTestCase):
     def test_every_key_gets_its_tag_and_every_event_its_group_s_stream_with_its_id(self):
         self.old_layout()
         out = self.migrate()
-        self.assertIn("test: renamed 4 keys of layout 1", out)
+        self.assertIn("test: renamed 4 keys of an earlier layout", out)
         self.assertIn("events: moved 3", out)
         redis = client()
         self.assertEqual(
@@ -67,7 +69,7 @@ class MigrateKeysTest(RedisTestCase):
         self.old_layout()
         before = sorted(client().keys("*"))
         out = self.migrate("--dry-run")
-        self.assertIn("test: would rename 4 keys of layout 1", out)
+        self.assertIn("test: would rename 4 keys of an earlier layout", out)
         self.assertIn("events: would move 3", out)
         self.assertEqual(sorted(client().keys("*")), before)
 
@@ -108,10 +110,12 @@ class SeededDataMigrationTest(RedisTestCase):
             key=lambda entry: tuple(map(int, entry[0].split("-"))),
         )
         self.assertTrue(any(key.startswith("school:{school}:") for key in today))
+        sensors = [key for key in today if key.startswith("orgchart:{sensor-")]
+        self.assertTrue(sensors)
         for key in today:  # back to layout 1: no hash tag, one stream
-            for app in ("school", "cms", "orgchart"):
-                if key.startswith(f"{app}:{{{app}}}:"):
-                    redis.rename(key, key.replace(f"{{{app}}}:", "", 1))
+            for tag in ("{school}", "{cms}", "{orgchart}", "{sensor-"):
+                if key.startswith(f"{key.split(':')[0]}:{tag}"):
+                    redis.rename(key, re.sub(r"\{[^}]*\}:", "", key, count=1))
         for entry_id, fields in events:
             redis.xadd(keys.layout_1_events(), fields, id=entry_id)
         redis.delete(*keys.event_streams())
@@ -124,4 +128,21 @@ class SeededDataMigrationTest(RedisTestCase):
         moved = [(entry_id, fields) for stream in keys.event_streams() for entry_id, fields in redis.xrange(stream)]
         self.assertEqual(sorted(moved), sorted(events))
         self.assertEqual(violations(["school", "cms", "orgchart"]), [])
+        self.assertEqual(redis.hget(keys.seed_marker(), "layout"), str(keylayout.LAYOUT))
+
+    def test_each_location_s_sensor_data_moves_from_layout_2_to_its_own_slot(self):
+        call_command("seed", "--scale", "demo", "--only", "orgchart", stdout=StringIO(), stderr=StringIO())
+        redis = client()
+        today = {key: (redis.dump(key), redis.pttl(key) > 0) for key in redis.scan_iter("orgchart:*")}
+        sensors = [key for key in today if key.startswith("orgchart:{sensor-")]
+        self.assertGreater(len({orgchart_keys.sensor_location(key) for key in sensors}), 1)
+        for key in sensors:  # back to layout 2: the sensor data in the org chart's slot
+            redis.rename(key, re.sub(r"\{sensor-\d+\}", "{orgchart}", key, count=1))
+        redis.hset(keys.seed_marker(), "layout", "2")
+
+        out = StringIO()
+        call_command("migrate_keys", stdout=out)
+        self.assertIn(f"orgchart: renamed {len(sensors)} keys of an earlier layout", out.getvalue())
+        self.assertEqual({key: (redis.dump(key), redis.pttl(key) > 0) for key in redis.scan_iter("orgchart:*")}, today)
+        self.assertEqual(violations(["orgchart"]), [])
         self.assertEqual(redis.hget(keys.seed_marker(), "layout"), str(keylayout.LAYOUT))

@@ -145,6 +145,8 @@ class OwnerIndexTest(KeysTestCase):
             "a::b",
             "django:x:session:y",
             "orgchart:{orgchart}:location:1:temp:raw:2026",
+            "orgchart:{sensor-1}:location:1:temp:raw:2026",
+            "orgchart:{sensor-1}:location:2:temp:raw:2026",
         ]
         for name in names:
             with self.subTest(name=name):

@@ -31,6 +31,7 @@ class Org(RuleBasedStateMachine):
         self.works_at: dict[int, int | None] = {}
         self.places: dict[int, str] = {}
         self.samples: dict[int, dict[int, int]] = {}  # location -> second -> hundredths
+        self.closed: set[int] = set()  # deleted locations: their sensors refuse readings
         self.names = 0
 
     def pick(self, pool, n):
@@ -107,6 +108,17 @@ class Org(RuleBasedStateMachine):
                 self.works_at[employee] = successor
         del self.places[pk]
         self.samples.pop(pk, None)
+        self.closed.add(pk)
+
+    @precondition(lambda self: self.closed)
+    @rule(which=PICK, second=st.integers(-7200, 7200))
+    def a_sample_for_a_closed_place_is_refused(self, which, second):
+        pk = self.pick(self.closed, which)
+        try:
+            store.record_readings(pk, [(BASE + second, 20.0)])
+        except store.NotFound:
+            return
+        raise AssertionError(f"a reading for deleted location {pk} was stored")
 
     @precondition(lambda self: self.places)
     @rule(

@@ -218,21 +218,67 @@ class LocationScreensTest(RedisTestCase):
 
 
 class LocationDeleteTest(RedisTestCase):
-    def test_delete_removes_the_sensor_buckets_in_the_same_transaction(self):
+    def sensor_keys(self, pk: int) -> list[str]:
+        return sorted(client().scan_iter(keys.sensor_pattern().replace("sensor-*", f"sensor-{pk}")))
+
+    def test_delete_removes_the_sensor_buckets_and_leaves_a_tombstone_that_refuses_readings(self):
         where, other = location("Seattle"), location("Austin")
         org(SPEC, where)
         store.record_readings(where, [(1767571200 - 3600 * i, 20.0) for i in range(24 * 40)])  # 40 days
         store.record_readings(other, [(1767571200, 20.0)])
-        self.assertGreater(sum(1 for _ in client().scan_iter(f"orgchart:{{orgchart}}:location:{where}:*")), 1900)
+        self.assertGreater(len(self.sensor_keys(where)), 1900)
         response = self.client.post(f"/orgchart/locations/{where}/delete/", {"successor": ""}, follow=True)
         self.assertContains(response, "Deleted Seattle.")
-        self.assertEqual(list(client().scan_iter(f"orgchart:{{orgchart}}:location:{where}:*")), [])
+        self.assertEqual(self.sensor_keys(where), [keys.temp_latest(where)])
+        self.assertEqual(list(client().hgetall(keys.temp_latest(where))), ["deleted"])
         self.assertFalse(client().exists(keys.location(where)))
         self.assertTrue(client().exists(keys.temp_latest(other)))
         self.assertEqual(store.get_employee(store.resolve_employee("Fay")).location, None)
+        with self.assertRaises(store.NotFound):
+            store.record_readings(where, [(1767571200 + 60, 21.0), (1767571200 + 7200, 22.0)])
+        self.assertEqual(self.sensor_keys(where), [keys.temp_latest(where)])
         from config.invariants import violations
 
         self.assertEqual(violations(["orgchart"]), [])
+
+    def test_the_two_steps_are_two_round_trips(self):
+        where = location("Seattle")
+        store.record_readings(where, [(1767571200 - 3600 * i, 20.0) for i in range(48)])
+        with self.assertRoundTrips(2):  # the graph's script with the sensor's first and last; the sensor's
+            self.assertEqual(store.delete_location(where, None, actor=store.Actor("t")), "Seattle")
+        self.assertEqual(self.sensor_keys(where), [keys.temp_latest(where)])
+
+    def test_a_reading_between_the_two_steps_is_removed_too(self):
+        where = location("Seattle")
+        store.record_readings(where, [(1767571200, 20.0)])
+        pipe_first, pipe_last = client().hmget(keys.temp_latest(where), "first", "ts")
+        store.record_readings(where, [(1767571200 + 5 * 86400, 21.0)])  # a new day's buckets, after the read
+        store.forget_sensor(where, pipe_first, pipe_last)
+        self.assertEqual(self.sensor_keys(where), [keys.temp_latest(where)])
+
+    def test_a_delete_stopped_between_its_steps_is_reported_and_repaired(self):
+        from config.invariants import registry
+
+        where, other = location("Seattle"), location("Austin")
+        store.record_readings(where, [(1767571200 + 600 * i, 20.0) for i in range(20)])
+        store.record_readings(other, [(1767571200, 20.0)])
+        client().delete(keys.location(where))  # the graph's step alone, as when the process dies after it
+        client().hset(keys.temp_latest(other), "deleted", "1")  # and a living location's sensor tombstoned
+        gone = location("Boise")  # and a delete whose bucket step stopped after its tombstone
+        store.record_readings(gone, [(1767571200, 20.0)])
+        client().delete(keys.location(gone))
+        client().hset(keys.temp_latest(gone), "deleted", "1")
+        (check,) = [inv for inv in registry.for_apps(["orgchart"]) if inv.name.startswith("sensor data belongs")]
+        found = list(check.check())
+        self.assertEqual([v.keys for v in found], [(keys.temp_latest(pk),) for pk in (where, other, gone)])
+        self.assertIn(f"location {gone} was deleted but its sensor still holds buckets", found[2].message)
+        self.assertIn(f"location {where} holds sensor data but the location does not exist", found[0].message)
+        self.assertIn(f"location {other} exists but its sensor is tombstoned", found[1].message)
+        check.repair()
+        self.assertEqual(list(check.check()), [])
+        self.assertEqual(self.sensor_keys(where), [keys.temp_latest(where)])
+        self.assertEqual(self.sensor_keys(gone), [keys.temp_latest(gone)])
+        self.assertEqual(store.record_readings(other, [(1767571200 + 60, 20.0)]), 1)  # readings land again
 
 
 class WideTreeTest(RedisTestCase):

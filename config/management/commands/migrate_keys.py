@@ -1,4 +1,5 @@
-"""Move data written under key layout 1 (no hash tags, one activity stream) to today's names."""
+"""Move data written under an earlier key layout (layout 1: no hash tags, one activity stream; layout 2:
+the sensor data in the org chart's slot) to today's names."""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -10,7 +11,8 @@ from config.store import layout as layout_store
 
 class Command(BaseCommand):
     help = (
-        "Rename every key of layout 1 (before hash tags) to today's name, and move the events of the one "
+        "Rename every key of an earlier layout (1: before hash tags; 2: before each location's sensor data had "
+        "its own) to today's name, and move the events of layout 1's one "
         "old activity stream into the stream of their slot group, keeping their ids. Batches of SCAN, each "
         "a pipeline of RENAMENX; events a transaction per batch. Idempotent and resumable: run it again "
         "after a stop. Run it before the dashboard serves (make run does it)."
@@ -26,7 +28,7 @@ class Command(BaseCommand):
     def handle(self, *args, batch, dry_run, max_batches, verbosity, **options):
         if on_cluster():
             raise CommandError(
-                "layout-1 data lives on one server (its keys have no hash tags): run migrate_keys there, "
+                "data of an earlier layout lives on one server (its keys share too few slots): run migrate_keys there, "
                 "then move the data to the cluster with export_data and import_data (docs/cluster.md)"
             )
         finished = True
@@ -43,7 +45,7 @@ class Command(BaseCommand):
             finished &= cursor == 0
             if moved or verbosity > 1:
                 verb = "would rename" if dry_run else "renamed"
-                self.stdout.write(f"{move.app}: {verb} {moved - len(clashes)} keys of layout 1")
+                self.stdout.write(f"{move.app}: {verb} {moved - len(clashes)} keys of an earlier layout")
             for old, new in clashes:
                 self.stderr.write(f"{move.app}: {old} left as it is: {new} already exists")
         finished &= self.move_events(batch, dry_run, max_batches)
