@@ -48,8 +48,10 @@ def _plural(count: int) -> str:
 def panel_html(trace: Trace, path: str = "", oob: bool = False) -> SafeString:
     """The panel: a summary of the round trips and the link to their keys. The command list is
     loaded from the same signed token when the panel is opened, so a page pays for the summary
-    and one signing, never for listing its commands."""
-    screen, session = trace.round_trip_count("data"), trace.round_trip_count("django")
+    and one signing, never for listing its commands. Round trips are counted as the page waits for
+    them: on a cluster a pipeline's round trips to several nodes go out together and count once
+    (``Trace.wave_count``); the round trips per node follow."""
+    screen, session = trace.wave_count("data"), trace.wave_count("django")
     commands = trace.command_count()
     summary = (
         f'Redis: <strong data-round-trips="{len(trace.round_trips)}">{screen} round trip{_plural(screen)}</strong>'

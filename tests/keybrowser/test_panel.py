@@ -28,7 +28,7 @@ def cluster_trace_of(count: int) -> Trace:
     """The same commands as ``trace_of``, sent as on a 3-primary cluster: a pipeline's share per node."""
     commands = [Command.of((b"HGETALL", f"catalog:{{catalog}}:product:{i}".encode())) for i in range(count)]
     session = [Command.of((b"GET", b"django:sessions:cacheabc"))]
-    shares = [RoundTrip(commands[n::3], 0.1, "data", "pipeline", node=node) for n, node in enumerate(NODES)]
+    shares = [RoundTrip(commands[n::3], 0.1, "data", "pipeline", node=node, wave=1) for n, node in enumerate(NODES)]
     return Trace([RoundTrip(session, 0.1, "django", "command", node=NODES[1]), *shares])
 
 
@@ -63,6 +63,7 @@ class PanelWorkTest(SimpleTestCase):
 
     def test_on_a_cluster_round_trips_are_counted_per_node(self):
         html = panel.panel_html(cluster_trace_of(30), "/")
+        self.assertIn("1 round trip</strong> for this screen, +1 for the session", html)  # one wave to 3 nodes
         self.assertIn("round trips per node:", html)
         self.assertIn('data-node="127.0.0.1:7000" data-round-trips="1"', html)
         self.assertIn('data-node="127.0.0.1:7001" data-round-trips="2"', html)  # the session's GET too
