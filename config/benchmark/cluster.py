@@ -63,6 +63,15 @@ def _commands_served() -> int:
     return sum(int(stats["calls"]) for info in replies.values() for stats in info.values())
 
 
+def _scripts_per_primary() -> dict[str, int]:
+    """Script calls (EVALSHA and EVAL) each primary has served, by address: where the writes went."""
+    replies = client().info("commandstats", target_nodes="primaries")
+    return {
+        node: sum(int(info.get(name, {}).get("calls", 0)) for name in ("cmdstat_evalsha", "cmdstat_eval"))
+        for node, info in sorted(replies.items())
+    }
+
+
 class ClusterRun(redisrun.RedisRun):
     """``RedisRun`` on the cluster: loads timed with their memory and commands summed over the primaries."""
 
@@ -113,6 +122,7 @@ class Phase:
     measured: dict[str, Measured] = field(default_factory=dict)  # operation key -> its figures
     answers: dict[str, Any] = field(default_factory=dict)
     spread: dict[str, dict[int, float]] = field(default_factory=dict)  # write -> threads -> writes/s
+    shares: dict[str, list[float]] = field(default_factory=dict)  # write -> each primary's share of its scripts
 
 
 @dataclass
@@ -187,7 +197,11 @@ def cluster_benchmark(scale: str, progress=lambda text: None, only=(), spread_se
                     progress(f"{where}: timed {op.key}: {op.name}")
                 for p in chosen:
                     for name, write in p.spread_writes():
+                        before = _scripts_per_primary() if where == "cluster" else {}
                         phase.spread[name] = {t: writes_per_second(write, t, spread_seconds) for t in THREADS}
+                        if before:
+                            served = [n - before.get(node, 0) for node, n in _scripts_per_primary().items()]
+                            phase.shares[name] = [n / max(1, sum(served)) for n in served]
                         progress(f"{where}: {name}: {phase.spread[name]}")
     single, cluster = outcome.phases["single"], outcome.phases["cluster"]
     for key, answer in single.answers.items():
@@ -225,11 +239,19 @@ def text(outcome: ClusterOutcome) -> list[str]:
     if single.spread:
         out += ["", "Writes that spread over the cluster (writes per second):", ""]
         out.append("| write | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}: one server, cluster" for t in THREADS)
-                   + " |")  # fmt: skip
-        out.append("|---|" + "---|" * len(THREADS))
+                   + " | share of its scripts per primary |")  # fmt: skip
+        out.append("|---|" + "---|" * (len(THREADS) + 1))
         for name, rates in single.spread.items():
             cells = [f"{rates[t]:,.0f}, {cluster.spread[name][t]:,.0f}" for t in THREADS]
+            cells.append(" / ".join(f"{share:.0%}" for share in cluster.shares.get(name, [])))
             out.append(f"| {name} | " + " | ".join(cells) + " |")
+        out += [
+            "",
+            "The share per primary is what a cluster spreads: a write whose keys share one slot runs on one "
+            "primary whatever the number of primaries; one spread over the slots divides among them, so its "
+            "throughput can grow with them where each primary has a core of its own (not on this machine "
+            "when it has fewer cores than the cluster has processes).",
+        ]
     out += ["", "Loads:", "", "| data | one server s | cluster s |", "|---|---|---|"]
     for a, b in zip(single.loads, cluster.loads):
         out.append(f"| {a.app} | {a.seconds:.2f} | {b.seconds:.2f} |")
