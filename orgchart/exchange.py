@@ -126,7 +126,10 @@ def _restore_employees(docs, writer) -> None:
 
 def _export_samples():
     for location in exchange.ids(keys.location):
-        for key, data in exchange.strings(keys.temp_raw_pattern(location)):
+        first, last = store.sensor_span(location)
+        if first is None:
+            continue
+        for key, data in exchange.strings(keys.temp_raw_span(location, first, last)):
             hour = datetime.strptime(key.rsplit(":", 1)[1], "%Y%m%d%H").replace(tzinfo=UTC)
             start = int(hour.timestamp())
             readings = [[ts - start, centi / 100] for ts, centi in store.decode_bucket(start, data)]

@@ -348,26 +348,30 @@ def sensor_location(key: str) -> int:
     return int(key[key.index("{sensor-") + 8 : key.index("}")])
 
 
-def temp_raw_pattern(location_pk: int) -> str:
-    return temp_raw(location_pk, "*")
-
-
 def temp_rollup_pattern(location_pk: int, period: str) -> str:
     return temp_rollup(location_pk, period, "*")
+
+
+def _hour_stamps(first_ts: int, last_ts: int) -> list[str]:
+    """The stamp of each hour from ``first_ts``'s to ``last_ts``'s, in time order."""
+    hour = datetime.fromtimestamp(first_ts, UTC).replace(minute=0, second=0, microsecond=0)
+    last, stamps = datetime.fromtimestamp(last_ts, UTC), []
+    while hour <= last:
+        stamps.append(f"{hour:%Y%m%d%H}")
+        hour += timedelta(hours=1)
+    return stamps
+
+
+def temp_raw_span(location_pk: int, first_ts: int, last_ts: int) -> list[str]:
+    """The raw bucket of each hour from ``first_ts`` to ``last_ts`` (named, no scan), in time order."""
+    return [temp_raw(location_pk, stamp) for stamp in _hour_stamps(first_ts, last_ts)]
 
 
 def sensor_keys(location_pk: int, first_ts: int, last_ts: int) -> list[str]:
     """Every bucket key a sensor with readings from ``first_ts`` to ``last_ts`` can hold (named, no
     scan): each hour's raw bucket and rollup, each day's and each month's rollup."""
-    found = []
-    hour = datetime.fromtimestamp(first_ts, UTC).replace(minute=0, second=0, microsecond=0)
-    last = datetime.fromtimestamp(last_ts, UTC)
-    days, months = set(), set()
-    while hour <= last:
-        found += [temp_raw(location_pk, f"{hour:%Y%m%d%H}"), temp_hour(location_pk, f"{hour:%Y%m%d%H}")]
-        days.add(f"{hour:%Y%m%d}")
-        months.add(f"{hour:%Y%m}")
-        hour += timedelta(hours=1)
-    found += [temp_day(location_pk, d) for d in sorted(days)]
-    found += [temp_month(location_pk, m) for m in sorted(months)]
+    stamps = _hour_stamps(first_ts, last_ts)
+    found = [name for stamp in stamps for name in (temp_raw(location_pk, stamp), temp_hour(location_pk, stamp))]
+    found += [temp_day(location_pk, day) for day in sorted({stamp[:8] for stamp in stamps})]
+    found += [temp_month(location_pk, month) for month in sorted({stamp[:6] for stamp in stamps})]
     return found

@@ -68,10 +68,10 @@ def documents(
                 yield pk, row
 
 
-def strings(glob: str, batch: int = BATCH) -> Iterator[tuple[str, bytes]]:
-    """(key, bytes) of every string key matching ``glob``, in key order, GETs pipelined by ``batch``.
-    For keys that are one per time bucket of one owner (a sensor's hours): their names fit in memory."""
-    names = sorted(client().scan_iter(match=glob, count=SCAN_COUNT))
+def strings(names: list[str], batch: int = BATCH) -> Iterator[tuple[str, bytes]]:
+    """(key, bytes) of each of the string keys named that exists, in the order named, GETs pipelined by
+    ``batch``. For keys one per time bucket of one owner (a sensor's hours), named from the span its
+    owner records rather than found by a SCAN of the whole keyspace."""
     for chunk in batched(names, batch):
         pipe = raw_client().pipeline(transaction=False)
         for key in chunk:

@@ -40,6 +40,7 @@ __all__ = [
     "decode_bucket",
     "hour_samples",
     "latest_keys",
+    "sensor_span",
     "sensor_owners",
     "clear_tombstone",
     "rollups_of",
@@ -395,6 +396,13 @@ def raw_buckets(chunk: int = 500):
             pipe.get(key)
         for (place, hour, _), data in zip(found[i : i + chunk], pipe.execute()):
             yield place, hour, decode_bucket(int(hour.timestamp()), data)
+
+
+def sensor_span(location: int) -> tuple[int, int] | tuple[None, None]:
+    """The first and last reading's time of a location's sensor (None, None: it has none): the span
+    that names its buckets."""
+    first, last = client().hmget(keys.temp_latest(location), "first", "ts")
+    return (int(first), int(last)) if first and last else (None, None)
 
 
 def latest_keys() -> list[str]:

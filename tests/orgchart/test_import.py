@@ -277,7 +277,10 @@ class ExchangeRoundTripTest(RedisTestCase):
         with tempfile.TemporaryDirectory() as folder:
             first, second = Path(folder, "a"), Path(folder, "b")
             call_command("export_data", "--only", "orgchart", str(first), **quiet)
+            hours = (first / "orgchart" / "samples.jsonl").read_text().splitlines()
+            self.assertEqual(len(hours), 4)  # 180 readings a minute apart from mid-hour: four sensor-hours
             exchange_store.clear("orgchart")
+            self.assertFalse(list(client().scan_iter("orgchart:*")))
             client().delete(core_keys.events("orgchart"))
             call_command("import_data", str(first), **quiet)
             self.assertEqual(violations(["orgchart"]), [])
