@@ -338,9 +338,9 @@ def temp_latest(location_pk: int | str) -> str:
     return f"{_sensor(location_pk)}:latest"
 
 
-def sensor_pattern() -> str:
-    """Every key of every location's sensor data (for the integrity check's one SCAN)."""
-    return f"{_sensor('*')}:*"
+def sensor_pattern(location_pk: int | str = "*") -> str:
+    """Every key of one location's sensor data, or of every location's (the integrity check's one SCAN)."""
+    return f"{_sensor(location_pk)}:*"
 
 
 def sensor_location(key: str) -> int:

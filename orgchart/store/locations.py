@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
+from orgchart.store import sensors
 from orgchart.store.core import (
     Script,
     events_key,
@@ -30,6 +30,7 @@ __all__ = [
     "save_location",
     "delete_location",
     "forget_sensor",
+    "UNLINK_CHUNK",
 ]
 
 # KEYS: the location name index. ARGV: how many. (id, name) of the first locations by name; each
@@ -97,7 +98,7 @@ return pk
 
 # KEYS: the location, its staff set, the name lookup, the name index, the event stream, its staff
 # name index, then the successor's hash, staff set and staff name index (when given). ARGV: id,
-# successor. The graph's half of a delete; its sensor data goes next (``_FORGET_SENSOR``).
+# successor. The graph's half of a delete; its sensor data goes next (``forget_sensor``).
 _DELETE = Script(
     """
 local pk, succ = ARGV[8], ARGV[9]
@@ -123,25 +124,18 @@ return {'deleted', row[1]}
 """
 )
 
-# KEYS: a location's sensor's latest hash, then every bucket named from its first and last reading.
-# ARGV: that first and last reading, and now. The sensor data's half of a delete, in its own slot:
-# the tombstone first (the latest hash emptied to ``deleted``: the ingest script writes nothing
-# for it from now on), then the buckets, if the readings they were named from are still the
-# first and last; else it answers those, for the caller to name the buckets again (no reading can
-# land any more, so the second call is the last).
-_FORGET_SENSOR = Script(
+# KEYS: a location's sensor's latest hash. ARGV: now. The sensor data's half of a delete begins, in
+# its own slot: the latest hash emptied to its tombstone (``deleted``; the ingest writes nothing for
+# a tombstoned sensor), answering the first and last reading it held, which name the buckets.
+_TOMBSTONE = Script(
     """
 local latest = redis.call('HMGET', KEYS[1], 'first', 'ts')
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'deleted', ARGV[10])
-local first, last = latest[1] or '', latest[2] or ''
-if first ~= ARGV[8] or last ~= ARGV[9] then return {'moved', first, last} end
-local buckets = {}
-for i = 2, #KEYS do buckets[#buckets + 1] = KEYS[i] end
-each_chunk(buckets, function(part) redis.call('UNLINK', unpack(part)) end)
-return {'done'}
+redis.call('HSET', KEYS[1], 'deleted', ARGV[8])
+return {latest[1] or '', latest[2] or ''}
 """
 )
+UNLINK_CHUNK = 500  # bucket keys an UNLINK: no one command holds Redis for long (a year is 18,000 keys)
 
 
 def get_location(pk: int) -> Location | None:
@@ -207,23 +201,45 @@ def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
     pipe.hmget(keys.temp_latest(pk), "first", "ts")
     deleted, (first, last) = run(pipe)
     name = outcome(deleted)[1]
-    forget_sensor(pk, first, last)
+    forget_sensor(pk, (first, last))
     return name
 
 
-def forget_sensor(pk: int, first: str | None = None, last: str | None = None) -> None:
-    """Remove a deleted location's sensor data and leave its tombstone: one round trip when ``first``
-    and ``last`` are its sensor's first and last reading still, two when a reading landed since
-    (or they are not given)."""
-    named_from, expected = (first, last), (first or "", last or "")
-    for _ in range(3):  # the second call is the last, but a bound costs nothing
-        low, high = named_from
-        buckets = keys.sensor_keys(pk, int(low), int(high)) if low and high else []
-        reply = _FORGET_SENSOR([keys.temp_latest(pk), *buckets], [*expected, int(time.time())])
-        if reply[0] == "done":
-            return
-        named_from, expected = (reply[1], reply[2]), ("", "")  # the tombstone is down: nothing moves now
-    raise Busy(keys.temp_latest(pk))
+def forget_sensor(pk: int, span: tuple[str | None, str | None] | None = None) -> None:
+    """Remove a deleted location's sensor data and leave its tombstone.
+
+    One round trip: the tombstone's script, then UNLINKs of every bucket named from ``span`` (the
+    sensor's first and last reading as the caller read them, None for none; ``keys.sensor_keys``,
+    no scan), ``UNLINK_CHUNK`` keys a command, so that other clients are served between them where
+    one script would hold Redis for tens of milliseconds. With the tombstone down nothing lands
+    any more: if a reading landed before it, the buckets the tombstone's answer names beyond those
+    go in one more round trip. Without ``span`` (a repair, maybe of a delete stopped after its
+    tombstone), whatever is left of the location's keys is found by SCAN of its node.
+    """
+    latest = keys.temp_latest(pk)
+    first, last = span or (None, None)
+    named = keys.sensor_keys(pk, int(first), int(last)) if first and last else []
+    pipe = pipeline()
+    _TOMBSTONE.queue(pipe, [latest], [int(time.time())])
+    _queue_unlinks(pipe, named)
+    held = tuple(run(pipe)[0])
+    if all(held):
+        rest = set(keys.sensor_keys(pk, int(held[0]), int(held[1]))) - set(named)
+    elif span is None:  # the tombstone may have been down already: whatever is left of the sensor's keys
+        rest = {key for key in sensors.location_keys(pk, keys.sensor_pattern(pk)) if key != latest}
+    else:
+        rest = set()
+    if rest:
+        pipe = pipeline()
+        _queue_unlinks(pipe, sorted(rest))
+        pipe.execute()
+
+
+def _queue_unlinks(pipe, names: list[str]) -> None:
+    """UNLINKs of one location's keys (one slot), ``UNLINK_CHUNK`` a command. Sent as a raw command:
+    redis-py's cluster pipeline refuses a multi-key UNLINK, even of keys that share a slot."""
+    for start in range(0, len(names), UNLINK_CHUNK):
+        pipe.execute_command("UNLINK", *names[start : start + UNLINK_CHUNK])
 
 
 @dataclass

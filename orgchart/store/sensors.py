@@ -42,6 +42,7 @@ __all__ = [
     "latest_keys",
     "sensor_span",
     "sensor_owners",
+    "location_keys",
     "clear_tombstone",
     "rollups_of",
     "rewrite_rollups",
@@ -413,7 +414,7 @@ def hour_samples(key: str, hour: datetime) -> list[tuple[int, int]]:
     return decode_bucket(int(hour.timestamp()), raw_client().get(key))
 
 
-def _location_keys(location: int, glob: str) -> list[str]:
+def location_keys(location: int, glob: str) -> list[str]:
     """The keys matching ``glob`` among one location's sensor data: SCAN of the node serving its slot
     only (on a cluster the other primaries cannot hold them)."""
     found, cursor, anchor = [], 0, keys.temp_latest(location)
@@ -426,7 +427,7 @@ def _location_keys(location: int, glob: str) -> list[str]:
 
 def rollups_of(location: int, period: str) -> dict[str, dict[str, str]]:
     """Every rollup hash of one period of a location, by stamp (SCAN, for the integrity check)."""
-    found = _location_keys(location, keys.temp_rollup_pattern(location, period))
+    found = location_keys(location, keys.temp_rollup_pattern(location, period))
     pipe = client().pipeline(transaction=False)
     for key in found:
         pipe.hgetall(key)

@@ -241,19 +241,24 @@ class LocationDeleteTest(RedisTestCase):
 
         self.assertEqual(violations(["orgchart"]), [])
 
-    def test_the_two_steps_are_two_round_trips(self):
+    def test_the_two_steps_are_two_round_trips_and_no_command_holds_every_bucket(self):
         where = location("Seattle")
-        store.record_readings(where, [(1767571200 - 3600 * i, 20.0) for i in range(48)])
-        with self.assertRoundTrips(2):  # the graph's script with the sensor's first and last; the sensor's
+        store.record_readings(where, [(1767571200 - 3600 * i, 20.0) for i in range(24 * 40)])  # ~2,000 buckets
+        with self.assertRoundTrips(2) as recorded:  # the graph's script and a read; the tombstone and UNLINKs
             self.assertEqual(store.delete_location(where, None, actor=store.Actor("t")), "Seattle")
         self.assertEqual(self.sensor_keys(where), [keys.temp_latest(where)])
+        sent = [command for trip in recorded.trips("data") for command in trip.commands]
+        unlinks = [len(command.keys) for command in sent if command.name == "UNLINK"]
+        self.assertEqual(max(unlinks), store.UNLINK_CHUNK)
+        self.assertEqual(sum(unlinks), len(keys.sensor_keys(where, 1767571200 - 3600 * 959, 1767571200)))
+        self.assertTrue(all(len(command.keys) <= store.UNLINK_CHUNK for command in sent), "one command, every key")
 
     def test_a_reading_between_the_two_steps_is_removed_too(self):
         where = location("Seattle")
         store.record_readings(where, [(1767571200, 20.0)])
         pipe_first, pipe_last = client().hmget(keys.temp_latest(where), "first", "ts")
         store.record_readings(where, [(1767571200 + 5 * 86400, 21.0)])  # a new day's buckets, after the read
-        store.forget_sensor(where, pipe_first, pipe_last)
+        store.forget_sensor(where, (pipe_first, pipe_last))
         self.assertEqual(self.sensor_keys(where), [keys.temp_latest(where)])
 
     def test_a_delete_stopped_between_its_steps_is_reported_and_repaired(self):
@@ -267,6 +272,7 @@ class LocationDeleteTest(RedisTestCase):
         gone = location("Boise")  # and a delete whose bucket step stopped after its tombstone
         store.record_readings(gone, [(1767571200, 20.0)])
         client().delete(keys.location(gone))
+        client().delete(keys.temp_latest(gone))  # the tombstone holds no reading
         client().hset(keys.temp_latest(gone), "deleted", "1")
         (check,) = [inv for inv in registry.for_apps(["orgchart"]) if inv.name.startswith("sensor data belongs")]
         found = list(check.check())

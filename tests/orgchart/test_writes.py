@@ -53,7 +53,7 @@ class OneRoundTripPerWriteTest(RedisTestCase):
             other = location("Austin")
         with self.assertRoundTrips(1):
             store.save_location(other, "Denver", actor=ACTOR)
-        with self.assertRoundTrips(2):  # the sensor's first and last reading, then the script
+        with self.assertRoundTrips(2):  # the graph's script and the sensor's span, then its tombstone
             store.delete_location(self.where, other, actor=ACTOR)
         self.assertEqual(client().scard(keys.staff(other)), 7)
 
