@@ -148,6 +148,33 @@ class PiecesTest(SimpleTestCase):
         self.assertEqual(ledger.acknowledged["cms"], 4)
         self.assertEqual(sorted(k[1:] for k in ledger.expected), [("post", 1, "deleted"), ("post", 2, 1)])
 
+    def test_a_store_write_in_an_outage_is_unavailable_whatever_redis_error_it_meets(self):
+        import random
+
+        import redis
+
+        from config.loadtest import Failed, Faults, Http, Stats, Unavailable
+        from config.loadtest.scenarios import Scenario
+
+        faults = Faults()
+        user = Scenario(Http("127.0.0.1", 1, ("s", "x"), Stats(), faults), Ledger(), random.Random(1), 0)
+
+        def fails(error):
+            def write():
+                raise error
+
+            return write
+
+        faults.open()  # a primary killed: until its replica is promoted the cluster says CLUSTERDOWN
+        for error in (redis.ConnectionError("gone"), redis.exceptions.ClusterDownError("The cluster is down")):
+            with self.assertRaises(Unavailable):
+                user.direct(fails(error))
+        faults.close()
+        self.assertEqual((user.http.stats.unavailable, user.http.stats.errors), (2, []))
+        with self.assertRaises(Failed):
+            user.direct(fails(redis.exceptions.ClusterDownError("The cluster is down")))  # no fault: an error
+        self.assertEqual(len(user.http.stats.errors), 1)
+
     def test_a_lost_write_an_error_or_a_violation_fails_the_run(self):
         self.assertTrue(Report(Options(), requests=1).ok)
         self.assertFalse(Report(Options(), requests=1, lost=["cms: post 1"]).ok)
