@@ -153,21 +153,22 @@ def _as_tuple(row: dict) -> tuple[int, int, int, int] | None:
         return None
 
 
-def _expected_rollups():
+def _expected_rollups(index):
     """Per location and period, what each rollup should hold: hours from their raw samples,
     days from their hours, months from their days (only where the level below is still kept)."""
     hours: dict[int, dict[str, tuple]] = defaultdict(dict)
-    for place, start, samples in sensors.raw_buckets():
+    for place, start, samples in sensors.raw_buckets(index=index):
         if samples:
             hours[place][start.strftime("%Y%m%d%H")] = _aggregate(v for _, v in samples)
     return hours
 
 
 def _check_rollups(repair: bool = False):
-    hours = _expected_rollups()
-    places = set(hours) | {int(k.split(":")[-3]) for k in sensors.latest_keys()}  # …:location:<id>:temp:latest
+    index = sensors.sensor_index()  # one SCAN of every sensor key, not one per location and period
+    hours = _expected_rollups(index)
+    places = set(hours) | set(index["latest"])
     for place in sorted(places):
-        stored = {p: sensors.rollups_of(place, p) for p in ("hour", "day", "month")}
+        stored = {p: sensors.rollups_of(place, p, index[p].get(place, [])) for p in ("hour", "day", "month")}
         expected = {"hour": hours.get(place, {})}
         kept_hours = {s: _as_tuple(r) for s, r in stored["hour"].items()}
         days: dict[str, list] = defaultdict(list)

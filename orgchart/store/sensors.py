@@ -39,7 +39,7 @@ __all__ = [
     "raw_buckets",
     "decode_bucket",
     "hour_samples",
-    "latest_keys",
+    "sensor_index",
     "sensor_span",
     "sensor_owners",
     "location_keys",
@@ -384,13 +384,26 @@ def used_memory() -> int:
 # --- integrity -----------------------------------------------------------------------------------
 
 
-def raw_buckets(chunk: int = 500):
-    """(location, hour start, samples) of every raw bucket: SCAN, then GETs pipelined by ``chunk``
-    (for the integrity check)."""
-    found = []
-    for key in client().scan_iter(match=keys.temp_raw("*", "*"), count=1000):
-        parts = key.split(":")  # …:location:<id>:temp:raw:<hour>
-        found.append((int(parts[-4]), datetime.strptime(parts[-1], "%Y%m%d%H").replace(tzinfo=UTC), key))
+def sensor_index() -> dict[str, dict[int, list[str]]]:
+    """Every sensor key by kind ("raw", "hour", "day", "month", "latest") and location: one SCAN of
+    them all (for the integrity check, which reads each kind of each location)."""
+    found: dict[str, dict[int, list[str]]] = {kind: {} for kind in ("raw", "hour", "day", "month", "latest")}
+    for key in client().scan_iter(match=keys.sensor_pattern(), count=1000):
+        kind = key.rsplit(":", 2)[-2] if not key.endswith(":latest") else "latest"
+        if kind in found:
+            found[kind].setdefault(keys.sensor_location(key), []).append(key)
+    return found
+
+
+def raw_buckets(chunk: int = 500, index: dict[str, dict[int, list[str]]] | None = None):
+    """(location, hour start, samples) of every raw bucket: SCAN (or ``index``'s, from ``sensor_index``),
+    then GETs pipelined by ``chunk`` (for the integrity check)."""
+    named = (index or sensor_index())["raw"]
+    found = [
+        (place, datetime.strptime(key.rsplit(":", 1)[1], "%Y%m%d%H").replace(tzinfo=UTC), key)
+        for place, names in named.items()
+        for key in names
+    ]
     for i in range(0, len(found), chunk):
         pipe = raw_client().pipeline(transaction=False)
         for _, _, key in found[i : i + chunk]:
@@ -404,10 +417,6 @@ def sensor_span(location: int) -> tuple[int, int] | tuple[None, None]:
     that names its buckets."""
     first, last = client().hmget(keys.temp_latest(location), "first", "ts")
     return (int(first), int(last)) if first and last else (None, None)
-
-
-def latest_keys() -> list[str]:
-    return list(client().scan_iter(match=keys.temp_latest("*"), count=1000))
 
 
 def hour_samples(key: str, hour: datetime) -> list[tuple[int, int]]:
@@ -425,9 +434,11 @@ def location_keys(location: int, glob: str) -> list[str]:
             return found
 
 
-def rollups_of(location: int, period: str) -> dict[str, dict[str, str]]:
-    """Every rollup hash of one period of a location, by stamp (SCAN, for the integrity check)."""
-    found = location_keys(location, keys.temp_rollup_pattern(location, period))
+def rollups_of(location: int, period: str, found: list[str] | None = None) -> dict[str, dict[str, str]]:
+    """Every rollup hash of one period of a location, by stamp (``found``: their names, from
+    ``sensor_index``; else a SCAN of the location's node), for the integrity check."""
+    if found is None:
+        found = location_keys(location, keys.temp_rollup_pattern(location, period))
     pipe = client().pipeline(transaction=False)
     for key in found:
         pipe.hgetall(key)

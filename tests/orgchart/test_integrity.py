@@ -7,7 +7,7 @@ from config.redis import client
 from orgchart import keys, store
 from orgchart.integrity import _repair_rollups
 from orgchart.store import checks as audit
-from tests.base import RedisTestCase, run_concurrently
+from tests.base import RedisTestCase, flush_test_redis, run_concurrently
 from tests.orgchart.helpers import ACTOR, location, org
 from tests.orgchart.test_graph import SPEC
 
@@ -111,6 +111,24 @@ class RollupRepairTest(RedisTestCase):
         self.assertEqual(len(found), 3, found)  # the hour, its day (from kept hours), the month
         _repair_rollups()
         self.assertEqual(messages(), [])
+
+
+class RollupCheckCostTest(RedisTestCase):
+    def scans(self, places: int) -> int:
+        """SCAN calls of the rollups check with ``places`` locations' sensors holding a day each."""
+        from config import trace
+        from orgchart.integrity import rollups_match_samples
+
+        for n in range(places):
+            store.record_readings(location(f"Site {n}"), [(1767571200 + 600 * i, 20.0) for i in range(144)])
+        with trace.recording() as recorded:
+            self.assertEqual(list(rollups_match_samples()), [])
+        return sum(c.name == "SCAN" for t in recorded.trips("data") for c in t.commands)
+
+    def test_the_check_scans_the_keyspace_once_however_many_locations(self):
+        one = self.scans(1)
+        flush_test_redis()  # an empty keyspace again
+        self.assertEqual(self.scans(6), one)
 
 
 class RetentionTest(RedisTestCase):
