@@ -123,6 +123,7 @@ class Phase:
     answers: dict[str, Any] = field(default_factory=dict)
     spread: dict[str, dict[int, float]] = field(default_factory=dict)  # write -> threads -> writes/s
     shares: dict[str, list[float]] = field(default_factory=dict)  # write -> each primary's share of its scripts
+    capacity: dict[str, float] = field(default_factory=dict)  # write -> writes per CPU second of the busiest server
 
 
 @dataclass
@@ -132,7 +133,19 @@ class ClusterOutcome:
     phases: dict[str, Phase] = field(default_factory=dict)
 
 
-def writes_per_second(write: Callable[[int], Any], threads: int, seconds: float) -> float:
+@dataclass(frozen=True)
+class Driven:
+    """Writes done by the threads of one run, and the seconds they took."""
+
+    count: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.count / self.seconds if self.seconds else 0.0
+
+
+def writes_per_second(write: Callable[[int], Any], threads: int, seconds: float) -> Driven:
     """``write(n)`` from ``threads`` threads for ``seconds``, each with run numbers of its own."""
     done = [0] * threads
     stop = threading.Event()
@@ -158,7 +171,16 @@ def writes_per_second(write: Callable[[int], Any], threads: int, seconds: float)
         worker.join(60)
     if errors:
         raise errors[0]
-    return sum(done) / (time.perf_counter() - started)
+    return Driven(sum(done), time.perf_counter() - started)
+
+
+def _cpu_per_server() -> dict[str, float]:
+    """CPU seconds (user and system) each Redis process has used: every primary of a cluster, by
+    address, or the one server."""
+    if not on_cluster():
+        return {"one server": redisrun.cpu_seconds()}
+    replies = client().info("cpu", target_nodes="primaries")
+    return {node: float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]) for node, cpu in replies.items()}
 
 
 def _measure(op, runs: int, min_runs: int, budget: float) -> tuple[Any, Measured]:
@@ -198,7 +220,11 @@ def cluster_benchmark(scale: str, progress=lambda text: None, only=(), spread_se
                 for p in chosen:
                     for name, write in p.spread_writes():
                         before = _scripts_per_primary() if where == "cluster" else {}
-                        phase.spread[name] = {t: writes_per_second(write, t, spread_seconds) for t in THREADS}
+                        cpu = _cpu_per_server()
+                        driven = {t: writes_per_second(write, t, spread_seconds) for t in THREADS}
+                        busiest = max(n - cpu.get(server, 0.0) for server, n in _cpu_per_server().items())
+                        phase.capacity[name] = sum(d.count for d in driven.values()) / busiest if busiest else 0.0
+                        phase.spread[name] = {t: d.rate for t, d in driven.items()}
                         if before:
                             served = [n - before.get(node, 0) for node, n in _scripts_per_primary().items()]
                             phase.shares[name] = [n / max(1, sum(served)) for n in served]
@@ -239,18 +265,23 @@ def text(outcome: ClusterOutcome) -> list[str]:
     if single.spread:
         out += ["", "Writes that spread over the cluster (writes per second):", ""]
         out.append("| write | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}: one server, cluster" for t in THREADS)
-                   + " | share of its scripts per primary |")  # fmt: skip
-        out.append("|---|" + "---|" * (len(THREADS) + 1))
+                   + " | share of its scripts per primary | writes per CPU second of the busiest Redis: one "
+                   "server, cluster |")  # fmt: skip
+        out.append("|---|" + "---|" * (len(THREADS) + 2))
         for name, rates in single.spread.items():
             cells = [f"{rates[t]:,.0f}, {cluster.spread[name][t]:,.0f}" for t in THREADS]
             cells.append(" / ".join(f"{share:.0%}" for share in cluster.shares.get(name, [])))
+            cells.append(f"{single.capacity.get(name, 0):,.0f}, {cluster.capacity.get(name, 0):,.0f}")
             out.append(f"| {name} | " + " | ".join(cells) + " |")
         out += [
             "",
             "The share per primary is what a cluster spreads: a write whose keys share one slot runs on one "
             "primary whatever the number of primaries; one spread over the slots divides among them, so its "
             "throughput can grow with them where each primary has a core of its own (not on this machine "
-            "when it has fewer cores than the cluster has processes).",
+            "when it has fewer cores than the cluster has processes). The writes per CPU second of the "
+            "busiest Redis process (INFO cpu over the runs) bound what the servers could take with a core "
+            "each; a cluster primary also pays for its replica's stream and the cluster bus, which the one "
+            "server (no replica) does not, and CPU seconds swell when processes share cores.",
         ]
     out += ["", "Loads:", "", "| data | one server s | cluster s |", "|---|---|---|"]
     for a, b in zip(single.loads, cluster.loads):
