@@ -2,8 +2,11 @@
 
 import re
 from html import unescape
+from urllib.parse import quote_from_bytes, unquote_to_bytes
 
-from django.test import Client
+from django.test import Client, SimpleTestCase
+from hypothesis import given
+from hypothesis import strategies as st
 
 from config import trace as tracing
 from config.keybrowser import store
@@ -151,3 +154,13 @@ class NastyNamesTest(KeysTestCase):
         response = self.client.get("/keys/tree/?prefix=trailing%3A")
         # The key named like the prefix itself is its only leaf, and links to itself.
         self.assertContains(response, '<a href="/keys/?key=trailing%3A"><span class="keyname">(this very key)</span>')
+
+
+class KeyParamTest(SimpleTestCase):
+    @given(st.one_of(st.binary(max_size=40), st.text(alphabet="ab:{}-_.~ %/?#&é\x00", max_size=40).map(str.encode)))
+    def test_a_key_is_encoded_byte_for_byte_as_quote_does(self, raw):
+        self.assertEqual(key_param(raw), quote_from_bytes(raw, safe=""))
+        self.assertEqual(unquote_to_bytes(key_param(raw)), raw)
+
+    def test_a_tagged_name_takes_the_fast_path(self):
+        self.assertEqual(key_param("school:{school}:course:4"), "school%3A%7Bschool%7D%3Acourse%3A4")
