@@ -261,6 +261,36 @@ class LocationDeleteTest(RedisTestCase):
         store.forget_sensor(where, (pipe_first, pipe_last))
         self.assertEqual(self.sensor_keys(where), [keys.temp_latest(where)])
 
+    def test_readings_racing_a_delete_leave_nothing_but_the_tombstone(self):
+        import threading
+
+        from config.invariants import violations
+        from tests.base import run_concurrently
+
+        places = [location(f"Site {n}") for n in range(4)]
+        for pk in places:
+            store.record_readings(pk, [(1767571200 + 600 * i, 20.0) for i in range(50)])
+        started, stored = threading.Barrier(len(places) * 2), []
+
+        def feed(pk: int) -> None:  # hours after the ones stored: each batch makes new buckets
+            started.wait()
+            for batch in range(30):
+                hour = 1767571200 + 86400 + 3600 * batch
+                try:
+                    stored.append(store.record_readings(pk, [(hour + 60 * i, 21.0) for i in range(3)]))
+                except store.NotFound:
+                    return
+
+        def delete(pk: int) -> None:
+            started.wait()
+            store.delete_location(pk, None, actor=store.Actor("t"))
+
+        run_concurrently(lambda kind, pk: kind(pk), [(kind, pk) for pk in places for kind in (feed, delete)])
+        for pk in places:
+            self.assertEqual(self.sensor_keys(pk), [keys.temp_latest(pk)])
+            self.assertEqual(list(client().hgetall(keys.temp_latest(pk))), ["deleted"])
+        self.assertEqual(violations(["orgchart"]), [])
+
     def test_a_delete_stopped_between_its_steps_is_reported_and_repaired(self):
         from config.invariants import registry
 
