@@ -99,6 +99,10 @@ class SeedCommandTest(RedisTestCase):
         seeded = [k for k in snapshot() if k.startswith("testseed:")]
         self.assertEqual(len(seeded), 31)
 
+    def test_only_may_be_repeated(self):
+        self.seed("--only", "testseed", "--only", "school")
+        self.assertEqual(client().hget(keys.seed_marker(), "apps"), "school,testseed")
+
     def test_seeding_over_data_is_refused_and_writes_nothing(self):
         self.seed("--only", "testseed")
         before = snapshot()

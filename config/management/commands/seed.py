@@ -26,8 +26,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--only",
             nargs="+",
+            action="extend",
             metavar="APP",
-            help=f"seed only these apps (any of: {', '.join(seeding.registry.seeders) or 'none'}); default: all",
+            help=f"seed only these apps (any of: {', '.join(seeding.registry.seeders) or 'none'}; "
+            "--only a b or --only a --only b); default: all",
         )
         parser.add_argument(
             "--reset", action="store_true", help="delete the chosen apps' keys first (SCAN + UNLINK), then seed"
