@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import cached_property
 
 REDIS_TYPES = {"string", "hash", "list", "set", "zset", "stream"}
 
@@ -39,8 +40,9 @@ class KeyPattern:
         ids = [part for part, glob in zip(key.split(":"), self.segments) if glob == "*"]
         return self.url.format(id=ids[0]) if ids and ids[0].isdigit() else ""
 
-    @property
+    @cached_property
     def segments(self) -> list[str]:
+        """Split once: the key browser asks on every row it shows."""
         return self.pattern.split(":")
 
     def matches(self, key: str) -> bool:
@@ -49,7 +51,7 @@ class KeyPattern:
             fnmatchcase(part, glob) for part, glob in zip(parts, self.segments)
         )
 
-    @property
+    @cached_property
     def wildcards(self) -> int:
         return sum(1 for s in self.segments if any(c in s for c in "*?["))
 

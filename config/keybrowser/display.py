@@ -225,14 +225,22 @@ def _named(segments: list[str]) -> list[str]:
     return [s for s in segments if not (s.startswith("{") and s.endswith("}"))]
 
 
+_documents: tuple[tuple, dict[str, list[KeyPattern]]] = ((), {})
+
+
 def _document_patterns(app: str) -> list[KeyPattern]:
-    """Patterns of one document per id: ``app:entity:*`` (``app:{tag}:entity:*``)."""
-    found = []
-    for p in keyspace.patterns:
-        named = _named(p.segments)
-        if p.app == app and len(named) == 3 and named[2] == "*" and p.wildcards == 1:
-            found.append(p)
-    return found
+    """Patterns of one document per id: ``app:entity:*`` (``app:{tag}:entity:*``). Sorted out
+    once per registry (as ``_patterns_by_shape``), not on every key page."""
+    global _documents
+    signature = tuple(keyspace.patterns)
+    if _documents[0] != signature:
+        by_app: dict[str, list[KeyPattern]] = {}
+        for p in keyspace.patterns:
+            named = _named(p.segments)
+            if len(named) == 3 and named[2] == "*" and p.wildcards == 1:
+                by_app.setdefault(p.app, []).append(p)
+        _documents = (signature, by_app)
+    return _documents[1].get(app, [])
 
 
 def id_pattern(key: str, key_owner: KeyPattern | None) -> KeyPattern | None:
