@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import deque
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -329,6 +330,7 @@ class DjangoTracedRedis(TracedRedis):
 # What redis-py's cluster client may send again after a failure: never a timeout, as on
 # one server (see ``connection_retry``): the command may have run.
 _CLUSTER_RETRY_ERRORS = (redis.ConnectionError, ClusterDownError, SlotNotCoveredError)
+FAILOVER_WAITS = (0.0, 0.25, 0.5, 1.0)  # seconds before a wave to named nodes reads the slot map again
 
 
 class TracedClusterPipeline(ClusterPipeline):
@@ -466,14 +468,21 @@ class TracedRedisCluster(RedisCluster):
         plain arguments (shown as its keys). An error reply comes back as the exception, in its place.
         A node that cannot be reached (a primary that died) has its connection closed, the slot map is
         read again, and the wave goes once more to the nodes serving those slots now (a promoted
-        replica); a second failure is raised."""
-        try:
-            return self._on_nodes(calls, keys)
-        except (redis.ConnectionError, redis.TimeoutError, OSError):
-            moved = self._after_failover(calls)
-            if moved is None:
-                raise
-            return self._on_nodes(moved, keys)
+        replica). The map a node answers may still name the dead primary for a moment after the
+        promotion (gossip has not reached it), so the map is read again after each of
+        ``FAILOVER_WAITS`` (under two seconds in all), then the failure is raised."""
+        for wait in (*FAILOVER_WAITS, None):
+            try:
+                return self._on_nodes(calls, keys)
+            except (redis.ConnectionError, redis.TimeoutError, OSError):
+                if wait is None:
+                    raise
+                time.sleep(wait)
+                moved = self._after_failover(calls)
+                if moved is None:
+                    raise
+                calls = moved
+        return []  # not reached: the last attempt returns or raises
 
     def _after_failover(self, calls: list[tuple[ClusterNode, tuple]]) -> list | None:
         """``calls`` each on the node serving its node's slots after the slot map is read again; None when

@@ -3,6 +3,7 @@ with what was acknowledged by a replica before the kill; and the app on such a c
 
 from io import StringIO
 
+import redis
 from django.conf import settings
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
@@ -156,6 +157,42 @@ class OnClusterTest(RedisMixin, TestCase):
             slot = key_slot(name.encode())
             self.assertContains(response, f"{self.primary_of(name)} · slot {slot}")
         self.assertEqual(response.context["page"].dbsize, client().dbsize(target_nodes="primaries"))
+
+    def test_a_wave_meeting_a_stale_slot_map_reads_it_again_until_the_nodes_answer(self):
+        """After a failover a node may still name the dead primary for a moment: the wave to named
+        nodes reads the map again, waiting a little longer each time, rather than answer 503."""
+        from unittest import mock
+
+        from config import redis as redis_config
+
+        redis_client = client()
+        for n in range(12):
+            redis_client.set(f"probe:{n}", n)
+        real, failures = redis_client._on_nodes, []
+
+        def unreachable_twice(calls, keys):
+            if len(failures) < 2:
+                failures.append(len(calls))
+                raise redis.ConnectionError("Connection refused (injected)")
+            return real(calls, keys)
+
+        calls = [(node, ("DBSIZE",)) for node in redis_client.primaries()]
+        slept: list[float] = []
+        with (
+            mock.patch.object(redis_client, "_on_nodes", side_effect=unreachable_twice),
+            mock.patch.object(redis_config.time, "sleep", side_effect=slept.append),
+        ):
+            sizes = redis_client.on_nodes(calls)
+        self.assertEqual(sum(sizes), 12)
+        self.assertEqual(slept, list(redis_config.FAILOVER_WAITS[:2]))
+        always = mock.patch.object(redis_client, "_on_nodes", side_effect=redis.ConnectionError("down"))
+        with (
+            always,
+            mock.patch.object(redis_config.time, "sleep", side_effect=slept.append),
+            self.assertRaises(redis.ConnectionError),
+        ):
+            redis_client.on_nodes(calls)
+        self.assertEqual(slept[2:], list(redis_config.FAILOVER_WAITS))  # then it gives up
 
     def test_paging_with_the_node_cursor_visits_every_key_exactly_once(self):
         names = self.keys_on_every_primary(400, "page:{}")
