@@ -471,18 +471,16 @@ class TracedRedisCluster(RedisCluster):
         replica). The map a node answers may still name the dead primary for a moment after the
         promotion (gossip has not reached it), so the map is read again after each of
         ``FAILOVER_WAITS`` (under two seconds in all), then the failure is raised."""
-        for wait in (*FAILOVER_WAITS, None):
+        for wait in FAILOVER_WAITS:
             try:
                 return self._on_nodes(calls, keys)
             except (redis.ConnectionError, redis.TimeoutError, OSError):
-                if wait is None:
-                    raise
                 time.sleep(wait)
                 moved = self._after_failover(calls)
                 if moved is None:
                     raise
                 calls = moved
-        return []  # not reached: the last attempt returns or raises
+        return self._on_nodes(calls, keys)  # the last attempt: its failure is raised
 
     def _after_failover(self, calls: list[tuple[ClusterNode, tuple]]) -> list | None:
         """``calls`` each on the node serving its node's slots after the slot map is read again; None when

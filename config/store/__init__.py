@@ -367,20 +367,11 @@ def holds_prefix(prefix: str) -> bool:
 def delete_prefix(prefix: str, batch: int = 1000) -> int:
     """UNLINK every key under ``prefix``, ``batch`` keys a round trip; returns how many went. One UNLINK
     per key in a plain pipeline: the keys may hash to many slots (on a cluster, each to its node)."""
-    removed, chunk = 0, []
-    for key in scan_prefix(prefix):
-        chunk.append(key)
-        if len(chunk) >= batch:
-            removed += _unlink_each(chunk)
-            chunk = []
-    return removed + (_unlink_each(chunk) if chunk else 0)
+    return sum(sum(pipelined(chunk, _queue_unlink)) for chunk in batched(scan_prefix(prefix), batch))
 
 
-def _unlink_each(names: list[str]) -> int:
-    pipe = client().pipeline(transaction=False)
-    for name in names:
-        pipe.unlink(name)
-    return sum(pipe.execute())
+def _queue_unlink(pipe, key: str) -> None:
+    pipe.unlink(key)
 
 
 # --- integrity reads and repairs (see config/core_integrity.py) ---------------------
