@@ -58,18 +58,22 @@ def _summed(section: str, field_name: str) -> float:
     return sum(float(info.get(field_name, 0)) for info in replies.values())
 
 
-def _commands_served() -> int:
+def _calls_per_primary(names: tuple[str, ...] | None = None) -> dict[str, int]:
+    """Commands each primary has served (INFO commandstats), by address; only ``names`` when given."""
     replies = client().info("commandstats", target_nodes="primaries")
-    return sum(int(stats["calls"]) for info in replies.values() for stats in info.values())
+    return {
+        node: sum(int(stats["calls"]) for name, stats in info.items() if names is None or name in names)
+        for node, info in sorted(replies.items())
+    }
+
+
+def _commands_served() -> int:
+    return sum(_calls_per_primary().values())
 
 
 def _scripts_per_primary() -> dict[str, int]:
-    """Script calls (EVALSHA and EVAL) each primary has served, by address: where the writes went."""
-    replies = client().info("commandstats", target_nodes="primaries")
-    return {
-        node: sum(int(info.get(name, {}).get("calls", 0)) for name in ("cmdstat_evalsha", "cmdstat_eval"))
-        for node, info in sorted(replies.items())
-    }
+    """Script calls (EVALSHA and EVAL) each primary has served: where the writes went."""
+    return _calls_per_primary(("cmdstat_evalsha", "cmdstat_eval"))
 
 
 class ClusterRun(redisrun.RedisRun):
@@ -145,7 +149,7 @@ class Driven:
         return self.count / self.seconds if self.seconds else 0.0
 
 
-def writes_per_second(write: Callable[[int], Any], threads: int, seconds: float) -> Driven:
+def drive_writes(write: Callable[[int], Any], threads: int, seconds: float) -> Driven:
     """``write(n)`` from ``threads`` threads for ``seconds``, each with run numbers of its own."""
     done = [0] * threads
     stop = threading.Event()
@@ -179,8 +183,7 @@ def _cpu_per_server() -> dict[str, float]:
     address, or the one server."""
     if not on_cluster():
         return {"one server": redisrun.cpu_seconds()}
-    replies = client().info("cpu", target_nodes="primaries")
-    return {node: float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]) for node, cpu in replies.items()}
+    return {node: redisrun.cpu_of(cpu) for node, cpu in client().info("cpu", target_nodes="primaries").items()}
 
 
 def _measure(op, runs: int, min_runs: int, budget: float) -> tuple[Any, Measured]:
@@ -221,7 +224,7 @@ def cluster_benchmark(scale: str, progress=lambda text: None, only=(), spread_se
                     for name, write in p.spread_writes():
                         before = _scripts_per_primary() if where == "cluster" else {}
                         cpu = _cpu_per_server()
-                        driven = {t: writes_per_second(write, t, spread_seconds) for t in THREADS}
+                        driven = {t: drive_writes(write, t, spread_seconds) for t in THREADS}
                         busiest = max(n - cpu.get(server, 0.0) for server, n in _cpu_per_server().items())
                         phase.capacity[name] = sum(d.count for d in driven.values()) / busiest if busiest else 0.0
                         phase.spread[name] = {t: d.rate for t, d in driven.items()}

@@ -42,7 +42,11 @@ def input_bytes() -> int:
 
 def cpu_seconds() -> float:
     """The server process's CPU time since start, user and system (INFO cpu)."""
-    cpu = client().info("cpu")
+    return cpu_of(client().info("cpu"))
+
+
+def cpu_of(cpu: dict) -> float:
+    """User and system CPU seconds of one server's INFO cpu."""
     return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
 
 
