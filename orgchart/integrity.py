@@ -9,7 +9,7 @@ from config.invariants import Violation, invariant
 from orgchart import keys
 from orgchart.documents import fold
 from orgchart.store import checks as audit
-from orgchart.store import locations, sensors
+from orgchart.store import locations, sensorchecks
 from orgchart.store import names as store_names
 
 
@@ -157,18 +157,18 @@ def _expected_rollups(index):
     """Per location and period, what each rollup should hold: hours from their raw samples,
     days from their hours, months from their days (only where the level below is still kept)."""
     hours: dict[int, dict[str, tuple]] = defaultdict(dict)
-    for place, start, samples in sensors.raw_buckets(index=index):
+    for place, start, samples in sensorchecks.raw_buckets(index=index):
         if samples:
             hours[place][start.strftime("%Y%m%d%H")] = _aggregate(v for _, v in samples)
     return hours
 
 
 def _check_rollups(repair: bool = False):
-    index = sensors.sensor_index()  # one SCAN of every sensor key, not one per location and period
+    index = sensorchecks.sensor_index()  # one SCAN of every sensor key, not one per location and period
     hours = _expected_rollups(index)
     places = set(hours) | set(index["latest"])
     for place in sorted(places):
-        stored = {p: sensors.rollups_of(place, p, index[p].get(place, [])) for p in ("hour", "day", "month")}
+        stored = {p: sensorchecks.rollups_of(index[p].get(place, [])) for p in ("hour", "day", "month")}
         expected = {"hour": hours.get(place, {})}
         kept_hours = {s: _as_tuple(r) for s, r in stored["hour"].items()}
         days: dict[str, list] = defaultdict(list)
@@ -193,7 +193,7 @@ def _check_rollups(repair: bool = False):
                             [keys.temp_rollup(place, period, stamp)],
                         )
             if repair and bad:
-                sensors.rewrite_rollups(place, period, bad)
+                sensorchecks.rewrite_rollups(place, period, bad)
 
 
 def _repair_rollups():
@@ -208,18 +208,18 @@ def rollups_match_samples():
 
 
 def _expire_buckets():
-    sensors.expire_buckets(sensors.buckets_without_ttl())
+    sensorchecks.expire_buckets(sensorchecks.buckets_without_ttl())
 
 
 @invariant("orgchart", "raw buckets and hourly and daily rollups expire (retention)", repair=_expire_buckets)
 def buckets_expire():
-    for key, period in sensors.buckets_without_ttl():
+    for key, period in sensorchecks.buckets_without_ttl():
         yield Violation(f"{key} ({period}) has no TTL: retention is not enforced", [key])
 
 
 def _sensor_strays():
     """(location, what is wrong, its repair) of each sensor whose data outlives its location."""
-    owners = sensors.sensor_owners()
+    owners = sensorchecks.sensor_owners()
     for place in sorted(set(owners.latest) | owners.with_buckets):
         deleted = "deleted" in owners.latest.get(place, {})
         if deleted and place in owners.existing:
@@ -235,7 +235,7 @@ def _repair_sensor_strays():
         if forget:
             locations.forget_sensor(place)
         else:
-            sensors.clear_tombstone(place)
+            sensorchecks.clear_tombstone(place)
 
 
 @invariant(

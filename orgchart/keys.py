@@ -348,8 +348,9 @@ def sensor_location(key: str) -> int:
     return int(key[key.index("{sensor-") + 8 : key.index("}")])
 
 
-def temp_rollup_pattern(location_pk: int, period: str) -> str:
-    return temp_rollup(location_pk, period, "*")
+def sensor_kind(key: str) -> str:
+    """Which of the names above ``key`` is: "raw", "hour", "day", "month" or "latest"."""
+    return "latest" if key.endswith(":latest") else key.rsplit(":", 2)[-2]
 
 
 def _hour_stamps(first_ts: int, last_ts: int) -> list[str]:

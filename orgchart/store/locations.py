@@ -10,7 +10,7 @@ from config.activity import Actor
 from config.redis import client
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
-from orgchart.store import sensors
+from orgchart.store import sensorchecks
 from orgchart.store.core import (
     Script,
     events_key,
@@ -226,7 +226,7 @@ def forget_sensor(pk: int, span: tuple[str | None, str | None] | None = None) ->
     if all(held):
         rest = set(keys.sensor_keys(pk, int(held[0]), int(held[1]))) - set(named)
     elif span is None:  # the tombstone may have been down already: whatever is left of the sensor's keys
-        rest = {key for key in sensors.location_keys(pk, keys.sensor_pattern(pk)) if key != latest}
+        rest = {key for key in sensorchecks.location_keys(pk, keys.sensor_pattern(pk)) if key != latest}
     else:
         rest = set()
     if rest:
