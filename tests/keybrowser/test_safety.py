@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from config import trace as tracing
 from config.keybrowser import store
-from config.keybrowser.display import key_param, key_url
+from config.keybrowser.display import key_param, key_url, show
 from config.redis import raw_client
 from tests.keybrowser.helpers import READ_ONLY, KeysTestCase, commands, panel_commands
 
@@ -164,3 +164,21 @@ class KeyParamTest(SimpleTestCase):
 
     def test_a_tagged_name_takes_the_fast_path(self):
         self.assertEqual(key_param("school:{school}:course:4"), "school%3A%7Bschool%7D%3Acourse%3A4")
+
+
+NAME_CHARS = "ab:{} <&\"'\t\n\x7f\x00é\u2028"  # printable ASCII, HTML's specials, controls, UTF-8
+
+
+class ShowTest(SimpleTestCase):
+    @given(
+        st.one_of(st.binary(max_size=40), st.text(alphabet=NAME_CHARS, max_size=40).map(str.encode)),
+        st.integers(min_value=0, max_value=45),
+        st.booleans(),
+    )
+    def test_printable_ascii_takes_the_fast_path_and_shows_what_the_full_path_shows(self, raw, limit, name):
+        # A bytearray never takes the fast path (it is for bytes only): the full path is the reference.
+        self.assertEqual(show(raw, limit, name), show(bytearray(raw), limit, name))
+
+    def test_a_tab_or_newline_in_a_name_is_escaped_and_flagged(self):
+        shown = show(b"a\tb\nc", name=True)
+        self.assertEqual((shown.text, shown.escaped), ("a\\tb\\nc", True))
