@@ -15,6 +15,7 @@ from unittest import mock, skipIf
 
 from django.conf import settings
 from django.core.management import CommandError, call_command
+from django.test import SimpleTestCase
 
 from config.benchmark import Operation, exchange, postgres, redisrun, report, runner, seeding, suite
 from config.redis import client
@@ -466,3 +467,43 @@ class ServerTimeTest(RedisTestCase):
         self.assertEqual(asked, [frozenset({"eval", "evalsha", "multi", "hmget"})])
         plain = runner.Sides()
         self.assertIs(plain.sending(frozenset({"get"})), plain)  # no Redis server time to count
+
+
+class SeedingShareTest(SimpleTestCase):
+    """A load's share of redis-benchmark, and the share its commands would reach with Redis busy throughout."""
+
+    FIGURES = {
+        "floors": {},
+        "operations": [],
+        "ceiling": {"commands_per_second": 1_000_000.0, "command": "redis-benchmark -P 32", "note": ""},
+        "sized_ceilings": {
+            "catalog": {"commands_per_second": 500_000.0, "command": "… -d 250 --csv", "note": "", "data_size": 250},
+            "cms": {"commands_per_second": 400_000.0, "command": "… -d 2000 --csv", "note": "", "data_size": 2000},
+        },
+        "loads": {
+            "redis": [
+                {"app": "catalog", "records": 10, "rate": 1.0, "commands_per_second": 50_000.0,
+                 "bytes_per_command": 300.0, "server_busy": 0.5, "per_record": {}},
+                {"app": "cms", "records": 10, "rate": 1.0, "commands_per_second": 100_000.0,
+                 "bytes_per_command": 2200.0, "server_busy": 1.0, "per_record": {}},
+            ],
+        },
+    }  # fmt: skip
+
+    def test_the_goal_names_what_the_server_itself_allows_each_load_that_misses_it(self):
+        stated = [line for line in report.goals(self.FIGURES) if line.startswith("- seeding")]
+        self.assertEqual(
+            stated,
+            [
+                "- seeding at 20% or more of redis-benchmark -P 32 at the same bytes per command: not met by "
+                "catalog (10.0%; 20.0% with Redis busy throughout)"
+            ],
+        )
+
+    def test_the_loads_table_has_the_share_with_redis_busy_throughout(self):
+        table = report.loads_table(self.FIGURES)
+        self.assertIn("the same, Redis busy throughout", table[0])
+        catalog = next(line for line in table if line.startswith("| catalog |"))
+        self.assertIn("| 10.0% (`-d 250`) | 50% | 20.0% |", catalog)
+        cms = next(line for line in table if line.startswith("| cms |"))
+        self.assertIn("| 25.0% (`-d 2000`) | 100% | 25.0% |", cms)
