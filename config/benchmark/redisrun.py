@@ -23,7 +23,7 @@ SLOW_US = 100  # SLOWLOG threshold while an operation's longest command is measu
 def used_memory() -> int:
     """INFO used_memory less what the client connections hold (CLIENT LIST ``tot-mem``: their
     query and reply buffers, some 50 KB a connection): what the data costs, whatever connections
-    a load opens (a thread keeps its own, ``config.redis.ThreadRedis``) or how full their buffers
+    a load opens (a thread keeps its own, ``config.redis.traced.ThreadRedis``) or how full their buffers
     are when it ends."""
     redis = client()
     connections = sum(int(entry.get("tot-mem", 0)) for entry in redis.client_list())

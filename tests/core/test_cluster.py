@@ -163,7 +163,7 @@ class OnClusterTest(RedisMixin, TestCase):
         nodes reads the map again, waiting a little longer each time, rather than answer 503."""
         from unittest import mock
 
-        from config import redis as redis_config
+        from config.redis import cluster as redis_config
 
         redis_client = client()
         for n in range(12):

@@ -1,0 +1,246 @@
+"""The one place that builds Redis clients.
+
+With ``REDIS_URL`` unset they talk to the embedded server (``config.embedded``).
+
+Two clients share one URL: ``client()`` decodes replies to ``str`` for the
+domain code, ``raw_client()`` keeps bytes for the key browser, which must show
+binary values safely. Both are traced (see ``config.trace``): on one server by
+the classes of ``traced``, on a cluster by those of ``cluster``; ``wire`` holds
+what both send beyond redis-py's own ways (a bulk command packed in one call, a
+stream of commands).
+
+``redis+cluster://host:port`` (or ``rediss+cluster://`` with TLS) names a
+Redis Cluster by any one of its nodes: the clients are then redis-py's
+``RedisCluster``, traced per node, and Django's cache and sessions use one too
+(``DjangoConnectionFactory``). See docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import redis
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django_redis.pool import ConnectionFactory
+from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
+from redis.retry import Retry
+
+from config.embedded import embedded_url
+from config.redis.cluster import (
+    FAILOVER_WAITS,
+    DjangoTracedRedisCluster,
+    TracedClusterPipeline,
+    TracedRedisCluster,
+)
+from config.redis.traced import DjangoTracedRedis, ThreadRedis, TracedPipeline, TracedRedis
+from config.redis.wire import PipelinedStream, Stream, execute_packed, packed
+
+__all__ = [
+    "FAILOVER_WAITS",
+    "DjangoConnectionFactory",
+    "DjangoTracedRedis",
+    "DjangoTracedRedisCluster",
+    "PipelinedStream",
+    "Stream",
+    "ThreadRedis",
+    "TracedClusterPipeline",
+    "TracedPipeline",
+    "TracedRedis",
+    "TracedRedisCluster",
+    "client",
+    "connection_retry",
+    "execute_packed",
+    "is_cluster_url",
+    "is_dev_server",
+    "node_url",
+    "on_cluster",
+    "packed",
+    "raw_client",
+    "redacted",
+    "reset_clients",
+    "scan_beside",
+]
+
+# Query parameters that carry a credential in a Redis URL (redis-py reads
+# ``password`` and ``username`` from the query too, also of a unix socket URL).
+_SECRET_PARAMS = {"password", "pass", "passwd", "pwd", "auth", "secret", "token", "requirepass"}
+
+
+def redacted(url: str) -> str:
+    """The URL without its password in any spelling (``user:pass@``, ``:pass@``,
+    ``?password=``, a unix socket's query), safe to show on a page or in a log.
+    A URL that cannot be parsed is hidden whole."""
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        parts.port  # noqa: B018  (raises on a malformed port)
+    except ValueError:
+        return "(hidden)"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        user = userinfo.split(":", 1)[0] if ":" in userinfo else userinfo
+        # A lone "x@" is a username to redis-py, yet often a password written by mistake.
+        netloc = (f"{user}:***@" if ":" in userinfo else "***@") + host
+    masked = [(k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in query]
+    shown = f"{parts.scheme}://{netloc}{parts.path}"
+    return f"{shown}?{urlencode(masked, safe='*/:')}" if masked else shown
+
+
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+
+def is_cluster_url(url: str) -> bool:
+    """Whether ``url`` names a Redis Cluster (``redis+cluster://`` or ``rediss+cluster://``)."""
+    return url.partition("://")[0].lower() in CLUSTER_SCHEMES
+
+
+def node_url(url: str) -> str:
+    """A cluster URL as redis-py reads it: the scheme without ``+cluster``."""
+    scheme, sep, rest = url.partition("://")
+    return f"{CLUSTER_SCHEMES.get(scheme.lower(), scheme)}{sep}{rest}"
+
+
+def _cluster_client(url: str, cls: type[TracedRedisCluster], decode: bool, **options) -> TracedRedisCluster:
+    return cls.from_url(node_url(url), decode_responses=decode, **options)
+
+
+class DjangoConnectionFactory(ConnectionFactory):
+    """django-redis's connection factory, building a traced RedisCluster for a cluster URL.
+
+    One client per URL and timeouts for the process (built once: it learns the
+    slot map from the cluster), closed by ``reset_clients``.
+    """
+
+    def connect(self, url: str):
+        if not is_cluster_url(url):
+            return super().connect(url)
+        timeout = self.options.get("SOCKET_TIMEOUT") or settings.REDIS_SOCKET_TIMEOUT
+        connect_timeout = self.options.get("SOCKET_CONNECT_TIMEOUT") or settings.REDIS_CONNECT_TIMEOUT
+        return _shared(
+            ("django", url, timeout, connect_timeout),
+            lambda: _cluster_client(
+                url,
+                DjangoTracedRedisCluster,
+                False,
+                **{**_connection_options(), "socket_timeout": timeout, "socket_connect_timeout": connect_timeout},
+            ),
+        )
+
+    def disconnect(self, connection) -> None:
+        if isinstance(connection, RedisCluster):
+            return  # shared by every request; reset_clients closes it
+        super().disconnect(connection)
+
+
+def connection_retry() -> Retry:
+    """One quick retry, for every client (django-redis's too): a dropped connection
+    is re-opened at once, while a dead server turns into a 503 page fast rather
+    than after a long backoff.
+
+    Never on a timeout: the command was sent and the server may have run it (a
+    long EXEC or script), so sending it again could apply a write twice or
+    refuse it as a duplicate of itself. A timeout is the 503 page, the outcome
+    unknown."""
+    return Retry(ExponentialBackoff(cap=0.05, base=0.01), 1, supported_errors=(redis.ConnectionError,))
+
+
+def _connection_options() -> dict:
+    # A slow server fails the request within REDIS_SOCKET_TIMEOUT.
+    return {
+        "socket_timeout": settings.REDIS_SOCKET_TIMEOUT,
+        "socket_connect_timeout": settings.REDIS_CONNECT_TIMEOUT,
+        "retry": connection_retry(),
+        "health_check_interval": 30,
+    }
+
+
+_built: dict[object, TracedRedis | TracedRedisCluster] = {}
+_build_lock = threading.Lock()
+
+
+def _shared(kind, build):
+    """One client per kind for the process, built once even when threads ask together.
+
+    Built twice, the spare client would be garbage-collected, and redis-py's
+    ``Redis.__del__`` closes the connection pool it built: a pipeline still
+    using it fails with "Bad file descriptor" (the load test saw this on fresh
+    gunicorn workers when ``functools.cache`` did the caching).
+    """
+    built = _built.get(kind)
+    if built is None:
+        with _build_lock:
+            built = _built.get(kind)
+            if built is None:
+                built = build()
+                _built[kind] = built
+    return built
+
+
+def _client(decode: bool) -> TracedRedis | TracedRedisCluster:
+    url = settings.REDIS_URL
+    if is_cluster_url(url):
+        return _shared(decode, lambda: _cluster_client(url, TracedRedisCluster, decode, **_connection_options()))
+    return _shared(decode, lambda: TracedRedis.from_url(url, decode_responses=decode, **_connection_options()))
+
+
+_threads = threading.local()
+
+
+def client() -> TracedRedis | TracedRedisCluster:
+    """The domain client: replies decoded to ``str``. On one server, the calling thread's own
+    ``ThreadRedis`` over the shared client's pool (built again after a fork or a new URL)."""
+    shared = _client(True)
+    if isinstance(shared, TracedRedisCluster):
+        return shared
+    mine = getattr(_threads, "client", None)
+    if mine is None or mine.connection_pool is not shared.connection_pool or mine.owner[0] != os.getpid():
+        mine = _threads.client = ThreadRedis(connection_pool=shared.connection_pool)
+    return mine
+
+
+def raw_client() -> TracedRedis | TracedRedisCluster:
+    """Replies as bytes, for showing binary values without breaking."""
+    return _client(False)
+
+
+def on_cluster() -> bool:
+    """Whether the clients talk to a Redis Cluster."""
+    return is_cluster_url(settings.REDIS_URL)
+
+
+def scan_beside(key: str, cursor: int, match: str, count: int, _type: str = "") -> tuple[int, list]:
+    """One SCAN step over the keys of ``key``'s node: on a cluster, the primary serving its slot; on one
+    server, the server. A resumable cursor over an app whose keys all share ``key``'s hash tag."""
+    redis_client = client()
+    if not isinstance(redis_client, RedisCluster):
+        cursor, found = redis_client.scan(cursor, match=match, count=count, _type=_type or None)  # not TYPE ''
+        return int(cursor), found
+    args = ["SCAN", cursor, "MATCH", match, "COUNT", count] + (["TYPE", _type] if _type else [])
+    ((cursor, found),) = redis_client.on_nodes([(redis_client.get_node_from_key(key), tuple(args))])
+    return int(cursor), found
+
+
+def reset_clients() -> None:
+    with _build_lock:
+        for built in _built.values():
+            built.close()
+        _built.clear()
+
+
+def is_dev_server() -> bool:
+    """Whether the clients point at the development data under ``var/``."""
+    dev_url = embedded_url(Path(settings.VAR_DIR) / "redis")
+    return dev_url == settings.REDIS_URL or os.environ.get("REDIS_URL") == settings.REDIS_URL
+
+
+@receiver(setting_changed)
+def _rebuild_on_url_change(setting, **kwargs):
+    if setting in {"REDIS_URL", "REDIS_SOCKET_TIMEOUT", "REDIS_CONNECT_TIMEOUT"}:
+        reset_clients()
