@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 from redis.exceptions import ResponseError
 
-from config.keybrowser.display import is_hidden, member_id
+from config.keybrowser.display import is_hidden
 from config.keybrowser.nodes import SCAN_CURSOR_END, placed
+from config.keybrowser.owners import member_id
 from config.keybrowser.store import (
     _STREAM_ID,
     OFFSET_END,

@@ -19,7 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import Truncator
 from django.views.decorators.http import require_GET
 
-from config.keybrowser import behind, display, keystore, panel, store, tree
+from config.keybrowser import behind, display, keystore, owners, panel, store, tree
 from config.keybrowser.forms import BrowseForm
 from config.keyspace import keyspace
 from config.store import glob_escape
@@ -103,16 +103,16 @@ def key_detail(request, key: bytes):
     """One key: its owner, metadata and one page of its content."""
     if display.is_hidden(key):
         return render(request, "keybrowser/refused.html", {"name": display.show(key, name=True)}, status=403)
-    owner = display.owner(key)
+    owner = owners.owner(key)
     text = key.decode("utf-8", "backslashreplace")
-    related = display.related_keys(text, owner)
+    related = owners.related_keys(text, owner)
     try:
         content = keystore.read_key(
             key, request.GET.get("cursor", ""), owner.type if owner else "", tuple(k.encode() for k, _ in related)
         )
     except ValueError as exc:
         raise _bad_cursor() from exc
-    ids_of = display.id_pattern(text, owner)
+    ids_of = owners.id_pattern(text, owner)
     meta = content.meta
     as_hex = request.GET.get("as") == "hex"
     here = f"?key={display.key_param(key)}"

@@ -135,7 +135,7 @@ class StringViewTest(KeysTestCase):
 
 class OwnerIndexTest(KeysTestCase):
     def test_the_indexed_owner_is_the_registry_match(self):
-        from config.keybrowser.display import owner
+        from config.keybrowser.owners import owner
         from config.keyspace import keyspace
 
         names = [p.pattern.replace("*", "7") for p in keyspace.patterns]
@@ -156,7 +156,7 @@ class OwnerIndexTest(KeysTestCase):
     def test_overlapping_globs_give_the_most_specific_then_the_first_registered(self):
         from unittest import mock
 
-        from config.keybrowser.display import owner
+        from config.keybrowser.owners import owner
         from config.keyspace import KeyPattern, keyspace
 
         registered = [
@@ -183,7 +183,7 @@ class OwnerIndexTest(KeysTestCase):
                         self.assertIs(found, keyspace.match(name))
 
     def test_a_key_is_matched_once_a_shape_not_once_a_pattern(self):
-        from config.keybrowser.display import _patterns_by_shape, owner
+        from config.keybrowser.owners import owner, patterns_by_shape
         from config.keyspace import keyspace
 
         calls = []
@@ -195,7 +195,7 @@ class OwnerIndexTest(KeysTestCase):
 
             return call
 
-        index = {shape: (counted(fullmatch), entries) for shape, (fullmatch, entries) in _patterns_by_shape().items()}
+        index = {shape: (counted(fullmatch), entries) for shape, (fullmatch, entries) in patterns_by_shape().items()}
         for name in [p.pattern.replace("*", "7") for p in keyspace.patterns]:
             calls.clear()
             with self.subTest(name=name):
@@ -203,7 +203,7 @@ class OwnerIndexTest(KeysTestCase):
                 self.assertLessEqual(len(calls), 2)  # the key's first segment's shape, and the glob-first one
 
     def test_a_pattern_registered_again_under_its_name_is_the_owner_seen(self):
-        from config.keybrowser.display import owner
+        from config.keybrowser.owners import owner
         from config.keyspace import keyspace
         from tests.keybrowser.helpers import extra_patterns
 
