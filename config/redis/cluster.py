@@ -8,6 +8,7 @@ import time
 
 import redis
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster, TransactionStrategy
+from redis.commands.cluster import READ_COMMANDS
 from redis.commands.core import BasicKeyCommands, SetCommands
 from redis.exceptions import ClusterDownError, SlotNotCoveredError
 
@@ -40,6 +41,7 @@ class TracedClusterPipeline(ClusterPipeline):
     sunion, sunionstore = SetCommands.sunion, SetCommands.sunionstore
     sdiff, sdiffstore = SetCommands.sdiff, SetCommands.sdiffstore
     mget, rename, renamenx = BasicKeyCommands.mget, BasicKeyCommands.rename, BasicKeyCommands.renamenx
+    unlink = BasicKeyCommands.unlink  # refused for several keys outside a transaction: a list's scratch keys
 
     @property
     def command_stack(self) -> list:
@@ -138,6 +140,16 @@ class TracedRedisCluster(RedisCluster):
         )
         pipe.trace_origin = self.trace_origin
         return pipe
+
+    def _execute_pipeline_by_slot(self, command: str, slots_to_args) -> list:
+        """A command over keys of several slots (EXISTS, DELETE, UNLINK, MGET), split by redis-py into
+        one command a slot, sent as one plain pipeline: redis-py asks ``pipeline()``, which here is a
+        transaction unless told otherwise, and a transaction cannot span slots."""
+        pipe = self.pipeline(transaction=False)
+        replicas = self.read_from_replicas and command in READ_COMMANDS
+        for slot, args in slots_to_args.items():
+            pipe.execute_command(command, *args, target_nodes=[self.nodes_manager.get_node_from_slot(slot, replicas)])
+        return pipe.execute()
 
     def streamed(self, read):
         """``read(stream)`` on a ``PipelinedStream``: see ``TracedRedis.streamed``."""
