@@ -32,6 +32,13 @@ class KeyPattern:
     screens: tuple[str, ...] = ()  # URL names of the screens that read or write it
     index: str = ""  # a key (set or sorted set of ids) that enumerates this pattern's keys, if one exists
     url: str = ""  # path of the screen showing one document of this pattern, "{id}" for its id segment
+    # The key of one document by its id, where the declaring function takes the id alone: its other
+    # segments may follow from the id (a catalog partition's tag), which the glob cannot say.
+    of_id: Callable[[str], str] | None = field(default=None, compare=False, repr=False)
+
+    def key_of(self, ident: str) -> str:
+        """The key of the document ``ident`` names: by the declaring function, else the glob's ``*``."""
+        return self.of_id(ident) if self.of_id else self.pattern.replace("*", ident, 1)
 
     def screen_url(self, key: str) -> str:
         """The app screen for ``key``, when this pattern has one and the key holds an id."""
@@ -95,6 +102,8 @@ class KeySpace:
                     if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                 ]
                 glob = pattern or build(*["*"] * len(required))
+                if len(required) == 1 and not pattern and glob.count("*") > 1:
+                    extra["of_id"] = build  # the id fills more than the one segment of the glob
                 build.entry = self.register(app, glob, type, modeling, serves, **extra)
                 return build
 

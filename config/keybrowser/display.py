@@ -168,7 +168,7 @@ def member_link(member: bytes, ids_of: KeyPattern | None, base: str = "", index:
     except UnicodeDecodeError:
         return NO_LINK
     if ids_of is not None and (member_ref := member_id(member)):
-        key = ids_of.pattern.replace("*", member_ref)
+        key = ids_of.key_of(member_ref)
         return MemberLink(key_url(key, base), ids_of.screen_url(key))
     if ":" in text and not is_hidden(text):
         pattern = owner(text, index)

@@ -164,6 +164,6 @@ def pattern_index_page(pattern: KeyPattern, cursor: str) -> IndexPage:
         ids = page
         next_cursor = str(position + len(ids)) if position + len(ids) < total else ""
     refs = [member_id(member) for member in ids]
-    keys = [pattern.pattern.replace("*", ref, 1).encode() for ref in refs if ref]
+    keys = [pattern.key_of(ref).encode() for ref in refs if ref]
     metas, _ = describe(keys)
     return IndexPage(metas, total, next_cursor)

@@ -95,8 +95,8 @@ def _document_patterns(app: str) -> list[KeyPattern]:
     if _documents[0] != signature:
         by_app: dict[str, list[KeyPattern]] = {}
         for p in keyspace.patterns:
-            named = _named(p.segments)
-            if len(named) == 3 and named[2] == "*" and p.wildcards == 1:
+            named = _named(p.segments)  # a tag's own wildcard (a partition's) names no second id
+            if len(named) == 3 and named[2] == "*" and sum("*" in s for s in named) == 1:
                 by_app.setdefault(p.app, []).append(p)
         _documents = (signature, by_app)
     return _documents[1].get(app, [])
