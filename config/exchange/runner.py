@@ -108,7 +108,8 @@ def export(app: str, folder: Path, bar: Bar = _no_bar) -> dict[str, int]:
     """Write ``folder/<entity>.jsonl`` for each entity and ``folder/manifest.json``; returns counts."""
     described = exchange_of(app)
     folder.mkdir(parents=True, exist_ok=True)
-    counters = store.counters(described.counters)  # read first: a counter is never behind its ids
+    # read first: a counter is never behind its ids
+    counters = described.read_counters() if described.read_counters else store.counters(described.counters)
     counts = {}
     for entity in described.entities:
         advance = bar(f"{app}.{entity.name}", None)
@@ -130,6 +131,7 @@ class Plan:
     present: list[str] = field(default_factory=list)  # entity files found
     occupied: bool = False
     counters: dict[str, int] = field(default_factory=dict)  # from the manifest
+    highest: dict[str, int] = field(default_factory=dict)  # each entity's highest id in its file
 
     @property
     def ok(self) -> bool:
@@ -189,6 +191,7 @@ def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None)
             docs = _spool(docs, spool / f"{entity.name}.pickle")
         for _ in _counted(docs, advance):
             pass
+    plan.highest = {name: max(ids) for name, ids in seen.items() if ids and all(isinstance(i, int) for i in ids)}
     if not plan.present:
         expected = ", ".join(f"{e.name}.jsonl" for e in described.entities)
         report.refuse(str(folder.name or folder), "", f"no file of {app} found; expected one of {expected}")
@@ -217,12 +220,13 @@ def _write(
     bar: Bar,
     spool: Path | None = None,
     totals: dict[str, int] | None = None,
+    highest: dict[str, int] | None = None,
 ) -> None:
     """The second pass: each entity's cleaned documents, in file order, as one iterator to its
     ``restore`` (from the spool the first pass kept, or else read and checked again from
     ``folder``), then the id counters put where the export found them (never below the highest id
     written)."""
-    writer = Writer(Actor("import"), described.counters)
+    writer = Writer(Actor("import"), described.counters, exported=dict(counters), highest=dict(highest or {}))
     report, seen = Report(), {}
     for entity in described.entities:
         if not (folder / f"{entity.name}.jsonl").exists():
@@ -235,6 +239,9 @@ def _write(
         entity.restore(_counted(docs, advance), writer)
         if not report.ok:  # the file changed since it was checked
             raise RuntimeError("; ".join(report.refusal_lines()[:3]))
+    if described.raise_counters:
+        described.raise_counters(counters)
+        return
     now = store.counters(described.counters)
     store.raise_counters({key: max(now[name], counters.get(name, 0)) for name, key in described.counters.items()})
 
@@ -258,7 +265,10 @@ def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -
                 export(app, backup)
                 store.clear(app)
             try:
-                _write(described, folder, plan.counters, bar, spool=Path(spool), totals=dict(plan.report.counts))
+                _write(
+                    described, folder, plan.counters, bar, spool=Path(spool), totals=dict(plan.report.counts),
+                    highest=plan.highest,
+                )  # fmt: skip
             except BaseException:
                 store.clear(app)
                 if backup is not None:

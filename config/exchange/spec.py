@@ -21,6 +21,8 @@ class Writer:
 
     actor: object  # config.activity.Actor("import")
     counters: dict[str, str]  # counter name -> its INCR key
+    exported: dict[str, int] = field(default_factory=dict)  # the counters as the export found them (manifest)
+    highest: dict[str, int] = field(default_factory=dict)  # entity name -> the highest id its file holds
 
     def next_id(self, counter: str, pk: int) -> None:
         """Make the app's next INCR of ``counter`` hand out ``pk``: how an import keeps ids while
@@ -47,6 +49,10 @@ class AppExchange:
     entities: tuple[Entity, ...]
     counters: dict[str, str] = field(default_factory=dict)  # counter name -> INCR key
     notes: str = ""  # what the format leaves out, shown on the import screen
+    # An app whose counters are not one key a name (the catalog's, one a partition) reads them as
+    # the manifest names them, and puts them back, itself.
+    read_counters: Callable[[], dict[str, int]] | None = None
+    raise_counters: Callable[[dict[str, int]], None] | None = None
 
 
 _MISSING = object()

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from config.keyspace import keyspace
 from config.redis import client, raw_client
-from config.store import batched, delete_prefix, glob_escape
+from config.store import batched, delete_prefix, glob_escape, pipelined
 
 BATCH = 500  # documents per pipelined round trip
 SCAN_COUNT = 1000
@@ -30,10 +30,23 @@ _PROBE = 987654321987  # an id no key holds: called with it, a key function show
 
 def _id_pattern(key_of: KeyOf) -> tuple[str, re.Pattern]:
     """The SCAN glob of ``key_of`` and the regex that takes the id out of one of its keys (the key
-    functions check their ids are integers, so the probe is one)."""
+    functions check their ids are integers, so the probe is one). A segment that follows from the
+    id without being it (a catalog partition's hash tag) is matched as its registered glob has it."""
     template, probe = key_of(_PROBE), str(_PROBE)
-    glob = glob_escape(template).replace(probe, "*")
-    return glob, re.compile(re.escape(template).replace(probe, r"([0-9]+)"))
+    parts = template.split(":")
+    registered = getattr(getattr(key_of, "entry", None), "segments", parts)
+    globs, regexes = [], []
+    for part, glob in zip(parts, registered if len(registered) == len(parts) else parts):
+        if part == probe:
+            globs.append("*")
+            regexes.append(r"([0-9]+)")
+        elif part != glob:
+            globs.append(glob)
+            regexes.append(re.escape(glob).replace(r"\*", "[^:]*"))
+        else:
+            globs.append(glob_escape(part))
+            regexes.append(re.escape(part))
+    return ":".join(globs), re.compile(":".join(regexes))
 
 
 def ids(key_of: KeyOf) -> list[int]:
@@ -82,10 +95,9 @@ def strings(names: list[str], batch: int = BATCH) -> Iterator[tuple[str, bytes]]
 
 
 def counters(named: dict[str, str]) -> dict[str, int]:
-    """The id counters' values (name -> INCR key), 0 for one never used."""
-    if not named:
-        return {}
-    values = client().mget(list(named.values()))
+    """The id counters' values (name -> INCR key), 0 for one never used: one pipeline of GETs, as an
+    app's counters may lie in several slots (the catalog's, one a partition)."""
+    values = pipelined(list(named.values()), lambda pipe, key: pipe.get(key))
     return {name: int(value or 0) for name, value in zip(named, values)}
 
 
@@ -95,7 +107,8 @@ def set_counter(key: str, value: int) -> None:
 
 
 def raise_counters(values: dict[str, int]) -> None:
-    """Set each counter (INCR key -> value) to at least ``value``, in one transaction."""
+    """Set each counter (INCR key -> value) to at least ``value``, in one transaction (an app's
+    counters share its slot; the catalog's partitions put theirs back themselves)."""
     pipe = client().pipeline(transaction=True)
     for key, value in values.items():
         pipe.set(key, value)
