@@ -114,7 +114,8 @@ def _restore_reviews(docs, writer) -> None:
         (doc["product"], doc["id"], store.NewReview(doc["author"], doc["rating"], doc["comment"], doc["published_at"]))
         for doc in docs
     )
-    store.restore_reviews(reviews, actor=writer.actor)
+    exported = max(writer.exported.get("review", 0), writer.highest.get("reviews", 0))
+    store.restore_reviews(reviews, actor=writer.actor, exported=exported)
 
 
 EXCHANGE = AppExchange(
@@ -124,5 +125,7 @@ EXCHANGE = AppExchange(
         Entity("products", _export_products, _clean_product, _restore_products),
         Entity("reviews", _export_reviews, _clean_review, _restore_reviews),
     ),
-    counters={"product": keys.product_ids(), "review": keys.review_ids()},
+    counters={entity: keys.ids(entity, 0) for entity in store.ENTITIES},  # their names: see read_counters
+    read_counters=store.last_ids,  # each entity's highest id, whatever the partition count
+    raise_counters=store.raise_ids,
 )

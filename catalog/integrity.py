@@ -100,30 +100,35 @@ def recent_reviews():
 def _index_violations_of(products):
     entries = store.index_entries(products)
     for product in products:
-        found, member = entries[product.id], str(product.id)
+        found, member, p = entries[product.id], str(product.id), keys.partition_of(product.id)
         if found.created is None:
-            yield Violation(f"product {product.id} is missing from the product index", [keys.products()])
+            yield Violation(f"product {product.id} is missing from the product index", [keys.products(p)])
         for name, score in store.expected_scores(product).items():
             held = found.scores[name]
             if held is None or abs(held - score) > 1e-6:
                 yield Violation(
-                    f"product {product.id}: {name} index holds {held}, expected {score}", [keys.sort_index(name)]
+                    f"product {product.id}: {name} index holds {held}, expected {score}", [keys.sort_index(name, p)]
                 )
         if found.lex is None:
-            yield Violation(f"product {product.id}: name {product.name!r} is not in the name index", [keys.names()])
+            yield Violation(f"product {product.id}: name {product.name!r} is not in the name index", [keys.names(p)])
         if product.sku and found.sku_owner != member:
             yield Violation(f"product {product.id}: SKU {product.sku} points to {found.sku_owner}", [keys.skus()])
         if not found.in_type:
-            yield Violation(f"product {product.id} is missing from its type set", [keys.type_index(product.type)])
+            yield Violation(f"product {product.id} is missing from its type set", [keys.type_index(product.type, p)])
         for tag, present in found.tags.items():
             if not present:
-                yield Violation(f"product {product.id} is missing from tag set {tag!r}", [keys.tag_index(tag)])
+                yield Violation(f"product {product.id} is missing from tag set {tag!r}", [keys.tag_index(tag, p)])
 
 
-def _held_by_indexes() -> dict[str, store.Held]:
-    """What the indexes hold, per product id: one pass over every index (ZSCAN/SSCAN/HSCAN)."""
+def _held_by_indexes() -> tuple[dict[str, store.Held], list[Violation]]:
+    """What the indexes hold, per product id: one pass over every index (ZSCAN/SSCAN/HSCAN); and
+    the entries that sit in another partition than their product's."""
     held: dict[str, store.Held] = {}
-    for kind, value, product_id in store.index_members():
+    misplaced = []
+    for p, kind, value, product_id in store.index_members():
+        if p >= 0 and product_id.isdigit() and keys.partition_of(product_id) != p:
+            misplaced.append(Violation(f"partition {p}'s {kind} index holds product {product_id} of another partition"))
+            continue
         entry = held.setdefault(product_id, store.Held())
         if kind == "type":
             entry.types.add(value)
@@ -133,12 +138,13 @@ def _held_by_indexes() -> dict[str, store.Held]:
             entry.names += 1
         elif kind == "sku":
             entry.skus += 1
-    return held
+    return held, misplaced
 
 
 def _reverse_violations():
     """Index entries naming a product that is gone, or a type, tag, name or SKU it no longer has."""
-    held = _held_by_indexes()
+    held, misplaced = _held_by_indexes()
+    yield from misplaced
     for chunk in batched(sorted(held), 1000):
         alive = store.products_by_id([int(i) for i in chunk])
         for product_id in chunk:
@@ -154,7 +160,10 @@ def _reverse_violations():
                     f"product {product_id} is in tag sets {sorted(entry.tags)}, it carries {sorted(product.tags)}"
                 )
             if entry.names != 1:
-                yield Violation(f"product {product_id} has {entry.names} entries in the name index", [keys.names()])
+                yield Violation(
+                    f"product {product_id} has {entry.names} entries in the name index",
+                    [keys.names(keys.partition_of(product_id))],
+                )
             if entry.skus != (1 if product.sku else 0):
                 yield Violation(f"product {product_id} owns {entry.skus} SKUs in the SKU index", [keys.skus()])
 
@@ -164,13 +173,14 @@ def indexes_agree():
     for products in _product_chunks():
         yield from _index_violations_of(products)
     yield from _reverse_violations()
-    cloud, sizes = store.tag_counts()
-    for tag in sorted(set(cloud) | set(sizes)):
-        if cloud.get(tag, 0) != sizes.get(tag, 0):
-            yield Violation(
-                f"tag {tag!r}: the tag cloud counts {cloud.get(tag, 0)}, its set holds {sizes.get(tag, 0)}",
-                [keys.tags(), keys.tag_index(tag)],
-            )
+    for p in keys.partitions():
+        cloud, sizes = store.tag_counts(p)
+        for tag in sorted(set(cloud) | set(sizes)):
+            if cloud.get(tag, 0) != sizes.get(tag, 0):
+                yield Violation(
+                    f"tag {tag!r}: the tag cloud counts {cloud.get(tag, 0)}, its set holds {sizes.get(tag, 0)}",
+                    [keys.tags(p), keys.tag_index(tag, p)],
+                )
 
 
 def _type_created_violations():
@@ -180,9 +190,9 @@ def _type_created_violations():
     for chunk in batched(store.iter_product_ids()):
         for product_id, entry in store.type_entries(chunk).items():
             seen.add(str(product_id))
-            for slug, held in entry.scores.items():
-                key = keys.type_created(slug)
-                if slug != entry.type:
+            for (p, slug), held in entry.scores.items():
+                key = keys.type_created(slug, p)
+                if slug != entry.type or p != keys.partition_of(product_id):
                     if held is not None:
                         message = f"product {product_id} is of type {entry.type}, the {slug} creation index holds it"
                         yield Violation(message, [key])
@@ -194,12 +204,14 @@ def _type_created_violations():
                         f"it was created at {entry.created_at}",
                         [key, keys.product(product_id)],
                     )
-    for slug in types.TYPES:
-        for member in store.type_created_members(slug):
-            if member not in seen:
-                yield Violation(
-                    f"the {slug} creation index holds product {member}, which does not exist", [keys.type_created(slug)]
-                )
+    for p in keys.partitions():
+        for slug in types.TYPES:
+            for member in store.type_created_members(slug, p):
+                if member not in seen:
+                    yield Violation(
+                        f"the {slug} creation index holds product {member}, which does not exist",
+                        [keys.type_created(slug, p)],
+                    )
 
 
 @invariant(
@@ -251,15 +263,29 @@ def no_dangling_reviews():
     repair=store.rebuild_name_grams,
 )
 def name_trigrams():
-    missing, extra = store.name_gram_drift()
-    for product_id in sorted(set(missing) | set(extra), key=int):
-        lost, stray = sorted(missing.get(product_id, ())), sorted(extra.get(product_id, ()))
-        if lost:
-            yield Violation(
-                f"product {product_id}: its name's pieces {lost[:5]} do not list it", [keys.ngram(g) for g in lost[:5]]
-            )
-        if stray:
-            yield Violation(
-                f"product {product_id} is listed under {stray[:5]}, which its name does not hold",
-                [keys.ngram(g) for g in stray[:5]],
-            )
+    for p in keys.partitions():
+        missing, extra = store.name_gram_drift(p)
+        for product_id in sorted(set(missing) | set(extra), key=int):
+            lost, stray = sorted(missing.get(product_id, ())), sorted(extra.get(product_id, ()))
+            if lost:
+                yield Violation(
+                    f"product {product_id}: its name's pieces {lost[:5]} do not list it",
+                    [keys.ngram(g, p) for g in lost[:5]],
+                )
+            if stray:
+                yield Violation(
+                    f"product {product_id} is listed under {stray[:5]}, which its name does not hold",
+                    [keys.ngram(g, p) for g in stray[:5]],
+                )
+
+
+@invariant("catalog", "every product is where its id puts it under CATALOG_PARTITIONS")
+def partition_layout():
+    """Data written with another partition count is invisible to every read by id: it is told, never
+    moved here (an export, then an import with the new count, moves it; docs/cluster.md)."""
+    for key in store.misplaced_products():
+        yield Violation(
+            f"{key} is laid out for another partition count than CATALOG_PARTITIONS={keys.PARTITIONS}: "
+            "set the count the data was written with, or export it and import it with the new one",
+            [key],
+        )

@@ -3,18 +3,80 @@
 Ids are integers, and the type and tag segments are checked against the type
 registry and the tag pattern before they get here (``types.py``,
 ``documents.is_tag``): no user text becomes part of a key unvalidated.
+
+The catalog is laid out in partitions (docs/cluster.md): a product, its reviews
+and its partition's indexes, id counters and activity stream share one hash tag,
+so every write of one product stays in one slot. A product's partition is its id
+modulo ``PARTITIONS`` (``partition_of``), and so is a review's, whose id is drawn
+in its product's partition. Every index is one partition's (its ``p``); a list
+reads each partition's part and merges them. With one partition, the tag is the
+app's own (``{catalog}``), as in key layout 3.
 """
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from config.keylayout import register_event_route, register_move, tagged
 from config.keys import register_event_stream
 from config.keyspace import keyspace, register_app
 
 APP = "catalog"
-EVENTS = register_event_stream(APP)  # the activity stream this app's writes append to
+PARTITIONS = settings.CATALOG_PARTITIONS  # fixed while data exists: changing it moves every key
+if PARTITIONS < 1:
+    raise ImproperlyConfigured(f"CATALOG_PARTITIONS must be 1 or more, not {PARTITIONS}")
+
+
+def partitions() -> range:
+    """Every partition's number, for the reads and checks that visit them all."""
+    return range(PARTITIONS)
+
+
+def partition_of(record_id: int | str) -> int:
+    """The partition of a product, or of a review (its id is drawn in its product's partition)."""
+    return int(record_id) % PARTITIONS
+
+
+def id_in(p: int, count: int) -> int:
+    """The id that count ``count`` of partition ``p``'s id counter hands out: it names its partition."""
+    return count * PARTITIONS + p
+
+
+def count_of(record_id: int | str) -> int:
+    """The count of its partition's id counter that handed out ``record_id``."""
+    return int(record_id) // PARTITIONS
+
+
+def _tag(p: int | str) -> str:
+    """The hash tag of partition ``p`` ("*": of any). One partition keeps the app's own tag."""
+    return APP if PARTITIONS == 1 else f"{APP}.{p}"
+
+
+def _tag_of(record_id: int | str) -> str:
+    return _tag("*" if record_id == "*" else partition_of(record_id))
+
+
+def any_layout_product() -> str:
+    """A SCAN glob of every product hash, laid out for any partition count (``{catalog}``, ``{catalog.N}``)."""
+    return f"catalog:{{{APP}*}}:product:*"
+
+
+# The activity stream of each partition: a write appends to its own partition's, in its own script.
+EVENT_STREAMS = tuple(register_event_stream(_tag(p)) for p in partitions())
+
+
+def events(p: int) -> str:
+    return EVENT_STREAMS[p]
+
+
+def events_of(product_id: int | str) -> str:
+    """The activity stream a write of this product (or of its reviews) appends to."""
+    return EVENT_STREAMS[partition_of(product_id)]
+
+
 # Key layout 1 had no hash tags (catalog:…): manage.py migrate_keys renames each key to today's name and
 # moves this app's old events into its stream (config/keylayout.py).
 register_move(APP, "catalog:*", tagged("catalog:", "catalog"))
-register_event_route(APP, lambda fields: EVENTS)
+register_event_route(APP, lambda fields: EVENT_STREAMS[0])
 register_app(APP, "catalog:")
 key = keyspace.declarer(APP)
 
@@ -33,16 +95,26 @@ EBOOK = "8 Data Modeling Patterns in Redis"
     why="INCRBY is atomic, so two writers never get the same id, and ids survive restarts because they live "
     "in Redis, not in process memory; a block spares each add the round trip that drew its id.",
 )
-def ids(entity: str) -> str:
-    return f"catalog:{{catalog}}:ids:{entity}"
+def ids(entity: str, p: int | str) -> str:
+    return f"catalog:{{{_tag(p)}}}:ids:{entity}"
 
 
-def product_ids() -> str:
-    return ids("product")
+def id_counters() -> dict[str, str]:
+    """Every id counter by the name an export gives it: ``product`` and ``review``, with ``.<p>``
+    after the name when there are several partitions."""
+    return {
+        entity if PARTITIONS == 1 else f"{entity}.{p}": ids(entity, p)
+        for entity in ("product", "review")
+        for p in partitions()
+    }
 
 
-def review_ids() -> str:
-    return ids("review")
+def product_ids(p: int) -> str:
+    return ids("product", p)
+
+
+def review_ids(p: int) -> str:
+    return ids("review", p)
 
 
 @key(
@@ -54,11 +126,20 @@ def review_ids() -> str:
     "bounded lists (≤10 images, ≤3 videos) ride along as JSON, and the newest reviews and the rating "
     "aggregate are copies kept right in each review's own script.",
     screens=(*LIST, *DETAIL, "catalog:product_edit"),
-    index="catalog:{catalog}:index:products",
+    index="catalog:{catalog}:index:products" if PARTITIONS == 1 else "",  # several: a SCAN lists them
     url=PRODUCT_URL,
 )
 def product(product_id: int | str) -> str:
-    return f"catalog:{{catalog}}:product:{product_id}"
+    return f"catalog:{{{_tag_of(product_id)}}}:product:{product_id}"
+
+
+def product_in(p: int, product_id: int | str) -> str:
+    """``product`` of partition ``p``: with ``*``, that partition's products as SORT ... GET joins them."""
+    return f"catalog:{{{_tag(p)}}}:product:{product_id}"
+
+
+def product_glob(p: int) -> str:
+    return product_in(p, "*")
 
 
 @key(
@@ -71,7 +152,7 @@ def product(product_id: int | str) -> str:
     url=PRODUCT_URL,
 )
 def product_reviews(product_id: int | str) -> str:
-    return f"catalog:{{catalog}}:product:{product_id}:reviews"
+    return f"catalog:{{{_tag_of(product_id)}}}:product:{product_id}:reviews"
 
 
 @key(
@@ -83,8 +164,12 @@ def product_reviews(product_id: int | str) -> str:
     screens=("catalog:review_list", "catalog:review_delete"),
 )
 def review(review_id: int | str) -> str:
-    """``review("*")`` is the pattern SORT ... GET joins on."""
-    return f"catalog:{{catalog}}:review:{review_id}"
+    return f"catalog:{{{_tag_of(review_id)}}}:review:{review_id}"
+
+
+def review_glob(p: int) -> str:
+    """Partition ``p``'s reviews as SORT ... GET joins them (``*`` is the id)."""
+    return f"catalog:{{{_tag(p)}}}:review:*"
 
 
 @key(
@@ -95,9 +180,9 @@ def review(review_id: int | str) -> str:
     "(ZINTERSTORE), so no screen ever loads every id.",
     screens=LIST,
 )
-def products() -> str:
-    """Every product id, scored by creation time: the list's default order."""
-    return "catalog:{catalog}:index:products"
+def products(p: int | str) -> str:
+    """Every product id of partition ``p``, scored by creation time: the list's default order."""
+    return f"catalog:{{{_tag(p)}}}:index:products"
 
 
 @key(
@@ -108,9 +193,9 @@ def products() -> str:
     "script as the field (the rating and count ones by each review's add and delete).",
     screens=LIST,
 )
-def sort_index(name: str) -> str:
-    """One sorted set per sortable column: name, price, rating, reviews."""
-    return f"catalog:{{catalog}}:index:by:{name}"
+def sort_index(name: str, p: int | str) -> str:
+    """One sorted set per sortable column (name, price, rating, reviews) and partition."""
+    return f"catalog:{{{_tag(p)}}}:index:by:{name}"
 
 
 @key(
@@ -121,21 +206,25 @@ def sort_index(name: str) -> str:
     "[prefix, prefix\\xff] and search never scans products.",
     screens=LIST,
 )
-def names() -> str:
-    """Lexicographic index of ``<casefolded name>\\x00<id>`` for prefix search."""
-    return "catalog:{catalog}:index:names"
+def names(p: int | str) -> str:
+    """Lexicographic index of ``<casefolded name>\\x00<id>`` for prefix search, one a partition."""
+    return f"catalog:{{{_tag(p)}}}:index:names"
 
 
 @key(
     "hash",
     "Inverted index: unique key",
     "Uppercased SKU → product id: exact SKU search and SKU uniqueness.",
-    why="A hash field per SKU is an O(1) lookup; each product write checks it inside its own script, so two "
-    "products can never claim the same SKU.",
+    why="A hash field per SKU is an O(1) lookup. With one partition each product write checks it inside "
+    "its own script; with several it lives in a slot of its own, and a write claims its SKU there first "
+    "(HSET only when free or already its own), so two products can never hold the same SKU.",
     screens=(*LIST, "catalog:product_add", "catalog:product_edit"),
 )
 def skus() -> str:
-    return "catalog:{catalog}:index:skus"
+    return f"catalog:{{{APP if PARTITIONS == 1 else APP + '.skus'}}}:index:skus"
+
+
+SKUS_WITH_PRODUCTS = PARTITIONS == 1  # the SKU index shares the product scripts' slot: they check it themselves
 
 
 @key(
@@ -146,9 +235,9 @@ def skus() -> str:
     "without a search module, and intersects with tag sets inside Redis.",
     screens=LIST,
 )
-def type_index(type_slug: str) -> str:
-    """The set of one type's ids: the type filter's operand in the list's set algebra."""
-    return f"catalog:{{catalog}}:index:type:{type_slug}"
+def type_index(type_slug: str, p: int | str) -> str:
+    """The set of one type's ids in partition ``p``: the type filter's operand in the list's set algebra."""
+    return f"catalog:{{{_tag(p)}}}:index:type:{type_slug}"
 
 
 @key(
@@ -162,9 +251,9 @@ def type_index(type_slug: str) -> str:
     "product's own script.",
     screens=LIST,
 )
-def type_created(type_slug: str) -> str:
-    """One type's ids scored by creation time: that type's list, newest first, is a page read."""
-    return f"catalog:{{catalog}}:index:type:{type_slug}:created"
+def type_created(type_slug: str, p: int | str) -> str:
+    """One type's ids of partition ``p`` scored by creation time: that type's list, newest first, is a page read."""
+    return f"catalog:{{{_tag(p)}}}:index:type:{type_slug}:created"
 
 
 @key(
@@ -174,8 +263,8 @@ def type_created(type_slug: str) -> str:
     why="Sets are made for tags: all-of is SINTER, any-of SUNION, none-of SDIFF, computed in Redis.",
     screens=LIST,
 )
-def tag_index(tag: str) -> str:
-    return f"catalog:{{catalog}}:index:tag:{tag}"
+def tag_index(tag: str, p: int | str) -> str:
+    return f"catalog:{{{_tag(p)}}}:index:tag:{tag}"
 
 
 @key(
@@ -186,8 +275,8 @@ def tag_index(tag: str) -> str:
     "ZREVRANGE reads the most used tags without touching the tag sets.",
     screens=LIST,
 )
-def tags() -> str:
-    return "catalog:{catalog}:index:tags"
+def tags(p: int | str) -> str:
+    return f"catalog:{{{_tag(p)}}}:index:tags"
 
 
 @key(
@@ -199,9 +288,9 @@ def tags() -> str:
     "short TTL mean no two requests share one and nothing lingers.",
     screens=LIST,
 )
-def temp(token: str) -> str:
-    """A list query's sorted result; ``token`` is a random hex string."""
-    return f"catalog:{{catalog}}:tmp:{token}"
+def temp(token: str, p: int | str) -> str:
+    """A list query's sorted result in partition ``p``; ``token`` is a random hex string."""
+    return f"catalog:{{{_tag(p)}}}:tmp:{token}"
 
 
 @key(
@@ -212,9 +301,9 @@ def temp(token: str) -> str:
     "step pays for an order. Deleted by the same transaction, EXPIRE 60 as a backstop.",
     screens=LIST,
 )
-def temp_set(token: str, part: str) -> str:
-    """A list query's intermediate set of ids (``part``: any, q, ids)."""
-    return f"catalog:{{catalog}}:tmp:{token}:{part}"
+def temp_set(token: str, part: str, p: int | str) -> str:
+    """A list query's intermediate set of ids in partition ``p`` (``part``: any, q, ids)."""
+    return f"catalog:{{{_tag(p)}}}:tmp:{token}:{part}"
 
 
 @key(
@@ -226,6 +315,7 @@ def temp_set(token: str, part: str) -> str:
     "Written in the product's own script, from the name the script checks is still stored.",
     screens=(*LIST, "catalog:product_suggest"),
 )
-def ngram(gram: str) -> str:
-    """One piece's set of ids; ``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
-    return f"catalog:{{catalog}}:ngram:{gram}"
+def ngram(gram: str, p: int | str) -> str:
+    """One piece's set of ids in partition ``p``; ``gram`` is three folded letters or digits
+    (``ngrams.grams``), never raw input."""
+    return f"catalog:{{{_tag(p)}}}:ngram:{gram}"

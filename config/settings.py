@@ -60,6 +60,10 @@ REDIS_URL = REDIS_URL or embedded_url(REDIS_EMBEDDED_DIR)
 REDIS_APPENDFSYNC = os.environ.get("REDIS_APPENDFSYNC", "everysec")  # embedded server only
 REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "5"))
 REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "2"))
+# The catalog's partitions (docs/cluster.md): its products and reviews spread over this many hash
+# tags, so a Redis Cluster spreads them over its primaries. 1 keeps the whole catalog in one slot.
+# Fixed while data exists: changing it is an export and an import.
+CATALOG_PARTITIONS = int(os.environ.get("CATALOG_PARTITIONS", "1"))
 
 # Staff activity and sign-in limits (the Redis login-system tutorial, the key-value design notes).
 # How many reverse proxies in front of the dashboard append to X-Forwarded-For.

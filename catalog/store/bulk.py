@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from catalog import keys
 from catalog.documents import Product, sku_key
+from catalog.store import skus
 from catalog.store.batch import Batch
 from catalog.store.core import APP, REVIEWS, queue_indexes, refusal
 from config.activity import Actor
 from config.redis import client
-from config.store import queue_event
+from config.store import batched, pipelined, queue_event
 from config.store.bulk import BulkWrite
 from config.store.children import Child
 from config.store.sending import Sender
@@ -26,21 +27,78 @@ class NewReview:
     at: float
 
 
+ENTITIES = ("product", "review")  # what the id counters count
+
+
+def _counts() -> dict[tuple[str, int], int]:
+    """Every id counter's count, by (entity, partition): one pipeline of GETs, the counters lying in
+    as many slots as partitions."""
+    counters = [(entity, p) for entity in ENTITIES for p in keys.partitions()]
+    return {c: int(n or 0) for c, n in zip(counters, pipelined(counters, lambda pipe, c: pipe.get(keys.ids(*c))))}
+
+
+def last_ids() -> dict[str, int]:
+    """The highest product id and review id handed out so far, in any partition (0 before the first)."""
+    highest = dict.fromkeys(ENTITIES, 0)
+    for (entity, p), count in _counts().items():
+        if count:
+            highest[entity] = max(highest[entity], keys.id_in(p, count))
+    return highest
+
+
 def last_product_id() -> int:
-    return int(client().get(keys.product_ids()) or 0)
+    return last_ids()["product"]
 
 
-def reserve_ids(products: int, reviews: int) -> tuple[int, int]:
-    """Reserve id ranges for a batch (INCRBY): returns the first product id and the first review id."""
+def raise_ids(highest: dict[str, int]) -> None:
+    """Put every partition's counters where their next id passes the given highest id of each entity
+    (an export's, of any partition count), never back: one pipeline of GETs, one of SETs. Each is
+    put at its last count whose id is not above it, so the highest id handed out reads back the same."""
+    wanted = {}
+    for (entity, p), count in _counts().items():
+        need = (highest.get(entity, 0) - p) // keys.PARTITIONS
+        if need > count:
+            wanted[keys.ids(entity, p)] = need
+    pipelined(wanted.items(), lambda pipe, item: pipe.set(*item))
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """The ids drawn for new products, item by item: each one's id and its reviews' ids."""
+
+    product_ids: list[int]
+    review_ids: list[list[int]]
+
+
+def reserve_ids(review_counts: list[int]) -> Drawn:
+    """Ids for new products with ``review_counts[k]`` reviews each, in one round trip (INCRBY).
+
+    Item k goes to partition k mod ``PARTITIONS``, so a batch spreads evenly; each partition's
+    products and reviews draw their ids from that partition's counters, one INCRBY each."""
+    mine: dict[int, list[int]] = {}
+    for k in range(len(review_counts)):
+        mine.setdefault(k % keys.PARTITIONS, []).append(k)
     pipe = client().pipeline(transaction=False)
-    pipe.incrby(keys.product_ids(), products)
-    pipe.incrby(keys.review_ids(), reviews)
-    last_product, last_review = pipe.execute()
-    return last_product - products + 1, last_review - reviews + 1
+    for p, items in mine.items():
+        pipe.incrby(keys.product_ids(p), len(items))
+        pipe.incrby(keys.review_ids(p), sum(review_counts[k] for k in items))
+    replies = iter(pipe.execute())
+    product_ids: list[int] = [0] * len(review_counts)
+    review_ids: list[list[int]] = [[] for _ in review_counts]
+    for p, items in mine.items():
+        last_product, last_review = next(replies), next(replies)
+        product = last_product - len(items)
+        review = last_review - sum(review_counts[k] for k in items)
+        for k in items:
+            product += 1
+            product_ids[k] = keys.id_in(p, product)
+            review_ids[k] = [keys.id_in(p, review + 1 + n) for n in range(review_counts[k])]
+            review += review_counts[k]
+    return Drawn(product_ids, review_ids)
 
 
-def queue_new_product(pipe, product: Product, reviews: list[NewReview], first_review_id: int) -> None:
-    """Queue a product (its id already reserved) with its reviews, written whole at once.
+def queue_new_product(pipe, product: Product, reviews: list[NewReview], review_ids: Sequence[int]) -> None:
+    """Queue a product (its id already reserved) with its reviews (theirs too), written whole at once.
 
     Writes exactly what ``create`` followed by ``add_review`` for each review
     would: the review hashes and set, the embed of the 3 newest and the
@@ -50,8 +108,8 @@ def queue_new_product(pipe, product: Product, reviews: list[NewReview], first_re
     """
     product.rev = product.rev or 1
     children = [
-        Child(first_review_id + n, {"author": r.author, "rating": str(r.rating), "comment": r.comment}, r.at)
-        for n, r in enumerate(reviews)
+        Child(review_id, {"author": r.author, "rating": str(r.rating), "comment": r.comment}, r.at)
+        for review_id, r in zip(review_ids, reviews)
     ]
     derived = REVIEWS.queue_bulk(pipe, product.id, children)
     product.num_reviews = len(reviews)
@@ -60,25 +118,62 @@ def queue_new_product(pipe, product: Product, reviews: list[NewReview], first_re
     queue_indexes(pipe, product.id, None, product)
 
 
+CLAIMS = 500  # SKUs one claim script takes at most
+
+
+def _claim_all(owned: list[tuple[str, int]]) -> None:
+    """With several partitions, claim every (SKU, product id) of a bulk write before it is written,
+    CLAIMS a script; SkuTaken for one another product holds (the ones claimed before it are released).
+    With one partition the products' own scripts write the SKU index."""
+    if keys.SKUS_WITH_PRODUCTS:
+        return
+    for start in range(0, len(owned), CLAIMS):
+        reply = skus.claim(owned[start : start + CLAIMS])
+        if reply[0] != "ok":
+            skus.release(owned[:start])
+            raise refusal(reply, keys.skus())
+
+
+def _owned(products: Iterable[Product]) -> list[tuple[str, int]]:
+    return [(sku_key(product.sku), product.id) for product in products if product.sku]
+
+
+def _owned_as_drawn(items: list[tuple[Product, list]], drawn: Drawn) -> list[tuple[str, int]]:
+    """(SKU, the id drawn for its product) of new products."""
+    return [(sku_key(product.sku), drawn.product_ids[k]) for k, (product, _) in enumerate(items) if product.sku]
+
+
+def _by_partition(items: list, drawn: Drawn) -> dict[int, list[tuple[int, tuple]]]:
+    """The items (with their place in ``items``) of each partition, as ``reserve_ids`` placed them."""
+    mine: dict[int, list[tuple[int, tuple]]] = {}
+    for k, item in enumerate(items):
+        mine.setdefault(keys.partition_of(drawn.product_ids[k]), []).append((k, item))
+    return mine
+
+
 def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
-    """Write a whole import as one checked script, or nothing: it refuses (SkuTaken) if another
-    writer claimed one of its SKUs since the file was checked. Two round trips: the ids, then the script."""
-    first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
-    batch = Batch()
-    for product, _ in items:
-        if product.sku:
-            batch.require_owner(keys.skus(), sku_key(product.sku))
-    ids = _queue_batch(batch, items, first_product, first_review, at)
-    label = f"{len(ids)} imported products"
-    queue_event(batch, actor.event("created", APP, "product", ids[0] if ids else 0, label), keys.EVENTS)
-    reply = batch.run()
-    if reply[0] != "ok":
-        raise refusal(reply, keys.skus())
-    return ids
+    """Write a whole import, written whole or not at all: it refuses (SkuTaken) if another writer
+    claimed one of its SKUs since the file was checked. With one partition, one checked script (two
+    round trips: the ids, then the script); with several, every SKU claimed first in one script, then a
+    script a partition, which nothing can refuse. Returns the ids in the order of ``items``."""
+    drawn = reserve_ids([len(reviews) for _, reviews in items])
+    _claim_all(_owned_as_drawn(items, drawn))
+    for p, mine in _by_partition(items, drawn).items():
+        batch = Batch()
+        for _, (product, _reviews) in mine:
+            if product.sku and keys.SKUS_WITH_PRODUCTS:
+                batch.require_owner(keys.skus(), sku_key(product.sku))
+        written = _queue_batch(batch, mine, drawn, at)
+        label = f"{len(written)} imported products"
+        queue_event(batch, actor.event("created", APP, "product", written[0], label), keys.events(p))
+        reply = batch.run()
+        if reply[0] != "ok":
+            raise refusal(reply, keys.skus())
+    return drawn.product_ids
 
 
 def write_batch(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
-    """One batch: reserve ids, then everything in one script (two round trips), the index
+    """One batch: reserve ids, then everything in one script a partition (two round trips), the index
     entries of the whole batch merged into one command per index key."""
     return write_batches(items, actor=actor, at=at, batch=max(1, len(items)))
 
@@ -87,33 +182,30 @@ def write_batches(
     items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float, batch: int = 200
 ) -> list[int]:
     """The seeder's writes: ids for all ``items`` in one round trip, then one script per
-    ``batch`` products with their reviews, each sent while the next is built (a second thread
-    waits on Redis while this one joins strings; one batch may wait its turn, so that a slow
-    script does not stop the building), and an event per batch."""
-    first_product, first_review = reserve_ids(len(items), sum(len(r) for _, r in items))
-    ids: list[int] = []
+    ``batch`` products of one partition with their reviews, each sent while the next is built (a
+    second thread waits on Redis while this one joins strings; one batch may wait its turn, so
+    that a slow script does not stop the building), and an event per batch. Returns the ids in
+    the order of ``items``."""
+    drawn = reserve_ids([len(reviews) for _, reviews in items])
+    _claim_all(_owned_as_drawn(items, drawn))
     with Sender("catalog-bulk", depth=2) as sender:
-        for start in range(0, len(items), batch):
-            chunk = items[start : start + batch]
-            bulk = BulkWrite()
-            written = _queue_batch(bulk, chunk, first_product + start, first_review, at)
-            first_review += sum(len(r) for _, r in chunk)
-            queue_event(
-                bulk, actor.event("created", APP, "product", written[0], f"{len(written)} seeded products"), keys.EVENTS
-            )
-            sender.send(bulk.send_later())
-            ids += written
-    return ids
+        for p, mine in _by_partition(items, drawn).items():
+            for start in range(0, len(mine), batch):
+                bulk = BulkWrite()
+                written = _queue_batch(bulk, mine[start : start + batch], drawn, at)
+                event = actor.event("created", APP, "product", written[0], f"{len(written)} seeded products")
+                queue_event(bulk, event, keys.events(p))
+                sender.send(bulk.send_later())
+    return drawn.product_ids
 
 
-def _queue_batch(pipe, items, first_product: int, first_review: int, at: float) -> list[int]:
+def _queue_batch(pipe, mine: list[tuple[int, tuple]], drawn: Drawn, at: float) -> list[int]:
     ids = []
-    for offset, (product, reviews) in enumerate(items):
-        product.id = first_product + offset
+    for k, (product, reviews) in mine:
+        product.id = drawn.product_ids[k]
         product.created_at = product.created_at or at
         product.updated_at = product.updated_at or product.created_at
-        queue_new_product(pipe, product, reviews, first_review)
-        first_review += len(reviews)
+        queue_new_product(pipe, product, reviews, drawn.review_ids[k])
         ids.append(product.id)
     return ids
 
@@ -125,56 +217,92 @@ RESTORE_BATCH = 500  # products, or products' review totals, a script
 RESTORE_REVIEWS = 5000  # reviews a script
 
 
-def _finish_restore(bulk: BulkWrite, counter: str, entity: str, first: int, last: int, count: int, actor: Actor) -> int:
-    """The end of an entity's restore: its id counter at the highest id written and one event for
-    the whole entity, sent with the last batch."""
-    if count:
-        bulk.set(counter, last)
-        queue_event(bulk, actor.event("created", APP, entity, first, f"{count} imported {entity}s"), keys.EVENTS)
-    bulk.send()
-    return count
+class _Restore:
+    """An entity's restore, partition by partition: a bulk writer each (a script touches one
+    partition's keys), what each has written, and the end of it."""
+
+    def __init__(self, entity: str, counter: Callable[[int], str], every: int = 0):
+        self.entity, self.counter, self.every = entity, counter, every
+        self.writers: dict[int, BulkWrite] = {}
+        self.written: dict[int, list[int]] = {}  # partition -> [count, first id, last id]
+
+    def writer(self, record_id: int, owner_id: int | None = None) -> BulkWrite:
+        """The writer of the partition of ``owner_id`` (the record's own id when None), counting
+        ``record_id`` as written; with ``every``, it sends its batch every that many records."""
+        p = keys.partition_of(record_id if owner_id is None else owner_id)
+        held = self.written.setdefault(p, [0, record_id, record_id])
+        held[0] += 1
+        held[2] = max(held[2], record_id)
+        bulk = self.writers.get(p) or self.writers.setdefault(p, BulkWrite())
+        if self.every and held[0] % self.every == 0:
+            bulk.send()
+        return bulk
+
+    def send(self) -> None:
+        for bulk in self.writers.values():
+            bulk.send()
+
+    def finish(self, actor: Actor) -> int:
+        """Each partition's id counter at the highest id written there and one event for what it
+        holds of the entity, sent with its last batch; the count written in all."""
+        for p, (count, first, last) in self.written.items():
+            bulk = self.writers[p]
+            bulk.set(self.counter(p), keys.count_of(last))
+            event = actor.event("created", APP, self.entity, first, f"{count} imported {self.entity}s")
+            queue_event(bulk, event, keys.events(p))
+            bulk.send()
+        return sum(count for count, _, _ in self.written.values())
 
 
 def restore_products(products: Iterable[Product], *, actor: Actor) -> int:
     """Write exported products with their own ids and times, RESTORE_BATCH a script, and one
-    event for the whole entity; the product counter is put at the highest id written.
+    event for the whole entity (one a partition); the product counters are put at the highest
+    ids written.
 
     For an import into an empty catalog (the exchange runner clears it first, and again if
     anything fails): each product is written as ``create`` writes it, with no reviews yet
     (its aggregate empty, ``restore_reviews`` fills it), every index entry merged per key.
     """
-    bulk, count, first, last = BulkWrite(), 0, 0, 0
-    for product in products:
-        first, last, count = first or product.id, max(last, product.id), count + 1
-        queue_new_product(bulk, product, [], 0)
-        if count % RESTORE_BATCH == 0:
-            bulk.send()
-    return _finish_restore(bulk, keys.product_ids(), "product", first, last, count, actor)
+    restore = _Restore("product", keys.product_ids, RESTORE_BATCH)
+    for chunk in batched(products, CLAIMS):
+        _claim_all(_owned(chunk))  # before any of them is written, as every write claims first
+        for product in chunk:
+            queue_new_product(restore.writer(product.id), product, [], ())
+    return restore.finish(actor)
 
 
-def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Actor) -> int:
+def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Actor, exported: int = 0) -> int:
     """Write exported reviews, (product id, review id, review), with their own ids and times.
+
+    A review's id names its product's partition; one exported with another partition count may
+    not, and gets a new one there, past ``exported`` (the export's highest review id), so it can
+    meet no review that keeps its own.
 
     The review hashes and each product's review set go out RESTORE_REVIEWS a
     script (the review machinery's bulk writer); each product's aggregate and
     its 3 newest are kept meanwhile (a count, a sum and three copies a product),
     and written at the end with the rating and review-count sort indexes,
     RESTORE_BATCH products a script: exactly what one ``add_review`` per review
-    would have left. One event for the whole entity; the review counter is put
-    at the highest id written. The products must be written first.
+    would have left. One event for the whole entity (one a partition); the review
+    counters are put at the highest ids written. The products must be written first.
     """
     totals: dict[int, list] = {}  # product id -> [count, sum, newest copies]
     pending: dict[int, list[Child]] = {}
-    bulk, count, first, last = BulkWrite(), 0, 0, 0
+    restore = _Restore("review", keys.review_ids)  # sent by write_pending, RESTORE_REVIEWS reviews in all
 
     def write_pending():
         for product_id, children in pending.items():
-            REVIEWS.queue_bulk(bulk, product_id, children)
+            REVIEWS.queue_bulk(restore.writers[keys.partition_of(product_id)], product_id, children)
         pending.clear()
-        bulk.send()
+        restore.send()
 
-    for product_id, review_id, review in reviews:
-        first, last, count = first or review_id, max(last, review_id), count + 1
+    fresh = {p: exported // keys.PARTITIONS for p in keys.partitions()}  # counts past every exported id
+    for count, (product_id, review_id, review) in enumerate(reviews, start=1):
+        p = keys.partition_of(product_id)
+        if keys.partition_of(review_id) != p:
+            fresh[p] += 1
+            review_id = keys.id_in(p, fresh[p])
+        restore.writer(review_id, product_id)
         fields = {"author": review.author, "rating": str(review.rating), "comment": review.comment}
         pending.setdefault(product_id, []).append(Child(review_id, fields, review.at))
         held = totals.setdefault(product_id, [0, 0, []])
@@ -191,8 +319,9 @@ def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Act
         derived = {REVIEWS.embed_field: json.dumps(REVIEWS.newest(newest)), REVIEWS.count_field: str(reviewed)}
         if REVIEWS.sum_field:
             derived[REVIEWS.sum_field] = str(total)
+        bulk = restore.writers[keys.partition_of(product_id)]
         bulk.hset(keys.product(product_id), mapping=derived)
         REVIEWS.queue_scores(bulk, product_id, reviewed, total)
         if n % RESTORE_BATCH == 0:
-            bulk.send()
-    return _finish_restore(bulk, keys.review_ids(), "review", first, last, count, actor)
+            restore.send()
+    return restore.finish(actor)

@@ -20,6 +20,15 @@ def iter_product_ids(batch: int = 1000) -> Iterator[int]:
             yield int(tail)
 
 
+def misplaced_products(batch: int = 1000) -> Iterator[str]:
+    """Product hashes whose key is not the one their id names under ``CATALOG_PARTITIONS``: written
+    with another partition count, so every read by id misses them. By SCAN."""
+    for key in client().scan_iter(match=keys.any_layout_product(), count=batch, _type="hash"):
+        tail = key.rsplit(":", 1)[1]
+        if tail.isdigit() and key != keys.product(tail):
+            yield key
+
+
 def iter_review_ids(batch: int = 1000) -> Iterator[int]:
     for key in client().scan_iter(match=keys.review("*"), count=batch, _type="hash"):
         tail = key.rsplit(":", 1)[1]
@@ -58,19 +67,19 @@ class IndexEntries:
 
 
 def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
-    """The index entries every product should have, read in one pipeline."""
+    """The index entries every product should have (its partition's), read in one pipeline."""
     pipe = client().pipeline(transaction=False)
-    for p in products:
-        member = str(p.id)
-        pipe.zscore(keys.products(), member)
+    for product in products:
+        member, p = str(product.id), keys.partition_of(product.id)
+        pipe.zscore(keys.products(p), member)
         for name in keys.SORTS:
-            pipe.zscore(keys.sort_index(name), member)
-        pipe.zscore(keys.names(), lex_member(p))
-        pipe.hget(keys.skus(), sku_key(p.sku))
-        if p.type:  # a product of no type is in no type set
-            pipe.sismember(keys.type_index(p.type), member)
-        for tag in p.tags:
-            pipe.sismember(keys.tag_index(tag), member)
+            pipe.zscore(keys.sort_index(name, p), member)
+        pipe.zscore(keys.names(p), lex_member(product))
+        pipe.hget(keys.skus(), sku_key(product.sku))
+        if product.type:  # a product of no type is in no type set
+            pipe.sismember(keys.type_index(product.type, p), member)
+        for tag in product.tags:
+            pipe.sismember(keys.tag_index(tag, p), member)
     replies = iter(pipe.execute())
     found = {}
     for p in products:
@@ -89,11 +98,11 @@ def index_entries(products: list[Product]) -> dict[int, IndexEntries]:
 
 @dataclass(frozen=True)
 class TypeEntry:
-    """A product's type and creation time, and its score in each type's creation index."""
+    """A product's type and creation time, and its score in each (partition, type)'s creation index."""
 
     type: str
     created_at: float
-    scores: dict[str, float | None]
+    scores: dict[tuple[int, str], float | None]
 
 
 def _types_and_times(pipe, product_ids: list[int]) -> None:
@@ -107,39 +116,43 @@ def type_entries(product_ids: list[int]) -> dict[int, TypeEntry]:
     pipe = client().pipeline(transaction=False)
     _types_and_times(pipe, product_ids)
     members = [str(i) for i in product_ids]
-    for slug in types.TYPES:
-        pipe.zmscore(keys.type_created(slug), members)
+    for p in keys.partitions():  # an id held by another partition's index shows too
+        for slug in types.TYPES:
+            pipe.zmscore(keys.type_created(slug, p), members)
     replies = pipe.execute()
-    held = dict(zip(types.TYPES, replies[len(product_ids) :]))
+    held = iter(replies[len(product_ids) :])
+    by_partition = [dict(zip(types.TYPES, held)) for _ in keys.partitions()]
     found = {}
     for n, (product_id, (slug, created)) in enumerate(zip(product_ids, replies)):
         if slug is not None:
-            found[product_id] = TypeEntry(slug, float(created or 0), {t: held[t][n] for t in types.TYPES})
+            scores = {(p, t): by_partition[p][t][n] for p in keys.partitions() for t in types.TYPES}
+            found[product_id] = TypeEntry(slug, float(created or 0), scores)
     return found
 
 
-def type_created_members(slug: str) -> Iterator[str]:
-    """The ids one type's creation index holds, by ZSCAN."""
-    for member, _ in client().zscan_iter(keys.type_created(slug), count=1000):
+def type_created_members(slug: str, p: int) -> Iterator[str]:
+    """The ids one type's creation index in partition ``p`` holds, by ZSCAN."""
+    for member, _ in client().zscan_iter(keys.type_created(slug, p), count=1000):
         yield member
 
 
 def rebuild_type_created() -> None:
     """Rebuild every type's creation index from the product hashes' type and created_at: the
-    hashes read 500 a round trip, then the indexes dropped and re-added in one transaction."""
-    by_type: dict[str, dict[str, float]] = {slug: {} for slug in types.TYPES}
+    hashes read 500 a round trip, then each partition's indexes dropped and re-added in one transaction."""
+    by_type: dict[tuple[int, str], dict[str, float]] = {(p, t): {} for p in keys.partitions() for t in types.TYPES}
     for chunk in batched(iter_product_ids()):
         pipe = client().pipeline(transaction=False)
         _types_and_times(pipe, chunk)
         for product_id, (slug, created) in zip(chunk, pipe.execute()):
-            if slug in by_type:
-                by_type[slug][str(product_id)] = float(created or 0)
-    pipe = client().pipeline(transaction=True)
-    pipe.unlink(*(keys.type_created(slug) for slug in types.TYPES))
-    for slug, scores in by_type.items():
-        if scores:
-            pipe.zadd(keys.type_created(slug), scores)
-    pipe.execute()
+            if slug in types.TYPES:
+                by_type[(keys.partition_of(product_id), slug)][str(product_id)] = float(created or 0)
+    for p in keys.partitions():
+        pipe = client().pipeline(transaction=True)
+        pipe.unlink(*(keys.type_created(slug, p) for slug in types.TYPES))
+        for slug in types.TYPES:
+            if by_type[(p, slug)]:
+                pipe.zadd(keys.type_created(slug, p), by_type[(p, slug)])
+        pipe.execute()
 
 
 def expected_scores(product: Product) -> dict[str, float]:
@@ -161,68 +174,81 @@ class Held:
     skus: int = 0
 
 
-def index_members() -> Iterator[tuple[str, str, str]]:
-    """(kind, value, product id) for every entry of every index, by ZSCAN/SSCAN/HSCAN.
+def index_members() -> Iterator[tuple[int, str, str, str]]:
+    """(partition, kind, value, product id) for every entry of every index, by ZSCAN/SSCAN/HSCAN.
 
-    kind is "sorted" (value: the sorted index's key), "name", "sku", "type" or "tag" (value: the slug).
+    kind is "sorted" (value: the sorted index's key), "name", "sku", "type" or "tag" (value: the
+    slug). The SKU index is the catalog's, not a partition's: its entries come with partition -1.
     """
     c = client()
-    for key in (keys.products(), *(keys.sort_index(n) for n in keys.SORTS)):
-        for member, _ in c.zscan_iter(key, count=1000):
-            yield "sorted", key, member
-    for member, _ in c.zscan_iter(keys.names(), count=1000):
-        yield "name", "", member.rsplit("\x00", 1)[-1]
+    for p in keys.partitions():
+        for key in (keys.products(p), *(keys.sort_index(n, p) for n in keys.SORTS)):
+            for member, _ in c.zscan_iter(key, count=1000):
+                yield p, "sorted", key, member
+        for member, _ in c.zscan_iter(keys.names(p), count=1000):
+            yield p, "name", "", member.rsplit("\x00", 1)[-1]
+        type_prefix, tag_prefix = keys.type_index("", p), keys.tag_index("", p)
+        for key in set_index_keys(p):
+            kind, value = (
+                ("type", key.removeprefix(type_prefix))
+                if key.startswith(type_prefix)
+                else ("tag", key.removeprefix(tag_prefix))
+            )
+            for member in c.sscan_iter(key, count=1000):
+                yield p, kind, value, member
     for sku, owner in c.hscan_iter(keys.skus(), count=1000):
-        yield "sku", sku, owner
-    type_prefix, tag_prefix = keys.type_index(""), keys.tag_index("")
-    for key in set_index_keys():
-        kind, value = (
-            ("type", key.removeprefix(type_prefix))
-            if key.startswith(type_prefix)
-            else ("tag", key.removeprefix(tag_prefix))
-        )
-        for member in c.sscan_iter(key, count=1000):
-            yield kind, value, member
+        yield -1, "sku", sku, owner
 
 
-def set_index_keys() -> list[str]:
-    """The type and tag sets present, by SCAN."""
+def set_index_keys(p: int) -> list[str]:
+    """The type and tag sets of partition ``p`` present, by SCAN."""
     c = client()
-    found = [keys.type_index(slug) for slug in types.TYPES]
-    found += list(c.scan_iter(match=keys.tag_index("*"), count=1000, _type="set"))
+    found = [keys.type_index(slug, p) for slug in types.TYPES]
+    found += list(c.scan_iter(match=keys.tag_index("*", p), count=1000, _type="set"))
     return found
 
 
-def tag_counts() -> tuple[dict[str, int], dict[str, int]]:
-    """(score in the tag cloud, SCARD of the tag set) for every tag either knows."""
+def tag_counts(p: int) -> tuple[dict[str, int], dict[str, int]]:
+    """(score in partition ``p``'s tag cloud, SCARD of its tag set) for every tag either knows."""
     c = client()
-    cloud = {tag: int(score) for tag, score in c.zscan_iter(keys.tags(), count=1000)}
-    sets = [key for key in set_index_keys() if key.startswith(keys.tag_index(""))]
+    cloud = {tag: int(score) for tag, score in c.zscan_iter(keys.tags(p), count=1000)}
+    prefix = keys.tag_index("", p)
+    sets = [key for key in set_index_keys(p) if key.startswith(prefix)]
     pipe = c.pipeline(transaction=False)
     for key in sets:
         pipe.scard(key)
-    sizes = {key.removeprefix(keys.tag_index("")): n for key, n in zip(sets, pipe.execute())}
+    sizes = {key.removeprefix(prefix): n for key, n in zip(sets, pipe.execute())}
     return cloud, sizes
 
 
 def rebuild_indexes() -> None:
-    """Rebuild every index from the product hashes: drop them all, re-add, in one transaction."""
-    index_keys = [
-        keys.products(),
-        keys.names(),
-        keys.skus(),
-        keys.tags(),
-        *(keys.sort_index(n) for n in keys.SORTS),
-        *(keys.type_created(slug) for slug in types.TYPES),
-        *set_index_keys(),
-        *NAMES.gram_keys(),
-    ]
+    """Rebuild every index from the product hashes: drop them all and re-add, one transaction a
+    partition, and the SKU index with the first (with several partitions, in a transaction of its
+    own: its own slot)."""
     products = [p for chunk in batched(iter_product_ids()) for p in products_by_id(chunk).values()]
-    pipe = client().pipeline(transaction=True)
-    pipe.unlink(*index_keys)
-    for product in products:
-        queue_indexes(pipe, product.id, None, product)
-    pipe.execute()
+    if not keys.SKUS_WITH_PRODUCTS:
+        pipe = client().pipeline(transaction=True)
+        pipe.unlink(keys.skus())
+        owned = {sku_key(product.sku): str(product.id) for product in products if product.sku}
+        if owned:
+            pipe.hset(keys.skus(), mapping=owned)
+        pipe.execute()
+    for p in keys.partitions():
+        index_keys = [
+            keys.products(p),
+            keys.names(p),
+            keys.tags(p),
+            *(keys.sort_index(n, p) for n in keys.SORTS),
+            *(keys.type_created(slug, p) for slug in types.TYPES),
+            *set_index_keys(p),
+            *NAMES[p].gram_keys(),
+        ]
+        pipe = client().pipeline(transaction=True)
+        pipe.unlink(*index_keys, *([keys.skus()] if p == 0 and keys.SKUS_WITH_PRODUCTS else []))
+        for product in products:
+            if keys.partition_of(product.id) == p:
+                queue_indexes(pipe, product.id, None, product)
+        pipe.execute()
 
 
 def review_links(review_ids: list[int]) -> dict[int, tuple[str | None, bool]]:
@@ -274,10 +300,10 @@ def repair_reviews(product_id: int) -> None:
     REVIEWS.repair(product_id)
 
 
-def product_names() -> dict[str, str]:
-    """Every product's name by id: SCAN for the hashes, HGET 500 a round trip."""
+def product_names(p: int) -> dict[str, str]:
+    """The name of every product of partition ``p``, by id: SCAN for the hashes, HGET 500 a round trip."""
     names: dict[str, str] = {}
-    for chunk in batched(iter_product_ids()):
+    for chunk in batched(i for i in iter_product_ids() if keys.partition_of(i) == p):
         pipe = client().pipeline(transaction=False)
         for product_id in chunk:
             pipe.hget(keys.product(product_id), "name")
@@ -285,14 +311,17 @@ def product_names() -> dict[str, str]:
     return names
 
 
-def name_gram_drift() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """(missing, extra) trigrams per product id: the name index against the names (SCAN/SSCAN, HGET)."""
-    return NAMES.drift(product_names())
+def name_gram_drift(p: int) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(missing, extra) trigrams per product id of partition ``p``: its name index against the names
+    (SCAN/SSCAN, HGET)."""
+    return NAMES[p].drift(product_names(p))
 
 
 def rebuild_name_grams() -> None:
-    """Rebuild the trigram index from the names: drop every piece set and re-add, in one transaction."""
-    names = product_names()
-    pipe = client().pipeline(transaction=True)
-    NAMES.queue_rebuild(pipe, names.items(), NAMES.gram_keys())
-    pipe.execute()
+    """Rebuild the trigram index from the names: drop every piece set and re-add, one transaction
+    a partition."""
+    for p in keys.partitions():
+        names = product_names(p)
+        pipe = client().pipeline(transaction=True)
+        NAMES[p].queue_rebuild(pipe, names.items(), NAMES[p].gram_keys())
+        pipe.execute()

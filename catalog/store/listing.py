@@ -1,4 +1,12 @@
-"""The product list: filters, sort and search computed inside Redis, one page in one transaction."""
+"""The product list: filters, sort and search computed inside Redis, one page in one transaction.
+
+With several partitions (``keys.PARTITIONS``, docs/cluster.md) every partition computes its
+part of the page over its own indexes, all of them sent together (one wave: one round trip on
+one server, one per node at once on a cluster), and the app merges the parts as the sorted sets
+order them, by score then id (scatter-gather, as sharded search engines do). Each partition is
+asked for every row up to the page's end, so a deep page costs the partitions that many rows
+each; totals and chip counts add up, and the tag cloud is the sum of the partitions' clouds.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +14,10 @@ import secrets
 from dataclasses import dataclass, field
 
 from catalog import keys, types
-from catalog.documents import LIST_FIELDS, ProductRow, name_key, sku_key
+from catalog.documents import LIST_FIELDS, ProductRow, name_key, name_score, sku_key
 from catalog.store.core import NAMES
 from config.redis import client
-from config.store.ngrams import Query
+from config.store.ngrams import Hits, Query
 from config.store.scripts import run_script
 from config.store.sorting import SORT_LUA, queue_sort
 
@@ -41,76 +49,111 @@ class ProductList:
     search_capped: bool = False
 
 
-def _queue_search(pipe, q: str):
-    """Queue the search's reads on ``pipe``; returns what turns their replies into (ids, capped).
+def _queue_search(pipe, q: str, p: int):
+    """Queue partition ``p``'s search reads on ``pipe``; returns what turns their replies into (ids, capped).
 
     Any part of a name (three characters or more: the trigram index, ``NAMES``),
     or, when every word is shorter, names starting with ``q`` (the lexicographic
-    index, the better tool for a prefix); and always an exact SKU (the SKU hash).
+    index, the better tool for a prefix).
     """
     query = Query.parse(q)
     start = len(pipe.command_stack)
     if query.usable:
-        read_names = NAMES.queue_search(pipe, query, SEARCH_LIMIT)
+        read_names = NAMES[p].queue_search(pipe, query, SEARCH_LIMIT)
     else:
         prefix = name_key(q).encode()
-        pipe.zrangebylex(keys.names(), b"[" + prefix, b"[" + prefix + b"\xff", 0, SEARCH_LIMIT + 1)
-    pipe.hget(keys.skus(), sku_key(q))
+        pipe.zrangebylex(keys.names(p), b"[" + prefix, b"[" + prefix + b"\xff", 0, SEARCH_LIMIT + 1)
     count = len(pipe.command_stack) - start
 
     def read(replies: list) -> tuple[list[str], bool]:
-        own, by_sku = replies[:count], replies[count - 1]
         if query.usable:
-            hits = read_names(own)
-            ids, capped = hits.ids, hits.capped
-        else:
-            members = own[0]
-            ids, capped = [m.rsplit("\x00", 1)[1] for m in members[:SEARCH_LIMIT]], len(members) > SEARCH_LIMIT
-        return ids + ([by_sku] if by_sku else []), capped
+            hits = read_names(replies[:count])
+            return hits.ids, hits.capped
+        members = replies[0]
+        return [m.rsplit("\x00", 1)[1] for m in members[:SEARCH_LIMIT]], len(members) > SEARCH_LIMIT
 
-    return read
+    return read, count
 
 
-def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[list[str], bool, list[str]]:
-    """The round trip before the list's transaction, when it needs one: the search hits, and the
-    tag cloud's names when a filter is on (their counts follow the filter, so the transaction
-    must know which tags to count). Returns (search ids, capped, tags to count)."""
-    pipe = client().pipeline(transaction=bool(query.q))  # a search's scratch keys go in the same MULTI
-    read_search = _queue_search(pipe, query.q) if query.q else None
-    searched = len(pipe.command_stack)
+def _cloud(replies: list[list]) -> list[tuple[str, int]]:
+    """The tag cloud of the whole catalog from each partition's (tag, score) pairs, most used first and
+    equal counts in ZREVRANGE's order (the tag, descending): one partition's top is its own."""
+    if len(replies) == 1:
+        return [(tag, int(float(score))) for tag, score in replies[0]]
+    summed: dict[str, int] = {}
+    for pairs in replies:
+        for tag, score in pairs:
+            summed[tag] = summed.get(tag, 0) + int(float(score))
+    return sorted(summed.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)[:TAG_CLOUD]
+
+
+def _cloud_size() -> int:
+    """Tags each partition's cloud is read for: the top with one partition; every tag with several,
+    whose sum only the whole clouds give exactly (tags are few)."""
+    return TAG_CLOUD if keys.PARTITIONS == 1 else 0
+
+
+def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[dict[int, list[str]], bool, list[str]]:
+    """The round trip before the list's transaction, when it needs one: the search hits of every
+    partition and the exact SKU, and the tag cloud's names when a filter is on (their counts follow
+    the filter, so the transaction must know which tags to count). Returns (search ids by partition,
+    capped, tags to count)."""
+    transaction = bool(query.q) and keys.PARTITIONS == 1  # one partition: its scratch keys in one MULTI
+    pipe = client().pipeline(transaction=transaction)
+    reads = [(p, *_queue_search(pipe, query.q, p)) for p in keys.partitions()] if query.q else []
+    if query.q:
+        pipe.hget(keys.skus(), sku_key(query.q))
+    clouds_at = len(pipe.command_stack)
     if count_tags:
-        pipe.zrevrange(keys.tags(), 0, TAG_CLOUD - 1)
+        for p in keys.partitions():
+            pipe.zrevrange(keys.tags(p), 0, _cloud_size() - 1, withscores=True)
     replies = pipe.execute()
-    ids, capped = read_search(replies[:searched]) if read_search else ([], False)
-    return ids, capped, replies[searched] if count_tags else []
+    found: dict[int, list[str]] = {p: [] for p in keys.partitions()}
+    capped, at = False, 0
+    for p, read, count in reads:
+        ids, more = read(replies[at : at + count])
+        found[p], capped, at = ids, capped or more, at + count
+    if query.q and replies[at]:
+        by_sku = replies[at]
+        found[keys.partition_of(by_sku)].append(by_sku)
+    tags = [tag for tag, _ in _cloud(replies[clouds_at:])] if count_tags else []
+    return found, capped, tags
 
 
 # A page read from one sorted set, with no set algebra: the total, the page joined to its fields
 # (SORT ... BY nosort keeps the sorted set's order and applies the page as a range), the catalog's
-# size, the tag cloud and each type's count. One EVALSHA instead of a MULTI of eleven commands:
-# the client packs one command and parses one reply (a quarter less of the web process's CPU, which
-# is what a page costs beyond its round trip); the server runs the same reads, and copying the page
-# through Lua costs it about what the client saves, so the round trip's own time stays the same.
+# size, the tag cloud, the page's scores when asked (for the merge of several partitions) and each
+# type's count. One EVALSHA instead of a MULTI of eleven commands: the client packs one command and
+# parses one reply (a quarter less of the web process's CPU, which is what a page costs beyond its
+# round trip); the server runs the same reads, and copying the page through Lua costs it about what
+# the client saves, so the round trip's own time stays the same.
 # KEYS: the source, every product's index, the tag cloud, then each type's set.
-# ARGV: offset, count, ASC or DESC, the tag cloud's size, then the GET patterns.
+# ARGV: offset, count, ASC or DESC, the tag cloud's size (0: all), "1" for the scores, then the GET patterns.
 _PAGE = (
     SORT_LUA
     + """
 local options = {'BY', 'nosort', 'LIMIT', ARGV[1], ARGV[2], ARGV[3]}
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   options[#options + 1] = 'GET'
   options[#options + 1] = ARGV[i]
 end
 local reply = {redis.call('ZCARD', KEYS[1]), sort(KEYS[1], unpack(options)), redis.call('ZCARD', KEYS[2])}
 reply[4] = redis.call('ZREVRANGE', KEYS[3], 0, tonumber(ARGV[4]) - 1, 'WITHSCORES')
+reply[5] = {}
+if ARGV[5] == '1' then
+  local first, last, range = tonumber(ARGV[1]), tonumber(ARGV[1]) + tonumber(ARGV[2]) - 1, 'ZRANGE'
+  if ARGV[3] == 'DESC' then range = 'ZREVRANGE' end
+  reply[5] = redis.call(range, KEYS[1], first, last, 'WITHSCORES')
+end
 for i = 4, #KEYS do reply[#reply + 1] = redis.call('SCARD', KEYS[i]) end
 return reply
 """
 )
 
 
-def _source_of(order: str, type_slug: str) -> tuple[str, bool]:
-    """The sorted set a page in ``order`` is read from, and whether it already holds only the type.
+def _source_of(order: str, type_slug: str, p: int) -> tuple[str, bool]:
+    """The sorted set a page in ``order`` is read from in partition ``p``, and whether it already
+    holds only the type.
 
     Newest or oldest first with a type is that type's own creation index, so
     the type alone is a page read and the type set drops out of the algebra;
@@ -118,15 +161,41 @@ def _source_of(order: str, type_slug: str) -> tuple[str, bool]:
     """
     column = order.lstrip("-")
     if column != "created":
-        return keys.sort_index(column), False
-    return (keys.type_created(type_slug), True) if type_slug else (keys.products(), False)
+        return keys.sort_index(column, p), False
+    return (keys.type_created(type_slug, p), True) if type_slug else (keys.products(p), False)
+
+
+def _window(offset: int, limit: int) -> tuple[int, int]:
+    """The rows each partition is asked for: the page itself with one partition; with several,
+    every row to the page's end, which the merge cuts."""
+    return (offset, limit) if keys.PARTITIONS == 1 else (0, offset + limit)
+
+
+def _merged(parts: list[tuple[list, list]], desc: bool, offset: int, limit: int, ident=lambda row: row.id) -> list:
+    """The page of the partitions' parts, each (its rows, the flat ZRANGE ... WITHSCORES reply of its
+    window) in its sorted set's order: ordered as one sorted set would order them (by score, then the
+    id as bytes; ZREVRANGE: both reversed), then cut. A row is matched to its score by its id
+    (``ident``), not by its place: a write between the two reads cannot pair a row with another's
+    score. One part is the page already."""
+    if len(parts) == 1:
+        return parts[0][0]
+    scored = []
+    for rows, pairs in parts:
+        scores = dict(zip(pairs[0::2], pairs[1::2]))
+        scored += [((float(scores.get(str(ident(row)), 0)), str(ident(row))), row) for row in rows]
+    scored.sort(key=lambda item: item[0], reverse=desc)
+    return [row for _, row in scored[offset : offset + limit]]
+
+
+def _rows(flat: list, width: int, own: tuple[str, ...]) -> list[ProductRow]:
+    return [ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)]
 
 
 def product_page(
     fields: tuple[str, ...], order: str = "-created", type: str = "", offset: int = 0, limit: int = 25
 ) -> tuple[int, list[list[str | None]]]:
     """The total and one page of ``[id, *fields]`` rows (None for an absent field): ZCARD and SORT ... GET
-    in one pipeline, one round trip.
+    of every partition in one pipeline, one round trip.
 
     The lean read for a caller that wants a few fields of a page and nothing
     else (no chips, no row objects): the whole catalog or one type's products,
@@ -140,34 +209,133 @@ def product_page(
     """
     if type and types.TYPES.get(type) is None:
         raise ValueError(f"unknown product type {type!r}")
-    source, typed = _source_of(order, type)
-    if type and not typed:
-        raise ValueError("a type with an order other than creation needs the list's set algebra")
-    gets = ["#", *(f"{keys.product('*')}->{name}" for name in fields)]
+    desc, (start, count) = order.startswith("-"), _window(offset, limit)
     pipe = client().pipeline(transaction=False)
-    pipe.zcard(source)
-    queue_sort(pipe, source, start=offset, num=limit, by_nosort=True, get=gets, desc=order.startswith("-"))
-    total, flat = pipe.execute()
-    width = len(gets)
-    return total, [flat[i : i + width] for i in range(0, len(flat), width)]
+    for p in keys.partitions():
+        source, typed = _source_of(order, type, p)
+        if type and not typed:
+            raise ValueError("a type with an order other than creation needs the list's set algebra")
+        gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)]
+        pipe.zcard(source)
+        queue_sort(pipe, source, start=start, num=count, by_nosort=True, get=gets, desc=desc)
+        if keys.PARTITIONS > 1:
+            (pipe.zrevrange if desc else pipe.zrange)(source, start, start + count - 1, withscores=True)
+    replies = pipe.execute()
+    step, width = (2 if keys.PARTITIONS == 1 else 3), len(fields) + 1
+    parts = []
+    for at in range(0, len(replies), step):
+        flat = replies[at + 1]
+        rows = [flat[i : i + width] for i in range(0, len(flat), width)]
+        parts.append((rows, [x for pair in replies[at + 2] for x in pair] if step == 3 else []))
+    return sum(replies[0::step]), _merged(parts, desc, offset, limit, ident=lambda row: row[0])
 
 
-def _plain_page(query: ProductQuery, source: str, own: tuple[str, ...]) -> ProductList:
-    """A query with no filter to compute, its chips counting the whole catalog: one script (``_PAGE``)."""
-    script_keys = [source, keys.products(), keys.tags(), *(keys.type_index(slug) for slug in types.TYPES)]
-    gets = ["#", *(f"{keys.product('*')}->{name}" for name in (*LIST_FIELDS, *own))]
+def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductList:
+    """A query with no filter to compute, its chips counting the whole catalog: one script (``_PAGE``)
+    a partition, all sent at once."""
     direction = "DESC" if query.order.startswith("-") else "ASC"
-    reply = run_script(_PAGE, script_keys, [query.offset, query.limit, direction, TAG_CLOUD, *gets])
-    total, flat, catalog_size, pairs, counts = reply[0], reply[1], reply[2], reply[3], reply[4:]
+    start, count = _window(query.offset, query.limit)
+    calls = []
+    for p in keys.partitions():
+        script_keys = [order_of(p), keys.products(p), keys.tags(p), *(keys.type_index(slug, p) for slug in types.TYPES)]
+        gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
+        scored = "1" if keys.PARTITIONS > 1 else "0"
+        calls.append((script_keys, [start, count, direction, _cloud_size(), scored, *gets]))
+    if len(calls) == 1:
+        replies = [run_script(_PAGE, *calls[0])]
+    else:
+        pipe = client().pipeline(transaction=False)
+        for script_keys, args in calls:
+            pipe.eval(_PAGE, len(script_keys), *script_keys, *args)
+        replies = pipe.execute()
     width = len(LIST_FIELDS) + len(own) + 1
-    rows = [ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)]
+    rows = _merged([(_rows(r[1], width, own), r[4]) for r in replies], direction == "DESC", query.offset, query.limit)
     return ProductList(
         rows=[row for row in rows if row.name],
-        total=total,
-        catalog_size=catalog_size,
-        tag_cloud=[(pairs[i], int(float(pairs[i + 1]))) for i in range(0, len(pairs), 2)],
-        type_counts=dict(zip(types.TYPES, counts)),
+        total=sum(r[0] for r in replies),
+        catalog_size=sum(r[2] for r in replies),
+        tag_cloud=_cloud([list(zip(r[3][0::2], r[3][1::2])) for r in replies]),
+        type_counts={slug: sum(r[5 + n] for r in replies) for n, slug in enumerate(types.TYPES)},
     )
+
+
+@dataclass
+class _Part:
+    """What one partition's share of a filtered list queued, where its replies start."""
+
+    target: str
+    page_at: int = 0
+    counts_at: int = 0
+    tail_at: int = 0
+
+
+def _queue_part(pipe, query: ProductQuery, p: int, search: list[str], counted: list[str], filtered: bool) -> _Part:
+    """Queue partition ``p``'s share of a filtered list: its set algebra, its window of the page,
+    its chip counts and the catalog's size, all on its own keys (``list_products``)."""
+    source, typed = _source_of(query.order, query.type, p)
+    positives = [keys.type_index(query.type, p)] if query.type and not typed else []
+    nones = [keys.tag_index(t, p) for t in query.tags_none]
+    target, temps = source, []
+    if positives or query.q or query.tags_all or query.tags_any or nones:
+        token = secrets.token_hex(8)
+        target = keys.temp(token, p)
+        temps.append(target)
+        positives += [keys.tag_index(t, p) for t in query.tags_all]
+        if query.tags_any:
+            union = keys.temp_set(token, "any", p)
+            temps.append(union)
+            pipe.sunionstore(union, [keys.tag_index(t, p) for t in query.tags_any])
+            positives.append(union)
+        if query.q:
+            found = keys.temp_set(token, "q", p)  # left absent when nothing matched: the intersection is empty
+            temps.append(found)
+            if search:
+                pipe.sadd(found, *search)
+            positives.append(found)
+        if positives:
+            base = positives[0]
+            if len(positives) > 1 or nones:
+                base = keys.temp_set(token, "ids", p)
+                temps.append(base)
+                if len(positives) > 1:
+                    pipe.sinterstore(base, positives)
+                    positives = [base]
+                if nones:
+                    pipe.sdiffstore(base, [positives[0], *nones])
+            pipe.zinterstore(target, {source: 1, base: 0}, aggregate="SUM")
+        else:
+            pipe.zdiffstore(target, [source, *nones])
+        for temp in temps:
+            pipe.expire(temp, TEMP_TTL)
+    part = _Part(target, page_at=len(pipe.command_stack))
+    desc, (start, count) = query.order.startswith("-"), _window(query.offset, query.limit)
+    own = types.TYPES[query.type].field_names if query.type else ()
+    gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
+    pipe.zcard(target)
+    queue_sort(pipe, target, start=start, num=count, by_nosort=True, get=gets, desc=desc)
+    if keys.PARTITIONS > 1:
+        (pipe.zrevrange if desc else pipe.zrange)(target, start, start + count - 1, withscores=True)
+    part.counts_at = len(pipe.command_stack)
+    if filtered:
+        scratch = keys.temp(secrets.token_hex(8), p)
+        for key in [keys.tag_index(t, p) for t in counted] + [keys.type_index(t, p) for t in _counted_types(query)]:
+            pipe.zinterstore(scratch, {target: 0, key: 0})  # its reply: how many of the list are in the set
+        pipe.expire(scratch, TEMP_TTL)
+        temps.append(scratch)
+    if temps:
+        pipe.unlink(*temps)
+    part.tail_at = len(pipe.command_stack)
+    pipe.zcard(keys.products(p))
+    if not filtered:
+        pipe.zrevrange(keys.tags(p), 0, _cloud_size() - 1, withscores=True)
+        for slug in types.TYPES:
+            pipe.scard(keys.type_index(slug, p))
+    return part
+
+
+def _counted_types(query: ProductQuery) -> list[str]:
+    """The types whose chips count the filtered list: none with a type chosen (the others count 0)."""
+    return [] if query.type else list(types.TYPES)
 
 
 def list_products(query: ProductQuery) -> ProductList:
@@ -199,97 +367,54 @@ def list_products(query: ProductQuery) -> ProductList:
     type counts need none: that type's is the total, the others' 0); the tag
     names to count (the tag cloud's top 40) are read in the round trip before
     it, with the search when there is one.
+
+    With several partitions, each one's share is queued on one pipeline (not a
+    transaction: the partitions are read side by side, as a sharded engine reads
+    its shards) and the parts are merged (see the module's docstring).
     """
     kind = types.TYPES.get(query.type) if query.type else None
     if query.type and kind is None:
         raise ValueError(f"unknown product type {query.type!r}")
     filtered = query.live_counts and bool(query.q or query.type or query.tags_all or query.tags_any or query.tags_none)
-    source, typed = _source_of(query.order, query.type)
+    typed = _source_of(query.order, query.type, 0)[1]
     if not filtered and not (
         query.q or query.tags_all or query.tags_any or query.tags_none or (query.type and not typed)
     ):
-        return _plain_page(query, source, kind.field_names if kind else ())
+        return _plain_page(query, lambda p: _source_of(query.order, query.type, p)[0], kind.field_names if kind else ())
     if filtered or query.q:
         search, capped, counted_tags = _prefetch(query, count_tags=filtered)
     else:
-        search, capped, counted_tags = [], False, []
+        search, capped, counted_tags = {}, False, []
     counted_tags = list(dict.fromkeys([*counted_tags, *query.tags_all]))  # a chosen tag is always shown
-    positives = [keys.type_index(query.type)] if query.type and not typed else []
-    nones = [keys.tag_index(t) for t in query.tags_none]
-    pipe = client().pipeline(transaction=True)
-    target, temps = source, []
-    if positives or query.q or query.tags_all or query.tags_any or nones:
-        token = secrets.token_hex(8)
-        target = keys.temp(token)
-        temps.append(target)
-        positives += [keys.tag_index(t) for t in query.tags_all]
-        if query.tags_any:
-            union = keys.temp_set(token, "any")
-            temps.append(union)
-            pipe.sunionstore(union, [keys.tag_index(t) for t in query.tags_any])
-            positives.append(union)
-        if query.q:
-            found = keys.temp_set(token, "q")  # left absent when nothing matched: the intersection is empty
-            temps.append(found)
-            if search:
-                pipe.sadd(found, *search)
-            positives.append(found)
-        if positives:
-            base = positives[0]
-            if len(positives) > 1 or nones:
-                base = keys.temp_set(token, "ids")
-                temps.append(base)
-                if len(positives) > 1:
-                    pipe.sinterstore(base, positives)
-                    positives = [base]
-                if nones:
-                    pipe.sdiffstore(base, [positives[0], *nones])
-            pipe.zinterstore(target, {source: 1, base: 0}, aggregate="SUM")
-        else:
-            pipe.zdiffstore(target, [source, *nones])
-        for temp in temps:
-            pipe.expire(temp, TEMP_TTL)
-    page_at = len(pipe.command_stack)
-    pipe.zcard(target)
-    own = kind.field_names if kind else ()
-    gets = ["#", *(f"{keys.product('*')}->{name}" for name in (*LIST_FIELDS, *own))]
-    queue_sort(
-        pipe, target, start=query.offset, num=query.limit, by_nosort=True, get=gets, desc=query.order.startswith("-")
-    )
-    counts_at = len(pipe.command_stack)
-    if filtered:
-        scratch = keys.temp(secrets.token_hex(8))
-        counted_types = [] if query.type else list(types.TYPES)  # with a type chosen the others count 0
-        for key in [*(keys.tag_index(t) for t in counted_tags), *(keys.type_index(slug) for slug in counted_types)]:
-            pipe.zinterstore(scratch, {target: 0, key: 0})  # its reply: how many of the list are in the set
-        pipe.expire(scratch, TEMP_TTL)
-        temps.append(scratch)
-    if temps:
-        pipe.unlink(*temps)
-    tail_at = len(pipe.command_stack)
-    pipe.zcard(keys.products())
-    if not filtered:
-        pipe.zrevrange(keys.tags(), 0, TAG_CLOUD - 1, withscores=True)
-        for slug in types.TYPES:
-            pipe.scard(keys.type_index(slug))
+    pipe = client().pipeline(transaction=keys.PARTITIONS == 1)
+    parts = {p: _queue_part(pipe, query, p, search.get(p, []), counted_tags, filtered) for p in keys.partitions()}
     replies = pipe.execute()
-    total, flat = replies[page_at], replies[page_at + 1]
-    catalog_size = replies[tail_at]
+    own = kind.field_names if kind else ()
+    width, desc = len(LIST_FIELDS) + len(own) + 1, query.order.startswith("-")
+    pages = []
+    for part in parts.values():
+        flat = replies[part.page_at + 1]
+        pages.append((_rows(flat, width, own), replies[part.page_at + 2] if keys.PARTITIONS > 1 else []))
+    rows = _merged([(r, [x for pair in s for x in pair]) for r, s in pages], desc, query.offset, query.limit)
+    total = sum(replies[part.page_at] for part in parts.values())
+    counted_types = _counted_types(query)
     if filtered:
-        tallies = replies[counts_at : counts_at + len(counted_tags) + len(counted_types)]
+        tallies = [
+            sum(replies[part.counts_at + n] for part in parts.values())
+            for n in range(len(counted_tags) + len(counted_types))
+        ]
         chosen = set(query.tags_all)
         cloud = sorted(
             ((t, n) for t, n in zip(counted_tags, tallies) if n or t in chosen), key=lambda pair: (-pair[1], pair[0])
         )
         counts = tallies[len(counted_tags) :] or [total if slug == query.type else 0 for slug in types.TYPES]
     else:
-        cloud, counts = replies[tail_at + 1], replies[tail_at + 2 :]
-    width = len(gets)
-    rows = [ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)]
+        cloud = _cloud([replies[part.tail_at + 1] for part in parts.values()])
+        counts = [sum(replies[part.tail_at + 2 + n] for part in parts.values()) for n in range(len(types.TYPES))]
     return ProductList(
         rows=[row for row in rows if row.name],
         total=total,
-        catalog_size=catalog_size,
+        catalog_size=sum(replies[part.tail_at] for part in parts.values()),
         tag_cloud=[(tag, int(score)) for tag, score in cloud],
         type_counts=dict(zip(types.TYPES, counts)),
         search_capped=capped,
@@ -298,9 +423,23 @@ def list_products(query: ProductQuery) -> ProductList:
 
 def suggest(text: str, limit: int = 8) -> list[tuple[str, str]]:
     """Up to ``limit`` (id, name) pairs whose name holds ``text``, ordered by name: one round trip
-    (the trigram index, ``NAMES.search``). Text with no word of three characters suggests nothing:
-    the caller asks for more (a prefix of one or two letters would match too much to be a hint)."""
-    return NAMES.search(text, limit).items if Query.parse(text).usable else []
+    (the trigram index, ``NAMES.search``; with several partitions, each one's search in one pipeline,
+    merged by name). Text with no word of three characters suggests nothing: the caller asks for more
+    (a prefix of one or two letters would match too much to be a hint)."""
+    query = Query.parse(text)
+    if not query.usable:
+        return []
+    if keys.PARTITIONS == 1:
+        return NAMES[0].search(text, limit).items
+    pipe = client().pipeline(transaction=False)
+    reads = [(NAMES[p].queue_search(pipe, query, limit * 4), len(pipe.command_stack)) for p in keys.partitions()]
+    replies, start, items = pipe.execute(), 0, []
+    for read, end in reads:
+        hits: Hits = read(replies[start:end])
+        items += hits.items
+        start = end
+    items.sort(key=lambda item: (name_score(item[1]), item[0]))
+    return items[:limit]
 
 
 def product_labels(product_ids: list[int]) -> list[tuple[int, str]]:

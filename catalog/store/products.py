@@ -7,6 +7,7 @@ import time
 
 from catalog import keys, types
 from catalog.documents import Product, sku_key
+from catalog.store import skus
 from catalog.store.batch import Batch
 from catalog.store.core import APP, REVIEWS, EditConflict, NotFound, queue_indexes, refusal
 from config.activity import Actor
@@ -14,12 +15,25 @@ from config.redis import client
 from config.store import Busy, queue_event, watch_retries
 from config.store.ids import IdBlock
 
-_IDS = IdBlock(keys.product_ids())  # this process's block of product ids, for ``add``
+# This process's block of product ids in each partition, for ``add``.
+_IDS = tuple(IdBlock(keys.product_ids(p), keys.PARTITIONS, p) for p in keys.partitions())
+
+
+_current = [random.randrange(keys.PARTITIONS)]  # the partition this process's adds go to, its block at hand
+
+
+def _new_partition() -> int:
+    """The partition a new product goes to: this process's current one while its block of ids lasts,
+    then the next (so each block is used whole, and processes and blocks spread the products evenly)."""
+    if not _IDS[_current[0]].holds_ids():
+        _current[0] = (_current[0] + 1) % keys.PARTITIONS
+    return _current[0]
 
 
 def new_product_id() -> int:
     """The id for the next product (INCR), taken before ``create`` so its event can link to it."""
-    return client().incr(keys.product_ids())
+    p = _new_partition()
+    return keys.id_in(p, client().incr(keys.product_ids(p)))
 
 
 def create(product_id: int, product: Product, *, actor: Actor, at: float | None = None) -> int:
@@ -44,34 +58,45 @@ def add(product: Product, *, actor: Actor, at: float | None = None) -> int:
     drawn) draws a new block and tries once more. Raises SkuTaken, and then
     writes nothing (the id goes back to the block).
     """
+    block = _IDS[_new_partition()]
     for _ in range(2):
-        product_id = _IDS.take()
+        product_id = block.take()
         reply = _create(product_id, product, actor=actor, at=at, drawn=True)
         if reply[0] == "ok":
             return product_id
         if reply[0] not in ("stale", "exists"):
-            _IDS.put_back(product_id)
+            block.put_back(product_id)
             raise refusal(reply, keys.product(product_id))
-        _IDS.drop()
-    raise Busy(keys.product_ids())
+        block.drop()
+    raise Busy(block.counter_key)
 
 
 def _create(product_id: int, product: Product, *, actor: Actor, at: float | None, drawn: bool = False) -> list:
-    """The create script's reply: ["ok"], or the first failed check ("exists", "stale", "owned")."""
+    """The create script's reply: ["ok"], or the first failed check ("exists", "stale", "owned").
+    With several partitions the SKU is claimed first, and released when the script refuses."""
     product.id = product_id
     product.created_at = product.updated_at = time.time() if at is None else at
     product.rev, product.num_reviews, product.sum_ratings = 1, 0, 0
     batch = Batch()
     key = keys.product(product_id)
     if drawn:
-        batch.require_drawn(keys.product_ids(), product_id)
+        batch.require_drawn(keys.product_ids(keys.partition_of(product_id)), keys.count_of(product_id))
     batch.require_absent(key)
-    if product.sku:
-        batch.require_owner(keys.skus(), sku_key(product.sku))
+    claimed = [(sku_key(product.sku), product_id)] if product.sku else []
+    if keys.SKUS_WITH_PRODUCTS:
+        for sku, _ in claimed:
+            batch.require_owner(keys.skus(), sku)
+    else:
+        refused = skus.claim(claimed)
+        if refused[0] != "ok":
+            return refused
     batch.hset(key, mapping={**product.to_hash(), **REVIEWS.initial_fields()})
     queue_indexes(batch, product_id, None, product)
-    queue_event(batch, actor.event("created", APP, "product", product_id, product.name), keys.EVENTS)
-    return batch.run()
+    queue_event(batch, actor.event("created", APP, "product", product_id, product.name), keys.events_of(product_id))
+    reply = batch.run()
+    if reply[0] != "ok" and not keys.SKUS_WITH_PRODUCTS:
+        skus.release(claimed)
+    return reply
 
 
 def update(
@@ -104,15 +129,25 @@ def update(
     batch = Batch()
     batch.require_field(key, "rev", str(rev))
     batch.require_field(key, "name", old.name)  # the name the trigrams to drop were computed from
-    if product.sku and sku_key(old.sku) != sku_key(product.sku):
-        batch.require_owner(keys.skus(), sku_key(product.sku), str(product_id))
+    moved = sku_key(old.sku) != sku_key(product.sku)
+    claimed = [(sku_key(product.sku), product_id)] if product.sku and moved else []
+    released = [(sku_key(old.sku), product_id)] if old.sku and moved else []
+    if keys.SKUS_WITH_PRODUCTS:
+        for sku, _ in claimed:
+            batch.require_owner(keys.skus(), sku, str(product_id))
+    else:
+        refused = skus.claim(claimed)
+        if refused[0] != "ok":
+            raise refusal(refused, key)
     batch.hset(key, mapping=fields)
     dropped = sorted(types.ALL_TYPE_FIELDS - set(fields))
     if dropped:
         batch.hdel(key, *dropped)
     queue_indexes(batch, product_id, old, product)
-    queue_event(batch, actor.event("updated", APP, "product", product_id, product.name), keys.EVENTS)
+    queue_event(batch, actor.event("updated", APP, "product", product_id, product.name), keys.events_of(product_id))
     reply = batch.run()
+    if not keys.SKUS_WITH_PRODUCTS:
+        skus.release(released if reply[0] == "ok" else claimed)
     if reply[0] != "ok":
         raise refusal(reply, key)
     return product
@@ -142,9 +177,12 @@ def delete(product_id: int, *, actor: Actor) -> Product:
         REVIEWS.queue_delete_all(batch, product_id, review_ids)
         batch.unlink(key)
         queue_indexes(batch, product_id, old, None)
-        queue_event(batch, actor.event("deleted", APP, "product", product_id, old.name, gone=True), keys.EVENTS)
+        event = actor.event("deleted", APP, "product", product_id, old.name, gone=True)
+        queue_event(batch, event, keys.events_of(product_id))
         reply = batch.run()
         if reply[0] == "ok":
+            if old.sku and not keys.SKUS_WITH_PRODUCTS:
+                skus.release([(sku_key(old.sku), product_id)])
             return old
         if reply[0] == "notfound":
             raise NotFound(key)

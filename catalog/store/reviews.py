@@ -12,12 +12,15 @@ from config.activity import Actor
 from config.redis import client
 from config.store.ids import IdBlock
 
-_IDS = IdBlock(keys.review_ids())  # this process's block of review ids (``config.store.ids.IdBlock``)
+# This process's block of review ids in each partition (``config.store.ids.IdBlock``): a review's id
+# is drawn in its product's partition.
+_IDS = tuple(IdBlock(keys.review_ids(p), keys.PARTITIONS, p) for p in keys.partitions())
 
 
 def reserve_review_ids() -> None:
-    """Draw this process's block of review ids now (a server does it at its first add)."""
-    _IDS.reserve()
+    """Draw this process's blocks of review ids now (a server does it at its first add)."""
+    for block in _IDS:
+        block.reserve()
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,8 @@ def add_named_review(
     def event(review_id: int):
         return actor.event("created", APP, "review", review_id, f"{rating}★ by {author}")
 
-    review_id, name = REVIEWS.add_drawn(_IDS, product_id, fields, at, event, label="name")
+    block = _IDS[keys.partition_of(product_id)]
+    review_id, name = REVIEWS.add_drawn(block, product_id, fields, at, event, label="name")
     return AddedReview(review_id, name)
 
 

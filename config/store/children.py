@@ -65,9 +65,9 @@ class Child(NamedTuple):
 @dataclass(frozen=True)
 class ChildCollection:
     parent_key: Callable[[int], str]
-    child_key: Callable[[int | str], str]  # child_key("*") is the pattern for SORT ... GET
+    child_key: Callable[[int | str], str]  # child_key("*") is the pattern for SORT ... GET (see child_glob)
     index_key: Callable[[int], str]
-    ids_key: str
+    ids_key: Callable[[int], str]  # the id counter of a parent's children (by the parent's id)
     parent_field: str  # child field holding the parent id
     time_field: str  # child field holding the score, epoch seconds
     embed_field: str  # parent field holding the JSON copy of the newest children
@@ -78,9 +78,12 @@ class ChildCollection:
     summed: str = ""  # child field summed (an integer)
     embed_size: int = 3
     page_fields: tuple[str, ...] = field(default=())  # fields read for a page; embed_fields when empty
-    # Sorted sets scoring each parent by its aggregate: (key, "count" or "average"), written
-    # by every add and delete (the average rounded to 6 decimals, 0 with no children).
-    scores: tuple[tuple[str, str], ...] = ()
+    # Sorted sets scoring each parent by its aggregate: (the key, by the parent's id; "count" or
+    # "average"), written by every add and delete (the average rounded to 6 decimals, 0 with no children).
+    scores: tuple[tuple[Callable[[int], str], str], ...] = ()
+    # A parent's children as SORT ... GET joins them (``*`` is the id), where their keys' other
+    # segments depend on the parent (a partition's tag); child_key("*") when None.
+    child_glob: Callable[[int], str] | None = None
 
     def __post_init__(self):
         if self.time_field not in self.embed_fields:
@@ -112,7 +115,7 @@ class ChildCollection:
         (as a script, ``config.store.sorting``: a cluster refuses SORT's GET).
         """
         fields = self.page_fields or self.embed_fields
-        pattern = self.child_key("*")
+        pattern = self.child_glob(parent_id) if self.child_glob else self.child_key("*")
         gets = ["#", *(f"{pattern}->{name}" for name in fields)]
         pipe.zcard(self.index_key(parent_id))
         queue_sort(pipe, self.index_key(parent_id), start=offset, num=limit, by_nosort=True, get=gets, desc=True)
@@ -145,7 +148,7 @@ class ChildCollection:
         empty), or a function of the new id that builds it.
         """
         parent_key = self.parent_key(parent_id)
-        child_id = int(run_script(RESERVE, [parent_key, self.ids_key], [self.count_field]))
+        child_id = int(run_script(RESERVE, [parent_key, self.ids_key(parent_id)], [self.count_field]))
         if not child_id:
             raise NotFound(parent_key)
         spec = self._add_spec(child_id, parent_id, fields, at)
@@ -178,7 +181,8 @@ class ChildCollection:
         for _ in range(2):
             child_id = block.take()
             spec = {**self._add_spec(child_id, parent_id, fields, at), "label": label}
-            keys = [parent_key, self.index_key(parent_id), self.child_key(child_id), self.ids_key]
+            spec["drawn"] = str(block.count_of(child_id))
+            keys = [parent_key, self.index_key(parent_id), self.child_key(child_id), self.ids_key(parent_id)]
             reply = self._run(ADD_DRAWN, keys, spec, parent_id, event(child_id))
             if reply[0] == "ok":
                 return child_id, reply[1]
@@ -275,7 +279,7 @@ class ChildCollection:
     def queue_scores(self, pipe, parent_id: int, count: int, total: int) -> None:
         """Queue the score indexes for a parent's aggregate (creation, bulk writes, repairs)."""
         for key, kind in self.scores:
-            pipe.zadd(key, {str(parent_id): average_score(count, total) if kind == "average" else count})
+            pipe.zadd(key(parent_id), {str(parent_id): average_score(count, total) if kind == "average" else count})
 
     def queue_delete_all(self, pipe, parent_id: int, child_ids: Iterable[str]) -> None:
         """Queue the removal of every child of a parent (the parent's own delete does the rest)."""
@@ -284,7 +288,7 @@ class ChildCollection:
             pipe.unlink(*(self.child_key(i) for i in ids[start : start + 500]))
         pipe.unlink(self.index_key(parent_id))
         for key, _ in self.scores:
-            pipe.zrem(key, str(parent_id))
+            pipe.zrem(key(parent_id), str(parent_id))
 
     def expected_embed(self, parent_id: int) -> list[dict[str, str]]:
         """What the embed must hold, rebuilt from the set and the child hashes (integrity, repair)."""
@@ -355,7 +359,7 @@ class ChildCollection:
     def _run(self, source: str, keys: list[str], spec: dict, parent_id: int, event: Event | None, extra=()) -> list:
         """Run an add or delete script: the shared part of the spec, the score keys, the event."""
         scores_at = len(keys) + 1
-        keys = [*keys, *(key for key, _ in self.scores)]
+        keys = [*keys, *(key(parent_id) for key, _ in self.scores)]
         events_at = len(keys) + 1
         if event:
             keys.append(self.events_key(parent_id))

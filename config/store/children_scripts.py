@@ -79,8 +79,9 @@ return {'ok', count, total}
 """
 )
 
-# ADD, with an id this process drew in a block (``config.store.ids``) and checked here, and the
-# parent's ``s.label`` field answered for the screen's message.
+# ADD, with an id this process drew in a block (``config.store.ids``) and checked here (``s.drawn``,
+# the count that handed it out, against the counter), and the parent's ``s.label`` field answered
+# for the screen's message.
 # KEYS: parent, index, child, the id counter, then the score indexes and the event stream.
 # ARGV: the spec as JSON. Replies: {"notfound"} | {"stale"} (the id is not the counter's to give
 # yet, or a child holds it: nothing written) | {"ok", label}.
@@ -90,7 +91,7 @@ ADD_DRAWN = (
 local s = cjson.decode(ARGV[1])
 local parent, index, child, ids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
-if redis.call('EXISTS', child) == 1 or tonumber(redis.call('GET', ids) or '0') < tonumber(s.id) then
+if redis.call('EXISTS', child) == 1 or tonumber(redis.call('GET', ids) or '0') < tonumber(s.drawn) then
   return {'stale'}
 end
 """

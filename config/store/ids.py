@@ -21,10 +21,14 @@ ID_BLOCK = 100  # ids one INCRBY reserves for this process
 
 class IdBlock:
     """Ids reserved from one Redis counter for this process, handed out in turn. A forked process
-    draws its own."""
+    draws its own.
 
-    def __init__(self, counter_key: str):
-        self.counter_key = counter_key
+    The counter counts; the id of count n is ``n * stride + offset``, so that the counters of a
+    partitioned app (the catalog's, one a partition) hand out ids that name their partition
+    (``n * partitions + p``) and never meet. With the defaults the id is the count."""
+
+    def __init__(self, counter_key: str, stride: int = 1, offset: int = 0):
+        self.counter_key, self.stride, self.offset = counter_key, stride, offset
         self.lock = threading.Lock()
         self.pid, self.next, self.last = 0, 1, 0
 
@@ -33,13 +37,22 @@ class IdBlock:
             if self.pid != os.getpid() or self.next > self.last:
                 self._draw()
             self.next += 1
-            return self.next - 1
+            return (self.next - 1) * self.stride + self.offset
+
+    def holds_ids(self) -> bool:
+        """Whether this process's block has an id left (a ``take`` sends nothing)."""
+        with self.lock:
+            return self.pid == os.getpid() and self.next <= self.last
+
+    def count_of(self, taken: int) -> int:
+        """The count that handed out the id ``taken``: what a write's script checks the counter has reached."""
+        return (taken - self.offset) // self.stride
 
     def put_back(self, taken: int) -> None:
         """An id the write did not use (nothing was written): the next write takes it."""
         with self.lock:
-            if self.next == taken + 1:
-                self.next = taken
+            if self.next == self.count_of(taken) + 1:
+                self.next = self.count_of(taken)
 
     def drop(self) -> None:
         """Forget the block (the script refused one of its ids): the next ``take`` draws a new one."""

@@ -11,6 +11,7 @@ from catalog import keys, store
 from config.invariants import violations
 from config.redis import client
 from tests.base import RedisTestCase
+from tests.catalog.helpers import FIRST_ID, holders_of, part
 
 DATA = Path(__file__).parent / "data"
 
@@ -42,7 +43,7 @@ class CompanionFilesTest(RedisTestCase):
         buds = store.get(store.sku_owner("6426149"))
         self.assertEqual((buds.type, buds.name, buds.model), ("earbuds", "Beats Studio Buds", "3006634/3005718"))
         self.assertEqual(buds.attrs, {"battery_life": "8", "connection_type": "bluetooth", "fit": "in-ear"})
-        (console_id,) = client().smembers(keys.type_index("game_console"))
+        (console_id,) = holders_of(keys.type_index, "game_console")
         console = store.get(int(console_id))
         self.assertEqual(console.attrs, {"usb_ports": "2", "hdmi_ports": "2", "storage_type": "ssd"})  # no GPU: empty
         self.assertEqual(console.sku, "")
@@ -55,9 +56,9 @@ class CompanionFilesTest(RedisTestCase):
         source = json.loads((DATA / "aggregate-pattern.json").read_text())
         out = self.run_import(DATA / "aggregate-pattern.json")
         self.assertIn("Imported 10 products and 1000 reviews", out)
-        self.assertIn("#1 Earbuds (no type): 100 reviews", out)
+        self.assertIn(f"#{FIRST_ID} Earbuds (no type): 100 reviews", out)
         self.assertEqual(violations(["catalog"]), [])
-        for product_id, record in enumerate(source, start=1):
+        for product_id, record in enumerate(source, start=FIRST_ID):
             product = store.get(product_id)
             self.assertEqual((product.name, product.type, product.brand, product.sku), (record["name"], "", "", ""))
             ratings = [r["rating"] for r in record["reviews"]]
@@ -65,31 +66,32 @@ class CompanionFilesTest(RedisTestCase):
             newest = [r["author"] for r in reversed(record["reviews"][-3:])]
             self.assertEqual([r.author for r in product.recent], newest)
         self.assertEqual(
-            client().zscore(keys.sort_index("rating"), "1"),
+            client().zscore(keys.sort_index("rating", part(FIRST_ID)), str(FIRST_ID)),
             round(sum(r["rating"] for r in source[0]["reviews"]) / 100, 6),
         )
-        self.assertEqual(client().smembers(keys.type_index("earbuds")), set())
+        self.assertEqual(holders_of(keys.type_index, "earbuds"), set())
         for path in (
             "/catalog/products/",
-            "/catalog/products/1/",
-            "/catalog/products/1/edit/",
-            "/catalog/products/1/reviews/",
+            f"/catalog/products/{FIRST_ID}/",
+            f"/catalog/products/{FIRST_ID}/edit/",
+            f"/catalog/products/{FIRST_ID}/reviews/",
         ):
             self.assertEqual(self.client.get(path).status_code, 200, path)
-        detail = self.client.get("/catalog/products/1/")
+        detail = self.client.get(f"/catalog/products/{FIRST_ID}/")
         self.assertContains(detail, source[0]["reviews"][-1]["author"])
         self.assertNotContains(detail, 'id="type-fields"')
 
     def test_an_untyped_product_can_be_edited_and_given_a_type(self):
         self.run_import(DATA / "aggregate-pattern.json")
-        form = self.client.get("/catalog/products/2/edit/").context["form"]
+        second = FIRST_ID + 1
+        form = self.client.get(f"/catalog/products/{second}/edit/").context["form"]
         post = {**{k: v for k, v in form.initial.items() if v is not None}, "images": "", "videos": "", "tags": ""}
-        response = self.client.post("/catalog/products/2/edit/", {**post, "brand": "Sony"})
-        self.assertRedirects(response, "/catalog/products/2/")
-        self.assertEqual(store.get(2).type, "")
+        response = self.client.post(f"/catalog/products/{second}/edit/", {**post, "brand": "Sony"})
+        self.assertRedirects(response, f"/catalog/products/{second}/")
+        self.assertEqual(store.get(second).type, "")
         post.update(type="game_console", storage_type="SSD".lower(), brand="Sony")
-        self.client.post("/catalog/products/2/edit/", {**post, "rev": store.get(2).rev})
-        self.assertEqual((store.get(2).type, store.get(2).num_reviews), ("game_console", 100))
+        self.client.post(f"/catalog/products/{second}/edit/", {**post, "rev": store.get(second).rev})
+        self.assertEqual((store.get(second).type, store.get(second).num_reviews), ("game_console", 100))
         self.assertEqual(violations(["catalog"]), [])
 
     def test_a_byte_order_mark_is_read(self):

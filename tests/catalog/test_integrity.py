@@ -10,7 +10,7 @@ from catalog import keys, store
 from config.invariants import registry, violations
 from config.redis import client
 from tests.base import RedisTestCase, run_concurrently
-from tests.catalog.helpers import TESTER, make_product, review
+from tests.catalog.helpers import TESTER, make_product, part, product_count, review
 
 
 def messages():
@@ -46,7 +46,7 @@ class InvariantTest(RedisTestCase):
     def test_a_wrong_sum_is_caught_and_repaired(self):
         client().hincrby(keys.product(self.product), "sum_ratings", 3)
         self.assertCaught("sum_ratings is 17, its reviews sum to 14")
-        self.assertEqual(client().zscore(keys.sort_index("rating"), str(self.product)), 3.5)
+        self.assertEqual(client().zscore(keys.sort_index("rating", part(self.product)), str(self.product)), 3.5)
 
     def test_a_stale_embed_is_caught_and_repaired(self):
         client().hset(keys.product(self.product), "recent_reviews", json.dumps([]))
@@ -54,23 +54,23 @@ class InvariantTest(RedisTestCase):
         self.assertEqual(len(store.get(self.product).recent), 3)
 
     def test_a_missing_or_wrong_sort_entry_is_caught_and_repaired(self):
-        client().zadd(keys.sort_index("rating"), {str(self.product): 1})
-        client().zrem(keys.sort_index("price"), str(self.other))
+        client().zadd(keys.sort_index("rating", part(self.product)), {str(self.product): 1})
+        client().zrem(keys.sort_index("price", part(self.other)), str(self.other))
         self.assertCaught("rating index holds 1.0, expected 3.5")
 
     def test_a_stale_tag_type_or_sku_entry_is_caught_and_repaired(self):
-        client().sadd(keys.tag_index("refurbished"), str(self.other))
-        client().sadd(keys.type_index("monitor"), str(self.other))
+        client().sadd(keys.tag_index("refurbished", part(self.other)), str(self.other))
+        client().sadd(keys.type_index("monitor", part(self.other)), str(self.other))
         client().hset(keys.skus(), "GHOST", 77)
         self.assertCaught("the indexes hold product 77, which does not exist")
-        self.assertFalse(client().exists(keys.tag_index("refurbished")))
-        self.assertFalse(client().sismember(keys.type_index("monitor"), str(self.other)))
+        self.assertFalse(client().exists(keys.tag_index("refurbished", part(self.other))))
+        self.assertFalse(client().sismember(keys.type_index("monitor", part(self.other)), str(self.other)))
 
     def test_a_broken_type_creation_index_is_caught_and_rebuilt_from_the_hashes(self):
         created = store.get(self.product).created_at
-        client().zrem(keys.type_created("earbuds"), str(self.other))
-        client().zadd(keys.type_created("earbuds"), {str(self.product): 5.0, "77": 1.0})
-        client().zadd(keys.type_created("monitor"), {str(self.product): created})
+        client().zrem(keys.type_created("earbuds", part(self.other)), str(self.other))
+        client().zadd(keys.type_created("earbuds", part(self.product)), {str(self.product): 5.0, "77": 1.0})
+        client().zadd(keys.type_created("monitor", part(self.product)), {str(self.product): created})
         found = messages()
         for expected in (
             f"product {self.other} is missing from the earbuds creation index",
@@ -82,19 +82,22 @@ class InvariantTest(RedisTestCase):
         self.assertEqual(len(found), 4, found)  # the type sets and the other indexes are not involved
         store.rebuild_type_created()
         self.assertEqual(messages(), [])
-        held = client().zrange(keys.type_created("earbuds"), 0, -1, withscores=True)
-        self.assertEqual(held, [(str(self.product), created), (str(self.other), store.get(self.other).created_at)])
-        self.assertFalse(client().exists(keys.type_created("monitor")))
+        held = {p: client().zrange(keys.type_created("earbuds", p), 0, -1, withscores=True) for p in keys.partitions()}
+        expected = {p: [] for p in keys.partitions()}
+        for product_id in (self.product, self.other):  # in each one's partition, by creation time
+            expected[part(product_id)].append((str(product_id), store.get(product_id).created_at))
+        self.assertEqual(held, expected)
+        self.assertFalse(any(client().exists(keys.type_created("monitor", p)) for p in keys.partitions()))
 
     def test_the_full_index_rebuild_also_drops_stale_type_creation_entries(self):
-        client().zadd(keys.type_created("monitor"), {str(self.other): 1.0})
-        client().sadd(keys.type_index("monitor"), str(self.other))
+        client().zadd(keys.type_created("monitor", part(self.other)), {str(self.other): 1.0})
+        client().sadd(keys.type_index("monitor", part(self.other)), str(self.other))
         store.rebuild_indexes()
         self.assertEqual(messages(), [])
-        self.assertFalse(client().exists(keys.type_created("monitor")))
+        self.assertFalse(client().exists(keys.type_created("monitor", part(self.other))))
 
     def test_a_tag_cloud_count_that_disagrees_is_caught(self):
-        client().zincrby(keys.tags(), 2, "sport")
+        client().zincrby(keys.tags(part(self.product)), 2, "sport")
         self.assertCaught("tag 'sport': the tag cloud counts 3, its set holds 1")
 
     def test_a_dangling_review_id_and_an_orphan_review_are_caught_and_repaired(self):
@@ -107,7 +110,7 @@ class InvariantTest(RedisTestCase):
 
     def test_check_integrity_command_passes_on_seeded_data(self):
         call_command("seed", "--only", "catalog", "--reset", verbosity=0)
-        self.assertGreater(client().zcard(keys.products()), 150)
+        self.assertGreater(product_count(), 150)
         self.assertEqual(messages(), [])
 
 
@@ -134,5 +137,49 @@ class ConcurrencyTest(RedisTestCase):
         run_concurrently(worker, [(n,) for n in range(8)])
         product = store.get(product_id)
         self.assertEqual(product.num_reviews, len(pool))
-        self.assertEqual(client().zscore(keys.sort_index("reviews"), str(product_id)), len(pool))
+        self.assertEqual(client().zscore(keys.sort_index("reviews", part(product_id)), str(product_id)), len(pool))
         self.assertEqual(messages(), [])
+
+
+class PartitionLayoutTest(RedisTestCase):
+    sign_in = False
+
+    def test_a_product_written_with_another_partition_count_is_reported(self):
+        make_product()
+        self.assertEqual(messages(), [])
+        elsewhere = "catalog:{catalog}:product:4" if keys.PARTITIONS > 1 else "catalog:{catalog.1}:product:4"
+        client().hset(elsewhere, mapping={"name": "Stray", "num_reviews": "0"})
+        found = [m for m in messages() if "laid out for another partition count" in m]
+        self.assertEqual(len(found), 1, messages())
+        self.assertIn(elsewhere, found[0])
+        self.assertIn(f"CATALOG_PARTITIONS={keys.PARTITIONS}", found[0])
+
+
+class SkuClaimTest(RedisTestCase):
+    """A SKU claimed by a write that died before its product's script, or not released by an edit that
+    died after it, is what the index check reports and its repair rebuilds (catalog.store.skus)."""
+
+    sign_in = False
+
+    def test_a_claim_left_by_a_writer_that_died_is_reported_and_repaired(self):
+        from catalog.store import skus
+
+        product = make_product(sku="KEEP-1")
+        ghost = product + 10 * keys.PARTITIONS  # an id drawn, its product never written
+        self.assertEqual(skus.claim([("GHOST-1", ghost)]), ["ok"])
+        self.assertEqual(skus.claim([("OLD-1", product)]), ["ok"])  # an edit that gave it up, never released
+        found = messages()
+        self.assertIn(f"the indexes hold product {ghost}, which does not exist", found)
+        self.assertIn(f"product {product} owns 2 SKUs in the SKU index", found)
+        repair()
+        self.assertEqual(messages(), [])
+        self.assertEqual(client().hgetall(keys.skus()), {"KEEP-1": str(product)})
+
+    def test_a_claim_takes_every_sku_or_none_and_a_release_only_its_own(self):
+        from catalog.store import skus
+
+        first, second = make_product(sku="A-1"), make_product(sku="B-1")
+        self.assertEqual(skus.claim([("C-1", first), ("B-1", first)]), ["owned", "B-1", str(second)])
+        self.assertIsNone(store.sku_owner("C-1"))  # none taken
+        skus.release([("B-1", first), ("A-1", first)])  # B-1 is not first's: kept
+        self.assertEqual((store.sku_owner("A-1"), store.sku_owner("B-1")), (None, second))

@@ -13,7 +13,7 @@ NOTES = ChildCollection(
     parent_key=lambda i: f"test:{{notes}}:post:{i}",
     child_key=lambda i: f"test:{{notes}}:note:{i}",
     index_key=lambda i: f"test:{{notes}}:post:{i}:notes",
-    ids_key="test:{notes}:ids:note",
+    ids_key=lambda post_id: "test:{notes}:ids:note",
     parent_field="post",
     time_field="at",
     embed_field="recent_notes",
@@ -159,7 +159,7 @@ class ScriptedWritesTest(RedisTestCase):
     def test_a_missing_parent_draws_no_id(self):
         with self.assertRaises(NotFound):
             add(7, 1)
-        self.assertIsNone(client().get(NOTES.ids_key))
+        self.assertIsNone(client().get(NOTES.ids_key(1)))
 
     def test_a_child_of_another_parent_is_not_found_through_the_wrong_parent(self):
         make_parent(1)
@@ -209,7 +209,8 @@ class ScriptedWritesTest(RedisTestCase):
 
     def test_scores_follow_the_aggregate(self):
         by_avg, by_n = "test:{notes}:by:avg", "test:{notes}:by:n"
-        scored = ChildCollection(**{**NOTES.__dict__, "scores": ((by_avg, "average"), (by_n, "count"))})
+        scores = ((lambda post_id: by_avg, "average"), (lambda post_id: by_n, "count"))
+        scored = ChildCollection(**{**NOTES.__dict__, "scores": scores})
         make_parent()
         scored.add(1, {"author": "a", "stars": "2"}, 1.0)
         second = scored.add(1, {"author": "b", "stars": "5"}, 2.0)

@@ -2,6 +2,7 @@
 
 from django.test import SimpleTestCase
 
+from catalog import keys
 from config.keyspace import keyspace
 from config.store.ngrams import Query, fold, grams, words
 
@@ -38,12 +39,12 @@ class NgramTextTest(SimpleTestCase):
     def test_a_rename_touches_only_the_pieces_that_change(self):
         from catalog.store import NAMES
 
-        dropped, added = NAMES.diff("Smartphone X", "Featurephone X")
-        self.assertEqual(dropped, ["catalog:{catalog}:ngram:" + g for g in ("art", "mar", "rtp", "sma", "tph")])
-        self.assertEqual(added[:2], ["catalog:{catalog}:ngram:atu", "catalog:{catalog}:ngram:eat"])
-        self.assertNotIn("catalog:{catalog}:ngram:pho", dropped + added)
+        dropped, added = NAMES[0].diff("Smartphone X", "Featurephone X")
+        self.assertEqual(dropped, [keys.ngram(g, 0) for g in ("art", "mar", "rtp", "sma", "tph")])
+        self.assertEqual(added[:2], [keys.ngram("atu", 0), keys.ngram("eat", 0)])
+        self.assertNotIn(keys.ngram("pho", 0), dropped + added)
 
     def test_the_key_registry_names_the_catalogs_trigram_sets(self):
-        entry = keyspace.match("catalog:{catalog}:ngram:pho")
-        self.assertEqual((entry.type, entry.pattern), ("set", "catalog:{catalog}:ngram:*"))
+        entry = keyspace.match(keys.ngram("pho", 0))
+        self.assertEqual((entry.type, entry.pattern), ("set", keys.ngram("*", "*")))
         self.assertIn("trigram", entry.modeling)

@@ -2,7 +2,8 @@
 
 from playwright.sync_api import expect
 
-from config import keys, store
+from catalog import keys as catalog_keys
+from config import store
 from config.activity import Event
 from config.redis import client
 from tests.base import PASSWORD, BrowserTestCase
@@ -12,7 +13,9 @@ class DashboardBrowserTest(BrowserTestCase):
     def test_sign_in_and_see_the_dashboard(self):
         pipe = client().pipeline(transaction=True)
         store.queue_event(
-            pipe, Event("ann", "created", "catalog", "product", "1", "Noise-cancelling earbuds"), keys.events("catalog")
+            pipe,
+            Event("ann", "created", "catalog", "product", "1", "Noise-cancelling earbuds"),
+            catalog_keys.events_of(1),
         )
         pipe.execute()
 

@@ -4,6 +4,8 @@ import re
 
 from playwright.sync_api import expect
 
+from catalog import keys as catalog_keys
+from config.keybrowser.display import key_param
 from config.redis import raw_client
 from tests.base import BrowserTestCase
 from tests.catalog.helpers import make_product, review
@@ -28,14 +30,15 @@ class KeysBehindProductTest(BrowserTestCase):
         page.wait_for_url(re.compile(r"/keys/behind/\?t="))
         self.assertIn(f"/catalog/products/{product_id}/", page.locator("h1").inner_text())
         keys = page.locator("#behind-keys table.keys")
-        self.assertEqual(keys.locator("span.keyname").all_inner_texts(), [f"catalog:{{catalog}}:product:{product_id}"])
+        hash_key = catalog_keys.product(product_id)
+        self.assertEqual(keys.locator("span.keyname").all_inner_texts(), [hash_key])
         commands = page.locator("#behind-commands").inner_text()
-        self.assertIn(f"HGETALL catalog:{{catalog}}:product:{product_id}", commands)
+        self.assertIn(f"HGETALL {hash_key}", commands)
         self.screenshot("keys-behind-product")
 
         # The product hash: the values the page showed, and the embedded copy of the newest reviews.
-        keys.get_by_role("link", name=f"catalog:{{catalog}}:product:{product_id}", exact=True).click()
-        page.wait_for_url(re.compile(rf"key=catalog%3A%7Bcatalog%7D%3Aproduct%3A{product_id}$"))
+        keys.get_by_role("link", name=hash_key, exact=True).click()
+        page.wait_for_url(re.compile(rf"key={re.escape(key_param(hash_key))}$"))
         fields = dict(
             zip(
                 page.locator("#content tbody tr td:first-child").all_inner_texts(),
@@ -51,15 +54,16 @@ class KeysBehindProductTest(BrowserTestCase):
         self.screenshot("keys-product-hash")
 
         # Its reviews sorted set, reached from the hash: review ids by time, each linking to its review hash.
-        page.locator("#related").get_by_role("link", name=f"catalog:{{catalog}}:product:{product_id}:reviews").click()
-        page.wait_for_url(re.compile(rf"key=catalog%3A%7Bcatalog%7D%3Aproduct%3A{product_id}%3Areviews$"))
+        reviews_key = catalog_keys.product_reviews(product_id)
+        page.locator("#related").get_by_role("link", name=reviews_key).click()
+        page.wait_for_url(re.compile(rf"key={re.escape(key_param(reviews_key))}$"))
         rows = page.locator("#content tbody tr")
         expect(rows).to_have_count(2)
         self.assertRegex(rows.nth(0).inner_text(), rf"^0\s+{ana}\b[\s\S]*1700000000$")
         self.assertIn("referenced one-to-many", page.locator("#owner").inner_text())
         self.screenshot("keys-product-reviews")
         rows.nth(0).locator("a.member-key").click()
-        page.wait_for_url(re.compile(rf"key=catalog%3A%7Bcatalog%7D%3Areview%3A{ana}$"))
+        page.wait_for_url(re.compile(rf"key={re.escape(key_param(catalog_keys.review(ana)))}$"))
         review_fields = page.locator("#content").inner_text()
         for value in ("Ana", "5", "Great sound"):
             self.assertIn(value, review_fields)
