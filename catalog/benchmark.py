@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from catalog import seeds, types
+from catalog import keys, seeds, types
 from catalog import store as catalog
 from config.activity import Actor
 from config.benchmark import Load, Operation, Part, part
@@ -101,7 +101,8 @@ class Catalog(Part):
         done = run.timed("catalog", len(self.products) + self.reviews, lambda: self._write(self.products))
         reviews_bytes = done.bytes - per_product * len(self.products)
         done.per_record = {"product": per_product, "review": reviews_bytes / max(1, self.reviews)}
-        assert [p.id for p, _ in self.products] == list(range(1, len(self.products) + 1)), "Redis was not empty"
+        first = keys.id_in(0, 1)  # a bulk write into an empty catalog hands out the ids that follow it
+        assert [p.id for p, _ in self.products] == list(range(first, first + len(self.products))), "Redis was not empty"
         return [done]
 
     def load_sql(self, db) -> list[Load]:
@@ -117,11 +118,15 @@ class Catalog(Part):
                 ((p.id, p.description, p.manufacturer, p.dimensions, p.weight, p.image) for p, _ in products),
             )
             db.insert("product_images", ((p.id, i, url) for p, _ in products for i, url in enumerate(p.images)))
-            reviews = ((p.id, r) for p, rs in products for r in rs)
+            review_ids = catalog.ids_in_an_empty_catalog([len(rs) for _, rs in products]).review_ids
             db.insert(
                 "product_reviews",
-                ((n, pid, r.author, r.rating, r.comment, r.at) for n, (pid, r) in enumerate(reviews, start=1)),
-            )
+                (
+                    (review_id, p.id, r.author, r.rating, r.comment, r.at)
+                    for (p, rs), ids in zip(products, review_ids)
+                    for review_id, r in zip(ids, rs)
+                ),
+            )  # the ids Redis gave them
             for kind in types.TYPES.values():
                 names = kind.field_names
                 db.insert(
@@ -159,7 +164,7 @@ class Catalog(Part):
 
     def spread_writes(self):
         """A review of product n (every product in turn): on a cluster, writes that spread as the
-        catalog's keys do (one slot for now: docs/cluster.md)."""
+        catalog's partitions do (``CATALOG_PARTITIONS``, docs/cluster.md)."""
         ids, at = [product.id for product, _ in self.products], self.now
         return [("add a review to product n", lambda n: add_review(ids[n % len(ids)], n, at + n))]
 

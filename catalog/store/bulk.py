@@ -70,31 +70,49 @@ class Drawn:
     review_ids: list[list[int]]
 
 
+def _by_partition_of_item(count: int) -> dict[int, list[int]]:
+    """The items of a bulk write of ``count`` in each partition: item k in partition k mod PARTITIONS."""
+    mine: dict[int, list[int]] = {}
+    for k in range(count):
+        mine.setdefault(k % keys.PARTITIONS, []).append(k)
+    return mine
+
+
+def _assigned(review_counts: list[int], mine: dict[int, list[int]], firsts: dict[int, tuple[int, int]]) -> Drawn:
+    """Each item's ids, counting on from each partition's first product and review counts."""
+    product_ids: list[int] = [0] * len(review_counts)
+    review_ids: list[list[int]] = [[] for _ in review_counts]
+    for p, items in mine.items():
+        product, review = firsts[p]
+        for k in items:
+            product_ids[k] = keys.id_in(p, product)
+            review_ids[k] = [keys.id_in(p, review + n) for n in range(review_counts[k])]
+            product, review = product + 1, review + review_counts[k]
+    return Drawn(product_ids, review_ids)
+
+
 def reserve_ids(review_counts: list[int]) -> Drawn:
     """Ids for new products with ``review_counts[k]`` reviews each, in one round trip (INCRBY).
 
     Item k goes to partition k mod ``PARTITIONS``, so a batch spreads evenly; each partition's
     products and reviews draw their ids from that partition's counters, one INCRBY each."""
-    mine: dict[int, list[int]] = {}
-    for k in range(len(review_counts)):
-        mine.setdefault(k % keys.PARTITIONS, []).append(k)
+    mine = _by_partition_of_item(len(review_counts))
     pipe = client().pipeline(transaction=False)
     for p, items in mine.items():
         pipe.incrby(keys.product_ids(p), len(items))
         pipe.incrby(keys.review_ids(p), sum(review_counts[k] for k in items))
     replies = iter(pipe.execute())
-    product_ids: list[int] = [0] * len(review_counts)
-    review_ids: list[list[int]] = [[] for _ in review_counts]
+    firsts = {}
     for p, items in mine.items():
         last_product, last_review = next(replies), next(replies)
-        product = last_product - len(items)
-        review = last_review - sum(review_counts[k] for k in items)
-        for k in items:
-            product += 1
-            product_ids[k] = keys.id_in(p, product)
-            review_ids[k] = [keys.id_in(p, review + 1 + n) for n in range(review_counts[k])]
-            review += review_counts[k]
-    return Drawn(product_ids, review_ids)
+        firsts[p] = (last_product - len(items) + 1, last_review - sum(review_counts[k] for k in items) + 1)
+    return _assigned(review_counts, mine, firsts)
+
+
+def ids_in_an_empty_catalog(review_counts: list[int]) -> Drawn:
+    """The ids ``reserve_ids`` hands out in an empty catalog, worked out without Redis (for a relational
+    copy of the same data to carry the same ids)."""
+    return _assigned(review_counts, _by_partition_of_item(len(review_counts)), dict.fromkeys(keys.partitions(), (1, 1)))
 
 
 def queue_new_product(pipe, product: Product, reviews: list[NewReview], review_ids: Sequence[int]) -> None:
