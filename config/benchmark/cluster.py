@@ -269,12 +269,13 @@ def text(outcome: ClusterOutcome) -> list[str]:
         out += ["", "Writes that spread over the cluster (writes per second):", ""]
         out.append("| write | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}: one server, cluster" for t in THREADS)
                    + " | share of its scripts per primary | writes per CPU second of the busiest Redis: one "
-                   "server, cluster |")  # fmt: skip
+                   "server, cluster (the cluster's growth with a core per Redis process) |")  # fmt: skip
         out.append("|---|" + "---|" * (len(THREADS) + 2))
         for name, rates in single.spread.items():
             cells = [f"{rates[t]:,.0f}, {cluster.spread[name][t]:,.0f}" for t in THREADS]
             cells.append(" / ".join(f"{share:.0%}" for share in cluster.shares.get(name, [])))
-            cells.append(f"{single.capacity.get(name, 0):,.0f}, {cluster.capacity.get(name, 0):,.0f}")
+            one, many = single.capacity.get(name, 0), cluster.capacity.get(name, 0)
+            cells.append(f"{one:,.0f}, {many:,.0f}" + (f" ({many / one:.2f}×)" if one else ""))
             out.append(f"| {name} | " + " | ".join(cells) + " |")
         out += [
             "",
@@ -282,9 +283,11 @@ def text(outcome: ClusterOutcome) -> list[str]:
             "primary whatever the number of primaries; one spread over the slots divides among them, so its "
             "throughput can grow with them where each primary has a core of its own (not on this machine "
             "when it has fewer cores than the cluster has processes). The writes per CPU second of the "
-            "busiest Redis process (INFO cpu over the runs) bound what the servers could take with a core "
-            "each; a cluster primary also pays for its replica's stream and the cluster bus, which the one "
-            "server (no replica) does not, and CPU seconds swell when processes share cores.",
+            "busiest Redis process (INFO cpu over the runs: all the writes over that one process's CPU "
+            "time) are what the servers could take with a core each, the busiest being the first to run "
+            "out: their ratio is how the cluster's throughput would grow over the one server's. A cluster "
+            "primary also pays for its replica's stream and the cluster bus, which the one server (no "
+            "replica) does not, and CPU seconds swell when processes share cores.",
         ]
     out += ["", "Loads:", "", "| data | one server s | cluster s |", "|---|---|---|"]
     for a, b in zip(single.loads, cluster.loads):
