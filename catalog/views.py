@@ -144,7 +144,7 @@ def product_list(request):
     type_columns = types.TYPES[query.type].fields if query.type else ()
     chosen = filters.cleaned_data if filters is not None else {}
     context = {
-        "page": page_of(result.rows, result.total, state),
+        "page": page_of(result.rows, result.total, state, reachable=result.reachable),
         "state": state,
         "filters": filters,
         "filter_fields": presenters.filter_fields(filters) if filters is not None else presenters.empty_filter_fields(),

@@ -182,9 +182,25 @@ class _Counted:
         return self.total
 
 
-def page_of(items: list, total: int, state: ListState) -> Page:
-    """A Django Page from one page of items already read, and the total."""
-    paginator = Paginator(_Counted(total), state.per_page, allow_empty_first_page=True)
+class _ReachingPaginator(Paginator):
+    """A Paginator whose pages stop at ``reachable`` items while its count stays the whole total."""
+
+    def __init__(self, total: int, reachable: int, per_page: int):
+        super().__init__(_Counted(total), per_page, allow_empty_first_page=True)
+        self.reachable = reachable
+
+    @cached_property
+    def num_pages(self) -> int:
+        return Paginator(_Counted(self.reachable), self.per_page, allow_empty_first_page=True).num_pages
+
+
+def page_of(items: list, total: int, state: ListState, reachable: int | None = None) -> Page:
+    """A Django Page from one page of items already read, and the total; ``reachable``, where a list's
+    pages stop short of its total (a partitioned catalog's result window)."""
+    if reachable is None or reachable >= total:
+        paginator = Paginator(_Counted(total), state.per_page, allow_empty_first_page=True)
+    else:
+        paginator = _ReachingPaginator(total, reachable, state.per_page)
     if state.page > paginator.num_pages:
         raise Http404("That page is past the end of the list")
     return Page(items, state.page, paginator)

@@ -24,6 +24,9 @@ from config.store.sorting import SORT_LUA, queue_sort
 SEARCH_LIMIT = 2000  # name matches taken into a search; more is not a useful search
 TEMP_TTL = 60
 TAG_CLOUD = 40
+# Rows a list of several partitions reaches (as a sharded search engine's result window): a page
+# past them would have every partition send every row before it. Narrowing the list reaches the rest.
+WINDOW_LIMIT = 2_500
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,11 @@ class ProductList:
     tag_cloud: list[tuple[str, int]] = field(default_factory=list)
     type_counts: dict[str, int] = field(default_factory=dict)
     search_capped: bool = False
+
+    @property
+    def reachable(self) -> int:
+        """The rows its pages reach: all of them with one partition, WINDOW_LIMIT at most with several."""
+        return self.total if keys.PARTITIONS == 1 else min(self.total, WINDOW_LIMIT)
 
 
 def _queue_search(pipe, q: str, p: int):
@@ -128,7 +136,8 @@ def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[dict[int, list[str
 # round trip); the server runs the same reads, and copying the page through Lua costs it about what
 # the client saves, so the round trip's own time stays the same.
 # KEYS: the source, every product's index, the tag cloud, then each type's set.
-# ARGV: offset, count, ASC or DESC, the tag cloud's size (0: all), "1" for the scores, then the GET patterns.
+# ARGV: offset, count (1 or more), ASC or DESC, the tag cloud's size (0: all), "0" for the rows, "1" for the
+# rows and their scores, "2" for the scores alone (the ids with them), then the GET patterns.
 _PAGE = (
     SORT_LUA
     + """
@@ -137,10 +146,12 @@ for i = 6, #ARGV do
   options[#options + 1] = 'GET'
   options[#options + 1] = ARGV[i]
 end
-local reply = {redis.call('ZCARD', KEYS[1]), sort(KEYS[1], unpack(options)), redis.call('ZCARD', KEYS[2])}
+local rows = {}
+if ARGV[5] ~= '2' then rows = sort(KEYS[1], unpack(options)) end
+local reply = {redis.call('ZCARD', KEYS[1]), rows, redis.call('ZCARD', KEYS[2])}
 reply[4] = redis.call('ZREVRANGE', KEYS[3], 0, tonumber(ARGV[4]) - 1, 'WITHSCORES')
 reply[5] = {}
-if ARGV[5] == '1' then
+if ARGV[5] ~= '0' then
   local first, last, range = tonumber(ARGV[1]), tonumber(ARGV[1]) + tonumber(ARGV[2]) - 1, 'ZRANGE'
   if ARGV[3] == 'DESC' then range = 'ZREVRANGE' end
   reply[5] = redis.call(range, KEYS[1], first, last, 'WITHSCORES')
@@ -165,10 +176,24 @@ def _source_of(order: str, type_slug: str, p: int) -> tuple[str, bool]:
     return (keys.type_created(type_slug, p), True) if type_slug else (keys.products(p), False)
 
 
-def _window(offset: int, limit: int) -> tuple[int, int]:
-    """The rows each partition is asked for: the page itself with one partition; with several,
-    every row to the page's end, which the merge cuts."""
-    return (offset, limit) if keys.PARTITIONS == 1 else (0, offset + limit)
+@dataclass(frozen=True)
+class _Window:
+    """What each partition is asked for: rows ``start`` to ``start + count``, with their fields
+    (``inline``) or, for a page past the first with several partitions, their ids and scores alone,
+    whose merge names the page's ids, whose fields a second round trip reads."""
+
+    start: int
+    count: int
+    inline: bool
+
+
+def _window(offset: int, limit: int) -> _Window:
+    """The page itself with one partition; with several, every row to the page's end (within
+    WINDOW_LIMIT), which the merge cuts: fields with them for the first page only."""
+    if keys.PARTITIONS == 1:
+        return _Window(offset, limit, True)
+    # past the window no row is merged (``_merged``): one row a partition, for the totals' sake
+    return _Window(0, min(offset + limit, WINDOW_LIMIT) if offset < WINDOW_LIMIT else 1, offset == 0)
 
 
 def _merged(parts: list[tuple[list, list]], desc: bool, offset: int, limit: int, ident=lambda row: row.id) -> list:
@@ -176,9 +201,11 @@ def _merged(parts: list[tuple[list, list]], desc: bool, offset: int, limit: int,
     window) in its sorted set's order: ordered as one sorted set would order them (by score, then the
     id as bytes; ZREVRANGE: both reversed), then cut. A row is matched to its score by its id
     (``ident``), not by its place: a write between the two reads cannot pair a row with another's
-    score. One part is the page already."""
+    score. One part is the page already. Rows past WINDOW_LIMIT are never in it: a partition's
+    window ends there, so the merged order is exact only up to it."""
     if len(parts) == 1:
         return parts[0][0]
+    limit = max(0, min(offset + limit, WINDOW_LIMIT) - offset)
     scored = []
     for rows, pairs in parts:
         scores = dict(zip(pairs[0::2], pairs[1::2]))
@@ -187,8 +214,43 @@ def _merged(parts: list[tuple[list, list]], desc: bool, offset: int, limit: int,
     return [row for _, row in scored[offset : offset + limit]]
 
 
+def _flat(pairs: list[tuple]) -> list:
+    """ZRANGE ... WITHSCORES's (member, score) pairs as one flat list, as a script returns them."""
+    return [x for pair in pairs for x in pair]
+
+
+def _merged_ids(pairs: list[list], desc: bool, offset: int, limit: int) -> list[str]:
+    """The page's ids from each partition's window of (id, score) pairs (flat), merged as ``_merged``."""
+    return _merged([(flat[0::2], flat) for flat in pairs], desc, offset, limit, ident=lambda row: row)
+
+
+def _fields_of(ids: list[str], fields: tuple[str, ...]) -> list[list[str | None]]:
+    """``[id, *fields]`` of each product, in the order given: one pipeline of HMGETs, each in its
+    product's partition (on a cluster, one wave to their nodes)."""
+    pipe = client().pipeline(transaction=False)
+    for product_id in ids:
+        pipe.hmget(keys.product(product_id), fields)
+    return [[product_id, *values] for product_id, values in zip(ids, pipe.execute())] if ids else []
+
+
+def _queue_window(pipe, source: str, window: _Window, gets: list[str], desc: bool) -> None:
+    """Queue a partition's window of ``source``: SORT ... GET of its rows' fields (``inline``), and
+    with several partitions the ids and scores the merge orders them by."""
+    if window.inline:
+        queue_sort(pipe, source, start=window.start, num=window.count, by_nosort=True, get=gets, desc=desc)
+    if keys.PARTITIONS > 1:
+        (pipe.zrevrange if desc else pipe.zrange)(
+            source, window.start, window.start + window.count - 1, withscores=True
+        )
+
+
 def _rows(flat: list, width: int, own: tuple[str, ...]) -> list[ProductRow]:
     return [ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)]
+
+
+def _rows_of(ids: list[str], own: tuple[str, ...]) -> list[ProductRow]:
+    """The page's rows, read by id in the second round trip of a deep page (``_Window``)."""
+    return [ProductRow.from_values(row[0], row[1:], own) for row in _fields_of(ids, (*LIST_FIELDS, *own))]
 
 
 def product_page(
@@ -209,38 +271,39 @@ def product_page(
     """
     if type and types.TYPES.get(type) is None:
         raise ValueError(f"unknown product type {type!r}")
-    desc, (start, count) = order.startswith("-"), _window(offset, limit)
+    desc, window = order.startswith("-"), _window(offset, limit)
     pipe = client().pipeline(transaction=False)
     for p in keys.partitions():
         source, typed = _source_of(order, type, p)
         if type and not typed:
             raise ValueError("a type with an order other than creation needs the list's set algebra")
-        gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)]
         pipe.zcard(source)
-        queue_sort(pipe, source, start=start, num=count, by_nosort=True, get=gets, desc=desc)
-        if keys.PARTITIONS > 1:
-            (pipe.zrevrange if desc else pipe.zrange)(source, start, start + count - 1, withscores=True)
+        _queue_window(pipe, source, window, ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)], desc)
     replies = pipe.execute()
-    step, width = (2 if keys.PARTITIONS == 1 else 3), len(fields) + 1
+    step = 1 + window.inline + (keys.PARTITIONS > 1)
+    total, width = sum(replies[0::step]), len(fields) + 1
+    if not window.inline:
+        pairs = [_flat(replies[at + 1]) for at in range(0, len(replies), step)]
+        return total, _fields_of(_merged_ids(pairs, desc, offset, limit), fields)
     parts = []
     for at in range(0, len(replies), step):
         flat = replies[at + 1]
         rows = [flat[i : i + width] for i in range(0, len(flat), width)]
-        parts.append((rows, [x for pair in replies[at + 2] for x in pair] if step == 3 else []))
-    return sum(replies[0::step]), _merged(parts, desc, offset, limit, ident=lambda row: row[0])
+        parts.append((rows, _flat(replies[at + 2]) if step == 3 else []))
+    return total, _merged(parts, desc, offset, limit, ident=lambda row: row[0])
 
 
 def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductList:
     """A query with no filter to compute, its chips counting the whole catalog: one script (``_PAGE``)
     a partition, all sent at once."""
     direction = "DESC" if query.order.startswith("-") else "ASC"
-    start, count = _window(query.offset, query.limit)
+    window = _window(query.offset, query.limit)
     calls = []
     for p in keys.partitions():
         script_keys = [order_of(p), keys.products(p), keys.tags(p), *(keys.type_index(slug, p) for slug in types.TYPES)]
-        gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
-        scored = "1" if keys.PARTITIONS > 1 else "0"
-        calls.append((script_keys, [start, count, direction, _cloud_size(), scored, *gets]))
+        gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))] if window.inline else []
+        scored = "0" if keys.PARTITIONS == 1 else "1" if window.inline else "2"
+        calls.append((script_keys, [window.start, window.count, direction, _cloud_size(), scored, *gets]))
     if len(calls) == 1:
         replies = [run_script(_PAGE, *calls[0])]
     else:
@@ -248,8 +311,13 @@ def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductL
         for script_keys, args in calls:
             pipe.eval(_PAGE, len(script_keys), *script_keys, *args)
         replies = pipe.execute()
-    width = len(LIST_FIELDS) + len(own) + 1
-    rows = _merged([(_rows(r[1], width, own), r[4]) for r in replies], direction == "DESC", query.offset, query.limit)
+    if window.inline:
+        width = len(LIST_FIELDS) + len(own) + 1
+        rows = _merged(
+            [(_rows(r[1], width, own), r[4]) for r in replies], direction == "DESC", query.offset, query.limit
+        )
+    else:
+        rows = _rows_of(_merged_ids([r[4] for r in replies], direction == "DESC", query.offset, query.limit), own)
     return ProductList(
         rows=[row for row in rows if row.name],
         total=sum(r[0] for r in replies),
@@ -308,13 +376,10 @@ def _queue_part(pipe, query: ProductQuery, p: int, search: list[str], counted: l
         for temp in temps:
             pipe.expire(temp, TEMP_TTL)
     part = _Part(target, page_at=len(pipe.command_stack))
-    desc, (start, count) = query.order.startswith("-"), _window(query.offset, query.limit)
     own = types.TYPES[query.type].field_names if query.type else ()
     gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
     pipe.zcard(target)
-    queue_sort(pipe, target, start=start, num=count, by_nosort=True, get=gets, desc=desc)
-    if keys.PARTITIONS > 1:
-        (pipe.zrevrange if desc else pipe.zrange)(target, start, start + count - 1, withscores=True)
+    _queue_window(pipe, target, _window(query.offset, query.limit), gets, query.order.startswith("-"))
     part.counts_at = len(pipe.command_stack)
     if filtered:
         scratch = keys.temp(secrets.token_hex(8), p)
@@ -391,11 +456,13 @@ def list_products(query: ProductQuery) -> ProductList:
     replies = pipe.execute()
     own = kind.field_names if kind else ()
     width, desc = len(LIST_FIELDS) + len(own) + 1, query.order.startswith("-")
-    pages = []
-    for part in parts.values():
-        flat = replies[part.page_at + 1]
-        pages.append((_rows(flat, width, own), replies[part.page_at + 2] if keys.PARTITIONS > 1 else []))
-    rows = _merged([(r, [x for pair in s for x in pair]) for r, s in pages], desc, query.offset, query.limit)
+    # each partition's window of (id, score) pairs: the last command before its counts
+    scores = [_flat(replies[part.counts_at - 1]) if keys.PARTITIONS > 1 else [] for part in parts.values()]
+    if _window(query.offset, query.limit).inline:
+        pages = [(_rows(replies[part.page_at + 1], width, own), pairs) for part, pairs in zip(parts.values(), scores)]
+        rows = _merged(pages, desc, query.offset, query.limit)
+    else:
+        rows = _rows_of(_merged_ids(scores, desc, query.offset, query.limit), own)
     total = sum(replies[part.page_at] for part in parts.values())
     counted_types = _counted_types(query)
     if filtered:

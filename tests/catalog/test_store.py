@@ -1,6 +1,8 @@
 """The catalog store: atomic writes, every index kept, list queries computed inside Redis."""
 
+import dataclasses
 import json
+from unittest import mock
 
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
@@ -373,6 +375,46 @@ class ListQueryTest(RedisTestCase):
     def names(self, result):
         return [row.name for row in result.rows]
 
+    def test_a_page_past_the_first_holds_the_rows_the_whole_list_orders_there(self):
+        for query in (
+            store.ProductQuery(order="name"),
+            store.ProductQuery(order="-rating"),
+            store.ProductQuery(order="price", tags_all=("wireless",), live_counts=True),
+            store.ProductQuery(order="-created", type="earbuds"),
+        ):
+            whole = self.names(store.list_products(dataclasses.replace(query, limit=10)))
+            for offset in range(1, len(whole)):
+                # Several partitions: the ids and scores of every partition's window, then the page's fields
+                # (with a filter and its live counts, the tag names to count first).
+                trips = (2 if query.live_counts else 1) + (keys.PARTITIONS > 1)
+                with self.assertRoundTrips(trips) as trace:
+                    page = store.list_products(dataclasses.replace(query, offset=offset, limit=2))
+                self.assertEqual(self.names(page), whole[offset : offset + 2], (query, offset))
+                if keys.PARTITIONS > 1:  # the page's fields: its own HMGETs, by id, after the windows' merge
+                    self.assertEqual([c.name for c in waves(trace)[-1]], ["HMGET"] * len(page.rows))
+        rows = [[str(self.ids[k]), name] for k, name in (("box", "Game Box"), ("quiet", "Quiet Buds"))]
+        self.assertEqual(store.product_page(("name",), order="-price", offset=0, limit=2)[1], rows)
+        self.assertEqual(store.product_page(("name",), order="-price", offset=1, limit=1)[1], rows[1:])
+
+    def test_the_pages_of_several_partitions_reach_the_window_and_say_so(self):
+        from catalog import views
+        from catalog.store import listing
+
+        two_a_page = dataclasses.replace(views.UNFILTERED, per_page=2)
+        with mock.patch.object(listing, "WINDOW_LIMIT", 3), mock.patch.object(views, "UNFILTERED", two_a_page):
+            result = store.list_products(store.ProductQuery(order="name", offset=2, limit=2))
+            self.assertEqual(result.total, 5)
+            self.assertEqual(result.reachable, 5 if keys.PARTITIONS == 1 else 3)
+            self.assertEqual(self.names(result), ["Quiet Buds", "Refurb Buds"][: 2 if keys.PARTITIONS == 1 else 1])
+            self.client.force_login(self.make_staff())
+            page = self.client.get("/catalog/products/?o=name&per_page=2&page=2")
+            if keys.PARTITIONS == 1:
+                self.assertNotContains(page, 'id="window-hint"')
+            else:
+                self.assertContains(page, "The pages reach the first 3 of these 5 products")
+                self.assertContains(page, "5 in all")  # the count stays the whole list's
+                self.assertEqual(self.client.get("/catalog/products/?o=name&per_page=2&page=3").status_code, 404)
+
     def test_the_issue_example_combines_tags_type_and_sort_in_one_round_trip(self):
         query = store.ProductQuery(
             order="-rating",
@@ -424,8 +466,10 @@ class ListQueryTest(RedisTestCase):
 
     def test_the_unfiltered_list_pages_over_the_index_and_reads_only_list_fields(self):
         store.list_products(store.ProductQuery())  # the script's first run sends its source (EVAL)
-        # One script a partition: the page, its total and the chips (sent whole on a pipeline with several)
-        with self.assertRoundTrips(1), self.assertCommands(keys.PARTITIONS) as trace, sent_commands() as sent:
+        # One script a partition: the page, its total and the chips (sent whole on a pipeline with several,
+        # which then read the page's rows by id: it is not the first)
+        trips, commands = (1, 1) if keys.PARTITIONS == 1 else (2, keys.PARTITIONS + 2)
+        with self.assertRoundTrips(trips), self.assertCommands(commands) as trace, sent_commands() as sent:
             result = store.list_products(store.ProductQuery(order="name", offset=1, limit=2))
         self.assertEqual(self.names(result), ["Game Box", "Quiet Buds"])
         self.assertEqual((result.total, result.catalog_size), (5, 5))
@@ -436,7 +480,11 @@ class ListQueryTest(RedisTestCase):
         args = sent[0]
         self.assertEqual(args[3], keys.sort_index("name", 0))  # the sort index itself: no temporary key
         gets = [a for a in args if "->" in str(a) and str(a).startswith("catalog:")]  # not the script's source
-        self.assertEqual(gets, [f"{keys.product_glob(0)}->{name}" for name in LIST_FIELDS])
+        if keys.PARTITIONS == 1:
+            self.assertEqual(gets, [f"{keys.product_glob(0)}->{name}" for name in LIST_FIELDS])
+        else:  # the windows carry ids and scores alone; the page's rows are read by id
+            self.assertEqual(gets, [])
+            self.assertEqual([list(a[2:]) for a in sent[-2:]], [list(LIST_FIELDS)] * 2)
         self.assertFalse({"description", "images", "videos", "recent_reviews"} & set(LIST_FIELDS))
 
     def test_a_page_of_a_few_fields_is_two_commands_in_one_round_trip(self):
@@ -448,7 +496,9 @@ class ListQueryTest(RedisTestCase):
         self.assertEqual(
             rows, [[str(self.ids["quiet"]), "Quiet Buds", "199"], [str(self.ids["refurb"]), "Refurb Buds", "79"]]
         )
-        with self.assertRoundTrips(1), self.assertCommands(commands):
+        # A page past the first with several partitions: each one's window of ids and scores, then its row
+        deep = (1, commands) if keys.PARTITIONS == 1 else (2, 2 * keys.PARTITIONS + 1)
+        with self.assertRoundTrips(deep[0]), self.assertCommands(deep[1]):
             total, rows = store.product_page(("name", "battery_life", "gpu"), type="earbuds", offset=1, limit=1)
         self.assertEqual(total, 4)
         self.assertEqual(rows, [[str(self.ids["refurb"]), "Refurb Buds", EARBUDS["battery_life"], None]])
