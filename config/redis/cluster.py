@@ -169,29 +169,28 @@ class TracedRedisCluster(RedisCluster):
         read again, and the wave goes once more to the nodes serving those slots now (a promoted
         replica). The map a node answers may still name the dead primary for a moment after the
         promotion (gossip has not reached it), so the map is read again after each of
-        ``FAILOVER_WAITS`` (under two seconds in all), then the failure is raised."""
+        ``FAILOVER_WAITS`` (under two seconds in all), then the failure is raised. Each call's slots are
+        the ones its node served when the wave began: another thread may read the map again meanwhile,
+        and the dead node is then in it no more."""
+        slots = self._a_slot_of(calls)
         for wait in FAILOVER_WAITS:
             try:
                 return self._on_nodes(calls, keys)
             except (redis.ConnectionError, redis.TimeoutError, OSError):
                 time.sleep(wait)
-                moved = self._after_failover(calls)
-                if moved is None:
+                if None in slots:  # a node that served no slot: nothing to move its command to
                     raise
-                calls = moved
+                self.nodes_manager.initialize()
+                calls = [(self.nodes_manager.get_node_from_slot(slot), args) for slot, (_, args) in zip(slots, calls)]
         return self._on_nodes(calls, keys)  # the last attempt: its failure is raised
 
-    def _after_failover(self, calls: list[tuple[ClusterNode, tuple]]) -> list | None:
-        """``calls`` each on the node serving its node's slots after the slot map is read again; None when
-        a node served no slot (nothing to move it to)."""
-        a_slot = {}
+    def _a_slot_of(self, calls: list[tuple[ClusterNode, tuple]]) -> list[int | None]:
+        """A slot each call's node serves by the slot map at hand (None: it serves none)."""
+        a_slot: dict[str, int] = {}
         for slot, serving in self.nodes_manager.slots_cache.items():
             if serving:
                 a_slot.setdefault(serving[0].name, slot)
-        self.nodes_manager.initialize()
-        if any(node.name not in a_slot for node, _ in calls):
-            return None
-        return [(self.nodes_manager.get_node_from_slot(a_slot[node.name]), args) for node, args in calls]
+        return [a_slot.get(node.name) for node, _ in calls]
 
     def _on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None) -> list:
 

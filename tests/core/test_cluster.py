@@ -194,6 +194,31 @@ class OnClusterTest(RedisMixin, TestCase):
             redis_client.on_nodes(calls)
         self.assertEqual(slept[2:], list(redis_config.FAILOVER_WAITS))  # then it gives up
 
+    def test_a_wave_whose_dead_node_another_thread_already_dropped_from_the_map_still_moves(self):
+        """Another thread may read the slot map again first (the app's threads all meet the failover): the
+        dead node is then in it no more, and the wave moves by the slots the node served when it began."""
+        from unittest import mock
+
+        redis_client = client()
+        for n in range(12):
+            redis_client.set(f"probe:{n}", n)
+        real, failures = redis_client._on_nodes, []
+        calls = [(node, ("DBSIZE",)) for node in redis_client.primaries()]
+        gone = calls[0][0]
+
+        def unreachable_once(calls, keys):
+            if not failures:
+                failures.append(1)
+                for slot, serving in redis_client.nodes_manager.slots_cache.items():  # as another thread's re-read
+                    if serving and serving[0].name == gone.name:
+                        redis_client.nodes_manager.slots_cache[slot] = [calls[1][0]]
+                raise redis.ConnectionError("Connection refused (injected)")
+            return real(calls, keys)
+
+        with mock.patch.object(redis_client, "_on_nodes", side_effect=unreachable_once):
+            sizes = redis_client.on_nodes(calls)
+        self.assertEqual(sum(sizes), 12)
+
     def test_paging_with_the_node_cursor_visits_every_key_exactly_once(self):
         names = self.keys_on_every_primary(400, "page:{}")
         self.client.force_login(self.user)
