@@ -1,10 +1,11 @@
 """The one way to run a Lua script: EVALSHA once the server has it, EVAL where it does not.
 
 A script is sent whole (EVAL, which also caches it on the server) the first time a
-client runs it, by its digest (EVALSHA) after that. A server that lost its cache (a
-restart) or, on a Redis Cluster, a node that never saw the script answers NOSCRIPT:
-the script is sent whole again, to that node. So every script call is one round trip
-on one server and on a cluster alike, with nothing to load beforehand.
+client runs it on a server, or on a Redis Cluster on a node (the one serving its first
+key's slot), by its digest (EVALSHA) after that. A server that lost its cache (a
+restart, a promoted replica) answers NOSCRIPT: the script is sent whole again. So
+every script call is one round trip on one server and on a cluster alike, with nothing
+to load beforehand.
 """
 
 from __future__ import annotations
@@ -12,26 +13,42 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 
+from redis.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
 from config.redis import client, execute_packed, on_cluster
 
-_loaded: set[tuple[int, str]] = set()  # (client, script digest) pairs the server has been sent
+_loaded: set[tuple[int, str, str]] = set()  # (client, script digest, cluster node or "") sent so far
+
+
+def _sent(redis_client, sha: str, keys: list[str]) -> tuple:
+    """What marks a script as sent: by this client, and on a cluster to the node serving its first
+    key's slot (each node caches the scripts it was sent; the others answer NOSCRIPT)."""
+    node = redis_client.get_node_from_key(keys[0]).name if keys and isinstance(redis_client, RedisCluster) else ""
+    return id(redis_client), sha, node
 
 
 def run_script(source: str, keys: list[str], args: list):
-    """Run a Lua script in one round trip: EVAL the first time a client sends it (which caches it
-    on the server), EVALSHA after that; if the server lost its cache (a restart), EVAL again."""
+    """Run a Lua script in one round trip: EVAL the first time a client sends it to a server (or a
+    cluster node, which caches it), EVALSHA after that; if the server lost its cache (a restart, a
+    replica promoted), EVAL again."""
     redis_client = client()
     sha = _digest(source)
-    if (id(redis_client), sha) in _loaded:
+    sent = _sent(redis_client, sha, keys)
+    if sent in _loaded:
         try:
             return redis_client.evalsha(sha, len(keys), *keys, *args)
         except NoScriptError:
             pass
     reply = redis_client.eval(source, len(keys), *keys, *args)
-    _loaded.add((id(redis_client), sha))
+    _loaded.add(sent)
     return reply
+
+
+def forget_sent() -> None:
+    """Forget which scripts were sent where: each is sent whole on its next call, as by a new client
+    (after a SCRIPT FLUSH this client was not told of, say)."""
+    _loaded.clear()
 
 
 def run_bulk_script(source: str, keys: list[str], args: list[str]):
@@ -39,13 +56,14 @@ def run_bulk_script(source: str, keys: list[str], args: list[str]):
     hiredis in one call (``execute_packed``), not walked in Python argument by argument."""
     redis_client = client()
     sha = _digest(source)
-    if (id(redis_client), sha) in _loaded:
+    sent = _sent(redis_client, sha, keys)
+    if sent in _loaded:
         try:
             return execute_packed(redis_client, "EVALSHA", sha, str(len(keys)), *keys, *args)
         except NoScriptError:
             pass
     reply = execute_packed(redis_client, "EVAL", source, str(len(keys)), *keys, *args)
-    _loaded.add((id(redis_client), sha))
+    _loaded.add(sent)
     return reply
 
 
