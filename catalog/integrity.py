@@ -263,8 +263,7 @@ def no_dangling_reviews():
     repair=store.rebuild_name_grams,
 )
 def name_trigrams():
-    for p in keys.partitions():
-        missing, extra = store.name_gram_drift(p)
+    for p, (missing, extra) in store.name_gram_drift().items():
         for product_id in sorted(set(missing) | set(extra), key=int):
             lost, stray = sorted(missing.get(product_id, ())), sorted(extra.get(product_id, ()))
             if lost:

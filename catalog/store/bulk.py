@@ -161,12 +161,9 @@ def _owned_as_drawn(items: list[tuple[Product, list]], drawn: Drawn) -> list[tup
     return [(sku_key(product.sku), drawn.product_ids[k]) for k, (product, _) in enumerate(items) if product.sku]
 
 
-def _by_partition(items: list, drawn: Drawn) -> dict[int, list[tuple[int, tuple]]]:
-    """The items (with their place in ``items``) of each partition, as ``reserve_ids`` placed them."""
-    mine: dict[int, list[tuple[int, tuple]]] = {}
-    for k, item in enumerate(items):
-        mine.setdefault(keys.partition_of(drawn.product_ids[k]), []).append((k, item))
-    return mine
+def _by_partition(items: list) -> dict[int, list[tuple[int, tuple]]]:
+    """The items (with their place in ``items``) of each partition, as ``reserve_ids`` places them."""
+    return {p: [(k, items[k]) for k in ks] for p, ks in _by_partition_of_item(len(items)).items()}
 
 
 def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
@@ -176,7 +173,7 @@ def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Acto
     script a partition, which nothing can refuse. Returns the ids in the order of ``items``."""
     drawn = reserve_ids([len(reviews) for _, reviews in items])
     _claim_all(_owned_as_drawn(items, drawn))
-    for p, mine in _by_partition(items, drawn).items():
+    for p, mine in _by_partition(items).items():
         batch = Batch()
         for _, (product, _reviews) in mine:
             if product.sku and keys.SKUS_WITH_PRODUCTS:
@@ -207,7 +204,7 @@ def write_batches(
     drawn = reserve_ids([len(reviews) for _, reviews in items])
     _claim_all(_owned_as_drawn(items, drawn))
     with Sender("catalog-bulk", depth=2) as sender:
-        for p, mine in _by_partition(items, drawn).items():
+        for p, mine in _by_partition(items).items():
             for start in range(0, len(mine), batch):
                 bulk = BulkWrite()
                 written = _queue_batch(bulk, mine[start : start + batch], drawn, at)

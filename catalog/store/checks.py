@@ -226,6 +226,9 @@ def rebuild_indexes() -> None:
     partition, and the SKU index with the first (with several partitions, in a transaction of its
     own: its own slot)."""
     products = [p for chunk in batched(iter_product_ids()) for p in products_by_id(chunk).values()]
+    by_partition: dict[int, list[Product]] = {p: [] for p in keys.partitions()}
+    for product in products:
+        by_partition[keys.partition_of(product.id)].append(product)
     if not keys.SKUS_WITH_PRODUCTS:
         pipe = client().pipeline(transaction=True)
         pipe.unlink(keys.skus())
@@ -245,9 +248,8 @@ def rebuild_indexes() -> None:
         ]
         pipe = client().pipeline(transaction=True)
         pipe.unlink(*index_keys, *([keys.skus()] if p == 0 and keys.SKUS_WITH_PRODUCTS else []))
-        for product in products:
-            if keys.partition_of(product.id) == p:
-                queue_indexes(pipe, product.id, None, product)
+        for product in by_partition[p]:
+            queue_indexes(pipe, product.id, None, product)
         pipe.execute()
 
 
@@ -300,28 +302,29 @@ def repair_reviews(product_id: int) -> None:
     REVIEWS.repair(product_id)
 
 
-def product_names(p: int) -> dict[str, str]:
-    """The name of every product of partition ``p``, by id: SCAN for the hashes, HGET 500 a round trip."""
-    names: dict[str, str] = {}
-    for chunk in batched(i for i in iter_product_ids() if keys.partition_of(i) == p):
+def product_names() -> dict[int, dict[str, str]]:
+    """The name of every product by id, in each partition: one SCAN for the hashes, HGET 500 a round trip."""
+    names: dict[int, dict[str, str]] = {p: {} for p in keys.partitions()}
+    for chunk in batched(iter_product_ids()):
         pipe = client().pipeline(transaction=False)
         for product_id in chunk:
             pipe.hget(keys.product(product_id), "name")
-        names.update({str(i): name for i, name in zip(chunk, pipe.execute()) if name is not None})
+        for product_id, name in zip(chunk, pipe.execute()):
+            if name is not None:
+                names[keys.partition_of(product_id)][str(product_id)] = name
     return names
 
 
-def name_gram_drift(p: int) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """(missing, extra) trigrams per product id of partition ``p``: its name index against the names
+def name_gram_drift() -> dict[int, tuple[dict[str, set[str]], dict[str, set[str]]]]:
+    """(missing, extra) trigrams per product id, in each partition: its name index against the names
     (SCAN/SSCAN, HGET)."""
-    return NAMES[p].drift(product_names(p))
+    return {p: NAMES[p].drift(names) for p, names in product_names().items()}
 
 
 def rebuild_name_grams() -> None:
     """Rebuild the trigram index from the names: drop every piece set and re-add, one transaction
     a partition."""
-    for p in keys.partitions():
-        names = product_names(p)
+    for p, names in product_names().items():
         pipe = client().pipeline(transaction=True)
         NAMES[p].queue_rebuild(pipe, names.items(), NAMES[p].gram_keys())
         pipe.execute()
