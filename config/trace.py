@@ -231,6 +231,11 @@ def recording():
             outer.round_trips.extend(trace.round_trips)
 
 
+def traced_command(call, args: tuple, origin: str, node: str = ""):
+    """``traced`` for one command (``args``, its name first): the clients' every single command."""
+    return traced(call, lambda: [Command.of(args)], origin, "command", node)
+
+
 def traced(call, commands, origin: str, kind: str, node: str = ""):
     """Run one round trip, recording it into the current trace if there is one.
 

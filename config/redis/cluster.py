@@ -113,11 +113,10 @@ class TracedRedisCluster(RedisCluster):
 
     def _execute_command(self, target_node, *args, **kwargs):
         # One call per node a command goes to: DBSIZE or SCAN on every primary is one trip each.
-        return trace.traced(
+        return trace.traced_command(
             lambda: super(TracedRedisCluster, self)._execute_command(target_node, *args, **kwargs),
-            lambda: [trace.Command.of(args)],
+            args,
             self.trace_origin,
-            "command",
             target_node.name,
         )
 

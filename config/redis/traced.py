@@ -40,11 +40,8 @@ class TracedPipeline(Pipeline):
             self.reset()
 
     def immediate_execute_command(self, *args, **options):
-        return trace.traced(
-            lambda: super(TracedPipeline, self).immediate_execute_command(*args, **options),
-            lambda: [trace.Command.of(args)],
-            self.trace_origin,
-            "command",
+        return trace.traced_command(
+            lambda: super(TracedPipeline, self).immediate_execute_command(*args, **options), args, self.trace_origin
         )
 
     def execute(self, raise_on_error: bool = True):
@@ -91,11 +88,8 @@ class TracedRedis(redis.Redis):
         )
 
     def execute_command(self, *args, **options):
-        return trace.traced(
-            lambda: super(TracedRedis, self).execute_command(*args, **options),
-            lambda: [trace.Command.of(args)],
-            self.trace_origin,
-            "command",
+        return trace.traced_command(
+            lambda: super(TracedRedis, self).execute_command(*args, **options), args, self.trace_origin
         )
 
     def pipeline(self, transaction=True, shard_hint=None):

@@ -45,7 +45,7 @@ def execute_packed(redis_client, *args: str):
             pool.release(conn)
 
     origin = getattr(redis_client, "trace_origin", "data")
-    return trace.traced(send, lambda: [trace.Command.of(args)], origin, "command")
+    return trace.traced_command(send, args, origin)
 
 
 class Stream:
