@@ -15,18 +15,15 @@ from dataclasses import dataclass, field
 
 from catalog import keys, types
 from catalog.documents import LIST_FIELDS, ProductRow, name_key, name_score, sku_key
+from catalog.store import gather
 from catalog.store.core import NAMES
 from config.redis import client
 from config.store.ngrams import Hits, Query
 from config.store.scripts import run_script
-from config.store.sorting import SORT_LUA, queue_sort
+from config.store.sorting import SORT_LUA
 
 SEARCH_LIMIT = 2000  # name matches taken into a search; more is not a useful search
 TEMP_TTL = 60
-TAG_CLOUD = 40
-# Rows a list of several partitions reaches (as a sharded search engine's result window): a page
-# past them would have every partition send every row before it. Narrowing the list reaches the rest.
-WINDOW_LIMIT = 2_500
 
 
 @dataclass(frozen=True)
@@ -53,8 +50,8 @@ class ProductList:
 
     @property
     def reachable(self) -> int:
-        """The rows its pages reach: all of them with one partition, WINDOW_LIMIT at most with several."""
-        return self.total if keys.PARTITIONS == 1 else min(self.total, WINDOW_LIMIT)
+        """The rows its pages reach: all of them with one partition, ``gather.WINDOW_LIMIT`` at most with several."""
+        return self.total if keys.PARTITIONS == 1 else min(self.total, gather.WINDOW_LIMIT)
 
 
 def _queue_search(pipe, q: str, p: int):
@@ -83,24 +80,6 @@ def _queue_search(pipe, q: str, p: int):
     return read, count
 
 
-def _cloud(replies: list[list]) -> list[tuple[str, int]]:
-    """The tag cloud of the whole catalog from each partition's (tag, score) pairs, most used first and
-    equal counts in ZREVRANGE's order (the tag, descending): one partition's top is its own."""
-    if len(replies) == 1:
-        return [(tag, int(float(score))) for tag, score in replies[0]]
-    summed: dict[str, int] = {}
-    for pairs in replies:
-        for tag, score in pairs:
-            summed[tag] = summed.get(tag, 0) + int(float(score))
-    return sorted(summed.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)[:TAG_CLOUD]
-
-
-def _cloud_size() -> int:
-    """Tags each partition's cloud is read for: the top with one partition; every tag with several,
-    whose sum only the whole clouds give exactly (tags are few)."""
-    return TAG_CLOUD if keys.PARTITIONS == 1 else 0
-
-
 def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[dict[int, list[str]], bool, list[str]]:
     """The round trip before the list's transaction, when it needs one: the search hits of every
     partition and the exact SKU, and the tag cloud's names when a filter is on (their counts follow
@@ -114,7 +93,7 @@ def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[dict[int, list[str
     clouds_at = len(pipe.command_stack)
     if count_tags:
         for p in keys.partitions():
-            pipe.zrevrange(keys.tags(p), 0, _cloud_size() - 1, withscores=True)
+            pipe.zrevrange(keys.tags(p), 0, gather.cloud_size() - 1, withscores=True)
     replies = pipe.execute()
     found: dict[int, list[str]] = {p: [] for p in keys.partitions()}
     capped, at = False, 0
@@ -124,7 +103,7 @@ def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[dict[int, list[str
     if query.q and replies[at]:
         by_sku = replies[at]
         found[keys.partition_of(by_sku)].append(by_sku)
-    tags = [tag for tag, _ in _cloud(replies[clouds_at:])] if count_tags else []
+    tags = [tag for tag, _ in gather.cloud(replies[clouds_at:])] if count_tags else []
     return found, capped, tags
 
 
@@ -176,81 +155,13 @@ def _source_of(order: str, type_slug: str, p: int) -> tuple[str, bool]:
     return (keys.type_created(type_slug, p), True) if type_slug else (keys.products(p), False)
 
 
-@dataclass(frozen=True)
-class _Window:
-    """What each partition is asked for: rows ``start`` to ``start + count``, with their fields
-    (``inline``) or, for a page past the first with several partitions, their ids and scores alone,
-    whose merge names the page's ids, whose fields a second round trip reads."""
-
-    start: int
-    count: int
-    inline: bool
-
-
-def _window(offset: int, limit: int) -> _Window:
-    """The page itself with one partition; with several, every row to the page's end (within
-    WINDOW_LIMIT), which the merge cuts: fields with them for the first page only."""
-    if keys.PARTITIONS == 1:
-        return _Window(offset, limit, True)
-    # past the window no row is merged (``_merged``): one row a partition, for the totals' sake
-    return _Window(0, min(offset + limit, WINDOW_LIMIT) if offset < WINDOW_LIMIT else 1, offset == 0)
-
-
-def _merged(parts: list[tuple[list, list]], desc: bool, offset: int, limit: int, ident=lambda row: row.id) -> list:
-    """The page of the partitions' parts, each (its rows, the flat ZRANGE ... WITHSCORES reply of its
-    window) in its sorted set's order: ordered as one sorted set would order them (by score, then the
-    id as bytes; ZREVRANGE: both reversed), then cut. A row is matched to its score by its id
-    (``ident``), not by its place: a write between the two reads cannot pair a row with another's
-    score. One part is the page already. Rows past WINDOW_LIMIT are never in it: a partition's
-    window ends there, so the merged order is exact only up to it."""
-    if len(parts) == 1:
-        return parts[0][0]
-    limit = max(0, min(offset + limit, WINDOW_LIMIT) - offset)
-    scored = []
-    for rows, pairs in parts:
-        scores = dict(zip(pairs[0::2], pairs[1::2]))
-        scored += [((float(scores.get(str(ident(row)), 0)), str(ident(row))), row) for row in rows]
-    scored.sort(key=lambda item: item[0], reverse=desc)
-    return [row for _, row in scored[offset : offset + limit]]
-
-
-def _flat(pairs: list[tuple]) -> list:
-    """ZRANGE ... WITHSCORES's (member, score) pairs as one flat list, as a script returns them."""
-    return [x for pair in pairs for x in pair]
-
-
-def _merged_ids(pairs: list[list], desc: bool, offset: int, limit: int) -> list[str]:
-    """The page's ids from each partition's window of (id, score) pairs (flat), merged as ``_merged``."""
-    return _merged([(flat[0::2], flat) for flat in pairs], desc, offset, limit, ident=lambda row: row)
-
-
-def _fields_of(ids: list[str], fields: tuple[str, ...]) -> list[list[str | None]]:
-    """``[id, *fields]`` of each product, in the order given: one pipeline of HMGETs, each in its
-    product's partition (on a cluster, one wave to their nodes)."""
-    pipe = client().pipeline(transaction=False)
-    for product_id in ids:
-        pipe.hmget(keys.product(product_id), fields)
-    return [[product_id, *values] for product_id, values in zip(ids, pipe.execute())] if ids else []
-
-
-def _queue_window(pipe, source: str, window: _Window, gets: list[str], desc: bool) -> None:
-    """Queue a partition's window of ``source``: SORT ... GET of its rows' fields (``inline``), and
-    with several partitions the ids and scores the merge orders them by."""
-    if window.inline:
-        queue_sort(pipe, source, start=window.start, num=window.count, by_nosort=True, get=gets, desc=desc)
-    if keys.PARTITIONS > 1:
-        (pipe.zrevrange if desc else pipe.zrange)(
-            source, window.start, window.start + window.count - 1, withscores=True
-        )
-
-
 def _rows(flat: list, width: int, own: tuple[str, ...]) -> list[ProductRow]:
     return [ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)]
 
 
 def _rows_of(ids: list[str], own: tuple[str, ...]) -> list[ProductRow]:
-    """The page's rows, read by id in the second round trip of a deep page (``_Window``)."""
-    return [ProductRow.from_values(row[0], row[1:], own) for row in _fields_of(ids, (*LIST_FIELDS, *own))]
+    """The page's rows, read by id in the second round trip of a deep page (``gather.Window``)."""
+    return [ProductRow.from_values(row[0], row[1:], own) for row in gather.fields_of(ids, (*LIST_FIELDS, *own))]
 
 
 def product_page(
@@ -271,39 +182,39 @@ def product_page(
     """
     if type and types.TYPES.get(type) is None:
         raise ValueError(f"unknown product type {type!r}")
-    desc, window = order.startswith("-"), _window(offset, limit)
+    desc, window = order.startswith("-"), gather.window(offset, limit)
     pipe = client().pipeline(transaction=False)
     for p in keys.partitions():
         source, typed = _source_of(order, type, p)
         if type and not typed:
             raise ValueError("a type with an order other than creation needs the list's set algebra")
         pipe.zcard(source)
-        _queue_window(pipe, source, window, ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)], desc)
+        gather.queue_window(pipe, source, window, ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)], desc)
     replies = pipe.execute()
     step = 1 + window.inline + (keys.PARTITIONS > 1)
     total, width = sum(replies[0::step]), len(fields) + 1
     if not window.inline:
-        pairs = [_flat(replies[at + 1]) for at in range(0, len(replies), step)]
-        return total, _fields_of(_merged_ids(pairs, desc, offset, limit), fields)
+        pairs = [gather.flat(replies[at + 1]) for at in range(0, len(replies), step)]
+        return total, gather.fields_of(gather.merged_ids(pairs, desc, offset, limit), fields)
     parts = []
     for at in range(0, len(replies), step):
         flat = replies[at + 1]
         rows = [flat[i : i + width] for i in range(0, len(flat), width)]
-        parts.append((rows, _flat(replies[at + 2]) if step == 3 else []))
-    return total, _merged(parts, desc, offset, limit, ident=lambda row: row[0])
+        parts.append((rows, gather.flat(replies[at + 2]) if step == 3 else []))
+    return total, gather.merged(parts, desc, offset, limit, ident=lambda row: row[0])
 
 
 def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductList:
     """A query with no filter to compute, its chips counting the whole catalog: one script (``_PAGE``)
     a partition, all sent at once."""
     direction = "DESC" if query.order.startswith("-") else "ASC"
-    window = _window(query.offset, query.limit)
+    window = gather.window(query.offset, query.limit)
     calls = []
     for p in keys.partitions():
         script_keys = [order_of(p), keys.products(p), keys.tags(p), *(keys.type_index(slug, p) for slug in types.TYPES)]
         gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))] if window.inline else []
         scored = "0" if keys.PARTITIONS == 1 else "1" if window.inline else "2"
-        calls.append((script_keys, [window.start, window.count, direction, _cloud_size(), scored, *gets]))
+        calls.append((script_keys, [window.start, window.count, direction, gather.cloud_size(), scored, *gets]))
     if len(calls) == 1:
         replies = [run_script(_PAGE, *calls[0])]
     else:
@@ -313,16 +224,16 @@ def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductL
         replies = pipe.execute()
     if window.inline:
         width = len(LIST_FIELDS) + len(own) + 1
-        rows = _merged(
+        rows = gather.merged(
             [(_rows(r[1], width, own), r[4]) for r in replies], direction == "DESC", query.offset, query.limit
         )
     else:
-        rows = _rows_of(_merged_ids([r[4] for r in replies], direction == "DESC", query.offset, query.limit), own)
+        rows = _rows_of(gather.merged_ids([r[4] for r in replies], direction == "DESC", query.offset, query.limit), own)
     return ProductList(
         rows=[row for row in rows if row.name],
         total=sum(r[0] for r in replies),
         catalog_size=sum(r[2] for r in replies),
-        tag_cloud=_cloud([list(zip(r[3][0::2], r[3][1::2])) for r in replies]),
+        tag_cloud=gather.cloud([list(zip(r[3][0::2], r[3][1::2])) for r in replies]),
         type_counts={slug: sum(r[5 + n] for r in replies) for n, slug in enumerate(types.TYPES)},
     )
 
@@ -379,7 +290,7 @@ def _queue_part(pipe, query: ProductQuery, p: int, search: list[str], counted: l
     own = types.TYPES[query.type].field_names if query.type else ()
     gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
     pipe.zcard(target)
-    _queue_window(pipe, target, _window(query.offset, query.limit), gets, query.order.startswith("-"))
+    gather.queue_window(pipe, target, gather.window(query.offset, query.limit), gets, query.order.startswith("-"))
     part.counts_at = len(pipe.command_stack)
     if filtered:
         scratch = keys.temp(secrets.token_hex(8), p)
@@ -392,7 +303,7 @@ def _queue_part(pipe, query: ProductQuery, p: int, search: list[str], counted: l
     part.tail_at = len(pipe.command_stack)
     pipe.zcard(keys.products(p))
     if not filtered:
-        pipe.zrevrange(keys.tags(p), 0, _cloud_size() - 1, withscores=True)
+        pipe.zrevrange(keys.tags(p), 0, gather.cloud_size() - 1, withscores=True)
         for slug in types.TYPES:
             pipe.scard(keys.type_index(slug, p))
     return part
@@ -457,12 +368,12 @@ def list_products(query: ProductQuery) -> ProductList:
     own = kind.field_names if kind else ()
     width, desc = len(LIST_FIELDS) + len(own) + 1, query.order.startswith("-")
     # each partition's window of (id, score) pairs: the last command before its counts
-    scores = [_flat(replies[part.counts_at - 1]) if keys.PARTITIONS > 1 else [] for part in parts.values()]
-    if _window(query.offset, query.limit).inline:
+    scores = [gather.flat(replies[part.counts_at - 1]) if keys.PARTITIONS > 1 else [] for part in parts.values()]
+    if gather.window(query.offset, query.limit).inline:
         pages = [(_rows(replies[part.page_at + 1], width, own), pairs) for part, pairs in zip(parts.values(), scores)]
-        rows = _merged(pages, desc, query.offset, query.limit)
+        rows = gather.merged(pages, desc, query.offset, query.limit)
     else:
-        rows = _rows_of(_merged_ids(scores, desc, query.offset, query.limit), own)
+        rows = _rows_of(gather.merged_ids(scores, desc, query.offset, query.limit), own)
     total = sum(replies[part.page_at] for part in parts.values())
     counted_types = _counted_types(query)
     if filtered:
@@ -476,7 +387,7 @@ def list_products(query: ProductQuery) -> ProductList:
         )
         counts = tallies[len(counted_tags) :] or [total if slug == query.type else 0 for slug in types.TYPES]
     else:
-        cloud = _cloud([replies[part.tail_at + 1] for part in parts.values()])
+        cloud = gather.cloud([replies[part.tail_at + 1] for part in parts.values()])
         counts = [sum(replies[part.tail_at + 2 + n] for part in parts.values()) for n in range(len(types.TYPES))]
     return ProductList(
         rows=[row for row in rows if row.name],

@@ -398,10 +398,10 @@ class ListQueryTest(RedisTestCase):
 
     def test_the_pages_of_several_partitions_reach_the_window_and_say_so(self):
         from catalog import views
-        from catalog.store import listing
+        from catalog.store import gather
 
         two_a_page = dataclasses.replace(views.UNFILTERED, per_page=2)
-        with mock.patch.object(listing, "WINDOW_LIMIT", 3), mock.patch.object(views, "UNFILTERED", two_a_page):
+        with mock.patch.object(gather, "WINDOW_LIMIT", 3), mock.patch.object(views, "UNFILTERED", two_a_page):
             result = store.list_products(store.ProductQuery(order="name", offset=2, limit=2))
             self.assertEqual(result.total, 5)
             self.assertEqual(result.reachable, 5 if keys.PARTITIONS == 1 else 3)
