@@ -40,7 +40,8 @@ def create(product_id: int, product: Product, *, actor: Actor, at: float | None 
     """Store a new product with its indexes and its empty review aggregate; returns its id.
 
     One round trip: a script that checks the SKU is free and writes the hash,
-    every index, the tag cloud and the event. Raises SkuTaken, and then writes nothing.
+    every index, the tag cloud and the event (with several partitions, after the
+    SKU's claim: ``skus``). Raises SkuTaken, and then writes nothing.
     """
     reply = _create(product_id, product, actor=actor, at=at)
     if reply[0] != "ok":
@@ -83,19 +84,15 @@ def _create(product_id: int, product: Product, *, actor: Actor, at: float | None
         batch.require_drawn(keys.product_ids(keys.partition_of(product_id)), keys.count_of(product_id))
     batch.require_absent(key)
     claimed = [(sku_key(product.sku), product_id)] if product.sku else []
-    if keys.SKUS_WITH_PRODUCTS:
-        for sku, _ in claimed:
-            batch.require_owner(keys.skus(), sku)
-    else:
-        refused = skus.claim(claimed)
-        if refused[0] != "ok":
-            return refused
+    refused = skus.take(batch, claimed)
+    if refused[0] != "ok":
+        return refused
     batch.hset(key, mapping={**product.to_hash(), **REVIEWS.initial_fields()})
     queue_indexes(batch, product_id, None, product)
     queue_event(batch, actor.event("created", APP, "product", product_id, product.name), keys.events_of(product_id))
     reply = batch.run()
-    if reply[0] != "ok" and not keys.SKUS_WITH_PRODUCTS:
-        skus.release(claimed)
+    if reply[0] != "ok":
+        skus.give_back(claimed)
     return reply
 
 
@@ -113,7 +110,8 @@ def update(
     ``current`` is the product as the caller read it (else it is read here,
     one more round trip); the indexes to undo are computed from it, and the
     script writes only if the hash still holds that revision, so the write is
-    one round trip. A type change drops the old type's fields in the same
+    one round trip (with several partitions, a new SKU is claimed before and the
+    one given up released after: ``skus``). A type change drops the old type's fields in the same
     script, so a product never holds another type's fields. Raises NotFound,
     EditConflict or SkuTaken, and then writes nothing.
     """
@@ -132,13 +130,9 @@ def update(
     moved = sku_key(old.sku) != sku_key(product.sku)
     claimed = [(sku_key(product.sku), product_id)] if product.sku and moved else []
     released = [(sku_key(old.sku), product_id)] if old.sku and moved else []
-    if keys.SKUS_WITH_PRODUCTS:
-        for sku, _ in claimed:
-            batch.require_owner(keys.skus(), sku, str(product_id))
-    else:
-        refused = skus.claim(claimed)
-        if refused[0] != "ok":
-            raise refusal(refused, key)
+    refused = skus.take(batch, claimed, str(product_id))
+    if refused[0] != "ok":
+        raise refusal(refused, key)
     batch.hset(key, mapping=fields)
     dropped = sorted(types.ALL_TYPE_FIELDS - set(fields))
     if dropped:
@@ -146,8 +140,7 @@ def update(
     queue_indexes(batch, product_id, old, product)
     queue_event(batch, actor.event("updated", APP, "product", product_id, product.name), keys.events_of(product_id))
     reply = batch.run()
-    if not keys.SKUS_WITH_PRODUCTS:
-        skus.release(released if reply[0] == "ok" else claimed)
+    skus.give_back(released if reply[0] == "ok" else claimed)
     if reply[0] != "ok":
         raise refusal(reply, key)
     return product
@@ -181,8 +174,8 @@ def delete(product_id: int, *, actor: Actor) -> Product:
         queue_event(batch, event, keys.events_of(product_id))
         reply = batch.run()
         if reply[0] == "ok":
-            if old.sku and not keys.SKUS_WITH_PRODUCTS:
-                skus.release([(sku_key(old.sku), product_id)])
+            if old.sku:
+                skus.give_back([(sku_key(old.sku), product_id)])
             return old
         if reply[0] == "notfound":
             raise NotFound(key)

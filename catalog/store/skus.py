@@ -57,3 +57,20 @@ def release(owned: Iterable[tuple[str, int]]) -> None:
     args = _pairs(owned)
     if args:
         run_script(_RELEASE, [keys.skus()], args)
+
+
+def take(batch, owned: list[tuple[str, int]], holder: str = "") -> list[str]:
+    """Make a product write's SKUs its own, (SKU, product id) each: with one partition, checks its
+    ``batch`` makes before it writes (each SKU unset, or held by ``holder``); with several, a claim
+    now. ``["ok"]``, or the claim's refusal."""
+    if keys.SKUS_WITH_PRODUCTS:
+        for sku, _ in owned:
+            batch.require_owner(keys.skus(), sku, holder)
+        return ["ok"]
+    return claim(owned)
+
+
+def give_back(owned: list[tuple[str, int]]) -> None:
+    """With several partitions, release SKUs after a product write's script (with one, its script did)."""
+    if not keys.SKUS_WITH_PRODUCTS:
+        release(owned)
