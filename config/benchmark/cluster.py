@@ -59,10 +59,15 @@ def _summed(section: str, field_name: str) -> float:
 
 
 def _calls_per_primary(names: tuple[str, ...] | None = None) -> dict[str, int]:
-    """Commands each primary has served (INFO commandstats), by address; only ``names`` when given."""
+    """Commands each primary has served (INFO commandstats), by address; only ``names`` when given,
+    else all but its replica's acknowledgements (REPLCONF, once a second whatever the load)."""
     replies = client().info("commandstats", target_nodes="primaries")
     return {
-        node: sum(int(stats["calls"]) for name, stats in info.items() if names is None or name in names)
+        node: sum(
+            int(stats["calls"])
+            for name, stats in info.items()
+            if (name in names if names else name != "cmdstat_replconf")
+        )
         for node, info in sorted(replies.items())
     }
 

@@ -1,11 +1,14 @@
 """Every org chart write is one script call (two where a new id is drawn), and a move costs the
 depth of the tree, never the size of the subtree it moves: counted, never timed."""
 
+import time
+
 from django.test import override_settings
 
 from config import trace
 from config.redis import client, on_cluster
 from orgchart import keys, scale, store
+from orgchart.store import measure
 from tests.base import RedisTestCase
 from tests.orgchart.helpers import ACTOR, employee, location, org
 from tests.orgchart.test_graph import SPEC
@@ -81,6 +84,15 @@ class MoveCostTest(RedisTestCase):
         deeper, _ = self.move_cost("d", 24, 10)
         self.assertGreater(deeper, small)  # the walks up are longer: it grows with the depth
         self.assertEqual((deeper - small) % 18, 0)  # by the same few commands per level
+
+
+class ServerCountTest(RedisTestCase):
+    def test_a_quiet_second_counts_no_command(self):
+        """A replica acknowledges its primary once a second (REPLCONF ACK, on the cluster): that is
+        replication, not work, and a count that took it in would move with the clock."""
+        before = measure.commands_run()
+        time.sleep(1.5)
+        self.assertEqual(measure.commands_run() - before, 0)
 
 
 class SubtreeReadTest(RedisTestCase):
