@@ -9,6 +9,7 @@ they leave: a session key is a secret and must never sit in a URL.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from django.core import signing
@@ -82,10 +83,31 @@ def token(trace: Trace, path: str = "") -> str:
             "k": keys[:limit_keys],
             "t": [[o, kind, ms, n, shown[:shown_count], *rest] for o, kind, ms, n, shown, *rest in trips],
         }
-        signed = signing.dumps(payload, salt=SALT, compress=True)
+        signed = _signed(payload)
         if len(signed) <= MAX_TOKEN:
             return signed
-    return signing.dumps({"p": path[:300], "k": keys[:10], "t": []}, salt=SALT, compress=True)
+    return _signed({"p": path[:300], "k": keys[:10], "t": []})
+
+
+# JSON of at most this many bytes fits in MAX_TOKEN as it is (base64 adds a third, the signature and
+# its timestamp some 60 characters).
+RAW_FITS = (MAX_TOKEN - 80) * 3 // 4
+
+
+class _Serialized:
+    """``signing.dumps``'s serializer for a payload already serialized; ``signing.loads`` reads it
+    back as JSON, as Django's own serializer writes it."""
+
+    def dumps(self, obj: bytes) -> bytes:
+        return obj
+
+
+def _signed(payload: dict) -> str:
+    """The payload signed, compressed only when it would not fit in a URL as it is: most pages' traces
+    fit, and zlib's set-up (its window and tables, some 256 kB) costs a page more than the rest of
+    the signing."""
+    data = json.dumps(payload, separators=(",", ":")).encode()
+    return signing.dumps(data, salt=SALT, serializer=_Serialized, compress=len(data) > RAW_FITS)
 
 
 @dataclass(frozen=True)

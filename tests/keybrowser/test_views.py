@@ -184,11 +184,25 @@ class BehindTest(KeysTestCase):
         token = self.behind_link(self.client.get("/")).split("?t=", 1)[1]
         self.assertNotIn("sessions", str(signing.loads(token, salt=behind.SALT)))
 
+    def test_a_trace_too_long_for_a_link_as_it_is_is_compressed(self):
+        load_keys(200, name="bulk:a-key-name-long-enough-that-fifty-of-them-need-zlib:{}")
+        token = self.behind_link(self.client.get("/keys/")).split("?t=", 1)[1]
+        self.assertTrue(token.startswith("."))
+        self.assertLessEqual(len(token), behind.MAX_TOKEN)
+        self.assertEqual(len(signing.loads(token, salt=behind.SALT)["k"]), 50)  # the page's keys, every one
+
     def test_a_forged_link_is_a_404(self):
         token = self.behind_link(self.client.get("/")).split("?t=", 1)[1]
         self.assertEqual(self.client.get("/keys/behind/?t=" + token[:-2] + "xx").status_code, 404)
         forged = signing.dumps({"p": "/", "k": ["x"], "t": []}, salt="another")
         self.assertEqual(self.client.get("/keys/behind/?t=" + forged).status_code, 404)
+
+    def test_a_short_trace_is_signed_as_it_is(self):
+        """zlib's set-up costs a page more than the rest of its signing: a trace that fits in a
+        link as it is goes uncompressed (a compressed one starts with a dot)."""
+        token = self.behind_link(self.client.get("/")).split("?t=", 1)[1]
+        self.assertFalse(token.startswith("."))
+        self.assertEqual(signing.loads(token, salt=behind.SALT)["p"], "/")
 
     def test_a_busy_page_still_fits_in_a_link(self):
         load_keys(200)
