@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+from functools import cache
 
 from django import forms
+from django.utils.safestring import SafeString
 
 from config.keyspace import REDIS_TYPES
 from config.store import glob_escape
@@ -40,6 +42,24 @@ class BrowseForm(forms.Form):
         if data.get("match") == "glob" and pattern.count("*") > MAX_WILDCARDS:
             self.add_error("pattern", f"At most {MAX_WILDCARDS} * in a glob.")
         return data
+
+    FILTERS = ("pattern", "match", "type")
+
+    def fields_html(self) -> SafeString:
+        """The toolbar's filter fields with their labels; with no filter in the query (most requests:
+        the first page and each "load more") the same HTML every time, rendered once
+        (``unfiltered_fields_html``)."""
+        if not any(name in self.data for name in self.FILTERS):
+            return unfiltered_fields_html()
+        return self._fields_html()
+
+    def _fields_html(self) -> SafeString:
+        pattern, match, kind = (self[name] for name in self.FILTERS)
+        return SafeString(  # labels fixed, widgets rendered by Django (their values escaped)
+            f'<label for="{pattern.id_for_label}">Key name</label>\n  {pattern}\n'
+            f'  <label for="{match.id_for_label}" class="visually-hidden">Match</label>{match}\n'
+            f'  <label for="{kind.id_for_label}" class="visually-hidden">Type</label>{kind}'
+        )
 
     def exact(self) -> bytes:
         """The text as a whole key name, when it is not a glob."""
@@ -77,3 +97,9 @@ class _Fields(dict):
 
 
 BrowseForm.base_fields = _Fields(BrowseForm.base_fields)
+
+
+@cache
+def unfiltered_fields_html() -> SafeString:
+    """The filter fields of a query with none: the same on every such page."""
+    return BrowseForm({})._fields_html()

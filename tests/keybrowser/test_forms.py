@@ -55,3 +55,18 @@ class BrowseFormCopyTest(SimpleTestCase):
     def test_it_is_still_a_django_form(self):
         self.assertTrue(issubclass(BrowseForm, BaseForm))
         self.assertEqual(list(BrowseForm({}).fields), ["pattern", "match", "type", "cursor"])
+
+
+class FieldsHtmlTest(SimpleTestCase):
+    def test_with_no_filter_the_fields_are_rendered_once(self):
+        for data in ({}, {"cursor": "12"}):
+            form = BrowseForm(data)
+            self.assertIs(form.fields_html(), BrowseForm({}).fields_html())
+            self.assertEqual(form.fields_html(), form._fields_html())  # what rendering it now gives
+
+    def test_a_filter_shows_what_was_asked_escaped(self):
+        form = BrowseForm({"pattern": 'a"<b', "match": "glob", "type": "hash"})
+        html = form.fields_html()
+        self.assertIn('value="a&quot;&lt;b"', html)
+        self.assertIn('<option value="glob" selected>', html)
+        self.assertIn('<option value="hash" selected>', html)
