@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from catalog import presenters, store, types
@@ -19,6 +18,7 @@ from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
 from config.shortcuts import or_404
+from config.urlpaths import paths_of
 
 PRODUCTS = ListSpec(
     sorts=("name", "price", "rating", "reviews", "created"),
@@ -31,20 +31,13 @@ FILTER_PARAMS = ("q", *PRODUCTS.filters)
 REVIEWS = ListSpec(per_page=20)
 
 
-_PATHS: dict[tuple, dict[str, str]] = {}
 _NAMED = ("dashboard", "catalog:product_list", "catalog:product_add", "catalog:product_suggest",
           "catalog:product_bulk_delete")  # fmt: skip
 
 
 def _paths() -> dict[str, str]:
-    """The fixed paths the catalog's screens link to, by URL name, reversed once per URL configuration and
-    script prefix: ``reverse`` costs a list page as much as building ten of its rows, and these never change
-    while the configuration stays."""
-    key = (settings.ROOT_URLCONF, get_urlconf(), get_script_prefix())
-    found = _PATHS.get(key)
-    if found is None:
-        found = _PATHS[key] = {name.rpartition(":")[2]: reverse(name) for name in _NAMED}
-    return found
+    """The fixed paths the catalog's screens link to, by URL name without its namespace."""
+    return paths_of(*_NAMED)
 
 
 def _detail_url(product_id: int) -> str:

@@ -18,14 +18,13 @@ from datetime import UTC, datetime
 from functools import cached_property
 from html import escape as _escape
 
-from django.conf import settings
 from django.template.loader import render_to_string
-from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from cms.documents import Comment, HistoryRow, PostSummary
+from config.urlpaths import path_of
 
 MINUTE, SECOND = "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"  # the templates' "Y-m-d H:i" and "Y-m-d H:i:s"
 
@@ -46,17 +45,9 @@ def _text(moment: datetime, pattern: str) -> str:
     return moment.strftime(pattern)
 
 
-_posts_urls: dict[tuple, str] = {}
-
-
 def posts_url() -> str:
-    """The post list's path, ``/cms/posts/``: every post's links are this prefix, its id and a suffix.
-    Reversed once per URLconf and script prefix (as the layout's own links are), not once a request."""
-    key = (get_urlconf(), settings.ROOT_URLCONF, get_script_prefix())
-    url = _posts_urls.get(key)
-    if url is None:
-        url = _posts_urls[key] = reverse("cms:post_list")
-    return url
+    """The post list's path, ``/cms/posts/``: every post's links are this prefix, its id and a suffix."""
+    return path_of("cms:post_list")
 
 
 @dataclass(frozen=True)

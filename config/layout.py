@@ -23,6 +23,7 @@ from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
 from config import roles
+from config.urlpaths import paths_of
 
 # The sidebar's links, in order: (section, label, URL name or path, permission needed or None).
 # A page's section is its app namespace or the first word of its URL name (see ``section_of_match``);
@@ -40,7 +41,6 @@ NAV = (
 _PERMISSIONS = tuple(dict.fromkeys(needed for *_, needed in NAV if needed))
 
 _built: dict[tuple, SafeString] = {}  # (URLconf, script prefix, section, permissions held) -> the links' HTML
-_urls: dict[tuple, dict[str, str]] = {}  # (URLconf, script prefix) -> the layout's own links
 
 
 def section_of_match(match) -> str:
@@ -69,12 +69,8 @@ def nav_links(section: str, held: frozenset[str]) -> SafeString:
 
 
 def layout_urls() -> dict[str, str]:
-    """The layout's own links (the brand and the default breadcrumb, signing out), reversed once."""
-    key = (get_urlconf(), get_script_prefix())
-    urls = _urls.get(key)
-    if urls is None:
-        urls = _urls[key] = {"dashboard": reverse("dashboard"), "logout": reverse("logout")}
-    return urls
+    """The layout's own links (the brand and the default breadcrumb, signing out)."""
+    return paths_of("dashboard", "logout")
 
 
 class Layout:

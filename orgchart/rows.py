@@ -8,13 +8,13 @@ the one the templates wrote.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 from html import escape
 
-from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from config.templatetags.dashboard import form_fields
+from config.urlpaths import paths_of
 
 __all__ = [
     "Links",
@@ -31,9 +31,7 @@ __all__ = [
 ]
 
 
-@lru_cache(maxsize=16)
-def _lists(prefix: str) -> tuple[str, str]:
-    return reverse("orgchart:employee_list"), reverse("orgchart:location_list")
+_SHARED = ("dashboard", "orgchart:tree", "orgchart:employee_list", "orgchart:location_list")
 
 
 class Links:
@@ -41,7 +39,8 @@ class Links:
     ``/orgchart/employees/`` + id + ``/``."""
 
     def __init__(self):
-        self.employees, self.locations = _lists(get_script_prefix())
+        shared = paths_of(*_SHARED)
+        self.employees, self.locations = shared["employee_list"], shared["location_list"]
 
     def employee(self, pk) -> str:
         return f"{self.employees}{pk}/"
@@ -156,38 +155,26 @@ def inline_fields(form) -> SafeString:
     return _inline(form) if form.is_bound else _blank_inline(type(form))
 
 
-_PAGE_LINKS = {
-    "employee": ("employee_edit", "employee_delete", "employee_move"),
-    "location": ("location_edit", "location_delete", "location_detail"),
-}
-
-
-@lru_cache(maxsize=4096)
-def _page_urls(prefix: str, kind: str, pk: int) -> dict[str, str]:
-    urls = {name.split("_", 1)[1]: reverse(f"orgchart:{name}", args=[pk]) for name in _PAGE_LINKS[kind]}
-    urls["dashboard"] = reverse("dashboard")
-    urls["tree"] = reverse("orgchart:tree")
-    urls["employees"], urls["locations"] = _lists(prefix)
-    return urls
+# A page's own links past its path, as orgchart/urls.py nests them: ``<list><id>/<action>/``.
+_PAGE_ACTIONS = {"employee": ("edit", "delete", "move"), "location": ("edit", "delete")}
 
 
 def page_urls(kind: str, pk: int) -> dict[str, str]:
     """The links of one employee's or location's page (edit, delete, move or its own page, and the
-    dashboard, tree and lists), what a page's ``{% url %}`` tags gave: reversed once per process,
-    script prefix and object, not once per tag and view."""
-    return _page_urls(get_script_prefix(), kind, int(pk))
-
-
-@lru_cache(maxsize=16)
-def _list_urls(prefix: str, kind: str) -> dict[str, str]:
+    dashboard, tree and lists), what a page's ``{% url %}`` tags gave, built on the list's path."""
+    shared = paths_of(*_SHARED)
+    page = f"{shared[f'{kind}_list']}{int(pk)}/"
     return {
-        "list": reverse(f"orgchart:{kind}_list"),
-        "add": reverse(f"orgchart:{kind}_add"),
-        "dashboard": reverse("dashboard"),
+        **{action: f"{page}{action}/" for action in _PAGE_ACTIONS[kind]},
+        "detail": page,
+        "dashboard": shared["dashboard"],
+        "tree": shared["tree"],
+        "employees": shared["employee_list"],
+        "locations": shared["location_list"],
     }
 
 
 def list_urls(kind: str) -> dict[str, str]:
-    """The employee or location list's own links (itself, add, the dashboard), reversed once per
-    process and script prefix."""
-    return _list_urls(get_script_prefix(), kind)
+    """The employee or location list's own links (itself, add, the dashboard)."""
+    found = paths_of(f"orgchart:{kind}_list", f"orgchart:{kind}_add", "dashboard")
+    return {"list": found[f"{kind}_list"], "add": found[f"{kind}_add"], "dashboard": found["dashboard"]}

@@ -11,46 +11,32 @@ to mark as such. The HTML is what the templates rendered before, row for row.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from html import escape
 from urllib.parse import quote
 
-from django.conf import settings
 from django.middleware.csrf import get_token
-from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
+from config.urlpaths import path_of
 from school.documents import Course, Person
 from school.templatetags.school import time_left
 
 
 def fixed_url(name: str) -> str:
-    """The URL of a screen that takes no argument (a list, an add form, the algebra screen):
-    reversed once per URL configuration and script prefix, not on every page that links to it."""
-    return _reversed(name, get_script_prefix(), settings.ROOT_URLCONF, get_urlconf())
-
-
-@lru_cache(maxsize=256)
-def _reversed(name: str, *where) -> str:
-    return reverse(name)
+    """The URL of a screen that takes no argument (a list, an add form, the algebra screen)."""
+    return path_of(name)
 
 
 def document_url(entity: str, pk: int, *rest: str) -> str:
     """A document's URL (its page, or with ``rest`` its edit, delete or relation action's), as
     ``school/urls.py`` nests it under its list: ``<list>/<id>/[<rest>/]``, without a reverse."""
-    return f"{fixed_url(f'school:{entity}_list')}{int(pk)}/" + "".join(f"{part}/" for part in rest)
+    return f"{path_of(f'school:{entity}_list')}{int(pk)}/" + "".join(f"{part}/" for part in rest)
 
 
 def find_url(picker_name: str, pk: int) -> str:
     """A picker's search URL, ``<find>/<picker>/<id>/`` as ``school/urls.py`` has it: the picker's part
     reversed once (with id 1, its last segment then replaced by ``pk``)."""
-    one = _reversed_with(("school:find", picker_name, 1), get_script_prefix(), settings.ROOT_URLCONF, get_urlconf())
-    return f"{one[: -len('1/')]}{int(pk)}/"
-
-
-@lru_cache(maxsize=256)
-def _reversed_with(name_and_args: tuple, *where) -> str:
-    return reverse(name_and_args[0], args=name_and_args[1:])
+    return f"{path_of('school:find', picker_name, 1)[: -len('1/')]}{int(pk)}/"
 
 
 def _rows(parts) -> SafeString:

@@ -16,11 +16,11 @@ from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
-from django.urls import reverse
 from django.utils.translation import get_language
 
 from config.keybrowser.owners import field_id_pattern, member_id, owner, patterns_by_shape
 from config.keyspace import KeyPattern, keyspace
+from config.urlpaths import path_of
 
 # Control characters and the Unicode line/paragraph separators.
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
@@ -125,7 +125,7 @@ def key_url(key: bytes | str, base: str = "") -> str:
     raw = key.encode() if isinstance(key, str) else key
     if len(raw) > LINK_LIMIT:
         return ""
-    return f"{base or reverse('keybrowser:browse')}?key={key_param(raw)}"
+    return f"{base or path_of('keybrowser:browse')}?key={key_param(raw)}"
 
 
 _hidden: tuple[object, str | None, tuple[bytes, ...]] = (None, None, ())
@@ -232,7 +232,7 @@ def size(count: int, language: str | None = None) -> str:
 
 
 def key_rows(metas) -> list[KeyRow]:
-    base, rows, index, language = reverse("keybrowser:browse"), [], patterns_by_shape(), get_language()
+    base, rows, index, language = path_of("keybrowser:browse"), [], patterns_by_shape(), get_language()
     for meta in metas:
         pattern = owner(meta.key, index)
         text = meta.key.decode("utf-8", "backslashreplace")
@@ -285,7 +285,7 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     A string can be shown ``as_hex``; a binary one offers it. The browser's path and the
     registry's index are worked out once for the page's fifty values."""
     kind, offset = content.meta.type, content.offset
-    links = {"base": reverse("keybrowser:browse"), "index": patterns_by_shape()}
+    links = {"base": path_of("keybrowser:browse"), "index": patterns_by_shape()}
     if kind == "hash":
         return {
             "fields": [

@@ -14,27 +14,16 @@ round trip names its node; on one server nothing of that shows.
 
 from __future__ import annotations
 
-from functools import cache
 from html import escape
 from urllib.parse import quote
 
-from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString
 
 from config.keybrowser import behind
 from config.trace import Trace
+from config.urlpaths import path_of
 
 LISTED = behind.MAX_COMMANDS  # commands listed in the panel at most; "keys behind this screen" has the keys
-
-
-@cache
-def _url(name: str, script_prefix: str) -> str:
-    return reverse(name)
-
-
-def url(name: str) -> str:
-    """``reverse(name)`` once per process (and script prefix): the panel's links never change."""
-    return _url(name, get_script_prefix())
 
 
 def _ms(value: float) -> str:
@@ -69,10 +58,10 @@ def panel_html(trace: Trace, path: str = "", oob: bool = False) -> SafeString:
     swap = ' hx-swap-oob="true"' if oob else ""
     return SafeString(  # safe: numbers, escaped node names, and a signed token, escaped
         f'<section id="redis-panel" class="redis-panel"{swap} aria-label="Redis commands of this page">'
-        f'<details hx-get="{url("keybrowser:behind_commands")}{query}" hx-trigger="toggle once" '
+        f'<details hx-get="{path_of("keybrowser:behind_commands")}{query}" hx-trigger="toggle once" '
         f'hx-target="find .round-trips" hx-swap="innerHTML"><summary>{summary}</summary>'
         f'<ol class="round-trips"><li class="muted">Loading the commands…</li></ol></details>'
-        f'<a class="keys-behind" href="{url("keybrowser:behind")}{query}">keys behind this screen</a></section>'
+        f'<a class="keys-behind" href="{path_of("keybrowser:behind")}{query}">keys behind this screen</a></section>'
     )
 
 
@@ -84,7 +73,7 @@ def commands_html(screen: behind.Behind) -> SafeString:
     """
     if not screen.trips:
         return SafeString('<li class="empty">No Redis commands on this page.</li>')
-    key_link = url("keybrowser:browse") + "?key="
+    key_link = path_of("keybrowser:browse") + "?key="
     parts: list[str] = []
     add = parts.append
     for trip in screen.trips:

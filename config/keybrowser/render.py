@@ -12,10 +12,11 @@ from html import escape
 from urllib.parse import quote
 
 from django.template.defaultfilters import date
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString
 
 from config.keybrowser.display import Cell, Shown, size
+from config.urlpaths import path_of
 
 
 def _wrapped(text: str) -> str:
@@ -141,7 +142,7 @@ def _owner_head(owner, screens) -> str:
     cache_key = (owner, get_urlconf(), get_script_prefix())
     head = _owner_heads.get(cache_key)
     if head is None:
-        registered = f"{reverse('keybrowser:registered')}?pattern={quote(owner.pattern, safe='')}"
+        registered = f"{path_of('keybrowser:registered')}?pattern={quote(owner.pattern, safe='')}"
         why = f"\n    <dt>Why</dt><dd>{escape(owner.why)}</dd>" if owner.why else ""
         listed = ", ".join(
             f'<a href="{escape(url)}">{escape(screen)}</a>' if url else f"<code>{escape(screen)}</code>"
@@ -162,7 +163,7 @@ def key_owner(owner, screens, screen_url: str, related, ids_of) -> SafeString:
     """The owner card of a key: its registered pattern and what it says, the app screen of
     this key, the other keys of the same document (whether each exists), or "orphan"."""
     if owner is None:
-        orphans = escape(reverse("keybrowser:orphans"))
+        orphans = escape(path_of("keybrowser:orphans"))
         return SafeString(  # safe: fixed text and the site's own URL
             '<section class="card" id="owner">\n  <h2>Owner</h2>\n'
             f'  <p>No registered pattern owns this key: it is an <a href="{orphans}">orphan</a>, '

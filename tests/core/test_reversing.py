@@ -4,8 +4,9 @@ from unittest import mock
 
 from django.template import Context, Template
 from django.test import SimpleTestCase, override_settings
-from django.urls import NoReverseMatch, path
+from django.urls import NoReverseMatch, path, set_script_prefix
 
+from config import urlpaths
 from config.templatetags import reversing
 
 
@@ -53,3 +54,45 @@ class UrlTagTest(SimpleTestCase):
         with override_settings(ROOT_URLCONF=__name__):
             self.assertEqual(self.render("{% url 'dashboard' 3 %}"), "/elsewhere/3/")
         self.assertEqual(self.render("{% url 'dashboard' %}"), "/")
+
+
+class UrlPathsTest(SimpleTestCase):
+    """``config.urlpaths``: the paths the screens build their links on, each reversed once per
+    URL configuration and script prefix."""
+
+    def test_each_path_is_reversed_once(self):
+        urlpaths._reversed.cache_clear()
+        urlpaths._reversed_all.cache_clear()
+        with mock.patch.object(urlpaths, "reverse", wraps=urlpaths.reverse) as reverse:
+            for _ in range(3):
+                self.assertEqual(urlpaths.path_of("catalog:product_detail", 7), "/catalog/products/7/")
+                self.assertEqual(
+                    urlpaths.paths_of("dashboard", "catalog:product_add"),
+                    {"dashboard": "/", "product_add": "/catalog/products/add/"},
+                )
+            self.assertEqual(reverse.call_count, 3)
+
+    def test_another_urlconf_or_script_prefix_is_followed(self):
+        with override_settings(ROOT_URLCONF=__name__):
+            self.assertEqual(urlpaths.path_of("dashboard", 3), "/elsewhere/3/")
+        set_script_prefix("/mounted/")
+        try:
+            self.assertEqual(urlpaths.paths_of("dashboard")["dashboard"], "/mounted/")
+        finally:
+            set_script_prefix("/")
+        self.assertEqual(urlpaths.paths_of("dashboard")["dashboard"], "/")
+
+    def test_screens_built_on_a_list_path_match_reverse(self):
+        from django.urls import reverse
+
+        from orgchart import rows
+
+        for kind, actions in (
+            ("employee", ("edit", "delete", "move", "detail")),
+            ("location", ("edit", "delete", "detail")),
+        ):
+            urls = rows.page_urls(kind, 42)
+            for action in actions:
+                self.assertEqual(urls[action], reverse(f"orgchart:{kind}_{action}", args=[42]))
+            self.assertEqual(urls["employees"], reverse("orgchart:employee_list"))
+            self.assertEqual(rows.list_urls(kind)["add"], reverse(f"orgchart:{kind}_add"))

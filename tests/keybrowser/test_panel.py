@@ -8,9 +8,11 @@ from urllib.parse import quote
 from django.core import signing
 from django.test import SimpleTestCase
 
+from config import urlpaths
 from config.keybrowser import behind, panel
 from config.redis import raw_client
 from config.trace import Command, RoundTrip, Trace
+from config.urlpaths import path_of
 from tests.keybrowser.helpers import KeysTestCase
 from tests.keybrowser.helpers import panel_commands as listed
 
@@ -47,9 +49,9 @@ class PanelWorkTest(SimpleTestCase):
     def work(self, count: int, build=trace_of) -> tuple[int, int, int]:
         """(escapes, reverse() calls, commands signed into the link) of one panel over ``count`` commands."""
         trace = build(count)
-        panel.url("keybrowser:browse"), panel.url("keybrowser:behind")  # warm, as after a first page
-        escape, reverse = Counting(panel.escape), Counting(panel.reverse)
-        with mock.patch.object(panel, "escape", escape), mock.patch.object(panel, "reverse", reverse):
+        path_of("keybrowser:browse"), path_of("keybrowser:behind")  # warm, as after a first page
+        escape, reverse = Counting(panel.escape), Counting(urlpaths.reverse)
+        with mock.patch.object(panel, "escape", escape), mock.patch.object(urlpaths, "reverse", reverse):
             html = panel.panel_html(trace, "/")
         token = unescape(re.search(r'href="/keys/behind/\?t=([^"]+)"', html).group(1))
         signed = signing.loads(token, salt=behind.SALT)

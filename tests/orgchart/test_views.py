@@ -457,7 +457,7 @@ class PageLinksTest(RedisTestCase):
         paths = (f"/orgchart/employees/{ids['Doug']}/", f"/orgchart/locations/{where}/", "/orgchart/employees/")
         for path in paths:
             self.client.get(path)
-        with mock.patch("orgchart.rows.reverse", wraps=real_reverse) as reversing:
+        with mock.patch("config.urlpaths.reverse", wraps=real_reverse) as reversing:
             responses = [self.client.get(path) for path in paths]
         self.assertEqual(reversing.call_count, 0)  # the second views of the same pages reverse nothing here
         self.assertContains(responses[0], f'href="/orgchart/employees/{ids["Doug"]}/edit/"')
