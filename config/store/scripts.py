@@ -32,15 +32,33 @@ def run_script(source: str, keys: list[str], args: list):
     """Run a Lua script in one round trip: EVAL the first time a client sends it to a server (or a
     cluster node, which caches it), EVALSHA after that; if the server lost its cache (a restart, a
     replica promoted), EVAL again."""
+    return _run(
+        source, keys, lambda redis_client, *command: redis_client.execute_command(*command, len(keys), *keys, *args)
+    )
+
+
+def run_bulk_script(source: str, keys: list[str], args: list[str]):
+    """``run_script`` for a bulk batch, whose keys and arguments are all strings: packed by
+    hiredis in one call (``execute_packed``), not walked in Python argument by argument."""
+    return _run(
+        source,
+        keys,
+        lambda redis_client, *command: execute_packed(redis_client, *command, str(len(keys)), *keys, *args),
+    )
+
+
+def _run(source: str, keys: list[str], send):
+    """``send(client, "EVALSHA", digest)`` where the script was sent before, else (or on NOSCRIPT)
+    ``send(client, "EVAL", source)``, which the server caches."""
     redis_client = client()
     sha = _digest(source)
     sent = _sent(redis_client, sha, keys)
     if sent in _loaded:
         try:
-            return redis_client.evalsha(sha, len(keys), *keys, *args)
+            return send(redis_client, "EVALSHA", sha)
         except NoScriptError:
             pass
-    reply = redis_client.eval(source, len(keys), *keys, *args)
+    reply = send(redis_client, "EVAL", source)
     _loaded.add(sent)
     return reply
 
@@ -49,22 +67,6 @@ def forget_sent() -> None:
     """Forget which scripts were sent where: each is sent whole on its next call, as by a new client
     (after a SCRIPT FLUSH this client was not told of, say)."""
     _loaded.clear()
-
-
-def run_bulk_script(source: str, keys: list[str], args: list[str]):
-    """``run_script`` for a bulk batch, whose keys and arguments are all strings: packed by
-    hiredis in one call (``execute_packed``), not walked in Python argument by argument."""
-    redis_client = client()
-    sha = _digest(source)
-    sent = _sent(redis_client, sha, keys)
-    if sent in _loaded:
-        try:
-            return execute_packed(redis_client, "EVALSHA", sha, str(len(keys)), *keys, *args)
-        except NoScriptError:
-            pass
-    reply = execute_packed(redis_client, "EVAL", source, str(len(keys)), *keys, *args)
-    _loaded.add(sent)
-    return reply
 
 
 @cache
