@@ -155,13 +155,23 @@ def _source_of(order: str, type_slug: str, p: int) -> tuple[str, bool]:
     return (keys.type_created(type_slug, p), True) if type_slug else (keys.products(p), False)
 
 
-def _rows(flat: list, width: int, own: tuple[str, ...]) -> list[ProductRow]:
-    return [ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)]
-
-
-def _rows_of(ids: list[str], own: tuple[str, ...]) -> list[ProductRow]:
-    """The page's rows, read by id in the second round trip of a deep page (``gather.Window``)."""
-    return [ProductRow.from_values(row[0], row[1:], own) for row in gather.fields_of(ids, (*LIST_FIELDS, *own))]
+def _page_rows(
+    query: ProductQuery, flats: list[list] | None, scores: list[list], own: tuple[str, ...]
+) -> list[ProductRow]:
+    """The page's rows from each partition's part: the rows it read (SORT ... GET, flat) and its window's
+    scores, merged (``gather.merged``); with ``flats`` None (a page past the first of several
+    partitions, which read no rows), the merged window's ids, whose rows are read now, a second
+    round trip (``gather.Window``)."""
+    desc = query.order.startswith("-")
+    if flats is None:
+        ids = gather.merged_ids(scores, desc, query.offset, query.limit)
+        return [ProductRow.from_values(row[0], row[1:], own) for row in gather.fields_of(ids, (*LIST_FIELDS, *own))]
+    width = len(LIST_FIELDS) + len(own) + 1
+    parts = [
+        ([ProductRow.from_values(flat[i], flat[i + 1 : i + width], own) for i in range(0, len(flat), width)], pairs)
+        for flat, pairs in zip(flats, scores)
+    ]
+    return gather.merged(parts, desc, query.offset, query.limit)
 
 
 def product_page(
@@ -222,13 +232,7 @@ def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductL
         for script_keys, args in calls:
             pipe.eval(_PAGE, len(script_keys), *script_keys, *args)
         replies = pipe.execute()
-    if window.inline:
-        width = len(LIST_FIELDS) + len(own) + 1
-        rows = gather.merged(
-            [(_rows(r[1], width, own), r[4]) for r in replies], direction == "DESC", query.offset, query.limit
-        )
-    else:
-        rows = _rows_of(gather.merged_ids([r[4] for r in replies], direction == "DESC", query.offset, query.limit), own)
+    rows = _page_rows(query, [r[1] for r in replies] if window.inline else None, [r[4] for r in replies], own)
     return ProductList(
         rows=[row for row in rows if row.name],
         total=sum(r[0] for r in replies),
@@ -366,14 +370,10 @@ def list_products(query: ProductQuery) -> ProductList:
     parts = {p: _queue_part(pipe, query, p, search.get(p, []), counted_tags, filtered) for p in keys.partitions()}
     replies = pipe.execute()
     own = kind.field_names if kind else ()
-    width, desc = len(LIST_FIELDS) + len(own) + 1, query.order.startswith("-")
     # each partition's window of (id, score) pairs: the last command before its counts
     scores = [gather.flat(replies[part.counts_at - 1]) if keys.PARTITIONS > 1 else [] for part in parts.values()]
-    if gather.window(query.offset, query.limit).inline:
-        pages = [(_rows(replies[part.page_at + 1], width, own), pairs) for part, pairs in zip(parts.values(), scores)]
-        rows = gather.merged(pages, desc, query.offset, query.limit)
-    else:
-        rows = _rows_of(gather.merged_ids(scores, desc, query.offset, query.limit), own)
+    inline = gather.window(query.offset, query.limit).inline
+    rows = _page_rows(query, [replies[part.page_at + 1] for part in parts.values()] if inline else None, scores, own)
     total = sum(replies[part.page_at] for part in parts.values())
     counted_types = _counted_types(query)
     if filtered:
