@@ -14,7 +14,7 @@ from config.store.ngrams import NgramIndex
 APP = "catalog"
 
 
-def _by_partition(column: str):
+def _sort_index_by_product(column: str):
     """The sort index of ``column`` in a product's partition, by the product's id."""
     return lambda product_id: keys.sort_index(column, keys.partition_of(product_id))
 
@@ -33,7 +33,7 @@ REVIEWS = ChildCollection(
     events_key=keys.events_of,
     sum_field="sum_ratings",
     summed="rating",
-    scores=((_by_partition("rating"), "average"), (_by_partition("reviews"), "count")),
+    scores=((_sort_index_by_product("rating"), "average"), (_sort_index_by_product("reviews"), "count")),
     child_glob=lambda product_id: keys.review_glob(keys.partition_of(product_id)),
 )
 
