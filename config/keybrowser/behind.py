@@ -18,7 +18,7 @@ from config.keybrowser.display import NAME_SHOWN, hidden_prefixes
 from config.trace import ARG_CHARS, Command, Trace
 
 SALT = "config.keybrowser.behind"
-MAX_TOKEN = 3000  # characters: the whole URL stays under the 4 KB request line of common servers
+MAX_TOKEN = 3400  # characters: the whole URL stays under the 4 KB request line of common servers (gunicorn: 4,094)
 MAX_KEYS = 100
 MAX_TRIPS = 40  # round trips carried; the count of the rest is kept
 MAX_COMMANDS = 12  # commands carried in all, whatever the page sent (the panel lists as many)
@@ -55,7 +55,7 @@ def command_text(command: Command, hidden: tuple[str, ...] | None = None) -> str
 
 
 def token(trace: Trace, path: str = "") -> str:
-    """The signed, compressed trace, its size bounded whatever the page sent.
+    """The signed trace (compressed when it must be), its size bounded whatever the page sent.
 
     At most MAX_TRIPS round trips and MAX_COMMANDS commands are carried, and
     the keys of the first KEYS_EXAMINED commands short enough to link
@@ -75,18 +75,45 @@ def token(trace: Trace, path: str = "") -> str:
         if len(keys) >= MAX_KEYS or examined > KEYS_EXAMINED:
             break
         keys.update((k, None) for k in command.keys if len(k) <= NAME_SHOWN and not k.startswith(hidden))
-    keys = list(keys)[:MAX_KEYS]
+    prefixes, keys = _packed(list(keys)[:MAX_KEYS])
     # Smaller and smaller until it fits: at most six signings, whatever the page sent.
     for shown_count, limit_keys in ((None, MAX_KEYS), (25, MAX_KEYS), (10, 50), (3, 50), (1, 10), (0, 10)):
         payload = {
             "p": path[:300],
+            "kp": prefixes,
             "k": keys[:limit_keys],
             "t": [[o, kind, ms, n, shown[:shown_count], *rest] for o, kind, ms, n, shown, *rest in trips],
         }
         signed = _signed(payload)
         if len(signed) <= MAX_TOKEN:
             return signed
-    return _signed({"p": path[:300], "k": keys[:10], "t": []})
+    return _signed({"p": path[:300], "kp": prefixes, "k": keys[:10], "t": []})
+
+
+def _packed(keys: list[str]) -> tuple[list[str], list[list]]:
+    """The keys as a table of their prefixes (each up to its last ``:``) and, key by key, its
+    prefix's place in it and the rest: a page's keys share a few prefixes (fifty reviews, a
+    sensor's hours), which written once keep most tokens small enough to go uncompressed."""
+    places: dict[str, int] = {}
+    packed = []
+    for key in keys:
+        head, colon, rest = key.rpartition(":")
+        if not colon:
+            packed.append([-1, key])
+            continue
+        place = places.get(head)
+        if place is None:
+            place = places[head] = len(places)
+        packed.append([place, rest])
+    return [f"{head}:" for head in places], packed
+
+
+def _unpacked(data: dict) -> list[str]:
+    """The keys of a token (``_packed``); a token made before the keys were packed lists them whole."""
+    if "kp" not in data:
+        return [str(k) for k in data["k"]]
+    prefixes = [str(p) for p in data["kp"]]
+    return [str(rest) if place < 0 else prefixes[place] + str(rest) for place, rest in data["k"]]
 
 
 # JSON of at most this many bytes fits in MAX_TOKEN as it is (base64 adds a third, the signature and
@@ -177,4 +204,4 @@ def read(signed: str) -> Behind:
         )
         for origin, kind, ms, count, commands, *rest in data["t"]
     ]
-    return Behind(str(data.get("p", "")), [str(k) for k in data["k"]], trips)
+    return Behind(str(data.get("p", "")), _unpacked(data), trips)

@@ -185,14 +185,33 @@ class BehindTest(KeysTestCase):
         self.assertNotIn("sessions", str(signing.loads(token, salt=behind.SALT)))
 
     def test_a_trace_too_long_for_a_link_as_it_is_is_compressed(self):
-        load_keys(200, name="bulk:a-key-name-long-enough-that-fifty-of-them-need-zlib:{}")
+        load_keys(200, name="bulk:{}:a-key-name-long-enough-that-fifty-of-them-need-zlib")  # no shared prefix
         page = self.client.get("/keys/")
         listed = {row.meta.key.decode() for row in page.context["rows"]}
         self.assertGreater(len(listed), 40)
         token = self.behind_link(page).split("?t=", 1)[1]
         self.assertTrue(token.startswith("."))
         self.assertLessEqual(len(token), behind.MAX_TOKEN)
-        self.assertLessEqual(listed, set(signing.loads(token, salt=behind.SALT)["k"]))  # every key of the page
+        self.assertLessEqual(listed, set(behind.read(token).keys))  # every key of the page
+
+    def test_keys_sharing_their_prefixes_carry_each_prefix_once_and_go_uncompressed(self):
+        load_keys(200, name="bulk:a-key-name-long-enough-that-fifty-of-them-would-need-zlib:{}")
+        raw_client().set("plain", b"x")  # a name with no ":" is carried whole
+        page = self.client.get("/keys/?pattern=plain&match=contains")
+        self.assertIn("plain", behind.read(self.behind_link(page).split("?t=", 1)[1]).keys)
+        page = self.client.get("/keys/?pattern=bulk:")
+        listed = [row.meta.key.decode() for row in page.context["rows"]]
+        self.assertGreater(len(listed), 40)
+        token = self.behind_link(page).split("?t=", 1)[1]
+        self.assertFalse(token.startswith("."))
+        prefixes = signing.loads(token, salt=behind.SALT)["kp"]  # and "bulk:", the exact name the search read
+        self.assertEqual(prefixes.count("bulk:a-key-name-long-enough-that-fifty-of-them-would-need-zlib:"), 1)
+        self.assertEqual(behind.read(token).keys[: len(listed)], listed)  # whole, in the page's order
+
+    def test_a_token_of_whole_keys_still_reads(self):
+        """A link made before keys were packed lists them whole."""
+        older = signing.dumps({"p": "/", "k": ["a:1", "b"], "t": []}, salt=behind.SALT)
+        self.assertEqual(behind.read(older).keys, ["a:1", "b"])
 
     def test_a_forged_link_is_a_404(self):
         token = self.behind_link(self.client.get("/")).split("?t=", 1)[1]
