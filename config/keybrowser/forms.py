@@ -45,6 +45,14 @@ class BrowseForm(forms.Form):
 
     FILTERS = ("pattern", "match", "type")
 
+    @classmethod
+    def of(cls, query) -> BrowseForm:
+        """The bound form of a request's query: with none of its fields in it (the first page, what
+        the menu links to) the one ``unfiltered`` form, validated once per process."""
+        if not any(name in query for name in cls.base_fields):
+            return unfiltered()
+        return cls(query)
+
     def fields_html(self) -> SafeString:
         """The toolbar's filter fields with their labels; with no filter in the query (most requests:
         the first page and each "load more") the same HTML every time, rendered once
@@ -100,6 +108,15 @@ BrowseForm.base_fields = _Fields(BrowseForm.base_fields)
 
 
 @cache
+def unfiltered() -> BrowseForm:
+    """The form of a query with no field: no filter, the first SCAN page. The same on every such page,
+    so it is bound and validated once; the pages only read it."""
+    form = BrowseForm({})
+    form.full_clean()
+    return form
+
+
+@cache
 def unfiltered_fields_html() -> SafeString:
     """The filter fields of a query with none: the same on every such page."""
-    return BrowseForm({})._fields_html()
+    return unfiltered()._fields_html()

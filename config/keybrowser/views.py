@@ -47,7 +47,7 @@ def browse(request):
     key = display.key_from_query(request.META.get("QUERY_STRING", ""))
     if key is not None:
         return key_detail(request, key)
-    form = BrowseForm(request.GET)
+    form = BrowseForm.of(request.GET)
     if form.has_error("cursor"):
         raise _bad_cursor()
     page, filters = None, {}

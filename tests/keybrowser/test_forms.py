@@ -3,6 +3,7 @@
 import copy
 
 from django.forms import BaseForm
+from django.http import QueryDict
 from django.test import SimpleTestCase
 
 from config.keybrowser.forms import BrowseForm
@@ -70,3 +71,27 @@ class FieldsHtmlTest(SimpleTestCase):
         self.assertIn('value="a&quot;&lt;b"', html)
         self.assertIn('<option value="glob" selected>', html)
         self.assertIn('<option value="hash" selected>', html)
+
+
+class UnfilteredFormTest(SimpleTestCase):
+    """A query with none of the form's fields (the first page, the menu's link) reads one form,
+    bound and validated once per process; any field in it gets a form of its own."""
+
+    def test_a_query_without_fields_gets_the_one_validated_form(self):
+        for query in (QueryDict(""), QueryDict("listed=50")):
+            with self.subTest(query=query.urlencode()):
+                form = BrowseForm.of(query)
+                self.assertIs(form, BrowseForm.of(QueryDict("")))
+                self.assertTrue(form.is_valid())
+                fresh = BrowseForm({})
+                self.assertTrue(fresh.is_valid())
+                self.assertEqual(form.cleaned_data, fresh.cleaned_data)
+                self.assertEqual((form.glob(), form.exact()), (b"*", b""))
+                self.assertEqual(_html(form), _html(BrowseForm({})))
+
+    def test_a_query_with_a_field_gets_a_form_of_its_own(self):
+        for query in ("pattern=a", "cursor=12", "type=", "match=glob&pattern=x*"):
+            with self.subTest(query=query):
+                form = BrowseForm.of(QueryDict(query))
+                self.assertIsNot(form, BrowseForm.of(QueryDict("")))
+                self.assertEqual(dict(form.data), dict(QueryDict(query)))
