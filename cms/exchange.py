@@ -156,12 +156,13 @@ def _history(doc: dict) -> list[Post]:
 
 def _restore_posts(docs, writer) -> None:
     count, first, highest = 0, None, 0
-    for batch, last in _batches(docs, POST_BATCH):
-        count += len(batch)
-        first = batch[0]["id"] if first is None else first
-        highest = max(highest, batch[-1]["id"])
-        event = writer.actor.event("created", "cms", "post", first, f"{count} imported posts") if last else None
-        store.load_posts([_history(doc) for doc in batch], actor=writer.actor, event=event)
+    with store.Sender("cms-bulk") as sender:  # a batch is written while the next one is read
+        for batch, last in _batches(docs, POST_BATCH):
+            count += len(batch)
+            first = batch[0]["id"] if first is None else first
+            highest = max(highest, batch[-1]["id"])
+            event = writer.actor.event("created", "cms", "post", first, f"{count} imported posts") if last else None
+            sender.send(store.posts_write([_history(doc) for doc in batch], actor=writer.actor, event=event))
     if highest:
         writer.next_id("post", highest + 1)  # the counter is never behind an id written
 

@@ -12,7 +12,14 @@
 """
 
 from cms.conf import revisions_kept
-from cms.store.bulk import CommentLoad, load_posts, queue_new_post, reserve_comment_ids, reserve_post_ids
+from cms.store.bulk import (
+    CommentLoad,
+    load_posts,
+    posts_write,
+    queue_new_post,
+    reserve_comment_ids,
+    reserve_post_ids,
+)
 from cms.store.checks import (
     comment_parents,
     comment_set_members,
@@ -44,6 +51,7 @@ from cms.store.core import APP, COMMENTS, TITLES, Busy, EditConflict, NotFound, 
 from cms.store.listing import list_posts, post_labels, search_titles
 from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
 from cms.store.revisions import history, versions
+from config.store.sending import Sender
 
 __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
@@ -52,7 +60,7 @@ __all__ = [
     "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
     "delete_comment",
     "get_comment",
-    "CommentLoad", "load_posts", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
+    "CommentLoad", "load_posts", "posts_write", "queue_new_post", "reserve_comment_ids", "reserve_post_ids", "Sender",
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
     "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
     "post_titles", "rebuild_title_grams", "title_gram_drift",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from cms import keys
 from cms.documents import Post, Revision
@@ -39,7 +39,19 @@ def load_posts(
     comments: Mapping[int, Sequence[Child]] | None = None,
     event: Event | str | None = BATCH_EVENT,
 ) -> int:
-    """Write whole posts at once, each history every version oldest first: one script, one round trip.
+    """Write whole posts at once (``posts_write``, run now); returns the commands it ran."""
+    return posts_write(histories, actor=actor, comments=comments, event=event)()
+
+
+def posts_write(
+    histories: list[list[Post]],
+    *,
+    actor: Actor,
+    comments: Mapping[int, Sequence[Child]] | None = None,
+    event: Event | str | None = BATCH_EVENT,
+) -> Callable[[], int]:
+    """Whole posts, each history every version oldest first, as one write to run later (on a bulk
+    ``Sender``'s thread, while the caller builds the next batch): one script, one round trip.
 
     Per post, one HSET and one ZADD of its revisions; the index entries of the
     whole batch go in one ZADD per index (one SADD per title trigram), and the batch has one event, named
@@ -48,10 +60,10 @@ def load_posts(
     drawn, see ``reserve_comment_ids``) go in through the shared bulk writer,
     with the post's embed and count written in its own HSET. The batch is one call of the bulk
     script (``BulkWrite``): atomic as a MULTI/EXEC was, without a reply per command for the client
-    to read. Returns the commands it ran.
+    to read. The write returns the commands it ran.
     """
     if not histories:
-        return 0
+        return lambda: 0
     comments = comments or {}
     pipe = BulkWrite()
     indexed: dict[str, dict[str, float]] = defaultdict(dict)
@@ -74,7 +86,7 @@ def load_posts(
         event = actor.event("created", APP, "post", first.id, label)
     if event is not None:
         queue_event(pipe, event, keys.EVENTS)
-    return pipe.send()
+    return pipe.send_later()
 
 
 def reserve_post_ids(count: int) -> int:
