@@ -208,6 +208,12 @@ class BehindTest(KeysTestCase):
         self.assertEqual(prefixes.count("bulk:a-key-name-long-enough-that-fifty-of-them-would-need-zlib:"), 1)
         self.assertEqual(behind.read(token).keys[: len(listed)], listed)  # whole, in the page's order
 
+    def test_packed_keys_read_back_exactly_whatever_their_colons(self):
+        names = ["a:1", "a:2", ":", "::", "a::b", "a:", ":a", "plain", "", "é:ü:\x00", "a:1", "b:<script>:x"]
+        prefixes, packed = behind._packed(names)
+        self.assertEqual(behind._unpacked({"kp": prefixes, "k": packed}), names)
+        self.assertEqual(len(prefixes), len(set(prefixes)))
+
     def test_a_token_of_whole_keys_still_reads(self):
         """A link made before keys were packed lists them whole."""
         older = signing.dumps({"p": "/", "k": ["a:1", "b"], "t": []}, salt=behind.SALT)
