@@ -75,19 +75,22 @@ def token(trace: Trace, path: str = "") -> str:
         if len(keys) >= MAX_KEYS or examined > KEYS_EXAMINED:
             break
         keys.update((k, None) for k in command.keys if len(k) <= NAME_SHOWN and not k.startswith(hidden))
-    prefixes, keys = _packed(list(keys)[:MAX_KEYS])
+    keys = list(keys)[:MAX_KEYS]
+    packed = {}  # keys carried -> their prefixes and the rest (only what is carried: the table is bounded too)
     # Smaller and smaller until it fits: at most six signings, whatever the page sent.
     for shown_count, limit_keys in ((None, MAX_KEYS), (25, MAX_KEYS), (10, 50), (3, 50), (1, 10), (0, 10)):
+        prefixes, rests = packed.get(limit_keys) or packed.setdefault(limit_keys, _packed(keys[:limit_keys]))
         payload = {
             "p": path[:300],
             "kp": prefixes,
-            "k": keys[:limit_keys],
+            "k": rests,
             "t": [[o, kind, ms, n, shown[:shown_count], *rest] for o, kind, ms, n, shown, *rest in trips],
         }
         signed = _signed(payload)
         if len(signed) <= MAX_TOKEN:
             return signed
-    return _signed({"p": path[:300], "kp": prefixes, "k": keys[:10], "t": []})
+    prefixes, rests = packed[10]
+    return _signed({"p": path[:300], "kp": prefixes, "k": rests, "t": []})
 
 
 def _packed(keys: list[str]) -> tuple[list[str], list[list]]:

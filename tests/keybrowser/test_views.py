@@ -1,5 +1,6 @@
 """Namespaces, registry, orphans and "keys behind this screen"."""
 
+import random
 import re
 from html import unescape
 from unittest import mock
@@ -9,6 +10,7 @@ from django.core import signing
 from config import keys
 from config.keybrowser import behind, store
 from config.redis import raw_client
+from config.trace import Command, RoundTrip, Trace
 from tests.keybrowser.helpers import KeysTestCase, commands, extra_patterns, load_keys
 
 
@@ -213,6 +215,17 @@ class BehindTest(KeysTestCase):
         prefixes, packed = behind._packed(names)
         self.assertEqual(behind._unpacked({"kp": prefixes, "k": packed}), names)
         self.assertEqual(len(prefixes), len(set(prefixes)))
+
+    def test_keys_of_a_hundred_long_prefixes_still_fit_in_a_link(self):
+        """The prefix table carries only the keys the token carries: cut to ten, it is ten prefixes."""
+        noise = random.Random(7)
+        names = [f"{noise.getrandbits(1120):0280x}:{n}" for n in range(100)]  # each its own prefix, incompressible
+        commands = [Command.of((b"MGET", *(name.encode() for name in names[i : i + 10]))) for i in range(0, 100, 10)]
+        token = behind.token(Trace([RoundTrip(commands, 0.1, "data", "pipeline")]), "/")
+        self.assertLessEqual(len(token), behind.MAX_TOKEN)
+        carried = behind.read(token).keys
+        self.assertGreaterEqual(len(carried), 10)
+        self.assertEqual(carried, names[: len(carried)])
 
     def test_a_token_of_whole_keys_still_reads(self):
         """A link made before keys were packed lists them whole."""
