@@ -107,8 +107,17 @@ def node_url(url: str) -> str:
     return f"{CLUSTER_SCHEMES.get(scheme.lower(), scheme)}{sep}{rest}"
 
 
+# Connection errors and MOVED replies before the client reads the slot map again. redis-py's 5 lets a
+# transaction (MULTI/EXEC, which the stores' pipelines are) meet a failed-over primary's dead address
+# again and again: its one retry goes back to the same node, and after a failover every client's
+# first transactions to those slots failed, 503 pages once the cluster was whole again. At 1 the
+# first error reads the map and the retry goes to the new primary; a MOVED reads the whole map too,
+# which only a resharding sends.
+REINITIALIZE_STEPS = 1
+
+
 def _cluster_client(url: str, cls: type[TracedRedisCluster], decode: bool, **options) -> TracedRedisCluster:
-    return cls.from_url(node_url(url), decode_responses=decode, **options)
+    return cls.from_url(node_url(url), decode_responses=decode, reinitialize_steps=REINITIALIZE_STEPS, **options)
 
 
 class DjangoConnectionFactory(ConnectionFactory):

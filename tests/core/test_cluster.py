@@ -52,6 +52,35 @@ class LocalClusterTest(SimpleTestCase):
         self.assertFalse(any(node.alive() for node in cluster.nodes))
 
 
+class FailoverTest(SimpleTestCase):
+    def test_a_transaction_right_after_a_failover_goes_to_the_new_primary(self):
+        """The app's client, which knew the killed primary, runs its first transaction on that primary's
+        slots once a replica has taken over: it reads the slot map again at the first connection error,
+        where redis-py waited for five (two 503 pages a client, the load test saw)."""
+        from config import redis as redis_config
+
+        with LocalCluster(primaries=3, replicas=1) as cluster, override_settings(REDIS_URL=cluster.url):
+            redis_config.reset_clients()
+            try:
+                app_client = client()
+                key = "catalog:{catalog}:probe"
+
+                def transaction():
+                    pipe = app_client.pipeline(transaction=True)
+                    pipe.incr(key)
+                    pipe.get(key)
+                    return pipe.execute()
+
+                self.assertEqual(transaction(), [1, "1"])
+                victim = cluster.primary_for(app_client.keyslot(key))
+                self.assertEqual(victim.client().execute_command("WAIT", 1, 2000), 1)
+                victim.kill()
+                cluster.wait_healthy(30)
+                self.assertEqual(transaction(), [2, "2"])
+            finally:
+                redis_config.reset_clients()
+
+
 class OnClusterTest(RedisMixin, TestCase):
     """The app pointed at a real 3-primary cluster by ``REDIS_URL=redis+cluster://…``: sign-in and
     sessions, the cache, the key browser over every primary, and the panel's count per node.
