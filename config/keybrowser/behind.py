@@ -76,10 +76,10 @@ def token(trace: Trace, path: str = "") -> str:
             break
         keys.update((k, None) for k in command.keys if len(k) <= NAME_SHOWN and not k.startswith(hidden))
     keys = list(keys)[:MAX_KEYS]
-    packed = {}  # keys carried -> their prefixes and the rest (only what is carried: the table is bounded too)
-    # Smaller and smaller until it fits: at most six signings, whatever the page sent.
+    # Smaller and smaller until it fits: at most six signings, whatever the page sent. The prefix table is
+    # of the keys carried, so it is cut with them.
     for shown_count, limit_keys in ((None, MAX_KEYS), (25, MAX_KEYS), (10, 50), (3, 50), (1, 10), (0, 10)):
-        prefixes, rests = packed.get(limit_keys) or packed.setdefault(limit_keys, _packed(keys[:limit_keys]))
+        prefixes, rests = _packed(keys[:limit_keys])
         payload = {
             "p": path[:300],
             "kp": prefixes,
@@ -89,7 +89,7 @@ def token(trace: Trace, path: str = "") -> str:
         signed = _signed(payload)
         if len(signed) <= MAX_TOKEN:
             return signed
-    prefixes, rests = packed[10]
+    prefixes, rests = _packed(keys[:10])
     return _signed({"p": path[:300], "kp": prefixes, "k": rests, "t": []})
 
 
