@@ -4,7 +4,8 @@ and comments, one file each.
 Left out and rebuilt by the import: the list indexes (updated, status, author, title, trigrams),
 the embedded copy of the three newest comments and the comment count. The import writes through
 the seeder's bulk path, ids and times kept: posts with their whole histories by
-``store.load_posts``, ``POST_BATCH`` posts a transaction; comments by ``store.CommentLoad``,
+``store.posts_write``, ``POST_BATCH`` posts a script, each written on a second thread while the next
+batch is read; comments by ``store.CommentLoad``,
 ``COMMENT_BATCH`` a transaction, then each post's embed and count. Each file is one event in the
 activity feed (a summary, in its last transaction), not one per record.
 """

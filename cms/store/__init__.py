@@ -14,7 +14,6 @@
 from cms.conf import revisions_kept
 from cms.store.bulk import (
     CommentLoad,
-    load_posts,
     posts_write,
     queue_new_post,
     reserve_comment_ids,
@@ -60,7 +59,7 @@ __all__ = [
     "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
     "delete_comment",
     "get_comment",
-    "CommentLoad", "load_posts", "posts_write", "queue_new_post", "reserve_comment_ids", "reserve_post_ids", "Sender",
+    "CommentLoad", "posts_write", "queue_new_post", "reserve_comment_ids", "reserve_post_ids", "Sender",
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
     "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
     "post_titles", "rebuild_title_grams", "title_gram_drift",

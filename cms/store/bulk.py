@@ -32,17 +32,6 @@ def queue_new_post(pipe, post: Post, event: Event | None, history: tuple[Post, .
 BATCH_EVENT = "batch"
 
 
-def load_posts(
-    histories: list[list[Post]],
-    *,
-    actor: Actor,
-    comments: Mapping[int, Sequence[Child]] | None = None,
-    event: Event | str | None = BATCH_EVENT,
-) -> int:
-    """Write whole posts at once (``posts_write``, run now); returns the commands it ran."""
-    return posts_write(histories, actor=actor, comments=comments, event=event)()
-
-
 def posts_write(
     histories: list[list[Post]],
     *,
@@ -107,7 +96,7 @@ class CommentLoad:
     over the whole file, so its embed of the newest three and its count are
     kept here (three copies and a number per post) and written by ``finish``, one
     HSET per post, in transactions of ``batch`` posts. The posts must be ones
-    written without comments (``load_posts`` gives them an empty embed and a 0
+    written without comments (``posts_write`` gives them an empty embed and a 0
     count), as an import's are.
     """
 

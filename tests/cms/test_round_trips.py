@@ -141,7 +141,7 @@ class WriteTest(RedisTestCase):
         self.assertEqual(calls, [16, 17])  # the first call saw 1 comment and wrote nothing; the second took 2
         self.assertEqual(sorted(client().scan_iter("cms:*")), ["cms:{cms}:ids:comment", "cms:{cms}:ids:post"])
 
-    def test_load_posts_writes_a_batch_in_one_script(self):
+    def test_posts_write_writes_a_batch_in_one_script(self):
         histories = []
         for post_id in (1, 2, 3):
             first = Post(post_id, f"Post {post_id}", "Body.", "ann", "draft", "ann", T0, T0)
@@ -149,7 +149,7 @@ class WriteTest(RedisTestCase):
         client().script_load(BULK)  # as a running server has it after its first bulk write
         before = ran()
         with self.assertRoundTrips(1) as trace:
-            commands = store.load_posts(histories, actor=Actor("seed"))
+            commands = store.posts_write(histories, actor=Actor("seed"))()
         self.assertIn(names(trace), ([["EVAL"]], [["EVALSHA"]]))
         # Per post an HSET and a ZADD of its revisions; one ZADD per index (updated, title, draft, ann); one SADD
         # per title trigram (pos, ost); one event.
