@@ -105,8 +105,13 @@ def key_param(key: bytes | str) -> str:
     mapping costs (it looks up every character in Python's dict)."""
     raw = key.encode() if isinstance(key, str) else key
     if _UNQUOTED.fullmatch(raw):
-        return raw.decode("ascii").replace(":", "%3A").replace("{", "%7B").replace("}", "%7D")
+        return _plain_param(raw.decode("ascii"))
     return quote_from_bytes(raw, safe="")
+
+
+def _plain_param(text: str) -> str:
+    """``key_param`` of a name ``_UNQUOTED`` matches, as text."""
+    return text.replace(":", "%3A").replace("{", "%7B").replace("}", "%7D")
 
 
 def key_from_query(query_string: str, name: str = "key") -> bytes | None:
@@ -232,14 +237,26 @@ def size(count: int, language: str | None = None) -> str:
 
 
 def key_rows(metas) -> list[KeyRow]:
+    """A list's rows. A name of letters, digits, ``:`` and a hash tag's braces, short enough to show
+    whole (nearly every key) is decoded once and is its own text, its link's parameter three
+    replaces of it; any other goes the general way (``show``, ``key_url``)."""
     base, rows, index, language = path_of("keybrowser:browse"), [], patterns_by_shape(), get_language()
+    link = f"{base}?key="
     for meta in metas:
-        pattern = owner(meta.key, index)
-        text = meta.key.decode("utf-8", "backslashreplace")
-        name = show(meta.key, limit=NAME_SHOWN, name=True)
-        screen = pattern.screen_url(text) if pattern and len(meta.key) <= LINK_LIMIT else ""
+        raw = meta.key
+        if len(raw) <= NAME_SHOWN and _UNQUOTED.fullmatch(raw):
+            text = raw.decode("ascii")
+            name, url, pattern = Shown(text), link + _plain_param(text), owner(text, index)
+        else:  # owner() of the bytes: a name that is not UTF-8 has none
+            text, name, url = (
+                raw.decode("utf-8", "backslashreplace"),
+                show(raw, NAME_SHOWN, name=True),
+                key_url(raw, base),
+            )
+            pattern = owner(raw, index)
+        screen = pattern.screen_url(text) if pattern and len(raw) <= LINK_LIMIT else ""
         memory = "" if meta.memory is None else size(meta.memory, language)
-        rows.append(KeyRow(meta, name, key_url(meta.key, base), pattern, screen, memory))
+        rows.append(KeyRow(meta, name, url, pattern, screen, memory))
     return rows
 
 

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from config import trace as tracing
 from config.keybrowser import store
-from config.keybrowser.display import key_param, key_url, show
+from config.keybrowser.display import NAME_SHOWN, key_param, key_rows, key_url, show
+from config.keybrowser.owners import owner
+from config.keybrowser.store import KeyMeta
 from config.redis import raw_client
 from tests.keybrowser.helpers import READ_ONLY, KeysTestCase, commands, panel_commands
 
@@ -167,6 +169,38 @@ class KeyParamTest(SimpleTestCase):
 
 
 NAME_CHARS = "ab:{} <&\"'\t\n\x7f\x00é\u2028"  # printable ASCII, HTML's specials, controls, UTF-8
+
+
+class KeyRowsTest(SimpleTestCase):
+    NAMES = st.one_of(
+        st.binary(max_size=40),
+        st.text(alphabet=NAME_CHARS + "0123456789%", max_size=40).map(str.encode),
+        st.sampled_from(
+            [
+                b"catalog:{catalog}:product:12",
+                b"school:{school}:course:4",
+                b"school:{school}:course:\xff",
+                b"x" * (NAME_SHOWN + 1),
+            ]
+        ),
+    )
+
+    @given(NAMES)
+    def test_a_row_shows_and_links_its_name_as_the_general_path_does(self, raw):
+        # key_rows reads a plain name (letters, digits, colons, braces) without show() and key_url():
+        # whichever way it goes, the row is what they make of the name.
+        meta = KeyMeta(key=raw, type="hash", length=1, ttl_ms=None, encoding="listpack", memory=None)
+        (row,) = key_rows([meta])
+        self.assertEqual(row.name, show(raw, NAME_SHOWN, name=True))
+        self.assertEqual(row.url, key_url(raw))
+        self.assertIs(row.owner, owner(raw))
+
+    def test_a_registered_name_links_to_its_screen(self):
+        meta = KeyMeta(key=b"school:{school}:course:4", type="hash", length=1, ttl_ms=None, encoding="", memory=None)
+        (row,) = key_rows([meta])
+        self.assertEqual(
+            (row.url, row.screen_url), ("/keys/?key=school%3A%7Bschool%7D%3Acourse%3A4", "/school/courses/4/")
+        )
 
 
 class ShowTest(SimpleTestCase):
