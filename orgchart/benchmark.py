@@ -86,14 +86,19 @@ class Orgchart(Part):
     def records(self) -> dict[str, int]:
         return {"employees": len(self.org.people), "samples": self.samples}
 
-    def readings(self, location: int, days: int = 1):
-        """The first location's readings, ``days`` per chunk: generated once (kept as two compact arrays, 16
-        bytes a reading) and handed out the same to every side."""
+    def columns(self, location: int, days: int = 1):
+        """The first location's readings, ``days`` per chunk, as (times, degrees): generated once (kept as
+        two compact arrays, 16 bytes a reading) and handed out the same to every side."""
         self.generate_readings(location)
         times, values = self._readings
         per_chunk = days * DAY // self.interval
         for start in range(0, len(times), per_chunk):
-            yield list(zip(times[start : start + per_chunk], values[start : start + per_chunk]))
+            yield times[start : start + per_chunk], values[start : start + per_chunk]
+
+    def readings(self, location: int, days: int = 1):
+        """``columns`` as rows (time, degrees), for the tables."""
+        for times, values in self.columns(location, days):
+            yield list(zip(times, values))
 
     def generate_readings(self, location: int) -> None:
         """Generate the readings once, before any side's load is timed."""
@@ -120,7 +125,7 @@ class Orgchart(Part):
         written = []
         location = self.location
         self.generate_readings(location)  # the readings exist before the clock starts, as for SQL
-        feed = (org.record_readings(location, chunk) for chunk in self.readings(location, days=7))
+        feed = (org.record_samples(location, times, values) for times, values in self.columns(location, days=7))
         sensor = run.timed("sensor", self.samples, lambda: written.extend(feed))
         sensor.records = sum(written)
         sensor.per_record = {"sample": sensor.bytes / max(1, sensor.records)}

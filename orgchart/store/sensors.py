@@ -18,10 +18,12 @@ from __future__ import annotations
 import bisect
 import hashlib
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
+from itertools import islice, repeat
+from operator import lt, sub
 
 from redis.exceptions import NoScriptError
 
@@ -35,6 +37,7 @@ __all__ = [
     "Retention",
     "retention",
     "record_readings",
+    "record_samples",
     "used_memory",
     "decode_bucket",
     "hour_samples",
@@ -253,19 +256,17 @@ class _Keys:
         ]
 
 
-def _hours(readings: Iterable[tuple[int, float]]):
-    """(hour start, seconds of the hour ascending, hundredths) of each hour the readings touch, in
-    time order; the last reading of a second wins. Readings in strictly rising time (a feed, the
-    generator) are cut at the hour boundaries; others are grouped one by one."""
-    readings = list(readings)
-    times = [int(ts) for ts, _ in readings]
-    values = [round(value * 100) for _, value in readings]
-    if all(a < b for a, b in zip(times, times[1:])):
+def _hours(times: list[int], values: list[int]):
+    """(hour start, seconds of the hour ascending, hundredths) of each hour the samples (unix seconds
+    and hundredths, two columns) touch, in time order; the last sample of a second wins. Samples in
+    strictly rising time (a feed, the generator) are cut at the hour boundaries, each column by
+    ``map`` over an operator (no Python frame a sample); others are grouped one by one."""
+    if all(map(lt, times, islice(times, 1, None))):
         at = 0
         while at < len(times):
             start = times[at] - times[at] % HOUR
             end = bisect.bisect_left(times, start + HOUR, at)
-            yield start, [ts - start for ts in times[at:end]], values[at:end]
+            yield start, list(map(sub, times[at:end], repeat(start))), values[at:end]
             at = end
         return
     by_hour: dict[int, dict[int, int]] = {}
@@ -282,8 +283,17 @@ BATCH_HOURS = 48  # sensor-hours a pipelined round trip: Redis runs one while th
 
 
 def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_hours: int = BATCH_HOURS) -> int:
-    """Store readings ``(unix seconds, degrees)`` of one location's sensor: the one write path,
-    for a live feed and for the generator alike. One script call per sensor-hour, each atomic,
+    """``record_samples`` of readings given as ``(unix seconds, degrees)`` pairs (a live feed, an import)."""
+    readings = list(readings)
+    return record_samples(location, [ts for ts, _ in readings], [value for _, value in readings], batch_hours)
+
+
+def record_samples(
+    location: int, seconds: Sequence[int], degrees: Sequence[float], batch_hours: int = BATCH_HOURS
+) -> int:
+    """Store one location's sensor samples, given as two columns (unix seconds, degrees): the one
+    write path, for a live feed and for the generator alike (the columns spare a bulk feed a pair
+    built and taken apart again per sample). One script call per sensor-hour, each atomic,
     ``batch_hours`` of them per pipelined round trip; when there are several round trips, each is
     sent on a second thread while the next is built. Each call carries the hour's count, sum, min
     and max, which the script folds into the rollups when the samples come after those stored (the
@@ -293,8 +303,10 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
     repeated timestamp replaces its sample and is not counted). A reading out of range refuses the
     whole call before anything is written; a deleted location's sensor refuses every reading from
     its delete on (NotFound: its tombstone, ``locations.delete_location``)."""
+    if len(seconds) != len(degrees):
+        raise ValueError(f"{len(seconds)} times for {len(degrees)} temperatures")
     calls = []
-    for start, secs, values in _hours(readings):
+    for start, secs, values in _hours(list(map(int, seconds)), [round(value * 100) for value in degrees]):
         low, high = min(values), max(values)
         if low <= -OFFSET or high >= OFFSET:
             bad = low if low <= -OFFSET else high

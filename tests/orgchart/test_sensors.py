@@ -5,7 +5,7 @@ from io import StringIO
 from django.core.management import call_command
 
 from config.invariants import violations
-from config.redis import client
+from config.redis import client, raw_client
 from orgchart import charts, keys, sensorfeed, store
 from tests.base import RedisTestCase
 from tests.orgchart.helpers import location
@@ -86,6 +86,29 @@ class BucketTest(RedisTestCase):
         for period, stamp in (("hour", "2026010512"), ("day", "20260106"), ("month", "202601")):
             self.assertEqual(rollup(self.pk, period, stamp), rollup(other, period, stamp))
         self.assertEqual(violations(["orgchart"]), [])
+
+    def test_columns_write_what_the_same_readings_as_pairs_write(self):
+        # Rising times (cut at the hours) and, second, a late and repeated second (grouped one by one).
+        first = [(HOUR0 + 7 * i, round(19 + (i % 13) / 7, 2)) for i in range(1500)]
+        late = [(HOUR0 + 3600 + 5, 30.0), (HOUR0 + 14, -4.5), (HOUR0 + 14, 25.25)]
+        other = location("Austin")
+        for batch in (first, late):
+            pairs = store.record_readings(self.pk, batch)
+            times, degrees = [ts for ts, _ in batch], [value for _, value in batch]
+            self.assertEqual(store.record_samples(other, times, degrees), pairs)
+        for period, stamp in (("hour", "2026010500"), ("hour", "2026010502"), ("day", "20260105"), ("month", "202601")):
+            self.assertEqual(rollup(other, period, stamp), rollup(self.pk, period, stamp))
+        raw = raw_client()
+        for hour in ("2026010500", "2026010501", "2026010502"):
+            self.assertEqual(raw.get(keys.temp_raw(other, hour)), raw.get(keys.temp_raw(self.pk, hour)))
+        self.assertEqual(violations(["orgchart"]), [])
+
+    def test_columns_of_two_lengths_are_refused_before_anything_is_written(self):
+        with self.assertRoundTrips(0), self.assertRaisesMessage(ValueError, "2 times for 1 temperatures"):
+            store.record_samples(self.pk, [HOUR0, HOUR0 + 6], [20.0])
+        with self.assertRaisesMessage(ValueError, "out of range"):
+            store.record_samples(self.pk, [HOUR0, HOUR0 + 6], [20.0, 400.0])
+        self.assertFalse(client().exists(keys.temp_raw(self.pk, "2026010500")))
 
     def test_a_server_that_lost_the_script_gets_it_again(self):
         store.record_readings(self.pk, [(HOUR0 + 60, 20.0)])
