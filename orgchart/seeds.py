@@ -5,7 +5,7 @@ employees about 8 levels deep in 20 locations, a year of 6-second readings (abou
 samples) for the first location and 7 days for the others. Deterministic: ``ctx.rng`` and
 ``ctx.now`` only. The graph goes through ``store.import_graph``'s bulk path (names checked first,
 then deep pipelines: seeding fills a store nobody else writes to), the readings through
-``store.record_samples`` (as a live feed).
+``store.record_readings`` (as a live feed).
 """
 
 from __future__ import annotations

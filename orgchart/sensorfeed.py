@@ -1,4 +1,4 @@
-"""Generated temperature readings, fed through ``store.record_samples``: the same write path a
+"""Generated temperature readings, fed through ``store.record_readings``: the same write path a
 live sensor feed uses. A location's climate is a yearly and a daily wave plus noise."""
 
 from __future__ import annotations
@@ -34,20 +34,10 @@ def feed(
     base = 14 + (location * 7919 % 100) / 12  # each site its own climate, 14 to 22 °C
     start, written = int(end - days * DAY), 0
     for chunk_start in range(start, int(end), CHUNK):
-        times, degrees = columns(rng, base, chunk_start, min(chunk_start + CHUNK, int(end)), interval)
-        written += store.record_samples(location, times, degrees)
-        progress(len(times))
+        chunk = list(readings(rng, base, chunk_start, min(chunk_start + CHUNK, int(end)), interval))
+        written += store.record_readings(location, chunk)
+        progress(len(chunk))
     return written
-
-
-def columns(rng: random.Random, base: float, start: int, end: int, interval: int) -> tuple[list[int], list[float]]:
-    """``readings`` as two lists, times and degrees: what ``store.record_samples`` takes."""
-    times: list[int] = []
-    degrees: list[float] = []
-    for ts, value in readings(rng, base, start, end, interval):
-        times.append(ts)
-        degrees.append(value)
-    return times, degrees
 
 
 def history(

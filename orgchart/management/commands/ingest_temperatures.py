@@ -1,4 +1,4 @@
-"""Feed generated temperature readings through the live write path (store.record_samples)."""
+"""Feed generated temperature readings through the live write path (store.record_readings)."""
 
 import random
 
