@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache, lru_cache
 from html import escape
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
@@ -121,34 +121,10 @@ def _chip(q: str, text: str, attrs: str = "") -> str:
     return f'<a href="{q}" hx-get="{q}" hx-target="#results" hx-push-url="true"{attrs}>{text}</a>'
 
 
-_MARK = "\x00"  # stands for the varying value; a value holding it is encoded as "%00" too (``_varying`` checks)
-
-
-def _varying(state, name: str):
-    """``state.query(**{name: value}, page=1)`` for many values, the other parameters encoded once.
-
-    A page has some 45 chips whose links differ in one parameter; the query
-    string is encoded once with a mark where the value goes, and each chip's
-    value is encoded into it (``urlencode`` encodes each value with
-    ``quote_plus``, so the result is the same string). An empty value drops the
-    parameter, and a state already holding the mark's encoding cannot use it:
-    both ask ``state.query`` itself.
-    """
-    base, mark = state.query(**{name: _MARK, "page": 1}), quote_plus(_MARK)
-    reliable = base.count(mark) == 1
-
-    def query(value: str) -> str:
-        if not value or not reliable:
-            return state.query(**{name: value, "page": 1})
-        return base.replace(mark, quote_plus(value), 1)
-
-    return query
-
-
 def type_chips(state, chips, chosen: str, catalog_size: int) -> SafeString:
     """ "all types" and one chip per type with its count, the chosen one marked current."""
     current = 'aria-current="true"'
-    of_type = _varying(state, "type")
+    of_type = state.varying("type")
     out = [_chip(of_type(""), f"all types · {catalog_size}", f" {current}" if not chosen else " ")]
     for kind, count in chips:
         slug = escape(kind.slug)
@@ -161,7 +137,7 @@ def tag_chips(state, cloud, chosen) -> SafeString:
     """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed
     (the links ``tag_query`` builds, the tags already chosen read once for the whole cloud)."""
     held = list(dict.fromkeys(tag_slug(t) for t in split_tags(state.filters.get("tags_all", ""))))
-    with_tags = _varying(state, "tags_all")
+    with_tags = state.varying("tags_all")
     out = []
     for tag, count in cloud:
         text = escape(tag)

@@ -240,7 +240,8 @@ def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta
     one script for all the keys on one server, so a page of 50 keys is one command and not
     two hundred (on a cluster, a script per key, pipelined: one round trip per node the
     keys live on, sent together, and DBSIZE on every primary)."""
-    keys = [k for k in keys if not is_hidden(k)]
+    hidden = hidden_prefixes()  # once: a page describes fifty keys
+    keys = [k for k in keys if not k.startswith(hidden)]
     if not keys and not with_dbsize:
         return [], 0
     client = raw_client()
@@ -365,8 +366,7 @@ def orphan_page(cursor: int = 0) -> ScanPage:
         next_cursor, examined, found = raw_client().eval(
             _ORPHANS, 0, cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry()
         )
-    found = [k for k in found if not is_hidden(k)]
-    metas, dbsize = describe(found, with_dbsize=True)
+    metas, dbsize = describe(found, with_dbsize=True)  # which leaves out Django's keys
     return ScanPage(metas, int(next_cursor), 0, dbsize, examined=int(examined))
 
 

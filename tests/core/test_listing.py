@@ -1,15 +1,41 @@
 """List state and paging over Redis, the list spec, the htmx partial and the confirmation
 form: what every list screen and every delete page builds on."""
 
+from urllib.parse import urlencode
+
 from django import forms
 from django.http import Http404, QueryDict
 from django.template.loader import render_to_string
-from django.test import RequestFactory
+from django.test import RequestFactory, SimpleTestCase
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from config.activity import Actor
 from config.listing import ListSpec, list_state, page_of
 from orgchart import store
 from tests.base import RedisTestCase
+
+
+class VaryingLinkTest(SimpleTestCase):
+    @given(
+        query=st.dictionaries(st.sampled_from(("q", "o", "page", "type", "other")), st.text(max_size=12), max_size=5),
+        name=st.sampled_from(("o", "type", "q")),
+        values=st.lists(st.text(max_size=12), max_size=4),
+    )
+    @hypothesis_settings(max_examples=300, deadline=None)
+    def test_a_varying_link_is_the_query_it_stands_for(self, query, name, values):
+        """Links encoded once with a mark (chips, column heads) are ``query``'s own strings, for any
+        state and value: the mark's own text (NUL, "%00") included."""
+        try:
+            state = list_state(QueryDict(urlencode(query)), ("name", "price"), "name", ("type",))
+        except Http404:
+            return  # a malformed page number: no state, no links
+        link = state.varying(name)
+        for value in (*values, "\x00", "%00", ""):
+            self.assertEqual(link(value), state.query(**{name: value, "page": 1}), value)
+        for key, head in state.heads.items():
+            self.assertEqual(head.href, state.query(o="-" + key if state.order == key else key, page=1))
 
 
 class ListStateTest(RedisTestCase):
