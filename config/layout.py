@@ -83,7 +83,7 @@ class Layout:
     def section(self) -> str:
         return section_of_match(getattr(self.request, "resolver_match", None))
 
-    @property
+    @cached_property  # the breadcrumb and the top of the page both ask
     def urls(self) -> dict[str, str]:
         return layout_urls()
 

@@ -82,11 +82,16 @@ def show(value: bytes | str | None, limit: int = 0, name: bool = False) -> Shown
     return Shown(text, escaped, truncated, size if truncated else 0)
 
 
+_EMPTY_JSON = (b"[]", b"{}")
+
+
 def pretty_json(value: bytes) -> str:
     """Indented JSON when ``value`` is a JSON object or array, else ""."""
     stripped = value.strip()
     if stripped[:1] not in (b"{", b"["):
         return ""
+    if stripped in _EMPTY_JSON:  # an embed with nothing in it yet: indenting it changes nothing
+        return stripped.decode()
     try:
         return json.dumps(json.loads(stripped), indent=2, ensure_ascii=False)
     except (ValueError, RecursionError):

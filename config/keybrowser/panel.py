@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString
 
 from config.keybrowser import behind
 from config.trace import Trace
-from config.urlpaths import path_of
+from config.urlpaths import path_of, paths_of
 
 LISTED = behind.MAX_COMMANDS  # commands listed in the panel at most; "keys behind this screen" has the keys
 
@@ -55,13 +55,14 @@ def panel_html(trace: Trace, path: str = "", oob: bool = False) -> SafeString:
         )
         summary += f' · <span class="per-node">round trips per node: {counted}</span>'
     query = escape(f"?t={behind.token(trace, path)}")
+    links = paths_of("keybrowser:behind_commands", "keybrowser:behind")
     swap = ' hx-swap-oob="true"' if oob else ""
     return SafeString(  # safe: numbers, escaped node names, and a signed token, escaped
         f'<section id="redis-panel" class="redis-panel"{swap} aria-label="Redis commands of this page">'
-        f'<details hx-get="{path_of("keybrowser:behind_commands")}{query}" hx-trigger="toggle once" '
+        f'<details hx-get="{links["behind_commands"]}{query}" hx-trigger="toggle once" '
         f'hx-target="find .round-trips" hx-swap="innerHTML"><summary>{summary}</summary>'
         f'<ol class="round-trips"><li class="muted">Loading the commands…</li></ol></details>'
-        f'<a class="keys-behind" href="{path_of("keybrowser:behind")}{query}">keys behind this screen</a></section>'
+        f'<a class="keys-behind" href="{links["behind"]}{query}">keys behind this screen</a></section>'
     )
 
 

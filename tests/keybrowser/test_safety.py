@@ -1,5 +1,6 @@
 """Read-only, behind login, sessions never readable, every name rendered safely."""
 
+import json
 import re
 from html import unescape
 from urllib.parse import quote_from_bytes, unquote_to_bytes
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from config import trace as tracing
 from config.keybrowser import store
-from config.keybrowser.display import NAME_SHOWN, key_param, key_rows, key_url, show
+from config.keybrowser.display import NAME_SHOWN, key_param, key_rows, key_url, pretty_json, show
 from config.keybrowser.owners import owner
 from config.keybrowser.store import KeyMeta
 from config.redis import raw_client
@@ -216,3 +217,12 @@ class ShowTest(SimpleTestCase):
     def test_a_tab_or_newline_in_a_name_is_escaped_and_flagged(self):
         shown = show(b"a\tb\nc", name=True)
         self.assertEqual((shown.text, shown.escaped), ("a\\tb\\nc", True))
+
+
+class PrettyJsonTest(SimpleTestCase):
+    def test_json_is_indented_and_an_empty_embed_shown_as_json_would_show_it(self):
+        self.assertEqual(pretty_json(b'{"a": [1, {}]}'), '{\n  "a": [\n    1,\n    {}\n  ]\n}')
+        for value in (b"[]", b" {} ", b"\n[]\n"):
+            self.assertEqual(pretty_json(value), json.dumps(json.loads(value), indent=2), value)
+        for value in (b"[", b"[] x", b"plain", b""):
+            self.assertEqual(pretty_json(value), "", value)
