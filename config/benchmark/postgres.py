@@ -58,6 +58,10 @@ class Cluster:
             "PORT": str(self.port),
         }
 
+    def pid(self) -> int:
+        """The postmaster's process id (the first line of its ``postmaster.pid``)."""
+        return int((self.directory / "data" / "postmaster.pid").read_text().split("\n", 1)[0])
+
     def version(self) -> str:
         out = subprocess.run([self.bin / "postgres", "--version"], capture_output=True, text=True, check=True)
         return out.stdout.split()[2]  # "postgres (PostgreSQL) 15.18 (Debian ...)"

@@ -30,7 +30,7 @@ from django.db import connection
 from django.test.utils import override_settings
 from django.utils.module_loading import autodiscover_modules
 
-from config.benchmark import exchange, orm, pages, panelcost, postgres, redisrun, seeding
+from config.benchmark import exchange, orm, pages, panelcost, placement, postgres, redisrun, seeding
 from config.benchmark.registry import Extra, Load, Operation, Part, registry
 from config.benchmark.runner import Result, Sides, Timing, floors, run
 from config.benchmark.sql import Db
@@ -176,7 +176,9 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
         p.generate()
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rdash-bench-")))
+        servers = stack.enter_context(placement.client_pinned())  # and the scratch servers apart from it
         server = stack.enter_context(scratch_redis(tmp))
+        placement.pin_server(server.pid(), servers)
         stack.enter_context(scratch_database())
         run_ = redisrun.RedisRun(server)
         progress("loading Redis through the apps' stores")
@@ -194,6 +196,7 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
         else:
             progress("starting a scratch PostgreSQL cluster and loading it (SQL and ORM databases)")
             cluster = stack.enter_context(postgres.scratch_postgres(tmp, bin_dir))
+            placement.pin_server(cluster.pid(), servers)  # the postmaster: the backends it forks inherit it
             version = cluster.version()
             loading = Db.postgresql(cluster.conninfo("sql"))
             loads["postgres"] = _load_sql(loading, chosen)

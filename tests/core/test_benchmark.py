@@ -7,8 +7,11 @@ are skipped only when the server binaries are not installed.
 """
 
 import json
+import os
 import re
+import subprocess
 import tempfile
+import time
 from io import StringIO
 from pathlib import Path
 from unittest import mock, skipIf
@@ -17,7 +20,7 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import SimpleTestCase
 
-from config.benchmark import Operation, exchange, postgres, redisrun, report, runner, seeding, suite
+from config.benchmark import Operation, exchange, placement, postgres, redisrun, report, runner, seeding, suite
 from config.redis import client
 from tests.base import RedisTestCase
 
@@ -374,7 +377,13 @@ class CorrectnessOnLoadedDataTest(RedisTestCase):
 
     @skipIf(NO_POSTGRES, NO_POSTGRES_REASON)
     def test_a_changed_row_in_postgresql_is_caught(self):
+        before = os.sched_getaffinity(0)
         with suite.prepared("tiny") as ready:
+            split = placement.cpus()
+            if split is not None:  # the client on its CPU, both servers on the others: the same round trip
+                self.assertEqual(os.sched_getaffinity(0), split[0])
+                self.assertEqual(os.sched_getaffinity(ready.server.pid()), split[1])
+                self.assertEqual(os.sched_getaffinity(ready.sides.postgres.conn.info.backend_pid), split[1])
             ops = {op.key: op for op in ready.operations}
             for key in ("1", "2", "4", "7b", "8"):
                 runner.check(ops[key], ready.sides)
@@ -386,6 +395,7 @@ class CorrectnessOnLoadedDataTest(RedisTestCase):
             with self.assertRaisesMessage(runner.Mismatch, "PostgreSQL SQL: "):
                 runner.check(ops["2"], ready.sides)
         self.assertNotIn("benchmark", settings.DATABASES)
+        self.assertEqual(os.sched_getaffinity(0), before)
 
     def test_without_postgresql_the_run_says_how_to_install_it_and_checks_sqlite(self):
         with mock.patch.object(postgres, "binaries", return_value=None), suite.prepared("tiny") as ready:
@@ -510,3 +520,40 @@ class SeedingShareTest(SimpleTestCase):
         self.assertIn("| 10.0% (`-d 250`) | 50% | 20.0% |", catalog)
         cms = next(line for line in table if line.startswith("| cms |"))
         self.assertIn("| 25.0% (`-d 2000`) | 100% | 25.0% |", cms)
+
+
+class PlacementTest(SimpleTestCase):
+    """The client and the scratch servers on CPUs apart, so every side's round trip crosses alike."""
+
+    def setUp(self):
+        if placement.cpus() is None:
+            self.skipTest("one CPU: nothing to place")
+
+    def test_the_client_is_pinned_apart_from_the_servers_and_restored_after(self):
+        before = os.sched_getaffinity(0)
+        client_cpus, server_cpus = placement.cpus()
+        self.assertFalse(client_cpus & server_cpus)
+        self.assertEqual(client_cpus | server_cpus, before)
+        with placement.client_pinned() as servers:
+            self.assertEqual(servers, server_cpus)
+            self.assertEqual(os.sched_getaffinity(0), client_cpus)
+        self.assertEqual(os.sched_getaffinity(0), before)
+
+    def test_a_server_its_threads_and_its_children_are_pinned(self):
+        # A shell with a child of its own, as a postmaster with its workers.
+        server = subprocess.Popen(["sh", "-c", "sleep 60 & wait"])
+        self.addCleanup(server.wait)
+        self.addCleanup(server.kill)
+        children = []
+        for _ in range(500):  # until the shell has started its child
+            children = placement._descendants(server.pid)
+            if children:
+                break
+            time.sleep(0.01)
+        self.assertTrue(children)
+        self.addCleanup(lambda: [os.kill(pid, 9) for pid in children if placement._tasks(pid)])
+        _, server_cpus = placement.cpus()
+        self.assertEqual(placement.pin_server(server.pid, server_cpus), 1 + len(children))
+        for pid in (server.pid, *children):
+            self.assertEqual(os.sched_getaffinity(pid), server_cpus)
+        self.assertEqual(placement.pin_server(None, server_cpus), 0)
