@@ -58,6 +58,25 @@ def server_ms(names: frozenset[str] | None = None) -> float:
     return sum(float(stats[name]["usec"]) for name in chosen if name not in {"cmdstat_info", "cmdstat_config"}) / 1000
 
 
+SETTLE_SECONDS = 600.0  # the longest wait for a rewrite to end (a large data set's takes some seconds)
+_PERSISTING = ("aof_rewrite_in_progress", "aof_rewrite_scheduled", "rdb_bgsave_in_progress")
+
+
+def settled(timeout: float = SETTLE_SECONDS) -> float:
+    """Wait until the server runs no append-only file rewrite or RDB save and has none scheduled (INFO
+    persistence); the seconds waited. A load grows the file, and Redis rewrites it in a child process
+    once it has doubled: at large scale that takes seconds, and the child shares the server's CPU. Each
+    load and each redis-benchmark run starts once the rewrite an earlier one set off is over, so it
+    measures its own work. Past ``timeout`` it goes on regardless."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        info = client().info("persistence")
+        if not any(int(info.get(name, 0)) for name in _PERSISTING):
+            break
+        time.sleep(0.05)
+    return time.perf_counter() - started
+
+
 def flush() -> None:
     """Empty the scratch server; refuses the development data, whatever points the client there."""
     if is_dev_server():
@@ -73,7 +92,8 @@ class RedisRun:
 
     def timed(self, app: str, records: int, write) -> Load:
         """``write()`` timed, with the memory it added, the commands the server ran for it, the bytes it
-        sent them in and the server's CPU time meanwhile."""
+        sent them in and the server's CPU time meanwhile; it starts once no rewrite is running (``settled``)."""
+        settled()
         cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
         started = time.perf_counter()
         write()

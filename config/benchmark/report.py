@@ -7,6 +7,7 @@ import math
 from config.benchmark import panelcost
 from config.benchmark.redisrun import SLOW_US
 from config.benchmark.runner import LABELS, SIDES
+from config.benchmark.seeding import ceiling_text
 
 GOAL_ROLLUP = {"1", "8"}  # the aggregate list and the monthly rollup: the 100× goal
 GOAL_ROLLUP_SCALE = "large"  # judged where SQL's work grows with the data (at demo, 100× is below Redis's PING)
@@ -118,13 +119,8 @@ def loads_table(figures: dict) -> list[str]:
              f"{server_bound_share(load, own):.1%}" if own else "",
              *(f"{x['rate']:,.0f}" if x else "" for x in other), memory]
         )  # fmt: skip
-    rate = f"redis-benchmark: {ceiling['commands_per_second']:,.0f} commands/s (`{ceiling['command']}`)"
-    notes = [ceiling["note"] or rate]
-    for app, c in sized.items():
-        notes.append(
-            f"at {app}'s bytes per command: "
-            + (c["note"] or f"{c['commands_per_second']:,.0f} commands/s (`{c['command']}`)")
-        )
+    notes = [ceiling["note"] or f"redis-benchmark: {ceiling_text(ceiling)}"]
+    notes += [f"at {app}'s bytes per command: {ceiling_text(c)}" for app, c in sized.items()]
     return [*_table(header, rows), "", *notes]
 
 
@@ -293,7 +289,7 @@ def as_json(outcome) -> dict:
 
     def ceiling_of(c):
         return {"commands_per_second": c.commands_per_second, "command": c.command, "note": c.note,
-                "data_size": c.data_size}  # fmt: skip
+                "data_size": c.data_size, "rates": c.rates}  # fmt: skip
 
     ceiling = outcome.ceiling
     return {

@@ -20,10 +20,11 @@ import csv
 import io
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.test.utils import override_settings
 
+from config.benchmark.redisrun import settled
 from config.redis import client
 
 TESTS = "set,hset,sadd,zadd"
@@ -35,10 +36,11 @@ INSTALL_HINT = "redis-benchmark not found (Debian: apt-get install redis-tools)"
 
 @dataclass
 class Ceiling:
-    commands_per_second: float
+    commands_per_second: float  # the best run's
     command: str
     note: str = ""
     data_size: int = 0  # redis-benchmark's -d, when set
+    rates: list[float] = field(default_factory=list)  # each run's, in order
 
 
 def value_size(bytes_per_command: float) -> int:
@@ -46,10 +48,14 @@ def value_size(bytes_per_command: float) -> int:
     return max(3, round(bytes_per_command) - SET_OVERHEAD)
 
 
-def redis_benchmark(server, requests: int, data_size: int = 0) -> Ceiling:
-    """``redis-benchmark -P 32`` on the scratch server's socket: the mean of its write tests' rates.
-    With ``data_size``, its SET and HSET carry values of that many bytes (with fewer requests when they
-    are large, so that one run stays within ``SIZED_BYTES``)."""
+def redis_benchmark(server, requests: int, data_size: int = 0, runs: int = 1) -> Ceiling:
+    """``redis-benchmark -P 32`` on the scratch server's socket, ``runs`` times: the best run's mean of
+    its write tests' rates. With ``data_size``, its SET and HSET carry values of that many bytes (with
+    fewer requests when they are large, so that one run stays within ``SIZED_BYTES``).
+
+    A ceiling is what the server can take, so the best run is kept: one run alone moved by half from
+    one benchmark to the next (the CMS's size took 166,274 commands/s in one, 328,174 in another),
+    and a load's share of a low ceiling reads high."""
     exe = shutil.which("redis-benchmark")
     sized = ["-d", str(data_size)] if data_size else []
     if data_size:
@@ -59,10 +65,23 @@ def redis_benchmark(server, requests: int, data_size: int = 0) -> Ceiling:
         return Ceiling(0.0, shown, INSTALL_HINT, data_size)
     command = [exe, "-s", str(server.socket), "--dbnum", str(DATABASE), "-P", "32", "-n", str(requests),
                "-r", "100000", "-t", TESTS, *sized, "--csv"]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    with override_settings(REDIS_URL=f"{server.url}?db={DATABASE}"):
-        client().flushdb()
-    rates = [float(row[1]) for row in csv.reader(io.StringIO(done.stdout)) if len(row) > 1 and row[0] != "test"]
-    if done.returncode or not rates:
-        return Ceiling(0.0, shown, f"redis-benchmark failed: {done.stderr.strip()[:200]}", data_size)
-    return Ceiling(sum(rates) / len(rates), shown, data_size=data_size)
+    means = []
+    for _ in range(runs):
+        settled()  # not beside a rewrite an earlier load or run set off
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        with override_settings(REDIS_URL=f"{server.url}?db={DATABASE}"):
+            client().flushdb()
+        rates = [float(row[1]) for row in csv.reader(io.StringIO(done.stdout)) if len(row) > 1 and row[0] != "test"]
+        if done.returncode or not rates:
+            return Ceiling(0.0, shown, f"redis-benchmark failed: {done.stderr.strip()[:200]}", data_size)
+        means.append(sum(rates) / len(rates))
+    return Ceiling(max(means), shown, data_size=data_size, rates=means)
+
+
+def ceiling_text(ceiling: dict) -> str:
+    """A ceiling as the report prints it: its rate and the command, or why there is none."""
+    if ceiling["note"]:
+        return ceiling["note"]
+    runs = len(ceiling.get("rates") or ())
+    best = f", the best of {runs} runs" if runs > 1 else ""
+    return f"{ceiling['commands_per_second']:,.0f} commands/s (`{ceiling['command']}`{best})"
