@@ -7,7 +7,6 @@ import math
 from config.benchmark import panelcost
 from config.benchmark.redisrun import SLOW_US
 from config.benchmark.runner import LABELS, SIDES
-from config.benchmark.seeding import ceiling_text
 
 GOAL_ROLLUP = {"1", "8"}  # the aggregate list and the monthly rollup: the 100× goal
 GOAL_ROLLUP_SCALE = "large"  # judged where SQL's work grows with the data (at demo, 100× is below Redis's PING)
@@ -97,6 +96,15 @@ def server_bound_share(load: dict, own_share: float) -> float:
     return own_share / busy if busy else 0.0
 
 
+def _ceiling_text(ceiling: dict) -> str:
+    """A ceiling as the report prints it: its rate and the command, or why there is none."""
+    if ceiling["note"]:
+        return ceiling["note"]
+    runs = len(ceiling.get("rates") or ())
+    best = f", the best of {runs} runs" if runs > 1 else ""
+    return f"{ceiling['commands_per_second']:,.0f} commands/s (`{ceiling['command']}`{best})"
+
+
 def loads_table(figures: dict) -> list[str]:
     ceiling = figures["ceiling"]
     sized = figures.get("sized_ceilings") or {}
@@ -119,8 +127,8 @@ def loads_table(figures: dict) -> list[str]:
              f"{server_bound_share(load, own):.1%}" if own else "",
              *(f"{x['rate']:,.0f}" if x else "" for x in other), memory]
         )  # fmt: skip
-    notes = [ceiling["note"] or f"redis-benchmark: {ceiling_text(ceiling)}"]
-    notes += [f"at {app}'s bytes per command: {ceiling_text(c)}" for app, c in sized.items()]
+    notes = [ceiling["note"] or f"redis-benchmark: {_ceiling_text(ceiling)}"]
+    notes += [f"at {app}'s bytes per command: {_ceiling_text(c)}" for app, c in sized.items()]
     return [*_table(header, rows), "", *notes]
 
 

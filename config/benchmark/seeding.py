@@ -76,12 +76,3 @@ def redis_benchmark(server, requests: int, data_size: int = 0, runs: int = 1) ->
             return Ceiling(0.0, shown, f"redis-benchmark failed: {done.stderr.strip()[:200]}", data_size)
         means.append(sum(rates) / len(rates))
     return Ceiling(max(means), shown, data_size=data_size, rates=means)
-
-
-def ceiling_text(ceiling: dict) -> str:
-    """A ceiling as the report prints it: its rate and the command, or why there is none."""
-    if ceiling["note"]:
-        return ceiling["note"]
-    runs = len(ceiling.get("rates") or ())
-    best = f", the best of {runs} runs" if runs > 1 else ""
-    return f"{ceiling['commands_per_second']:,.0f} commands/s (`{ceiling['command']}`{best})"
