@@ -128,4 +128,5 @@ EXCHANGE = AppExchange(
     counters={entity: keys.ids(entity, 0) for entity in store.ENTITIES},  # their names: see read_counters
     read_counters=store.last_ids,  # each entity's highest id, whatever the partition count
     raise_counters=store.raise_ids,
+    counter_keys=store.counter_keys,
 )

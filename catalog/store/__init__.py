@@ -15,6 +15,7 @@ the detail page one HGETALL, a page of reviews one SORT ... GET.
 from catalog.store.bulk import (
     ENTITIES,
     NewReview,
+    counter_keys,
     ids_in_an_empty_catalog,
     import_products,
     last_ids,
@@ -85,8 +86,8 @@ __all__ = [
     "ProductQuery", "ProductList", "list_products", "product_page",
     "add_review", "add_named_review", "AddedReview", "reserve_review_ids",
     "delete_review", "get_review", "ReviewPage", "review_page",
-    "ENTITIES", "NewReview", "last_ids", "last_product_id", "raise_ids", "reserve_ids", "ids_in_an_empty_catalog",
-    "queue_new_product", "import_products", "write_batch",
+    "ENTITIES", "NewReview", "counter_keys", "last_ids", "last_product_id", "raise_ids", "reserve_ids",
+    "ids_in_an_empty_catalog", "queue_new_product", "import_products", "write_batch",
     "write_batches",
     "restore_products", "restore_reviews",
     "Held", "IndexEntries", "drop_orphan_review", "drop_review_refs", "expected_scores",

@@ -30,11 +30,20 @@ class NewReview:
 ENTITIES = ("product", "review")  # what the id counters count
 
 
+def _counters() -> list[tuple[str, int]]:
+    return [(entity, p) for entity in ENTITIES for p in keys.partitions()]
+
+
+def counter_keys() -> list[str]:
+    """Every id counter's key: one an entity and partition."""
+    return [keys.ids(*counter) for counter in _counters()]
+
+
 def _counts() -> dict[tuple[str, int], int]:
     """Every id counter's count, by (entity, partition): one pipeline of GETs, the counters lying in
     as many slots as partitions."""
-    counters = [(entity, p) for entity in ENTITIES for p in keys.partitions()]
-    return {c: int(n or 0) for c, n in zip(counters, pipelined(counters, lambda pipe, c: pipe.get(keys.ids(*c))))}
+    counters = _counters()
+    return {c: int(n or 0) for c, n in zip(counters, pipelined(counter_keys(), lambda pipe, key: pipe.get(key)))}
 
 
 def last_ids() -> dict[str, int]:

@@ -94,6 +94,15 @@ def exchanges() -> dict[str, AppExchange]:
     return found
 
 
+def holding(described: Iterable[AppExchange]) -> list[bool]:
+    """Whether each app holds data: whether any of its id counters exists, in one round trip for
+    every app, whatever else the server holds. Every document an app writes draws its id from
+    one (an import marks them before its first document, ``_write``), and only clearing the app
+    removes them, so this answers as a SCAN for any key under the app's prefix did, without
+    walking every key of the server to find that an app is empty."""
+    return store.any_exists([d.every_counter_key() for d in described])
+
+
 def exchange_of(app: str) -> AppExchange:
     found = exchanges()
     if app not in found:
@@ -174,7 +183,8 @@ def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None)
     private folder), each entity's accepted documents are also kept there for the write pass."""
     described = exchange_of(app)
     report = Report()
-    plan = Plan(app, report, occupied=store.holds_data(app))
+    (occupied,) = holding([described])
+    plan = Plan(app, report, occupied=occupied)
     manifest = files.read_manifest(folder, app, report)
     plan.counters = manifest.get("counters", {})
     unknown = sorted(set(plan.counters) - set(described.counters))
@@ -226,6 +236,10 @@ def _write(
     ``restore`` (from the spool the first pass kept, or else read and checked again from
     ``folder``), then the id counters put where the export found them (never below the highest id
     written)."""
+    if totals is None or any(totals.values()):
+        # Before the first document: an import cut short, even by a process killed half-way, leaves
+        # the app holding data (``holding``), so the next import must replace it.
+        store.mark_counters(described.every_counter_key())
     writer = Writer(Actor("import"), described.counters, exported=dict(counters), highest=dict(highest or {}))
     report, seen = Report(), {}
     for entity in described.entities:

@@ -53,6 +53,12 @@ class AppExchange:
     # the manifest names them, and puts them back, itself.
     read_counters: Callable[[], dict[str, int]] | None = None
     raise_counters: Callable[[dict[str, int]], None] | None = None
+    # Every key of the app's id counters, where they are more than the values of ``counters`` (the
+    # catalog's: one an entity and partition). The app holds data when any of them exists.
+    counter_keys: Callable[[], list[str]] | None = None
+
+    def every_counter_key(self) -> list[str]:
+        return self.counter_keys() if self.counter_keys else list(self.counters.values())
 
 
 _MISSING = object()

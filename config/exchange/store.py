@@ -119,11 +119,16 @@ def prefix(app: str) -> str:
     return keyspace.prefix(app)
 
 
-def holds_data(app: str) -> bool:
-    """Whether any key lives under the app's prefix (SCAN stops at the first one)."""
-    for _ in client().scan_iter(match=glob_escape(prefix(app)) + "*", count=SCAN_COUNT):
-        return True
-    return False
+def any_exists(groups: list[list[str]]) -> list[bool]:
+    """For each group of keys, whether any of them exists: one pipeline of EXISTS, a key each (a
+    group's keys may lie in several slots), whatever else the server holds."""
+    found = iter(pipelined([key for group in groups for key in group], lambda pipe, key: pipe.exists(key)))
+    return [any([next(found) for _ in group]) for group in groups]
+
+
+def mark_counters(keys: list[str]) -> None:
+    """Create each id counter that does not exist yet, at 0 (SET NX: an existing one keeps its value)."""
+    pipelined(keys, lambda pipe, key: pipe.set(key, 0, nx=True))
 
 
 def clear(app: str) -> int:

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from config.exchange import files, runner, store, uploads
+from config.exchange import files, runner, uploads
 from config.exchange.forms import ConfirmForm, UploadForm
 
 PERMISSION = "config.exchange_data"  # superusers hold every permission
@@ -31,12 +31,14 @@ def _described(app: str):
 
 @administrators
 def index(request):
-    apps = [(d, store.holds_data(d.app)) for d in runner.exchanges().values()]
+    described = list(runner.exchanges().values())
+    apps = list(zip(described, runner.holding(described)))
     return render(request, "exchange/index.html", {"apps": apps})
 
 
 def _screen(request, described, form, status=200):
-    context = {"described": described, "form": form, "occupied": store.holds_data(described.app)}
+    (occupied,) = runner.holding([described])
+    context = {"described": described, "form": form, "occupied": occupied}
     return render(request, "exchange/screen.html", context, status=status)
 
 

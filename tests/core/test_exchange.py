@@ -18,6 +18,7 @@ from config.exchange import runner
 from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
+from config.store import pipelined
 from tests.base import RedisTestCase, files_of, flush_test_redis, temporary_folder
 from tests.catalog.helpers import waves
 
@@ -238,6 +239,74 @@ class FailedImportTest(ExchangeTest):
             self.import_(folder, "--replace")
         self.assertEqual(files_of(self.export("again", "cms")), before)
         self.assertEqual(violations(["cms"]), [])
+
+
+class HoldingTest(ExchangeTest):
+    """Whether an app holds data, which an import without --replace refuses: whether any of its id
+    counters exists, read in one round trip whatever else the server holds."""
+
+    def fill(self, count: int) -> None:
+        """``count`` keys of no app, as another app's million keys would be on a real server."""
+        pipelined(range(count), lambda pipe, n: pipe.set(f"elsewhere:{{filler}}:{n}", 1))
+
+    def test_one_round_trip_whatever_the_server_holds(self):
+        described = list(runner.exchanges().values())
+        counters = sum(len(d.every_counter_key()) for d in described)
+        self.assertEqual(counters, 2 * catalog_keys.PARTITIONS + 3 + 2 + 2)  # catalog, school, CMS, org chart
+        admin = self.make_staff("admin", is_superuser=True)
+        self.client.force_login(admin)
+        for held in (0, 5000):  # a SCAN for any key of an empty app walked all of them, a thousand a trip
+            with self.subTest(other_keys=held):
+                self.fill(held)
+                with self.assertRoundTrips(1), self.assertCommands(counters):
+                    self.assertEqual(runner.holding(described), [False] * len(described))
+                with self.assertRoundTrips(1):
+                    index = self.client.get("/exchange/")
+                self.assertContains(index, "<td>no</td>", count=len(described))
+                with self.assertRoundTrips(1):
+                    self.assertContains(self.client.get("/exchange/cms/"), "The CMS holds no data")
+
+    def test_from_the_first_document_until_the_app_is_cleared(self):
+        from orgchart import store
+
+        orgchart = runner.exchange_of("orgchart")
+        self.assertEqual(runner.holding([orgchart]), [False])
+        location = store.save_location(None, "Seattle", actor=store.Actor("t"))
+        self.assertEqual(runner.holding([orgchart]), [True])
+        store.delete_location(location, None, actor=store.Actor("t"))
+        self.assertEqual(runner.holding([orgchart]), [True])  # its counter stays: ids are never handed out twice
+        exchange_store.clear("orgchart")
+        self.assertEqual(runner.holding([orgchart]), [False])
+
+    def test_each_catalog_partition_counter_counts(self):
+        catalog = runner.exchange_of("catalog")
+        self.assertEqual(len(catalog_store.counter_keys()), 2 * catalog_keys.PARTITIONS)
+        for key in catalog_store.counter_keys():
+            with self.subTest(key=key):
+                flush_test_redis()
+                client().set(key, 1)
+                self.assertEqual(runner.holding([catalog]), [True])
+
+    def test_an_import_marks_the_counters_before_its_first_document(self):
+        """So an import cut short, even by a process killed half-way, leaves the app holding data."""
+        from orgchart import exchange as orgchart_exchange
+
+        orgchart = runner.exchange_of("orgchart")
+        (locations,) = [e for e in orgchart.entities if e.name == "locations"]
+        seen = []
+
+        def restore(docs, writer):
+            seen.append(runner.holding([orgchart]))
+            return locations.restore(docs, writer)
+
+        marked = dataclasses.replace(locations, restore=restore)
+        entities = tuple(marked if e is locations else e for e in orgchart.entities)
+        self.write(self.base / "in" / "orgchart", "locations.jsonl", [{"id": 7, "name": "Austin"}])
+        with mock.patch.object(orgchart_exchange, "EXCHANGE", dataclasses.replace(orgchart, entities=entities)):
+            self.import_(self.base / "in")
+        self.assertEqual(seen, [[True]])
+        self.assertEqual(client().hget("orgchart:{orgchart}:location:7", "name"), "Austin")
+        self.assertEqual(violations(["orgchart"]), [])
 
 
 class WritePassTest(ExchangeTest):
