@@ -10,10 +10,13 @@ the aggregate and the newest three are computed at read time.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from decimal import Decimal
+from urllib.parse import quote
 
 from catalog import keys, seeds, types
 from catalog import store as catalog
+from catalog.documents import tag_slug
 from config.activity import Actor
 from config.benchmark import Load, Operation, Part, part
 from config.benchmark.sql import timed_load
@@ -160,8 +163,18 @@ class Catalog(Part):
             ),
         ]  # fmt: skip
 
+    @property
+    def common_tag(self) -> str:
+        """The tag most products carry: the broadest one-tag filter, whose chips count the most."""
+        counts = Counter(tag_slug(tag) for product, _ in self.products for tag in product.tags)
+        return min(counts, key=lambda tag: (-counts[tag], tag))
+
     def pages(self) -> list[tuple[str, str]]:
-        return [("list", "/catalog/products/?o=-rating"), ("detail", f"/catalog/products/{self.detail}/")]
+        return [
+            ("list", "/catalog/products/?o=-rating"),
+            ("filtered", f"/catalog/products/?tags_all={quote(self.common_tag)}"),  # live counts: a second round trip
+            ("detail", f"/catalog/products/{self.detail}/"),
+        ]
 
     def spread_writes(self):
         """A review of product n (every product in turn): on a cluster, writes that spread as the

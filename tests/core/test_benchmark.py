@@ -56,6 +56,7 @@ EXPECTED = {
 }
 PAGES = {  # (app, kind): domain round trips of the whole page
     ("catalog", "list"): 1,
+    ("catalog", "filtered"): 2,
     ("catalog", "detail"): 1,
     ("cms", "list"): 1,
     ("cms", "detail"): 1,
