@@ -153,6 +153,7 @@ def product_list(request):
         ),
         "tag_chips": presenters.tag_chips(state, result.tag_cloud, chosen.get("tags_all") or ()),
         "search_limit": store.SEARCH_LIMIT,
+        "live_count_limit": store.LIVE_COUNT_LIMIT,
         "products_path": products_path,
         "search_box": presenters.search_box(state.q, paths["product_suggest"]),
         "paths": paths,

@@ -58,6 +58,7 @@ from catalog.store.checks import (
 )
 from catalog.store.core import NAMES, REVIEWS, EditConflict, NotFound, SkuTaken
 from catalog.store.listing import (
+    LIVE_COUNT_LIMIT,
     SEARCH_LIMIT,
     TEMP_TTL,
     ProductList,
@@ -80,7 +81,7 @@ from catalog.store.reviews import (
 )
 
 __all__ = [
-    "NAMES", "REVIEWS", "SEARCH_LIMIT", "TEMP_TTL",
+    "NAMES", "REVIEWS", "LIVE_COUNT_LIMIT", "SEARCH_LIMIT", "TEMP_TTL",
     "EditConflict", "NotFound", "SkuTaken",
     "new_product_id", "create", "add", "update", "delete", "get", "sku_owner",
     "ProductQuery", "ProductList", "list_products", "product_page",

@@ -24,6 +24,11 @@ from config.store.sorting import SORT_LUA
 
 SEARCH_LIMIT = 2000  # name matches taken into a search; more is not a useful search
 TEMP_TTL = 60
+# The chips count a filtered list when it can hold at most this many products (``_Prefetched.bound``),
+# any search included: each count is an intersection costing Redis the smaller of the list and the
+# tag's set, and a broad filter of a large catalog pays some 35 of them in one transaction (92 ms at
+# 100,000 products, a tag on 20,000 of them). A larger list's chips count the catalog.
+LIVE_COUNT_LIMIT = SEARCH_LIMIT
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class ProductList:
     tag_cloud: list[tuple[str, int]] = field(default_factory=list)
     type_counts: dict[str, int] = field(default_factory=dict)
     search_capped: bool = False
+    counts_of_catalog: bool = False  # filtered, but the list is too large for its chips to count it
 
     @property
     def reachable(self) -> int:
@@ -80,11 +86,42 @@ def _queue_search(pipe, q: str, p: int):
     return read, count
 
 
-def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[dict[int, list[str]], bool, list[str]]:
+@dataclass
+class _Prefetched:
+    """What the round trip before the list's transaction read."""
+
+    search: dict[int, list[str]]  # the search's ids by partition
+    capped: bool = False  # the search took SEARCH_LIMIT names and left more
+    tags: list[str] = field(default_factory=list)  # the tag cloud's names, to count
+    sizes: dict[str, int] = field(default_factory=dict)  # each filter set's size (SCARD), by tag or type
+    bound: int = 0  # the most products the filtered list can hold, summed over the partitions
+
+
+def _sets_of(query: ProductQuery, p: int) -> list[tuple[str, str]]:
+    """(name, key) of each set the filter keeps products of, in partition ``p``: its type, its all-of
+    tags and its any-of tags."""
+    chosen = [(f"type:{query.type}", keys.type_index(query.type, p))] if query.type else []
+    return chosen + [(tag, keys.tag_index(tag, p)) for tag in dict.fromkeys((*query.tags_all, *query.tags_any))]
+
+
+def _bound(query: ProductQuery, sizes: dict[str, int], hits: int | None, catalog: int) -> int:
+    """The most products one partition's filtered list can hold: no more than its type's set, its
+    smallest all-of tag set, its any-of sets together or its search's hits; its catalog when none
+    applies (the none-of tags alone)."""
+    limits = [sizes[f"type:{query.type}"]] if query.type else []
+    limits += [sizes[tag] for tag in query.tags_all]
+    if query.tags_any:
+        limits.append(sum(sizes[tag] for tag in dict.fromkeys(query.tags_any)))
+    if hits is not None:
+        limits.append(hits)
+    return min(limits) if limits else catalog
+
+
+def _prefetch(query: ProductQuery, count_tags: bool) -> _Prefetched:
     """The round trip before the list's transaction, when it needs one: the search hits of every
-    partition and the exact SKU, and the tag cloud's names when a filter is on (their counts follow
-    the filter, so the transaction must know which tags to count). Returns (search ids by partition,
-    capped, tags to count)."""
+    partition and the exact SKU, and when a filter is on the tag cloud's names (their counts follow
+    the filter, so the transaction must know which tags to count) and the size of each set the
+    filter keeps products of (whether the list is small enough to count: ``LIVE_COUNT_LIMIT``)."""
     transaction = bool(query.q) and keys.PARTITIONS == 1  # one partition: its scratch keys in one MULTI
     pipe = client().pipeline(transaction=transaction)
     reads = [(p, *_queue_search(pipe, query.q, p)) for p in keys.partitions()] if query.q else []
@@ -94,17 +131,32 @@ def _prefetch(query: ProductQuery, count_tags: bool) -> tuple[dict[int, list[str
     if count_tags:
         for p in keys.partitions():
             pipe.zrevrange(keys.tags(p), 0, gather.cloud_size() - 1, withscores=True)
+        unbounded = not query.q and not _sets_of(query, 0)  # the none-of tags alone: bound by the catalog
+        for p in keys.partitions():
+            for _, key in _sets_of(query, p):
+                pipe.scard(key)
+            if unbounded:
+                pipe.zcard(keys.products(p))
     replies = pipe.execute()
-    found: dict[int, list[str]] = {p: [] for p in keys.partitions()}
-    capped, at = False, 0
+    found = _Prefetched({p: [] for p in keys.partitions()})
+    at = 0
     for p, read, count in reads:
         ids, more = read(replies[at : at + count])
-        found[p], capped, at = ids, capped or more, at + count
+        found.search[p], found.capped, at = ids, found.capped or more, at + count
     if query.q and replies[at]:
         by_sku = replies[at]
-        found[keys.partition_of(by_sku)].append(by_sku)
-    tags = [tag for tag, _ in gather.cloud(replies[clouds_at:])] if count_tags else []
-    return found, capped, tags
+        found.search[keys.partition_of(by_sku)].append(by_sku)
+    if not count_tags:
+        return found
+    found.tags = [tag for tag, _ in gather.cloud(replies[clouds_at : clouds_at + keys.PARTITIONS])]
+    sizes = iter(replies[clouds_at + keys.PARTITIONS :])
+    for p in keys.partitions():
+        mine = {name: next(sizes) for name, _ in _sets_of(query, p)}
+        catalog = next(sizes) if unbounded else 0
+        for name, size in mine.items():
+            found.sizes[name] = found.sizes.get(name, 0) + size
+        found.bound += _bound(query, mine, len(found.search[p]) if query.q else None, catalog)
+    return found
 
 
 # A page read from one sorted set, with no set algebra: the total, the page joined to its fields
@@ -346,7 +398,9 @@ def list_products(query: ProductQuery) -> ProductList:
     same transaction (each costs the smaller of the two; with a type chosen the
     type counts need none: that type's is the total, the others' 0); the tag
     names to count (the tag cloud's top 40) are read in the round trip before
-    it, with the search when there is one.
+    it, with the search when there is one, and the size of each set the filter
+    keeps products of: a list that can hold more than ``LIVE_COUNT_LIMIT``
+    products gets the catalog's counts instead (``counts_of_catalog``).
 
     With several partitions, each one's share is queued on one pipeline (not a
     transaction: the partitions are read side by side, as a sharded engine reads
@@ -361,11 +415,11 @@ def list_products(query: ProductQuery) -> ProductList:
         query.q or query.tags_all or query.tags_any or query.tags_none or (query.type and not typed)
     ):
         return _plain_page(query, lambda p: _source_of(query.order, query.type, p)[0], kind.field_names if kind else ())
-    if filtered or query.q:
-        search, capped, counted_tags = _prefetch(query, count_tags=filtered)
-    else:
-        search, capped, counted_tags = {}, False, []
-    counted_tags = list(dict.fromkeys([*counted_tags, *query.tags_all]))  # a chosen tag is always shown
+    fetched = _prefetch(query, count_tags=filtered) if filtered or query.q else _Prefetched({})
+    search, capped = fetched.search, fetched.capped
+    of_catalog = filtered and fetched.bound > LIVE_COUNT_LIMIT
+    filtered = filtered and not of_catalog
+    counted_tags = list(dict.fromkeys([*fetched.tags, *query.tags_all]))  # a chosen tag is always shown
     pipe = client().pipeline(transaction=keys.PARTITIONS == 1)
     parts = {p: _queue_part(pipe, query, p, search.get(p, []), counted_tags, filtered) for p in keys.partitions()}
     replies = pipe.execute()
@@ -389,6 +443,9 @@ def list_products(query: ProductQuery) -> ProductList:
     else:
         cloud = gather.cloud([replies[part.tail_at + 1] for part in parts.values()])
         counts = [sum(replies[part.tail_at + 2 + n] for part in parts.values()) for n in range(len(types.TYPES))]
+        if of_catalog:  # a chosen tag is always shown, with its size read before the list
+            shown = {tag for tag, _ in cloud}
+            cloud += [(tag, fetched.sizes[tag]) for tag in dict.fromkeys(query.tags_all) if tag not in shown]
     return ProductList(
         rows=[row for row in rows if row.name],
         total=total,
@@ -396,6 +453,7 @@ def list_products(query: ProductQuery) -> ProductList:
         tag_cloud=[(tag, int(score)) for tag, score in cloud],
         type_counts=dict(zip(types.TYPES, counts)),
         search_capped=capped,
+        counts_of_catalog=of_catalog,
     )
 
 

@@ -511,14 +511,15 @@ class ListQueryTest(RedisTestCase):
 
     def test_a_type_alone_is_a_page_of_its_creation_index_with_its_own_fields_in_one_round_trip(self):
         newest = make_product("Newest Buds", attrs={**EARBUDS, "battery_life": "40"})
-        # the tag names to count, then: MULTI, ZCARD, SORT, a ZINTERSTORE per tag (the live counts; with a type
-        # chosen the type counts need none), EXPIRE, UNLINK, ZCARD, EXEC
+        # the tag names to count and the type's size (whether the list is small enough to count), then: MULTI,
+        # ZCARD, SORT, a ZINTERSTORE per tag (the live counts; with a type chosen the type counts need none),
+        # EXPIRE, UNLINK, ZCARD, EXEC
         # (with several partitions, each one's share on a plain pipeline, its window's scores after SORT)
         tags = len(set().union(*(client().zrange(keys.tags(p), 0, -1) for p in keys.partitions())))
         per_part = ["ZCARD", "EVAL", *["ZREVRANGE"] * (keys.PARTITIONS > 1), *["ZINTERSTORE"] * tags]
         per_part += ["EXPIRE", "UNLINK", "ZCARD"]
         names = ["MULTI", *per_part, "EXEC"] if keys.PARTITIONS == 1 else per_part * keys.PARTITIONS
-        with self.assertRoundTrips(2) as trace, self.assertCommands(keys.PARTITIONS + len(names)):
+        with self.assertRoundTrips(2) as trace, self.assertCommands(2 * keys.PARTITIONS + len(names)):
             result = store.list_products(store.ProductQuery(type="earbuds", limit=2, live_counts=True))
         self.assertEqual(self.names(result), ["Newest Buds", "Wired Buds"])
         self.assertEqual(result.total, 5)
@@ -534,6 +535,52 @@ class ListQueryTest(RedisTestCase):
         oldest = store.list_products(store.ProductQuery(type="earbuds", order="created", offset=1, limit=2))
         self.assertEqual(self.names(oldest), ["Cheap Buds", "Refurb Buds"])
         self.assertIn(newest, [row.id for row in store.list_products(store.ProductQuery(type="earbuds")).rows])
+
+    def test_a_list_too_large_to_count_shows_the_catalogs_counts_without_an_intersection_a_tag(self):
+        query = store.ProductQuery(tags_all=("wireless",), live_counts=True)  # 4 products carry it
+        catalog = {"wireless": 4, "noise-cancelling": 3, "refurbished": 1, "wired": 1}
+        types = {"earbuds": 4, "game_console": 1, "monitor": 0, "phone": 0, "appliance": 0}
+        for limit, of_catalog in ((4, False), (3, True)):  # the list can hold 4: no more than its tag's set
+            with self.subTest(limit=limit), mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", limit):
+                with self.assertRoundTrips(2) as trace:
+                    result = store.list_products(query)
+                self.assertEqual(result.counts_of_catalog, of_catalog)
+                self.assertEqual(sorted(self.names(result)), ["Cheap Buds", "Game Box", "Quiet Buds", "Refurb Buds"])
+                self.assertEqual(result.total, 4)
+                intersections = [c for c in waves(trace)[1] if c.name == "ZINTERSTORE"]
+                if of_catalog:  # the filter's own, and no count
+                    self.assertEqual(dict(result.tag_cloud), catalog)
+                    self.assertEqual(result.type_counts, types)
+                    self.assertEqual(len(intersections), keys.PARTITIONS)
+                else:
+                    self.assertEqual(dict(result.tag_cloud), {"wireless": 4, "noise-cancelling": 3, "refurbished": 1})
+                    self.assertEqual(result.type_counts, {**types, "earbuds": 3})
+                    self.assertGreater(len(intersections), keys.PARTITIONS)
+
+    def test_the_bound_of_a_list_is_its_smallest_set_its_any_of_sets_together_or_its_search(self):
+        for query, bound in (
+            (store.ProductQuery(tags_all=("wireless", "refurbished")), 1),
+            (store.ProductQuery(type="earbuds", tags_all=("noise-cancelling",)), 3),
+            (store.ProductQuery(tags_any=("wired", "refurbished")), 2),
+            (store.ProductQuery(q="quiet", tags_all=("wireless",)), 1),  # the search's one hit, the tag's 4
+            (store.ProductQuery(tags_none=("wired",)), 5),  # the whole catalog
+        ):
+            with self.subTest(query=query):
+                query = dataclasses.replace(query, live_counts=True)
+                for limit, of_catalog in ((bound, False), (bound - 1, True)):
+                    with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", limit):
+                        self.assertEqual(store.list_products(query).counts_of_catalog, of_catalog, limit)
+
+    def test_a_chosen_tag_outside_the_catalogs_cloud_is_still_shown(self):
+        query = store.ProductQuery(tags_all=("refurbished",), live_counts=True)
+        with (
+            mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0),
+            mock.patch("catalog.store.gather.cloud_size", lambda: 1),  # the cloud: its most used tag alone
+        ):
+            result = store.list_products(query)
+        self.assertTrue(result.counts_of_catalog)
+        self.assertEqual(result.tag_cloud[-1], ("refurbished", 1))
+        self.assertIn(("wireless", 4), result.tag_cloud)
 
     def test_a_type_combines_with_tags_and_search_and_brings_its_fields_in_every_order(self):
         for order in ("-created", "created", "-rating", "name"):

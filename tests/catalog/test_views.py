@@ -1,6 +1,7 @@
 """The catalog screens: what the user sees, what Redis holds after, and the round trips."""
 
 import json
+from unittest import mock
 
 from catalog import keys, store
 from config.redis import client
@@ -114,6 +115,20 @@ class ProductListTest(RedisTestCase):
             response = self.client.get(url)
         rows = [row.name for row in response.context["page"].object_list]
         self.assertEqual(rows, ["Best Buds", "Worse Buds"])
+
+    def test_a_list_too_large_to_count_says_its_counts_are_the_catalogs(self):
+        make_product("Best Buds", tags=["wireless"])
+        make_product("Box", type="game_console", tags=["wireless"])
+        make_product("Cable Buds", tags=["wired"])
+        response = self.client.get("/catalog/products/?tags_all=wireless")
+        self.assertNotContains(response, 'id="counts-hint"')
+        self.assertNotContains(response, 'data-tag="wired"')  # the live counts: no listed product carries it
+        with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 1), self.assertRoundTrips(2):
+            response = self.client.get("/catalog/products/?tags_all=wireless")
+        self.assertContains(response, 'id="counts-hint"')
+        self.assertContains(response, "These counts are the whole catalog's")
+        self.assertContains(response, 'data-tag="wired"')  # the catalog's cloud
+        self.assertEqual([row.name for row in response.context["page"].object_list], ["Box", "Best Buds"])
 
     def test_a_chosen_type_shows_its_own_fields_as_columns_in_one_round_trip(self):
         wired = {"battery_life": "31", "connection_type": "wired", "fit": "ear-hook"}
