@@ -10,7 +10,8 @@ BY's values, a missing value first, equal ones by the element (where SORT leaves
 HMGET (a hash's fields at once) or GET. A script may read any key of its own slot, so each app's keys
 sharing one hash tag (docs/cluster.md) is what makes the joins legal on a cluster. One code path
 for one server and for a cluster: the read scripts prepend it and call ``sort`` where they called
-SORT, and ``queue_sort`` queues it on a pipeline where a pipeline sent SORT.
+SORT, and ``queue_sort`` queues it on a pipeline where a pipeline sent SORT. ``rows_of(ids, gets)``
+is its GET alone, for ids a script chose itself (the catalog's walked page).
 """
 
 from __future__ import annotations
@@ -22,6 +23,47 @@ local function lookup(pattern, id)
   local name = string.sub(pattern, 1, star - 1) .. id .. string.sub(pattern, star + 1, (arrow or 0) - 1)
   if arrow then return redis.call('HGET', name, string.sub(pattern, arrow + 2)) end
   return redis.call('GET', name)
+end
+-- Each id's row, as SORT's GET patterns read it: ``#`` the id itself, ``prefix*->field`` a field of
+-- its hash, ``prefix*`` a string key.
+local function rows_of(ids, gets)
+  -- The GET patterns of one hash's fields grouped, so that a row costs one HMGET per hash it reads
+  -- rather than an HGET per field: ``hashes`` in the order first named, ``slot[g]`` where the g-th
+  -- pattern's value comes from (false: the element itself; a string: a GET of that key pattern).
+  local hashes, by_name, slot = {}, {}, {}
+  for g, pattern in ipairs(gets) do
+    local star = string.find(pattern, '*', 1, true)
+    local arrow = star and string.find(pattern, '->', star, true)
+    if pattern == '#' then slot[g] = false
+    elseif not arrow then slot[g] = pattern
+    else
+      local name = string.sub(pattern, 1, arrow - 1)
+      local hash = by_name[name]
+      if not hash then
+        hash = {head = string.sub(pattern, 1, star - 1), tail = string.sub(pattern, star + 1, arrow - 1)}
+        hash.fields, hash.at = {}, {}
+        by_name[name] = hash
+        hashes[#hashes + 1] = hash
+      end
+      hash.fields[#hash.fields + 1] = string.sub(pattern, arrow + 2)
+      hash.at[#hash.at + 1] = g
+      slot[g] = true
+    end
+  end
+  local out, row = {}, {}
+  for _, id in ipairs(ids) do
+    for _, hash in ipairs(hashes) do
+      local values = redis.call('HMGET', hash.head .. id .. hash.tail, unpack(hash.fields))
+      for j, g in ipairs(hash.at) do row[g] = values[j] end
+    end
+    for g, pattern in ipairs(gets) do
+      local how = slot[g]
+      if how == false then out[#out + 1] = id
+      elseif how == true then out[#out + 1] = row[g]
+      else out[#out + 1] = lookup(pattern, id) end
+    end
+  end
+  return out
 end
 local function sort(key, ...)
   local args, nosort, by, alpha, offset, count, desc, gets = {...}, false, nil, false, 0, -1, false, {}
@@ -75,43 +117,7 @@ local function sort(key, ...)
     for n = offset + 1, last do ids[#ids + 1] = all[n] end
   end
   if #gets == 0 then return ids end
-  -- The GET patterns of one hash's fields grouped, so that a row costs one HMGET per hash it reads
-  -- rather than an HGET per field: ``hashes`` in the order first named, ``slot[g]`` where the g-th
-  -- pattern's value comes from (false: the element itself; a string: a GET of that key pattern).
-  local hashes, by_name, slot = {}, {}, {}
-  for g, pattern in ipairs(gets) do
-    local star = string.find(pattern, '*', 1, true)
-    local arrow = star and string.find(pattern, '->', star, true)
-    if pattern == '#' then slot[g] = false
-    elseif not arrow then slot[g] = pattern
-    else
-      local name = string.sub(pattern, 1, arrow - 1)
-      local hash = by_name[name]
-      if not hash then
-        hash = {head = string.sub(pattern, 1, star - 1), tail = string.sub(pattern, star + 1, arrow - 1)}
-        hash.fields, hash.at = {}, {}
-        by_name[name] = hash
-        hashes[#hashes + 1] = hash
-      end
-      hash.fields[#hash.fields + 1] = string.sub(pattern, arrow + 2)
-      hash.at[#hash.at + 1] = g
-      slot[g] = true
-    end
-  end
-  local out, row = {}, {}
-  for _, id in ipairs(ids) do
-    for _, hash in ipairs(hashes) do
-      local values = redis.call('HMGET', hash.head .. id .. hash.tail, unpack(hash.fields))
-      for j, g in ipairs(hash.at) do row[g] = values[j] end
-    end
-    for g, pattern in ipairs(gets) do
-      local how = slot[g]
-      if how == false then out[#out + 1] = id
-      elseif how == true then out[#out + 1] = row[g]
-      else out[#out + 1] = lookup(pattern, id) end
-    end
-  end
-  return out
+  return rows_of(ids, gets)
 end
 """
 

@@ -355,6 +355,37 @@ class ProductIdBlockTest(RedisTestCase):
         self.assertEqual(violations("catalog"), [])
 
 
+class WalkedPageTest(RedisTestCase):
+    """A list of one set too large to count walks the sort index: the ids it tests follow the page and
+    how many of the catalog the set holds, not the catalog's size."""
+
+    sign_in = False
+
+    def ids_tested(self, size: int) -> int:
+        """SISMEMBER calls (INFO commandstats counts a script's inner calls) for the first page of 10 of
+        a tag on every other product, among ``size`` products."""
+        flush_test_redis()
+        for n in range(size):
+            make_product(f"Item {n}", sku=f"IT-{n}", tags=["even" if n % 2 == 0 else "odd"])
+
+        def calls(name: str) -> int:
+            return int(client().info("commandstats").get(f"cmdstat_{name}", {}).get("calls", 0))
+
+        before = calls("sismember"), calls("zinterstore")
+        with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0):
+            result = store.list_products(store.ProductQuery(tags_all=("even",), limit=10, live_counts=True))
+        self.assertEqual((len(result.rows), result.total, result.counts_of_catalog), (10, size // 2, True))
+        self.assertEqual(calls("zinterstore"), before[1])  # no intersection: not a list built whole
+        return calls("sismember") - before[0]
+
+    def test_the_ids_tested_do_not_grow_with_the_catalog(self):
+        if keys.PARTITIONS > 1:
+            self.skipTest("several partitions intersect each one's index with the set")
+        small, large = self.ids_tested(100), self.ids_tested(300)
+        self.assertEqual(small, large)
+        self.assertTrue(10 <= small <= 20, small)  # of the newest 20, every other one holds the tag
+
+
 class ListQueryTest(RedisTestCase):
     sign_in = False
 
@@ -548,14 +579,44 @@ class ListQueryTest(RedisTestCase):
                 self.assertEqual(sorted(self.names(result)), ["Cheap Buds", "Game Box", "Quiet Buds", "Refurb Buds"])
                 self.assertEqual(result.total, 4)
                 intersections = [c for c in waves(trace)[1] if c.name == "ZINTERSTORE"]
-                if of_catalog:  # the filter's own, and no count
+                if of_catalog:  # no count; one partition walks its sort index, several intersect it with the tag
                     self.assertEqual(dict(result.tag_cloud), catalog)
                     self.assertEqual(result.type_counts, types)
-                    self.assertEqual(len(intersections), keys.PARTITIONS)
+                    self.assertEqual(len(intersections), 0 if keys.PARTITIONS == 1 else keys.PARTITIONS)
                 else:
                     self.assertEqual(dict(result.tag_cloud), {"wireless": 4, "noise-cancelling": 3, "refurbished": 1})
                     self.assertEqual(result.type_counts, {**types, "earbuds": 3})
                     self.assertGreater(len(intersections), keys.PARTITIONS)
+
+    def test_a_walked_page_holds_the_rows_the_intersection_orders_there(self):
+        """One set's list too large to count is read by walking the sort index (or, past the walk's
+        budget, by the intersection inside the same script): the same rows as the live list's."""
+        queries = [
+            store.ProductQuery(tags_all=("wireless",)),
+            store.ProductQuery(tags_any=("noise-cancelling",)),
+            store.ProductQuery(type="earbuds", order="price"),
+        ]
+        orders = ("-created", "created", "name", "-name", "price", "-price", "-rating", "rating", "reviews")
+        for base in queries:
+            for order in orders if base.order == "-created" else (base.order,):
+                query = dataclasses.replace(base, order=order, live_counts=True)
+                whole = store.list_products(dataclasses.replace(query, limit=10))
+                self.assertFalse(whole.counts_of_catalog)
+                for budget in (store.listing.WALK_BUDGET, 1):
+                    for offset in range(len(whole.rows) + 1):
+                        with (
+                            self.subTest(query=query, budget=budget, offset=offset),
+                            mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0),
+                            mock.patch("catalog.store.listing.WALK_BUDGET", budget),
+                        ):
+                            walked = store.list_products(dataclasses.replace(query, offset=offset, limit=2))
+                            self.assertTrue(walked.counts_of_catalog)
+                            self.assertEqual(walked.total, whole.total)
+                            self.assertEqual(walked.rows, whole.rows[offset : offset + 2])
+        self.assertEqual(list(client().scan_iter("catalog:*tmp*")), [])  # the fallback's scratch key is gone
+        with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0):  # a type's own creation index and a tag
+            query = store.ProductQuery(type="earbuds", tags_all=("wireless",), live_counts=True)
+            self.assertEqual(store.list_products(query).total, 3)  # not the tag's 4: the intersection's
 
     def test_the_bound_of_a_list_is_its_smallest_set_its_any_of_sets_together_or_its_search(self):
         for query, bound in (
