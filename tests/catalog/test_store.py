@@ -361,9 +361,9 @@ class WalkedPageTest(RedisTestCase):
 
     sign_in = False
 
-    def ids_tested(self, size: int) -> int:
+    def ids_tested(self, size: int, **chosen) -> int:
         """SISMEMBER calls (INFO commandstats counts a script's inner calls) for the first page of 10 of
-        a tag on every other product, among ``size`` products."""
+        the products with, or without, a tag on every other product, among ``size`` products."""
         flush_test_redis()
         for n in range(size):
             make_product(f"Item {n}", sku=f"IT-{n}", tags=["even" if n % 2 == 0 else "odd"])
@@ -371,19 +371,21 @@ class WalkedPageTest(RedisTestCase):
         def calls(name: str) -> int:
             return int(client().info("commandstats").get(f"cmdstat_{name}", {}).get("calls", 0))
 
-        before = calls("sismember"), calls("zinterstore")
+        before = calls("sismember"), calls("zinterstore") + calls("zdiffstore")
         with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0):
-            result = store.list_products(store.ProductQuery(tags_all=("even",), limit=10, live_counts=True))
+            result = store.list_products(store.ProductQuery(limit=10, live_counts=True, **chosen))
         self.assertEqual((len(result.rows), result.total, result.counts_of_catalog), (10, size // 2, True))
-        self.assertEqual(calls("zinterstore"), before[1])  # no intersection: not a list built whole
+        self.assertEqual(calls("zinterstore") + calls("zdiffstore"), before[1])  # not a list built whole
         return calls("sismember") - before[0]
 
     def test_the_ids_tested_do_not_grow_with_the_catalog(self):
         if keys.PARTITIONS > 1:
             self.skipTest("several partitions intersect each one's index with the set")
-        small, large = self.ids_tested(100), self.ids_tested(300)
-        self.assertEqual(small, large)
-        self.assertTrue(10 <= small <= 20, small)  # of the newest 20, every other one holds the tag
+        for chosen in ({"tags_all": ("even",)}, {"tags_none": ("odd",)}):
+            with self.subTest(**chosen):
+                small, large = self.ids_tested(100, **chosen), self.ids_tested(300, **chosen)
+                self.assertEqual(small, large)
+                self.assertTrue(10 <= small <= 20, small)  # of the newest 20, every other one holds the tag
 
 
 class ListQueryTest(RedisTestCase):
@@ -595,6 +597,8 @@ class ListQueryTest(RedisTestCase):
             store.ProductQuery(tags_all=("wireless",)),
             store.ProductQuery(tags_any=("noise-cancelling",)),
             store.ProductQuery(type="earbuds", order="price"),
+            store.ProductQuery(tags_none=("wired",)),  # the products outside the set
+            store.ProductQuery(tags_none=("noise-cancelling",)),
         ]
         orders = ("-created", "created", "name", "-name", "price", "-price", "-rating", "rating", "reviews")
         for base in queries:
