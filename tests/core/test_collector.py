@@ -3,8 +3,10 @@ its reach, and the youngest generation collected every few dozen pages, not ever
 
 import gc
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from django.conf import settings
 from django.core.management import call_command
@@ -58,7 +60,11 @@ class CollectorTest(RedisTestCase):
 class WsgiTest(SimpleTestCase):
     def test_the_wsgi_module_tunes_the_collector_once_the_app_is_loaded(self):
         code = "import gc, config.wsgi; print(gc.get_threshold()[0], gc.get_freeze_count() > 1000)"
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+        # The tests' own Redis and a scratch VAR_DIR: loading the app must start no server in the checkout's var/.
+        scratch = tempfile.mkdtemp(prefix="rdash-wsgi-")
+        self.addCleanup(shutil.rmtree, scratch, True)
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "REDIS_URL": settings.REDIS_URL}
+        env["VAR_DIR"] = scratch
         done = subprocess.run(
             [sys.executable, "-c", code], cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=120
         )
