@@ -56,7 +56,7 @@ def pin_server(pid: int | None, servers: frozenset[int] | None) -> int:
     if pid is None or servers is None:
         return 0
     pinned = 0
-    for process in [pid, *_descendants(pid)]:
+    for process in [pid, *descendants(pid)]:
         for task in _tasks(process):
             with suppress(ProcessLookupError, PermissionError):
                 os.sched_setaffinity(task, servers)
@@ -70,8 +70,9 @@ def _tasks(pid: int) -> list[int]:
     return []
 
 
-def _descendants(pid: int) -> list[int]:
-    """The processes below ``pid``, from ``/proc/<pid>/stat`` of every process (its fourth field)."""
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid``, from ``/proc/<pid>/stat`` of every process (its fourth field); the
+    deploy tests use it too, for what a stopped server leaves behind."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -83,6 +84,7 @@ def _descendants(pid: int) -> list[int]:
     found, stack = [], [pid]
     while stack:
         for child in children.get(stack.pop(), ()):
-            found.append(child)
-            stack.append(child)
+            if child not in found:  # a pid reused while /proc was read cannot send the walk round in a loop
+                found.append(child)
+                stack.append(child)
     return found

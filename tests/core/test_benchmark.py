@@ -552,7 +552,7 @@ class PlacementTest(SimpleTestCase):
         self.addCleanup(server.kill)
         children = []
         for _ in range(500):  # until the shell has started its child
-            children = placement._descendants(server.pid)
+            children = placement.descendants(server.pid)
             if children:
                 break
             time.sleep(0.01)

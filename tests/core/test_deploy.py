@@ -19,6 +19,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from config.benchmark.placement import descendants
 from config.embedded import EmbeddedRedis, _alive
 from tests.base import RedisTestCase
 
@@ -30,25 +31,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def descendants(pid: int) -> set[int]:
-    """Every process below ``pid``, from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
 
 
 class Served:
@@ -106,7 +88,7 @@ class Served:
 
     def close(self) -> None:
         """Whatever a failed test left: no process, no directory."""
-        for pid in descendants(self.process.pid) | {self.process.pid}:
+        for pid in {*descendants(self.process.pid), self.process.pid}:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         self.process.wait()
