@@ -58,8 +58,6 @@ from catalog.store.checks import (
 )
 from catalog.store.core import NAMES, REVIEWS, EditConflict, NotFound, SkuTaken
 from catalog.store.listing import (
-    LIVE_COUNT_LIMIT,
-    SEARCH_LIMIT,
     TEMP_TTL,
     ProductList,
     ProductQuery,
@@ -68,6 +66,7 @@ from catalog.store.listing import (
     product_page,
     suggest,
 )
+from catalog.store.prefetch import LIVE_COUNT_LIMIT, SEARCH_LIMIT
 from catalog.store.products import add, create, delete, get, new_product_id, sku_owner, update
 from catalog.store.reviews import (
     AddedReview,

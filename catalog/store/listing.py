@@ -11,24 +11,19 @@ each; totals and chip counts add up, and the tag cloud is the sum of the partiti
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from catalog import keys, types
-from catalog.documents import LIST_FIELDS, ProductRow, name_key, name_score, sku_key
-from catalog.store import gather
+from catalog.documents import LIST_FIELDS, ProductRow, name_score
+from catalog.store import gather, walk
 from catalog.store.core import NAMES
+from catalog.store.prefetch import Prefetched, prefetch
 from config.redis import client
 from config.store.ngrams import Hits, Query
 from config.store.scripts import run_script
 from config.store.sorting import SORT_LUA
 
-SEARCH_LIMIT = 2000  # name matches taken into a search; more is not a useful search
 TEMP_TTL = 60
-# The chips count a filtered list when it can hold at most this many products (``_Prefetched.bound``),
-# any search included: each count is an intersection costing Redis the smaller of the list and the
-# tag's set, and a broad filter of a large catalog pays some 35 of them in one transaction (92 ms at
-# 100,000 products, a tag on 20,000 of them). A larger list's chips count the catalog.
-LIVE_COUNT_LIMIT = SEARCH_LIMIT
 
 
 @dataclass(frozen=True)
@@ -58,105 +53,6 @@ class ProductList:
     def reachable(self) -> int:
         """The rows its pages reach: all of them with one partition, ``gather.WINDOW_LIMIT`` at most with several."""
         return self.total if keys.PARTITIONS == 1 else min(self.total, gather.WINDOW_LIMIT)
-
-
-def _queue_search(pipe, q: str, p: int):
-    """Queue partition ``p``'s search reads on ``pipe``; returns what turns their replies into (ids, capped).
-
-    Any part of a name (three characters or more: the trigram index, ``NAMES``),
-    or, when every word is shorter, names starting with ``q`` (the lexicographic
-    index, the better tool for a prefix).
-    """
-    query = Query.parse(q)
-    start = len(pipe.command_stack)
-    if query.usable:
-        read_names = NAMES[p].queue_search(pipe, query, SEARCH_LIMIT)
-    else:
-        prefix = name_key(q).encode()
-        pipe.zrangebylex(keys.names(p), b"[" + prefix, b"[" + prefix + b"\xff", 0, SEARCH_LIMIT + 1)
-    count = len(pipe.command_stack) - start
-
-    def read(replies: list) -> tuple[list[str], bool]:
-        if query.usable:
-            hits = read_names(replies[:count])
-            return hits.ids, hits.capped
-        members = replies[0]
-        return [m.rsplit("\x00", 1)[1] for m in members[:SEARCH_LIMIT]], len(members) > SEARCH_LIMIT
-
-    return read, count
-
-
-@dataclass
-class _Prefetched:
-    """What the round trip before the list's transaction read."""
-
-    search: dict[int, list[str]]  # the search's ids by partition
-    capped: bool = False  # the search took SEARCH_LIMIT names and left more
-    tags: list[str] = field(default_factory=list)  # the tag cloud's names, to count
-    sizes: dict[str, int] = field(default_factory=dict)  # each filter set's size (SCARD), by tag or type
-    bound: int = 0  # the most products the filtered list can hold, summed over the partitions
-
-
-def _sets_of(query: ProductQuery, p: int) -> list[tuple[str, str]]:
-    """(name, key) of each set the filter keeps products of, in partition ``p``: its type, its all-of
-    tags and its any-of tags."""
-    chosen = [(f"type:{query.type}", keys.type_index(query.type, p))] if query.type else []
-    return chosen + [(tag, keys.tag_index(tag, p)) for tag in dict.fromkeys((*query.tags_all, *query.tags_any))]
-
-
-def _bound(query: ProductQuery, sizes: dict[str, int], hits: int | None, catalog: int) -> int:
-    """The most products one partition's filtered list can hold: no more than its type's set, its
-    smallest all-of tag set, its any-of sets together or its search's hits; its catalog when none
-    applies (the none-of tags alone)."""
-    limits = [sizes[f"type:{query.type}"]] if query.type else []
-    limits += [sizes[tag] for tag in query.tags_all]
-    if query.tags_any:
-        limits.append(sum(sizes[tag] for tag in dict.fromkeys(query.tags_any)))
-    if hits is not None:
-        limits.append(hits)
-    return min(limits) if limits else catalog
-
-
-def _prefetch(query: ProductQuery, count_tags: bool) -> _Prefetched:
-    """The round trip before the list's transaction, when it needs one: the search hits of every
-    partition and the exact SKU, and when a filter is on the tag cloud's names (their counts follow
-    the filter, so the transaction must know which tags to count) and the size of each set the
-    filter keeps products of (whether the list is small enough to count: ``LIVE_COUNT_LIMIT``)."""
-    transaction = bool(query.q) and keys.PARTITIONS == 1  # one partition: its scratch keys in one MULTI
-    pipe = client().pipeline(transaction=transaction)
-    reads = [(p, *_queue_search(pipe, query.q, p)) for p in keys.partitions()] if query.q else []
-    if query.q:
-        pipe.hget(keys.skus(), sku_key(query.q))
-    clouds_at = len(pipe.command_stack)
-    if count_tags:
-        for p in keys.partitions():
-            pipe.zrevrange(keys.tags(p), 0, gather.cloud_size() - 1, withscores=True)
-        unbounded = not query.q and not _sets_of(query, 0)  # the none-of tags alone: bound by the catalog
-        for p in keys.partitions():
-            for _, key in _sets_of(query, p):
-                pipe.scard(key)
-            if unbounded:
-                pipe.zcard(keys.products(p))
-    replies = pipe.execute()
-    found = _Prefetched({p: [] for p in keys.partitions()})
-    at = 0
-    for p, read, count in reads:
-        ids, more = read(replies[at : at + count])
-        found.search[p], found.capped, at = ids, found.capped or more, at + count
-    if query.q and replies[at]:
-        by_sku = replies[at]
-        found.search[keys.partition_of(by_sku)].append(by_sku)
-    if not count_tags:
-        return found
-    found.tags = [tag for tag, _ in gather.cloud(replies[clouds_at : clouds_at + keys.PARTITIONS])]
-    sizes = iter(replies[clouds_at + keys.PARTITIONS :])
-    for p in keys.partitions():
-        mine = {name: next(sizes) for name, _ in _sets_of(query, p)}
-        catalog = next(sizes) if unbounded else 0
-        for name, size in mine.items():
-            found.sizes[name] = found.sizes.get(name, 0) + size
-        found.bound += _bound(query, mine, len(found.search[p]) if query.q else None, catalog)
-    return found
 
 
 # A page read from one sorted set, with no set algebra: the total, the page joined to its fields
@@ -191,63 +87,6 @@ for i = 4, #KEYS do reply[#reply + 1] = redis.call('SCARD', KEYS[i]) end
 return reply
 """
 )
-
-
-# A page of the products of one set (a tag, or a type in an order of another index), or of those outside
-# it (one none-of tag), its chips counting the catalog (a list too large to count, ``LIVE_COUNT_LIMIT``):
-# the sort index walked in order, 256 ids a step, each kept if the set holds it (or does not), until the
-# page is full: a broad filter's first pages test a few hundred ids, where intersecting the sort index
-# with the set (or taking the set from it) builds the whole list (14 ms of Redis for a set of 20,000 in
-# 100,000 products; 36 ms for the 80,000 outside it). A page the walk would not reach within
-# ``WALK_BUDGET`` ids (a deep one: the list taken as spread evenly), or one it did not (a list whose
-# products come late in the order), is read from that intersection (or difference), built in the
-# scratch key and unlinked. The total is the set's size (or the rest of the index): every product is in
-# every sort index (the invariant "indexes agree"), which is why a type's own creation index is not
-# walked. The reply is ``_PAGE``'s, with no scores (one partition).
-# KEYS: the source, every product's index, the tag cloud, the set, a scratch key, then each type's set.
-# ARGV: offset, count, ASC or DESC, the tag cloud's size, the walk's budget, "1" to keep the set's
-# products or "0" those outside it, then the GET patterns.
-_WALKED_PAGE = (
-    SORT_LUA
-    + """
-local source, members, scratch = KEYS[1], KEYS[4], KEYS[5]
-local offset, count, budget, inside = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5]), ARGV[6] == '1'
-local range = 'ZRANGE'
-if ARGV[3] == 'DESC' then range = 'ZREVRANGE' end
-local gets = {}
-for i = 7, #ARGV do gets[#gets + 1] = ARGV[i] end
-local page, kept, walked, size = {}, 0, 0, redis.call('ZCARD', source)
-local listed = redis.call('SCARD', members)
-if not inside then listed = size - listed end
--- a page the walk would not reach within its budget, the list spread evenly: the whole list at once
-if listed <= 0 or (offset + count) * size / listed > budget then walked = budget end
-while #page < count and walked < size and walked < budget do
-  local batch = redis.call(range, source, walked, walked + 255)
-  for _, id in ipairs(batch) do
-    if (redis.call('SISMEMBER', members, id) == 1) == inside then
-      kept = kept + 1
-      if kept > offset then
-        page[#page + 1] = id
-        if #page == count then break end
-      end
-    end
-  end
-  walked = walked + #batch
-end
-if #page < count and walked < size then
-  if inside then redis.call('ZINTERSTORE', scratch, 2, source, members, 'WEIGHTS', 1, 0)
-  else redis.call('ZDIFFSTORE', scratch, 2, source, members) end
-  page = redis.call(range, scratch, offset, offset + count - 1)
-  redis.call('UNLINK', scratch)
-end
-local reply = {math.max(listed, 0), rows_of(page, gets), redis.call('ZCARD', KEYS[2])}
-reply[4] = redis.call('ZREVRANGE', KEYS[3], 0, tonumber(ARGV[4]) - 1, 'WITHSCORES')
-reply[5] = {}
-for i = 6, #KEYS do reply[#reply + 1] = redis.call('SCARD', KEYS[i]) end
-return reply
-"""
-)
-WALK_BUDGET = 10_000  # ids of the sort index a walked page tests at most (some 4 ms of Redis)
 
 
 def _source_of(order: str, type_slug: str, p: int) -> tuple[str, bool]:
@@ -323,6 +162,23 @@ def product_page(
     return total, gather.merged(parts, desc, offset, limit, ident=lambda row: row[0])
 
 
+def _gets(p: int, own: tuple[str, ...]) -> list[str]:
+    """SORT's GET patterns of a list row in partition ``p``: the id, the list fields, the type's own."""
+    return ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
+
+
+def _from_pages(query: ProductQuery, replies: list[list], own: tuple[str, ...], inline: bool) -> ProductList:
+    """The list from each partition's ``_PAGE`` reply (or the walked page's, of the same shape)."""
+    rows = _page_rows(query, [r[1] for r in replies] if inline else None, [r[4] for r in replies], own)
+    return ProductList(
+        rows=[row for row in rows if row.name],
+        total=sum(r[0] for r in replies),
+        catalog_size=sum(r[2] for r in replies),
+        tag_cloud=gather.cloud([list(zip(r[3][0::2], r[3][1::2])) for r in replies]),
+        type_counts={slug: sum(r[5 + n] for r in replies) for n, slug in enumerate(types.TYPES)},
+    )
+
+
 def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductList:
     """A query with no filter to compute, its chips counting the whole catalog: one script (``_PAGE``)
     a partition, all sent at once."""
@@ -331,7 +187,7 @@ def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductL
     calls = []
     for p in keys.partitions():
         script_keys = [order_of(p), keys.products(p), keys.tags(p), *(keys.type_index(slug, p) for slug in types.TYPES)]
-        gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))] if window.inline else []
+        gets = _gets(p, own) if window.inline else []
         scored = "0" if keys.PARTITIONS == 1 else "1" if window.inline else "2"
         calls.append((script_keys, [window.start, window.count, direction, gather.cloud_size(), scored, *gets]))
     if len(calls) == 1:
@@ -341,14 +197,7 @@ def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductL
         for script_keys, args in calls:
             pipe.eval(_PAGE, len(script_keys), *script_keys, *args)
         replies = pipe.execute()
-    rows = _page_rows(query, [r[1] for r in replies] if window.inline else None, [r[4] for r in replies], own)
-    return ProductList(
-        rows=[row for row in rows if row.name],
-        total=sum(r[0] for r in replies),
-        catalog_size=sum(r[2] for r in replies),
-        tag_cloud=gather.cloud([list(zip(r[3][0::2], r[3][1::2])) for r in replies]),
-        type_counts={slug: sum(r[5 + n] for r in replies) for n, slug in enumerate(types.TYPES)},
-    )
+    return _from_pages(query, replies, own, window.inline)
 
 
 @dataclass
@@ -401,7 +250,7 @@ def _queue_part(pipe, query: ProductQuery, p: int, search: list[str], counted: l
             pipe.expire(temp, TEMP_TTL)
     part = _Part(target, page_at=len(pipe.command_stack))
     own = types.TYPES[query.type].field_names if query.type else ()
-    gets = ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
+    gets = _gets(p, own)
     pipe.zcard(target)
     gather.queue_window(pipe, target, gather.window(query.offset, query.limit), gets, query.order.startswith("-"))
     part.counts_at = len(pipe.command_stack)
@@ -457,7 +306,9 @@ def list_products(query: ProductQuery) -> ProductList:
     names to count (the tag cloud's top 40) are read in the round trip before
     it, with the search when there is one, and the size of each set the filter
     keeps products of: a list that can hold more than ``LIVE_COUNT_LIMIT``
-    products gets the catalog's counts instead (``counts_of_catalog``).
+    products gets the catalog's counts instead (``counts_of_catalog``), and
+    with one partition a list of one set is then read by walking its sort
+    index, not built (``walk``).
 
     With several partitions, each one's share is queued on one pipeline (not a
     transaction: the partitions are read side by side, as a sharded engine reads
@@ -466,23 +317,25 @@ def list_products(query: ProductQuery) -> ProductList:
     kind = types.TYPES.get(query.type) if query.type else None
     if query.type and kind is None:
         raise ValueError(f"unknown product type {query.type!r}")
+    own = kind.field_names if kind else ()
     filtered = query.live_counts and bool(query.q or query.type or query.tags_all or query.tags_any or query.tags_none)
     typed = _source_of(query.order, query.type, 0)[1]
     if not filtered and not (
         query.q or query.tags_all or query.tags_any or query.tags_none or (query.type and not typed)
     ):
-        return _plain_page(query, lambda p: _source_of(query.order, query.type, p)[0], kind.field_names if kind else ())
-    fetched = _prefetch(query, count_tags=filtered) if filtered or query.q else _Prefetched({})
+        return _plain_page(query, lambda p: _source_of(query.order, query.type, p)[0], own)
+    fetched = prefetch(query, count_tags=filtered) if filtered or query.q else Prefetched({})
     search, capped = fetched.search, fetched.capped
-    of_catalog = filtered and fetched.bound > LIVE_COUNT_LIMIT
-    if of_catalog and keys.PARTITIONS == 1 and (walked := _one_set(query)) is not None:
-        return _walked_page(query, *walked, kind.field_names if kind else (), fetched)
+    of_catalog = filtered and not fetched.countable
+    if of_catalog and keys.PARTITIONS == 1 and (walked := walk.one_set(query, typed)) is not None:
+        reply = walk.read(query, _source_of(query.order, query.type, 0)[0], *walked, _gets(0, own))
+        listed = _from_pages(query, [reply], own, inline=True)
+        return replace(listed, tag_cloud=fetched.with_chosen(listed.tag_cloud, query.tags_all), counts_of_catalog=True)
     filtered = filtered and not of_catalog
     counted_tags = list(dict.fromkeys([*fetched.tags, *query.tags_all]))  # a chosen tag is always shown
     pipe = client().pipeline(transaction=keys.PARTITIONS == 1)
     parts = {p: _queue_part(pipe, query, p, search.get(p, []), counted_tags, filtered) for p in keys.partitions()}
     replies = pipe.execute()
-    own = kind.field_names if kind else ()
     # each partition's window of (id, score) pairs: the last command before its counts
     scores = [gather.flat(replies[part.counts_at - 1]) if keys.PARTITIONS > 1 else [] for part in parts.values()]
     inline = gather.window(query.offset, query.limit).inline
@@ -503,7 +356,7 @@ def list_products(query: ProductQuery) -> ProductList:
         cloud = gather.cloud([replies[part.tail_at + 1] for part in parts.values()])
         counts = [sum(replies[part.tail_at + 2 + n] for part in parts.values()) for n in range(len(types.TYPES))]
         if of_catalog:
-            cloud = _with_chosen(cloud, query, fetched)
+            cloud = fetched.with_chosen(cloud, query.tags_all)
     return ProductList(
         rows=[row for row in rows if row.name],
         total=total,
@@ -512,49 +365,6 @@ def list_products(query: ProductQuery) -> ProductList:
         type_counts=dict(zip(types.TYPES, counts)),
         search_capped=capped,
         counts_of_catalog=of_catalog,
-    )
-
-
-def _with_chosen(cloud: list, query: ProductQuery, fetched: _Prefetched) -> list:
-    """The catalog's tag cloud with every chosen tag shown, with its size read before the list."""
-    shown = {tag for tag, _ in cloud}
-    return cloud + [(tag, fetched.sizes[tag]) for tag in dict.fromkeys(query.tags_all) if tag not in shown]
-
-
-def _one_set(query: ProductQuery) -> tuple[str, bool] | None:
-    """The one set a filter keeps the products of (True) or drops them (False), when it is nothing more
-    and its list is read from an index of every product (no search, no second set, no type's own
-    creation index): a tag, a type in an order of another column, or one none-of tag."""
-    if query.q or (query.tags_all and query.tags_any) or (query.type and _source_of(query.order, query.type, 0)[1]):
-        return None
-    sets = [(keys.type_index(query.type, 0), True)] if query.type else []
-    sets += [(keys.tag_index(tag, 0), True) for tag in dict.fromkeys((*query.tags_all, *query.tags_any))]
-    sets += [(keys.tag_index(tag, 0), False) for tag in dict.fromkeys(query.tags_none)]
-    return sets[0] if len(sets) == 1 else None
-
-
-def _walked_page(
-    query: ProductQuery, members: str, inside: bool, own: tuple[str, ...], fetched: _Prefetched
-) -> ProductList:
-    """A page of the products of ``members`` (``inside``) or of those outside it, its chips counting the
-    catalog: one script (``_WALKED_PAGE``), one partition."""
-    source = _source_of(query.order, query.type, 0)[0]
-    direction = "DESC" if query.order.startswith("-") else "ASC"
-    scratch = keys.temp(secrets.token_hex(8), 0)
-    script_keys = [source, keys.products(0), keys.tags(0), members, scratch]
-    script_keys += [keys.type_index(slug, 0) for slug in types.TYPES]
-    gets = ["#", *(f"{keys.product_glob(0)}->{name}" for name in (*LIST_FIELDS, *own))]
-    args = [query.offset, query.limit, direction, gather.cloud_size(), WALK_BUDGET, int(inside), *gets]
-    reply = run_script(_WALKED_PAGE, script_keys, args)
-    rows = _page_rows(query, [reply[1]], [reply[4]], own)
-    cloud = gather.cloud([list(zip(reply[3][0::2], reply[3][1::2]))])
-    return ProductList(
-        rows=[row for row in rows if row.name],
-        total=reply[0],
-        catalog_size=reply[2],
-        tag_cloud=[(tag, int(score)) for tag, score in _with_chosen(cloud, query, fetched)],
-        type_counts={slug: reply[5 + n] for n, slug in enumerate(types.TYPES)},
-        counts_of_catalog=True,
     )
 
 

@@ -372,7 +372,7 @@ class WalkedPageTest(RedisTestCase):
             return int(client().info("commandstats").get(f"cmdstat_{name}", {}).get("calls", 0))
 
         before = calls("sismember"), calls("zinterstore") + calls("zdiffstore")
-        with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0):
+        with mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0):
             result = store.list_products(store.ProductQuery(limit=10, live_counts=True, **chosen))
         self.assertEqual((len(result.rows), result.total, result.counts_of_catalog), (10, size // 2, True))
         self.assertEqual(calls("zinterstore") + calls("zdiffstore"), before[1])  # not a list built whole
@@ -574,7 +574,7 @@ class ListQueryTest(RedisTestCase):
         catalog = {"wireless": 4, "noise-cancelling": 3, "refurbished": 1, "wired": 1}
         types = {"earbuds": 4, "game_console": 1, "monitor": 0, "phone": 0, "appliance": 0}
         for limit, of_catalog in ((4, False), (3, True)):  # the list can hold 4: no more than its tag's set
-            with self.subTest(limit=limit), mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", limit):
+            with self.subTest(limit=limit), mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", limit):
                 with self.assertRoundTrips(2) as trace:
                     result = store.list_products(query)
                 self.assertEqual(result.counts_of_catalog, of_catalog)
@@ -606,19 +606,19 @@ class ListQueryTest(RedisTestCase):
                 query = dataclasses.replace(base, order=order, live_counts=True)
                 whole = store.list_products(dataclasses.replace(query, limit=10))
                 self.assertFalse(whole.counts_of_catalog)
-                for budget in (store.listing.WALK_BUDGET, 1):
+                for budget in (store.walk.WALK_BUDGET, 1):
                     for offset in range(len(whole.rows) + 1):
                         with (
                             self.subTest(query=query, budget=budget, offset=offset),
-                            mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0),
-                            mock.patch("catalog.store.listing.WALK_BUDGET", budget),
+                            mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0),
+                            mock.patch("catalog.store.walk.WALK_BUDGET", budget),
                         ):
                             walked = store.list_products(dataclasses.replace(query, offset=offset, limit=2))
                             self.assertTrue(walked.counts_of_catalog)
                             self.assertEqual(walked.total, whole.total)
                             self.assertEqual(walked.rows, whole.rows[offset : offset + 2])
         self.assertEqual(list(client().scan_iter("catalog:*tmp*")), [])  # the fallback's scratch key is gone
-        with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0):  # a type's own creation index and a tag
+        with mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0):  # a type's own creation index and a tag
             query = store.ProductQuery(type="earbuds", tags_all=("wireless",), live_counts=True)
             self.assertEqual(store.list_products(query).total, 3)  # not the tag's 4: the intersection's
 
@@ -633,13 +633,13 @@ class ListQueryTest(RedisTestCase):
             with self.subTest(query=query):
                 query = dataclasses.replace(query, live_counts=True)
                 for limit, of_catalog in ((bound, False), (bound - 1, True)):
-                    with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", limit):
+                    with mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", limit):
                         self.assertEqual(store.list_products(query).counts_of_catalog, of_catalog, limit)
 
     def test_a_chosen_tag_outside_the_catalogs_cloud_is_still_shown(self):
         query = store.ProductQuery(tags_all=("refurbished",), live_counts=True)
         with (
-            mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 0),
+            mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0),
             mock.patch("catalog.store.gather.cloud_size", lambda: 1),  # the cloud: its most used tag alone
         ):
             result = store.list_products(query)

@@ -123,7 +123,7 @@ class ProductListTest(RedisTestCase):
         response = self.client.get("/catalog/products/?tags_all=wireless")
         self.assertNotContains(response, 'id="counts-hint"')
         self.assertNotContains(response, 'data-tag="wired"')  # the live counts: no listed product carries it
-        with mock.patch("catalog.store.listing.LIVE_COUNT_LIMIT", 1), self.assertRoundTrips(2):
+        with mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 1), self.assertRoundTrips(2):
             response = self.client.get("/catalog/products/?tags_all=wireless")
         self.assertContains(response, 'id="counts-hint"')
         self.assertContains(response, "These counts are the whole catalog's")
