@@ -184,7 +184,7 @@ def read(source: str, keys: list[str], args: list):
     checks); when the server does not have it (started since, or never sent it), as EVAL, which also
     caches it there: one more round trip, once."""
     try:
-        return client().evalsha(script(source).sha, len(keys), *keys, *args)
+        return client().execute_raw("EVALSHA", script(source).sha, len(keys), *keys, *args)
     except NoScriptError:
         return client().eval(source, len(keys), *keys, *args)
 

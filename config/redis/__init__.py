@@ -205,12 +205,13 @@ _threads = threading.local()
 def client() -> TracedRedis | TracedRedisCluster:
     """The domain client: replies decoded to ``str``. On one server, the calling thread's own
     ``ThreadRedis`` over the shared client's pool (built again after a fork or a new URL)."""
+    mine, pool = getattr(_threads, "client", None), getattr(_built.get(True), "connection_pool", 0)
+    if mine is not None and mine.connection_pool is pool and mine.owner[0] == os.getpid():
+        return mine  # every call but a thread's first: no settings read, no type check (redis-py's are slow)
     shared = _client(True)
     if isinstance(shared, TracedRedisCluster):
         return shared
-    mine = getattr(_threads, "client", None)
-    if mine is None or mine.connection_pool is not shared.connection_pool or mine.owner[0] != os.getpid():
-        mine = _threads.client = ThreadRedis(connection_pool=shared.connection_pool)
+    mine = _threads.client = ThreadRedis(connection_pool=shared.connection_pool)
     return mine
 
 

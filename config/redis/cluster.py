@@ -120,6 +120,10 @@ class TracedRedisCluster(RedisCluster):
             target_node.name,
         )
 
+    def execute_raw(self, *args):
+        """As on one server (``TracedRedis.execute_raw``): routed by its key, as any command."""
+        return self.execute_command(*args)
+
     def pipeline(self, transaction=None, shard_hint=None):
         if shard_hint:
             raise redis.RedisError("shard_hint is not supported on a cluster")

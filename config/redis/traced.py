@@ -11,7 +11,7 @@ from redis.client import Pipeline
 from redis.exceptions import WatchError
 
 from config import trace
-from config.redis.wire import Stream
+from config.redis.wire import Stream, packed
 
 
 class TracedPipeline(Pipeline):
@@ -92,6 +92,11 @@ class TracedRedis(redis.Redis):
             lambda: super(TracedRedis, self).execute_command(*args, **options), args, self.trace_origin
         )
 
+    def execute_raw(self, *args):
+        """A command whose reply redis-py leaves as it comes (a script's: no reply callback), its
+        arguments strings and numbers. Here ``execute_command``; a thread's own client sends it faster."""
+        return self.execute_command(*args)
+
     def pipeline(self, transaction=True, shard_hint=None):
         pipe = self.pipeline_class(self.connection_pool, self.response_callbacks, transaction, shard_hint)
         pipe.trace_origin = self.trace_origin
@@ -141,10 +146,31 @@ class ThreadRedis(TracedRedis):
             # Kept by an object built in another thread (redis-py's ``register_script`` keeps
             # the client it was given), or inherited by a forked process: through the pool.
             return super()._execute_command(*args, **options)
+        return self._send_retrying(self._held(), args, options)
+
+    def _held(self):
         conn = self.held
         if conn is None:
             conn = self.held = self.connection_pool.get_connection()
-        return self._send_retrying(conn, args, options)
+        return conn
+
+    def execute_raw(self, *args):
+        """``execute_command`` for a command without a reply callback (a script's), packed by hiredis in
+        one call (``packed``) and its reply read as it comes: none of redis-py's work per command
+        (its options, its check for the one command sent in a form of its own, its callback lookup),
+        about a tenth of a script read's client time. On the thread's kept connection, traced, and
+        sent again after a dropped connection as ``connection_retry()`` allows, as ``execute_command``."""
+        if (os.getpid(), threading.get_ident()) != self.owner:
+            return self.execute_command(*args)
+        conn = self._held()
+
+        def send():
+            conn.send_packed_command(packed(conn, args), check_health=False)
+            return conn.read_response()
+
+        return trace.traced_command(
+            lambda: conn.retry.call_with_retry(send, lambda _error: conn.disconnect()), args, self.trace_origin
+        )
 
     def close(self) -> None:
         held, self.held = self.held, None

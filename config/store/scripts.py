@@ -33,7 +33,7 @@ def run_script(source: str, keys: list[str], args: list):
     cluster node, which caches it), EVALSHA after that; if the server lost its cache (a restart, a
     replica promoted), EVAL again."""
     return _run(
-        source, keys, lambda redis_client, *command: redis_client.execute_command(*command, len(keys), *keys, *args)
+        source, keys, lambda redis_client, *command: redis_client.execute_raw(*command, len(keys), *keys, *args)
     )
 
 

@@ -103,22 +103,20 @@ class Script:
         Script.registry.append(self)
 
     def __call__(self, keys_: list[str], args: list, actor: Actor | None = None, link: str = ""):
-        argv = self._argv(args, actor, link)
-        try:
-            return client().evalsha(self.sha, len(keys_), *keys_, *argv)
-        except NoScriptError:
-            load_scripts()
-            return client().evalsha(self.sha, len(keys_), *keys_, *argv)
+        return self._sent(keys_, self._argv(args, actor, link))
 
     def read(self, keys_: list[str], args: list) -> list:
         """Run a read alone: one EVALSHA costs the client less than a pipeline of one. No event arguments;
         if the server has lost the scripts (a restart), they are loaded and the read sent again."""
-        argv = [*keys.graph_prefixes(), 0, "", "", *args]
+        return self._sent(keys_, [*keys.graph_prefixes(), 0, "", "", *args])
+
+    def _sent(self, keys_: list[str], argv: list):
+        """EVALSHA, sent raw (``execute_raw``: a script's reply has no callback to run)."""
         try:
-            return client().evalsha(self.sha, len(keys_), *keys_, *argv)
+            return client().execute_raw("EVALSHA", self.sha, len(keys_), *keys_, *argv)
         except NoScriptError:
             load_scripts()
-            return client().evalsha(self.sha, len(keys_), *keys_, *argv)
+            return client().execute_raw("EVALSHA", self.sha, len(keys_), *keys_, *argv)
 
     def queue(self, pipe, keys_: list[str], args: list, actor: Actor | None = None, link: str = "") -> None:
         """Queue a call on a plain pipeline (see ``run``): a read, or with ``actor`` a write and its event.

@@ -103,9 +103,9 @@ end
 SETS_PER_SUNION = 128
 
 # KEYS: the first person's report set. ARGV: max depth, budget, the level of the people sent,
-# then their ids (all at that level). Flat (see ``core.Flat``): how many of its last level the
-# walk walked, then each list as one string of comma-separated ids: one reply element a level,
-# not one an id, which costs the server's reply and the client's parser a conversion per id.
+# then their ids (all at that level). One JSON array: how many of its last level the walk walked,
+# then each level's ids: one string, not a reply element an id, which costs the server's reply and
+# the client's parser a conversion per id; the client's json module reads it in one C call.
 _SUBTREE = Script(
     WALK
     + """
@@ -113,8 +113,8 @@ local cur = {}
 for i = 11, #ARGV do cur[i - 10] = ARGV[i] end
 local lists, walked = down(cur, tonumber(ARGV[10]), tonumber(ARGV[8]), tonumber(ARGV[9]))
 local out = {walked}
-for i, list in ipairs(lists) do out[i + 1] = table.concat(list, ',') end
-return out
+for i, list in ipairs(lists) do out[i + 1] = '[' .. table.concat(list, ',') .. ']' end
+return '[' .. table.concat(out, ',') .. ']'
 """
 )
 
@@ -291,11 +291,9 @@ def _walk(pk: int, depth: int) -> list[list[int]]:
     budget, whatever its depth. A larger subtree goes on by plain SUNIONs (``_walk_on``), about a
     round trip a level, whatever its size."""
     budget = conf.walk_budget()
-    reply = _SUBTREE.read([keys.reports(pk)], [depth, budget, 0, pk])
-    walked = reply[0]
-    # Each level's ids read as one JSON array: the parser's C turns them into numbers at half the cost
-    # of splitting the string and converting each id in Python (0.015 against 0.028 ms for 400 ids).
-    found = [json.loads(f"[{joined}]") if joined else [] for joined in reply[1:]]
+    # The levels' ids read as JSON: the parser's C turns them into numbers at half the cost of
+    # splitting strings and converting each id in Python (0.015 against 0.028 ms for 400 ids).
+    walked, *found = json.loads(_SUBTREE.read([keys.reports(pk)], [depth, budget, 0, pk]))
     levels = [ids for ids in found if ids]
     pending: dict[int, list[str]] = {}  # level: ids whose report sets are still to read (past the budget)
     before = found[-2] if len(found) > 1 else [pk]

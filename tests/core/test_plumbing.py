@@ -291,6 +291,42 @@ class ClientBuildTest(RedisTestCase):
         reset_clients()
 
 
+class RawCommandTest(RedisTestCase):
+    """``execute_raw``: a script's command without redis-py's work per command, on the thread's connection."""
+
+    sign_in = False
+
+    def test_a_raw_command_answers_as_execute_command_and_is_traced(self):
+        from config.store.scripts import run_script
+
+        client().sadd("plumbing:raw", "a", "b")
+        source = "return {redis.call('SCARD', KEYS[1]), ARGV[1], ARGV[2]}"
+        slow_path = mock.patch("redis.Redis.execute_command", side_effect=AssertionError("redis-py's command path"))
+        with trace.recording() as collected, slow_path:
+            got = run_script(source, ["plumbing:raw"], [7, 0.25])
+        self.assertEqual(got, [2, "7", "0.25"])
+        self.assertEqual(got, client().execute_command("EVAL", source, 1, "plumbing:raw", 7, 0.25))
+        self.assertEqual([c.name for t in collected.round_trips for c in t.commands], ["EVAL"])
+
+    def test_it_goes_on_the_connection_the_thread_keeps(self):
+        mine = client()
+        first = mine.client_id()
+        self.assertEqual(mine.execute_raw("CLIENT", "ID"), first)
+
+    def test_a_dropped_connection_is_opened_again_and_the_command_sent(self):
+        mine = client()
+        first = mine.client_id()
+        client().connection_pool.make_connection().send_command("CLIENT", "KILL", "ID", first)
+        time.sleep(0.05)
+        self.assertNotEqual(mine.execute_raw("CLIENT", "ID"), first)
+
+    def test_an_error_reply_is_raised_as_redis_py_raises_it(self):
+        from redis.exceptions import NoScriptError
+
+        with self.assertRaises(NoScriptError):
+            client().execute_raw("EVALSHA", "0" * 40, 0)
+
+
 def store_timeout():
     from redis.exceptions import TimeoutError as RedisTimeout
 
