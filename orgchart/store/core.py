@@ -46,9 +46,13 @@ _LEX_END = "\U0010ffff"
 
 # Shared by every script. ARGV[1..4] are the key-name pieces of keys.graph_prefixes(); ARGV[5..7]
 # the event's stream cap, actor and link; a script's own arguments start at ARGV[8].
-PRELUDE = """
+# The key prefixes every script is sent (``keys.graph_prefixes``): all a script that only walks needs.
+PREFIXES = """
 local E, RS, L, SS = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local function emp(id) return E .. id end
+"""
+PRELUDE = (
+    PREFIXES
+    + """local function emp(id) return E .. id end
 local function reports(id) return E .. id .. RS end
 local function staff(id) return L .. id .. SS end
 local SUMMARY = {'name', 'title', 'location', 'location_name', 'manager', 'full_time', 'direct', 'total'}
@@ -90,6 +94,7 @@ local function each_chunk(members, call)
   for i = 1, #members, 1000 do call({unpack(members, i, math.min(i + 999, #members))}) end
 end
 """
+)
 
 
 class Script:
@@ -97,8 +102,10 @@ class Script:
 
     registry: list[Script] = []
 
-    def __init__(self, body: str):
-        self.source = PRELUDE + body
+    def __init__(self, body: str, prelude: str = PRELUDE):
+        """``prelude``: the shared functions the body calls; a script that calls none of them (a read
+        every request makes) takes ``PREFIXES`` alone, as the server builds each function anew on every call."""
+        self.source = prelude + body
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
         Script.registry.append(self)
 

@@ -20,6 +20,7 @@ from orgchart.documents import Employee
 from orgchart.store.core import (
     MAX_DEPTH,
     NODE_LIMIT,
+    PREFIXES,
     Flat,
     Script,
     by_name,
@@ -51,7 +52,7 @@ __all__ = [
 # (a number would cost a conversion each way). Returns the lists of people found, one per level
 # below ``level``, and how many people of the last level walked had their sets read (a prefix:
 # the rest, and everyone in the last list, are still to walk).
-WALK = """
+DOWN = """
 local function down(cur, level, maxdepth, budget)
   local lists, used, pos = {}, 0, 1
   repeat
@@ -74,7 +75,10 @@ local function down(cur, level, maxdepth, budget)
   until not whole or #nxt == 0 or level >= maxdepth or used >= budget
   return lists, pos - 1
 end
--- The ids as numbers in ascending order: each converted once, then compared by table.sort itself
+"""
+WALK = (
+    DOWN
+    + """-- The ids as numbers in ascending order: each converted once, then compared by table.sort itself
 -- (a comparator function converting both sides costs a Lua call per comparison).
 local function by_id(ids)
   local nums = {}
@@ -95,6 +99,7 @@ local function cut(sent, lists, walked, level, maxdepth)
   return walked < #before or (#lists[#lists] > 0 and level + #lists < maxdepth)
 end
 """
+)
 
 # Report sets read by one SUNION past the budget. Its reply is built as a set on the server: up to
 # 512 ids (set-max-intset-entries) an intset, past it a hash table costing half as much again an id
@@ -107,7 +112,7 @@ SETS_PER_SUNION = 128
 # then each level's ids: one string, not a reply element an id, which costs the server's reply and
 # the client's parser a conversion per id; the client's json module reads it in one C call.
 _SUBTREE = Script(
-    WALK
+    DOWN
     + """
 local cur = {}
 for i = 11, #ARGV do cur[i - 10] = ARGV[i] end
@@ -115,7 +120,8 @@ local lists, walked = down(cur, tonumber(ARGV[10]), tonumber(ARGV[8]), tonumber(
 local out = {walked}
 for i, list in ipairs(lists) do out[i + 1] = '[' .. table.concat(list, ',') .. ']' end
 return '[' .. table.concat(out, ',') .. ']'
-"""
+""",
+    prelude=PREFIXES,  # only ``down``: a tenth less of the server's time for a small walk
 )
 
 # KEYS: the employee. ARGV: id, depth, budget, rows shown. Flat: its hash, its chain of command
