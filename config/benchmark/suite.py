@@ -258,6 +258,7 @@ def benchmark(
             size = seeding.value_size(load.bytes_per_command)
             outcome.sized_ceilings[load.app] = seeding.redis_benchmark(ready.server, requests, size, runs)
         progress("timing each side's floor")
+        redisrun.rewritten()  # no rewrite of the append-only file beside what is timed from here
         outcome.floors = floors(floor_calls(ready.sides), budget.floor_runs)
         outcome.results = run(ready.operations, ready.sides, budget.runs, budget.min_runs, budget.seconds, progress)
         progress("timing whole pages beside their floors")

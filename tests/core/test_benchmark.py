@@ -578,3 +578,14 @@ class SettledTest(RedisTestCase):
         persistence = redis.info("persistence")
         self.assertEqual((persistence["aof_rewrite_in_progress"], persistence["aof_rewrite_scheduled"]), (0, 0))
         self.assertGreaterEqual(waited, 0)
+
+    def test_before_the_timing_the_file_is_rewritten_so_no_rewrite_can_start_in_the_middle(self):
+        redis = client()
+        redisrun.settled()
+        redis.set("benchmark:grown", "x" * 100_000)  # the file grows past its last rewrite
+        persistence = redis.info("persistence")
+        self.assertGreater(persistence["aof_current_size"], persistence["aof_base_size"])
+        redisrun.rewritten()
+        persistence = redis.info("persistence")
+        self.assertEqual((persistence["aof_rewrite_in_progress"], persistence["aof_rewrite_scheduled"]), (0, 0))
+        self.assertEqual(persistence["aof_current_size"], persistence["aof_base_size"])
