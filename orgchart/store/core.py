@@ -103,8 +103,8 @@ class Script:
     registry: list[Script] = []
 
     def __init__(self, body: str, prelude: str = PRELUDE):
-        """``prelude``: the shared functions the body calls; a script that calls none of them (a read
-        every request makes) takes ``PREFIXES`` alone, as the server builds each function anew on every call."""
+        """``prelude``: the shared functions the body calls. A script that calls none of them (the subtree
+        walk) takes ``PREFIXES`` alone: the server builds each function anew on every call."""
         self.source = prelude + body
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
         Script.registry.append(self)
