@@ -18,7 +18,7 @@ except ImportError:  # redis-py packs and parses in Python then
 def packed(conn, args: tuple) -> list[bytes]:
     """A command's bytes for ``conn``: by hiredis in one C call where it is installed (redis-py's packer
     first walks every argument in Python, most of the client's time for a command of thousands of
-    arguments; strings and bytes only), else by redis-py's."""
+    arguments; strings, bytes and numbers, each as redis-py writes it), else by redis-py's."""
     return [hiredis.pack_command(args)] if hiredis is not None else conn.pack_command(*args)
 
 

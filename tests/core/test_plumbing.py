@@ -361,7 +361,7 @@ class StreamTest(RedisTestCase):
         from config.redis import packed
 
         conn = client().connection_pool.make_connection()
-        args = ("SUNION", "orgchart:{orgchart}:employee:7:reports", b"raw\x00bytes", "é")
+        args = ("SUNION", "orgchart:{orgchart}:employee:7:reports", b"raw\x00bytes", "é", 7, 0.25, 1e20, -0.0)
         self.assertEqual(b"".join(packed(conn, args)), b"".join(conn.pack_command(*args)))
 
     def test_replies_come_in_order_and_each_wait_is_a_round_trip(self):
