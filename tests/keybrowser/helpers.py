@@ -8,7 +8,7 @@ from html import unescape
 
 from config import keys
 from config.keyspace import keyspace
-from config.redis import raw_client
+from config.redis import on_cluster, raw_client
 from tests.base import RedisTestCase
 
 READ_ONLY = {
@@ -41,6 +41,33 @@ def load_keys(count: int, name: str = "bulk:item:{}", batch: int = 10_000) -> No
         for i in range(start, min(start + batch, count)):
             pipe.set(name.format(i), b"x")
         pipe.execute()
+
+
+@contextmanager
+def scans_logged():
+    """Every command the servers run inside the block logged (SLOWLOG, a script's own commands too);
+    yields what gives, server by server, the slots its SCAN steps asked for in all (their COUNTs)."""
+    servers = [node.redis_connection for node in raw_client().primaries()] if on_cluster() else [raw_client()]
+    settings = [server.config_get("slowlog-*") for server in servers]
+    for server in servers:
+        server.config_set("slowlog-max-len", 10_000)
+        server.config_set("slowlog-log-slower-than", 0)
+        server.slowlog_reset()
+
+    def asked() -> list[int]:
+        totals = []
+        for server in servers:
+            scans = [e["command"].split() for e in server.slowlog_get(10_000) if e["command"].startswith(b"SCAN ")]
+            totals.append(sum(int(words[words.index(b"COUNT") + 1]) for words in scans))
+        return totals
+
+    try:
+        yield asked
+    finally:
+        for server, held in zip(servers, settings):
+            for name, value in held.items():
+                server.config_set(name, value)
+            server.slowlog_reset()
 
 
 class KeysTestCase(RedisTestCase):
