@@ -81,11 +81,16 @@ class Query:
         return bool(self.grams)
 
     def matches(self, name: str) -> bool:
-        """Whether ``name`` really holds the query: every long word inside it, every short one starting a word."""
-        folded, name_words = fold(name), words(name)
-        return all(w in folded for w in self.long) and all(
-            any(nw.startswith(s) for nw in name_words) for s in self.short
-        )
+        """Whether ``name`` really holds the query: every long word inside it, every short one starting a
+        word. The name is folded once, and cut into words only for a query with short words (a search
+        checks up to a thousand or two candidates' names in a page)."""
+        folded = fold(name)
+        if not all(w in folded for w in self.long):
+            return False
+        if not self.short:
+            return True
+        name_words = _WORD.findall(folded)
+        return all(any(nw.startswith(s) for nw in name_words) for s in self.short)
 
 
 @dataclass(frozen=True)

@@ -641,6 +641,25 @@ class ListQueryTest(RedisTestCase):
                     with mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", limit):
                         self.assertEqual(store.list_products(query).counts_of_catalog, of_catalog, limit)
 
+    def test_a_capped_search_shows_the_catalogs_counts_without_an_intersection_a_tag(self):
+        query = store.ProductQuery(q="buds", live_counts=True)  # four products' names hold it
+        # The limit holds in each partition: with one match a partition, one of four is capped anywhere.
+        for limit, capped in ((4, False), (1, True)):
+            with self.subTest(limit=limit), mock.patch("catalog.store.prefetch.SEARCH_LIMIT", limit):
+                with self.assertRoundTrips(2) as trace:
+                    result = store.list_products(query)
+                self.assertEqual((result.search_capped, result.counts_of_catalog), (capped, capped))
+                self.assertEqual(result.total < 4, capped)  # the first matches by name in each partition
+                counts = [c for c in waves(trace)[1] if c.name == "SINTERSTORE"]
+                if capped:
+                    self.assertEqual(counts, [])
+                    self.assertEqual(dict(result.tag_cloud)["wireless"], 4)  # the catalog's
+                    self.assertEqual(result.type_counts["earbuds"], 4)
+                else:
+                    self.assertTrue(counts)
+                    self.assertEqual(result.type_counts["earbuds"], 4)
+                    self.assertEqual(dict(result.tag_cloud)["wireless"], 3)  # the matches' (not Game Box)
+
     def test_a_chosen_tag_outside_the_catalogs_cloud_is_still_shown(self):
         query = store.ProductQuery(tags_all=("refurbished",), live_counts=True)
         with (
