@@ -187,23 +187,31 @@ class NgramIndex:
         """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
 
         SINTERSTORE of the query's pieces into a scratch set (Redis walks the smallest
-        set), ordered by ``order_key`` with ZINTERSTORE when there is one, then SORT ...
-        BY nosort LIMIT 0 cap+1 GET # GET record:*->field reads at most cap+1 candidates
-        with their names, and the scratch keys are unlinked. The candidates are then
-        checked against the query (``Query.matches``).
+        set; a query of one piece, a word of three letters, reads that piece's set
+        itself: copying it cost a search for "air" 1.8 ms at 100,000 products, and as
+        much again to free), ordered by ``order_key`` with ZINTERSTORE when there is
+        one, then SORT ... BY nosort LIMIT 0 cap+1 GET # GET record:*->field reads at
+        most cap+1 candidates with their names, and the scratch keys are unlinked. The
+        candidates are then checked against the query (``Query.matches``).
         """
         token = secrets.token_hex(8)
-        found, ordered = self.temp_set(token), self.temp_zset(token)
-        start = len(pipe.command_stack)
-        pipe.sinterstore(found, [self.gram_key(g) for g in query.grams])
+        pieces = [self.gram_key(g) for g in query.grams]
+        start, scratch = len(pipe.command_stack), []
+        found = pieces[0]
+        if len(pieces) > 1:
+            found = self.temp_set(token)
+            scratch.append(found)
+            pipe.sinterstore(found, pieces)
         source = found
         if self.order_key:
-            pipe.zinterstore(ordered, {self.order_key: 1, found: 0}, aggregate="SUM")
-            source = ordered
+            source = self.temp_zset(token)
+            scratch.append(source)
+            pipe.zinterstore(source, {self.order_key: 1, found: 0}, aggregate="SUM")
         gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
         queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
-        pipe.unlink(found, ordered)
-        at = len(pipe.command_stack) - start - 2  # the SORT's reply, counted from this search's first
+        at = len(pipe.command_stack) - start - 1  # the SORT's reply, counted from this search's first
+        if scratch:
+            pipe.unlink(*scratch)
 
         def read(replies: list) -> Hits:
             flat = replies[at]

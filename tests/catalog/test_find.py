@@ -83,6 +83,21 @@ class TrigramSearchTest(RedisTestCase):
         self.assertIn(tuple(keys.ngram(g, 0) for g in ("hon", "one", "pho")), intersected)
         self.assertEqual(list(client().scan_iter(match=keys.temp("*", "*"))), [])
 
+    def test_a_search_of_one_piece_orders_that_pieces_own_set(self):
+        with self.assertRoundTrips(1) as trace:
+            found = store.suggest("one")
+        self.assertEqual([name for _, name in found], ["Honey Stone", "Phonograph One", "Smartphone X"])
+        (commands,) = waves(trace)
+        search = ["ZINTERSTORE", "EVAL", "UNLINK"]  # no SINTERSTORE: no copy of the piece's set to make and free
+        names = ["MULTI", *search, "EXEC"] if keys.PARTITIONS == 1 else search * keys.PARTITIONS
+        self.assertEqual(sorted(c.name for c in commands), sorted(names))
+        ordered = [c.keys[1:] for c in commands if c.name == "ZINTERSTORE"]
+        self.assertTrue(all(keys.ngram("one", p) in sources for p, sources in zip(keys.partitions(), ordered)))
+        unlinked = [key for c in commands if c.name == "UNLINK" for key in c.keys]
+        self.assertEqual(len(unlinked), keys.PARTITIONS)  # the ordered scratch alone, never the piece's set
+        self.assertTrue(any(client().exists(keys.ngram("one", p)) for p in keys.partitions()))
+        self.assertEqual(list(client().scan_iter(match=keys.temp("*", "*"))), [])
+
     def test_any_part_of_a_name_in_any_case_and_accents_finds_it(self):
         self.assertEqual(store.suggest("MARTPH"), [(str(self.phone), "Smartphone X")])
         self.assertEqual(store.suggest("creme"), [(str(self.cafe), "Café Crème Maker")])

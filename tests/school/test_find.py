@@ -87,6 +87,9 @@ class SearchTest(RedisTestCase):
         names = [c.name for c in trace.round_trips[0].commands]
         self.assertEqual(names, ["MULTI", "SINTERSTORE", "EVAL", "UNLINK", "EXEC"])
         self.assertEqual(store.search_ids("course", "algebraic"), [self.logic])
+        with self.assertRoundTrips(1) as trace:  # one piece: its own set is read, nothing is intersected or freed
+            self.assertEqual(store.search_ids("course", "alg"), [self.algebra, self.logic])
+        self.assertEqual([c.name for c in trace.round_trips[0].commands], ["MULTI", "EVAL", "EXEC"])
         self.assertEqual(list(client().scan_iter(match="school:{school}:tmp:*")), [])
 
     def test_lists_find_any_part_of_a_title_or_name_and_codes_by_their_start(self):
