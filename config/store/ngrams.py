@@ -186,27 +186,30 @@ class NgramIndex:
     def queue_search(self, pipe, query: Query, cap: int) -> Callable[[list], Hits]:
         """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
 
-        SINTERSTORE of the query's pieces into a scratch set (Redis walks the smallest
-        set; a query of one piece, a word of three letters, reads that piece's set
-        itself: copying it cost a search for "air" 1.8 ms at 100,000 products, and as
-        much again to free), ordered by ``order_key`` with ZINTERSTORE when there is
-        one, then SORT ... BY nosort LIMIT 0 cap+1 GET # GET record:*->field reads at
-        most cap+1 candidates with their names, and the scratch keys are unlinked. The
-        candidates are then checked against the query (``Query.matches``).
+        The candidates are the intersection of the query's pieces (Redis walks the
+        smallest set and probes the others): with ``order_key``, one ZINTERSTORE of
+        that index (weight 1) with every piece set (weight 0) into a scratch sorted
+        set, the candidates in its order; without, SINTERSTORE into a scratch set, or
+        for a query of one piece (a word of three letters) that piece's set itself.
+        Then SORT ... BY nosort LIMIT 0 cap+1 GET # GET record:*->field reads at most
+        cap+1 candidates with their names, and the scratch key is unlinked. The
+        candidates are then checked against the query (``Query.matches``). At 100,000
+        products, a search for "phone" (4,101 candidates) took 3.4 ms of Redis to
+        intersect and then order them in two commands, 2.6 in one; "air", one piece,
+        1.8 ms more to copy its set and as much again to free the copy.
         """
         token = secrets.token_hex(8)
         pieces = [self.gram_key(g) for g in query.grams]
         start, scratch = len(pipe.command_stack), []
-        found = pieces[0]
-        if len(pieces) > 1:
-            found = self.temp_set(token)
-            scratch.append(found)
-            pipe.sinterstore(found, pieces)
-        source = found
+        source = pieces[0]
         if self.order_key:
             source = self.temp_zset(token)
+            pipe.zinterstore(source, {self.order_key: 1, **dict.fromkeys(pieces, 0)}, aggregate="SUM")
             scratch.append(source)
-            pipe.zinterstore(source, {self.order_key: 1, found: 0}, aggregate="SUM")
+        elif len(pieces) > 1:
+            source = self.temp_set(token)
+            pipe.sinterstore(source, pieces)
+            scratch.append(source)
         gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
         queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
         at = len(pipe.command_stack) - start - 1  # the SORT's reply, counted from this search's first
