@@ -21,6 +21,7 @@ from config.activity import Actor
 from config.benchmark import Load, Operation, Part, part
 from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH
+from config.store.ngrams import words
 
 SIZES = {"tiny": (30, 4), "demo": (2_000, 10), "large": (100_000, 10)}  # products, reviews per product (average)
 BATCH = 200  # products (with their reviews) per script, as the seeder
@@ -169,10 +170,17 @@ class Catalog(Part):
         counts = Counter(tag_slug(tag) for product, _ in self.products for tag in product.tags)
         return min(counts, key=lambda tag: (-counts[tag], tag))
 
+    @property
+    def common_word(self) -> str:
+        """The word of three letters or more that most products' names hold: the broadest search."""
+        counts = Counter(word for product, _ in self.products for word in set(words(product.name)) if len(word) >= 3)
+        return min(counts, key=lambda word: (-counts[word], word))
+
     def pages(self) -> list[tuple[str, str]]:
         return [
             ("list", "/catalog/products/?o=-rating"),
             ("filtered", f"/catalog/products/?tags_all={quote(self.common_tag)}"),  # live counts: a second round trip
+            ("search", f"/catalog/products/?q={quote(self.common_word)}"),  # the search, then the list
             ("detail", f"/catalog/products/{self.detail}/"),
         ]
 

@@ -57,6 +57,7 @@ EXPECTED = {
 PAGES = {  # (app, kind): domain round trips of the whole page
     ("catalog", "list"): 1,
     ("catalog", "filtered"): 2,
+    ("catalog", "search"): 2,  # the trigram search, then the list of its matches
     ("catalog", "detail"): 1,
     ("cms", "list"): 1,
     ("cms", "detail"): 1,
