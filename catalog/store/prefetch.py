@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 # Name matches taken into a search (the school's too); more is not a useful search. Each one costs its
 # name read and checked, and its place in the list's intersection: at 100,000 products a search for
-# "phone" (4,101 matches) took 18 ms a page with 2,000, 12 with 1,000, most of the rest the intersection
-# of its trigram sets and their order by name, which follow the matches, not the limit.
+# "phone" (4,101 matches, its chips counting the catalog) took 18 ms a page with 2,000 and 14.5 with
+# 1,000; most of the rest is the candidates' intersection in name order, which follows the matches.
 SEARCH_LIMIT = 1000
 # The chips count a filtered list when it can hold at most this many products (``Prefetched.bound``),
 # an uncapped search included: each count is an intersection costing Redis the smaller of the list and
