@@ -130,6 +130,26 @@ class ProductListTest(RedisTestCase):
         self.assertContains(response, 'data-tag="wired"')  # the catalog's cloud
         self.assertEqual([row.name for row in response.context["page"].object_list], ["Box", "Best Buds"])
 
+    def test_a_capped_search_says_so_and_that_its_counts_are_the_catalogs(self):
+        for name in ("Best Buds", "Cable Buds", "Quiet Buds", "Sport Buds"):
+            make_product(name, tags=["wireless"])
+        make_product("Cable Box", type="game_console", tags=["wired"])
+        response = self.client.get("/catalog/products/?q=buds")
+        self.assertNotContains(response, 'id="capped-hint"')
+        self.assertNotContains(response, 'id="counts-hint"')
+        self.assertNotContains(response, 'data-tag="wired"')  # the live counts: no match carries it
+        # one name a partition: four matches cap the search in one partition at least
+        with (
+            mock.patch("catalog.store.prefetch.SEARCH_LIMIT", 1),
+            mock.patch("catalog.store.SEARCH_LIMIT", 1),  # the number the page shows
+            self.assertRoundTrips(2),
+        ):
+            response = self.client.get("/catalog/products/?q=buds")
+        self.assertContains(response, "More than 1 names match “buds”: only the first are searched, and the counts")
+        self.assertNotContains(response, 'id="counts-hint"')  # the list's size is not why: the search's cap is
+        self.assertContains(response, 'data-tag="wired"')  # the catalog's cloud
+        self.assertLess(len(response.context["page"].object_list), 4)
+
     def test_a_chosen_type_shows_its_own_fields_as_columns_in_one_round_trip(self):
         wired = {"battery_life": "31", "connection_type": "wired", "fit": "ear-hook"}
         make_product("Alpha Buds", sku="AB-1", attrs=wired)
