@@ -37,8 +37,11 @@ return found
 
 def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]:
     """(post id, title) of the posts whose title holds ``text`` anywhere, newest save first: the trigram
-    index (``TITLES``), one round trip. Text with no word of three characters finds nothing here."""
-    return TITLES.search(text, limit).items if Query.parse(text).usable else []
+    index (``TITLES``), one round trip. Text with no word of three characters finds nothing here. At
+    most ``limit`` candidates are read, as the catalog's and the school's lists read theirs: four times
+    as many (the index's default, for a suggestion's few) took a search for "mod" at 20,000 posts
+    6.7 ms of Redis, reading 4,001 titles."""
+    return TITLES.search(text, limit, cap=limit).items if Query.parse(text).usable else []
 
 
 def list_posts(state: ListState) -> tuple[list[PostSummary], int]:

@@ -32,8 +32,10 @@ def suggest_employees(text: str, limit: int = 8) -> list[tuple[str, str]]:
 
 
 def search_employee_ids(text: str) -> list[int]:
-    """Every matching employee id (up to ``SEARCH_LIMIT``), in name order: one round trip."""
-    hits = NAMES.search(text, SEARCH_LIMIT)
+    """Every matching employee id (up to ``SEARCH_LIMIT``), in name order: one round trip, reading at most
+    ``SEARCH_LIMIT`` candidates with their names, as the other apps' lists do (not the index's default
+    of four times as many, meant for a suggestion's few)."""
+    hits = NAMES.search(text, SEARCH_LIMIT, cap=SEARCH_LIMIT)
     return [int(pk) for pk, _ in sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))]
 
 

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from cms import keys, store
 from cms.documents import Post
 from cms.store import scripts
+from cms.store.listing import SEARCH_LIMIT
 from config.activity import Actor
 from config.listing import ListState
 from config.redis import client
@@ -108,6 +109,9 @@ class TitleSearchTest(RedisTestCase):
         self.assertEqual([c.name for c in commands], ["MULTI", "ZINTERSTORE", "EVAL", "UNLINK", "EXEC"])
         # the order index and the pieces' sets, intersected and ordered in one command
         self.assertEqual(commands[1].keys[2:], (keys.ngram("ams"), keys.ngram("eam")))
+        options = list(commands[2].args)  # the SORT script's: candidates read, the list's limit and one more
+        at = options.index("LIMIT")
+        self.assertEqual(options[at + 1 : at + 3], ["0", str(SEARCH_LIMIT + 1)])
         self.assertEqual(list(client().scan_iter(match="cms:{cms}:tmp:*")), [])
 
     def test_the_list_finds_any_part_of_a_title_in_two_round_trips_with_its_filters(self):

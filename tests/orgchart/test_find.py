@@ -11,6 +11,7 @@ from config.store.ngrams import grams
 from orgchart import keys, store
 from orgchart.documents import fold
 from orgchart.importer import OrgData, Person
+from orgchart.store.names import SEARCH_LIMIT
 from tests.base import RedisTestCase, run_concurrently
 from tests.orgchart.helpers import ACTOR, employee, location, org
 from tests.orgchart.test_graph import SPEC
@@ -93,10 +94,14 @@ class NameSearchTest(RedisTestCase):
         self.assertEqual(list(client().scan_iter(match="orgchart:{orgchart}:tmp:*")), [])
 
     def test_the_list_finds_any_part_of_a_name_and_short_text_a_prefix(self):
-        with self.assertRoundTrips(2):  # the matching ids, then their rows
+        with self.assertRoundTrips(2) as trace:  # the matching ids, then their rows
             response = self.client.get("/orgchart/employees/?q=olm")
         self.assertContains(response, "Bert Holm")
         self.assertNotContains(response, "Ada Bergström")
+        (sort,) = [c for c in trace.trips("data")[0].commands if c.name == "EVAL"]
+        options = list(sort.args)  # the SORT script's: candidates read, the list's limit and one more
+        at = options.index("LIMIT")
+        self.assertEqual(options[at + 1 : at + 3], ["0", str(SEARCH_LIMIT + 1)])
         response = self.client.get("/orgchart/employees/?q=be")
         self.assertContains(response, "Bert Holm")
         self.assertNotContains(response, "Cécile Berger")
