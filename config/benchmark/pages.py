@@ -1,13 +1,20 @@
-"""Whole pages through Django's test client, each beside its floor.
+"""Whole pages through Django's test client, each beside two floors.
 
 A staff user is signed in with ``force_login`` (its session lives in the
 scratch Redis, like every key here). For each page, one fetch records the
-exact commands it sends to the domain's Redis, round trip by round trip; the
-page's floor is a plain view, behind the same middleware and login, that
-sends those same round trips and returns a few bytes. The page and its floor
-are then fetched in turn, ``runs`` times each: the page's time over the
-floor's is what the view, its forms and its templates cost. The time is the
-server's, in process (the test client calls the WSGI handler directly).
+exact commands it sends to the domain's Redis, round trip by round trip. Both
+floors are views behind the same middleware and login that send those same
+round trips:
+
+- the bare floor answers a few bytes: the page's time over it is everything
+  the view, its forms, its templates, the layout and the Redis panel cost;
+- the plain list page is the issue's floor, "a plain Django list page with the
+  same round trips": the replies' values, a page of 25 of them (Django's
+  ``Paginator``), in a table of a template that extends the site's layout, as
+  a Django team's first list view would show them.
+
+The page and its floors are fetched in turn, ``runs`` times each. The time is
+the server's, in process (the test client calls the WSGI handler directly).
 """
 
 from __future__ import annotations
@@ -21,7 +28,9 @@ from urllib.parse import quote
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Group
+from django.core.paginator import Paginator
 from django.http import HttpResponse
+from django.shortcuts import render
 from django.test import Client
 from django.test.utils import override_settings
 from django.urls import include, path
@@ -32,6 +41,8 @@ from config.redis import raw_client
 
 USERNAME = "benchmark-staff"
 FLOOR_PATH = "/benchmark-floor/"
+PLAIN_PATH = "/benchmark-plain/"
+PLAIN_PER_PAGE = 25
 _recorded: dict[str, list[tuple[str, list[tuple]]]] = {}  # page name -> [(kind, [args ...])] of its data round trips
 
 
@@ -42,7 +53,8 @@ class PageResult:
     path: str
     total: Timing = field(default_factory=Timing)
     redis: Timing = field(default_factory=Timing)  # the domain round trips' own time, per fetch
-    floor: Timing = field(default_factory=Timing)  # the plain view sending the same round trips
+    floor: Timing = field(default_factory=Timing)  # the bare view sending the same round trips
+    plain: Timing = field(default_factory=Timing)  # the plain Django list page of the same round trips
     round_trips: int = 0
 
     @property
@@ -53,23 +65,57 @@ class PageResult:
     def over_floor(self) -> float:
         return self.total.median_ms / self.floor.median_ms if self.floor.median_ms else 0.0
 
+    @property
+    def over_plain(self) -> float:
+        return self.total.median_ms / self.plain.median_ms if self.plain.median_ms else 0.0
 
-@login_required
-def floor_view(request, name: str):
-    """Send the recorded round trips of page ``name``, as they were, and answer a few bytes."""
+
+def _send(name: str) -> list:
+    """Send the recorded round trips of page ``name``, as they were; their replies."""
     redis = raw_client()  # replies as bytes: a page may read binary values (the sensor buckets)
+    replies = []
     for kind, commands in _recorded[name]:
         if kind == "command":
-            redis.execute_command(*commands[0])
+            replies.append(redis.execute_command(*commands[0]))
             continue
         pipe = redis.pipeline(transaction=kind == "transaction")
         for args in commands:
             pipe.execute_command(*args)
-        pipe.execute()
+        replies.extend(pipe.execute())
+    return replies
+
+
+def _values(reply) -> list[str]:
+    """A reply's leaf values, in order, as text: what a plain list page would list."""
+    if isinstance(reply, list | tuple):
+        return [value for item in reply for value in _values(item)]
+    if isinstance(reply, dict):
+        return [value for pair in reply.items() for value in _values(list(pair))]
+    if isinstance(reply, bytes):
+        return [reply.decode("utf-8", "replace")]
+    return [] if reply is None else [str(reply)]
+
+
+@login_required
+def floor_view(request, name: str):
+    """The bare floor: send the page's round trips and answer a few bytes."""
+    _send(name)
     return HttpResponse(b"ok", content_type="text/plain")
 
 
-urlpatterns = [path(f"{FLOOR_PATH.strip('/')}/<str:name>/", floor_view), path("", include("config.urls"))]
+@login_required
+def plain_list_view(request, name: str):
+    """The plain list page: the page's round trips, then a page of their values in the site's layout."""
+    values = [value for reply in _send(name) for value in _values(reply)]
+    page = Paginator(values, PLAIN_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "benchmark/plain_list.html", {"name": name, "page_obj": page})
+
+
+urlpatterns = [
+    path(f"{FLOOR_PATH.strip('/')}/<str:name>/", floor_view),
+    path(f"{PLAIN_PATH.strip('/')}/<str:name>/", plain_list_view),
+    path("", include("config.urls")),
+]
 
 
 @contextmanager
@@ -162,15 +208,17 @@ def _time_pages(pages: list[tuple[str, str, str]], runs: int) -> list[PageResult
             name = f"{app}-{kind}"
             browser.get(page_path, secure=True)  # a first fetch: imports, template loading, URL resolver caches
             result = PageResult(app, kind, page_path, round_trips=record(browser, name, page_path))
-            floor_path = f"{FLOOR_PATH}{name}/"
-            browser.get(floor_path, secure=True)
+            floors = {"floor": f"{FLOOR_PATH}{name}/", "plain": f"{PLAIN_PATH}{name}/"}
+            for floor_path in floors.values():
+                browser.get(floor_path, secure=True)
+            order = ("page", "floor", "plain")
             for n in range(runs):
-                for which in ("page", "floor") if n % 2 == 0 else ("floor", "page"):
+                for which in order[n % 3 :] + order[: n % 3]:  # each first in turn
                     if which == "page":
                         took, redis_seconds = _fetch(browser, page_path)
                         result.total.samples.append(took)
                         result.redis.samples.append(redis_seconds)
                     else:
-                        result.floor.samples.append(_fetch(browser, floor_path)[0])
+                        getattr(result, which).samples.append(_fetch(browser, floors[which])[0])
             results.append(result)
     return results

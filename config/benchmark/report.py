@@ -10,7 +10,7 @@ from config.benchmark.runner import LABELS, SIDES
 
 GOAL_ROLLUP = {"1", "8"}  # the aggregate list and the monthly rollup: the 100× goal
 GOAL_ROLLUP_SCALE = "large"  # judged where SQL's work grows with the data (at demo, 100× is below Redis's PING)
-GOAL_PAGE_OVER_FLOOR = 2.0  # a page's median, at most this many times its floor's
+GOAL_PAGE_OVER_FLOOR = 2.0  # a page's median, at most this many times its floor's (the plain list page's)
 GOAL_PAGE_P95_MS = 10.0
 GOAL_SEEDING_SHARE = 0.20  # of redis-benchmark -P 32's commands per second, at the load's bytes per command
 
@@ -132,11 +132,17 @@ def loads_table(figures: dict) -> list[str]:
     return [*_table(header, rows), "", *notes]
 
 
+def _over(page: dict, floor: str) -> float:
+    """A page's median over one of its floors' ("floor_ms", the bare view; "plain_ms", the plain list page)."""
+    return page["median_ms"] / page[floor] if page.get(floor) else math.nan
+
+
 def pages_table(figures: dict) -> list[str]:
-    header = ["page", "path", "median ms", "p95 ms", "floor ms", "page / floor", "Redis ms", "round trips"]
+    header = ["page", "path", "median ms", "p95 ms", "plain list page ms", "page / plain page", "bare floor ms",
+              "page / bare floor", "Redis ms", "round trips"]  # fmt: skip
     rows = [
-        [f"{p['app']} {p['kind']}", f"`{p['path']}`", _ms(p["median_ms"]), _ms(p["p95_ms"]), _ms(p["floor_ms"]),
-         _times(p["median_ms"] / p["floor_ms"] if p["floor_ms"] else math.nan), _ms(p["redis_median_ms"]),
+        [f"{p['app']} {p['kind']}", f"`{p['path']}`", _ms(p["median_ms"]), _ms(p["p95_ms"]), _ms(p.get("plain_ms")),
+         _times(_over(p, "plain_ms")), _ms(p["floor_ms"]), _times(_over(p, "floor_ms")), _ms(p["redis_median_ms"]),
          str(p["round_trips"])]
         for p in figures["pages"]
     ]  # fmt: skip
@@ -206,10 +212,12 @@ def goals(figures: dict) -> list[str]:
     lines.append(f"- every write one round trip: {verdict}")
     pages = figures.get("pages", [])
     if pages:
-        over = [f"{p['app']} {p['kind']} ({p['median_ms'] / p['floor_ms']:.1f}×)" for p in pages
-                if p["floor_ms"] and p["median_ms"] > GOAL_PAGE_OVER_FLOOR * p["floor_ms"]]  # fmt: skip
-        verdict = "met" if not over else f"not met by {', '.join(over)}"
-        lines.append(f"- every page's median at most {GOAL_PAGE_OVER_FLOOR:g}× its floor: {verdict}")
+        for floor, named in (("plain_ms", "the plain Django list page of its round trips (the floor)"),
+                             ("floor_ms", "the bare view of its round trips")):  # fmt: skip
+            over = [f"{p['app']} {p['kind']} ({_over(p, floor):.2f}×)" for p in pages
+                    if _over(p, floor) > GOAL_PAGE_OVER_FLOOR]  # fmt: skip
+            verdict = "met" if not over else f"not met by {', '.join(over)}"
+            lines.append(f"- every page's median at most {GOAL_PAGE_OVER_FLOOR:g}× {named}: {verdict}")
         slow = [f"{p['app']} {p['kind']} ({_ms(p['p95_ms'])} ms)" for p in pages if p["p95_ms"] > GOAL_PAGE_P95_MS]
         verdict = "met" if not slow else f"not met by {', '.join(slow)}"
         lines.append(f"- every page's p95 at most {GOAL_PAGE_P95_MS:g} ms: {verdict}")
@@ -327,6 +335,8 @@ def as_json(outcome) -> dict:
                 "p95_ms": p.total.p95_ms,
                 "floor_ms": p.floor.median_ms,
                 "floor_p95_ms": p.floor.p95_ms,
+                "plain_ms": p.plain.median_ms,
+                "plain_p95_ms": p.plain.p95_ms,
                 "redis_median_ms": p.redis.median_ms,
                 "round_trips": p.round_trips,
             }
@@ -381,7 +391,7 @@ def text(figures: dict, baseline: dict | None = None) -> list[str]:
         lines.append(m["postgres_note"] + ".")
     lines += [f"All operations answered alike on every side ({sides}).", "", "Floors:", *floors_table(m), "",
               "Operations (medians):", *operations_table(m), "", "Where the time goes:", *split_table(m), "",
-              "Goals:", *goals(m), "", "Loads:", *loads_table(m), "", "Pages against their floor:", *pages_table(m),
+              "Goals:", *goals(m), "", "Loads:", *loads_table(m), "", "Pages against their floors:", *pages_table(m),
               "", "Measurements at this scale:", *extras_table(m)]  # fmt: skip
     if m.get("exchange"):
         lines += ["", "Export and import (export_data, then import_data into the emptied app):", *exchange_table(m)]
