@@ -39,7 +39,7 @@ def _queue_search(pipe, q: str, p: int):
     query = Query.parse(q)
     start = len(pipe.command_stack)
     if query.usable:
-        read_names = NAMES[p].queue_search(pipe, query, SEARCH_LIMIT)
+        read_names = NAMES[p].queue_search(pipe, query, SEARCH_LIMIT, names=False)
     else:
         prefix = name_key(q).encode()
         pipe.zrangebylex(keys.names(p), b"[" + prefix, b"[" + prefix + b"\xff", 0, SEARCH_LIMIT + 1)

@@ -80,6 +80,13 @@ class Query:
         """Whether the index can answer it (it has a word of three characters or more)."""
         return bool(self.grams)
 
+    @property
+    def exact(self) -> bool:
+        """Whether holding every piece is matching: each word is one piece (three characters), and
+        none is shorter. A word of letters and digits found inside a folded name lies inside one of
+        its words, whose pieces hold it; so no candidate's name needs checking."""
+        return not self.short and all(len(w) == N for w in self.long)
+
     def matches(self, name: str) -> bool:
         """Whether ``name`` really holds the query: every long word inside it, every short one starting a
         word. The name is folded once, and cut into words only for a query with short words (a search
@@ -95,9 +102,10 @@ class Query:
 
 @dataclass(frozen=True)
 class Hits:
-    """Matching ids with their names, in the index's order; ``capped`` when more candidates existed."""
+    """Matching ids with their names (None where the search was asked for ids alone and had no name to
+    check), in the index's order; ``capped`` when more candidates existed."""
 
-    items: list[tuple[str, str]]
+    items: list[tuple[str, str | None]]
     capped: bool = False
 
     @property
@@ -183,7 +191,7 @@ class NgramIndex:
 
     # --- the search read --------------------------------------------------------
 
-    def queue_search(self, pipe, query: Query, cap: int) -> Callable[[list], Hits]:
+    def queue_search(self, pipe, query: Query, cap: int, names: bool = True) -> Callable[[list], Hits]:
         """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
 
         The candidates are the intersection of the query's pieces (Redis walks the
@@ -197,6 +205,11 @@ class NgramIndex:
         products, a search for "phone" (4,101 candidates) took 3.4 ms of Redis to
         intersect and then order them in two commands, 2.6 in one; "air", one piece,
         1.8 ms more to copy its set and as much again to free the copy.
+
+        ``names=False`` is for a caller that needs the ids alone (the catalog's list): with an
+        order index and an ``exact`` query (each word three characters) the candidates are the
+        matches, so ZRANGE reads their ids and no name is read (for "air", 1,001 names read by
+        one script took 3.2 ms of the page's 11 ms of Redis).
         """
         token = secrets.token_hex(8)
         pieces = [self.gram_key(g) for g in query.grams]
@@ -210,13 +223,20 @@ class NgramIndex:
             source = self.temp_set(token)
             pipe.sinterstore(source, pieces)
             scratch.append(source)
-        gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
-        queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
-        at = len(pipe.command_stack) - start - 1  # the SORT's reply, counted from this search's first
+        ids_alone = not names and self.order_key and query.exact
+        if ids_alone:
+            pipe.zrange(source, 0, cap)
+        else:
+            gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
+            queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
+        at = len(pipe.command_stack) - start - 1  # the read's reply, counted from this search's first
         if scratch:
             pipe.unlink(*scratch)
 
         def read(replies: list) -> Hits:
+            if ids_alone:
+                ids = replies[at]
+                return Hits([(m, None) for m in ids[:cap]], len(ids) > cap)
             flat = replies[at]
             pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
             capped = len(pairs) > cap

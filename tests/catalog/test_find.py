@@ -118,6 +118,21 @@ class TrigramSearchTest(RedisTestCase):
         self.assertEqual(names("ph"), ["Phonograph One"])  # one or two letters: names starting with them
         self.assertEqual(names("phone ph"), [])
 
+    def test_the_lists_search_of_three_letter_words_reads_ids_alone_and_a_longer_word_checks_names(self):
+        def searched(q):
+            with self.assertRoundTrips(2) as trace:
+                rows = store.list_products(store.ProductQuery(q=q, order="name")).rows
+            return [row.name for row in rows], [c.name for c in waves(trace)[0]]
+
+        found, sent = searched("one sto")  # every candidate holds both words: its name is not read
+        self.assertEqual(found, ["Honey Stone"])
+        self.assertIn("ZRANGE", sent)
+        self.assertNotIn("EVAL", sent)
+        found, sent = searched("phone")  # "Phonograph One" holds its three pieces, not the word
+        self.assertEqual(found, ["Smartphone X"])
+        self.assertIn("EVAL", sent)
+        self.assertEqual(list(client().scan_iter(match=keys.temp("*", "*"))), [])
+
 
 class GrowthTest(RedisTestCase):
     """The search's work follows its rarest trigram, not the catalog: counted at two sizes."""

@@ -1,5 +1,7 @@
 """The trigram machinery's reading of text, which every app's index shares (config.store.ngrams)."""
 
+import random
+
 from django.test import SimpleTestCase
 
 from catalog import keys
@@ -35,6 +37,21 @@ class NgramTextTest(SimpleTestCase):
         self.assertFalse(query.matches("Phonograph One"))  # holds every piece, not the word
         self.assertFalse(query.matches("Smartphone Y"))
         self.assertFalse(Query.parse("tv").usable)
+
+    def test_a_query_of_three_character_words_is_exact_holding_its_pieces_is_matching(self):
+        self.assertTrue(Query.parse("air").exact)
+        self.assertTrue(Query.parse("Air MAX").exact)
+        self.assertFalse(Query.parse("phone").exact)  # three pieces: a name may hold them apart
+        self.assertFalse(Query.parse("air x").exact)  # a short word must start a word: names are checked
+        rng = random.Random(16)
+        letters = "abcaeiourstßéÉ_-1 ﬁ"
+        names = ["".join(rng.choice(letters) for _ in range(rng.randint(3, 14))) for _ in range(3000)]
+        queries = {w[i : i + 3] for name in names[:300] for w in words(name) for i in range(len(w) - 2)}
+        for text in sorted(queries)[:300]:
+            query = Query.parse(text)
+            self.assertTrue(query.exact, text)
+            holding = {name for name in names if set(query.grams) <= grams(name)}
+            self.assertEqual(holding, {name for name in names if query.matches(name)}, text)
 
     def test_a_rename_touches_only_the_pieces_that_change(self):
         from catalog.store import NAMES
