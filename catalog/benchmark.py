@@ -170,17 +170,21 @@ class Catalog(Part):
         counts = Counter(tag_slug(tag) for product, _ in self.products for tag in product.tags)
         return min(counts, key=lambda tag: (-counts[tag], tag))
 
-    @property
-    def common_word(self) -> str:
-        """The word of three letters or more that most products' names hold: the broadest search."""
-        counts = Counter(word for product, _ in self.products for word in set(words(product.name)) if len(word) >= 3)
+    def common_word(self, shortest: int) -> str:
+        """The word of ``shortest`` letters or more that most products' names hold: the broadest search
+        of such words (of three, a word may be one piece, whose set the list reads as a tag's; of four or
+        more, the candidates are its pieces' intersection, each name checked)."""
+        counts = Counter(
+            word for product, _ in self.products for word in set(words(product.name)) if len(word) >= shortest
+        )
         return min(counts, key=lambda word: (-counts[word], word))
 
     def pages(self) -> list[tuple[str, str]]:
         return [
             ("list", "/catalog/products/?o=-rating"),
             ("filtered", f"/catalog/products/?tags_all={quote(self.common_tag)}"),  # live counts: a second round trip
-            ("search", f"/catalog/products/?q={quote(self.common_word)}"),  # the search, then the list
+            ("search", f"/catalog/products/?q={quote(self.common_word(3))}"),  # the search, then the list
+            ("long search", f"/catalog/products/?q={quote(self.common_word(4))}"),
             ("detail", f"/catalog/products/{self.detail}/"),
         ]
 

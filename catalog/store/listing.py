@@ -210,9 +210,10 @@ class _Part:
     tail_at: int = 0
 
 
-def _queue_part(pipe, query: ProductQuery, p: int, search: list[str], counted: list[str], filtered: bool) -> _Part:
+def _queue_part(pipe, query: ProductQuery, p: int, fetched: Prefetched, counted: list[str], filtered: bool) -> _Part:
     """Queue partition ``p``'s share of a filtered list: its set algebra, its window of the page,
     its chip counts and the catalog's size, all on its own keys (``list_products``)."""
+    search, matches = fetched.search.get(p, []), fetched.sets.get(p, "")
     source, typed = _source_of(query.order, query.type, p)
     positives = [keys.type_index(query.type, p)] if query.type and not typed else []
     nones = [keys.tag_index(t, p) for t in query.tags_none]
@@ -228,9 +229,13 @@ def _queue_part(pipe, query: ProductQuery, p: int, search: list[str], counted: l
             temps.append(union)
             pipe.sunionstore(union, [keys.tag_index(t, p) for t in query.tags_any])
             positives.append(union)
-        if query.q:
+        if query.q and matches and not search:
+            positives.append(matches)  # the matches are that piece's set: read as a tag's is
+        elif query.q:
             found = keys.temp_set(token, "q", p)  # left absent when nothing matched: the intersection is empty
             temps.append(found)
+            if matches:
+                pipe.sunionstore(found, [matches])  # the piece's set, and the exact SKU's product beside it
             if search:
                 pipe.sadd(found, *search)
             positives.append(found)
@@ -337,16 +342,15 @@ def list_products(query: ProductQuery) -> ProductList:
     ):
         return _plain_page(query, lambda p: _source_of(query.order, query.type, p)[0], own)
     fetched = prefetch(query, count_tags=filtered) if filtered or query.q else Prefetched({})
-    search, capped = fetched.search, fetched.capped
     of_catalog = filtered and not fetched.countable
-    if of_catalog and keys.PARTITIONS == 1 and (walked := walk.one_set(query, typed)) is not None:
+    if of_catalog and keys.PARTITIONS == 1 and (walked := walk.one_set(query, typed, fetched.one_set(0))):
         reply = walk.read(query, _source_of(query.order, query.type, 0)[0], *walked, _gets(0, own))
         listed = _from_pages(query, [reply], own, inline=True)
         return replace(listed, tag_cloud=fetched.with_chosen(listed.tag_cloud, query.tags_all), counts_of_catalog=True)
     filtered = filtered and not of_catalog
     counted_tags = list(dict.fromkeys([*fetched.tags, *query.tags_all]))  # a chosen tag is always shown
     pipe = client().pipeline(transaction=keys.PARTITIONS == 1)
-    parts = {p: _queue_part(pipe, query, p, search.get(p, []), counted_tags, filtered) for p in keys.partitions()}
+    parts = {p: _queue_part(pipe, query, p, fetched, counted_tags, filtered) for p in keys.partitions()}
     replies = pipe.execute()
     # each partition's window of (id, score) pairs: the last command before its counts
     scores = [gather.flat(replies[part.counts_at - 1]) if keys.PARTITIONS > 1 else [] for part in parts.values()]
@@ -375,7 +379,7 @@ def list_products(query: ProductQuery) -> ProductList:
         catalog_size=sum(replies[part.tail_at] for part in parts.values()),
         tag_cloud=[(tag, int(score)) for tag, score in cloud],
         type_counts=dict(zip(types.TYPES, counts)),
-        search_capped=capped,
+        search_capped=fetched.capped,
         counts_of_catalog=of_catalog,
     )
 

@@ -73,13 +73,15 @@ return reply
 WALK_BUDGET = 10_000  # ids of the sort index a walked page tests at most (some 4 ms of Redis)
 
 
-def one_set(query: ProductQuery, typed: bool) -> tuple[str, bool] | None:
+def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, bool] | None:
     """The one set a filter keeps the products of (True) or drops them (False), when it is nothing more
-    and its list is read from an index of every product (no search, no second set, no type's own
-    creation index: ``typed``): a tag, a type in an order of another column, or one none-of tag."""
-    if query.q or (query.tags_all and query.tags_any) or (query.type and typed):
+    and its list is read from an index of every product (no second set, no type's own creation index:
+    ``typed``): a tag, a type in an order of another column, one none-of tag, or a search whose matches
+    are one set (``matches``, ``prefetch.search_set``)."""
+    if (query.q and not matches) or (query.tags_all and query.tags_any) or (query.type and typed):
         return None
-    chosen = [(key, True) for _, key in sets_of(query, 0)]
+    chosen = [(matches, True)] if matches else []
+    chosen += [(key, True) for _, key in sets_of(query, 0)]
     chosen += [(keys.tag_index(tag, 0), False) for tag in dict.fromkeys(query.tags_none)]
     return chosen[0] if len(chosen) == 1 else None
 

@@ -8,8 +8,10 @@ whose name holds it: "Smartphone X" is in the sets of ``sma``, ``mar``, …,
 and probing the others, so its work follows the rarest piece of the query, not
 the size of the collection. Holding every piece is necessary but not
 sufficient ("Phonograph One" holds all three), so the candidates' names come
-back in the same round trip and are checked here. Words shorter than three
-characters have no piece of their own: they only narrow a search that has a
+back in the same round trip and are checked here. A query whose every word is
+one piece ("air", "air max") is the exception: holding its pieces is matching,
+so a caller that needs the ids alone reads no name for it. Words shorter than
+three characters have no piece of their own: they only narrow a search that has a
 longer word (a name must have a word starting with them); a query made only of
 short words is the caller's to answer another way (a lexicographic prefix
 index is the better tool there, and for codes such as SKUs).

@@ -3,6 +3,7 @@ live filter counts, "Save and add another" / "Save and continue editing", and bu
 
 import random
 import threading
+from unittest import mock
 
 from catalog import keys, store
 from catalog.documents import Product
@@ -131,6 +132,26 @@ class TrigramSearchTest(RedisTestCase):
         found, sent = searched("phone")  # "Phonograph One" holds its three pieces, not the word
         self.assertEqual(found, ["Smartphone X"])
         self.assertIn("EVAL", sent)
+        self.assertEqual(list(client().scan_iter(match=keys.temp("*", "*"))), [])
+
+    def test_a_word_of_three_letters_lists_its_pieces_set_itself_uncapped_with_an_exact_sku_beside(self):
+        query = store.ProductQuery(q="one", order="name", live_counts=True)
+        with mock.patch("catalog.store.prefetch.SEARCH_LIMIT", 1), self.assertRoundTrips(2) as trace:
+            result = store.list_products(query)
+        self.assertEqual([row.name for row in result.rows], ["Honey Stone", "Phonograph One", "Smartphone X"])
+        self.assertEqual((result.total, result.search_capped), (3, False))  # every match: no cap to reach
+        searched, listed = ([c.name for c in wave] for wave in waves(trace))
+        self.assertIn("SCARD", searched)  # how many match, not who: the list reads the set
+        self.assertNotIn("ZINTERSTORE", searched)
+        self.assertNotIn("SADD", listed)
+        pieces = {keys.ngram("one", p) for p in keys.partitions()}
+        self.assertTrue(any(set(c.keys) & pieces for c in waves(trace)[1] if c.name == "ZINTERSTORE"))
+        widget = make_product("Widget", type="appliance", attrs={}, sku="one")  # its SKU is the search's text
+        with mock.patch("catalog.store.prefetch.SEARCH_LIMIT", 1), self.assertRoundTrips(2) as trace:
+            result = store.list_products(query)
+        self.assertEqual([row.id for row in result.rows][-1], widget)
+        self.assertEqual((result.total, result.search_capped), (4, False))
+        self.assertIn("SUNIONSTORE", [c.name for c in waves(trace)[1]])  # the piece's set and the SKU's product
         self.assertEqual(list(client().scan_iter(match=keys.temp("*", "*"))), [])
 
 

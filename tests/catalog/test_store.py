@@ -366,7 +366,9 @@ class WalkedPageTest(RedisTestCase):
         the products with, or without, a tag on every other product, among ``size`` products."""
         flush_test_redis()
         for n in range(size):
-            make_product(f"Item {n}", sku=f"IT-{n}", tags=["even" if n % 2 == 0 else "odd"])
+            make_product(
+                f"Item {n} {'abc' if n % 2 == 0 else 'xyz'}", sku=f"IT-{n}", tags=["even" if n % 2 == 0 else "odd"]
+            )
 
         def calls(name: str) -> int:
             return int(client().info("commandstats").get(f"cmdstat_{name}", {}).get("calls", 0))
@@ -381,7 +383,7 @@ class WalkedPageTest(RedisTestCase):
     def test_the_ids_tested_do_not_grow_with_the_catalog(self):
         if keys.PARTITIONS > 1:
             self.skipTest("several partitions intersect each one's index with the set")
-        for chosen in ({"tags_all": ("even",)}, {"tags_none": ("odd",)}):
+        for chosen in ({"tags_all": ("even",)}, {"tags_none": ("odd",)}, {"q": "abc"}):  # a word's one piece: a set
             with self.subTest(**chosen):
                 small, large = self.ids_tested(100, **chosen), self.ids_tested(300, **chosen)
                 self.assertEqual(small, large)
@@ -604,6 +606,7 @@ class ListQueryTest(RedisTestCase):
             store.ProductQuery(type="earbuds", order="price"),
             store.ProductQuery(tags_none=("wired",)),  # the products outside the set
             store.ProductQuery(tags_none=("noise-cancelling",)),
+            store.ProductQuery(q="bud"),  # a search whose matches are one piece's set
         ]
         orders = ("-created", "created", "name", "-name", "price", "-price", "-rating", "rating", "reviews")
         for base in queries:

@@ -59,7 +59,8 @@ EXPECTED = {
 PAGES = {  # (app, kind): domain round trips of the whole page
     ("catalog", "list"): 1,
     ("catalog", "filtered"): 2,
-    ("catalog", "search"): 2,  # the trigram search, then the list of its matches
+    ("catalog", "search"): 2,  # the trigram search (a word's one piece: its size), then the list of its matches
+    ("catalog", "long search"): 2,  # a word of four letters or more: its pieces intersected, the names checked
     ("catalog", "detail"): 1,
     ("cms", "list"): 1,
     ("cms", "detail"): 1,
