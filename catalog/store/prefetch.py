@@ -36,8 +36,7 @@ def search_set(q: str, p: int) -> str:
     matches, and a broad one's page walks the sort index (``walk``), where reading its ids would build
     and order a sorted set of them all (at 100,000 products, "air" holds 7,233: 4.5 ms of Redis, and more
     as the server's memory fragments)."""
-    query = Query.parse(q)
-    return NAMES[p].gram_key(query.grams[0]) if query.exact and len(query.grams) == 1 else ""
+    return NAMES[p].matches_set(Query.parse(q))
 
 
 def _queue_search(pipe, q: str, p: int):

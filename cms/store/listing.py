@@ -45,7 +45,7 @@ def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]
 
 
 def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
-    """One page of the post list and its total, in one round trip (two for a search anywhere in titles).
+    """One page of the post list and its total, in one round trip (two for most searches anywhere in titles).
 
     The source is a sorted index scored by when each post was last saved: the
     whole list, one status, one author, or (for two filters or a title
@@ -56,7 +56,10 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
     A search with a word of three characters or more finds any part of a title:
     the trigram index gives the matching ids first (``search_titles``, its
     candidates checked against the titles), then the page's transaction
-    intersects them with the filters. Shorter words keep the lexicographic
+    intersects them with the filters. A word of three characters is one piece,
+    whose set holds exactly its matches (``NgramIndex.matches_set``): the page's
+    transaction intersects that set itself, in one round trip, with no cap and no
+    title read (at 20,000 posts, "mod" read 1,001 titles for a 9 ms page). Shorter words keep the lexicographic
     index's title prefix search, the better tool for one or two letters.
     """
     filters = []
@@ -66,14 +69,22 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
         filters.append(keys.by_author(state.filters["author"]))
     prefix = state.q.replace("\x00", "").casefold()
     found: list[str] | None = None
-    if Query.parse(state.q).usable:
+    query = Query.parse(state.q)
+    matches = TITLES.matches_set(query)
+    if matches:
+        prefix = ""
+    elif query.usable:
         found = [post_id for post_id, _ in search_titles(state.q)]
         if not found:
             return [], 0
         prefix = ""
-    scratch = keys.scratch(uuid.uuid4().hex) if found or prefix or len(filters) > 1 else ""
+    scratch = keys.scratch(uuid.uuid4().hex) if matches or found or prefix or len(filters) > 1 else ""
     pipe = client().pipeline(transaction=bool(scratch))
-    if found:
+    if matches:  # the piece's set holds exactly the matches: intersected as a filter is, uncapped
+        indexes = filters or [keys.by_updated()]
+        pipe.zinterstore(scratch, {matches: 0, **dict.fromkeys(indexes, 1)}, aggregate="MAX")
+        source = scratch
+    elif found:
         indexes = filters or [keys.by_updated()]
         pipe.zadd(scratch, dict.fromkeys(found, 0))
         weights = {scratch: 0, **dict.fromkeys(indexes, 1)}

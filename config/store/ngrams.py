@@ -193,6 +193,13 @@ class NgramIndex:
 
     # --- the search read --------------------------------------------------------
 
+    def matches_set(self, query: Query) -> str:
+        """The key of the set holding exactly the query's matches, when there is one, else "": a query of
+        one word of three characters (``Query.exact``, one piece) matches exactly the ids its piece's set
+        holds. A list may then read that set as it reads any other of its filters, with no cap and no
+        name read, where a search builds, orders and reads its candidates."""
+        return self.gram_key(query.grams[0]) if query.exact and len(query.grams) == 1 else ""
+
     def queue_search(self, pipe, query: Query, cap: int, names: bool = True) -> Callable[[list], Hits]:
         """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
 

@@ -128,6 +128,20 @@ class TitleSearchTest(RedisTestCase):
         self.assertEqual(titles("stream r"), ["Redis streams"])  # a short word: a word of the title starts with it
         self.assertEqual(list(client().scan_iter(match="cms:{cms}:tmp:*")), [])
 
+    def test_a_word_of_three_letters_is_its_pieces_set_one_round_trip_uncapped_with_the_filters(self):
+        def titles(q, **filters):
+            with self.assertRoundTrips(1) as trace:  # no search first: the list intersects the piece's set
+                posts = store.list_posts(ListState(q=q, filters=filters))
+            return [p.title for p in posts[0]], posts[1], trace.round_trips[0].commands
+
+        found, total, commands = titles("STR")
+        self.assertEqual((found, total), (["Streaming the Phonograph", "Redis streams"], 2))
+        self.assertEqual([c.name for c in commands], ["MULTI", "ZINTERSTORE", "ZCARD", "EVAL", "DEL", "EXEC"])
+        self.assertIn(keys.ngram("str"), commands[1].keys)
+        self.assertEqual(titles("mod", status="published")[:2], (["Café modeling"], 1))
+        self.assertEqual(titles("mod", status="draft")[:2], ([], 0))
+        self.assertEqual(list(client().scan_iter(match="cms:{cms}:tmp:*")), [])
+
     def test_the_list_screen_searches_titles_anywhere(self):
         response = self.client.get("/cms/posts/?q=phono")
         self.assertContains(response, "Streaming the Phonograph")
