@@ -55,10 +55,11 @@ def _save(write, *args, **kwargs):
 def post_list(request):
     filtered = any(request.GET.get(name) for name in POSTS.filters)
     state = (POSTS if filtered else UNFILTERED).read(request)
-    items, total = store.list_posts(state)
+    items, total, capped = store.list_posts(state)
     links = presenters.ListLinks.of()
     context = {
         "page": page_of(items, total, state), "state": state, "filter_form": state.form, "links": links,
+        "search_capped": capped, "search_limit": store.SEARCH_LIMIT,
         "rows": presenters.post_rows(items, links.list),
         "status_select": presenters.select(state.form["status"]) if filtered else presenters.blank_select(
             PostFilterForm, "status"

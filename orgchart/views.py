@@ -129,11 +129,13 @@ def _redirect_to(url_of):
 def _name_list(request, kind: Kind):
     """A list in name order with prefix search and paging; htmx gets the results partial."""
     state = BY_NAME.read(request)
-    items, total = kind.page(state)
+    items, total, capped = kind.page(state)
     present = rows.employee_rows if kind is EMPLOYEES else rows.location_rows
     context = {
         "kind": kind,
         "page": page_of(items, total, state),
+        "search_capped": capped,
+        "search_limit": store.SEARCH_LIMIT,
         "state": state,
         "rows": present(items),
         "urls": rows.list_urls(kind.name),

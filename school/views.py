@@ -68,10 +68,12 @@ def _actor(request) -> Actor:
 def entity_list(request, entity: str):
     ent = ENTITIES[entity]
     state = ent.listing.read(request)
-    rows, total, versions = store.list_page(entity, state)
+    rows, total, versions, capped = store.list_page(entity, state)
     context = {
         "entity": ent,
         "page": page_of(rows, total, state),
+        "search_capped": capped,
+        "search_limit": store.SEARCH_LIMIT,
         "rows": presenters.list_rows(entity, rows, ent.list_url),
         "head": presenters.list_head(entity, state),
         "subnav": presenters.subnav(request.resolver_match.url_name),

@@ -47,7 +47,7 @@ from cms.store.comments import (
     get_comment,
 )
 from cms.store.core import APP, COMMENTS, TITLES, Busy, EditConflict, NotFound, entries
-from cms.store.listing import list_posts, post_labels, search_titles
+from cms.store.listing import SEARCH_LIMIT, list_posts, post_labels, search_titles
 from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
 from cms.store.revisions import history, versions
 from config.store.sending import Sender
@@ -55,7 +55,7 @@ from config.store.sending import Sender
 __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
     "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
-    "history", "versions", "list_posts", "post_labels", "search_titles", "comments_page", "add_comment",
+    "history", "versions", "list_posts", "post_labels", "search_titles", "SEARCH_LIMIT", "comments_page", "add_comment",
     "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
     "delete_comment",
     "get_comment",

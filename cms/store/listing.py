@@ -9,7 +9,7 @@ from cms.documents import SUMMARY, PostSummary
 from cms.store.core import TITLES
 from config.listing import ListState
 from config.redis import client
-from config.store.ngrams import Query
+from config.store.ngrams import Hits, Query
 from config.store.sorting import queue_sort
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
@@ -41,11 +41,17 @@ def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]
     most ``limit`` candidates are read, as the catalog's and the school's lists read theirs: four times
     as many (the index's default, for a suggestion's few) took a search for "mod" at 20,000 posts
     6.7 ms of Redis, reading 4,001 titles."""
-    return TITLES.search(text, limit, cap=limit).items if Query.parse(text).usable else []
+    return _title_hits(text, limit).items
 
 
-def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
-    """One page of the post list and its total, in one round trip (two for most searches anywhere in titles).
+def _title_hits(text: str, limit: int) -> Hits:
+    """``search_titles``'s hits, with whether more titles matched than ``limit`` (``Hits.capped``)."""
+    return TITLES.search(text, limit, cap=limit) if Query.parse(text).usable else Hits([])
+
+
+def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
+    """One page of the post list, its total, and whether a title search took ``SEARCH_LIMIT`` matches and
+    left more (the list then holds only those): one round trip (two for most searches anywhere in titles).
 
     The source is a sorted index scored by when each post was last saved: the
     whole list, one status, one author, or (for two filters or a title
@@ -69,14 +75,16 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
         filters.append(keys.by_author(state.filters["author"]))
     prefix = state.q.replace("\x00", "").casefold()
     found: list[str] | None = None
+    capped = False
     query = Query.parse(state.q)
     matches = TITLES.matches_set(query)
     if matches:
         prefix = ""
     elif query.usable:
-        found = [post_id for post_id, _ in search_titles(state.q)]
+        hits = _title_hits(state.q, SEARCH_LIMIT)
+        found, capped = hits.ids, hits.capped
         if not found:
-            return [], 0
+            return [], 0, capped
         prefix = ""
     scratch = keys.scratch(uuid.uuid4().hex) if matches or found or prefix or len(filters) > 1 else ""
     pipe = client().pipeline(transaction=bool(scratch))
@@ -109,7 +117,7 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int]:
         pipe.delete(scratch)
     replies = pipe.execute()
     total, flat = replies[-3:-1] if scratch else replies[-2:]
-    return _summaries(flat), total
+    return _summaries(flat), total, capped
 
 
 def _summaries(flat: list) -> list[PostSummary]:

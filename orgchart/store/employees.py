@@ -273,8 +273,9 @@ def get_employee(pk: int) -> Employee | None:
     return Employee.from_hash(pk, data) if data else None
 
 
-def employee_page(state) -> tuple[list[Employee], int]:
-    """One page of employees in name order. Without a search, or with one or two letters (a prefix),
+def employee_page(state) -> tuple[list[Employee], int, bool]:
+    """One page of employees in name order, the total, and whether a search took ``SEARCH_LIMIT``
+    matches and left more. Without a search, or with one or two letters (a prefix),
     one round trip: a script reads the page of the name index and each row's shown fields. A
     search of three letters or more takes two: the matching ids, then the fields.
 
@@ -282,19 +283,19 @@ def employee_page(state) -> tuple[list[Employee], int]:
     every match, up to ``SEARCH_LIMIT``, in name order, paged here); shorter text matches the start
     of the name (the lexical name index, the better tool for one or two letters)."""
     if Query.parse(state.q).usable:
-        found = search_employee_ids(state.q)
+        found, capped = search_employee_ids(state.q)
         if state.descending:
             found.reverse()
         total, pks = len(found), found[state.offset : state.offset + state.per_page]
     else:
         total, flat = name_page(keys.employee_names(), state, "employee")
-        return sorted_rows(flat), total
+        return sorted_rows(flat), total, False
     if not pks:
-        return [], total
+        return [], total, capped
     pipe = pipeline()
     for pk in pks:
         pipe.hmget(keys.employee(pk), *Employee.SUMMARY_FIELDS)
-    return summaries(pks, pipe.execute()), total
+    return summaries(pks, pipe.execute()), total, capped
 
 
 def employee_form_data(pk: int | None) -> tuple[Employee | None, list[tuple[int, str]]]:

@@ -143,12 +143,13 @@ def get_location(pk: int) -> Location | None:
     return Location.from_hash(pk, data) if data else None
 
 
-def location_page(state) -> tuple[list[tuple[Location, int]], int]:
-    """One page of locations in name order with their head counts: one round trip (a script reads
-    the page of the name index, each name and head count)."""
+def location_page(state) -> tuple[list[tuple[Location, int]], int, bool]:
+    """One page of locations in name order with their head counts, the total, and False (as
+    ``employee_page`` answers: a search of a name's start reads a page, never a capped list): one
+    round trip (a script reads the page of the name index, each name and head count)."""
     total, flat = name_page(keys.location_names(), state, "location")
     rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
-    return [(Location(int(pk), name), int(staff)) for pk, name, staff in rows if name is not None], total
+    return [(Location(int(pk), name), int(staff)) for pk, name, staff in rows if name is not None], total, False
 
 
 def queue_location_choices(pipe) -> None:

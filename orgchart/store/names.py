@@ -8,7 +8,7 @@ from config.store.ngrams import NgramIndex, Query
 from orgchart import keys
 from orgchart.store.core import member_id
 
-__all__ = ["NAMES", "suggest_employees", "search_employee_ids", "name_gram_drift", "rebuild_name_grams"]
+__all__ = ["NAMES", "SEARCH_LIMIT", "suggest_employees", "search_employee_ids", "name_gram_drift", "rebuild_name_grams"]
 
 SEARCH_LIMIT = 1000  # name matches taken into a list search; more is not a useful search
 
@@ -31,12 +31,13 @@ def suggest_employees(text: str, limit: int = 8) -> list[tuple[str, str]]:
     return sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))
 
 
-def search_employee_ids(text: str) -> list[int]:
-    """Every matching employee id (up to ``SEARCH_LIMIT``), in name order: one round trip, reading at most
-    ``SEARCH_LIMIT`` candidates with their names, as the other apps' lists do (not the index's default
-    of four times as many, meant for a suggestion's few)."""
+def search_employee_ids(text: str) -> tuple[list[int], bool]:
+    """Every matching employee id (up to ``SEARCH_LIMIT``), in name order, and whether more matched: one
+    round trip, reading at most ``SEARCH_LIMIT`` candidates with their names, as the other apps' lists do
+    (not the index's default of four times as many, meant for a suggestion's few)."""
     hits = NAMES.search(text, SEARCH_LIMIT, cap=SEARCH_LIMIT)
-    return [int(pk) for pk, _ in sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))]
+    ids = [int(pk) for pk, _ in sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))]
+    return ids, hits.capped
 
 
 def _names() -> dict[str, str]:

@@ -63,7 +63,7 @@ from school.store.detail import CourseDetail, Hold, Pair, PersonDetail, course_d
 from school.store.entities import get, get_for_edit, queue_document, reserve_ids, save
 from school.store.listing import PICKERS, Candidate, Picker, Row, find, labels, list_page, schema_counts
 from school.store.migration import MigrationStep, migrate_step, migration_cursor
-from school.store.names import INDEXES, TEXT_FIELD, gram_drift, rebuild_grams, search_ids
+from school.store.names import INDEXES, SEARCH_LIMIT, TEXT_FIELD, gram_drift, rebuild_grams, search_ids
 from school.store.relations import (
     Change,
     confirm_hold,
@@ -84,7 +84,7 @@ __all__ = [
     "Change", "link_instructor", "unlink_instructor", "enrol", "drop", "hold_seat", "confirm_hold", "release_hold",
     "AlgebraResult", "algebra", "course_ids_for_codes",
     "MigrationStep", "migrate_step", "migration_cursor",
-    "INDEXES", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids",
+    "INDEXES", "SEARCH_LIMIT", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids",
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
     "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "Sender", "bulk_batch",
     "SCAN_BATCH", "SIDES", "existing", "expected_indexes", "hold_entries", "id_batches", "index_members",

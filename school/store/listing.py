@@ -53,10 +53,11 @@ _ROW_COUNTS = {
 }
 
 
-def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[str, str]]:
+def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[str, str], bool]:
     """A search of any part of a name (a course's title) or, for a course, the start of its code:
     one transaction, the trigram search with the code prefix range and the schema counts beside it.
-    Returns (the page's ids, the total, the schema counts)."""
+    Returns (the page's ids, the total, the schema counts, whether the search took ``SEARCH_LIMIT``
+    names and left more)."""
     first = client().pipeline(transaction=True)
     read = queue_search(first, entity, state.q)
     searched = len(first.command_stack)
@@ -66,17 +67,18 @@ def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[st
     else:
         first.hgetall(keys.schemas(entity))
     replies = first.execute()
-    found = read(replies[:searched])
+    found, capped = read(replies[:searched])
     if entity == "course":  # codes starting with the text first, then titles holding it
         found = list(dict.fromkeys([*(lex_id(m) for m in replies[searched]), *found]))
     if state.descending:
         found.reverse()
     page = found[state.offset : state.offset + state.per_page]
-    return page, len(found), {} if entity == "course" else replies[searched]
+    return page, len(found), {} if entity == "course" else replies[searched], capped
 
 
-def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, int]]:
-    """One page of a list, its total, and (for people) the count per schema version.
+def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, int], bool]:
+    """One page of a list, its total, (for people) the count per schema version, and whether a search
+    took ``SEARCH_LIMIT`` names and left more.
 
     ``?q=`` with a word of three characters or more finds any part of a person's name or a
     course's title (the trigram index; a course's code still matches by its start): two round
@@ -85,9 +87,9 @@ def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, 
     better tool there) with each row's fields and counts.
     """
     if state.q and usable(state.q):
-        ids, total, schemas = _search_page(entity, state)
+        ids, total, schemas, capped = _search_page(entity, state)
         versions = {v: int(n) for v, n in sorted(schemas.items())}
-        return _rows(entity, ids), total, versions
+        return _rows(entity, ids), total, versions, capped
     if state.q:
         prefix = state.q.casefold().replace("\x00", "").encode()
         how, index, low, high = "prefix", keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff"
@@ -106,7 +108,7 @@ def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, 
         if doc is not None:
             rows.append(Row(doc, {name: flat[i + width + n] for n, (name, _) in enumerate(counters)}))
     versions = {v: int(n) for v, n in sorted(zip(schemas[::2], schemas[1::2]))}
-    return rows, total, versions
+    return rows, total, versions, False
 
 
 def _page_args(entity: str) -> list:

@@ -29,14 +29,16 @@ def usable(q: str) -> bool:
     return Query.parse(q).usable
 
 
-def queue_search(pipe, entity: str, q: str, cap: int = SEARCH_LIMIT):
+def queue_search(pipe, entity: str, q: str, cap: int | None = None):
     """Queue a search on a MULTI pipeline; returns what turns its replies (the search's own, in
-    order) into matching ids in the order of their text."""
-    read = INDEXES[entity].queue_search(pipe, Query.parse(q), cap)
+    order) into the matching ids in the order of their text, and whether more than ``cap``
+    (``SEARCH_LIMIT`` unless given) candidates were there (``Hits.capped``)."""
+    read = INDEXES[entity].queue_search(pipe, Query.parse(q), SEARCH_LIMIT if cap is None else cap)
 
-    def ids(replies) -> list[int]:
+    def ids(replies) -> tuple[list[int], bool]:
         hits = read(replies)
-        return [int(pk) for pk, _ in sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))]
+        ordered = sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))
+        return [int(pk) for pk, _ in ordered], hits.capped
 
     return ids
 
@@ -45,7 +47,7 @@ def search_ids(entity: str, q: str, limit: int = SEARCH_LIMIT) -> list[int]:
     """Ids of the documents whose name (a course's title) holds ``q`` anywhere: one round trip."""
     pipe = client().pipeline(transaction=True)
     read = queue_search(pipe, entity, q, cap=max(limit * 4, limit))
-    return read(pipe.execute())[:limit]
+    return read(pipe.execute())[0][:limit]
 
 
 def texts(entity: str) -> dict[str, str]:

@@ -3,6 +3,7 @@
 
 import io
 import random
+from unittest import mock
 
 from django.core.management import call_command
 
@@ -141,6 +142,16 @@ class TitleSearchTest(RedisTestCase):
         self.assertEqual(titles("mod", status="published")[:2], (["Café modeling"], 1))
         self.assertEqual(titles("mod", status="draft")[:2], ([], 0))
         self.assertEqual(list(client().scan_iter(match="cms:{cms}:tmp:*")), [])
+
+    def test_a_search_with_more_matches_than_the_list_holds_says_so(self):
+        with mock.patch("cms.store.listing.SEARCH_LIMIT", 1), mock.patch("cms.store.SEARCH_LIMIT", 1):
+            capped = self.client.get("/cms/posts/?q=stream").content.decode()
+        self.assertIn('id="capped-hint"', capped)
+        self.assertIn("More than 1 titles match “stream”", capped)
+        self.assertEqual(capped.count('name="ids"'), 1)
+        whole = self.client.get("/cms/posts/?q=stream").content.decode()
+        self.assertNotIn('id="capped-hint"', whole)
+        self.assertEqual(whole.count('name="ids"'), 2)
 
     def test_the_list_screen_searches_titles_anywhere(self):
         response = self.client.get("/cms/posts/?q=phono")

@@ -166,7 +166,7 @@ class Posts(RuleBasedStateMachine):
             _, comments, count = store.comments_page(pk, 0, 100)
             assert [(c.id, c.text) for c in comments] == post["comments"]
             assert count == len(post["comments"])
-        items, total = store.list_posts(list_state({}, sorts=("updated",), default_order="-updated"))
+        items, total, _ = store.list_posts(list_state({}, sorts=("updated",), default_order="-updated"))
         assert total == len(self.model)
         assert sorted(item.id for item in items) == sorted(self.model)  # fewer posts than a page holds
 

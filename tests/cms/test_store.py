@@ -197,7 +197,7 @@ class PostListTest(RedisTestCase):
     def titles(self, **state):
         searched = Query.parse(state.get("q", "")).usable  # the trigram index first, then the page
         with self.assertRoundTrips(2 if searched else 1) as trace:
-            items, total = store.list_posts(ListState(**state))
+            items, total, _ = store.list_posts(ListState(**state))
         self.trace = trace
         return [item.title for item in items], total
 
@@ -210,7 +210,7 @@ class PostListTest(RedisTestCase):
         self.assertEqual([c.name for c in self.trace.trips()[0].commands], ["ZCARD", "EVAL"])
         self.assertEqual(self.trace.touched_keys(), [keys.by_updated()])  # no post hash read whole, no revision
         self.assertNotIn("body", SUMMARY)
-        items, _ = store.list_posts(ListState(order="-updated"))
+        items, *_ = store.list_posts(ListState(order="-updated"))
         self.assertIsInstance(items[0], PostSummary)
         self.assertFalse(hasattr(items[0], "body"))
 
@@ -225,7 +225,7 @@ class PostListTest(RedisTestCase):
         self.assertEqual(self.titles(q="re")[1], 3)  # one or two letters: titles starting with them (prefix index)
         self.assertEqual(self.titles(q="über")[0], ["Über Redis"])
         with self.assertRoundTrips(1):  # no title holds the pieces: no page to read
-            self.assertEqual(store.list_posts(ListState(q="zzz")), ([], 0))
+            self.assertEqual(store.list_posts(ListState(q="zzz")), ([], 0, False))
 
     def test_filters_by_status_and_author_alone_and_together(self):
         published = self.titles(filters={"status": "published"}, order="updated")

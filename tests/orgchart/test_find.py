@@ -3,6 +3,7 @@ that suggest people for the manager and successor fields."""
 
 import io
 import random
+from unittest import mock
 
 from django.core.management import call_command
 
@@ -105,6 +106,17 @@ class NameSearchTest(RedisTestCase):
         response = self.client.get("/orgchart/employees/?q=be")
         self.assertContains(response, "Bert Holm")
         self.assertNotContains(response, "Cécile Berger")
+
+    def test_a_search_with_more_matches_than_the_list_holds_says_so(self):
+        with mock.patch("orgchart.store.names.SEARCH_LIMIT", 1), mock.patch("orgchart.store.SEARCH_LIMIT", 1):
+            capped = self.client.get("/orgchart/employees/?q=berg").content.decode()
+        self.assertIn('id="capped-hint"', capped)
+        self.assertIn("More than 1 names match “berg”", capped)
+        self.assertEqual(capped.count("Bergström") + capped.count("Berger"), 1)
+        whole = self.client.get("/orgchart/employees/?q=berg").content.decode()
+        self.assertNotIn('id="capped-hint"', whole)
+        self.assertIn("Bergström", whole)
+        self.assertIn("Berger", whole)
 
     def test_the_suggestions_view_escapes_and_fills_ids(self):
         evil = employee("Eve <b>Bold</b>")

@@ -3,6 +3,7 @@ indexes (writes, reads, drift, races, growth), the list searches, the pickers, a
 
 import io
 import random
+from unittest import mock
 
 from django.core.management import call_command
 
@@ -94,7 +95,7 @@ class SearchTest(RedisTestCase):
 
     def test_lists_find_any_part_of_a_title_or_name_and_codes_by_their_start(self):
         def labels(entity, q):
-            rows, total, _ = store.list_page(entity, store_state(q))
+            rows, total, *_ = store.list_page(entity, store_state(q))
             return [row.doc.label for row in rows], total
 
         with self.assertRoundTrips(2):  # the search with the code range, then the rows
@@ -111,6 +112,17 @@ class SearchTest(RedisTestCase):
         response = self.client.get("/school/students/?q=ström")
         self.assertContains(response, "Ada Bergström")
         self.assertNotContains(response, "Alan Turing")
+
+    def test_a_search_with_more_matches_than_the_list_holds_says_so(self):
+        with mock.patch("school.store.names.SEARCH_LIMIT", 1), mock.patch("school.store.SEARCH_LIMIT", 1):
+            capped = self.client.get("/school/courses/?q=algebra").content.decode()
+        self.assertIn('id="capped-hint"', capped)
+        self.assertIn("More than 1 names match “algebra”", capped)
+        self.assertNotEqual("Linear Algebra" in capped, "Logic and Algebraic Thinking" in capped)  # one of the two
+        whole = self.client.get("/school/courses/?q=algebra").content.decode()
+        self.assertNotIn('id="capped-hint"', whole)
+        self.assertIn("Linear Algebra", whole)
+        self.assertIn("Logic and Algebraic Thinking", whole)
 
     def test_the_course_pickers_find_any_part_of_a_name(self):
         with self.assertRoundTrips(2):  # the search, then each candidate's fields and SISMEMBER
