@@ -34,8 +34,8 @@ def search_set(q: str, p: int) -> str:
     of one word of three characters (``Query.exact``) matches exactly the names its one piece's set
     holds. The list then reads that set as it reads a tag's, with no cap: its size is the number of
     matches, and a broad one's page walks the sort index (``walk``), where reading its ids would build
-    and order a sorted set of them all (at 100,000 products, "air" holds 7,233: 4.5 ms of Redis, and more
-    as the server's memory fragments)."""
+    and order a sorted set of them all (at 100,000 products "air" holds 7,233: 4.5 ms of Redis alone,
+    more in a page's loop, where the server's caches are cold)."""
     return NAMES[p].matches_set(Query.parse(q))
 
 
