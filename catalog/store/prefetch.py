@@ -29,26 +29,27 @@ SEARCH_LIMIT = 1000
 LIVE_COUNT_LIMIT = 2000
 
 
-def search_set(q: str, p: int) -> str:
-    """The set of a search's name matches in partition ``p`` when it is one piece's set, else "": a query
+def search_sets(query: Query) -> dict[int, str]:
+    """The set of a search's name matches in each partition when it is one piece's set, else {}: a query
     of one word of three characters (``Query.exact``) matches exactly the names its one piece's set
     holds. The list then reads that set as it reads a tag's, with no cap: its size is the number of
     matches, and a broad one's page walks the sort index (``walk``), where reading its ids would build
     and order a sorted set of them all (at 100,000 products "air" holds 7,233: 4.5 ms of Redis alone,
     more in a page's loop, where the server's caches are cold)."""
-    return NAMES[p].matches_set(Query.parse(q))
+    if not NAMES[0].matches_set(query):
+        return {}
+    return {p: NAMES[p].matches_set(query) for p in keys.partitions()}
 
 
-def _queue_search(pipe, q: str, p: int):
-    """Queue partition ``p``'s search reads on ``pipe``; returns what turns their replies into
-    (ids, capped, how many match).
+def _queue_search(pipe, q: str, query: Query, matches: str, p: int):
+    """Queue partition ``p``'s search reads on ``pipe`` (``q`` parsed as ``query``); returns what turns
+    their replies into (ids, capped, how many match).
 
     Any part of a name (three characters or more: the trigram index, ``NAMES``),
     or, when every word is shorter, names starting with ``q`` (the lexicographic
     index, the better tool for a prefix). A search whose matches are one piece's set
-    (``search_set``) reads only its size: the list reads the set itself.
+    (``matches``, from ``search_sets``) reads only its size: the list reads the set itself.
     """
-    query, matches = Query.parse(q), search_set(q, p)
     start = len(pipe.command_stack)
     if matches:
         pipe.scard(matches)
@@ -76,10 +77,10 @@ def _queue_search(pipe, q: str, p: int):
 class Prefetched:
     """What the round trip before the list's transaction read."""
 
-    search: dict[int, list[str]]  # the search's ids by partition (with ``search_set``, the exact SKU's alone)
+    search: dict[int, list[str]]  # the search's ids by partition (with ``sets``, the exact SKU's alone)
     capped: bool = False  # the search took SEARCH_LIMIT names and left more
     matched: dict[int, int] = field(default_factory=dict)  # how many the search found, by partition
-    sets: dict[int, str] = field(default_factory=dict)  # the search's matches as one set, by partition (``search_set``)
+    sets: dict[int, str] = field(default_factory=dict)  # the matches as one piece's set, by partition (``search_sets``)
     tags: list[str] = field(default_factory=list)  # the tag cloud's names, to count
     sizes: dict[str, int] = field(default_factory=dict)  # each filter set's size (SCARD), by tag or type
     bound: int = 0  # the most products the filtered list can hold, summed over the partitions
@@ -130,8 +131,11 @@ def prefetch(query: ProductQuery, count_tags: bool) -> Prefetched:
     filter keeps products of (whether the list is small enough to count: ``LIVE_COUNT_LIMIT``)."""
     transaction = bool(query.q) and keys.PARTITIONS == 1  # one partition: its scratch keys in one MULTI
     pipe = client().pipeline(transaction=transaction)
-    reads = [(p, *_queue_search(pipe, query.q, p)) for p in keys.partitions()] if query.q else []
+    reads, sets = [], {}
     if query.q:
+        parsed = Query.parse(query.q)
+        sets = search_sets(parsed)
+        reads = [(p, *_queue_search(pipe, query.q, parsed, sets.get(p, ""), p)) for p in keys.partitions()]
         pipe.hget(keys.skus(), sku_key(query.q))
     clouds_at = len(pipe.command_stack)
     if count_tags:
@@ -144,9 +148,7 @@ def prefetch(query: ProductQuery, count_tags: bool) -> Prefetched:
             if unbounded:
                 pipe.zcard(keys.products(p))
     replies = pipe.execute()
-    found = Prefetched({p: [] for p in keys.partitions()})
-    if query.q and search_set(query.q, 0):
-        found.sets = {p: search_set(query.q, p) for p in keys.partitions()}
+    found = Prefetched({p: [] for p in keys.partitions()}, sets=sets)
     at = 0
     for p, read, count in reads:
         ids, more, found.matched[p] = read(replies[at : at + count])
