@@ -77,26 +77,23 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
     found: list[str] | None = None
     capped = False
     query = Query.parse(state.q)
-    matches = TITLES.matches_set(query)
-    if matches:
+    matches = TITLES.matches_set(query)  # the piece's set holds exactly the matches: read as a filter, uncapped
+    if query.usable:
         prefix = ""
-    elif query.usable:
-        hits = _title_hits(state.q, SEARCH_LIMIT)
-        found, capped = hits.ids, hits.capped
-        if not found:
-            return [], 0, capped
-        prefix = ""
+        if not matches:
+            hits = _title_hits(state.q, SEARCH_LIMIT)
+            found, capped = hits.ids, hits.capped
+            if not found:
+                return [], 0, capped
     scratch = keys.scratch(uuid.uuid4().hex) if matches or found or prefix or len(filters) > 1 else ""
     pipe = client().pipeline(transaction=bool(scratch))
-    if matches:  # the piece's set holds exactly the matches: intersected as a filter is, uncapped
+    if matches or found:  # the matching ids, ordered by the sort index or the filters
+        ids = matches
+        if found:
+            ids = scratch
+            pipe.zadd(scratch, dict.fromkeys(found, 0))
         indexes = filters or [keys.by_updated()]
-        pipe.zinterstore(scratch, {matches: 0, **dict.fromkeys(indexes, 1)}, aggregate="MAX")
-        source = scratch
-    elif found:
-        indexes = filters or [keys.by_updated()]
-        pipe.zadd(scratch, dict.fromkeys(found, 0))
-        weights = {scratch: 0, **dict.fromkeys(indexes, 1)}
-        pipe.zinterstore(scratch, weights, aggregate="MAX")
+        pipe.zinterstore(scratch, {ids: 0, **dict.fromkeys(indexes, 1)}, aggregate="MAX")
         source = scratch
     elif prefix:
         indexes = filters or [keys.by_updated()]
