@@ -114,6 +114,10 @@ class Hits:
     def ids(self) -> list[str]:
         return [member for member, _ in self.items]
 
+    def in_name_order(self) -> list[tuple[str, str]]:
+        """The items by name (casefolded), then by id as a number: a list's order, where the index has none."""
+        return sorted(self.items, key=lambda item: (item[1].casefold(), int(item[0])))
+
 
 @dataclass(frozen=True)
 class NgramIndex:

@@ -28,7 +28,7 @@ def suggest_employees(text: str, limit: int = 8) -> list[tuple[str, str]]:
     if not Query.parse(text).usable:
         return []
     hits = NAMES.search(text, limit, cap=limit * 8)
-    return sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))
+    return hits.in_name_order()
 
 
 def search_employee_ids(text: str) -> tuple[list[int], bool]:
@@ -36,7 +36,7 @@ def search_employee_ids(text: str) -> tuple[list[int], bool]:
     round trip, reading at most ``SEARCH_LIMIT`` candidates with their names, as the other apps' lists do
     (not the index's default of four times as many, meant for a suggestion's few)."""
     hits = NAMES.search(text, SEARCH_LIMIT, cap=SEARCH_LIMIT)
-    ids = [int(pk) for pk, _ in sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))]
+    ids = [int(pk) for pk, _ in hits.in_name_order()]
     return ids, hits.capped
 
 

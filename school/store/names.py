@@ -37,8 +37,7 @@ def queue_search(pipe, entity: str, q: str, cap: int | None = None):
 
     def ids(replies) -> tuple[list[int], bool]:
         hits = read(replies)
-        ordered = sorted(hits.items, key=lambda item: (item[1].casefold(), int(item[0])))
-        return [int(pk) for pk, _ in ordered], hits.capped
+        return [int(pk) for pk, _ in hits.in_name_order()], hits.capped
 
     return ids
 
