@@ -259,7 +259,7 @@ def no_dangling_reviews():
 
 @invariant(
     "catalog",
-    "the name trigram index holds each product under exactly the pieces of its name",
+    "the name index holds each product under exactly the pieces and words of its name",
     repair=store.rebuild_name_grams,
 )
 def name_trigrams():
@@ -269,13 +269,33 @@ def name_trigrams():
             if lost:
                 yield Violation(
                     f"product {product_id}: its name's pieces {lost[:5]} do not list it",
-                    [keys.ngram(g, p) for g in lost[:5]],
+                    [store.NAMES[p].piece_key(piece) for piece in lost[:5]],
                 )
             if stray:
                 yield Violation(
                     f"product {product_id} is listed under {stray[:5]}, which its name does not hold",
-                    [keys.ngram(g, p) for g in stray[:5]],
+                    [store.NAMES[p].piece_key(piece) for piece in stray[:5]],
                 )
+
+
+@invariant(
+    "catalog",
+    "the vocabulary holds exactly the words of four characters or more of the names",
+    repair=store.rebuild_name_grams,
+)
+def name_vocabulary():
+    """A word missing is a search that misses every name holding it; an extra one, a word no name holds."""
+    for p, (missing, extra) in store.vocabulary_drift().items():
+        if missing:
+            yield Violation(
+                f"the vocabulary lacks the words {sorted(missing)[:5]} ({len(missing)} in all), which names hold",
+                [keys.vocabulary(p)],
+            )
+        if extra:
+            yield Violation(
+                f"the vocabulary holds the words {sorted(extra)[:5]} ({len(extra)} in all), which no name holds",
+                [keys.vocabulary(p)],
+            )
 
 
 @invariant("catalog", "every product is where its id puts it under CATALOG_PARTITIONS")

@@ -302,7 +302,7 @@ def temp(token: str, p: int | str) -> str:
     screens=LIST,
 )
 def temp_set(token: str, part: str, p: int | str) -> str:
-    """A list query's intermediate set of ids in partition ``p`` (``part``: any, q, ids)."""
+    """A list query's intermediate set of ids in partition ``p`` (``part``: any, q, ids, word<n>)."""
     return f"catalog:{{{_tag(p)}}}:tmp:{token}:{part}"
 
 
@@ -319,3 +319,32 @@ def ngram(gram: str, p: int | str) -> str:
     """One piece's set of ids in partition ``p``; ``gram`` is three folded letters or digits
     (``ngrams.grams``), never raw input."""
     return f"catalog:{{{_tag(p)}}}:ngram:{gram}"
+
+
+@key(
+    "set",
+    "Inverted index: the words of a name",
+    "The ids of the products whose name holds one word of four letters or digits or more (`clearedge`).",
+    why="A search for part of a word is the union of the sets of the words holding it, found in the "
+    "vocabulary: exactly its matches, with no name read to check them, where the pieces' intersection "
+    "gives candidates whose every name must be read. Written in the product's own script, beside its pieces.",
+    screens=LIST,
+)
+def word(text: str, p: int | str) -> str:
+    """One word's set of ids in partition ``p``; ``text`` is a folded run of letters and digits
+    (``ngrams.long_words``), never raw input."""
+    return f"catalog:{{{_tag(p)}}}:word:{text}"
+
+
+@key(
+    "zset",
+    "Lexicographic index: the vocabulary of the names",
+    "`<suffix>\\0<word>` at score 0, for each suffix of four characters or more of each word with a set.",
+    why="A word is inside another when it starts one of that word's suffixes, so ZRANGEBYLEX of "
+    "[word, word\\xff] lists the words holding it in one read of the vocabulary, not of the catalog. A "
+    "write that leaves a word's set empty takes its entries out, in the product's own script.",
+    screens=LIST,
+)
+def vocabulary(p: int | str) -> str:
+    """The suffixes of the kept words of partition ``p``'s names."""
+    return f"catalog:{{{_tag(p)}}}:vocabulary"

@@ -55,6 +55,7 @@ from catalog.store.checks import (
     tag_counts,
     type_created_members,
     type_entries,
+    vocabulary_drift,
 )
 from catalog.store.core import NAMES, REVIEWS, EditConflict, NotFound, SkuTaken
 from catalog.store.listing import (
@@ -94,5 +95,5 @@ __all__ = [
     "index_entries", "index_members", "iter_product_ids", "iter_review_ids", "missing_reviews", "misplaced_products",
     "products_by_id", "rebuild_indexes", "repair_reviews", "review_counts", "review_links", "review_sets",
     "set_index_keys", "tag_counts", "TypeEntry", "type_entries", "type_created_members", "rebuild_type_created",
-    "name_gram_drift", "product_names", "rebuild_name_grams", "suggest", "product_labels",
+    "name_gram_drift", "product_names", "rebuild_name_grams", "suggest", "product_labels", "vocabulary_drift",
 ]  # fmt: skip

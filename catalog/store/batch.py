@@ -45,7 +45,11 @@ for _, op in ipairs(spec.ops) do
   local args = {}
   for _, position in ipairs(op[2]) do args[#args + 1] = KEYS[position] end
   for _, value in ipairs(op[3]) do args[#args + 1] = value end
-  redis.call(op[1], unpack(args))
+  if op[1] ~= 'ZREM_IF_EMPTY' then
+    redis.call(op[1], unpack(args))
+  elseif redis.call('SCARD', args[2]) == 0 then
+    redis.call('ZREM', args[1], unpack(args, 3))
+  end
 end
 return {'ok'}
 """
@@ -117,6 +121,11 @@ class Batch:
 
     def zrem(self, key, *members):
         self._ops("ZREM", key, list(members))
+
+    def zrem_if_empty(self, key, watched, *members):
+        """ZREM ``members`` from ``key`` if the set ``watched`` is empty by then (a word no name holds any
+        more leaves the vocabulary): the one command whose effect depends on what is stored."""
+        self._op("ZREM_IF_EMPTY", (key, watched), *members)
 
     def zincrby(self, key, amount, value):
         self._op("ZINCRBY", (key,), amount, value)

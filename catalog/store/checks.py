@@ -244,7 +244,7 @@ def rebuild_indexes() -> None:
             *(keys.sort_index(n, p) for n in keys.SORTS),
             *(keys.type_created(slug, p) for slug in types.TYPES),
             *set_index_keys(p),
-            *NAMES[p].gram_keys(),
+            *NAMES[p].index_keys(),
         ]
         pipe = client().pipeline(transaction=True)
         pipe.unlink(*index_keys, *([keys.skus()] if p == 0 and keys.SKUS_WITH_PRODUCTS else []))
@@ -321,10 +321,15 @@ def name_gram_drift() -> dict[int, tuple[dict[str, set[str]], dict[str, set[str]
     return {p: NAMES[p].drift(names) for p, names in product_names().items()}
 
 
+def vocabulary_drift() -> dict[int, tuple[set[str], set[str]]]:
+    """(missing, extra) words of each partition's vocabulary against its names (ZSCAN, HGET)."""
+    return {p: NAMES[p].vocabulary_drift(names.values()) for p, names in product_names().items()}
+
+
 def rebuild_name_grams() -> None:
-    """Rebuild the trigram index from the names: drop every piece set and re-add, one transaction
-    a partition."""
+    """Rebuild the name index from the names: drop every piece and word set and the vocabulary, and
+    re-add, one transaction a partition."""
     for p, names in product_names().items():
         pipe = client().pipeline(transaction=True)
-        NAMES[p].queue_rebuild(pipe, names.items(), NAMES[p].gram_keys())
+        NAMES[p].queue_rebuild(pipe, names.items(), NAMES[p].index_keys())
         pipe.execute()

@@ -46,6 +46,8 @@ def _names(p: int) -> NgramIndex:
         record_key=partial(keys.product_in, p),
         text_field="name",
         order_key=keys.sort_index("name", p),
+        word_key=partial(keys.word, p=p),
+        vocabulary_key=keys.vocabulary(p),
     )
 
 

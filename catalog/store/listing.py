@@ -213,7 +213,7 @@ class _Part:
 def _queue_part(pipe, query: ProductQuery, p: int, fetched: Prefetched, counted: list[str], filtered: bool) -> _Part:
     """Queue partition ``p``'s share of a filtered list: its set algebra, its window of the page,
     its chip counts and the catalog's size, all on its own keys (``list_products``)."""
-    search, matches = fetched.search.get(p, []), fetched.sets.get(p, "")
+    search, unions = fetched.search.get(p, []), fetched.sets.get(p)
     source, typed = _source_of(query.order, query.type, p)
     positives = [keys.type_index(query.type, p)] if query.type and not typed else []
     nones = [keys.tag_index(t, p) for t in query.tags_none]
@@ -229,13 +229,28 @@ def _queue_part(pipe, query: ProductQuery, p: int, fetched: Prefetched, counted:
             temps.append(union)
             pipe.sunionstore(union, [keys.tag_index(t, p) for t in query.tags_any])
             positives.append(union)
-        if query.q and matches and not search:
-            positives.append(matches)  # the matches are that piece's set: read as a tag's is
+        if query.q and unions is not None:
+            # The matches are the intersection of each word's union of sets: read as tags' sets are.
+            matched = []
+            for n, union in enumerate(unions):
+                if len(union) == 1:
+                    matched.append(union[0])
+                    continue
+                merged = keys.temp_set(token, f"word{n}", p)  # left absent when no word holds it: empty
+                temps.append(merged)
+                if union:
+                    pipe.sunionstore(merged, list(union))
+                matched.append(merged)
+            if search:  # the exact SKU's product beside them
+                found = keys.temp_set(token, "q", p)
+                temps.append(found)
+                pipe.sinterstore(found, matched)
+                pipe.sadd(found, *search)
+                matched = [found]
+            positives += matched
         elif query.q:
             found = keys.temp_set(token, "q", p)  # left absent when nothing matched: the intersection is empty
             temps.append(found)
-            if matches:
-                pipe.sunionstore(found, [matches])  # the piece's set, and the exact SKU's product beside it
             if search:
                 pipe.sadd(found, *search)
             positives.append(found)

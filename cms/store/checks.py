@@ -216,5 +216,5 @@ def rebuild_title_grams() -> None:
     """Rebuild the trigram index from the titles: drop every piece set and re-add, in one transaction."""
     titles = post_titles()
     pipe = client().pipeline(transaction=True)
-    TITLES.queue_rebuild(pipe, titles.items(), TITLES.gram_keys())
+    TITLES.queue_rebuild(pipe, titles.items(), TITLES.index_keys())
     pipe.execute()

@@ -16,9 +16,20 @@ longer word (a name must have a word starting with them); a query made only of
 short words is the caller's to answer another way (a lexicographic prefix
 index is the better tool there, and for codes such as SKUs).
 
+An index may also keep its names' words (``word_key``, ``vocabulary_key``): each
+word of four characters or more has a set of the ids whose name holds it, and one
+sorted set of every such word's suffixes (``"edge\x00clearedge"``, all scored 0)
+finds, by ``ZRANGEBYLEX``, the words that hold a query's word: "clearedge" is
+inside exactly the words one of whose suffixes starts with it. The union of those
+words' sets is then exactly the names holding the query's word, with no candidate
+read or checked (``queue_vocabulary``): where a broad word's pieces intersect to
+thousands of candidates whose names must each be read, its few words' sets are
+the answer, uncapped. A write that leaves a word's set empty takes its entries out
+of the sorted set, in the same script.
+
 The sets are derived data: an app writes them in the same script as the name
 (``queue_write`` takes a pipeline or a checked batch), and checks them with
-``missing``/``extra`` and repairs them with ``queue_rebuild``.
+``drift`` and ``vocabulary_drift`` and repairs them with ``queue_rebuild``.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ from config.store.sorting import queue_sort
 
 N = 3
 TEMP_TTL = 60
+VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search intersects pieces instead
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -60,6 +72,17 @@ def word_grams(word: str) -> list[str]:
 def grams(text: str) -> set[str]:
     """Every three-character piece of every word of ``text`` (none for words shorter than three)."""
     return {gram for word in words(text) for gram in word_grams(word)}
+
+
+def long_words(text: str) -> set[str]:
+    """The folded words of ``text`` of four characters or more: the words a vocabulary keeps."""
+    return {word for word in words(text) if len(word) > N}
+
+
+def suffixes(word: str) -> list[str]:
+    """A kept word's entries in the vocabulary: each suffix of four characters or more, then the word
+    (``"edge\x00clearedge"``): a word of four or more is inside ``word`` when a suffix starts with it."""
+    return [f"{word[i:]}\x00{word}" for i in range(len(word) - N)]
 
 
 @dataclass(frozen=True)
@@ -120,6 +143,41 @@ class Hits:
 
 
 @dataclass(frozen=True)
+class Vocabulary:
+    """A query as set algebra: for each of its words, the keys of the sets whose union holds exactly the
+    names holding it (the matches are the intersection of the unions), and the union's size at most
+    (its sets' sizes summed; None for a piece's set, whose size the vocabulary does not read)."""
+
+    unions: list[tuple[str, ...]]
+    sizes: list[int | None]
+
+
+# KEYS[1]: the vocabulary. ARGV[1]: the prefix of a word's set; ARGV[2]: the most words a query word may be
+# inside; ARGV[3...]: the query's words of four characters or more. For each, the flat list of (word, size
+# of its set) for every kept word holding it; -1 for one inside more words than the limit.
+_WORDS = """
+local limit = tonumber(ARGV[2])
+local reply = {}
+for i = 3, #ARGV do
+  local low = '[' .. ARGV[i]
+  local entries = redis.call('ZRANGEBYLEX', KEYS[1], low, low .. '\\255', 'LIMIT', 0, limit + 1)
+  local found, seen = {}, {}
+  for _, entry in ipairs(entries) do
+    local word = string.sub(entry, string.find(entry, '\\0', 1, true) + 1)
+    if not seen[word] then
+      seen[word] = true
+      found[#found + 1] = word
+      found[#found + 1] = redis.call('SCARD', ARGV[1] .. word)
+    end
+  end
+  if #entries > limit then found = -1 end
+  reply[#reply + 1] = found
+end
+return reply
+"""
+
+
+@dataclass(frozen=True)
 class NgramIndex:
     """One app's trigram index over one field of one kind of hash.
 
@@ -129,7 +187,13 @@ class NgramIndex:
     ``record_key(id)`` the hash (``record_key("*")`` is the SORT ... GET
     pattern that joins a candidate to its name), ``text_field`` the field
     indexed, and ``order_key`` an optional sorted set of the same ids that
-    orders the hits (the name sort index, say).
+    orders the hits (the name sort index, say). With ``word_key`` (a word's
+    set of ids) and ``vocabulary_key`` (the sorted set of the words' suffixes),
+    the index keeps its words too (see the module's docstring); such an index is
+    written by ``queue_write``, which keeps the vocabulary beside the sets.
+
+    A piece is a trigram (three characters) or a kept word (four or more), so its
+    length says which set holds it (``piece_key``).
     """
 
     gram_key: Callable[[str], str]
@@ -138,6 +202,16 @@ class NgramIndex:
     record_key: Callable[[str], str]
     text_field: str = "name"
     order_key: str = ""
+    word_key: Callable[[str], str] | None = None
+    vocabulary_key: str = ""
+
+    def pieces(self, text: str | None) -> set[str]:
+        """The pieces ``text`` is listed under: its trigrams, and its kept words when the index keeps them."""
+        found = grams(text or "")
+        return found | long_words(text or "") if self.word_key else found
+
+    def piece_key(self, piece: str) -> str:
+        return self.gram_key(piece) if len(piece) == N else self.word_key(piece)
 
     # --- writes -----------------------------------------------------------------
 
@@ -148,26 +222,39 @@ class NgramIndex:
         The caller's script must check the stored name is still ``old_text`` (the pieces were
         computed from it), so the index cannot drift from the hashes.
         """
-        old, new = grams(old_text or ""), grams(new_text or "")
-        for gram in sorted(old - new):
-            pipe.srem(self.gram_key(gram), member)
-        added = [self.gram_key(gram) for gram in sorted(new - old)]
+        old, new = self.pieces(old_text), self.pieces(new_text)
+        for piece in sorted(old - new):
+            pipe.srem(self.piece_key(piece), member)
+        added = [self.piece_key(piece) for piece in sorted(new - old)]
         sadd_each = getattr(pipe, "sadd_each", None)  # a bulk writer's: one call for a record's pieces
         if sadd_each is not None:
             sadd_each(added, member)
         else:
             for key in added:
                 pipe.sadd(key, member)
+        if self.vocabulary_key:
+            self._queue_vocabulary_write(pipe, long_words(old_text or ""), long_words(new_text or ""))
+
+    def _queue_vocabulary_write(self, pipe, old: set[str], new: set[str]) -> None:
+        """The vocabulary's share of a write: the entries of the words gained (ZADD of an entry already held
+        changes nothing, so a word another name holds costs no write), and of each word lost, removed
+        if its set is empty by then (a checked batch's ``zrem_if_empty``; a pipeline only adds)."""
+        gained = sorted(new - old)
+        if gained:
+            pipe.zadd(self.vocabulary_key, dict.fromkeys((e for word in gained for e in suffixes(word)), 0))
+        prune = getattr(pipe, "zrem_if_empty", None)
+        for word in sorted(old - new) if prune else ():
+            prune(self.vocabulary_key, self.word_key(word), *suffixes(word))
 
     def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
         """(piece sets to SREM the member from, piece sets to SADD it to) for a write script of its
         own: pass both lists in KEYS, and have the script check the stored text is ``old_text``."""
-        old, new = grams(old_text or ""), grams(new_text or "")
-        return [self.gram_key(g) for g in sorted(old - new)], [self.gram_key(g) for g in sorted(new - old)]
+        old, new = self.pieces(old_text), self.pieces(new_text)
+        return [self.piece_key(p) for p in sorted(old - new)], [self.piece_key(p) for p in sorted(new - old)]
 
     def keys_for(self, *texts: str | None) -> list[str]:
         """The piece sets a write of these texts touches (what its script passes in KEYS)."""
-        return [self.gram_key(g) for g in sorted(set().union(*(grams(t or "") for t in texts)))]
+        return [self.piece_key(p) for p in sorted(set().union(*(self.pieces(t) for t in texts)))]
 
     def members_by_set(self, named: Iterable[tuple[object, str | None]]) -> dict[str, list]:
         """For a bulk write of new records, one SADD a piece set: each set the ``(member, text)``
@@ -184,7 +271,8 @@ class NgramIndex:
                 for word in words(text):
                     known = by_word.get(word)
                     if known is None:
-                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)]
+                        kept = [self.word_key(word)] if self.word_key and len(word) > N else []
+                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)] + kept
                     pieces.update(known)
                 touched = by_text[text] = sorted(pieces)
             for key in touched:
@@ -203,6 +291,41 @@ class NgramIndex:
         holds. A list may then read that set as it reads any other of its filters, with no cap and no
         name read, where a search builds, orders and reads its candidates."""
         return self.gram_key(query.grams[0]) if query.exact and len(query.grams) == 1 else ""
+
+    def queue_vocabulary(self, pipe, query: Query) -> Callable[[list], Vocabulary | None] | None:
+        """Queue the read that turns ``query`` into set algebra, when the index keeps its words and the query
+        has no short word; returns what reads its reply (None when it cannot: nothing queued).
+
+        One script (``_WORDS``) finds, for each of the query's words of four characters or more, the kept
+        words holding it (ZRANGEBYLEX of the vocabulary) and the size of each one's set (SCARD: the words'
+        sets share the vocabulary's hash tag, so a script may read them on a cluster too). The reader
+        gives each query word's sets, whose union holds exactly the names holding it: a word of three
+        characters, its piece's set; a longer one, the sets of the words it is inside (none when no name
+        holds it). The matches are the intersection of those unions: no candidate read, no cap. It
+        answers None when a word is inside more than VOCABULARY_LIMIT kept words, whose union would be
+        no cheap read: the caller searches the pieces then."""
+        if not self.vocabulary_key or query.short or not query.long:
+            return None
+        kept = [word for word in query.long if len(word) > N]
+        if kept:  # words of three characters alone are their pieces' sets: nothing to read
+            pipe.eval(_WORDS, 1, self.vocabulary_key, self.word_key(""), VOCABULARY_LIMIT, *kept)
+
+        def read(replies: list) -> Vocabulary | None:
+            found = dict(zip(kept, replies[0] if kept else ()))
+            if -1 in found.values():
+                return None
+            unions, sizes = [], []
+            for word in query.long:
+                pairs = found.get(word)
+                if pairs is None:  # a word of three characters: its piece's set, whose size the caller reads
+                    unions.append((self.gram_key(word),))
+                    sizes.append(None)
+                    continue
+                unions.append(tuple(self.word_key(w) for w in pairs[::2]))
+                sizes.append(sum(pairs[1::2]))
+            return Vocabulary(unions, sizes)
+
+        return read
 
     def queue_search(self, pipe, query: Query, cap: int, names: bool = True) -> Callable[[list], Hits]:
         """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
@@ -274,26 +397,32 @@ class NgramIndex:
     # --- integrity --------------------------------------------------------------
 
     def held(self, batch: int = 1000) -> Iterator[tuple[str, str]]:
-        """(piece, member) for every entry the index holds: SCAN for the sets, SSCAN each."""
+        """(piece, member) for every entry the index's sets hold: SCAN for the sets, SSCAN each."""
         c = client()
-        prefix = self.gram_key("")
-        for key in c.scan_iter(match=self.gram_key("*"), count=batch, _type="set"):
-            for member in c.sscan_iter(key, count=batch):
-                yield key.removeprefix(prefix), member
+        for key_of in (self.gram_key, self.word_key) if self.word_key else (self.gram_key,):
+            prefix = key_of("")
+            for key in c.scan_iter(match=key_of("*"), count=batch, _type="set"):
+                for member in c.sscan_iter(key, count=batch):
+                    yield key.removeprefix(prefix), member
 
-    def gram_keys(self, batch: int = 1000) -> list[str]:
-        return list(client().scan_iter(match=self.gram_key("*"), count=batch, _type="set"))
+    def index_keys(self, batch: int = 1000) -> list[str]:
+        """Every key the index holds: the piece sets (SCAN), and the vocabulary when it keeps one."""
+        c = client()
+        found = list(c.scan_iter(match=self.gram_key("*"), count=batch, _type="set"))
+        if self.word_key:
+            found += c.scan_iter(match=self.word_key("*"), count=batch, _type="set")
+        return found + ([self.vocabulary_key] if self.vocabulary_key else [])
 
     def drift(self, texts: dict[str, str | None]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
         """(missing, extra) pieces per member, comparing the index with ``texts`` (member → its field;
         None: the record does not exist). Members the index holds that ``texts`` lacks are read by
         the caller first; see ``check``."""
         held: dict[str, set[str]] = {}
-        for gram, member in self.held():
-            held.setdefault(member, set()).add(gram)
+        for piece, member in self.held():
+            held.setdefault(member, set()).add(piece)
         missing, extra = {}, {}
         for member in set(texts) | set(held):
-            want = grams(texts.get(member) or "")
+            want = self.pieces(texts.get(member))
             have = held.get(member, set())
             if want - have:
                 missing[member] = want - have
@@ -301,15 +430,34 @@ class NgramIndex:
                 extra[member] = have - want
         return missing, extra
 
+    def vocabulary_drift(self, texts: Iterable[str | None], batch: int = 1000) -> tuple[set[str], set[str]]:
+        """(missing, extra) words of the vocabulary against the kept words of ``texts`` (ZSCAN): a word
+        missing is a search that misses every name holding it; an extra one, a word no name holds."""
+        if not self.vocabulary_key:
+            return set(), set()
+        held = {member for member, _ in client().zscan_iter(self.vocabulary_key, count=batch)}
+        kept = set().union(*(long_words(text or "") for text in texts))
+        wanted = {entry for word in kept for entry in suffixes(word)}
+        return (
+            {word for word in kept if not held.issuperset(suffixes(word))},
+            {entry.split("\x00", 1)[1] for entry in held - wanted},
+        )
+
     def queue_rebuild(self, pipe, texts: Iterable[tuple[str, str]], existing: list[str]) -> None:
-        """Queue the whole index rebuilt from (member, text) pairs: UNLINK every piece set, then SADD
-        each piece's members (one command per piece)."""
-        by_gram: dict[str, list[str]] = {}
+        """Queue the whole index rebuilt from (member, text) pairs: UNLINK every key it holds
+        (``existing``, from ``index_keys``), then SADD each piece's members (one command per piece), and
+        ZADD the vocabulary of the words the texts hold."""
+        by_piece: dict[str, list[str]] = {}
+        kept: set[str] = set()
         for member, text in texts:
-            for gram in grams(text):
-                by_gram.setdefault(gram, []).append(member)
+            for piece in self.pieces(text):
+                by_piece.setdefault(piece, []).append(member)
+            kept |= long_words(text) if self.vocabulary_key else set()
         for start in range(0, len(existing), 1000):
             pipe.unlink(*existing[start : start + 1000])
-        for gram, members in sorted(by_gram.items()):
+        for piece, members in sorted(by_piece.items()):
             for start in range(0, len(members), 1000):
-                pipe.sadd(self.gram_key(gram), *members[start : start + 1000])
+                pipe.sadd(self.piece_key(piece), *members[start : start + 1000])
+        entries = [entry for word in sorted(kept) for entry in suffixes(word)]
+        for start in range(0, len(entries), 1000):
+            pipe.zadd(self.vocabulary_key, dict.fromkeys(entries[start : start + 1000], 0))

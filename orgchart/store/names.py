@@ -62,5 +62,5 @@ def rebuild_name_grams() -> None:
     """Rebuild the trigram index from the names: drop every piece set and re-add, in one transaction."""
     names = _names()
     pipe = client().pipeline(transaction=True)
-    NAMES.queue_rebuild(pipe, names.items(), NAMES.gram_keys())
+    NAMES.queue_rebuild(pipe, names.items(), NAMES.index_keys())
     pipe.execute()

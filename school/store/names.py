@@ -74,5 +74,5 @@ def rebuild_grams() -> None:
     """Rebuild every trigram index from the documents: drop each piece set and re-add, in one transaction."""
     pipe = client().pipeline(transaction=True)
     for entity, index in INDEXES.items():
-        index.queue_rebuild(pipe, texts(entity).items(), index.gram_keys())
+        index.queue_rebuild(pipe, texts(entity).items(), index.index_keys())
     pipe.execute()

@@ -10,7 +10,7 @@ from catalog.documents import Product
 from catalog.integrity import name_trigrams
 from config.redis import client
 from config.store import EditConflict
-from config.store.ngrams import grams
+from config.store.ngrams import Query, grams, long_words, words
 from tests.base import RedisTestCase, run_concurrently
 from tests.catalog.helpers import SKU_TRIP, TESTER, holders_of, make_product, part, review, waves
 from tests.catalog.test_integrity import messages, repair
@@ -119,19 +119,33 @@ class TrigramSearchTest(RedisTestCase):
         self.assertEqual(names("ph"), ["Phonograph One"])  # one or two letters: names starting with them
         self.assertEqual(names("phone ph"), [])
 
-    def test_the_lists_search_of_three_letter_words_reads_ids_alone_and_a_longer_word_checks_names(self):
+    def test_the_lists_search_is_set_algebra_of_pieces_and_the_vocabularys_words_no_name_read(self):
         def searched(q):
             with self.assertRoundTrips(2) as trace:
                 rows = store.list_products(store.ProductQuery(q=q, order="name")).rows
             return [row.name for row in rows], [c.name for c in waves(trace)[0]]
 
-        found, sent = searched("one sto")  # every candidate holds both words: its name is not read
+        found, sent = searched("one sto")  # words of three characters: their pieces' sets, sized
         self.assertEqual(found, ["Honey Stone"])
-        self.assertIn("ZRANGE", sent)
-        self.assertNotIn("EVAL", sent)
-        found, sent = searched("phone")  # "Phonograph One" holds its three pieces, not the word
+        self.assertEqual(sorted(set(sent) - {"MULTI", "EXEC"}), ["HGET", "SCARD"])
+        found, sent = searched("phone")  # "Phonograph One" holds its three pieces, but no word holding it
         self.assertEqual(found, ["Smartphone X"])
-        self.assertIn("EVAL", sent)
+        self.assertEqual(sorted(set(sent) - {"MULTI", "EXEC"}), ["EVAL", "HGET"])  # the vocabulary's read alone
+        found, _ = searched("phon ton")  # names hold each, none both
+        self.assertEqual(found, [])
+        found, _ = searched("stone hone")
+        self.assertEqual(found, ["Honey Stone"])
+        found, _ = searched("mart one")  # a word of four and one of three, intersected
+        self.assertEqual(found, ["Smartphone X"])
+        self.assertEqual(list(client().scan_iter(match=keys.temp("*", "*"))), [])
+
+    def test_a_word_inside_too_many_words_searches_the_pieces_and_checks_names_instead(self):
+        with mock.patch("config.store.ngrams.VOCABULARY_LIMIT", 0), self.assertRoundTrips(3) as trace:
+            rows = store.list_products(store.ProductQuery(q="phone", order="name")).rows
+        self.assertEqual([row.name for row in rows], ["Smartphone X"])  # "Phonograph One", a candidate, checked out
+        asked, searched, _ = ([c.name for c in wave] for wave in waves(trace))
+        self.assertIn("EVAL", asked)
+        self.assertIn("ZINTERSTORE", searched)  # the pieces intersected in name order, the names read
         self.assertEqual(list(client().scan_iter(match=keys.temp("*", "*"))), [])
 
     def test_a_word_of_three_letters_lists_its_pieces_set_itself_uncapped_with_an_exact_sku_beside(self):
@@ -151,7 +165,9 @@ class TrigramSearchTest(RedisTestCase):
             result = store.list_products(query)
         self.assertEqual([row.id for row in result.rows][-1], widget)
         self.assertEqual((result.total, result.search_capped), (4, False))
-        self.assertIn("SUNIONSTORE", [c.name for c in waves(trace)[1]])  # the piece's set and the SKU's product
+        listed = [(c.name, c.keys) for c in waves(trace)[1]]
+        self.assertTrue(any(name == "SINTERSTORE" and set(ks[1:]) & pieces for name, ks in listed))  # copied once
+        self.assertIn("SADD", [name for name, _ in listed])  # and the SKU's product beside the piece's set
         self.assertEqual(list(client().scan_iter(match=keys.temp("*", "*"))), [])
 
 
@@ -240,6 +256,93 @@ class TrigramIntegrityTest(RedisTestCase):
                 self.assertIn(str(product_id), holders(gram))
         held = {key.rsplit(":", 1)[1] for key in gram_keys()}
         self.assertEqual(held, set().union(*(grams(store.get(i).name) for i in ids)))
+        self.assertEqual(vocabulary_words(), set().union(*(long_words(store.get(i).name) for i in ids)))
+
+
+def vocabulary_words(p=None):
+    """The words the vocabulary holds (every partition's, or ``p``'s)."""
+    held = set()
+    for q in keys.partitions() if p is None else (p,):
+        held |= {entry.split("\x00", 1)[1] for entry in client().zrange(keys.vocabulary(q), 0, -1)}
+    return held
+
+
+class VocabularyTest(RedisTestCase):
+    """The names' words: each one's set of ids, and the vocabulary of their suffixes that finds them."""
+
+    sign_in = False
+
+    def test_a_product_script_keeps_its_words_and_a_word_no_name_holds_leaves_the_vocabulary(self):
+        phone = store.new_product_id()
+        product = Product(type="phone", name="Smartphone X2", brand="", sku="", price=None, tags=[], attrs={})
+        with self.assertRoundTrips(1), self.assertCommands(1):  # still one script
+            store.create(phone, product, actor=TESTER)
+        self.assertEqual(client().smembers(keys.word("smartphone", part(phone))), {str(phone)})
+        self.assertFalse(client().exists(keys.word("x2", part(phone))))  # shorter than four: its pieces do
+        entries = client().zrange(keys.vocabulary(part(phone)), 0, -1)
+        self.assertEqual(sorted(entries), sorted(f"{'smartphone'[i:]}\x00smartphone" for i in range(7)))
+        twin = make_product("Smartphone Y", type="phone", attrs={})
+        for renamed, name in ((phone, "Featurephone X2"), (twin, "Pocket Radio")):
+            product = store.get(renamed)
+            product.name = name
+            store.update(renamed, product, product.rev, actor=TESTER)
+            if renamed == phone:  # the twin still holds the word: it stays
+                self.assertIn("smartphone", vocabulary_words())
+        self.assertEqual(vocabulary_words(), {"featurephone", "pocket", "radio"})
+        self.assertFalse(any(client().exists(keys.word("smartphone", p)) for p in keys.partitions()))
+        self.assertEqual(messages(), [])
+        for product_id in (phone, twin):
+            store.delete(product_id, actor=TESTER)
+        self.assertEqual(vocabulary_words(), set())
+        self.assertEqual(list(client().scan_iter(match=keys.word("*", "*"))), [])
+
+    def test_the_lists_search_finds_exactly_the_names_that_hold_the_query(self):
+        """Against ``Query.matches`` over every name, for names nobody here wrote the words of: accents,
+        ligatures, digits, ``ß``, punctuation; written in bulk and one by one."""
+        rng = random.Random(23)
+        letters = "abcdeilnorst1éßﬁ"
+
+        def word():
+            return "".join(rng.choice(letters) for _ in range(rng.randint(1, 9)))
+
+        names = [
+            " ".join(word() for _ in range(rng.randint(1, 4))) + rng.choice(["", "-x", "_2", "!"]) for _ in range(160)
+        ]
+        items = [(Product(type="appliance", name=name, brand="", sku="", price=None), []) for name in names[:120]]
+        ids = store.write_batch(items, actor=TESTER, at=1000.0)
+        ids += [make_product(name, type="appliance", attrs={}) for name in names[120:]]
+        by_id = dict(zip(map(str, ids), names))
+        queries = {
+            w[i : i + n] for name in names[:40] for w in words(name) for n in (3, 4, 6) for i in range(len(w) - n + 1)
+        }
+        queries = sorted(q for q in queries if len(q) >= 3)[:60]
+        queries += [f"{a} {b}" for a, b in zip(queries[::7], queries[3::7])] + ["zzzz", "ssss", "FINE"]
+        for text in queries:
+            query = Query.parse(text)
+            with self.subTest(q=text):
+                listed = store.list_products(store.ProductQuery(q=text, order="name", limit=500))
+                self.assertEqual(
+                    {row.id for row in listed.rows},
+                    {int(i) for i, name in by_id.items() if query.matches(name)},
+                )
+                self.assertFalse(listed.search_capped)
+        self.assertEqual(messages(), [])
+
+    def test_a_planted_drift_of_words_or_vocabulary_is_caught_and_repaired(self):
+        phone = make_product("Smartphone X", type="phone", attrs={})
+        p = part(phone)
+        client().srem(keys.word("smartphone", p), str(phone))
+        client().zrem(keys.vocabulary(p), "phone\x00smartphone")
+        client().zadd(keys.vocabulary(p), {"stray\x00stray": 0})
+        found = messages()
+        self.assertIn(f"product {phone}: its name's pieces ['smartphone'] do not list it", found)
+        self.assertIn("the vocabulary lacks the words ['smartphone'] (1 in all), which names hold", found)
+        self.assertIn("the vocabulary holds the words ['stray'] (1 in all), which no name holds", found)
+        repair()
+        self.assertEqual(messages(), [])
+        self.assertEqual(vocabulary_words(), {"smartphone"})
+        names = store.list_products(store.ProductQuery(q="phone")).rows
+        self.assertEqual([row.id for row in names], [phone])
 
 
 class AutocompleteViewTest(RedisTestCase):

@@ -645,7 +645,8 @@ class ListQueryTest(RedisTestCase):
                         self.assertEqual(store.list_products(query).counts_of_catalog, of_catalog, limit)
 
     def test_a_capped_search_shows_the_catalogs_counts_without_an_intersection_a_tag(self):
-        query = store.ProductQuery(q="buds", live_counts=True)  # four products' names hold it
+        # four products' names hold it; its short word (a word's start) makes it a search of the pieces
+        query = store.ProductQuery(q="buds b", live_counts=True)
         # The limit holds in each partition: with one match a partition, one of four is capped anywhere.
         for limit, capped in ((4, False), (1, True)):
             with self.subTest(limit=limit), mock.patch("catalog.store.prefetch.SEARCH_LIMIT", limit):

@@ -57,8 +57,10 @@ class NgramTextTest(SimpleTestCase):
         from catalog.store import NAMES
 
         dropped, added = NAMES[0].diff("Smartphone X", "Featurephone X")
-        self.assertEqual(dropped, [keys.ngram(g, 0) for g in ("art", "mar", "rtp", "sma", "tph")])
+        lost = [keys.ngram(g, 0) for g in ("art", "mar", "rtp", "sma")] + [keys.word("smartphone", 0)]
+        self.assertEqual(dropped, [*lost, keys.ngram("tph", 0)])  # a word of four characters or more: its own set
         self.assertEqual(added[:2], [keys.ngram("atu", 0), keys.ngram("eat", 0)])
+        self.assertIn(keys.word("featurephone", 0), added)
         self.assertNotIn(keys.ngram("pho", 0), dropped + added)
 
     def test_the_key_registry_names_the_catalogs_trigram_sets(self):
