@@ -207,8 +207,12 @@ class NgramIndex:
 
     def pieces(self, text: str | None) -> set[str]:
         """The pieces ``text`` is listed under: its trigrams, and its kept words when the index keeps them."""
-        found = grams(text or "")
-        return found | long_words(text or "") if self.word_key else found
+        return self._pieces_of(set(words(text or "")))
+
+    def _pieces_of(self, folded: set[str]) -> set[str]:
+        """The pieces of a text's folded words (``pieces``, with the words found once)."""
+        found = {gram for word in folded for gram in word_grams(word)}
+        return found | {word for word in folded if len(word) > N} if self.word_key else found
 
     def piece_key(self, piece: str) -> str:
         return self.gram_key(piece) if len(piece) == N else self.word_key(piece)
@@ -222,7 +226,8 @@ class NgramIndex:
         The caller's script must check the stored name is still ``old_text`` (the pieces were
         computed from it), so the index cannot drift from the hashes.
         """
-        old, new = self.pieces(old_text), self.pieces(new_text)
+        old_words, new_words = set(words(old_text or "")), set(words(new_text or ""))
+        old, new = self._pieces_of(old_words), self._pieces_of(new_words)
         for piece in sorted(old - new):
             pipe.srem(self.piece_key(piece), member)
         added = [self.piece_key(piece) for piece in sorted(new - old)]
@@ -233,17 +238,18 @@ class NgramIndex:
             for key in added:
                 pipe.sadd(key, member)
         if self.vocabulary_key:
-            self._queue_vocabulary_write(pipe, long_words(old_text or ""), long_words(new_text or ""))
+            self._queue_vocabulary_write(pipe, old_words, new_words)
 
     def _queue_vocabulary_write(self, pipe, old: set[str], new: set[str]) -> None:
-        """The vocabulary's share of a write: the entries of the words gained (ZADD of an entry already held
-        changes nothing, so a word another name holds costs no write), and of each word lost, removed
-        if its set is empty by then (a checked batch's ``zrem_if_empty``; a pipeline only adds)."""
-        gained = sorted(new - old)
+        """The vocabulary's share of a write, from the old and new texts' folded words: the entries of the
+        kept words gained (ZADD of an entry already held changes nothing, so a word another name holds
+        costs no write), and of each one lost, removed if its set is empty by then (a checked batch's
+        ``zrem_if_empty``; a pipeline only adds)."""
+        gained = sorted(word for word in new - old if len(word) > N)
         if gained:
             pipe.zadd(self.vocabulary_key, dict.fromkeys((e for word in gained for e in suffixes(word)), 0))
         prune = getattr(pipe, "zrem_if_empty", None)
-        for word in sorted(old - new) if prune else ():
+        for word in sorted(word for word in old - new if len(word) > N) if prune else ():
             prune(self.vocabulary_key, self.word_key(word), *suffixes(word))
 
     def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
