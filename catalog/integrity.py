@@ -266,15 +266,16 @@ def name_trigrams():
     for p, (missing, extra) in store.name_gram_drift().items():
         for product_id in sorted(set(missing) | set(extra), key=int):
             lost, stray = sorted(missing.get(product_id, ())), sorted(extra.get(product_id, ()))
+            lost, stray = ([piece or "(a word too long to keep)" for piece in side] for side in (lost, stray))
             if lost:
                 yield Violation(
                     f"product {product_id}: its name's pieces {lost[:5]} do not list it",
-                    [store.NAMES[p].piece_key(piece) for piece in lost[:5]],
+                    [store.NAMES[p].piece_key(piece) for piece in sorted(missing[product_id])[:5]],
                 )
             if stray:
                 yield Violation(
                     f"product {product_id} is listed under {stray[:5]}, which its name does not hold",
-                    [store.NAMES[p].piece_key(piece) for piece in stray[:5]],
+                    [store.NAMES[p].piece_key(piece) for piece in sorted(extra[product_id])[:5]],
                 )
 
 

@@ -348,3 +348,17 @@ def word(text: str, p: int | str) -> str:
 def vocabulary(p: int | str) -> str:
     """The suffixes of the kept words of partition ``p``'s names."""
     return f"catalog:{{{_tag(p)}}}:vocabulary"
+
+
+@key(
+    "set",
+    "Inverted index: names with a word too long to keep",
+    "The ids of the products whose name holds a word longer than the vocabulary keeps (24 characters).",
+    why="A word's vocabulary entries grow as its length squared (a name of one 120-letter word cost 38 KB), "
+    "so such words are not kept; a search checks these few names by their pieces and their name instead, "
+    "and stays exact. Written in the product's own script, beside its pieces.",
+    screens=LIST,
+)
+def long_names(p: int | str) -> str:
+    """The ids of partition ``p``'s products whose name has a word too long for the vocabulary."""
+    return f"catalog:{{{_tag(p)}}}:index:long-words"

@@ -48,6 +48,7 @@ def _names(p: int) -> NgramIndex:
         order_key=keys.sort_index("name", p),
         word_key=partial(keys.word, p=p),
         vocabulary_key=keys.vocabulary(p),
+        long_key=keys.long_names(p),
     )
 
 

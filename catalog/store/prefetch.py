@@ -77,9 +77,9 @@ def _queue_search(pipe, q: str, query: Query, known: list[tuple[str, ...]] | Non
         pipe.zrangebylex(keys.names(p), b"[" + prefix, b"[" + prefix + b"\xff", 0, SEARCH_LIMIT + 1)
     count = len(pipe.command_stack) - start
 
-    def read(replies: list) -> tuple[list[str], bool, int, list[tuple[str, ...]] | None]:
+    def read(replies: list) -> tuple[list[str], bool, int, list[tuple[str, ...]] | None, int]:
         if known:
-            return [], False, replies[0], known
+            return [], False, replies[0], known, 0
         if read_words is not None:
             scripted = count - sum(len(word) == N for word in query.long)  # the vocabulary's read, if sent
             found = read_words(replies[:scripted])
@@ -87,13 +87,13 @@ def _queue_search(pipe, q: str, query: Query, known: list[tuple[str, ...]] | Non
                 raise _TooBroad
             pieces = iter(replies[scripted:])
             sizes = [size if size is not None else next(pieces) for size in found.sizes]
-            return [], False, min(sizes), found.unions
+            return [], False, min(sizes), found.unions, found.long_names
         if query.usable:
             hits = read_names(replies[:count])
-            return hits.ids, hits.capped, len(hits.ids), None
+            return hits.ids, hits.capped, len(hits.ids), None, 0
         members = replies[0]
         ids = [m.rsplit("\x00", 1)[1] for m in members[:SEARCH_LIMIT]]
-        return ids, len(members) > SEARCH_LIMIT, len(ids), None
+        return ids, len(members) > SEARCH_LIMIT, len(ids), None, 0
 
     return read, count
 
@@ -150,13 +150,31 @@ def _bound(query: ProductQuery, sizes: dict[str, int], hits: int | None, catalog
     return min(limits) if limits else catalog
 
 
+def _search_long_names(query: Query, partitions: list[int], found: Prefetched) -> None:
+    """Add to ``found`` the names with a word too long for the vocabulary that hold ``query``, in
+    ``partitions`` (those that have such names): one round trip more, their pieces intersected with
+    that set and their names checked, as a search of the pieces does."""
+    pipe = client().pipeline(transaction=keys.PARTITIONS == 1)
+    reads = []
+    for p in partitions:
+        start = len(pipe.command_stack)
+        reads.append((p, start, NAMES[p].queue_search(pipe, query, SEARCH_LIMIT, within=NAMES[p].long_key)))
+    replies = pipe.execute()
+    for p, start, read in reads:
+        hits = read(replies[start:])
+        found.search[p] += hits.ids
+        found.matched[p] += len(hits.ids)
+        found.capped = found.capped or hits.capped
+
+
 def prefetch(query: ProductQuery, count_tags: bool, vocabulary: bool = True) -> Prefetched:
     """The round trip before the list's transaction, when it needs one: the search hits of every
     partition (or its matches as sets) and the exact SKU, and when a filter is on the tag cloud's names
     (their counts follow the filter, so the transaction must know which tags to count) and the size of
     each set the filter keeps products of (whether the list is small enough to count:
     ``LIVE_COUNT_LIMIT``). A query word inside too many of the names' words costs one more: the round
-    trip again, searching the pieces (``vocabulary`` False)."""
+    trip again, searching the pieces (``vocabulary`` False); and so do names with a word too long for
+    the vocabulary, when a partition has some (``_search_long_names``)."""
     transaction = bool(query.q) and keys.PARTITIONS == 1  # one partition: its scratch keys in one MULTI
     pipe = client().pipeline(transaction=transaction)
     reads = []
@@ -178,14 +196,19 @@ def prefetch(query: ProductQuery, count_tags: bool, vocabulary: bool = True) -> 
     replies = pipe.execute()
     found = Prefetched({p: [] for p in keys.partitions()})
     at = 0
+    long_names = []
     try:
         for p, read, count in reads:
-            ids, more, found.matched[p], unions = read(replies[at : at + count])
+            ids, more, found.matched[p], unions, long = read(replies[at : at + count])
             found.search[p], found.capped, at = ids, found.capped or more, at + count
             if unions is not None:
                 found.sets[p] = unions
+            if long:
+                long_names.append(p)
     except _TooBroad:
         return prefetch(query, count_tags, vocabulary=False)
+    if long_names:
+        _search_long_names(Query.parse(query.q), long_names, found)
     if query.q and replies[at]:
         by_sku = replies[at]
         found.search[keys.partition_of(by_sku)].append(by_sku)

@@ -25,7 +25,10 @@ words' sets is then exactly the names holding the query's word, with no candidat
 read or checked (``queue_vocabulary``): where a broad word's pieces intersect to
 thousands of candidates whose names must each be read, its few words' sets are
 the answer, uncapped. A write that leaves a word's set empty takes its entries out
-of the sorted set, in the same script.
+of the sorted set, in the same script. A word longer than ``KEPT_LENGTH`` is not
+kept (its entries would grow as its length squared): its name is listed in one
+set of names with a long word (``long_key``), whose candidates a search checks
+by name as it checks the pieces' (few, or none, in any real catalog).
 
 The sets are derived data: an app writes them in the same script as the name
 (``queue_write`` takes a pipeline or a checked batch), and checks them with
@@ -46,6 +49,10 @@ from config.store.sorting import queue_sort
 N = 3
 TEMP_TTL = 60
 VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search intersects pieces instead
+# The longest word a vocabulary keeps: a word of L characters has L - 3 entries of up to 2L bytes, so a
+# name of one 120-letter word cost 38 KB of vocabulary; a longer word puts its name among the long ones.
+KEPT_LENGTH = 24
+LONG = ""  # the piece that lists a name among those with a word longer than KEPT_LENGTH
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -74,9 +81,14 @@ def grams(text: str) -> set[str]:
     return {gram for word in words(text) for gram in word_grams(word)}
 
 
+def kept(word: str) -> bool:
+    """Whether a vocabulary keeps ``word``: four characters or more, and at most KEPT_LENGTH."""
+    return N < len(word) <= KEPT_LENGTH
+
+
 def long_words(text: str) -> set[str]:
-    """The folded words of ``text`` of four characters or more: the words a vocabulary keeps."""
-    return {word for word in words(text) if len(word) > N}
+    """The folded words of ``text`` a vocabulary keeps (``kept``)."""
+    return {word for word in words(text) if kept(word)}
 
 
 def suffixes(word: str) -> list[str]:
@@ -150,14 +162,16 @@ class Vocabulary:
 
     unions: list[tuple[str, ...]]
     sizes: list[int | None]
+    long_names: int = 0  # names with a word too long to keep: a search checks them by name (``within``)
 
 
-# KEYS[1]: the vocabulary. ARGV[1]: the prefix of a word's set; ARGV[2]: the most words a query word may be
-# inside; ARGV[3...]: the query's words of four characters or more. For each, the flat list of (word, size
-# of its set) for every kept word holding it; -1 for one inside more words than the limit.
+# KEYS[1]: the vocabulary; KEYS[2]: the set of names with a word too long to keep. ARGV[1]: the prefix of a
+# word's set; ARGV[2]: the most words a query word may be inside; ARGV[3...]: the query's words of four
+# characters or more. The number of names with a long word, then for each query word the flat list of
+# (word, size of its set) for every kept word holding it; -1 for one inside more words than the limit.
 _WORDS = """
 local limit = tonumber(ARGV[2])
-local reply = {}
+local reply = {redis.call('SCARD', KEYS[2])}
 for i = 3, #ARGV do
   local low = '[' .. ARGV[i]
   local entries = redis.call('ZRANGEBYLEX', KEYS[1], low, low .. '\\255', 'LIMIT', 0, limit + 1)
@@ -192,8 +206,8 @@ class NgramIndex:
     the index keeps its words too (see the module's docstring); such an index is
     written by ``queue_write``, which keeps the vocabulary beside the sets.
 
-    A piece is a trigram (three characters) or a kept word (four or more), so its
-    length says which set holds it (``piece_key``).
+    A piece is a trigram (three characters), a kept word (four or more) or ``LONG``
+    (empty: a word too long to keep), so its length says which set holds it (``piece_key``).
     """
 
     gram_key: Callable[[str], str]
@@ -204,6 +218,7 @@ class NgramIndex:
     order_key: str = ""
     word_key: Callable[[str], str] | None = None
     vocabulary_key: str = ""
+    long_key: str = ""
 
     def pieces(self, text: str | None) -> set[str]:
         """The pieces ``text`` is listed under: its trigrams, and its kept words when the index keeps them."""
@@ -212,10 +227,15 @@ class NgramIndex:
     def _pieces_of(self, folded: set[str]) -> set[str]:
         """The pieces of a text's folded words (``pieces``, with the words found once)."""
         found = {gram for word in folded for gram in word_grams(word)}
-        return found | {word for word in folded if len(word) > N} if self.word_key else found
+        if not self.word_key:
+            return found
+        found |= {word if len(word) <= KEPT_LENGTH else LONG for word in folded if len(word) > N}
+        return found
 
     def piece_key(self, piece: str) -> str:
-        return self.gram_key(piece) if len(piece) == N else self.word_key(piece)
+        if len(piece) == N:
+            return self.gram_key(piece)
+        return self.word_key(piece) if piece else self.long_key
 
     # --- writes -----------------------------------------------------------------
 
@@ -245,11 +265,11 @@ class NgramIndex:
         kept words gained (ZADD of an entry already held changes nothing, so a word another name holds
         costs no write), and of each one lost, removed if its set is empty by then (a checked batch's
         ``zrem_if_empty``; a pipeline only adds)."""
-        gained = sorted(word for word in new - old if len(word) > N)
+        gained = sorted(word for word in new - old if kept(word))
         if gained:
             pipe.zadd(self.vocabulary_key, dict.fromkeys((e for word in gained for e in suffixes(word)), 0))
         prune = getattr(pipe, "zrem_if_empty", None)
-        for word in sorted(word for word in old - new if len(word) > N) if prune else ():
+        for word in sorted(word for word in old - new if kept(word)) if prune else ():
             prune(self.vocabulary_key, self.word_key(word), *suffixes(word))
 
     def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
@@ -277,8 +297,8 @@ class NgramIndex:
                 for word in words(text):
                     known = by_word.get(word)
                     if known is None:
-                        kept = [self.word_key(word)] if self.word_key and len(word) > N else []
-                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)] + kept
+                        listed = [self.piece_key(p) for p in self._pieces_of({word}) if len(p) != N]
+                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)] + listed
                     pieces.update(known)
                 touched = by_text[text] = sorted(pieces)
             for key in touched:
@@ -304,7 +324,8 @@ class NgramIndex:
 
         One script (``_WORDS``) finds, for each of the query's words of four characters or more, the kept
         words holding it (ZRANGEBYLEX of the vocabulary) and the size of each one's set (SCARD: the words'
-        sets share the vocabulary's hash tag, so a script may read them on a cluster too). The reader
+        sets share the vocabulary's hash tag, so a script may read them on a cluster too), and how many
+        names have a word too long to keep: a caller searches those by their pieces (``within``). The reader
         gives each query word's sets, whose union holds exactly the names holding it: a word of three
         characters, its piece's set; a longer one, the sets of the words it is inside (none when no name
         holds it). The matches are the intersection of those unions: no candidate read, no cap. It
@@ -312,12 +333,13 @@ class NgramIndex:
         no cheap read: the caller searches the pieces then."""
         if not self.vocabulary_key or query.short or not query.long:
             return None
-        kept = [word for word in query.long if len(word) > N]
-        if kept:  # words of three characters alone are their pieces' sets: nothing to read
-            pipe.eval(_WORDS, 1, self.vocabulary_key, self.word_key(""), VOCABULARY_LIMIT, *kept)
+        asked = [word for word in query.long if len(word) > N]
+        if asked:  # a word of three characters is its piece's set, which holds long words' names too
+            pipe.eval(_WORDS, 2, self.vocabulary_key, self.long_key, self.word_key(""), VOCABULARY_LIMIT, *asked)
 
         def read(replies: list) -> Vocabulary | None:
-            found = dict(zip(kept, replies[0] if kept else ()))
+            long_names, *lists = replies[0] if asked else [0]
+            found = dict(zip(asked, lists))
             if -1 in found.values():
                 return None
             unions, sizes = [], []
@@ -329,11 +351,13 @@ class NgramIndex:
                     continue
                 unions.append(tuple(self.word_key(w) for w in pairs[::2]))
                 sizes.append(sum(pairs[1::2]))
-            return Vocabulary(unions, sizes)
+            return Vocabulary(unions, sizes, long_names)
 
         return read
 
-    def queue_search(self, pipe, query: Query, cap: int, names: bool = True) -> Callable[[list], Hits]:
+    def queue_search(
+        self, pipe, query: Query, cap: int, names: bool = True, within: str = ""
+    ) -> Callable[[list], Hits]:
         """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
 
         The candidates are the intersection of the query's pieces (Redis walks the
@@ -352,9 +376,12 @@ class NgramIndex:
         order index and an ``exact`` query (each word three characters) the candidates are the
         matches, so ZRANGE reads their ids and no name is read (for "air", 1,001 names read by
         one script took 3.2 ms of the page's 11 ms of Redis).
+
+        ``within``: one more set every candidate must be in (the names with a word too long to keep,
+        ``long_key``, which a search of the vocabulary checks this way).
         """
         token = secrets.token_hex(8)
-        pieces = [self.gram_key(g) for g in query.grams]
+        pieces = [self.gram_key(g) for g in query.grams] + ([within] if within else [])
         start, scratch = len(pipe.command_stack), []
         source = pieces[0]
         if self.order_key:
@@ -410,6 +437,8 @@ class NgramIndex:
             for key in c.scan_iter(match=key_of("*"), count=batch, _type="set"):
                 for member in c.sscan_iter(key, count=batch):
                     yield key.removeprefix(prefix), member
+        for member in c.sscan_iter(self.long_key, count=batch) if self.long_key else ():
+            yield LONG, member
 
     def index_keys(self, batch: int = 1000) -> list[str]:
         """Every key the index holds: the piece sets (SCAN), and the vocabulary when it keeps one."""
@@ -417,7 +446,7 @@ class NgramIndex:
         found = list(c.scan_iter(match=self.gram_key("*"), count=batch, _type="set"))
         if self.word_key:
             found += c.scan_iter(match=self.word_key("*"), count=batch, _type="set")
-        return found + ([self.vocabulary_key] if self.vocabulary_key else [])
+        return found + [key for key in (self.vocabulary_key, self.long_key) if key]
 
     def drift(self, texts: dict[str, str | None]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
         """(missing, extra) pieces per member, comparing the index with ``texts`` (member → its field;

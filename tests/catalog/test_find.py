@@ -302,8 +302,8 @@ class VocabularyTest(RedisTestCase):
         rng = random.Random(23)
         letters = "abcdeilnorst1éßﬁ"
 
-        def word():
-            return "".join(rng.choice(letters) for _ in range(rng.randint(1, 9)))
+        def word():  # now and then longer than the vocabulary keeps
+            return "".join(rng.choice(letters) for _ in range(rng.choice([rng.randint(1, 9), rng.randint(20, 30)])))
 
         names = [
             " ".join(word() for _ in range(rng.randint(1, 4))) + rng.choice(["", "-x", "_2", "!"]) for _ in range(160)
@@ -328,19 +328,47 @@ class VocabularyTest(RedisTestCase):
                 self.assertFalse(listed.search_capped)
         self.assertEqual(messages(), [])
 
+    def test_a_word_too_long_to_keep_lists_its_name_among_the_long_ones_which_a_search_checks(self):
+        long_word = "Supercalifragilisticexpialidocious"  # 34 letters: 31 entries of up to 68 bytes, not kept
+        phone = make_product("Smartphone X", type="phone", attrs={})
+        with self.assertRoundTrips(2):  # no long names: the vocabulary alone
+            self.assertEqual([r.id for r in store.list_products(store.ProductQuery(q="phone")).rows], [phone])
+        odd = make_product(f"{long_word} Phone", type="appliance", attrs={})
+        p = part(odd)
+        self.assertEqual(client().smembers(keys.long_names(p)), {str(odd)})
+        self.assertEqual(vocabulary_words(p), {"phone"} | ({"smartphone"} if part(phone) == p else set()))
+        self.assertFalse(client().exists(keys.word(long_word.lower(), p)))
+        with self.assertRoundTrips(3) as trace:  # the long names' pieces and names, one round trip more
+            found = store.list_products(store.ProductQuery(q="fragilistic", order="name")).rows
+        self.assertEqual([row.id for row in found], [odd])
+        self.assertIn("ZINTERSTORE", [c.name for c in waves(trace)[1]])
+        both = store.list_products(store.ProductQuery(q="phone", order="name")).rows
+        self.assertEqual([row.id for row in both], sorted([phone, odd], key=lambda i: store.get(i).name.lower()))
+        self.assertEqual(store.list_products(store.ProductQuery(q="fragilistic smart")).rows, [])
+        self.assertEqual(messages(), [])
+        product = store.get(odd)
+        product.name = "Plain Phone"
+        store.update(odd, product, product.rev, actor=TESTER)
+        self.assertFalse(client().exists(keys.long_names(p)))
+        self.assertEqual(messages(), [])
+
     def test_a_planted_drift_of_words_or_vocabulary_is_caught_and_repaired(self):
         phone = make_product("Smartphone X", type="phone", attrs={})
         p = part(phone)
+        odd = make_product("Supercalifragilisticexpialidocious", type="appliance", attrs={})
+        client().srem(keys.long_names(part(odd)), str(odd))
         client().srem(keys.word("smartphone", p), str(phone))
         client().zrem(keys.vocabulary(p), "phone\x00smartphone")
         client().zadd(keys.vocabulary(p), {"stray\x00stray": 0})
         found = messages()
         self.assertIn(f"product {phone}: its name's pieces ['smartphone'] do not list it", found)
+        self.assertIn(f"product {odd}: its name's pieces ['(a word too long to keep)'] do not list it", found)
         self.assertIn("the vocabulary lacks the words ['smartphone'] (1 in all), which names hold", found)
         self.assertIn("the vocabulary holds the words ['stray'] (1 in all), which no name holds", found)
         repair()
         self.assertEqual(messages(), [])
         self.assertEqual(vocabulary_words(), {"smartphone"})
+        self.assertEqual(client().smembers(keys.long_names(part(odd))), {str(odd)})
         names = store.list_products(store.ProductQuery(q="phone")).rows
         self.assertEqual([row.id for row in names], [phone])
 
