@@ -297,8 +297,9 @@ class NgramIndex:
                 for word in words(text):
                     known = by_word.get(word)
                     if known is None:
-                        listed = [self.piece_key(p) for p in self._pieces_of({word}) if len(p) != N]
-                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)] + listed
+                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)]
+                        if self.word_key and len(word) > N:  # the word's own set, or the long words' one
+                            known.append(self.piece_key(word if kept(word) else LONG))
                     pieces.update(known)
                 touched = by_text[text] = sorted(pieces)
             for key in touched:
