@@ -324,7 +324,7 @@ def ngram(gram: str, p: int | str) -> str:
 @key(
     "set",
     "Inverted index: the words of a name",
-    "The ids of the products whose name holds one word of four letters or digits or more (`clearedge`).",
+    "The ids of the products whose name holds one word of 4 to 24 letters and digits (`clearedge`).",
     why="A search for part of a word is the union of the sets of the words holding it, found in the "
     "vocabulary: exactly its matches, with no name read to check them, where the pieces' intersection "
     "gives candidates whose every name must be read. Written in the product's own script, beside its pieces.",
@@ -332,7 +332,7 @@ def ngram(gram: str, p: int | str) -> str:
 )
 def word(text: str, p: int | str) -> str:
     """One word's set of ids in partition ``p``; ``text`` is a folded run of letters and digits
-    (``ngrams.long_words``), never raw input."""
+    (``ngrams.kept_words``), never raw input."""
     return f"catalog:{{{_tag(p)}}}:word:{text}"
 
 

@@ -5,7 +5,7 @@ the list (whether it is small enough for the chips to count it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from catalog import keys
 from catalog.documents import name_key, sku_key
@@ -44,13 +44,23 @@ def one_key(unions: list[tuple[str, ...]] | None) -> str:
     return unions[0][0] if unions and len(unions) == 1 and len(unions[0]) == 1 else ""
 
 
+class _Searched(NamedTuple):
+    """What one partition's search reads in the prefetch gave."""
+
+    ids: list[str]  # ids found by name (checked) or by prefix
+    capped: bool  # more than SEARCH_LIMIT of them
+    matched: int  # how many match, at most
+    unions: list[tuple[str, ...]] | None  # the matches as sets (``Prefetched.sets``), or None
+    long_names: int = 0  # names with a word too long for the vocabulary, to search by name
+
+
 class _TooBroad(Exception):
     """A query word is inside more kept words than the vocabulary's read takes: search the pieces."""
 
 
 def _queue_search(pipe, q: str, query: Query, known: list[tuple[str, ...]] | None, p: int, vocabulary: bool):
     """Queue partition ``p``'s search reads on ``pipe`` (``q`` parsed as ``query``); returns what turns
-    their replies into (ids, capped, how many match at most, the matches as sets or None).
+    their replies into what it found (``_Searched``).
 
     The matches are set algebra when they can be: the one piece's set of a word of three characters
     (``known``, from ``search_sets``: its size read), or, with ``vocabulary``, each query word's union
@@ -77,9 +87,9 @@ def _queue_search(pipe, q: str, query: Query, known: list[tuple[str, ...]] | Non
         pipe.zrangebylex(keys.names(p), b"[" + prefix, b"[" + prefix + b"\xff", 0, SEARCH_LIMIT + 1)
     count = len(pipe.command_stack) - start
 
-    def read(replies: list) -> tuple[list[str], bool, int, list[tuple[str, ...]] | None, int]:
+    def read(replies: list) -> _Searched:
         if known:
-            return [], False, replies[0], known, 0
+            return _Searched([], False, replies[0], known)
         if read_words is not None:
             scripted = count - sum(len(word) == N for word in query.long)  # the vocabulary's read, if sent
             found = read_words(replies[:scripted])
@@ -87,13 +97,13 @@ def _queue_search(pipe, q: str, query: Query, known: list[tuple[str, ...]] | Non
                 raise _TooBroad
             pieces = iter(replies[scripted:])
             sizes = [size if size is not None else next(pieces) for size in found.sizes]
-            return [], False, min(sizes), found.unions, found.long_names
+            return _Searched([], False, min(sizes), found.unions, found.long_names)
         if query.usable:
             hits = read_names(replies[:count])
-            return hits.ids, hits.capped, len(hits.ids), None, 0
+            return _Searched(hits.ids, hits.capped, len(hits.ids), None)
         members = replies[0]
         ids = [m.rsplit("\x00", 1)[1] for m in members[:SEARCH_LIMIT]]
-        return ids, len(members) > SEARCH_LIMIT, len(ids), None, 0
+        return _Searched(ids, len(members) > SEARCH_LIMIT, len(ids), None)
 
     return read, count
 
@@ -102,7 +112,8 @@ def _queue_search(pipe, q: str, query: Query, known: list[tuple[str, ...]] | Non
 class Prefetched:
     """What the round trip before the list's transaction read."""
 
-    search: dict[int, list[str]]  # the search's ids by partition (with ``sets``, the exact SKU's alone)
+    # the search's ids by partition (with ``sets``, those beside the sets: the exact SKU's, long names')
+    search: dict[int, list[str]]
     capped: bool = False  # the search took SEARCH_LIMIT names and left more
     matched: dict[int, int] = field(default_factory=dict)  # how many the search found (at most), by partition
     # the matches as each word's union of sets, by partition (``search_sets``)
@@ -199,16 +210,17 @@ def prefetch(query: ProductQuery, count_tags: bool, vocabulary: bool = True) -> 
     long_names = []
     try:
         for p, read, count in reads:
-            ids, more, found.matched[p], unions, long = read(replies[at : at + count])
-            found.search[p], found.capped, at = ids, found.capped or more, at + count
-            if unions is not None:
-                found.sets[p] = unions
-            if long:
+            searched = read(replies[at : at + count])
+            found.search[p], found.matched[p], at = searched.ids, searched.matched, at + count
+            found.capped = found.capped or searched.capped
+            if searched.unions is not None:
+                found.sets[p] = searched.unions
+            if searched.long_names:
                 long_names.append(p)
     except _TooBroad:
         return prefetch(query, count_tags, vocabulary=False)
     if long_names:
-        _search_long_names(Query.parse(query.q), long_names, found)
+        _search_long_names(parsed, long_names, found)
     if query.q and replies[at]:
         by_sku = replies[at]
         found.search[keys.partition_of(by_sku)].append(by_sku)

@@ -17,7 +17,7 @@ short words is the caller's to answer another way (a lexicographic prefix
 index is the better tool there, and for codes such as SKUs).
 
 An index may also keep its names' words (``word_key``, ``vocabulary_key``): each
-word of four characters or more has a set of the ids whose name holds it, and one
+word of four to ``KEPT_LENGTH`` characters has a set of the ids whose name holds it, and one
 sorted set of every such word's suffixes (``"edge\x00clearedge"``, all scored 0)
 finds, by ``ZRANGEBYLEX``, the words that hold a query's word: "clearedge" is
 inside exactly the words one of whose suffixes starts with it. The union of those
@@ -86,7 +86,7 @@ def kept(word: str) -> bool:
     return N < len(word) <= KEPT_LENGTH
 
 
-def long_words(text: str) -> set[str]:
+def kept_words(text: str) -> set[str]:
     """The folded words of ``text`` a vocabulary keeps (``kept``)."""
     return {word for word in words(text) if kept(word)}
 
@@ -201,9 +201,10 @@ class NgramIndex:
     ``record_key(id)`` the hash (``record_key("*")`` is the SORT ... GET
     pattern that joins a candidate to its name), ``text_field`` the field
     indexed, and ``order_key`` an optional sorted set of the same ids that
-    orders the hits (the name sort index, say). With ``word_key`` (a word's
-    set of ids) and ``vocabulary_key`` (the sorted set of the words' suffixes),
-    the index keeps its words too (see the module's docstring); such an index is
+    orders the hits (the name sort index, say). With ``word_key`` (a kept word's
+    set of ids), ``vocabulary_key`` (the sorted set of the kept words' suffixes)
+    and ``long_key`` (the set of ids whose text has a word too long to keep), the
+    index keeps its words too (see the module's docstring); such an index is
     written by ``queue_write``, which keeps the vocabulary beside the sets.
 
     A piece is a trigram (three characters), a kept word (four or more) or ``LONG``
@@ -229,7 +230,7 @@ class NgramIndex:
         found = {gram for word in folded for gram in word_grams(word)}
         if not self.word_key:
             return found
-        found |= {word if len(word) <= KEPT_LENGTH else LONG for word in folded if len(word) > N}
+        found |= {word if kept(word) else LONG for word in folded if len(word) > N}
         return found
 
     def piece_key(self, piece: str) -> str:
@@ -472,10 +473,10 @@ class NgramIndex:
         if not self.vocabulary_key:
             return set(), set()
         held = {member for member, _ in client().zscan_iter(self.vocabulary_key, count=batch)}
-        kept = set().union(*(long_words(text or "") for text in texts))
-        wanted = {entry for word in kept for entry in suffixes(word)}
+        named = set().union(*(kept_words(text or "") for text in texts))
+        wanted = {entry for word in named for entry in suffixes(word)}
         return (
-            {word for word in kept if not held.issuperset(suffixes(word))},
+            {word for word in named if not held.issuperset(suffixes(word))},
             {entry.split("\x00", 1)[1] for entry in held - wanted},
         )
 
@@ -484,16 +485,16 @@ class NgramIndex:
         (``existing``, from ``index_keys``), then SADD each piece's members (one command per piece), and
         ZADD the vocabulary of the words the texts hold."""
         by_piece: dict[str, list[str]] = {}
-        kept: set[str] = set()
+        named: set[str] = set()
         for member, text in texts:
             for piece in self.pieces(text):
                 by_piece.setdefault(piece, []).append(member)
-            kept |= long_words(text) if self.vocabulary_key else set()
+            named |= kept_words(text) if self.vocabulary_key else set()
         for start in range(0, len(existing), 1000):
             pipe.unlink(*existing[start : start + 1000])
         for piece, members in sorted(by_piece.items()):
             for start in range(0, len(members), 1000):
                 pipe.sadd(self.piece_key(piece), *members[start : start + 1000])
-        entries = [entry for word in sorted(kept) for entry in suffixes(word)]
+        entries = [entry for word in sorted(named) for entry in suffixes(word)]
         for start in range(0, len(entries), 1000):
             pipe.zadd(self.vocabulary_key, dict.fromkeys(entries[start : start + 1000], 0))

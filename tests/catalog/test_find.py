@@ -10,7 +10,7 @@ from catalog.documents import Product
 from catalog.integrity import name_trigrams
 from config.redis import client
 from config.store import EditConflict
-from config.store.ngrams import Query, grams, long_words, words
+from config.store.ngrams import Query, grams, kept_words, words
 from tests.base import RedisTestCase, run_concurrently
 from tests.catalog.helpers import SKU_TRIP, TESTER, holders_of, make_product, part, review, waves
 from tests.catalog.test_integrity import messages, repair
@@ -256,7 +256,7 @@ class TrigramIntegrityTest(RedisTestCase):
                 self.assertIn(str(product_id), holders(gram))
         held = {key.rsplit(":", 1)[1] for key in gram_keys()}
         self.assertEqual(held, set().union(*(grams(store.get(i).name) for i in ids)))
-        self.assertEqual(vocabulary_words(), set().union(*(long_words(store.get(i).name) for i in ids)))
+        self.assertEqual(vocabulary_words(), set().union(*(kept_words(store.get(i).name) for i in ids)))
 
 
 def vocabulary_words(p=None):
