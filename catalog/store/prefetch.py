@@ -29,21 +29,6 @@ SEARCH_LIMIT = 1000
 LIVE_COUNT_LIMIT = 2000
 
 
-def search_sets(query: Query) -> dict[int, list[tuple[str, ...]]]:
-    """The search's matches in each partition as one piece's set, when the query alone says so, else {}: a
-    query of one word of three characters (``Query.exact``) matches exactly the names its piece's set
-    holds. Other queries of words of three characters or more ask the names' vocabulary in the prefetch
-    (``_queue_search``)."""
-    if not NAMES[0].matches_set(query):
-        return {}
-    return {p: [(NAMES[p].matches_set(query),)] for p in keys.partitions()}
-
-
-def one_key(unions: list[tuple[str, ...]] | None) -> str:
-    """The key of the one set ``unions`` (``Prefetched.sets``) come to, when they are one set, else ""."""
-    return unions[0][0] if unions and len(unions) == 1 and len(unions[0]) == 1 else ""
-
-
 class _Searched(NamedTuple):
     """What one partition's search reads in the prefetch gave."""
 
@@ -58,25 +43,22 @@ class _TooBroad(Exception):
     """A query word is inside more kept words than the vocabulary's read takes: search the pieces."""
 
 
-def _queue_search(pipe, q: str, query: Query, known: list[tuple[str, ...]] | None, p: int, vocabulary: bool):
+def _queue_search(pipe, q: str, query: Query, p: int, vocabulary: bool):
     """Queue partition ``p``'s search reads on ``pipe`` (``q`` parsed as ``query``); returns what turns
     their replies into what it found (``_Searched``).
 
-    The matches are set algebra when they can be: the one piece's set of a word of three characters
-    (``known``, from ``search_sets``: its size read), or, with ``vocabulary``, each query word's union
-    of sets from the names' vocabulary (``NgramIndex.queue_vocabulary``: the words holding it and their
-    sets' sizes, in one script; a piece's set's size beside it). The list then reads those sets as it
-    reads a tag's, with no cap and no name read. At 100,000 products "clearedge" is inside 4,963 names:
-    a search of its seven pieces intersected them with the name index and read 1,001 names, some 9 ms of
-    Redis a page; its one word's set is read as a tag's. Else any part of a name (three characters or
-    more: the trigram index, ``NAMES``), or, when every word is shorter, names starting with ``q`` (the
-    lexicographic index, the better tool for a prefix).
+    With ``vocabulary``, the matches are set algebra when they can be: each query word's union of sets
+    (``NgramIndex.queue_vocabulary``: a word of three characters, its piece's set, sized here; a longer
+    one, the words holding it and their sets' sizes, from the names' vocabulary in one script). The
+    list then reads those sets as it reads a tag's, with no cap and no name read. At 100,000 products
+    "clearedge" is inside 4,963 names: a search of its seven pieces intersected them with the name index
+    and read 1,001 names, some 9 ms of Redis a page; its one word's set is read as a tag's. Else any part
+    of a name (three characters or more: the trigram index, ``NAMES``), or, when every word is shorter,
+    names starting with ``q`` (the lexicographic index, the better tool for a prefix).
     """
     start = len(pipe.command_stack)
-    read_words = None
-    if known:
-        pipe.scard(known[0][0])
-    elif vocabulary and (read_words := NAMES[p].queue_vocabulary(pipe, query)) is not None:
+    read_words = NAMES[p].queue_vocabulary(pipe, query) if vocabulary else None
+    if read_words is not None:
         for word in query.long:
             if len(word) == N:  # a word of three characters: its piece's set, sized here
                 pipe.scard(NAMES[p].gram_key(word))
@@ -88,8 +70,6 @@ def _queue_search(pipe, q: str, query: Query, known: list[tuple[str, ...]] | Non
     count = len(pipe.command_stack) - start
 
     def read(replies: list) -> _Searched:
-        if known:
-            return _Searched([], False, replies[0], known)
         if read_words is not None:
             scripted = count - sum(len(word) == N for word in query.long)  # the vocabulary's read, if sent
             found = read_words(replies[:scripted])
@@ -116,7 +96,7 @@ class Prefetched:
     search: dict[int, list[str]]
     capped: bool = False  # the search took SEARCH_LIMIT names and left more
     matched: dict[int, int] = field(default_factory=dict)  # how many the search found (at most), by partition
-    # the matches as each word's union of sets, by partition (``search_sets``)
+    # the matches as each word's union of sets, by partition (``NgramIndex.queue_vocabulary``)
     sets: dict[int, list[tuple[str, ...]]] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)  # the tag cloud's names, to count
     sizes: dict[str, int] = field(default_factory=dict)  # each filter set's size (SCARD), by tag or type
@@ -133,7 +113,10 @@ class Prefetched:
     def one_set(self, p: int) -> str:
         """The key of the search's matches in partition ``p`` when they are one set and nothing more (no
         exact SKU found beside them), else ""."""
-        return "" if self.search.get(p) else one_key(self.sets.get(p))
+        unions = self.sets.get(p)
+        if self.search.get(p) or not unions or len(unions) > 1 or len(unions[0]) != 1:
+            return ""
+        return unions[0][0]
 
     def with_chosen(self, cloud: list[tuple[str, int]], chosen: tuple[str, ...]) -> list[tuple[str, int]]:
         """The catalog's tag cloud with every chosen tag shown, with its size read before the list."""
@@ -191,8 +174,7 @@ def prefetch(query: ProductQuery, count_tags: bool, vocabulary: bool = True) -> 
     reads = []
     if query.q:
         parsed = Query.parse(query.q)
-        sets = search_sets(parsed)
-        reads = [(p, *_queue_search(pipe, query.q, parsed, sets.get(p), p, vocabulary)) for p in keys.partitions()]
+        reads = [(p, *_queue_search(pipe, query.q, parsed, p, vocabulary)) for p in keys.partitions()]
         pipe.hget(keys.skus(), sku_key(query.q))
     clouds_at = len(pipe.command_stack)
     if count_tags:

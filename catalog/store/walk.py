@@ -77,7 +77,7 @@ def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, b
     """The one set a filter keeps the products of (True) or drops them (False), when it is nothing more
     and its list is read from an index of every product (no second set, no type's own creation index:
     ``typed``): a tag, a type in an order of another column, one none-of tag, or a search whose matches
-    are one set (``matches``, ``prefetch.search_sets``)."""
+    are one set (``matches``, ``Prefetched.one_set``)."""
     if (query.q and not matches) or (query.tags_all and query.tags_any) or (query.type and typed):
         return None
     chosen = [(matches, True)] if matches else []
