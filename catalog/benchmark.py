@@ -21,7 +21,7 @@ from config.activity import Actor
 from config.benchmark import Load, Operation, Part, part
 from config.benchmark.sql import timed_load
 from config.seeding import SEED_EPOCH
-from config.store.ngrams import words
+from config.store.ngramtext import words
 
 SIZES = {"tiny": (30, 4), "demo": (2_000, 10), "large": (100_000, 10)}  # products, reviews per product (average)
 BATCH = 200  # products (with their reviews) per script, as the seeder

@@ -19,7 +19,8 @@ from catalog.store import gather, walk
 from catalog.store.core import NAMES
 from catalog.store.prefetch import Prefetched, prefetch
 from config.redis import client
-from config.store.ngrams import Hits, Query
+from config.store.ngrams import Hits
+from config.store.ngramtext import Query
 from config.store.scripts import run_script
 from config.store.sorting import SORT_LUA
 

@@ -12,7 +12,7 @@ from catalog.documents import name_key, sku_key
 from catalog.store import gather
 from catalog.store.core import NAMES
 from config.redis import client
-from config.store.ngrams import N, Query
+from config.store.ngramtext import N, Query
 
 if TYPE_CHECKING:
     from catalog.store.listing import ProductQuery

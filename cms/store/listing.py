@@ -9,7 +9,8 @@ from cms.documents import SUMMARY, PostSummary
 from cms.store.core import TITLES
 from config.listing import ListState
 from config.redis import client
-from config.store.ngrams import Hits, Query
+from config.store.ngrams import Hits
+from config.store.ngramtext import Query
 from config.store.sorting import queue_sort
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search

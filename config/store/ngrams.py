@@ -30,111 +30,25 @@ kept (its entries would grow as its length squared): its name is listed in one
 set of names with a long word (``long_key``), whose candidates a search checks
 by name as it checks the pieces' (few, or none, in any real catalog).
 
-The sets are derived data: an app writes them in the same script as the name
+How a text is cut into words and pieces, and how a query checks a name, is
+``config.store.ngramtext``'s. The sets are derived data: an app writes them in the same script as the name
 (``queue_write`` takes a pipeline or a checked batch), and checks them with
 ``drift`` and ``vocabulary_drift`` and repairs them with ``queue_rebuild``.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from config.redis import client
+from config.store.ngramtext import N, Query, kept, kept_words, suffixes, word_grams, words
 from config.store.sorting import queue_sort
 
-N = 3
 TEMP_TTL = 60
 VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search intersects pieces instead
-# The longest word a vocabulary keeps: a word of L characters has L - 3 entries of up to 2L bytes, so a
-# name of one 120-letter word cost 38 KB of vocabulary; a longer word puts its name among the long ones.
-KEPT_LENGTH = 24
 LONG = ""  # the piece that lists a name among those with a word longer than KEPT_LENGTH
-_WORD = re.compile(r"[^\W_]+")
-
-
-def fold(text: str) -> str:
-    """NFKD, combining marks dropped, casefolded, NFKC: "Café" and "CAFE" fold alike. ASCII text is
-    its own NFKD and NFKC and has no combining mark, and its casefold is its lowercase: that at once."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text or "")
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return unicodedata.normalize("NFKC", bare.casefold())
-
-
-def words(text: str) -> list[str]:
-    """The folded words of ``text``: runs of letters and digits."""
-    return _WORD.findall(fold(text))
-
-
-def word_grams(word: str) -> list[str]:
-    """The three-character pieces of one folded word, in order (none when it is shorter than three)."""
-    return [word[i : i + N] for i in range(len(word) - N + 1)]
-
-
-def grams(text: str) -> set[str]:
-    """Every three-character piece of every word of ``text`` (none for words shorter than three)."""
-    return {gram for word in words(text) for gram in word_grams(word)}
-
-
-def kept(word: str) -> bool:
-    """Whether a vocabulary keeps ``word``: four characters or more, and at most KEPT_LENGTH."""
-    return N < len(word) <= KEPT_LENGTH
-
-
-def kept_words(text: str) -> set[str]:
-    """The folded words of ``text`` a vocabulary keeps (``kept``)."""
-    return {word for word in words(text) if kept(word)}
-
-
-def suffixes(word: str) -> list[str]:
-    """A kept word's entries in the vocabulary: each suffix of four characters or more, then the word
-    (``"edge\x00clearedge"``): a word of four or more is inside ``word`` when a suffix starts with it."""
-    return [f"{word[i:]}\x00{word}" for i in range(len(word) - N)]
-
-
-@dataclass(frozen=True)
-class Query:
-    """A search, read as the index reads names: the pieces to intersect, and what checks the candidates."""
-
-    long: tuple[str, ...]  # words of three characters or more: each a substring of the name
-    short: tuple[str, ...]  # shorter words: each the start of a word of the name
-    grams: tuple[str, ...] = field(default=())
-
-    @classmethod
-    def parse(cls, text: str) -> Query:
-        found = words(text)
-        long = tuple(dict.fromkeys(w for w in found if len(w) >= N))
-        short = tuple(dict.fromkeys(w for w in found if len(w) < N))
-        return cls(long, short, tuple(sorted({g for w in long for g in grams(w)})))
-
-    @property
-    def usable(self) -> bool:
-        """Whether the index can answer it (it has a word of three characters or more)."""
-        return bool(self.grams)
-
-    @property
-    def exact(self) -> bool:
-        """Whether holding every piece is matching: each word is one piece (three characters), and
-        none is shorter. A word of letters and digits found inside a folded name lies inside one of
-        its words, whose pieces hold it; so no candidate's name needs checking."""
-        return not self.short and all(len(w) == N for w in self.long)
-
-    def matches(self, name: str) -> bool:
-        """Whether ``name`` really holds the query: every long word inside it, every short one starting a
-        word. The name is folded once, and cut into words only for a query with short words (a search
-        checks up to a thousand or two candidates' names in a page)."""
-        folded = fold(name)
-        if not all(w in folded for w in self.long):
-            return False
-        if not self.short:
-            return True
-        name_words = _WORD.findall(folded)
-        return all(any(nw.startswith(s) for nw in name_words) for s in self.short)
 
 
 @dataclass(frozen=True)

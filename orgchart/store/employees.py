@@ -13,7 +13,7 @@ import re
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, watch_retries
-from config.store.ngrams import Query
+from config.store.ngramtext import Query
 from orgchart import keys
 from orgchart.documents import Employee, fold
 from orgchart.store.core import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from config.redis import client
 from config.store import batched
-from config.store.ngrams import NgramIndex, Query
+from config.store.ngrams import NgramIndex
+from config.store.ngramtext import Query
 from orgchart import keys
 from orgchart.store.core import member_id
 

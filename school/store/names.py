@@ -6,7 +6,8 @@ from functools import partial
 
 from config.redis import client
 from config.store import batched
-from config.store.ngrams import NgramIndex, Query
+from config.store.ngrams import NgramIndex
+from config.store.ngramtext import Query
 from school import keys
 
 SEARCH_LIMIT = 1000  # matches taken into a list search; more is not a useful search

@@ -10,7 +10,7 @@ from catalog.documents import Product
 from catalog.integrity import name_trigrams
 from config.redis import client
 from config.store import EditConflict
-from config.store.ngrams import Query, grams, kept_words, words
+from config.store.ngramtext import Query, grams, kept_words, words
 from tests.base import RedisTestCase, run_concurrently
 from tests.catalog.helpers import SKU_TRIP, TESTER, holders_of, make_product, part, review, waves
 from tests.catalog.test_integrity import messages, repair

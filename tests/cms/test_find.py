@@ -15,7 +15,7 @@ from config.activity import Actor
 from config.listing import ListState
 from config.redis import client
 from config.store import EditConflict
-from config.store.ngrams import grams
+from config.store.ngramtext import grams
 from tests.base import RedisTestCase, run_concurrently
 from tests.cms.test_integrity import messages
 

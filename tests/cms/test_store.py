@@ -10,7 +10,7 @@ from cms.documents import SUMMARY, PostSummary
 from config.activity import Actor
 from config.listing import ListState
 from config.redis import client
-from config.store.ngrams import Query
+from config.store.ngramtext import Query
 from tests.base import RedisTestCase, run_concurrently
 
 T0 = 1_767_600_000.0

@@ -1,4 +1,4 @@
-"""The trigram machinery's reading of text, which every app's index shares (config.store.ngrams)."""
+"""The trigram machinery's reading of text, which every app's index shares (config.store.ngramtext)."""
 
 import random
 
@@ -6,7 +6,7 @@ from django.test import SimpleTestCase
 
 from catalog import keys
 from config.keyspace import keyspace
-from config.store.ngrams import Query, fold, grams, words
+from config.store.ngramtext import Query, fold, grams, words
 
 
 class NgramTextTest(SimpleTestCase):

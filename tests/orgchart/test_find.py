@@ -8,7 +8,7 @@ from unittest import mock
 from django.core.management import call_command
 
 from config.redis import client
-from config.store.ngrams import grams
+from config.store.ngramtext import grams
 from orgchart import keys, store
 from orgchart.documents import fold
 from orgchart.importer import OrgData, Person

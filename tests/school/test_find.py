@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from config.invariants import violations
 from config.redis import client
-from config.store.ngrams import grams
+from config.store.ngramtext import grams
 from school import keys, store
 from school.documents import Course, Person
 from tests.base import RedisTestCase, run_concurrently
