@@ -17,9 +17,8 @@ from catalog import keys, types
 from catalog.documents import LIST_FIELDS, ProductRow, name_score
 from catalog.store import gather, walk
 from catalog.store.core import NAMES
-from catalog.store.prefetch import Prefetched, prefetch
+from catalog.store.prefetch import Prefetched, prefetch, search_names
 from config.redis import client
-from config.store.ngrams import Hits
 from config.store.ngramtext import Query
 from config.store.scripts import run_script
 from config.store.sorting import SORT_LUA
@@ -410,13 +409,7 @@ def suggest(text: str, limit: int = 8) -> list[tuple[str, str]]:
         return []
     if keys.PARTITIONS == 1:
         return NAMES[0].search(text, limit).items
-    pipe = client().pipeline(transaction=False)
-    reads = [(NAMES[p].queue_search(pipe, query, limit * 4), len(pipe.command_stack)) for p in keys.partitions()]
-    replies, start, items = pipe.execute(), 0, []
-    for read, end in reads:
-        hits: Hits = read(replies[start:end])
-        items += hits.items
-        start = end
+    items = [item for hits in search_names(query, limit * 4, keys.partitions()).values() for item in hits.items]
     items.sort(key=lambda item: (name_score(item[1]), item[0]))
     return items[:limit]
 

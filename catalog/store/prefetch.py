@@ -12,6 +12,7 @@ from catalog.documents import name_key, sku_key
 from catalog.store import gather
 from catalog.store.core import NAMES
 from config.redis import client
+from config.store.ngrams import Hits
 from config.store.ngramtext import N, Query
 
 if TYPE_CHECKING:
@@ -144,18 +145,25 @@ def _bound(query: ProductQuery, sizes: dict[str, int], hits: int | None, catalog
     return min(limits) if limits else catalog
 
 
-def _search_long_names(query: Query, partitions: list[int], found: Prefetched) -> None:
-    """Add to ``found`` the names with a word too long for the vocabulary that hold ``query``, in
-    ``partitions`` (those that have such names): one round trip more, their pieces intersected with
-    that set and their names checked, as a search of the pieces does."""
+def search_names(query: Query, cap: int, partitions, long_names: bool = False) -> dict[int, Hits]:
+    """Each of ``partitions``' search of the pieces (``NgramIndex.queue_search``: at most ``cap``
+    candidates read and checked by name; with ``long_names``, only names with a word too long for the
+    vocabulary), on one pipeline: one round trip, a MULTI/EXEC on one partition."""
     pipe = client().pipeline(transaction=keys.PARTITIONS == 1)
     reads = []
     for p in partitions:
         start = len(pipe.command_stack)
-        reads.append((p, start, NAMES[p].queue_search(pipe, query, SEARCH_LIMIT, within=NAMES[p].long_key)))
+        within = NAMES[p].long_key if long_names else ""
+        reads.append((p, start, NAMES[p].queue_search(pipe, query, cap, within=within)))
     replies = pipe.execute()
-    for p, start, read in reads:
-        hits = read(replies[start:])
+    return {p: read(replies[start:]) for p, start, read in reads}
+
+
+def _search_long_names(query: Query, partitions: list[int], found: Prefetched) -> None:
+    """Add to ``found`` the names with a word too long for the vocabulary that hold ``query``, in
+    ``partitions`` (those that have such names): one round trip more, their pieces intersected with
+    that set and their names checked, as a search of the pieces does."""
+    for p, hits in search_names(query, SEARCH_LIMIT, partitions, long_names=True).items():
         found.search[p] += hits.ids
         found.matched[p] += len(hits.ids)
         found.capped = found.capped or hits.capped
