@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from django.test.utils import override_settings
+from redis.connection import AbstractConnection
 
 from config.benchmark.registry import Load
 from config.redis import client, is_dev_server
+from config.store.scripts import forget_sent
 
 INFO_STATS_BYTES = len(b"*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n")
 SLOW_US = 100  # SLOWLOG threshold while an operation's longest command is measured
@@ -101,24 +104,70 @@ def flush() -> None:
     client().flushdb()
 
 
-class RedisRun:
-    """Handed to each part's ``load_redis`` and ``extras``."""
+@contextmanager
+def captured(packets: list):
+    """Every packet this process's connections send meanwhile, appended to ``packets`` as it is sent
+    (bytes, or a pipeline's list of them: kept, not copied). A load's own bytes, for its replay
+    (``seeding.replayed``)."""
+    send = AbstractConnection.send_packed_command
 
-    def __init__(self, server):
+    def send_kept(self, command, check_health=True):
+        packets.append(command)
+        return send(self, command, check_health)
+
+    AbstractConnection.send_packed_command = send_kept
+    try:
+        yield packets
+    finally:
+        AbstractConnection.send_packed_command = send
+
+
+def write_packets(packets: list, path: Path) -> None:
+    """The packets one after the other, as the server read them."""
+    with open(path, "wb") as out:
+        for packet in packets:
+            if isinstance(packet, list | tuple):
+                out.writelines(packet)
+            else:
+                out.write(packet)
+
+
+class RedisRun:
+    """Handed to each part's ``load_redis`` and ``extras``. With ``captures`` (a folder), each timed
+    load's bytes are kept there, for its replay."""
+
+    def __init__(self, server, captures: Path | None = None):
         self.server = server
+        self.captures = captures
+        self.captured = 0  # loads captured so far: each file's number
 
     def timed(self, app: str, records: int, write) -> Load:
         """``write()`` timed, with the memory it added, the commands the server ran for it, the bytes it
-        sent them in and the server's CPU time meanwhile; it starts once no rewrite is running (``settled``)."""
+        sent them in and the server's CPU time meanwhile; it starts once no rewrite is running (``settled``).
+
+        With ``captures``, the bytes it sent are kept and written to a file once it is timed. Every script
+        is sent whole the first time within the load (``forget_sent``), so the file replays on a server
+        that has none."""
         settled()
+        packets: list = []
+        if self.captures is not None:
+            forget_sent()
         cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
         started = time.perf_counter()
-        write()
+        if self.captures is None:
+            write()
+        else:
+            with captured(packets):
+                write()
         seconds = time.perf_counter() - started
         received = input_bytes() - received - INFO_STATS_BYTES  # the INFO between the two readings
         served = commands_served() - commands - 3  # the INFO calls between the two readings
         load = Load(app, records, seconds, used_memory() - before, commands=served, input_bytes=received)
         load.server_cpu_seconds = cpu_seconds() - cpu
+        if self.captures is not None:
+            self.captured += 1
+            load.capture = self.captures / f"{self.captured}-{app}.resp"
+            write_packets(packets, load.capture)
         return load
 
     used_memory = staticmethod(used_memory)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -51,6 +52,7 @@ class Load:
     commands: int = 0  # server commands (INFO commandstats), Redis only
     input_bytes: int = 0  # bytes the server read for them (INFO stats total_net_input_bytes), Redis only
     server_cpu_seconds: float = 0.0  # the server's CPU meanwhile (INFO cpu), Redis only
+    capture: Path | None = None  # the bytes it sent, for its replay (``seeding.replayed``), Redis only
 
     @property
     def rate(self) -> float:

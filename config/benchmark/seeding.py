@@ -12,19 +12,34 @@ per second. So each load also gets a ceiling at its own size: redis-benchmark
 -P 32 with ``-d`` set so that its SET and HSET send as many bytes per command
 as the load did (INFO stats total_net_input_bytes over its commands); its SADD
 and ZADD stay small, so this ceiling errs high, and a load's share of it low.
+
+Neither runs the load's own commands: a 1,000-member SADD or a script of a
+batch's writes counts as one command, and takes the server far longer than a
+SET of as many bytes. So each load also gets the ceiling of its own commands
+(``replayed``): the very bytes it sent (``redisrun.captured``), fed by
+``redis-cli --pipe`` (Redis's mass-insertion client, in C, as deep a pipeline
+as the socket takes) to a fresh server of the same build and settings. What
+that server runs per second is what Redis takes of these commands; the load's
+share of it is how much of that its client gets.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 import shutil
 import subprocess
+import tempfile
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.test.utils import override_settings
 
+from config.benchmark import placement
 from config.benchmark.redisrun import settled
+from config.embedded import EmbeddedRedis
 from config.redis import client
 
 TESTS = "set,hset,sadd,zadd"
@@ -32,6 +47,12 @@ SET_OVERHEAD = len(b"*3\r\n$3\r\nSET\r\n$16\r\nkey:000000012345\r\n$3\r\n\r\n") 
 SIZED_BYTES = 200_000_000  # what one sized run may send at most
 DATABASE = 3
 INSTALL_HINT = "redis-benchmark not found (Debian: apt-get install redis-tools)"
+CLI_HINT = "redis-cli not found (Debian: apt-get install redis-tools)"
+EMPTY_RUNS = 3  # replays of nothing: what redis-cli's start and its closing ECHO cost
+# A new connection's CLIENT SETINFO (redis-py's handshake), which the embedded Redis 6.2 does not know: the
+# load's server answered it with the same error, and redis-py goes on.
+HANDSHAKE_ERROR = "'SETINFO'"
+_STATUS = ("All data transferred", "Last reply received", "errors: ")
 
 
 @dataclass
@@ -76,3 +97,66 @@ def redis_benchmark(server, requests: int, data_size: int = 0, runs: int = 1) ->
             return Ceiling(0.0, shown, f"redis-benchmark failed: {done.stderr.strip()[:200]}", data_size)
         means.append(sum(rates) / len(rates))
     return Ceiling(max(means), shown, data_size=data_size, rates=means)
+
+
+@dataclass
+class Replay:
+    """A load's own bytes fed by ``redis-cli --pipe`` to a fresh server: the commands that server ran
+    (INFO commandstats) over the seconds the replay took, less an empty replay's."""
+
+    commands: int = 0
+    seconds: float = 0.0
+    errors: int = 0  # error replies but the handshake's (``HANDSHAKE_ERROR``): none when the load replays as it ran
+    note: str = ""
+
+    @property
+    def commands_per_second(self) -> float:
+        return self.commands / self.seconds if self.seconds > 0 and not self.note else 0.0
+
+
+def _commands(server: EmbeddedRedis) -> int:
+    """Every command the server ran since start, its INFO readings left out."""
+    stats = server.client().info("commandstats")
+    return sum(int(entry["calls"]) for name, entry in stats.items() if name != "cmdstat_info")
+
+
+def _pipe(exe: str, server: EmbeddedRedis, source) -> tuple[float, int, str]:
+    """``redis-cli --pipe`` with ``source`` as its input: (seconds, commands the server ran, its output)."""
+    before = _commands(server)
+    started = time.perf_counter()
+    done = subprocess.run([exe, "-s", str(server.socket), "--pipe"], stdin=source, capture_output=True,
+                          text=True, timeout=3600)  # fmt: skip
+    seconds = time.perf_counter() - started
+    return seconds, _commands(server) - before, done.stdout + done.stderr
+
+
+def can_replay() -> bool:
+    """Whether ``redis-cli`` is here to replay a load's bytes (else they are not kept)."""
+    return shutil.which("redis-cli") is not None
+
+
+def replayed(capture: Path | None, servers: frozenset[int] | None = None) -> Replay:
+    """The load's bytes (``capture``) replayed on a fresh server of the same build and settings (pinned
+    to ``servers``, as the scratch server is), by ``redis-cli --pipe`` on this process's CPU. An empty
+    replay's seconds and commands (redis-cli's start, its closing ECHO) are taken off, the least of
+    ``EMPTY_RUNS``. The server is stopped and its folder removed afterwards. No capture (no
+    ``redis-cli`` when the load ran) or no ``redis-cli``: a note saying how to install it."""
+    exe = shutil.which("redis-cli")
+    if exe is None or capture is None:
+        return Replay(note=CLI_HINT)
+    with tempfile.TemporaryDirectory(prefix="rdash-replay-") as folder:
+        server = EmbeddedRedis(Path(folder) / "redis")
+        server.ensure_running()
+        try:
+            placement.pin_server(server.pid(), servers)
+            empty = [_pipe(exe, server, subprocess.DEVNULL) for _ in range(EMPTY_RUNS)]
+            idle_seconds, idle_commands = min(run[0] for run in empty), min(run[1] for run in empty)
+            with open(capture, "rb") as source:
+                seconds, commands, output = _pipe(exe, server, source)
+        finally:
+            server.stop()
+    if re.search(r"errors: \d+, replies: \d+", output) is None:
+        return Replay(note=f"redis-cli --pipe failed: {output.strip()[:200]}")
+    errors = [line for line in output.splitlines() if line and not line.startswith(_STATUS)]
+    unexpected = [line for line in errors if HANDSHAKE_ERROR not in line]
+    return Replay(commands - idle_commands, seconds - idle_seconds, len(unexpected))

@@ -78,6 +78,7 @@ class Outcome:
     loads: dict[str, list[Load]] = field(default_factory=dict)  # side -> its loads
     ceiling: seeding.Ceiling | None = None
     sized_ceilings: dict[str, seeding.Ceiling] = field(default_factory=dict)  # load -> at its bytes per command
+    replays: dict[str, seeding.Replay] = field(default_factory=dict)  # load -> its own commands' ceiling
     pages: list[pages.PageResult] = field(default_factory=list)
     extras: list[Extra] = field(default_factory=list)
     exchange: list[exchange.Exchanged] = field(default_factory=list)
@@ -165,6 +166,7 @@ class Prepared:
     sides: Sides
     loads: dict[str, list[Load]]
     operations: list[Operation]
+    replays: dict[str, seeding.Replay]  # load -> its bytes replayed by redis-cli --pipe
     postgres_note: str = ""
     postgres_version: str = ""
 
@@ -183,9 +185,18 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
         server = stack.enter_context(scratch_redis(tmp))
         placement.pin_server(server.pid(), servers)
         stack.enter_context(scratch_database())
-        run_ = redisrun.RedisRun(server)
+        captures = tmp / "captures" if seeding.can_replay() else None  # the loads' bytes, for their replays
+        if captures is not None:
+            captures.mkdir()
+        run_ = redisrun.RedisRun(server, captures)
         progress("loading Redis through the apps' stores")
         loads = {"redis": [load for p in chosen for load in p.load_redis(run_)]}
+        replays = {}
+        for load in loads["redis"]:
+            progress(f"{load.app}: its load's bytes replayed by redis-cli --pipe on a fresh server")
+            replays[load.app] = seeding.replayed(load.capture, servers)
+            if load.capture is not None:
+                load.capture.unlink()
         sides = Sides(server_time={"redis": redisrun.server_ms}, redis_server_time=redisrun.server_ms)
         progress("loading SQLite")
         sides.sqlite = Db.sqlite(tmp / "normalized.sqlite3")
@@ -218,7 +229,7 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
 
             sides.reset = {"postgres": reset, "orm": reset}
         operations = sorted((op for p in chosen for op in p.operations(budget.runs)), key=operation_order)
-        yield Prepared(chosen, server, run_, sides, loads, operations, note, version)
+        yield Prepared(chosen, server, run_, sides, loads, operations, replays, note, version)
 
 
 def _exchange_flag(scale: str, seconds) -> str:
@@ -250,7 +261,7 @@ def benchmark(
         exchange_seconds = budget.exchange_seconds
     started = datetime.now(UTC)
     with prepared(scale, progress, use_postgres, only) as ready:
-        outcome = Outcome({}, loads=ready.loads, postgres_note=ready.postgres_note)
+        outcome = Outcome({}, loads=ready.loads, replays=ready.replays, postgres_note=ready.postgres_note)
         progress("redis-benchmark -P 32 on the same server")
         requests, runs = budget.ceiling_requests, budget.ceiling_runs
         outcome.ceiling = seeding.redis_benchmark(ready.server, requests, runs=runs)
