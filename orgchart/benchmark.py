@@ -86,11 +86,13 @@ class Orgchart(Part):
     def records(self) -> dict[str, int]:
         return {"employees": len(self.org.people), "samples": self.samples}
 
-    def columns(self, location: int, days: int = 1):
-        """The first location's readings, ``days`` per chunk, as (times, degrees): generated once (kept as
-        two compact arrays, 16 bytes a reading) and handed out the same to every side."""
+    def columns(self, location: int, days: int = 1, hundredths: bool = False):
+        """The first location's readings, ``days`` per chunk, as (times, degrees), or with ``hundredths``
+        (times, integer hundredths of a degree, as Redis stores them): generated once (kept as compact
+        arrays, 24 bytes a reading) and handed out the same to every side."""
         self.generate_readings(location)
-        times, values = self._readings
+        times, degrees, in_hundredths = self._readings
+        values = in_hundredths if hundredths else degrees
         per_chunk = days * DAY // self.interval
         for start in range(0, len(times), per_chunk):
             yield times[start : start + per_chunk], values[start : start + per_chunk]
@@ -109,7 +111,7 @@ class Orgchart(Part):
             for ts, value in sensorfeed.readings(rng, base, self.now - self.days * DAY, self.now, self.interval):
                 times.append(ts)
                 values.append(value)
-            self._readings = (times, values)
+            self._readings = (times, values, array("q", [round(value * 100) for value in values]))
 
     def load_redis(self, run) -> list[Load]:
         imported = []
@@ -125,7 +127,10 @@ class Orgchart(Part):
         written = []
         location = self.location
         self.generate_readings(location)  # the readings exist before the clock starts, as for SQL
-        feed = (org.record_samples(location, times, values) for times, values in self.columns(location, days=7))
+        feed = (
+            org.record_hundredths(location, times, values)
+            for times, values in self.columns(location, days=7, hundredths=True)
+        )
         sensor = run.timed("sensor", self.samples, lambda: written.extend(feed))
         sensor.records = sum(written)
         sensor.per_record = {"sample": sensor.bytes / max(1, sensor.records)}

@@ -1,5 +1,6 @@
 import random
 import re
+from array import array
 from io import StringIO
 
 from django.core.management import call_command
@@ -102,6 +103,26 @@ class BucketTest(RedisTestCase):
         for hour in ("2026010500", "2026010501", "2026010502"):
             self.assertEqual(raw.get(keys.temp_raw(other, hour)), raw.get(keys.temp_raw(self.pk, hour)))
         self.assertEqual(violations(["orgchart"]), [])
+
+    def test_hundredths_in_an_array_write_what_the_same_degrees_write(self):
+        # The benchmark's bulk feed: both columns arrays of integers, passed through as they are.
+        readings = [(HOUR0 + 7 * i, round(19 + (i % 13) / 7 - (i % 5) * 9.3, 2)) for i in range(1500)]
+        times, degrees = [ts for ts, _ in readings], [value for _, value in readings]
+        hundredths = array("q", [round(value * 100) for value in degrees])
+        other = location("Austin")
+        self.assertEqual(store.record_samples(self.pk, times, degrees), 1500)
+        with self.assertRoundTrips(1):  # the hours of one batch: one pipelined round trip, as from degrees
+            self.assertEqual(store.record_hundredths(other, array("q", times), hundredths), 1500)
+        raw = raw_client()
+        for hour in ("2026010500", "2026010501", "2026010502"):
+            self.assertEqual(raw.get(keys.temp_raw(other, hour)), raw.get(keys.temp_raw(self.pk, hour)))
+        for period, stamp in (("hour", "2026010501"), ("day", "20260105"), ("month", "202601")):
+            self.assertEqual(rollup(other, period, stamp), rollup(self.pk, period, stamp))
+        self.assertEqual(violations(["orgchart"]), [])
+        with self.assertRaisesMessage(ValueError, "out of range"):
+            store.record_hundredths(other, array("q", [HOUR0 + 9000]), array("q", [40000]))
+        with self.assertRaisesMessage(ValueError, "1 times for 2 temperatures"):
+            store.record_hundredths(other, [HOUR0], [1, 2])
 
     def test_columns_of_two_lengths_are_refused_before_anything_is_written(self):
         with self.assertRoundTrips(0), self.assertRaisesMessage(ValueError, "2 times for 1 temperatures"):
