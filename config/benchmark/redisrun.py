@@ -15,6 +15,7 @@ from pathlib import Path
 from django.test.utils import override_settings
 from redis.connection import AbstractConnection
 
+from config import collector
 from config.benchmark.registry import Load
 from config.redis import client, is_dev_server
 from config.store.scripts import forget_sent
@@ -148,18 +149,19 @@ class RedisRun:
         With ``captures``, the bytes it sent are kept and written to a file once it is timed. Every script
         is sent whole the first time within the load (``forget_sent``), so the file replays on a server
         that has none."""
-        settled()
         packets: list = []
         if self.captures is not None:
             forget_sent()
-        cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
-        started = time.perf_counter()
-        if self.captures is None:
-            write()
-        else:
-            with captured(packets):
+        with collector.frozen():  # the process's other data sets out of the collector's scans, as for SQL
+            settled()
+            cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
+            started = time.perf_counter()
+            if self.captures is None:
                 write()
-        seconds = time.perf_counter() - started
+            else:
+                with captured(packets):
+                    write()
+            seconds = time.perf_counter() - started
         received = input_bytes() - received - INFO_STATS_BYTES  # the INFO between the two readings
         served = commands_served() - commands - 3  # the INFO calls between the two readings
         load = Load(app, records, seconds, used_memory() - before, commands=served, input_bytes=received)
