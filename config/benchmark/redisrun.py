@@ -34,9 +34,10 @@ def used_memory() -> int:
     return int(redis.info("memory")["used_memory"]) - connections
 
 
-def commands_served() -> int:
-    """Every command the server has run since start (INFO commandstats, summed)."""
-    return sum(int(stats["calls"]) for stats in client().info("commandstats").values())
+def commands_served(redis=None) -> int:
+    """Every command the server has run since start (INFO commandstats, summed): the scratch server's,
+    or that of the client ``redis`` (a replay's server)."""
+    return sum(int(stats["calls"]) for stats in (redis or client()).info("commandstats").values())
 
 
 def input_bytes() -> int:

@@ -38,7 +38,7 @@ from pathlib import Path
 from django.test.utils import override_settings
 
 from config.benchmark import placement
-from config.benchmark.redisrun import settled
+from config.benchmark.redisrun import commands_served, settled
 from config.embedded import EmbeddedRedis
 from config.redis import client
 
@@ -114,20 +114,16 @@ class Replay:
         return self.commands / self.seconds if self.seconds > 0 and not self.note else 0.0
 
 
-def _commands(server: EmbeddedRedis) -> int:
-    """Every command the server ran since start, its INFO readings left out."""
-    stats = server.client().info("commandstats")
-    return sum(int(entry["calls"]) for name, entry in stats.items() if name != "cmdstat_info")
-
-
 def _pipe(exe: str, server: EmbeddedRedis, source) -> tuple[float, int, str]:
-    """``redis-cli --pipe`` with ``source`` as its input: (seconds, commands the server ran, its output)."""
-    before = _commands(server)
+    """``redis-cli --pipe`` with ``source`` as its input: (seconds, commands the server ran, its output).
+    The commands count the first INFO reading, as an empty replay's do: taking those off cancels it."""
+    redis = server.client()
+    before = commands_served(redis)
     started = time.perf_counter()
     done = subprocess.run([exe, "-s", str(server.socket), "--pipe"], stdin=source, capture_output=True,
                           text=True, timeout=3600)  # fmt: skip
     seconds = time.perf_counter() - started
-    return seconds, _commands(server) - before, done.stdout + done.stderr
+    return seconds, commands_served(redis) - before, done.stdout + done.stderr
 
 
 def can_replay() -> bool:
