@@ -111,7 +111,7 @@ class Orgchart(Part):
             for ts, value in sensorfeed.readings(rng, base, self.now - self.days * DAY, self.now, self.interval):
                 times.append(ts)
                 values.append(value)
-            self._readings = (times, values, array("q", [round(value * 100) for value in values]))
+            self._readings = (times, values, array("q", org.hundredths(values)))
 
     def load_redis(self, run) -> list[Load]:
         imported = []

@@ -40,6 +40,7 @@ __all__ = [
     "record_readings",
     "record_samples",
     "record_hundredths",
+    "hundredths",
     "used_memory",
     "decode_bucket",
     "hour_samples",
@@ -305,7 +306,12 @@ def record_samples(
     repeated timestamp replaces its sample and is not counted). A reading out of range refuses the
     whole call before anything is written; a deleted location's sensor refuses every reading from
     its delete on (NotFound: its tombstone, ``locations.delete_location``)."""
-    return record_hundredths(location, seconds, [round(value * 100) for value in degrees], batch_hours)
+    return record_hundredths(location, seconds, hundredths(degrees), batch_hours)
+
+
+def hundredths(degrees: Iterable[float]) -> list[int]:
+    """Temperatures in integer hundredths of a degree, as they are stored."""
+    return [round(value * 100) for value in degrees]
 
 
 _INTEGERS = frozenset("bBhHiIlLqQ")  # the typecodes of an array of integers
