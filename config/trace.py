@@ -38,7 +38,8 @@ _NO_KEYS = {
 }  # fmt: skip
 
 
-def _text(value) -> str:
+def as_text(value) -> str:
+    """An argument as text, as the panel shows it: bytes decoded, anything else as ``str`` gives it."""
     kind = type(value)
     if kind is str:
         return value
@@ -53,23 +54,23 @@ def command_keys(name: str, args: tuple) -> tuple[str, ...]:
     if name in _NO_KEYS or not args:
         return ()
     if name in _ALL_KEYS:
-        return tuple(map(_text, args))
+        return tuple(map(as_text, args))
     if name in _TWO_KEYS:
-        return tuple(map(_text, args[:2]))
+        return tuple(map(as_text, args[:2]))
     if name == "MSET":
-        return tuple(map(_text, args[::2]))
+        return tuple(map(as_text, args[::2]))
     if name in {"EVAL", "EVALSHA"}:
         numkeys = int(args[1])
-        return tuple(map(_text, args[2 : 2 + numkeys]))
+        return tuple(map(as_text, args[2 : 2 + numkeys]))
     if name in {"ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"}:
         numkeys = int(args[1])
-        return (_text(args[0]),) + tuple(_text(a) for a in args[2 : 2 + numkeys])
+        return (as_text(args[0]),) + tuple(as_text(a) for a in args[2 : 2 + numkeys])
     if name in {"ZUNION", "ZINTER", "ZDIFF"}:
         numkeys = int(args[0])
-        return tuple(_text(a) for a in args[1 : 1 + numkeys])
+        return tuple(as_text(a) for a in args[1 : 1 + numkeys])
     if name in {"MEMORY", "OBJECT"}:
-        return (_text(args[1]),) if len(args) > 1 else ()
-    return (_text(args[0]),)
+        return (as_text(args[1]),) if len(args) > 1 else ()
+    return (as_text(args[0]),)
 
 
 class Command:
@@ -80,40 +81,38 @@ class Command:
     the first ``LISTED``), so a page of a few hundred commands pays for a tuple each.
     """
 
-    __slots__ = ("_raw", "_given", "_name", "_keys", "_args", "_arg_keys")
+    __slots__ = ("sent", "given", "_name", "_keys", "_args", "_arg_keys")
 
-    def __init__(self, name: str, keys: tuple[str, ...], args: tuple[str, ...], arg_keys: tuple[str, ...] = ()):
-        self._raw, self._given = None, None
-        self._name, self._keys, self._args, self._arg_keys = name, keys, args, arg_keys
+    def __init__(self, sent: tuple, given: tuple | None = None):
+        self.sent, self.given = sent, given  # the arguments as sent, its name first; the keys it was given
+        self._name = None
 
     @classmethod
     def of(cls, args: tuple, keys: tuple | None = None) -> Command:
         """A command as sent; ``keys``, the keys it reads where they travel as plain arguments (a
         script given one cluster node's keys of many slots), else those its name says."""
-        command = cls.__new__(cls)
-        command._raw, command._given = args, keys
-        return command
+        return cls(args, keys)
 
     def _parsed(self) -> Command:
         """This command, its shown parts worked out (once)."""
-        if self._raw is not None:
+        if self._name is None:
             self._parse()
         return self
 
     def _parse(self) -> None:
-        args, self._raw = self._raw, None
-        name = _text(args[0]).upper()
+        args = self.sent
+        name = as_text(args[0]).upper()
         rest = args[1:]
         # Two-word commands (OBJECT ENCODING, MEMORY USAGE, SCRIPT LOAD ...).
         if name in {"OBJECT", "MEMORY", "SCRIPT", "CONFIG", "CLIENT", "DEBUG"} and rest:
-            shown_name = f"{name} {_text(rest[0]).upper()}"
+            shown_name = f"{name} {as_text(rest[0]).upper()}"
         else:
             shown_name = name
         try:
-            keys = command_keys(name, rest) if self._given is None else tuple(map(_text, self._given))
+            keys = command_keys(name, rest) if self.given is None else tuple(map(as_text, self.given))
         except (ValueError, IndexError):
             keys = ()
-        full = [_text(a) for a in rest[:ARGS_SHOWN]]
+        full = [as_text(a) for a in rest[:ARGS_SHOWN]]
         shown = [a if len(a) <= ARG_CHARS else a[: ARG_CHARS - 1] + "…" for a in full]
         arg_keys = [a if a in keys else "" for a in full]
         if len(rest) > ARGS_SHOWN:

@@ -10,87 +10,103 @@ they leave: a session key is a secret and must never sit in a URL.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+from django.conf import settings
 from django.core import signing
 
 from config.keybrowser.display import NAME_SHOWN, hidden_prefixes
-from config.trace import ARG_CHARS, Command, Trace
+from config.trace import ARG_CHARS, ARGS_SHOWN, Command, Trace, as_text
 
-SALT = "config.keybrowser.behind"
+SALT = "config.keybrowser.behind.v2"  # commands carried as sent: a link of the form before is refused, as forged
 MAX_TOKEN = 3400  # characters: the whole URL stays under the 4 KB request line of common servers (gunicorn: 4,094)
 MAX_KEYS = 100
 MAX_TRIPS = 40  # round trips carried; the count of the rest is kept
 MAX_COMMANDS = 12  # commands carried in all, whatever the page sent (the panel lists as many)
-# Commands whose keys are carried, up to MAX_KEYS: those the token carries, so that no other
-# command of the page is parsed (a pipeline of hundreds costs its panel nothing more).
-KEYS_EXAMINED = MAX_COMMANDS
+CARRIED_ARGS = ARGS_SHOWN  # a command's arguments carried after its name: as many as the list shows
 HIDDEN = "‹session/cache key›"
+# Smaller and smaller until it fits: (commands carried per round trip, keys carried beside them).
+FITTING = ((None, MAX_KEYS), (3, 25), (1, 10), (0, 0))
 
 
 def _hidden_strings() -> tuple[str, ...]:
     return tuple(p.decode() for p in hidden_prefixes())
 
 
-def _shown(command: Command, hidden: tuple[str, ...]) -> list:
-    """A command as the token carries it: its name, then each shown argument, a key as a
-    one-item list (so the list can link it), a session or cache key masked, and a key too
-    long to link as its cut text with its length."""
-    shown: list = [command.name]
-    for text, key in zip(command.args, command.arg_keys):
-        if text.startswith(hidden) or (key and key.startswith(hidden)):
-            shown.append(HIDDEN)
-        elif not key:
-            shown.append(text)
-        elif len(key) > NAME_SHOWN:
-            shown.append(f"{text} ({len(key.encode())} bytes)")
-        else:
-            shown.append([key])
-    return shown
+@lru_cache(maxsize=8)
+def _hidden_in(hidden: tuple[str, ...]) -> re.Pattern:
+    """Finds a hidden prefix anywhere in a command's text: where none is, no argument starts with one."""
+    return re.compile("|".join(map(re.escape, hidden)) or "(?!)")
 
 
-def command_text(command: Command, hidden: tuple[str, ...] | None = None) -> str:
-    """The command as one line, its session and cache keys masked."""
-    return str(BehindCommand.of(_shown(command, _hidden_strings() if hidden is None else hidden)))
+def _carried(command: Command, hidden: tuple[str, ...]) -> tuple[int, list, list[str] | None]:
+    """A command as the token carries it, worked out no further than a page must: the count of its
+    arguments; its name and first CARRIED_ARGS arguments as text, a session or cache key masked
+    and an argument longer than NAME_SHOWN cut, with its length in bytes; and its keys, only where
+    those arguments cannot tell them (more arguments than carried, or keys given), and then what
+    is not a key cut to the length the list shows."""
+    sent = command.sent
+    texts: list = [arg if type(arg) is str else as_text(arg) for arg in sent[: CARRIED_ARGS + 1]]
+    joined = "".join(texts)
+    if len(joined) > NAME_SHOWN or _hidden_in(hidden).search(joined):
+        for place, text in enumerate(texts):
+            if text.startswith(hidden):
+                texts[place] = HIDDEN
+            elif len(text) > NAME_SHOWN:
+                raw = sent[place]
+                texts[place] = [text[:NAME_SHOWN], len(raw) if type(raw) is bytes else len(text.encode())]
+    keys = None
+    if command.given is not None or len(sent) > CARRIED_ARGS + 1:
+        keys = [k for k in command.keys if len(k) <= NAME_SHOWN and not k.startswith(hidden)]
+        named = set(keys)  # its keys known, what is not one is cut as the list will show it (a script's source)
+        for place, text in enumerate(texts):
+            if type(text) is list:
+                text[0] = text[0][: ARG_CHARS + 1]
+            elif len(text) > ARG_CHARS and text not in named:
+                texts[place] = text[: ARG_CHARS + 1]
+    return len(sent) - 1, texts, keys
 
 
 def token(trace: Trace, path: str = "") -> str:
     """The signed trace (compressed when it must be), its size bounded whatever the page sent.
 
-    At most MAX_TRIPS round trips and MAX_COMMANDS commands are carried, and
-    the keys of the first KEYS_EXAMINED commands short enough to link
-    (NAME_SHOWN bytes); then commands are cut per round trip until the token
-    fits in a URL. Every page builds one, so its cost is bounded: the goal is
-    a whole panel under 0.3 ms, whatever the page sent.
+    At most MAX_TRIPS round trips and MAX_COMMANDS commands are carried, each
+    as sent (``_carried``): which arguments are keys, and how each shows, is
+    worked out when the token is read, so a page pays for a few strings per
+    command. Then commands are cut per round trip until the token fits in a
+    URL. Every page builds one, so its cost is bounded: the goal is a whole
+    panel under 0.3 ms, whatever the page sent.
     """
     hidden = _hidden_strings()
     budget, trips = MAX_COMMANDS, []
-    for t in trace.round_trips[:MAX_TRIPS]:
-        shown = [_shown(c, hidden) for c in t.commands[:budget]]
-        budget -= len(shown)
-        trips.append([t.origin, t.kind, round(t.ms, 2), len(t.commands), shown, t.node or "", (t.error or "")[:200]])
-    keys: dict[str, None] = {}
-    commands = (c for t in trace.round_trips for c in t.commands)
-    for examined, command in enumerate(commands, 1):
-        if len(keys) >= MAX_KEYS or examined > KEYS_EXAMINED:
-            break
-        keys.update((k, None) for k in command.keys if len(k) <= NAME_SHOWN and not k.startswith(hidden))
-    keys = list(keys)[:MAX_KEYS]
-    # Smaller and smaller until it fits: at most six signings, whatever the page sent. The prefix table is
-    # of the keys carried, so it is cut with them.
-    for shown_count, limit_keys in ((None, MAX_KEYS), (25, MAX_KEYS), (10, 50), (3, 50), (1, 10), (0, 10)):
-        prefixes, rests = _packed(keys[:limit_keys])
-        payload = {
-            "p": path[:300],
-            "kp": prefixes,
-            "k": rests,
-            "t": [[o, kind, ms, n, shown[:shown_count], *rest] for o, kind, ms, n, shown, *rest in trips],
-        }
+    for trip in trace.round_trips[:MAX_TRIPS]:
+        carried = [_carried(c, hidden) for c in trip.commands[:budget]]
+        budget -= len(carried)
+        trips.append((trip, carried))
+    for carried_count, carried_keys in FITTING:
+        keys: list[str] = []  # the keys the commands' own carried arguments cannot tell, a span each
+        shown = []
+        for trip, carried in trips:
+            commands = []
+            for count, texts, own_keys in carried[:carried_count]:
+                if own_keys is None:
+                    commands.append([count, texts])
+                    continue
+                kept = own_keys[: max(0, carried_keys - len(keys))]
+                commands.append([count, texts, len(keys), len(kept)])
+                keys += kept
+            shown.append([trip.origin, trip.kind, round(trip.ms, 2), len(trip.commands), commands])
+            if trip.node or trip.error:
+                shown[-1] += [trip.node or "", (trip.error or "")[:200]]
+        payload = {"p": path[:300], "t": shown}
+        if keys:
+            payload["kp"], payload["k"] = _packed(keys)
         signed = _signed(payload)
         if len(signed) <= MAX_TOKEN:
             return signed
-    prefixes, rests = _packed(keys[:10])
-    return _signed({"p": path[:300], "kp": prefixes, "k": rests, "t": []})
+    return _signed({"p": path[:300], "t": []})
 
 
 def _packed(keys: list[str]) -> tuple[list[str], list[list]]:
@@ -112,11 +128,9 @@ def _packed(keys: list[str]) -> tuple[list[str], list[list]]:
 
 
 def _unpacked(data: dict) -> list[str]:
-    """The keys of a token (``_packed``); a token made before the keys were packed lists them whole."""
-    if "kp" not in data:
-        return [str(k) for k in data["k"]]
-    prefixes = [str(p) for p in data["kp"]]
-    return [str(rest) if place < 0 else prefixes[place] + str(rest) for place, rest in data["k"]]
+    """The keys of a token, as ``_packed`` wrote them."""
+    prefixes = [str(p) for p in data.get("kp", ())]
+    return [str(rest) if place < 0 else prefixes[place] + str(rest) for place, rest in data.get("k", ())]
 
 
 # JSON of at most this many bytes fits in MAX_TOKEN as it is (base64 adds a third, the signature and
@@ -137,28 +151,44 @@ def _signed(payload: dict) -> str:
     fit, and zlib's set-up (its window and tables, some 256 kB) costs a page more than the rest of
     the signing."""
     data = json.dumps(payload, separators=(",", ":")).encode()
-    return signing.dumps(data, salt=SALT, serializer=_Serialized, compress=len(data) > RAW_FITS)
+    return _signer(settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS)).sign_object(
+        data, serializer=_Serialized, compress=len(data) > RAW_FITS
+    )
+
+
+@lru_cache(maxsize=4)
+def _signer(secret: str, fallbacks: tuple[str, ...]) -> signing.TimestampSigner:
+    """``signing.dumps``'s signer, made once per secret: making it reads the settings each time,
+    a third of a page's signing. ``signing.loads`` checks what it signs."""
+    return signing.TimestampSigner(key=secret, fallback_keys=list(fallbacks), salt=SALT)
 
 
 @dataclass(frozen=True)
 class BehindCommand:
     name: str
     args: tuple[tuple[str, str], ...]  # (shown text, the key it names or "")
+    keys: tuple[str, ...] = ()  # the keys it names that the key browser may show
 
     @classmethod
-    def of(cls, shown) -> BehindCommand:
-        """From the token's form (``_shown``); a command as plain text (an older token) has no links."""
-        if isinstance(shown, str):
-            return cls(shown, ())
-        name, *rest = shown
+    def of(cls, carried: list, table: list[str]) -> BehindCommand:
+        """From the token's form (``_carried``), worked out as the page did not: its name, which
+        arguments are keys (those its span of ``table`` names, else those its name says), each
+        argument cut for showing, one too long to carry (a key too long to link) with its length."""
+        count, texts, *span = carried
+        plain = tuple(str(t[0]) if isinstance(t, list) else str(t) for t in texts)
+        given = table[span[0] : span[0] + span[1]] if span else None
+        command = Command(plain, given)
+        long = {str(t[0]): int(t[1]) for t in texts[1:] if isinstance(t, list)}
+        keys = tuple(k for k in command.keys if k != HIDDEN and k not in long)
         args = []
-        for arg in rest:
-            if isinstance(arg, list):
-                key = str(arg[0])
-                args.append((key if len(key) <= ARG_CHARS else key[: ARG_CHARS - 1] + "…", key))
+        for text, shown in zip(plain[1:], command.args):
+            if text in long:
+                args.append((f"{shown} ({long[text]} bytes)", ""))
             else:
-                args.append((str(arg), ""))
-        return cls(str(name), tuple(args))
+                args.append((shown, text if text in keys else ""))
+        if count > CARRIED_ARGS:
+            args.append((f"…(+{count - CARRIED_ARGS})", ""))
+        return cls(command.name, tuple(args), keys)
 
     def __str__(self) -> str:
         return " ".join((self.name, *(text for text, _ in self.args)))
@@ -199,12 +229,20 @@ class Behind:
 
 
 def read(signed: str) -> Behind:
-    """The trace in a token; ``signing.BadSignature`` when it was not made here."""
+    """The trace in a token; ``signing.BadSignature`` when it was not made here. The keys behind the
+    screen are those its carried commands name, in order, at most MAX_KEYS."""
     data = signing.loads(signed, salt=SALT)
+    table = _unpacked(data)
     trips = [
         BehindTrip(
-            str(origin), str(kind), float(ms), int(count), [BehindCommand.of(c) for c in commands], *map(str, rest[:2])
+            str(origin),
+            str(kind),
+            float(ms),
+            int(count),
+            [BehindCommand.of(c, table) for c in commands],
+            *map(str, rest[:2]),
         )
         for origin, kind, ms, count, commands, *rest in data["t"]
     ]
-    return Behind(str(data.get("p", "")), _unpacked(data), trips)
+    keys = dict.fromkeys(key for trip in trips for command in trip.commands for key in command.keys)
+    return Behind(str(data.get("p", "")), list(keys)[:MAX_KEYS], trips)

@@ -77,11 +77,34 @@ class PanelWorkTest(SimpleTestCase):
         self.assertNotIn("per node", html + listed(html))
         self.assertNotIn("data-node", html)
 
-    def test_parses_only_the_commands_it_carries(self):
+    def test_a_page_parses_none_of_its_commands_the_opened_list_those_it_carries(self):
         for count in (100, 5000):
             with mock.patch.object(Command, "_parse", autospec=True, side_effect=Command._parse) as parse:
-                panel.panel_html(trace_of(count), "/")
+                html = panel.panel_html(trace_of(count), "/")
+                self.assertEqual(parse.call_count, 0)  # each carried as sent, a few strings
+                listed(html)
             self.assertEqual(parse.call_count, behind.MAX_COMMANDS)  # the session's GET and 11 of the page's
+
+    def test_keys_past_the_carried_arguments_are_still_listed_and_linked(self):
+        """A command of more arguments than the list shows carries its keys beside them: the keys behind
+        the screen are all of them, and every shown one links."""
+        names = [f"catalog:{{catalog}}:product:{n}" for n in range(12)]
+        mget = Command.of((b"MGET", *(name.encode() for name in names)))
+        html = panel.panel_html(Trace([RoundTrip([mget], 0.1, "data", "command")]), "/")
+        token = unescape(re.search(r'href="/keys/behind/\?t=([^"]+)"', html).group(1))
+        self.assertEqual(behind.read(token).keys, names)
+        commands = listed(html)
+        self.assertEqual(commands.count('<a href="/keys/?key=catalog%3A%7Bcatalog%7D%3Aproduct%3A'), 8)
+        self.assertIn("…(+4)", commands)
+
+    def test_a_session_key_anywhere_in_a_command_is_masked_before_it_is_signed(self):
+        session = "django:sessions:cache" + "s3cr3t" * 5
+        mget = Command.of(("MGET", "catalog:{catalog}:product:1", session, "catalog:{catalog}:product:2"))
+        html = panel.panel_html(Trace([RoundTrip([mget], 0.1, "data", "command")]), "/")
+        token = unescape(re.search(r'href="/keys/behind/\?t=([^"]+)"', html).group(1))
+        self.assertNotIn("s3cr3t", str(signing.loads(token, salt=behind.SALT)))
+        self.assertEqual(behind.read(token).keys, ["catalog:{catalog}:product:1", "catalog:{catalog}:product:2"])
+        self.assertIn("‹session/cache key›", listed(html))
 
     def test_no_reverse_per_key_link(self):
         escapes, reverses, signed = self.work(200)

@@ -227,10 +227,11 @@ class BehindTest(KeysTestCase):
         self.assertGreaterEqual(len(carried), 10)
         self.assertEqual(carried, names[: len(carried)])
 
-    def test_a_token_of_whole_keys_still_reads(self):
-        """A link made before keys were packed lists them whole."""
-        older = signing.dumps({"p": "/", "k": ["a:1", "b"], "t": []}, salt=behind.SALT)
-        self.assertEqual(behind.read(older).keys, ["a:1", "b"])
+    def test_a_link_of_the_form_before_is_a_404(self):
+        """Commands are carried as sent now, and read so: a link signed for the parsed form before is refused."""
+        older = signing.dumps({"p": "/", "k": ["a:1", "b"], "t": []}, salt="config.keybrowser.behind")
+        self.assertEqual(self.client.get("/keys/behind/?t=" + older).status_code, 404)
+        self.assertEqual(self.client.get("/keys/behind/commands/?t=" + older).status_code, 404)
 
     def test_a_forged_link_is_a_404(self):
         token = self.behind_link(self.client.get("/")).split("?t=", 1)[1]
