@@ -16,6 +16,8 @@ is its GET alone, for ids a script chose itself (the catalog's walked page).
 
 from __future__ import annotations
 
+from config.redis import on_cluster
+
 SORT_LUA = """
 local function lookup(pattern, id)
   local star = string.find(pattern, '*', 1, true)
@@ -147,7 +149,17 @@ def sort_options(
     return options
 
 
-def queue_sort(pipe, key: str, **options) -> None:
+def queue_sort(pipe, key: str, *, ranked: bool = False, **options) -> None:
     """Queue ``SORT key … GET …`` on ``pipe`` as the script above: the same reply, on one server and on
-    a cluster. Sent whole (EVAL): a pipeline cannot recover from a node that lacks a script's digest."""
-    pipe.eval(_SORT, 1, key, *sort_options(**options))
+    a cluster. Sent whole (EVAL): a pipeline cannot recover from a node that lacks a script's digest.
+
+    ``ranked``: ``key`` is a sorted set, read ``BY nosort`` (its own order, LIMIT as a range). SORT
+    itself answers that alike (``tests/core/test_sorting.py``), and on one server it does, in a third
+    of the script's time: 70 against 210 µs of the server's for a page of 25 phones and 6 of their
+    fields. A set is always read by the script: SORT keeps the order the set is stored in, where a
+    script's SMEMBERS is sorted (Redis 6.2).
+    """
+    if ranked and options.get("by_nosort") and not on_cluster():
+        pipe.execute_command("SORT", key, *sort_options(**options))
+    else:
+        pipe.eval(_SORT, 1, key, *sort_options(**options))
