@@ -1,4 +1,5 @@
-"""``config.store.sorting``: the Lua ``sort`` answers as Redis's own SORT does.
+"""``config.store.sorting``: the Lua ``sort`` answers as Redis's own SORT does, whether it asks SORT
+itself (where it can, on one server) or reads every option itself (as on a cluster).
 
 Compared with SORT itself on one server (a cluster refuses SORT's BY and GET
 patterns, which is why the script exists), over random sets, sorted sets and
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from config import trace
 from config.redis import client
-from config.store.sorting import queue_sort
+from config.store.sorting import SCRIPT_ALONE, queue_sort, sort_options
 from tests.base import RedisMixin, flush_test_redis
 
 ROW = "t:{s}:row:"  # a hash per element: its weight w (some missing), its name n (some missing)
@@ -74,8 +75,10 @@ class SortMatchesSortTest(RedisMixin, SimpleTestCase):
         expected = redis.sort(SORTED, **native)
         pipe = redis.pipeline(transaction=False)
         queue_sort(pipe, SORTED, **options)
-        (found,) = pipe.execute()
+        pipe.eval(SCRIPT_ALONE, 1, SORTED, *sort_options(**options))  # as on a cluster: never SORT itself
+        found, alone = pipe.execute()
         self.assertEqual(found, expected, case)
+        self.assertEqual(alone, expected, case)
 
 
 class RankedReadTest(RedisMixin, SimpleTestCase):
