@@ -159,7 +159,7 @@ def _signed(payload: dict) -> str:
 @lru_cache(maxsize=4)
 def _signer(secret: str, fallbacks: tuple[str, ...]) -> signing.TimestampSigner:
     """``signing.dumps``'s signer, made once per secret: making it reads the settings each time,
-    a third of a page's signing. ``signing.loads`` checks what it signs."""
+    a fifth of a page's signing. ``signing.loads`` checks what it signs."""
     return signing.TimestampSigner(key=secret, fallback_keys=list(fallbacks), salt=SALT)
 
 
