@@ -77,12 +77,6 @@ def bulk_threads() -> tuple[list[str], object]:
     return names, mock.patch.object(bulk, "run_bulk_script", recording)
 
 
-def ranked_read() -> str:
-    """The command a page's window of a sorted set is read by (``config.store.sorting.queue_sort``):
-    SORT itself on one server, its script on a cluster, which refuses SORT's GET patterns."""
-    return "EVAL" if on_cluster() else "SORT"
-
-
 def flush_test_redis() -> None:
     if is_dev_server():
         raise RuntimeError(f"refusing to flush the development Redis at {settings.REDIS_URL}")

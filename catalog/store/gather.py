@@ -99,7 +99,7 @@ def queue_window(pipe, source: str, window: Window, gets: list[str], desc: bool)
     """Queue a partition's window of ``source``: SORT ... GET of its rows' fields (``inline``), and
     with several partitions the ids and scores the merge orders them by."""
     if window.inline:
-        queue_sort(pipe, source, ranked=True, start=window.start, num=window.count, by_nosort=True, get=gets, desc=desc)
+        queue_sort(pipe, source, start=window.start, num=window.count, by_nosort=True, get=gets, desc=desc)
     if keys.PARTITIONS > 1:
         (pipe.zrevrange if desc else pipe.zrange)(
             source, window.start, window.start + window.count - 1, withscores=True

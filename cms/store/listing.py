@@ -109,14 +109,7 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
     pipe.zcard(source)
     gets = ["#", *(f"{keys.post('*')}->{name}" for name in SUMMARY)]
     queue_sort(
-        pipe,
-        source,
-        ranked=True,
-        start=state.offset,
-        num=state.per_page,
-        by_nosort=True,
-        get=gets,
-        desc=state.order != "updated",
+        pipe, source, start=state.offset, num=state.per_page, by_nosort=True, get=gets, desc=state.order != "updated"
     )
     if scratch:
         pipe.delete(scratch)

@@ -118,9 +118,7 @@ class ChildCollection:
         pattern = self.child_glob(parent_id) if self.child_glob else self.child_key("*")
         gets = ["#", *(f"{pattern}->{name}" for name in fields)]
         pipe.zcard(self.index_key(parent_id))
-        queue_sort(
-            pipe, self.index_key(parent_id), ranked=True, start=offset, num=limit, by_nosort=True, get=gets, desc=True
-        )
+        queue_sort(pipe, self.index_key(parent_id), start=offset, num=limit, by_nosort=True, get=gets, desc=True)
 
     def page_from(self, replies: Iterable) -> tuple[list[dict[str, str]], int]:
         """Decode the two replies that ``queue_page`` queued."""

@@ -16,8 +16,6 @@ is its GET alone, for ids a script chose itself (the catalog's walked page).
 
 from __future__ import annotations
 
-from config.redis import on_cluster
-
 _SORT_ITSELF = "local sort_itself = true  -- false: never ask SORT (what a cluster ends up doing)\n"
 SORT_LUA = (
     _SORT_ITSELF
@@ -86,8 +84,9 @@ local function sort(key, ...)
   end
   local kind, ids = redis.call('TYPE', key)['ok'], {}
   -- With no BY pattern and no ALPHA, SORT itself answers alike (ids are distinct numbers: no tie to
-  -- break) in half the time; a cluster refuses its GET patterns, and then the script reads them. A
-  -- set read BY nosort is left to the script: SORT orders it as strings inside a script.
+  -- break) in half the time. Where it is refused, the script reads the page itself: a cluster refuses
+  -- its GET patterns, a server out of memory or a read-only replica refuses it (it may write, with
+  -- STORE). A set read BY nosort is left to the script: SORT orders it as strings inside a script.
   if sort_itself and not by and not alpha and not (nosort and kind == 'set') then
     local reply = redis.pcall('SORT', key, ...)
     if not reply.err then return reply end
@@ -162,17 +161,11 @@ def sort_options(
     return options
 
 
-def queue_sort(pipe, key: str, *, ranked: bool = False, **options) -> None:
+def queue_sort(pipe, key: str, **options) -> None:
     """Queue ``SORT key … GET …`` on ``pipe`` as the script above: the same reply, on one server and on
     a cluster. Sent whole (EVAL): a pipeline cannot recover from a node that lacks a script's digest.
 
-    ``ranked``: ``key`` is a sorted set, read ``BY nosort`` (its own order, LIMIT as a range). SORT
-    itself answers that alike (``tests/core/test_sorting.py``), and on one server it does, in a third
-    of the script's time: 70 against 210 µs of the server's for a page of 25 phones and 6 of their
-    fields. A set is always read by the script: SORT keeps the order the set is stored in, where a
-    script's SMEMBERS is sorted (Redis 6.2).
-    """
-    if ranked and options.get("by_nosort") and not on_cluster():
-        pipe.execute_command("SORT", key, *sort_options(**options))
-    else:
-        pipe.eval(_SORT, 1, key, *sort_options(**options))
+    Not SORT itself, even on one server where it would answer alike: SORT may write (its STORE), so
+    a server out of memory or a read-only replica refuses it, where a script's reads still run. The
+    script asks SORT and reads the page itself only when SORT is refused (``sort``)."""
+    pipe.eval(_SORT, 1, key, *sort_options(**options))

@@ -10,8 +10,10 @@ from django.test import Client, RequestFactory, override_settings
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from cms import keys as cms_keys
+from cms import store as cms
 from config import keys, store, views
-from config.activity import Event
+from config.activity import Actor, Event
 from config.forms import client_address
 from config.middleware import failure_of
 from config.redis import client, redacted
@@ -190,6 +192,29 @@ class RedisErrorKindsTest(RedisTestCase):
         self.assertContains(response, "out of memory", status_code=503)
         signin = Client(raise_request_exception=False).post("/accounts/login/", {"username": "x", "password": "y"})
         self.assertEqual(signin.status_code, 503)
+
+    def test_a_server_refusing_writes_still_serves_the_lists(self):
+        """SORT may write (its STORE), so a server out of memory and a read-only replica refuse it: the lists
+        and child pages ask it inside their scripts, which then read the page themselves."""
+        post = cms.create_post({**POST_FORM, "title": "A post to list"}, actor=Actor("ann"), comment="", at=time.time())
+        cms.add_comment(post.id, author="cat", text="A comment to list", actor=Actor("ann"), at=time.time())
+
+        def lists_read() -> None:
+            self.assertContains(self.browser.get("/cms/posts/"), "A post to list")
+            self.assertContains(self.browser.get(f"/cms/posts/{post.id}/comments/"), "A comment to list")
+            self.assertEqual(self.browser.get("/catalog/products/").status_code, 200)
+
+        self.admin.config_set("maxmemory", 1)
+        self.addCleanup(self.admin.config_set, "maxmemory", 0)
+        with self.assertRaises(redis.exceptions.OutOfMemoryError):
+            self.admin.sort(cms_keys.by_updated(), by="nosort")
+        lists_read()
+        self.admin.config_set("maxmemory", 0)
+        self.admin.execute_command("REPLICAOF", "127.0.0.1", "1")  # a primary that never answers
+        self.addCleanup(self.admin.execute_command, "REPLICAOF", "NO", "ONE")
+        with self.assertRaises(redis.exceptions.ReadOnlyError):
+            self.admin.sort(cms_keys.by_updated(), by="nosort")
+        lists_read()
 
     def test_loading_is_named_as_such(self):
         # A server loading its data answers LOADING only for the instant of a restart: too short

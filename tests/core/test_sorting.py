@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from config import trace
 from config.redis import client
 from config.store.sorting import SCRIPT_ALONE, queue_sort, sort_options
 from tests.base import RedisMixin, flush_test_redis
@@ -79,23 +78,3 @@ class SortMatchesSortTest(RedisMixin, SimpleTestCase):
         found, alone = pipe.execute()
         self.assertEqual(found, expected, case)
         self.assertEqual(alone, expected, case)
-
-
-class RankedReadTest(RedisMixin, SimpleTestCase):
-    def test_a_ranked_window_on_one_server_is_sort_itself_answering_as_the_script(self):
-        """A sorted set read BY nosort is what every list page reads: SORT answers it in a third of the script's
-        time, with the same reply (a missing hash's fields nil), in the same pipeline."""
-        flush_test_redis()
-        redis = client()
-        redis.zadd(SORTED, {"1": 3, "2": 1, "3": 2, "4": 4})
-        for pk in ("1", "3", "4"):
-            redis.hset(f"{ROW}{pk}", mapping={"n": f"name {pk}", "w": pk})
-        options = {"start": 1, "num": 3, "by_nosort": True, "get": ["#", f"{ROW}*->n", f"{ROW}*->w"], "desc": True}
-        with trace.recording() as recorded:
-            pipe = redis.pipeline(transaction=False)
-            queue_sort(pipe, SORTED, ranked=True, **options)
-            queue_sort(pipe, SORTED, **options)
-            native, scripted = pipe.execute()
-        self.assertEqual([c.name for t in recorded.round_trips for c in t.commands], ["SORT", "EVAL"])
-        self.assertEqual(native, ["1", "name 1", "1", "3", "name 3", "3", "2", None, None])
-        self.assertEqual(native, scripted)
