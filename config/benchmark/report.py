@@ -253,6 +253,9 @@ def goals(figures: dict) -> list[str]:
     if replayed:
         below = [f"{app} ({share:.1%})" for app, share in replayed.items() if share < GOAL_SEEDING_SHARE]
         verdict = "met" if not below else f"not met by {', '.join(below)}"
+        untimed = [app for app, replay in (figures.get("replays") or {}).items() if replay["note"]]
+        if untimed:
+            verdict += f" (not judged: {', '.join(untimed)}, their replays untimed)"
         lines.append(
             f"- seeding at {GOAL_SEEDING_SHARE:.0%} or more of what the server takes of the load's own commands "
             f"(its bytes replayed by redis-cli --pipe): {verdict}"

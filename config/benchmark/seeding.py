@@ -135,8 +135,10 @@ def replayed(capture: Path | None, servers: frozenset[int] | None = None) -> Rep
     """The load's bytes (``capture``) replayed on a fresh server of the same build and settings (pinned
     to ``servers``, as the scratch server is), by ``redis-cli --pipe`` on this process's CPU. An empty
     replay's seconds and commands (redis-cli's start, its closing ECHO) are taken off, the least of
-    ``EMPTY_RUNS``. The server is stopped and its folder removed afterwards. No capture (no
-    ``redis-cli`` when the load ran) or no ``redis-cli``: a note saying how to install it."""
+    ``EMPTY_RUNS``; a replay that took less than that again is not timed (a note says so: a tiny
+    load's rate would be noise, or less than nothing). The server is stopped and its folder removed
+    afterwards. No capture (no ``redis-cli`` when the load ran) or no ``redis-cli``: a note saying
+    how to install it."""
     exe = shutil.which("redis-cli")
     if exe is None or capture is None:
         return Replay(note=CLI_HINT)
@@ -155,4 +157,8 @@ def replayed(capture: Path | None, servers: frozenset[int] | None = None) -> Rep
         return Replay(note=f"redis-cli --pipe failed: {output.strip()[:200]}")
     errors = [line for line in output.splitlines() if line and not line.startswith(_STATUS)]
     unexpected = [line for line in errors if HANDSHAKE_ERROR not in line]
-    return Replay(commands - idle_commands, seconds - idle_seconds, len(unexpected))
+    commands, seconds = commands - idle_commands, seconds - idle_seconds
+    if seconds < idle_seconds:  # within what redis-cli's start alone varies by, on a busy machine too
+        note = f"too short to time: {commands:,} commands, beside redis-cli's start of {idle_seconds * 1000:.1f} ms"
+        return Replay(commands, max(seconds, 0.0), len(unexpected), note)
+    return Replay(commands, seconds, len(unexpected))
