@@ -15,17 +15,14 @@ one-second resolution: two readings within the same second are the same sample.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import struct
-from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from itertools import islice, repeat
-from operator import lt, sub
 
+import numpy as np
 from redis.exceptions import NoScriptError
 
 from config.redis import client, raw_client
@@ -221,19 +218,26 @@ class _Keys:
         self.location = location
         self.days: dict[int, list[str]] = {}
         self.months: dict[str, list[str]] = {}
+        self.shared: dict[int, tuple[str, str, str, str]] = {}  # per day: its stamp, its day, month, latest
 
     def appending(self, hour_start: int) -> list[str]:
         """The keys of an append: the first five of ``self(hour_start)`` (the hour's raw bucket, its hour,
-        day and month rollups, the latest reading), built without the day's and month's lists."""
-        moment = _utc(hour_start)
-        hour = _hour_stamp(moment)
-        return [
-            keys.temp_raw(self.location, hour),
-            keys.temp_hour(self.location, hour),
-            keys.temp_day(self.location, hour[:8]),
-            keys.temp_month(self.location, hour[:6]),
-            keys.temp_latest(self.location),
-        ]
+        day and month rollups, the latest reading), built without the day's and month's lists, and the
+        three an hour shares with its day built once a day."""
+        day_start = hour_start - hour_start % DAY
+        shared = self.shared.get(day_start)
+        if shared is None:
+            day = _day_stamp(_utc(day_start))
+            shared = (
+                day,
+                keys.temp_day(self.location, day),
+                keys.temp_month(self.location, day[:6]),
+                keys.temp_latest(self.location),
+            )
+            self.shared[day_start] = shared
+        day, *rollups = shared
+        hour = f"{day}{(hour_start - day_start) // HOUR:02d}"
+        return [keys.temp_raw(self.location, hour), keys.temp_hour(self.location, hour), *rollups]
 
     def __call__(self, hour_start: int) -> list[str]:
         moment = _utc(hour_start)
@@ -259,27 +263,57 @@ class _Keys:
         ]
 
 
-def _hours(times: list[int], values: list[int]):
-    """(hour start, seconds of the hour ascending, hundredths) of each hour the samples (unix seconds
-    and hundredths, two columns) touch, in time order; the last sample of a second wins. Samples in
-    strictly rising time (a feed, the generator) are cut at the hour boundaries, each column by
-    ``map`` over an operator (no Python frame a sample); others are grouped one by one."""
-    if all(map(lt, times, islice(times, 1, None))):
-        at = 0
-        while at < len(times):
-            start = times[at] - times[at] % HOUR
-            end = bisect.bisect_left(times, start + HOUR, at)
-            yield start, list(map(sub, times[at:end], repeat(start))), values[at:end]
-            at = end
-        return
-    by_hour: dict[int, dict[int, int]] = {}
-    for ts, value in zip(times, values):
-        start = ts - ts % HOUR
-        by_hour.setdefault(start, {})[ts - start] = value
-    for start in sorted(by_hour):
-        samples = by_hour[start]
-        secs = sorted(samples)
-        yield start, secs, [samples[sec] for sec in secs]
+_RECORDS = np.dtype([("second", ">u2"), ("value", ">u2")])  # RECORD's layout, a column at a time
+
+
+def _hours(seconds: Sequence[int], hundredths: Sequence[int]) -> list[tuple[int, bytes, int, int, int, int]]:
+    """The ingest arguments of each sensor-hour the samples (unix seconds and hundredths, two
+    columns) touch, in time order: its start, its records packed, and its count, sum, min and max.
+    The last sample of a second wins. Worked a column at a time with numpy, not a sample at a time
+    in Python: a year of one sensor's 6-second samples is 5 million. A reading out of range refuses
+    them all, before any hour is sent."""
+    times, values = _column(seconds), _column(hundredths)
+    if not len(times):
+        return []
+    if not (times[1:] > times[:-1]).all():  # out of order, or a second given twice
+        order = np.argsort(times, kind="stable")
+        times, values = times[order], values[order]
+        last = np.append(times[1:] != times[:-1], True)  # the last sample of each second
+        times, values = times[last], values[last]
+    low, high = int(values.min()), int(values.max())
+    if low <= -OFFSET or high >= OFFSET:
+        bad = low if low <= -OFFSET else high
+        raise ValueError(f"temperature {bad / 100} is out of range (±327.67)")
+    starts = times - times % HOUR
+    firsts = np.flatnonzero(np.append(True, starts[1:] != starts[:-1]))  # where each hour begins
+    ends = np.append(firsts[1:], len(times))
+    records = np.empty(len(times), _RECORDS)
+    records["second"] = times - starts
+    records["value"] = values + OFFSET
+    packed = records.tobytes()
+    return [
+        (start, packed[4 * first : 4 * end], end - first, total, low, high)
+        for start, first, end, total, low, high in zip(
+            starts[firsts].tolist(),
+            firsts.tolist(),
+            ends.tolist(),
+            np.add.reduceat(values, firsts).tolist(),
+            np.minimum.reduceat(values, firsts).tolist(),
+            np.maximum.reduceat(values, firsts).tolist(),
+        )
+    ]
+
+
+def _column(values: Sequence) -> np.ndarray:
+    """A column as 64-bit integers: an array or list of integers as it is (no copy for an ``array``
+    of them), anything else as ``int`` would take it (a float's fraction dropped)."""
+    column = np.asarray(values)
+    if column.dtype.kind == "f" and not np.isfinite(column).all():
+        raise ValueError("a reading's time or temperature is not a number")
+    try:
+        return column.astype(np.int64, copy=False)
+    except (OverflowError, TypeError) as error:
+        raise ValueError(f"a reading's time or temperature is out of range: {error}") from None
 
 
 BATCH_HOURS = 48  # sensor-hours a pipelined round trip: Redis runs one while the next is built
@@ -306,43 +340,37 @@ def record_samples(
     repeated timestamp replaces its sample and is not counted). A reading out of range refuses the
     whole call before anything is written; a deleted location's sensor refuses every reading from
     its delete on (NotFound: its tombstone, ``locations.delete_location``)."""
-    return record_hundredths(location, seconds, hundredths(degrees), batch_hours)
+    return record_hundredths(location, seconds, _hundredths(degrees), batch_hours)
 
 
-def hundredths(degrees: Iterable[float]) -> list[int]:
+def hundredths(degrees: Sequence[float]) -> list[int]:
     """Temperatures in integer hundredths of a degree, as they are stored."""
-    return [round(value * 100) for value in degrees]
+    return _hundredths(degrees).tolist()
 
 
-_INTEGERS = frozenset("bBhHiIlLqQ")  # the typecodes of an array of integers
-
-
-def _ints(column: Sequence) -> list[int]:
-    """A column as a list of ints: an array of integers as it is (``tolist``, in C), anything else
-    converted one by one."""
-    if isinstance(column, array) and column.typecode in _INTEGERS:
-        return column.tolist()
-    return list(map(int, column))
+def _hundredths(degrees: Sequence[float]) -> np.ndarray:
+    """``hundredths`` as a column, rounded half to even as ``round`` does. A temperature that is not a
+    number is refused; one too large to store stays too large (the range check refuses it), never
+    wrapped round to a plausible one."""
+    try:
+        column = np.asarray(degrees, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("a temperature is not a number") from None
+    if not np.isfinite(column).all():
+        raise ValueError("a temperature is not a number")
+    return np.rint(np.clip(column * 100, -(2.0**53), 2.0**53)).astype(np.int64)
 
 
 def record_hundredths(
     location: int, seconds: Sequence[int], hundredths: Sequence[int], batch_hours: int = BATCH_HOURS
 ) -> int:
     """``record_samples`` of temperatures in integer hundredths of a degree, as they are stored: a bulk
-    feed that holds them so (the benchmark's generator keeps an array of them) is spared rounding each
-    of its samples, which is a third of the client's time for a large feed."""
+    feed that holds them so (the benchmark's generator keeps an array of them) is spared rounding
+    them. Each column is worked whole (``_hours``), so a feed's client time is its hours', not its
+    samples': a year of 6-second samples, 5 million, is packed in about 0.1 s."""
     if len(seconds) != len(hundredths):
         raise ValueError(f"{len(seconds)} times for {len(hundredths)} temperatures")
-    calls = []
-    for start, secs, values in _hours(_ints(seconds), _ints(hundredths)):
-        low, high = min(values), max(values)
-        if low <= -OFFSET or high >= OFFSET:
-            bad = low if low <= -OFFSET else high
-            raise ValueError(f"temperature {bad / 100} is out of range (±327.67)")
-        flat = [0] * (2 * len(secs))
-        flat[::2] = secs
-        flat[1::2] = [v + OFFSET for v in values]
-        calls.append((start, struct.pack(f">{len(flat)}H", *flat), len(values), sum(values), low, high))
+    calls = _hours(seconds, hundredths)
     ttl = retention()
     names = _Keys(location)
     redis = client()

@@ -131,6 +131,51 @@ class BucketTest(RedisTestCase):
             store.record_samples(self.pk, [HOUR0, HOUR0 + 6], [20.0, 400.0])
         self.assertFalse(client().exists(keys.temp_raw(self.pk, "2026010500")))
 
+    def test_input_no_reading_can_be_is_refused_before_anything_is_written(self):
+        for seconds, degrees in (
+            ([HOUR0, float("nan")], [20.0, 21.0]),  # a time that is not a number
+            ([HOUR0, HOUR0 + 6], [20.0, float("inf")]),
+            ([HOUR0, HOUR0 + 6], [20.0, 1e300]),  # no wrap-around to a plausible reading
+            ([HOUR0, 10**30], [20.0, 21.0]),
+            ([HOUR0, HOUR0 + 6], [20.0, "warm"]),
+        ):
+            with self.subTest(times=seconds, degrees=degrees), self.assertRoundTrips(0), self.assertRaises(ValueError):
+                store.record_samples(self.pk, seconds, degrees)
+        with self.assertRoundTrips(0), self.assertRaisesMessage(ValueError, "out of range"):
+            store.record_hundredths(self.pk, [HOUR0], [10**30])
+        self.assertFalse(client().exists(keys.temp_raw(self.pk, "2026010500")))
+
+    def test_a_time_with_a_fraction_is_its_whole_second(self):
+        self.assertEqual(store.record_samples(self.pk, [HOUR0 + 10.9, HOUR0 + 11.2], [20.0, 21.0]), 2)
+        samples = store.hour_samples(keys.temp_raw(self.pk, "2026010500"), store.sensors._utc(HOUR0))
+        self.assertEqual([(ts - HOUR0, value) for ts, value in samples], [(10, 2000), (11, 2100)])
+
+    def test_the_hours_are_packed_as_each_sample_packed_alone(self):
+        # Columns in any order, seconds given twice, hours across a day and a month: the whole-column
+        # packing against the record format, one sample at a time, the last of a second winning.
+        rng = random.Random(7)
+        month_end = 1769817600  # 2026-01-31 00:00 UTC
+        times = [month_end + rng.randrange(-7200, 86400 + 7200) for _ in range(5000)]
+        values = [rng.randrange(-32767, 32768) for _ in times]
+        by_hour: dict[int, dict[int, int]] = {}
+        for ts, value in zip(times, values):
+            by_hour.setdefault(ts - ts % 3600, {})[ts % 3600] = value
+        expected = []
+        for start in sorted(by_hour):
+            samples = sorted(by_hour[start].items())
+            packed = b"".join(store.sensors.RECORD.pack(sec, value + 32768) for sec, value in samples)
+            kept = [value for _, value in samples]
+            expected.append((start, packed, len(kept), sum(kept), min(kept), max(kept)))
+        self.assertEqual(store.sensors._hours(times, values), expected)
+        self.assertEqual(store.sensors._hours(array("q", sorted(times)), array("q", values))[0][0], expected[0][0])
+        self.assertEqual(store.sensors._hours([], []), [])
+
+    def test_an_append_names_the_keys_of_every_key_list(self):
+        names = store.sensors._Keys(self.pk)
+        month_end = 1769817600  # 2026-01-31 00:00 UTC: its hours, then February's first
+        for hour_start in range(month_end - 3600, month_end + 26 * 3600, 3600):
+            self.assertEqual(names.appending(hour_start), store.sensors._Keys(self.pk)(hour_start)[:5])
+
     def test_a_server_that_lost_the_script_gets_it_again(self):
         store.record_readings(self.pk, [(HOUR0 + 60, 20.0)])
         client().script_flush()
