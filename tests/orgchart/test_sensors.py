@@ -151,23 +151,28 @@ class BucketTest(RedisTestCase):
         self.assertEqual([(ts - HOUR0, value) for ts, value in samples], [(10, 2000), (11, 2100)])
 
     def test_the_hours_are_packed_as_each_sample_packed_alone(self):
-        # Columns in any order, seconds given twice, hours across a day and a month: the whole-column
-        # packing against the record format, one sample at a time, the last of a second winning.
+        # The whole-column packing against the record format, one sample at a time, the last of a
+        # second winning: columns in any order with seconds given twice, and strictly rising ones
+        # (a feed, the generator), as lists and as arrays, over hours across a day and a month.
         rng = random.Random(7)
         month_end = 1769817600  # 2026-01-31 00:00 UTC
-        times = [month_end + rng.randrange(-7200, 86400 + 7200) for _ in range(5000)]
-        values = [rng.randrange(-32767, 32768) for _ in times]
-        by_hour: dict[int, dict[int, int]] = {}
-        for ts, value in zip(times, values):
-            by_hour.setdefault(ts - ts % 3600, {})[ts % 3600] = value
-        expected = []
-        for start in sorted(by_hour):
-            samples = sorted(by_hour[start].items())
-            packed = b"".join(store.sensors.RECORD.pack(sec, value + 32768) for sec, value in samples)
-            kept = [value for _, value in samples]
-            expected.append((start, packed, len(kept), sum(kept), min(kept), max(kept)))
-        self.assertEqual(store.sensors._hours(times, values), expected)
-        self.assertEqual(store.sensors._hours(array("q", sorted(times)), array("q", values))[0][0], expected[0][0])
+        shuffled = [month_end + rng.randrange(-7200, 86400 + 7200) for _ in range(5000)]
+        rising = sorted(set(shuffled))
+        for times in (shuffled, rising):
+            values = [rng.randrange(-32767, 32768) for _ in times]
+            by_hour: dict[int, dict[int, int]] = {}
+            for ts, value in zip(times, values):
+                by_hour.setdefault(ts - ts % 3600, {})[ts % 3600] = value
+            expected = []
+            for start in sorted(by_hour):
+                samples = sorted(by_hour[start].items())
+                packed = b"".join(store.sensors.RECORD.pack(sec, value + 32768) for sec, value in samples)
+                kept = [value for _, value in samples]
+                expected.append((start, packed, len(kept), sum(kept), min(kept), max(kept)))
+            with self.subTest(rising=times is rising):
+                self.assertEqual(len(expected), 28)
+                self.assertEqual(store.sensors._hours(times, values), expected)
+                self.assertEqual(store.sensors._hours(array("q", times), array("q", values)), expected)
         self.assertEqual(store.sensors._hours([], []), [])
 
     def test_an_append_names_the_keys_of_every_key_list(self):
