@@ -159,7 +159,9 @@ class TracedRedisCluster(RedisCluster):
         return read(PipelinedStream(self))
 
     def primaries(self) -> list[ClusterNode]:
-        """The primary nodes, in a stable order (by address): the key browser's walk order."""
+        """The primary nodes, in a stable order (by address): the key browser's walk order. Each is
+        remembered with a slot it serves (``_slot_served_by``), for a wave sent to it later."""
+        self._slot_served_by()
         return sorted(self.get_primaries(), key=lambda node: node.name)
 
     def on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None = None) -> list:
@@ -188,12 +190,25 @@ class TracedRedisCluster(RedisCluster):
         return self._on_nodes(calls, keys)  # the last attempt: its failure is raised
 
     def _a_slot_of(self, calls: list[tuple[ClusterNode, tuple]]) -> list[int | None]:
-        """A slot each call's node serves by the slot map at hand (None: it serves none)."""
-        a_slot: dict[str, int] = {}
-        for slot, serving in self.nodes_manager.slots_cache.items():
-            if serving:
-                a_slot.setdefault(serving[0].name, slot)
-        return [a_slot.get(node.name) for node, _ in calls]
+        """A slot each call's node serves, or last served (None: it never served one)."""
+        served = self._slot_served_by()
+        return [served.get(node.name) for node, _ in calls]
+
+    def _slot_served_by(self) -> dict[str, int]:
+        """A slot each node served in the latest slot map this client holds, by node name, and for a
+        node no longer in it (a dead primary, dropped when another thread read the map again after
+        the caller listed the nodes) the slot it served in an earlier one: a command sent to that
+        node follows its slot to the node serving it now. Worked out once per map read, not per wave."""
+        slots = self.nodes_manager.slots_cache
+        served = self.__dict__.setdefault("_served", {})
+        if self.__dict__.get("_served_map") is not slots:
+            latest: dict[str, int] = {}
+            for slot, serving in slots.items():
+                if serving:
+                    latest.setdefault(serving[0].name, slot)
+            served.update(latest)
+            self._served_map = slots
+        return served
 
     def _on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None) -> list:
 

@@ -248,6 +248,40 @@ class OnClusterTest(RedisMixin, TestCase):
             sizes = redis_client.on_nodes(calls)
         self.assertEqual(sum(sizes), 12)
 
+    def test_a_wave_to_nodes_listed_before_another_thread_read_the_map_again_still_moves(self):
+        """The caller lists the primaries (a key-browser walk), then another thread reads the map
+        again before the wave is sent: the dead node is in the map no more, and the wave still moves
+        by the slot it served when it was listed (the load test's failover met this: a 503)."""
+        from unittest import mock
+
+        redis_client = client()
+        for n in range(12):
+            redis_client.set(f"probe:{n}", n)
+        calls = [(node, ("DBSIZE",)) for node in redis_client.primaries()]
+        gone, heir = calls[0][0], calls[1][0]
+        manager = redis_client.nodes_manager
+        moved = {
+            slot: [heir] if serving and serving[0].name == gone.name else serving
+            for slot, serving in manager.slots_cache.items()
+        }
+        real, failures = redis_client._on_nodes, []
+
+        def unreachable_once(calls, keys):
+            if not failures:
+                failures.append(1)
+                raise redis.ConnectionError("Connection refused (injected)")
+            return real(calls, keys)
+
+        with (
+            mock.patch.object(manager, "slots_cache", moved),  # as another thread's re-read, a new map
+            mock.patch.object(manager, "initialize"),  # the map read again is that one
+            mock.patch.object(redis_client, "_on_nodes", side_effect=unreachable_once),
+        ):
+            sizes = redis_client.on_nodes(calls)
+        self.assertEqual(failures, [1])
+        (heirs,) = redis_client.on_nodes([(heir, ("DBSIZE",))])
+        self.assertEqual(sizes[:2], [heirs, heirs])  # the dead node's DBSIZE went to the node that took its slot
+
     def test_paging_with_the_node_cursor_visits_every_key_exactly_once(self):
         names = self.keys_on_every_primary(400, "page:{}")
         self.client.force_login(self.user)
