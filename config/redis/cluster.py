@@ -111,6 +111,11 @@ class TracedRedisCluster(RedisCluster):
     pipeline_transaction = True
     ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._served: dict[str, int] = {}  # a slot each node has served (``_slot_served_by``)
+        self._served_map: dict | None = None  # the slot map it was last brought up to date from
+
     def _execute_command(self, target_node, *args, **kwargs):
         # One call per node a command goes to: DBSIZE or SCAN on every primary is one trip each.
         return trace.traced_command(
@@ -200,15 +205,14 @@ class TracedRedisCluster(RedisCluster):
         the caller listed the nodes) the slot it served in an earlier one: a command sent to that
         node follows its slot to the node serving it now. Worked out once per map read, not per wave."""
         slots = self.nodes_manager.slots_cache
-        served = self.__dict__.setdefault("_served", {})
-        if self.__dict__.get("_served_map") is not slots:
+        if self._served_map is not slots:
             latest: dict[str, int] = {}
             for slot, serving in slots.items():
                 if serving:
                     latest.setdefault(serving[0].name, slot)
-            served.update(latest)
+            self._served.update(latest)
             self._served_map = slots
-        return served
+        return self._served
 
     def _on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None) -> list:
 

@@ -292,8 +292,8 @@ def _hours(seconds: Sequence[int], hundredths: Sequence[int]) -> list[tuple[int,
     records["value"] = values + OFFSET
     packed = records.tobytes()
     return [
-        (start, packed[4 * first : 4 * end], end - first, total, low, high)
-        for start, first, end, total, low, high in zip(
+        (start, packed[4 * first : 4 * end], end - first, total, least, most)
+        for start, first, end, total, least, most in zip(
             starts[firsts].tolist(),
             firsts.tolist(),
             ends.tolist(),
