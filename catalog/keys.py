@@ -10,13 +10,12 @@ so every write of one product stays in one slot. A product's partition is its id
 modulo ``PARTITIONS`` (``partition_of``), and so is a review's, whose id is drawn
 in its product's partition. Every index is one partition's (its ``p``); a list
 reads each partition's part and merges them. With one partition, the tag is the
-app's own (``{catalog}``), as in key layout 3.
+app's own (``{catalog}``).
 """
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from config.keylayout import register_event_route, register_move, tagged
 from config.keys import register_event_stream
 from config.keyspace import keyspace, register_app
 
@@ -73,10 +72,6 @@ def events_of(product_id: int | str) -> str:
     return EVENT_STREAMS[partition_of(product_id)]
 
 
-# Key layout 1 had no hash tags (catalog:…): manage.py migrate_keys renames each key to today's name and
-# moves this app's old events into its stream (config/keylayout.py).
-register_move(APP, "catalog:*", tagged("catalog:", "catalog"))
-register_event_route(APP, lambda fields: EVENT_STREAMS[0])
 register_app(APP, "catalog:")
 key = keyspace.declarer(APP)
 

@@ -8,16 +8,11 @@ lexicographic index of titles for prefix search.
 
 import re
 
-from config.keylayout import register_event_route, register_move, tagged
 from config.keys import register_event_stream
 from config.keyspace import keyspace
 
 APP = "cms"
 EVENTS = register_event_stream(APP)  # the activity stream this app's writes append to
-# Key layout 1 had no hash tags (cms:…): manage.py migrate_keys renames each key to today's name and
-# moves this app's old events into its stream (config/keylayout.py).
-register_move(APP, "cms:*", tagged("cms:", "cms"))
-register_event_route(APP, lambda fields: EVENTS)
 keyspace.register_app(APP, "cms:")
 key = keyspace.declarer(APP)
 

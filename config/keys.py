@@ -101,12 +101,6 @@ def events(tag: str) -> str:
 SIGNIN_EVENTS = register_event_stream("signins")  # lock-outs, written by the failed sign-in's script
 
 
-def layout_1_events() -> str:
-    """The one activity stream of key layout 1, before a stream per slot group: read and emptied by
-    ``manage.py migrate_keys`` (config/keylayout.py), never written."""
-    return "core:events"
-
-
 @key(
     "hash",
     "Marker",

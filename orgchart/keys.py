@@ -12,34 +12,14 @@ so that the registry derives each glob from its function.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
-from config.keylayout import register_event_route, register_move, tagged
 from config.keys import register_event_stream
 from config.keyspace import keyspace
 
 APP = "orgchart"
 EVENTS = register_event_stream(APP)  # the activity stream this app's writes append to
-# Key layout 1 had no hash tags (orgchart:…): manage.py migrate_keys renames each key to today's name and
-# moves this app's old events into its stream (config/keylayout.py).
-_graph_name = tagged("orgchart:", "orgchart")
-_SENSOR_KEY = re.compile(r"orgchart:(?:\{orgchart\}:)?(location:(\d+):temp:.*)", re.DOTALL)
-
-
-def _today(key: str) -> str | None:
-    """Today's name of a key of an earlier layout: a sensor's keys under their location's tag (from
-    layout 1's ``orgchart:location:…:temp:…`` or layout 2's ``orgchart:{orgchart}:location:…:temp:…``),
-    every other key under the app's tag (from layout 1). None for a key already named as today."""
-    sensor = _SENSOR_KEY.fullmatch(key)
-    if sensor:
-        return f"orgchart:{{{sensor_tag(sensor[2])}}}:{sensor[1]}"
-    return _graph_name(key)
-
-
-register_move(APP, "orgchart:*", _today)
-register_event_route(APP, lambda fields: EVENTS)
 keyspace.register_app(APP, "orgchart:")
 key = keyspace.declarer(APP)
 

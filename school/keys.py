@@ -6,16 +6,11 @@ in for an id only where a key's glob is declared (``keyspace.declarer``) and
 where ``SORT … GET`` joins on a pattern.
 """
 
-from config.keylayout import register_event_route, register_move, tagged
 from config.keys import register_event_stream
 from config.keyspace import keyspace, register_app
 
 APP = "school"
 EVENTS = register_event_stream(APP)  # the activity stream this app's writes append to
-# Key layout 1 had no hash tags (school:…): manage.py migrate_keys renames each key to today's name and
-# moves this app's old events into its stream (config/keylayout.py).
-register_move(APP, "school:*", tagged("school:", "school"))
-register_event_route(APP, lambda fields: EVENTS)
 PREFIX = "school:"
 ENTITIES = ("course", "instructor", "student")
 PEOPLE = ("instructor", "student")

@@ -343,9 +343,9 @@ def seed_marker() -> dict[str, str]:
     return client().hgetall(keys.seed_marker())
 
 
-def set_seed_marker(scale: str, apps: list[str], at: datetime, layout: int) -> None:
-    """What was seeded, and under which key layout (config/keylayout.py)."""
-    mapping = {"scale": scale, "apps": ",".join(apps), "at": at.isoformat(), "layout": str(layout)}
+def set_seed_marker(scale: str, apps: list[str], at: datetime) -> None:
+    """What was seeded, and when."""
+    mapping = {"scale": scale, "apps": ",".join(apps), "at": at.isoformat()}
     client().hset(keys.seed_marker(), mapping=mapping)
 
 

@@ -1,12 +1,9 @@
 """The throwaway loopback cluster: every slot served, and a killed primary's replica takes over
 with what was acknowledged by a replica before the kill; and the app on such a cluster."""
 
-from io import StringIO
-
 import redis
 from django.conf import settings
 from django.core.cache import cache
-from django.core.management import CommandError, call_command
 from django.test import SimpleTestCase, TestCase, override_settings
 from django.urls import reverse
 from redis.cluster import RedisCluster
@@ -377,10 +374,6 @@ class OnClusterTest(RedisMixin, TestCase):
         self.assertEqual(response.json()["keys"], len(every_key))
         self.assertEqual(recorded.wave_count("data"), 1)
         self.assertEqual(len(recorded.per_node("data")), 3)
-
-    def test_layout_1_data_is_migrated_on_one_server_not_on_a_cluster(self):
-        with self.assertRaisesMessage(CommandError, "run migrate_keys there, then move the data to the cluster"):
-            call_command("migrate_keys", stdout=StringIO())
 
     def test_a_page_shows_its_round_trips_per_node(self):
         self.keys_on_every_primary(12)

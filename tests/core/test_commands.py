@@ -12,7 +12,6 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from config import keys, seeding
-from config.keylayout import LAYOUT
 from config.keyspace import keyspace
 from config.redis import client, raw_client
 from tests.base import RedisTestCase
@@ -95,7 +94,6 @@ class SeedCommandTest(RedisTestCase):
         self.assertEqual(client().get("core:unrelated"), "stays")
         self.assertEqual(client().hget(keys.seed_marker(), "apps"), "testseed")
         self.assertEqual(client().hget(keys.seed_marker(), "scale"), "demo")
-        self.assertEqual(client().hget(keys.seed_marker(), "layout"), str(LAYOUT))  # serve migrates no further
         seeded = [k for k in snapshot() if k.startswith("testseed:")]
         self.assertEqual(len(seeded), 31)
 

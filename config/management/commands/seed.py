@@ -5,7 +5,6 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from config import seeding, store
-from config.keylayout import LAYOUT
 from config.keyspace import keyspace
 
 
@@ -65,6 +64,6 @@ class Command(BaseCommand):
             total += written
             if verbosity:
                 self.stdout.write(f"{seeder.app}: {written} records")
-        store.set_seed_marker(scale, [s.app for s in seeders], timezone.now(), LAYOUT)
+        store.set_seed_marker(scale, [s.app for s in seeders], timezone.now())
         if verbosity:
             self.stdout.write(self.style.SUCCESS(f"Seeded {total} records at scale {scale!r}."))

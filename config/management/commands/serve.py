@@ -18,7 +18,6 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from config import seeding, store
-from config.keylayout import LAYOUT
 from config.keyspace import keyspace
 from config.redis import redacted
 
@@ -61,9 +60,6 @@ class Command(BaseCommand):
             call_command("migrate", interactive=False, verbosity=0)
             password = self.ensure_admin()
             marker = store.seed_marker()
-            if marker and marker.get("layout") != str(LAYOUT):
-                self.stdout.write("Data of an earlier key layout: moving it to today's names (manage.py migrate_keys).")
-                call_command("migrate_keys")
             if not options["no_seed"] and not marker:
                 self.seed_empty_apps()
             if not options["dev"]:
