@@ -36,7 +36,7 @@ def when(epoch: float, pattern: str = SECOND, zone=None) -> str:
 
 def _text(moment: datetime, pattern: str) -> str:
     """``moment.strftime(pattern)``, with the two patterns of the screens written out by hand: strftime
-    costs three times as much, and a list prints one time a row."""
+    parses its pattern on every call, and a list prints one time a row."""
     if pattern == MINUTE:
         return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
     if pattern == SECOND:

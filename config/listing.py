@@ -105,7 +105,7 @@ class ListState:
         return heads
 
 
-class SortHead(NamedTuple):  # a tuple: built a few to a page, where a frozen dataclass costs four times as much
+class SortHead(NamedTuple):  # a tuple: built a few to a page, and cheaper to build than a frozen dataclass
     href: str  # the query string that sorts by the column, toggling the direction, back to page 1
     mark: str  # ▲ or ▼ beside the column the list is sorted by, else ""
 

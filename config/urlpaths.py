@@ -1,11 +1,11 @@
 """The site's own URLs, reversed once per process.
 
-``reverse()`` walks the URL patterns each time it is called, some 25 µs here, and
+``reverse()`` walks the URL patterns each time it is called, and
 every page links to a few fixed screens. A URL depends only on its name, its
 arguments, the URL configuration and the script prefix, so each is worked out
 once for the configuration in force (a test that overrides ``ROOT_URLCONF`` or
 the script prefix gets its own) and kept. Working out which configuration is in
-force costs a few microseconds itself, so a caller that needs several paths asks
+force has a cost of its own, so a caller that needs several paths asks
 for them together (``paths_of``).
 """
 

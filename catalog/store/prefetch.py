@@ -19,14 +19,13 @@ if TYPE_CHECKING:
     from catalog.store.listing import ProductQuery
 
 # Name matches taken into a search (the school's too); more is not a useful search. Each one costs its
-# name read and checked, and its place in the list's intersection: at 100,000 products a search for
-# "phone" (4,101 matches, its chips counting the catalog) took 18 ms a page with 2,000 and 14.5 with
-# 1,000; most of the rest is the candidates' intersection in name order, which follows the matches.
+# name read and checked, and its place in the list's intersection, so a page's cost follows the
+# matches taken: most of it is the candidates' intersection in name order.
 SEARCH_LIMIT = 1000
 # The chips count a filtered list when it can hold at most this many products (``Prefetched.bound``),
 # an uncapped search included: each count is an intersection costing Redis the smaller of the list and
-# the tag's set, and a broad filter of a large catalog pays some 35 of them in one transaction (92 ms at
-# 100,000 products, a tag on 20,000 of them). A larger list's chips count the catalog.
+# the tag's set, and a broad filter of a large catalog pays one per tag in one transaction, which would
+# hold the server for as long as the list is large. A larger list's chips count the catalog.
 LIVE_COUNT_LIMIT = 2000
 
 
@@ -51,9 +50,9 @@ def _queue_search(pipe, q: str, query: Query, p: int, vocabulary: bool):
     With ``vocabulary``, the matches are set algebra when they can be: each query word's union of sets
     (``NgramIndex.queue_vocabulary``: a word of three characters, its piece's set, sized here; a longer
     one, the words holding it and their sets' sizes, from the names' vocabulary in one script). The
-    list then reads those sets as it reads a tag's, with no cap and no name read. At 100,000 products
-    "clearedge" is inside 4,963 names: a search of its seven pieces intersected them with the name index
-    and read 1,001 names, some 9 ms of Redis a page; its one word's set is read as a tag's. Else any part
+    list then reads those sets as it reads a tag's, with no cap and no name read: a long word found in
+    thousands of names would otherwise intersect each of its pieces with the name index and read a
+    thousand names a page; its one word's set is read as a tag's. Else any part
     of a name (three characters or more: the trigram index, ``NAMES``), or, when every word is shorter,
     names starting with ``q`` (the lexicographic index, the better tool for a prefix).
     """
@@ -107,8 +106,8 @@ class Prefetched:
     def countable(self) -> bool:
         """Whether the list is small enough for its chips to count it (``LIVE_COUNT_LIMIT``). A capped
         search's matches are more than SEARCH_LIMIT names, so its list can hold more than the limit
-        too: its chips count the catalog, as a broad filter's do, not the first matches alone (at
-        100,000 products, 27 counts of a search's first 2,000 took 8.6 ms of Redis a page)."""
+        too: its chips count the catalog, as a broad filter's do, not the first matches alone (a count
+        per tag over a capped search's matches would cost the page as much as a broad filter's)."""
         return not self.capped and self.bound <= LIVE_COUNT_LIMIT
 
     def one_set(self, p: int) -> str:

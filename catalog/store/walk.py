@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 # it (one none-of tag), its chips counting the catalog (a list too large to count, ``LIVE_COUNT_LIMIT``):
 # the sort index walked in order, 256 ids a step, each kept if the set holds it (or does not), until the
 # page is full: a broad filter's first pages test a few hundred ids, where intersecting the sort index
-# with the set (or taking the set from it) builds the whole list (14 ms of Redis for a set of 20,000 in
-# 100,000 products; 36 ms for the 80,000 outside it). A page the walk would not reach within
+# with the set (or taking the set from it) builds the whole list, a cost that grows with the set and
+# the catalog, whatever the page. A page the walk would not reach within
 # ``WALK_BUDGET`` ids (a deep one: the list taken as spread evenly), or one it did not (a list whose
 # products come late in the order), is read from that intersection (or difference), built in the
 # scratch key and unlinked. The total is the set's size (or the rest of the index): every product is in
@@ -70,7 +70,7 @@ for i = 6, #KEYS do reply[#reply + 1] = redis.call('SCARD', KEYS[i]) end
 return reply
 """
 )
-WALK_BUDGET = 10_000  # ids of the sort index a walked page tests at most (some 4 ms of Redis)
+WALK_BUDGET = 10_000  # ids of the sort index a walked page tests at most: bounds the script's time
 
 
 def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, bool] | None:

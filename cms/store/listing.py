@@ -39,9 +39,9 @@ return found
 def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]:
     """(post id, title) of the posts whose title holds ``text`` anywhere, newest save first: the trigram
     index (``TITLES``), one round trip. Text with no word of three characters finds nothing here. At
-    most ``limit`` candidates are read, as the catalog's and the school's lists read theirs: four times
-    as many (the index's default, for a suggestion's few) took a search for "mod" at 20,000 posts
-    6.7 ms of Redis, reading 4,001 titles."""
+    most ``limit`` candidates are read, as the catalog's and the school's lists read theirs: the
+    index's default, meant for a suggestion's few, reads several times as many titles for a common
+    word, each one a cost to the page."""
     return _title_hits(text, limit).items
 
 
@@ -66,7 +66,7 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
     intersects them with the filters. A word of three characters is one piece,
     whose set holds exactly its matches (``NgramIndex.matches_set``): the page's
     transaction intersects that set itself, in one round trip, with no cap and no
-    title read (at 20,000 posts, "mod" read 1,001 titles for a 9 ms page). Shorter words keep the lexicographic
+    title read (else a common word reads a page's worth of titles to check). Shorter words keep the lexicographic
     index's title prefix search, the better tool for one or two letters.
     """
     filters = []

@@ -34,10 +34,10 @@ from config.redis import on_cluster, raw_client
 PAGE = 50  # keys on a list page, members on a key page
 SCAN_COUNT = 1000  # the largest COUNT hint of a SCAN step (a page starts with COUNT = its size)
 # Slots a list request's SCAN steps ask for in all (their COUNTs summed), whatever the keyspace size:
-# about 3 ms of Redis time at 1.8 million keys (a SCAN of COUNT 1000 takes 0.7 ms there). Twenty full
-# steps, the bound before, held Redis for 14 ms on a sparse match there.
+# a sparse match on a large keyspace otherwise steps on until a page fills, holding Redis for as long
+# as the keyspace is large.
 SCAN_EXAMINED = 4000
-TREE_STEPS = 4  # per tree request: about 4,000 keys examined, 6-7 ms of Redis time on 2 slow cores (10 took 17 ms)
+TREE_STEPS = 4  # per tree request: about 4,000 keys examined, a bounded slice of Redis time at any size
 TREE_CHILDREN = 200  # distinct children a tree node counts; the rest are counted together
 STRING_CHUNK = 16 * 1024  # bytes of a string shown per page (GETRANGE)
 

@@ -84,7 +84,7 @@ local function sort(key, ...)
   end
   local kind, ids = redis.call('TYPE', key)['ok'], {}
   -- With no BY pattern and no ALPHA, SORT itself answers alike (ids are distinct numbers: no tie to
-  -- break) in half the time. Where it is refused, the script reads the page itself: a cluster refuses
+  -- break), in C, with no Lua step per id. Where it is refused, the script reads the page itself: a cluster refuses
   -- its GET patterns, a server out of memory or a read-only replica refuses it (it may write, with
   -- STORE). A set read BY nosort is left to the script: SORT orders it as strings inside a script.
   if sort_itself and not by and not alpha and not (nosort and kind == 'set') then

@@ -366,8 +366,8 @@ def record_hundredths(
 ) -> int:
     """``record_samples`` of temperatures in integer hundredths of a degree, as they are stored: a bulk
     feed that holds them so (the benchmark's generator keeps an array of them) is spared rounding
-    them. Each column is worked whole (``_hours``), so a feed's client time is its hours', not its
-    samples': a year of 6-second samples, 5 million, is packed in about 0.1 s."""
+    them. Each column is worked whole (``_hours``), so a feed's client time follows its hours, not its
+    samples: a year of samples a few seconds apart is millions of them."""
     if len(seconds) != len(hundredths):
         raise ValueError(f"{len(seconds)} times for {len(hundredths)} temperatures")
     calls = _hours(seconds, hundredths)
