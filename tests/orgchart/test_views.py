@@ -208,7 +208,7 @@ class LocationScreensTest(RedisTestCase):
         self.assertContains(response, '<td class="num">7</td>', html=True)
         response = self.client.post("/orgchart/locations/add/", {"name": "seattle"})
         self.assertContains(response, "is already called")
-        self.client.post(f"/orgchart/locations/{self.where}/edit/", {"name": "Tacoma"})
+        self.client.post(f"/orgchart/locations/{self.where}/edit/", {"name": "Tacoma", "version": "1"})
         self.assertEqual(store.get_employee(self.ids["Fay"]).location_name, "Tacoma")
         response = self.client.post(f"/orgchart/locations/{self.where}/delete/", {"successor": self.other}, follow=True)
         self.assertContains(response, "Deleted Tacoma.")
@@ -415,10 +415,10 @@ class EditToTheTopTest(RedisTestCase):
         ids = org(SPEC)
         url = f"/orgchart/employees/{ids['Cid']}/edit/"
         before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
-        response = self.client.post(url, {"name": "Cid", "title": "Lead", "manager": ""})
+        response = self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "version": "1"})
         self.assertContains(response, "tick “Report to nobody”")
         self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
-        self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "to_top": "on"})
+        self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "to_top": "on", "version": "1"})
         self.assertIn(str(ids["Cid"]), client().smembers(keys.roots()))
         response = self.client.post("/orgchart/employees/add/", {"name": "Gus", "manager": ""})  # a new top
         self.assertEqual(response.status_code, 302)
