@@ -103,7 +103,11 @@ def save_view(
 
     if TOKEN in form.fields:
         form.fields[TOKEN].required = theirs is not None
-    if request.method != "POST" or not form.is_valid():
+    if request.method != "POST":
+        return page()
+    if not form.is_valid():
+        if TOKEN in form.errors:  # a hidden field: its error said over the form, where it is seen
+            form.add_error(None, DAMAGED)
         return page()
     try:
         saved = save(form.cleaned_data)

@@ -410,6 +410,27 @@ class FormRoundTripsTest(RedisTestCase):
         self.assertEqual(self.client.get("/orgchart/employees/999/edit/").status_code, 404)
 
 
+class StaleEmployeeFormTest(RedisTestCase):
+    def test_a_form_opened_before_a_move_cannot_undo_it(self):
+        """Someone moves Cid under Bob while another has Cid's edit form open (manager: Ann): that
+        form's save is the conflict page, which shows the new manager, and Cid stays under Bob."""
+        ids = org(SPEC, location("Seattle"))
+        url = f"/orgchart/employees/{ids['Cid']}/edit/"
+        form = self.client.get(url).context["form"]
+        data = {**{k: v for k, v in form.initial.items() if v is not None}, "title": "Lead"}
+        self.assertEqual(data["version"], 1)
+        self.client.post(f"/orgchart/employees/{ids['Cid']}/move/", {"manager": "Bob"})
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        response = self.client.post(url, data)
+        self.assertContains(response, "Someone else saved this employee while you were editing", status_code=409)
+        row = f'<th scope="row">Reports to</th><td>#{ids["Bob"]}</td><td>#{ids["Ann"]}</td>'
+        self.assertContains(response, row, status_code=409)
+        self.assertContains(response, 'name="title" value="Lead"', status_code=409)
+        self.assertContains(response, 'name="version" value="2"', status_code=409)
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
+        self.assertEqual(store.get_employee(ids["Cid"]).manager, ids["Bob"])
+
+
 class EditToTheTopTest(RedisTestCase):
     def test_blanking_the_manager_on_edit_needs_the_explicit_choice(self):
         ids = org(SPEC)
