@@ -442,7 +442,7 @@ class ScreenTest(ExchangeTest):
             self.assertEqual(
                 sorted(archive.namelist()), ["employees.jsonl", "locations.jsonl", "manifest.json", "samples.jsonl"]
             )
-            self.assertEqual(archive.read("locations.jsonl"), b'{"id":1,"name":"Seattle"}\n')
+            self.assertEqual(archive.read("locations.jsonl"), b'{"id":1,"name":"Seattle","version":1}\n')
         exchange_store.clear("orgchart")
         before = snapshot("orgchart:")
         preview = self.upload("orgchart-export.zip", body)
