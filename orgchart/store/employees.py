@@ -12,7 +12,7 @@ import re
 
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, EditConflict, watch_retries
+from config.store import Busy, EditConflict, NotFound, watch_retries
 from config.store.ngramtext import Query
 from orgchart import keys
 from orgchart.documents import Employee, fold
@@ -152,8 +152,9 @@ return redis.call('INCR', KEYS[2])
 # the trigram sets were computed from ('' for a hire), how many of them the employee leaves, the
 # suffix that names a location's staff name index from its staff set, the version the edit was
 # made on ('' for a hire, or to write whatever is stored).
-# Replies {'conflict', the stored hash's fields and values} (nothing written) when the employee is
-# at another version, {'stale', stored name} (nothing written) when the stored name is another.
+# Replies {'missing'} when the employee edited no longer exists, {'conflict', the stored hash's
+# fields and values} when it is at another version, {'stale', stored name} when the stored name is
+# another; nothing written in each case.
 _SAVE = Script(
     PLACE
     + """
@@ -165,7 +166,7 @@ local staffnames
 if loc ~= '' then lockey, staffkey, staffnames, k = KEYS[k], KEYS[k + 1], KEYS[k + 2], k + 3 end
 if mgr ~= '' then mgrkey, mgrreports, k = KEYS[k], KEYS[k + 1], k + 2 end
 local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total', 'version')
-if not creating and not old[1] then return refuse('', 'This employee no longer exists.') end
+if not creating and not old[1] then return {'missing'} end
 if ARGV[19] ~= '' and (old[6] or '0') ~= ARGV[19] then return {'conflict', unpack(redis.call('HGETALL', KEYS[1]))} end
 if (old[1] or '') ~= ARGV[16] then return {'stale', old[1] or ''} end
 local owner = redis.call('HGET', KEYS[2], folded)
@@ -380,6 +381,8 @@ def save_employee(
         leaves, joins = NAMES.diff(stored, name)
         argv = [*args, stored, len(leaves), keys.staff_names_suffix(), "" if creating else version or ""]
         reply = _SAVE([*keys_, *leaves, *joins], argv, actor, actor.link("employee", str(pk)))
+        if reply == ["missing"]:
+            raise NotFound(f"employee {pk} no longer exists")
         if isinstance(reply, list) and reply and reply[0] == "conflict":
             current = Employee.from_hash(pk, dict(zip(reply[1::2], reply[2::2])))
             raise EditConflict(f"employee {pk} is at version {current.version}, not {version}", current=current)

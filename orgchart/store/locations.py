@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client
-from config.store import EditConflict
+from config.store import EditConflict, NotFound
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store import sensorchecks
@@ -74,12 +74,13 @@ return redis.call('INCR', KEYS[2])
 # KEYS: the location, its staff set, the name lookup, the name index, the event stream.
 # ARGV: id, '1' when creating, name, folded name, the version the edit was made on ('' for a new
 # location, or to write whatever is stored). A rename rewrites the name copied onto its staff.
-# Replies {'conflict', the stored hash's fields and values} (nothing written) at another version.
+# Replies {'missing'} when the location renamed no longer exists, {'conflict', the stored hash's
+# fields and values} when it is at another version; nothing written in either case.
 _SAVE = Script(
     """
 local pk, creating, name, folded = ARGV[8], ARGV[9] == '1', ARGV[10], ARGV[11]
 local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'version')
-if not creating and not old[1] then return refuse('', 'This location no longer exists.') end
+if not creating and not old[1] then return {'missing'} end
 if ARGV[12] ~= '' and (old[3] or '0') ~= ARGV[12] then return {'conflict', unpack(redis.call('HGETALL', KEYS[1]))} end
 local owner = redis.call('HGET', KEYS[3], folded)
 if owner and owner ~= pk then
@@ -189,6 +190,8 @@ def save_location(pk: int | None, name: str, *, actor: Actor, version: str | Non
     keys_ = [keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key()]
     args = [pk, "1" if creating else "0", name, fold(name), "" if creating else version or ""]
     reply = _SAVE(keys_, args, actor, actor.link("location", str(pk)))
+    if reply == ["missing"]:
+        raise NotFound(f"location {pk} no longer exists")
     if isinstance(reply, list) and reply and reply[0] == "conflict":
         current = Location.from_hash(pk, dict(zip(reply[1::2], reply[2::2])))
         raise EditConflict(f"location {pk} is at version {current.version}, not {version}", current=current)

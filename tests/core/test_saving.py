@@ -169,3 +169,23 @@ class TwoEditorsTest(RedisTestCase):
                 self.assertEqual(response.url, f"{case.base}{pk}/")
                 page = self.client.get(url)
                 self.assertEqual(page.context["form"].initial[case.field], "Second")
+
+    def test_an_object_deleted_while_its_form_was_open_is_a_404_and_nothing_is_written(self):
+        from unittest import mock
+
+        from orgchart import store
+        from orgchart.documents import Location
+        from tests.orgchart.helpers import ACTOR
+
+        pk = _location()
+        store.delete_location(pk, None, actor=ACTOR)
+        before = snapshot()
+        # The page read the location just before another request deleted it: the save finds it gone.
+        with (
+            mock.patch.object(store, "get_location", return_value=Location(pk, "Seattle", version=1)),
+            mock.patch.object(store, "save_location", wraps=store.save_location) as saving,
+        ):
+            response = self.client.post(f"/orgchart/locations/{pk}/edit/", {"name": "Tacoma", "version": "1"})
+        self.assertEqual(saving.call_count, 1)  # the 404 is the save's answer
+        self.assertEqual(response.status_code, 404)
+        self.assertEqual(snapshot(), before)

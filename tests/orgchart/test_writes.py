@@ -196,6 +196,19 @@ class StaleEditTest(RedisTestCase):
         self.assertEqual((caught.exception.current.name, caught.exception.current.version), ("Tacoma", 2))
         self.assertEqual({key: client().dump(key) for key in client().scan_iter("*")}, before)
 
+    def test_a_save_of_an_employee_or_location_deleted_meanwhile_is_not_found_and_writes_nothing(self):
+        fay = self.ids["Fay"]
+        values = self.values("Fay", title="Lead")
+        store.delete_employee(fay, None, actor=ACTOR, name="Fay")
+        other = location("Austin")
+        store.delete_location(other, None, actor=ACTOR)
+        before = {key: client().dump(key) for key in client().scan_iter("*")}
+        with self.assertRaises(store.NotFound):
+            store.save_employee(fay, values, actor=ACTOR, version="1", old_name="Fay")
+        with self.assertRaises(store.NotFound):
+            store.save_location(other, "Denver", actor=ACTOR, version="1")
+        self.assertEqual({key: client().dump(key) for key in client().scan_iter("*")}, before)
+
     def test_moves_and_deletes_that_change_an_employee_count_a_version(self):
         cid, dee = self.ids["Cid"], self.ids["Dee"]
         store.move_employee(cid, self.ids["Bob"], actor=ACTOR)
