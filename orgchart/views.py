@@ -55,18 +55,16 @@ def _query_id(request, name: str) -> int | None:
     return int(text)
 
 
-def _write(request, form, write, done, then):
-    """Run ``write(cleaned_data)`` for a valid form. On success: the response ``then(request,
-    message, result)`` with the message ``done(data, result)``; when the store refuses: the reason
-    beside its field, and None."""
+def _write(form, write):
+    """``write(cleaned_data)``'s answer for a valid form; None for an invalid one, or when the store
+    refuses (the reason beside its field)."""
     if not form.is_valid():
         return None
     try:
-        result = write(form.cleaned_data)
+        return write(form.cleaned_data)
     except StoreError as exc:
         form.add_error(exc.field if exc.field in form.fields else None, exc.message or str(exc))
         return None
-    return then(request, done(form.cleaned_data, result), result)
 
 
 BY_NAME = ListSpec(sorts=("name",), default_order="name")
@@ -85,16 +83,6 @@ EMPLOYEES = Kind("employee", "employees", store.employee_page)
 LOCATIONS = Kind("location", "locations", store.location_page)
 
 
-def _form_page(request, template: str, kind: Kind, found, form, write, done, then):
-    """The delete page of an employee or a location: a POST runs ``write`` through ``_write``;
-    otherwise, or when it is refused, the page with its form."""
-    if request.method == "POST":
-        response = _write(request, form, write, done, then)
-        if response:
-            return response
-    return render(request, template, {"kind": kind, "object": found, "form": form})
-
-
 def _save(request, kind: Kind, found, form, save):
     """Add or edit (``found`` the object edited, else None): ``save(data)`` returns the id saved."""
     return save_view(
@@ -107,20 +95,11 @@ def _save(request, kind: Kind, found, form, save):
 
 def _delete(request, kind: Kind, found, form, delete):
     """Delete, after asking for a successor: ``delete(successor)`` returns the deleted name."""
-    return _form_page(
-        request, "orgchart/confirm_delete.html", kind, found, form, lambda data: delete(data["successor"]),
-        done=lambda data, name: f"Deleted {name}.", then=_redirect_to(lambda _: kind.list_url),
-    )  # fmt: skip
-
-
-def _redirect_to(url_of):
-    """A ``then`` for ``_write``: the message, and a redirect to ``url_of(result)``."""
-
-    def then(request, message: str, result):
-        messages.success(request, message)
-        return redirect(url_of(result))
-
-    return then
+    name = _write(form, lambda data: delete(data["successor"])) if request.method == "POST" else None
+    if name:
+        messages.success(request, f"Deleted {name}.")
+        return redirect(kind.list_url)
+    return render(request, "orgchart/confirm_delete.html", {"kind": kind, "object": found, "form": form})
 
 
 # --- employees -----------------------------------------------------------------------------------
@@ -215,12 +194,10 @@ def employee_move(request, pk: int):
         chain = or_404(store.chain_of_command, pk)
         context = {"employee": chain.employee, "chain": chain, "hidden": [("manager", ""), ("to_top", "on")]}
         return render(request, "orgchart/employee_confirm_move.html", context)
-    done = _write(
-        request, form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)),
-        _moved, _redirect_to(lambda _: reverse("orgchart:employee_detail", args=[pk])),
-    )  # fmt: skip
-    if done:
-        return done
+    names = _write(form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)))
+    if names:
+        messages.success(request, _moved(form.cleaned_data, names))
+        return redirect("orgchart:employee_detail", pk)
     context = _detail_context(or_404(store.employee_detail, pk), forms.DepthForm(), form)
     return render(request, "orgchart/employee_detail.html", context, status=400)
 
