@@ -7,7 +7,6 @@ from dataclasses import replace
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from catalog import presenters, store, types
@@ -17,6 +16,7 @@ from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
+from config.saving import Saved, save_view
 from config.shortcuts import or_404
 from config.urlpaths import paths_of
 
@@ -60,30 +60,10 @@ def _type_or_404(slug: str | None) -> types.ProductType:
     return or_404(types.get, slug or "")
 
 
-def _say_tag_renames(request, form: ProductForm) -> None:
+def _tag_renames(form: ProductForm) -> tuple[str, ...]:
+    """What the saved message adds when typed tags were made slugs."""
     renames = ", ".join(f"“{raw}” as {slug}" for raw, slug in form.tag_renames)
-    if renames:
-        messages.info(request, f"Tags are lowercase words joined by dashes: saved {renames}.")
-
-
-def _say_saved(request, form: ProductForm, message: str) -> None:
-    if "_addanother" in request.POST:
-        message += " You may add another below."
-    elif "_continue" in request.POST:
-        message += " You may edit it again below."
-    messages.success(request, message)
-    _say_tag_renames(request, form)
-
-
-def _after_save(request, product_id: int, kind: types.ProductType | None):
-    """Where a saved form goes, as in Django's admin: "Save and add another" to a new form of the
-    same type, "Save and continue editing" back to the product's edit form, else its page."""
-    if "_addanother" in request.POST:
-        add = reverse("catalog:product_add")
-        return redirect(f"{add}?type={kind.slug}" if kind else add)
-    if "_continue" in request.POST:
-        return redirect("catalog:product_edit", pk=product_id)
-    return redirect(_detail_url(product_id))
+    return (f"Tags are lowercase words joined by dashes: saved {renames}.",) if renames else ()
 
 
 def product_suggest(request):
@@ -169,16 +149,16 @@ def product_add(request):
         return render(request, "catalog/product_type_choose.html", {"types": types.TYPES.values()})
     kind = _type_or_404(slug)
     form = ProductForm(request.POST or None, product_type=kind)
-    if request.method == "POST" and form.is_valid():
+
+    def save(data) -> Saved:
         product = form.to_product()
-        try:
-            product_id = store.add(product, actor=_actor(request))
-        except store.SkuTaken as taken:
-            form.add_error(taken.field, taken.message)
-        else:
-            _say_saved(request, form, f"Added {kind.label} “{product.name}”.")
-            return _after_save(request, product_id, kind)
-    return render(request, "catalog/product_form.html", {"form": form, "kind": kind, "adding": True})
+        product_id = store.add(product, actor=_actor(request))
+        return Saved(product_id, f"Added {kind.label} “{product.name}”.", notes=_tag_renames(form))
+
+    return save_view(
+        request, form, entity="catalog:product", template="catalog/product_form.html",
+        context={"kind": kind, "adding": True}, save=save, add_query=f"?type={kind.slug}",
+    )  # fmt: skip
 
 
 def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
@@ -219,26 +199,21 @@ def product_edit(request, pk: int):
     product = or_404(store.get, pk)
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type", product.type)
     kind = _type_or_404(slug) if slug else None  # a product may have no type (imported from a source without)
-    initial = ProductForm.initial_for(product)
-    form = ProductForm(request.POST or None, initial=initial, product_type=kind, product_id=pk)
+    form = ProductForm(request.POST or None, initial=ProductForm.initial_for(product), product_type=kind, product_id=pk)
     if request.htmx and request.method == "GET":
         return render(request, "catalog/product_form.html#type-fields", {"form": form, "kind": kind})
-    if request.method == "POST" and form.is_valid():
+
+    def save(data) -> Saved:
         changed = form.to_product()
-        try:
-            store.update(pk, changed, form.cleaned_data["rev"] or 0, actor=_actor(request), current=product)
-        except store.NotFound:
-            raise Http404("No such product") from None
-        except store.EditConflict:
-            form.add_error(None, "Someone else saved this product after you opened the form. Reload it to see "
-                           "their changes, then make yours again.")  # fmt: skip
-        except store.SkuTaken as taken:
-            form.add_error(taken.field, taken.message)
-        else:
-            _say_saved(request, form, f"Saved “{changed.name}”.")
-            return _after_save(request, pk, types.TYPES.get(changed.type))
-    context = {"form": form, "kind": kind, "product": product, "adding": False}
-    return render(request, "catalog/product_form.html", context)
+        store.update(pk, changed, int(data["version"]), actor=_actor(request), current=product)
+        return Saved(pk, f"Saved “{changed.name}”.", notes=_tag_renames(form))
+
+    return save_view(
+        request, form, entity="catalog:product", template="catalog/product_form.html",
+        context={"kind": kind, "product": product, "adding": False}, save=save,
+        theirs=lambda conflict: ProductForm.initial_for(or_404(store.get, pk)),
+        add_query=f"?type={kind.slug}" if kind else "",
+    )  # fmt: skip
 
 
 @require_http_methods(["GET", "POST"])

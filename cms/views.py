@@ -16,7 +16,8 @@ from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
-from config.shortcuts import after_save, or_404
+from config.saving import Saved, save_view
+from config.shortcuts import or_404
 
 POSTS = ListSpec(sorts=("updated",), default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
 # The list with no filter in its query string (the list as most visits see it): no filter form to build
@@ -71,17 +72,14 @@ def post_list(request):
 
 def post_add(request):
     form = PostForm(request.POST or None, initial={"author": request.user.get_username(), "status": "draft"})
-    if request.method == "POST" and form.is_valid():
-        post = store.create_post(form.content(), actor=_actor(request), comment=form.cleaned_data["comment"], at=_now())
-        return _saved(request, post.id, f"Post “{post.title}” was created at version 1.")
-    return render(request, "cms/post_form.html", {"form": form, "adding": True})
 
+    def save(data) -> Saved:
+        post = store.create_post(form.content(), actor=_actor(request), comment=data["comment"], at=_now())
+        return Saved(post.id, f"Post “{post.title}” was created at version 1.")
 
-def _saved(request, post_id: int, message: str, level: int = messages.SUCCESS):
-    return after_save(
-        request, message, level=level, detail=reverse("cms:post_detail", args=[post_id]),
-        add=reverse("cms:post_add"), edit=reverse("cms:post_edit", args=[post_id]),
-    )  # fmt: skip
+    return save_view(
+        request, form, entity="cms:post", template="cms/post_form.html", context={"adding": True}, save=save
+    )
 
 
 POSTS_BULK = BulkDelete(
@@ -117,44 +115,32 @@ def post_detail(request, pk: int):
 
 
 def post_edit(request, pk: int):
-    if request.method != "POST":
-        post = or_404(store.get_post, pk).post
-        initial = {**post.content(), "version": post.version, "loaded_title": post.title, "loaded_author": post.author}
-        form = PostEditForm(initial=initial)
-        return render(request, "cms/post_form.html", {"form": form, "post": post})
-    form = PostEditForm(request.POST)
-    between = None
-    if form.is_valid():
-        try:
-            saved = or_404(
-                _save, store.save_post, pk, form.content(), base_version=form.cleaned_data["version"],
-                actor=_actor(request), comment=form.cleaned_data["comment"], at=_now(),
-                old_title=form.cleaned_data["loaded_title"] or None,
-                old_author=form.cleaned_data["loaded_author"] or None,
-            )  # fmt: skip
-        except store.EditConflict as conflict:
-            between = conflict.between
-            # Keep the editor's text; the form now carries the version they have seen,
-            # so saving again is a deliberate choice to replace what changed.
-            data = request.POST.copy()
-            data["version"] = str(between.current.version)
-            data["loaded_title"] = between.current.title
-            data["loaded_author"] = between.current.author
-            form = PostEditForm(data)
-            form.is_valid()
-            now = between.current.version
-            form.add_error(None, f"Someone saved this post while you were editing (it is now at version {now}).")
-        else:
-            title = form.cleaned_data["title"]
-            if saved is _UNCHANGED:
-                message = f"Nothing changed in “{title}”, so nothing was saved and no revision was made."
-                return _saved(request, pk, message, messages.INFO)
-            kept = saved.version - 1
-            return _saved(request, pk, f"Saved “{title}” as version {saved.version}; version {kept} is in the history.")
-    post = between.current if between else or_404(store.get_post, pk).post
-    changes = diff.compare(between.base_snapshot, between.current) if between and between.base_snapshot else []
-    context = {"form": form, "post": post, "between": between, "changes": changes}
-    return render(request, "cms/post_form.html", context, status=409 if between else 200)
+    """A save is one script and reads nothing first; a save over a newer version is the conflict
+    page, with the saves made meanwhile and what they changed."""
+    loaded = None if request.method == "POST" else or_404(store.get_post, pk).post
+    form = PostEditForm(request.POST if loaded is None else None, initial=loaded and PostEditForm.initial_for(loaded))
+
+    def save(data) -> Saved:
+        saved = store.save_post(
+            pk, form.content(), base_version=int(data["version"]), actor=_actor(request), comment=data["comment"],
+            at=_now(), old_title=data["loaded_title"] or None, old_author=data["loaded_author"] or None,
+        )  # fmt: skip
+        title = data["title"]
+        if saved is None:
+            message = f"Nothing changed in “{title}”, so nothing was saved and no revision was made."
+            return Saved(pk, message, messages.INFO)
+        return Saved(pk, f"Saved “{title}” as version {saved.version}; version {saved.version - 1} is in the history.")
+
+    def conflict_context(conflict) -> dict:
+        between = conflict.between
+        changes = diff.compare(between.base_snapshot, between.current) if between.base_snapshot else []
+        return {"post": between.current, "between": between, "changes": changes}
+
+    return save_view(
+        request, form, entity="cms:post", template="cms/post_form.html", save=save,
+        context=lambda: {"post": loaded or or_404(store.get_post, pk).post},
+        theirs=lambda conflict: PostEditForm.initial_for(conflict.between.current), conflict_context=conflict_context,
+    )  # fmt: skip
 
 
 def post_delete(request, pk: int):

@@ -22,7 +22,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.shortcuts import after_save, or_404
+from config.saving import Saved, save_view
+from config.shortcuts import or_404
 from school import conf, presenters, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
 
@@ -94,44 +95,29 @@ def entity_edit(request, entity: str, pk: int):
 
 
 def _edit(request, ent: Entity, current, loaded: str = ""):
-    if request.method == "POST":
-        form = ent.form(request.POST)
-        if form.is_valid():
-            try:
-                pk = store.save(
-                    ent.name,
-                    form.document(current.id if current else 0),
-                    actor=_actor(request),
-                    expected=form.cleaned_data["fingerprint"] if current else "",
-                    old_text=getattr(current, store.TEXT_FIELD[ent.name]) if current else None,
-                )
-            except store.NotFound as exc:
-                raise Http404(str(exc)) from None
-            except store.EditConflict as exc:
-                form = _reloaded(ent, request.POST, or_404(store.get_for_edit, ent.name, current.id)[1])
-                form.add_error(None, exc.message)
-            except store.Refused as exc:
-                form.add_error(exc.field, exc.message)
-            else:
-                verb = "changed" if current else "added"
-                message = f"The {ent.name} “{form.document().label}” was {verb}."
-                return after_save(
-                    request, message, detail=ent.url("detail", pk), add=ent.url("add"), edit=ent.url("edit", pk)
-                )
-    else:
-        initial = {**ent.form.initial_for(current), "fingerprint": loaded} if current else None
-        form = ent.form(initial=initial)
-    return render(request, "school/form.html", {"entity": ent, "form": form, "object": current})
+    """Add (``current`` None) or edit a document; ``loaded`` is the stored one's fingerprint, the edit's version."""
+    initial = {**ent.form.initial_for(current), "version": loaded} if current else None
+    form = ent.form(request.POST if request.method == "POST" else None, initial=initial)
 
+    def save(data) -> Saved:
+        document = form.document(current.id if current else 0)
+        pk = store.save(
+            ent.name,
+            document,
+            actor=_actor(request),
+            expected=data["version"] if current else "",
+            old_text=getattr(current, store.TEXT_FIELD[ent.name]) if current else None,
+        )
+        return Saved(pk, f"The {ent.name} “{document.label}” was {'changed' if current else 'added'}.")
 
-def _reloaded(ent: Entity, data, loaded: str):
-    """The user's input again, now carrying the stored document's current fingerprint:
-    saving once more, after a look, overwrites the other change knowingly."""
-    data = data.copy()
-    data["fingerprint"] = loaded
-    form = ent.form(data)
-    form.is_valid()
-    return form
+    def theirs(conflict) -> dict:
+        document, version = or_404(store.get_for_edit, ent.name, current.id)
+        return {**ent.form.initial_for(document), "version": version}
+
+    return save_view(
+        request, form, entity=f"school:{ent.name}", template="school/form.html",
+        context={"entity": ent, "object": current}, save=save, theirs=theirs if current else None,
+    )  # fmt: skip
 
 
 _WHAT_GOES = {

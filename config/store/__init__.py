@@ -88,7 +88,12 @@ class Refused(StoreError, ValueError):
 
 
 class EditConflict(StoreError):
-    """The object changed since the form was loaded (a stale version); nothing was written."""
+    """The object changed since the form was loaded (a stale version); nothing was written.
+    ``current`` is the object as stored now, when the store read it."""
+
+    def __init__(self, message: str = "", field: str | None = None, current=None):
+        super().__init__(message, field)
+        self.current = current
 
 
 class Busy(StoreError):

@@ -144,16 +144,16 @@ def _documents(data, first_e: int, loc_id: dict[str, int]):
 
 
 def write_locations(places) -> None:
-    """Bulk write of (id, name) locations into an empty org chart: each hash and its name
-    index entries, in one pipeline."""
+    """Bulk write of (id, name) locations into an empty org chart, or (id, name, version) to
+    keep an exported version: each hash and its name index entries, in one pipeline."""
     pipe = client().pipeline(transaction=False)
     _queue_locations(pipe, places)
     pipe.execute()
 
 
 def _queue_locations(pipe, places) -> None:
-    for pk, name in places:
-        pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
+    for pk, name, *version in places:
+        pipe.hset(keys.location(pk), mapping=Location(pk, name, version=version[0] if version else 1).to_hash())
         _index(pipe, keys.location_names(), keys.location_by_name(), fold(name), pk)
 
 
@@ -177,7 +177,8 @@ def record_import(actor: Actor, entity: str, first: int, label: str) -> None:
 
 def write_people(people, location_names: dict[int, str], *, places=(), event: Event | None = None) -> int:
     """Bulk write of whole people into an empty org chart: ``people`` yields (id, name, title,
-    manager id, location id, full time), every manager among them. Writes each document with its
+    manager id, location id, full time), and the version to keep an exported one (else 1), every
+    manager among them. Writes each document with its
     report counts and copied location name, both sides of both edges, the name indexes and the
     trigram sets: ``_BULK`` script calls, ``BULK_CALLS`` per round trip, then the trigram sets
     (one SADD per thousand members). One round trip is under way while the next is prepared (a
@@ -206,10 +207,11 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
         part = rows[start : start + BULK_PEOPLE]
         keys_ = [keys.employee_names(), keys.employee_by_name(), keys.roots()]
         args = [len(part), *head]
-        for pk, name, title, boss, where, full_time in part:
+        for pk, name, title, boss, where, full_time, *version in part:
             doc = Employee(
                 pk, name, title, where, boss, full_time, direct.get(pk, 0), total.get(pk, 0),
                 location_name=location_names.get(where, "") if where is not None else "",
+                version=version[0] if version else 1,
             )  # fmt: skip
             mapping = doc.to_hash()
             folded = mapping["folded"]

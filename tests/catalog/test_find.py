@@ -440,7 +440,7 @@ class SaveAndTest(RedisTestCase):
         response = self.client.post("/catalog/products/add/?type=earbuds", {**EARBUDS_POST, "_continue": "1"})
         product_id = store.sku_owner(EARBUDS_POST["sku"])  # its id came from the process's block
         self.assertRedirects(response, f"/catalog/products/{product_id}/edit/", fetch_redirect_response=False)
-        edit = {**EARBUDS_POST, "name": "Sonique Air 3", "rev": "1", "_continue": "1"}
+        edit = {**EARBUDS_POST, "name": "Sonique Air 3", "version": "1", "_continue": "1"}
         response = self.client.post(f"/catalog/products/{product_id}/edit/", edit, follow=True)
         self.assertContains(response, "Saved “Sonique Air 3”. You may edit it again below.")
         self.assertEqual(response.redirect_chain[-1][0], f"/catalog/products/{product_id}/edit/")

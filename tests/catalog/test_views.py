@@ -350,9 +350,14 @@ class ProductEditDeleteTest(RedisTestCase):
         form = self.client.get(f"/catalog/products/{product_id}/edit/").context["form"]
         post = {**{k: v for k, v in form.initial.items() if v is not None}, "images": "", "tags": ""}
         self.client.post(f"/catalog/products/{product_id}/edit/", {**post, "name": "First"})
+        before = client().hgetall(keys.product(product_id))
         response = self.client.post(f"/catalog/products/{product_id}/edit/", {**post, "name": "Second"})
-        self.assertContains(response, "Someone else saved this product")
-        self.assertEqual(client().hget(keys.product(product_id), "name"), "First")
+        self.assertContains(response, "Someone else saved this product while you were editing", status_code=409)
+        # The other person's change beside mine; my input kept; the form now at the stored revision.
+        self.assertContains(response, '<th scope="row">Name</th><td>First</td><td>Second</td>', status_code=409)
+        self.assertContains(response, 'name="name" value="Second"', status_code=409)
+        self.assertContains(response, f'name="version" value="{before["rev"]}"', status_code=409)
+        self.assertEqual(client().hgetall(keys.product(product_id)), before)
 
     def test_delete_asks_then_removes_everything(self):
         product_id = make_product(tags=["wireless"])

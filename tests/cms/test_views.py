@@ -169,7 +169,7 @@ class EditTest(RedisTestCase):
         # My save, made on version 1, must not overwrite theirs.
         response = self.client.post(f"/cms/posts/{post.id}/edit/", form_data(post, title="My new title"))
         self.assertEqual(response.status_code, 409)
-        self.assertContains(response, "Someone saved this post while you were editing", status_code=409)
+        self.assertContains(response, "Someone else saved this post while you were editing", status_code=409)
         self.assertContains(response, "Changed fields: <strong>body</strong>", status_code=409)
         self.assertContains(response, "<del>brown</del><ins>red</ins>", status_code=409)
         self.assertContains(response, 'value="My new title"', status_code=409)  # my text is kept

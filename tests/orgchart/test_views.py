@@ -208,7 +208,7 @@ class LocationScreensTest(RedisTestCase):
         self.assertContains(response, '<td class="num">7</td>', html=True)
         response = self.client.post("/orgchart/locations/add/", {"name": "seattle"})
         self.assertContains(response, "is already called")
-        self.client.post(f"/orgchart/locations/{self.where}/edit/", {"name": "Tacoma"})
+        self.client.post(f"/orgchart/locations/{self.where}/edit/", {"name": "Tacoma", "version": "1"})
         self.assertEqual(store.get_employee(self.ids["Fay"]).location_name, "Tacoma")
         response = self.client.post(f"/orgchart/locations/{self.where}/delete/", {"successor": self.other}, follow=True)
         self.assertContains(response, "Deleted Tacoma.")
@@ -410,15 +410,36 @@ class FormRoundTripsTest(RedisTestCase):
         self.assertEqual(self.client.get("/orgchart/employees/999/edit/").status_code, 404)
 
 
+class StaleEmployeeFormTest(RedisTestCase):
+    def test_a_form_opened_before_a_move_cannot_undo_it(self):
+        """Someone moves Cid under Bob while another has Cid's edit form open (manager: Ann): that
+        form's save is the conflict page, which shows the new manager, and Cid stays under Bob."""
+        ids = org(SPEC, location("Seattle"))
+        url = f"/orgchart/employees/{ids['Cid']}/edit/"
+        form = self.client.get(url).context["form"]
+        data = {**{k: v for k, v in form.initial.items() if v is not None}, "title": "Lead"}
+        self.assertEqual(data["version"], 1)
+        self.client.post(f"/orgchart/employees/{ids['Cid']}/move/", {"manager": "Bob"})
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        response = self.client.post(url, data)
+        self.assertContains(response, "Someone else saved this employee while you were editing", status_code=409)
+        row = f'<th scope="row">Reports to</th><td>#{ids["Bob"]}</td><td>#{ids["Ann"]}</td>'
+        self.assertContains(response, row, status_code=409)
+        self.assertContains(response, 'name="title" value="Lead"', status_code=409)
+        self.assertContains(response, 'name="version" value="2"', status_code=409)
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
+        self.assertEqual(store.get_employee(ids["Cid"]).manager, ids["Bob"])
+
+
 class EditToTheTopTest(RedisTestCase):
     def test_blanking_the_manager_on_edit_needs_the_explicit_choice(self):
         ids = org(SPEC)
         url = f"/orgchart/employees/{ids['Cid']}/edit/"
         before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
-        response = self.client.post(url, {"name": "Cid", "title": "Lead", "manager": ""})
+        response = self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "version": "1"})
         self.assertContains(response, "tick “Report to nobody”")
         self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
-        self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "to_top": "on"})
+        self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "to_top": "on", "version": "1"})
         self.assertIn(str(ids["Cid"]), client().smembers(keys.roots()))
         response = self.client.post("/orgchart/employees/add/", {"name": "Gus", "manager": ""})  # a new top
         self.assertEqual(response.status_code, 302)

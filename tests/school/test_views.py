@@ -121,9 +121,10 @@ class FormTest(RedisTestCase):
             response = self.client.get(f"/school/students/{pk}/edit/")
         self.assertContains(response, "Stored at schema 1")
         self.assertEqual(response.context["form"].initial["contact"], "old@example.org")
+        version = response.context["form"].initial["version"]
         response = self.client.post(
             f"/school/students/{pk}/edit/",
-            {"name": "Old Renamed", "contact": "old@example.org", "emails": "other@example.org"},
+            {"name": "Old Renamed", "contact": "old@example.org", "emails": "other@example.org", "version": version},
         )
         self.assertRedirects(response, f"/school/students/{pk}/")
         stored = client().hgetall(keys.doc("student", pk))
@@ -347,17 +348,22 @@ class EditConflictTest(RedisTestCase):
 
         pk = student("Ada")
         response = self.client.get(f"/school/students/{pk}/edit/")
-        loaded = response.context["form"].initial["fingerprint"]
-        self.assertContains(response, f'name="fingerprint" value="{loaded}"')
+        loaded = response.context["form"].initial["version"]
+        self.assertContains(response, f'name="version" value="{loaded}"')
         store.save("student", Person(pk, "Ada Byron", "ada@example.org", ["ada@example.org"]), actor=ACTOR)
-        data = {"name": "Ada L.", "contact": "ada@example.org", "emails": "", "fingerprint": loaded}
+        before = client().hgetall(keys.doc("student", pk))
+        data = {"name": "Ada L.", "contact": "ada@example.org", "emails": "", "version": loaded}
         response = self.client.post(f"/school/students/{pk}/edit/", data)
-        self.assertContains(response, "Someone else changed this student since you opened it.")
-        self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada Byron")
-        # The form now carries the current fingerprint: saving again, knowingly, goes through.
-        again = response.context["form"].data["fingerprint"]
+        self.assertContains(response, "Someone else saved this student while you were editing", status_code=409)
+        # The conflict page shows the other change beside mine, and keeps my input.
+        self.assertContains(response, '<th scope="row">Name</th><td>Ada Byron</td><td>Ada L.</td>', status_code=409)
+        self.assertContains(response, 'value="Ada L."', status_code=409)
+        self.assertEqual(client().hgetall(keys.doc("student", pk)), before)
+        # The form now carries the current version: saving again, knowingly, goes through.
+        again = response.context["form"].data["version"]
         self.assertNotEqual(again, loaded)
-        response = self.client.post(f"/school/students/{pk}/edit/", {**data, "fingerprint": again})
+        self.assertContains(response, f'name="version" value="{again}"', status_code=409)
+        response = self.client.post(f"/school/students/{pk}/edit/", {**data, "version": again})
         self.assertRedirects(response, f"/school/students/{pk}/")
         self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada L.")
 
