@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 
-from config.store.scripts import run_script
+from config.store.scripts import register, run_script
 
 # KEYS: every key the batch touches. ARGV[1]: {"checks": [...], "ops": [[command, [key positions], [args]]]}.
-_CHECKED_BATCH = """
+_CHECKED_BATCH = register("""
 local spec = cjson.decode(ARGV[1])
 for _, check in ipairs(spec.checks) do
   local kind, key = check[1], KEYS[check[2]]
@@ -52,7 +52,7 @@ for _, op in ipairs(spec.ops) do
   end
 end
 return {'ok'}
-"""
+""")
 
 
 def _text(value) -> str:

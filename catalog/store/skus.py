@@ -19,26 +19,26 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from catalog import keys
-from config.store.scripts import run_script
+from config.store.scripts import register, run_script
 
 # KEYS[1]: the SKU index. ARGV: SKU, product id, SKU, product id ... Every SKU taken for its product, or
 # none: {'owned', sku, holder} for the first held by another product.
-_CLAIM = """
+_CLAIM = register("""
 for i = 1, #ARGV, 2 do
   local held = redis.call('HGET', KEYS[1], ARGV[i])
   if held and held ~= ARGV[i + 1] then return {'owned', ARGV[i], held} end
 end
 for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return {'ok'}
-"""
+""")
 
 # KEYS[1]: the SKU index. ARGV: SKU, product id ... Each SKU released where that product holds it.
-_RELEASE = """
+_RELEASE = register("""
 for i = 1, #ARGV, 2 do
   if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
 end
 return {'ok'}
-"""
+""")
 
 
 def _pairs(owned: Iterable[tuple[str, int]]) -> list[str]:

@@ -46,6 +46,7 @@ from cms.store.revisions import between
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import watch_retries
+from config.store.scripts import run_script
 
 DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
 
@@ -117,13 +118,14 @@ def _run_save(
         new_key, new_indexed = _author_key(new_author)
         leaves, joins = TITLES.diff(old_title, new_title)
         event = actor.event("updated", APP, "post", post_id, label)
-        reply = scripts.script(scripts.SAVE)(
-            keys=[
+        reply = run_script(
+            scripts.SAVE,
+            [
                 keys.post(post_id), keys.revisions(post_id), keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), old_key, new_key, keys.EVENTS,
                 *leaves, *joins,
             ],
-            args=[
+            [
                 mode, number, old_author, new_author, old_indexed, new_indexed, repr(at), actor.name, comment,
                 conf.revisions_kept(), member, json.dumps(content or {}, ensure_ascii=False),
                 json.dumps(OWN_FIELDS), _flat(event), settings.EVENTS_MAXLEN, post_id, BETWEEN_SHOWN - 1, SCHEMA,
@@ -227,13 +229,14 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
         member = fields.get("title_member") or post.title_member  # the entry the title index holds
         pieces = TITLES.keys_for(fields.get("title", ""))
         event = actor.event("deleted", APP, "post", post_id, post.title, gone=True)
-        reply = scripts.script(scripts.DELETE)(
-            keys=[
+        reply = run_script(
+            scripts.DELETE,
+            [
                 post_key, keys.revisions(post_id), comments_key, keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), author_key, keys.EVENTS,
                 *pieces, *(COMMENTS.child_key(i) for i in comment_ids),
             ],
-            args=[
+            [
                 fields.get("version", ""), fields.get("author", ""), indexed, member, post_id, _flat(event),
                 settings.EVENTS_MAXLEN, fields.get("title", ""), len(pieces), *comment_ids,
             ],

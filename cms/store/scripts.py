@@ -10,12 +10,7 @@ whose keys share a slot, and a script never reaches a key it was not given.
 
 from __future__ import annotations
 
-from functools import cache
-
-from redis.commands.core import Script
-from redis.exceptions import NoScriptError
-
-from config.redis import client
+from config.store.scripts import load, register
 
 # Save an edit made on a version, or restore a revision as a new version.
 # KEYS: 1 post, 2 revisions, 3 updated index, 4 title index, 5 draft index,
@@ -32,7 +27,7 @@ from config.redis import client
 #       from the two expected titles; the script checks both hold, else writes nothing.
 # Replies: {"missing"} | {"no-revision"} | {"conflict", current JSON, base snapshot or "", newer...}
 #        | {"stale", current author, new author, new title, current title} | {"same"} | {"saved", new JSON}.
-SAVE = r"""
+SAVE = register(r"""
 local post, revisions = KEYS[1], KEYS[2]
 local mode, number = ARGV[1], tonumber(ARGV[2])
 local own = cjson.decode(ARGV[13])
@@ -112,7 +107,7 @@ for i = 1, #event, 2 do
 end
 redis.call('XADD', KEYS[9], 'MAXLEN', tonumber(ARGV[15]), '*', unpack(event))
 return {'saved', cjson.encode(new)}
-"""
+""")
 
 # Delete a post with everything that refers to it, if it is still as read.
 # KEYS: 1 post, 2 revisions, 3 comment set, 4 updated index, 5 title index,
@@ -122,7 +117,7 @@ return {'saved', cjson.encode(new)}
 #       5 post id, 6 event (JSON list), 7 events kept, 8 title read, 9 how many trigram sets,
 #       10.. the comment ids read (as the KEYS after the trigram sets).
 # Replies: {"missing"} | {"stale"} (changed since the read: nothing written) | {"deleted"}.
-DELETE = r"""
+DELETE = register(r"""
 local post, comments = KEYS[1], KEYS[3]
 local held = redis.call('HMGET', post, 'version', 'author', 'title')
 if not held[1] then return {'missing'} end
@@ -147,7 +142,7 @@ if ARGV[3] == '1' then redis.call('ZREM', KEYS[8], id) end
 local event = cjson.decode(ARGV[6])
 redis.call('XADD', KEYS[9], 'MAXLEN', tonumber(ARGV[7]), '*', unpack(event))
 return {'deleted'}
-"""
+""")
 
 
 # The history page: the current version's fields, the number of revisions and one page of them,
@@ -156,7 +151,7 @@ return {'deleted'}
 # rank, then the post fields read (HMGET), "version" among them at ARGV 3 (its absence: no post).
 # Reply: false (no post) | {the post's fields..., revision count, then per revision: version,
 # updated_at, last_saved_by, comment, changed, title, author, status}. A field a snapshot lacks is "".
-HISTORY = r"""
+HISTORY = register(r"""
 local reply = redis.call('HMGET', KEYS[1], unpack(ARGV, 3))
 if not reply[1] then return false end
 local n = #ARGV - 2
@@ -170,26 +165,9 @@ for _, raw in ipairs(redis.call('ZREVRANGE', KEYS[2], ARGV[1], ARGV[2])) do
   n = n + 8
 end
 return reply
-"""
+""")
 
 
-@cache
-def script(source: str) -> Script:
-    """The registered script (its SHA computed once; EVALSHA, loaded on first use)."""
-    return client().register_script(source)
-
-
-def read(source: str, keys: list[str], args: list):
-    """Run a script straight as EVALSHA (a read a page makes every request: none of ``Script``'s own
-    checks); when the server does not have it (started since, or never sent it), as EVAL, which also
-    caches it there: one more round trip, once."""
-    try:
-        return client().execute_raw("EVALSHA", script(source).sha, len(keys), *keys, *args)
-    except NoScriptError:
-        return client().eval(source, len(keys), *keys, *args)
-
-
-def load() -> None:
+def load_scripts() -> None:
     """Load every script into the server's cache now, so the first write pays no extra round trip."""
-    for source in (SAVE, DELETE, HISTORY):
-        client().script_load(source)
+    load(SAVE, DELETE, HISTORY)

@@ -84,19 +84,31 @@ class NotFound(StoreError, LookupError):
 
 
 class Refused(StoreError, ValueError):
-    """The data breaks a rule (a bound, a uniqueness, a cycle); ``field`` names the form field."""
+    """The data breaks a rule (a bound, a uniqueness, a cycle); ``field`` names the form field
+    ("" or None: the form as a whole), ``errors`` every refused field's message."""
+
+    def __init__(self, message: str = "", field: str | None = None, errors: dict[str, str] | None = None):
+        super().__init__(message, field)
+        self.errors = errors if errors is not None else {field or "": message}
+
+    @classmethod
+    def fields(cls, errors: dict[str, str]) -> Refused:
+        """One refusal of several fields at once (a script's ``refused`` reply)."""
+        field, message = next(iter(errors.items()), ("", ""))
+        return cls(message, field or None, errors)
 
 
 class EditConflict(StoreError):
-    """The object changed since the form was loaded (a stale version); nothing was written."""
+    """The object changed since the form was loaded (a stale version); nothing was written.
+    ``current``: what the store knows of the object now, for the conflict page."""
+
+    def __init__(self, message: str = "", field: str | None = None, current=None):
+        super().__init__(message, field)
+        self.current = current
 
 
 class Busy(StoreError):
     """The watched keys kept changing past the retries; nothing was written."""
-
-
-# Transitional name for Busy while the apps move to the family above.
-Conflict = Busy
 
 
 def watch_retries() -> int:

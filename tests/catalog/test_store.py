@@ -743,11 +743,11 @@ class BulkWriteTest(RedisTestCase):
         self.assertEqual(client().zrange("t:{t}:z", 0, -1, withscores=True), [("x", 1.5), ("y", 2.0)])
         self.assertEqual(client().smembers("t:{t}:s"), {"a", "b", "c"})
 
-    def test_a_batch_is_one_traced_command_packed_whole_and_loaded_again_after_a_script_flush(self):
+    def test_a_batch_is_one_traced_command_and_loaded_again_after_a_script_flush(self):
         warm = BulkWrite()
         warm.sadd("t:{t}:s", "warm")
         warm.send()  # the script is known to the server and to this client
-        for attempt, sent in (("cached", ["EVALSHA"]), ("flushed", ["EVALSHA", "EVAL"])):
+        for attempt, sent in (("cached", ["EVALSHA"]), ("flushed", ["EVALSHA", "SCRIPT LOAD", "EVALSHA"])):
             if attempt == "flushed":
                 client().script_flush()
             bulk = BulkWrite()
