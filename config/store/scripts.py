@@ -7,7 +7,8 @@ call again. Stores that want no such extra round trip on a first call load their
 beforehand (``load``), as a pipeline must: it cannot recover in the middle.
 
 Every write script answers one flat array whose first element is its status, decoded here
-alone (``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message}``,
+alone (``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message, field}``
+(field optional: the form field that named what is gone),
 ``{'refused', field, message, ...}`` (field and message pairs; field '' for the form as a
 whole) and ``{'conflict', ...}`` (the current state, for the conflict page).
 """
@@ -60,7 +61,7 @@ def outcome(reply: list) -> list:
     if status == "ok":
         return rest
     if status == "missing":
-        raise NotFound(rest[0] if rest else "")
+        raise NotFound(*rest[:1], (rest[1:] or [None])[0] or None)
     if status == "refused":
         raise Refused.fields(dict(zip(rest[::2], rest[1::2])))
     if status == "conflict":

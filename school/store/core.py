@@ -3,7 +3,7 @@
 Every write whose keys are known in advance is one server-side Lua script
 (``lua/*.lua``, each with ``lua/lib.lua`` prepended), called through ``config.store.scripts`` with
 every key it touches in KEYS and one JSON object of arguments; it checks the
-bounds and writes atomically, and answers with a JSON object (``run``).
+bounds and writes atomically, and answers as every write script does (``run``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.conf import settings
 
 from config.activity import Actor
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
-from config.store.scripts import load, register, run_script
+from config.store.scripts import load, outcome, register, run_script
 from config.store.sorting import SORT_LUA
 from school import keys
 from school.documents import LIST_FIELDS, from_hmget, sort_label
@@ -65,12 +65,13 @@ def load_scripts() -> None:
     load(*SOURCES.values())
 
 
-def run(name: str, script_keys: list[str], args: dict) -> dict:
-    """Run the script ``name`` with ``script_keys`` (the events stream appended) and ``args``;
-    its JSON answer. One round trip (the first call on a server that has not seen the script
-    also loads it: see ``load_scripts``)."""
+def run(name: str, script_keys: list[str], args: dict) -> list:
+    """Run the write script ``name`` with ``script_keys`` (the events stream appended) and ``args``:
+    its ``ok`` payload, or the store error its reply means (``config.store.scripts.outcome``).
+    One round trip (the first call on a server that has not seen the script also loads it: see
+    ``load_scripts``)."""
     encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
-    return json.loads(run_script(SOURCES[name], [*script_keys, keys.EVENTS], [encoded]))
+    return outcome(run_script(SOURCES[name], [*script_keys, keys.EVENTS], [encoded]))
 
 
 def read(name: str, script_keys: list[str], args: list) -> list:
@@ -82,15 +83,6 @@ def read(name: str, script_keys: list[str], args: list) -> list:
 def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, *, gone: bool = False) -> dict:
     """The event's fields for a script; the label may hold {name} and {code}, filled there."""
     return actor.event(verb, keys.APP, entity, pk, label, gone=gone).fields()
-
-
-def missing(reply: dict, course_id: int | None = None, other_id: int | None = None) -> NotFound:
-    """The NotFound a script's ``missing`` reply means: the page's own course is a 404,
-    the picked document a refusal beside the picker (``field``)."""
-    entity = reply["missing"]
-    if entity == "course" and course_id is not None:
-        return NotFound(f"course {course_id} does not exist")
-    return NotFound(f"{entity} {other_id} does not exist", entity)
 
 
 def retried(attempt):
