@@ -45,8 +45,9 @@ from cms.store.core import APP, BETWEEN_SHOWN, COMMENTS, TITLES, Busy, EditConfl
 from cms.store.revisions import between
 from config.activity import Actor, Event
 from config.redis import client
+from config.store import EditConflict as StaleEdit
 from config.store import watch_retries
-from config.store.scripts import run_script
+from config.store.scripts import outcome, run_script
 
 DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
 
@@ -132,22 +133,18 @@ def _run_save(
                 old_title, new_title, len(leaves),
             ],
         )  # fmt: skip
-        match reply[0]:
-            case "missing":
-                raise NotFound(keys.post(post_id))
-            case "no-revision":
-                raise NotFound(f"{keys.revisions(post_id)} has no revision {number}")
-            case "conflict":
-                current = Post.from_fields(post_id, json.loads(reply[1]))
-                raise EditConflict(between(current, number, reply[2] or None, reply[3:]))
-            case "stale":
-                old_author, new_author, new_title, old_title = reply[1], reply[2], reply[3], reply[4]
-                if mode == "restore":
-                    member, label = title_member(post_id, reply[3]), reply[3]
-            case "same":
-                return None
-            case "saved":
-                return Post.from_fields(post_id, json.loads(reply[1]))
+        try:
+            saved = outcome(reply)
+        except StaleEdit as conflict:
+            what, *now = conflict.current
+            if what == "version":
+                current = Post.from_fields(post_id, json.loads(now[0]))
+                raise EditConflict(between(current, number, now[1] or None, now[2:])) from None
+            old_author, new_author, new_title, old_title = now  # the guess of the keys was wrong
+            if mode == "restore":
+                member, label = title_member(post_id, new_title), new_title
+            continue
+        return Post.from_fields(post_id, json.loads(saved[0])) if saved else None  # None: nothing changed
     raise Busy(keys.post(post_id))
 
 
@@ -241,8 +238,9 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
                 settings.EVENTS_MAXLEN, fields.get("title", ""), len(pieces), *comment_ids,
             ],
         )  # fmt: skip
-        if reply[0] == "deleted":
+        try:
+            outcome(reply)
             return post
-        if reply[0] == "missing":
-            raise NotFound(post_key)
+        except StaleEdit:  # changed since the read: read it again
+            continue
     raise Busy(post_key)
