@@ -49,21 +49,17 @@ def run_bulk_script(source: str, keys: list[str], args: list[str]):
     return run_script(source, keys, args)
 
 
-def write(source: str, keys: list[str], args: list = ()) -> list:
-    """Run a write script; its ``ok`` payload, or the error its reply means (``outcome``)."""
-    return outcome(run_script(source, keys, args))
-
-
-def outcome(reply: list) -> list:
-    """The payload of an ``ok`` reply; ``missing`` raises NotFound, ``refused`` Refused (every
-    field's message in ``errors``), ``conflict`` EditConflict (the current state in ``current``)."""
+def outcome(reply: list, refused: type[Refused] = Refused) -> list:
+    """The payload of an ``ok`` reply; ``missing`` raises NotFound, ``refused`` Refused (or the
+    store's own kind of it; every field's message in ``errors``), ``conflict`` EditConflict (the
+    current state in ``current``)."""
     status, *rest = reply
     if status == "ok":
         return rest
     if status == "missing":
         raise NotFound(*rest[:1], (rest[1:] or [None])[0] or None)
     if status == "refused":
-        raise Refused.fields(dict(zip(rest[::2], rest[1::2])))
+        raise refused.fields(dict(zip(rest[::2], rest[1::2])))
     if status == "conflict":
         raise EditConflict("Someone else changed this since you opened it.", current=rest)
     raise ValueError(f"a write script answered {status!r}")
