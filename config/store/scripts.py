@@ -65,13 +65,18 @@ def outcome(reply: list, refused: type[Refused] = Refused) -> list:
     raise ValueError(f"a write script answered {status!r}")
 
 
-def queue_script(pipe, source: str, keys: list[str], args: list = (), checked: bool = False) -> None:
+def queue_script(
+    pipe, source: str, keys: list[str], args: list = (), checked: bool = False, whole: bool = False
+) -> None:
     """Queue a script's EVALSHA on ``pipe``. A pipeline cannot load a script in the middle: send it
     with ``execute`` (reads), ``load`` the script beforehand, or ask for it ``checked``: redis-py's
     ``Script`` then makes sure the server has it before the pipeline's batch (SCRIPT EXISTS, one
-    more round trip, on one server; a cluster's pipeline does not)."""
+    more round trip, on one server; a cluster's pipeline does not). A short script queued on
+    pipelines whose callers run them themselves goes ``whole`` (EVAL), which no server refuses."""
     if checked:
         _script(source)(keys=keys, args=args, client=pipe)
+    elif whole:
+        pipe.eval(source, len(keys), *keys, *args)
     else:
         pipe.evalsha(_script(source).sha, len(keys), *keys, *args)
 
