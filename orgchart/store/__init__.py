@@ -1,19 +1,10 @@
 """The only code of the org chart that talks to Redis: the graph (core, employees, names,
 tree, locations, importing), the integrity reads (checks, sensorchecks), the sensors and their charts."""
 
-from orgchart.store.core import (
-    MAX_DEPTH,
-    NODE_LIMIT,
-    Actor,
-    Busy,
-    EditConflict,
-    Employee,
-    Location,
-    NotFound,
-    Refused,
-    StoreError,
-    load_scripts,
-)
+from config.activity import Actor
+from config.store import Busy, EditConflict, NotFound, Refused, StoreError
+from orgchart.documents import Employee, Location
+from orgchart.store.core import MAX_DEPTH, NODE_LIMIT, load_scripts
 from orgchart.store.employees import (
     delete_employee,
     employee_form_data,

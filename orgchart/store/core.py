@@ -15,25 +15,11 @@ from __future__ import annotations
 
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, EditConflict, NotFound, Refused, StoreError
+from config.store import Refused
 from config.store.scripts import execute, load, queue_script, register, run_script
 from config.store.sorting import queue_sort
 from orgchart import conf, keys
-from orgchart.documents import Employee, Location, fold
-
-__all__ = [
-    "Employee",
-    "Location",
-    "Actor",
-    "StoreError",
-    "NotFound",
-    "Refused",
-    "EditConflict",
-    "Busy",
-    "MAX_DEPTH",
-    "NODE_LIMIT",
-    "load_scripts",
-]
+from orgchart.documents import Employee, fold
 
 APP = "orgchart"
 MAX_DEPTH = 10  # the deepest ``REPORTS_TO*N`` a screen asks for

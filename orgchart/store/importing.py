@@ -14,8 +14,6 @@ from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import Script, load_scripts
 from orgchart.store.names import NAMES
 
-__all__ = ["Imported", "import_graph", "write_locations", "write_people", "location_names", "record_import"]
-
 
 @dataclass(frozen=True)
 class Imported:

@@ -29,19 +29,6 @@ from config.store.scripts import execute, queue_script, register
 from config.store.sending import Sender
 from orgchart import conf, keys
 
-__all__ = [
-    "Retention",
-    "retention",
-    "record_readings",
-    "record_samples",
-    "record_hundredths",
-    "hundredths",
-    "used_memory",
-    "decode_bucket",
-    "hour_samples",
-    "sensor_span",
-]
-
 OFFSET = 32768  # stored = hundredths + OFFSET, so an all-zero record never looks like a reading
 RECORD = struct.Struct(">HH")
 GONE = -2  # the ingest script's reply for a deleted location's sensor (its tombstone): nothing written
