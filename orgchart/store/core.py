@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from config.activity import Actor
 from config.redis import client
-from config.store import Refused
+from config.store import scripts
 from config.store.scripts import execute, load, queue_script, register, run_script
 from config.store.sorting import queue_sort
 from orgchart import conf, keys
@@ -154,9 +154,10 @@ def load_scripts() -> None:
 
 
 def outcome(reply):
-    """A write script's reply: ``{'refused', field, message}`` raises Refused, anything else is returned."""
-    if isinstance(reply, list) and reply and reply[0] == "refused":
-        raise Refused(reply[2], reply[1] or None)
+    """A write script's reply: ``{'refused', field, message}`` raises Refused (``config.store.scripts``
+    decodes it), anything else is returned."""
+    if isinstance(reply, list) and reply[:1] == ["refused"]:
+        scripts.outcome(reply)
     return reply
 
 
