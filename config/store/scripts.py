@@ -8,9 +8,9 @@ beforehand (``load``), as a pipeline must: it cannot recover in the middle.
 
 Every write script answers one flat array whose first element is its status, decoded here
 alone (``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message, field}``
-(field optional: the form field that named what is gone),
-``{'refused', field, message, ...}`` (field and message pairs; field '' for the form as a
-whole) and ``{'conflict', ...}`` (the current state, for the conflict page).
+(field, optional, the form field that named what is gone), ``{'refused', field, message, ...}``
+(field and message pairs; field '' for the form as a whole) and ``{'conflict', ...}`` (the
+current state, for the conflict page).
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ def outcome(reply: list, refused: type[Refused] = Refused) -> list:
     if status == "ok":
         return rest
     if status == "missing":
-        raise NotFound(*rest[:1], (rest[1:] or [None])[0] or None)
+        message, field = [*rest, "", ""][:2]
+        raise NotFound(message, field or None)
     if status == "refused":
         raise refused.fields(dict(zip(rest[::2], rest[1::2])))
     if status == "conflict":
