@@ -163,8 +163,10 @@ def take_signin_attempt(username: str, address: str, now: float | None = None) -
     user_key, address_key = keys.failed_signins_user(username), keys.failed_signins_address(address)
     member = f"{now_ms}-{uuid.uuid4().hex[:12]}"
     window_ms = settings.SIGNIN_FAILURE_WINDOW * 1000
-    script = client().register_script(_TAKE_ATTEMPT)
-    wait_ms = script(keys=[user_key, address_key], args=[now_ms, window_ms, settings.SIGNIN_FAILURE_LIMIT, member])
+    from config.store.scripts import run_script
+
+    args = [now_ms, window_ms, settings.SIGNIN_FAILURE_LIMIT, member]
+    wait_ms = run_script(_TAKE_ATTEMPT, [user_key, address_key], args)
     return Attempt(user_key, address_key, member, int(wait_ms) / 1000)
 
 
@@ -182,6 +184,7 @@ def record_failed_signin(attempt: Attempt | None, username: str, address: str, a
     limit (``attempt`` is None). Returns whether this failure locked the account; the
     lock-out is then in the activity stream."""
     from config.activity import Actor
+    from config.store.scripts import run_script
 
     refused = attempt is None or not attempt.allowed
     entry = json.dumps({"user": username[:150], "addr": address, "at": at.timestamp(), "refused": refused})
@@ -190,11 +193,11 @@ def record_failed_signin(attempt: Attempt | None, username: str, address: str, a
         "locked out", "core", "account", username[:150], f"{username[:150]} after {limit} failed sign-ins"
     )
     fields = [part for pair in event.fields().items() for part in pair]
-    script = client().register_script(_RECORD_FAILURE)
     user_key = attempt.user_key if attempt else keys.failed_signins_user(username)
-    locked = script(
-        keys=[user_key, keys.signins_failed(), keys.SIGNIN_EVENTS],
-        args=[entry, settings.SIGNINS_KEPT, limit, settings.EVENTS_MAXLEN, "0" if refused else "1", *fields],
+    locked = run_script(
+        _RECORD_FAILURE,
+        [user_key, keys.signins_failed(), keys.SIGNIN_EVENTS],
+        [entry, settings.SIGNINS_KEPT, limit, settings.EVENTS_MAXLEN, "0" if refused else "1", *fields],
     )
     return bool(locked)
 
