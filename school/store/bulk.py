@@ -35,8 +35,8 @@ class Batch:
     ARGV each command as its letter, its key's position, its argument count and its arguments.
     The client sends one command whatever the batch holds, and Redis runs the commands itself.
 
-    Queued on a pipeline (``queue``) or sent alone (``send``, the seeder's: one EVALSHA packed
-    whole, its event inside, no MULTI/EXEC around it)."""
+    Queued on a pipeline (``queue``) or sent alone (``send``, the seeder's: one EVALSHA, its event
+    inside, no MULTI/EXEC around it)."""
 
     CHUNK = 1000  # members per SADD or ZADD (Lua's unpack takes at most a few thousand)
 
