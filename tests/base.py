@@ -23,7 +23,7 @@ from django.test import TestCase
 
 from config import trace
 from config.redis import client, is_dev_server, on_cluster
-from config.store.scripts import forget_sent
+from config.store import scripts
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots"
@@ -116,13 +116,13 @@ def reset_command_stats() -> None:
 
 
 class RedisMixin:
-    """Flush the test Redis before each test; count round trips exactly. Each test's client knows no
-    script sent before it (a test may have flushed them, on one node or every one), so its first call
-    of a script on a node sends it whole, whichever tests ran before."""
+    """Flush the test Redis before each test; count round trips exactly. Each test starts with every
+    script loaded (a test before it may have flushed them, on one node or every one), so a script
+    call is one round trip whichever tests ran before."""
 
     def setUp(self):
         flush_test_redis()
-        forget_sent()
+        scripts.load()
         super().setUp()
 
     @contextmanager

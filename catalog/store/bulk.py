@@ -10,12 +10,13 @@ from catalog import keys
 from catalog.documents import Product, sku_key
 from catalog.store import skus
 from catalog.store.batch import Batch
-from catalog.store.core import APP, REVIEWS, queue_indexes, refusal
+from catalog.store.core import APP, REVIEWS, SkuTaken, queue_indexes
 from config.activity import Actor
 from config.redis import client
 from config.store import batched, pipelined, queue_event
 from config.store.bulk import BulkWrite
 from config.store.children import Child
+from config.store.scripts import outcome
 from config.store.sending import Sender
 
 
@@ -158,7 +159,7 @@ def _claim_all(owned: list[tuple[str, int]]) -> None:
         reply = skus.claim(owned[start : start + CLAIMS])
         if reply[0] != "ok":
             skus.release(owned[:start])
-            raise refusal(reply, keys.skus())
+            outcome(reply, SkuTaken)
 
 
 def _owned(products: Iterable[Product]) -> list[tuple[str, int]]:
@@ -190,9 +191,7 @@ def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Acto
         written = _queue_batch(batch, mine, drawn, at)
         label = f"{len(written)} imported products"
         queue_event(batch, actor.event("created", APP, "product", written[0], label), keys.events(p))
-        reply = batch.run()
-        if reply[0] != "ok":
-            raise refusal(reply, keys.skus())
+        outcome(batch.run(), SkuTaken)
     return drawn.product_ids
 
 

@@ -18,7 +18,6 @@ from redis.connection import AbstractConnection
 from config import collector
 from config.benchmark.registry import Load
 from config.redis import client, is_dev_server
-from config.store.scripts import forget_sent
 
 INFO_STATS_BYTES = len(b"*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n")
 SLOW_US = 100  # SLOWLOG threshold while an operation's longest command is measured
@@ -147,12 +146,12 @@ class RedisRun:
         """``write()`` timed, with the memory it added, the commands the server ran for it, the bytes it
         sent them in and the server's CPU time meanwhile; it starts once no rewrite is running (``settled``).
 
-        With ``captures``, the bytes it sent are kept and written to a file once it is timed. Every script
-        is sent whole the first time within the load (``forget_sent``), so the file replays on a server
-        that has none."""
+        With ``captures``, the bytes it sent are kept and written to a file once it is timed. The server
+        forgets its scripts first, so the load loads each one it calls (after a NOSCRIPT) and the file
+        replays on a server that has none."""
         packets: list = []
         if self.captures is not None:
-            forget_sent()
+            client().script_flush()
         with collector.frozen():  # the process's other data sets out of the collector's scans, as for SQL
             settled()
             cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()

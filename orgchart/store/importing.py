@@ -7,14 +7,12 @@ from dataclasses import dataclass
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import Refused, queue_event, transact
-from config.store.scripts import queue_loads
+from config.store.scripts import load
 from config.store.sending import Sender
 from orgchart import keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import Script, load_scripts
 from orgchart.store.names import NAMES
-
-__all__ = ["Imported", "import_graph", "write_locations", "write_people", "location_names", "record_import"]
 
 
 @dataclass(frozen=True)
@@ -191,7 +189,7 @@ def write_people(people, location_names: dict[int, str], *, places=(), event: Ev
     rows = list(people)
     with Sender("orgchart-bulk", threaded=len(rows) > BULK_PEOPLE * BULK_CALLS) as sender:  # more than one trip
         pipe = client().pipeline(transaction=False)
-        queue_loads(pipe, *(script.source for script in Script.registry))
+        load(*(script.source for script in Script.registry), pipe=pipe)
         _queue_locations(pipe, places)
         _queue_people(sender, pipe, rows, location_names, event)
     return len(rows)

@@ -30,20 +30,6 @@ from orgchart.store.core import (
     sorted_rows,
 )
 
-__all__ = [
-    "Chain",
-    "DepthReport",
-    "Path",
-    "tree_children",
-    "tree_root",
-    "employee_detail",
-    "reports_by_depth",
-    "subtree",
-    "chain_of_command",
-    "find_path",
-    "staff_reporting_to",
-]
-
 # Walk down one level at a time from ``cur`` (people at ``level``): the report sets of up to a
 # chunk of a level's people (a quarter of the budget left) are read by one SUNION (a tree's report
 # sets are disjoint, so the union is exactly the next level's people, and a leaf's missing set

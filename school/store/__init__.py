@@ -1,7 +1,7 @@
 """The only code of the school app that talks to Redis.
 
 Writes: every write whose keys are known in advance is one Lua script
-(``lua/``), called by EVALSHA with every key in KEYS, that checks the bounds
+(``lua/``), run by ``config.store.scripts`` with every key in KEYS, that checks the bounds
 and writes the data, its indexes and its event atomically: one round trip
 (``relations``, ``entities``). A create draws its id with INCR first (two);
 a delete reads its relations first and the script deletes only if they are

@@ -179,7 +179,8 @@ class SkuClaimTest(RedisTestCase):
         from catalog.store import skus
 
         first, second = make_product(sku="A-1"), make_product(sku="B-1")
-        self.assertEqual(skus.claim([("C-1", first), ("B-1", first)]), ["owned", "B-1", str(second)])
+        refused = ["refused", "sku", f"SKU B-1 is already used by product {second}."]
+        self.assertEqual(skus.claim([("C-1", first), ("B-1", first)]), refused)
         self.assertIsNone(store.sku_owner("C-1"))  # none taken
         skus.release([("B-1", first), ("A-1", first)])  # B-1 is not first's: kept
         self.assertEqual((store.sku_owner("A-1"), store.sku_owner("B-1")), (None, second))

@@ -49,7 +49,7 @@ class TitleTrigramWriteTest(RedisTestCase):
 
     def setUp(self):
         super().setUp()
-        scripts.load()
+        scripts.load_scripts()
 
     def test_create_save_restore_and_delete_keep_the_trigrams_of_the_title(self):
         post = make("Redis streams")
@@ -256,7 +256,7 @@ class SaveAndTest(RedisTestCase):
 
     def test_save_and_continue_editing_comes_back_to_the_edit_form(self):
         post = make("Fresh post")
-        scripts.load()
+        scripts.load_scripts()
         edit = {**self.POST, "title": "Fresher post", "version": "1", "loaded_title": "Fresh post", "_continue": "1"}
         with self.assertRoundTrips(2):  # the save's one script, then the edit form's read
             response = self.client.post(f"/cms/posts/{post.id}/edit/", edit, follow=True)
@@ -270,7 +270,7 @@ class SaveAndTest(RedisTestCase):
 class BulkDeleteTest(RedisTestCase):
     def setUp(self):
         super().setUp()
-        scripts.load()
+        scripts.load_scripts()
         self.a = make("Alpha post").id
         self.b = make("Beta <post>").id
         self.c = make("Gamma post").id

@@ -196,7 +196,7 @@ class EditTest(RedisTestCase):
 class HistoryTest(RedisTestCase):
     def setUp(self):
         super().setUp()
-        scripts.load()  # as a running server has them: the history page is one EVALSHA
+        scripts.load_scripts()  # as a running server has them: the history page is one EVALSHA
         self.post = make(body="one two three")
         for n in range(1, 25):
             store.save_post(

@@ -4,8 +4,9 @@ from django.http import HttpResponse
 from django.test import override_settings
 from django.urls import include, path
 
+from config import store as family
 from config.redis import client
-from config.store import Conflict, transact
+from config.store import transact
 from tests.base import RedisTestCase, run_concurrently
 
 
@@ -48,7 +49,10 @@ class ContentionTest(RedisTestCase):
         run_concurrently(bump, [()] * 8)
         self.assertEqual(client().get("test:n"), "8")
 
-    def test_conflict_is_what_the_apps_raise(self):
-        from cms.store import Busy
+    def test_busy_is_the_one_family_every_app_raises(self):
+        from cms import store as cms
+        from orgchart import store as orgchart
+        from school import store as school
 
-        self.assertTrue(issubclass(Busy, Conflict))
+        self.assertEqual({cms.Busy, school.Busy, orgchart.Busy}, {family.Busy})
+        self.assertTrue(issubclass(family.Busy, family.StoreError))

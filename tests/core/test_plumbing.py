@@ -297,13 +297,11 @@ class RawCommandTest(RedisTestCase):
     sign_in = False
 
     def test_a_raw_command_answers_as_execute_command_and_is_traced(self):
-        from config.store.scripts import run_script
-
         client().sadd("plumbing:raw", "a", "b")
         source = "return {redis.call('SCARD', KEYS[1]), ARGV[1], ARGV[2]}"
         slow_path = mock.patch("redis.Redis.execute_command", side_effect=AssertionError("redis-py's command path"))
         with trace.recording() as collected, slow_path:
-            got = run_script(source, ["plumbing:raw"], [7, 0.25])
+            got = client().execute_raw("EVAL", source, 1, "plumbing:raw", 7, 0.25)
         self.assertEqual(got, [2, "7", "0.25"])
         self.assertEqual(got, client().execute_command("EVAL", source, 1, "plumbing:raw", 7, 0.25))
         self.assertEqual([c.name for t in collected.round_trips for c in t.commands], ["EVAL"])

@@ -231,10 +231,10 @@ class CycleCheckCostTest(RedisTestCase):
     def test_a_cycle_through_a_long_chain_is_found(self):
         with tempfile.TemporaryDirectory() as folder:
             self.chain(folder, 5_000, closing=True)
-            with self.assertRaises(importer.ImportError_) as caught:
+            with self.assertRaises(importer.ImportRefused) as caught:
                 importer.read(folder)
         closing = "REPORTS_TO.csv:5001: dest: 'p0' reporting to 'p4999' makes a cycle"
-        self.assertEqual(caught.exception.errors, [closing])
+        self.assertEqual(caught.exception.lines, [closing])
 
 
 @override_settings(ORGCHART_IMPORT_ATOMIC_LIMIT=50)

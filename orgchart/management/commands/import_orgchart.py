@@ -22,8 +22,8 @@ class Command(BaseCommand):
     def handle(self, *args, directory, **options):
         try:
             data, report = importer.read(directory)
-        except importer.ImportError_ as exc:
-            lines = "\n".join(exc.errors)
+        except importer.ImportRefused as exc:
+            lines = "\n".join(exc.lines)
             raise CommandError(f"{exc.report.refused} refusal(s), nothing imported:\n{lines}") from None
         actor = Actor("import")
         if len(data.people) <= conf.import_atomic_limit():
