@@ -117,7 +117,6 @@ def _name_list(request, kind: Kind):
         "search_limit": store.SEARCH_LIMIT,
         "state": state,
         "rows": present(items),
-        "urls": rows.list_urls(kind.name),
     }
     return render_list(request, "orgchart/list.html", context)
 
@@ -133,24 +132,17 @@ def employee_suggest(request):
 
 def _detail_context(found, depth_form, move_form) -> dict:
     chain, direct, report = found
-    links = rows.Links()
-    employee = chain.employee
     return {
-        "urls": rows.page_urls("employee", employee.id),
-        "location_url": links.location(employee.location) if employee.location else "",
-        "chain_items": rows.people_items(chain.managers, links),
-        "direct_items": rows.people_items(direct, links, below=True),
-        "at_depth_items": rows.people_items(report.at_depth, links),
-        "level_rows": rows.level_rows(report.rows, report.depth),
-        "depth_chips": rows.depth_chips(range(1, store.MAX_DEPTH + 1), report.depth),
         "employee": chain.employee,
+        "managers": rows.people(chain.managers),
+        "direct_people": rows.people(direct),
+        "at_depth": rows.people(report.at_depth),
         "chain": chain,
         "direct": direct,
         "report": report,
         "depth_form": depth_form,
         "depths": range(1, store.MAX_DEPTH + 1),
         "move_form": move_form,
-        "move_fields": rows.form_html(move_form),
         "node_limit": store.NODE_LIMIT,
     }
 
@@ -217,7 +209,8 @@ def employee_delete(request, pk: int):
 
 def _tree_context(children, parent, offset: int) -> dict:
     more = len(children) >= store.NODE_LIMIT
-    return {"children": children, "parent": parent, "next_offset": offset + store.NODE_LIMIT if more else None}
+    next_offset = offset + store.NODE_LIMIT if more else None
+    return {"children": rows.tree_nodes(children), "parent": parent, "next_offset": next_offset}
 
 
 def tree(request):
@@ -270,15 +263,12 @@ def location_detail(request, pk: int):
     sensor = store.sensor_charts(pk, overview.latest)
     context = {
         "location": overview.location,
-        "urls": rows.page_urls("location", pk),
         "page": page,
         "state": state,
         "under_form": under_form,
-        "under_fields": rows.inline_fields(under_form),
         "reporting": reporting,
-        "sensor": sensor,
-        "temperature": charts.temperature_html(sensor, charts.location_charts(sensor)) if sensor.latest_at else "",
-        "staff_rows": rows.staff_rows(overview.staff),
+        "staff": rows.people(overview.staff),
+        "temperature": charts.temperature(sensor),
     }
     return render_list(request, "orgchart/location_detail.html", context, "staff")
 

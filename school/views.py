@@ -36,10 +36,6 @@ class Entity(Listed):
     form: type
     label_sort: str  # the ?o= name of the label column: code or name
 
-    def url(self, view: str, *args) -> str:
-        """A list's, an add form's URL reversed once (``presenters.fixed_url``); a document's each time."""
-        return presenters.fixed_url(f"{self.app}:{self.name}_{view}") if not args else super().url(view, *args)
-
     @property
     def listing(self) -> ListSpec:
         return ListSpec(sorts=(self.label_sort, "id"), default_order=self.label_sort)
@@ -75,13 +71,9 @@ def entity_list(request, entity: str):
         "page": page_of(rows, total, state),
         "search_capped": capped,
         "search_limit": store.SEARCH_LIMIT,
-        "rows": presenters.list_rows(entity, rows, ent.list_url),
-        "head": presenters.list_head(entity, state),
-        "subnav": presenters.subnav(request.resolver_match.url_name),
+        "rows": presenters.list_rows(ent.detail_name, rows),
         "state": state,
         "versions": versions,
-        "algebra_url": presenters.fixed_url("school:algebra"),
-        "dashboard_url": presenters.fixed_url("dashboard"),
     }
     return render_list(request, "school/list.html", context)
 
@@ -165,52 +157,20 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
         "errors": errors or {},
         "max_instructors": conf.max_instructors_per_course(),
         "hold_minutes": conf.hold_seconds() // 60,
-        "dashboard_url": presenters.fixed_url("dashboard"),
-        "edit_url": presenters.document_url("course", pk, "edit"),
-        "delete_url": presenters.document_url("course", pk, "delete"),
-        **_course_rows(request, detail),
+        "roster": presenters.roster(detail.roster),
     }
     return render_list(request, "school/course_detail.html", context, "roster", status)
 
 
 def person_detail(request, entity: str, pk: int, errors: dict | None = None, status: int = 200):
     detail = or_404(store.person_detail, entity, pk)
-    actions = presenters.Actions(request, entity, pk)
     context = {
         "entity": ENTITIES[entity],
         "detail": detail,
         "person": detail.person,
         "errors": errors or {},
-        "course_rows": presenters.course_rows(
-            actions, detail.courses, ENTITIES["course"].list_url, instructor=entity == "instructor"
-        ),
-        "hold_rows": presenters.hold_rows(actions, detail.holds, ENTITIES["course"].list_url, held_in=True),
-        "picker": presenters.picker(_PERSON_PICKER[entity][0], pk, _PERSON_PICKER[entity][1]),
-        "dashboard_url": presenters.fixed_url("dashboard"),
-        "edit_url": presenters.document_url(entity, pk, "edit"),
-        "delete_url": presenters.document_url(entity, pk, "delete"),
     }
     return render(request, "school/person_detail.html", context, status=status)
-
-
-_PERSON_PICKER = {
-    "instructor": ("instructor-course", "Assign a course (code starts with)"),
-    "student": ("student-course", "Enrol in a course (code starts with)"),
-}
-
-
-def _course_rows(request, detail) -> dict:
-    """A course page's rows, each link from a prefix reversed once (``school.presenters``)."""
-    actions = presenters.Actions(request, "course", detail.course.id)
-    students = ENTITIES["student"].list_url
-    return {
-        "instructor_items": presenters.instructor_items(actions, detail.instructors, ENTITIES["instructor"].list_url),
-        "hold_rows": presenters.hold_rows(actions, detail.holds, students, held_in=False),
-        "roster_rows": presenters.roster_rows(actions, detail.roster, students),
-        "seats": presenters.seats(detail),
-        "instructor_picker": presenters.picker("course-instructor", detail.course.id, "Assign an instructor"),
-        "student_picker": presenters.picker("course-student", detail.course.id, "Enrol a student or hold a seat"),
-    }
 
 
 # --- pickers: find the other side of a relation, with SISMEMBER ---------------------------
@@ -373,9 +333,7 @@ def algebra(request):
             else:
                 query = urlencode([("op", form.cleaned_data["op"])] + [("c", pk) for pk in found.values()])
                 return redirect(reverse("school:algebra") + "?" + query)
-        return render(
-            request, "school/algebra.html", {"form": form, "result": None, "subnav": presenters.subnav("algebra")}
-        )
+        return render(request, "school/algebra.html", {"form": form, "result": None})
     result, page, state = None, None, None
     if len(ids) >= 2:
         state = ALGEBRA.read(request)
@@ -385,8 +343,7 @@ def algebra(request):
         page = page_of(result.students, result.total, state)
     codes = ", ".join(c.code for c in result.courses) if result else ""
     form = AlgebraForm(initial={"codes": codes, "op": op})
-    context = {"form": form, "result": result, "page": page, "state": state, "op": op, "ids": ids,
-               "subnav": presenters.subnav("algebra")}  # fmt: skip
+    context = {"form": form, "result": result, "page": page, "state": state, "op": op, "ids": ids}
     return render(request, "school/algebra.html", context)
 
 

@@ -526,26 +526,57 @@ class HoldTimerTest(RedisTestCase):
 
 
 class UrlsTest(RedisTestCase):
-    """The presenters build a document's URLs from its list's, reversed once: the same as reversing each."""
+    """Every link and form of a document's page goes to the screen ``school/urls.py`` names for it."""
 
-    def test_document_urls_are_the_reversed_ones(self):
+    def test_a_pages_links_are_the_reversed_ones(self):
+        import re
+
         from django.urls import reverse
 
-        from school import presenters
-
-        for entity in ("course", "instructor", "student"):
-            self.assertEqual(presenters.fixed_url(f"school:{entity}_list"), reverse(f"school:{entity}_list"))
-            self.assertEqual(presenters.document_url(entity, 42), reverse(f"school:{entity}_detail", args=[42]))
-            for view in ("edit", "delete"):
-                self.assertEqual(
-                    presenters.document_url(entity, 42, view), reverse(f"school:{entity}_{view}", args=[42])
-                )
-            self.assertEqual(
-                presenters.document_url(entity, 42, "drop"), reverse(f"school:{entity}_relation", args=[42, "drop"])
-            )
-        for picker in store.PICKERS:
-            for pk in (1, 7, 42, 1001):
-                self.assertEqual(presenters.find_url(picker, pk), reverse("school:find", args=[picker, pk]))
+        c, held, enrolled, teacher = course("CS-101"), student("Alan"), student("Ada"), instructor("Grace")
+        store.enrol(c, enrolled, actor=ACTOR)
+        store.hold_seat(c, held, actor=ACTOR)
+        store.link_instructor(c, teacher, actor=ACTOR)
+        expected = {
+            f"/school/courses/{c}/": [
+                reverse("school:course_edit", args=[c]),
+                reverse("school:course_delete", args=[c]),
+                reverse("school:instructor_detail", args=[teacher]),
+                reverse("school:course_relation", args=[c, "unassign"]) + f"?other={teacher}",
+                reverse("school:student_detail", args=[held]),
+                reverse("school:course_relation", args=[c, "confirm"]),
+                reverse("school:course_relation", args=[c, "release"]) + f"?other={held}",
+                reverse("school:student_detail", args=[enrolled]),
+                reverse("school:course_relation", args=[c, "drop"]) + f"?other={enrolled}",
+                reverse("school:find", args=["course-instructor", c]),
+                reverse("school:find", args=["course-student", c]),
+            ],
+            f"/school/students/{held}/": [
+                reverse("school:student_edit", args=[held]),
+                reverse("school:student_delete", args=[held]),
+                reverse("school:course_detail", args=[c]),
+                reverse("school:student_relation", args=[held, "confirm"]),
+                reverse("school:student_relation", args=[held, "release"]) + f"?other={c}",
+                reverse("school:find", args=["student-course", held]),
+            ],
+            f"/school/students/{enrolled}/": [
+                reverse("school:student_relation", args=[enrolled, "drop"]) + f"?other={c}",
+            ],
+            f"/school/instructors/{teacher}/": [
+                reverse("school:instructor_edit", args=[teacher]),
+                reverse("school:instructor_relation", args=[teacher, "unassign"]) + f"?other={c}",
+                reverse("school:find", args=["instructor-course", teacher]),
+            ],
+            "/school/courses/": [reverse("school:course_detail", args=[c]), reverse("school:algebra")],
+            "/school/students/": [reverse("school:student_detail", args=[held])],
+        }
+        for url, links in expected.items():
+            with self.subTest(url=url):
+                page = self.client.get(url).content.decode()
+                targets = set(re.findall(r'(?:href|action)="([^"]*)"', page))
+                targets |= {target.split("&amp;next=")[0] for target in targets}
+                for link in links:
+                    self.assertIn(link, targets)
 
 
 class ListCountsTest(RedisTestCase):
