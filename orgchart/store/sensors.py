@@ -20,7 +20,6 @@ import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import partial
 
 import numpy as np
 from redis.exceptions import NoScriptError
@@ -28,7 +27,6 @@ from redis.exceptions import NoScriptError
 from config.redis import client, raw_client
 from config.store import NotFound
 from config.store.scripts import load_everywhere
-from config.store.sending import Sender
 from orgchart import conf, keys
 
 __all__ = [
@@ -379,13 +377,12 @@ def record_hundredths(
     def queue(pipe, call, keys_) -> None:
         pipe.evalsha(_INGEST_SHA, len(keys_), *keys_, ttl.raw, ttl.hour, ttl.day, ttl.month, *call)
 
-    with Sender("sensor", threaded=len(calls) > batch_hours) as sender:  # one round trip: no thread
-        for at in range(0, len(calls), batch_hours):
-            pipe = redis.pipeline(transaction=False)
-            for call in calls[at : at + batch_hours]:
-                queue(pipe, call, names.appending(call[0]))
-            sender.send(partial(_ingest, redis, pipe))
-    replies = [added for batch in sender.results for added in batch]
+    replies = []
+    for at in range(0, len(calls), batch_hours):
+        pipe = redis.pipeline(transaction=False)
+        for call in calls[at : at + batch_hours]:
+            queue(pipe, call, names.appending(call[0]))
+        replies += _ingest(redis, pipe)
     late = [call for call, added in zip(calls, replies) if added == -1]
     if late:
         pipe = redis.pipeline(transaction=False)
