@@ -26,7 +26,7 @@ dev: bootstrap
 CLUSTER_TESTS := tests.school tests.cms tests.catalog tests.orgchart tests.keybrowser \
 	tests.core.test_auth tests.core.test_dashboard_feed tests.core.test_plumbing.EventStreamTest tests.core.test_children \
 	tests.core.test_commands tests.core.test_security tests.core.test_roles tests.core.test_reversing tests.core.test_smoke \
-	tests.core.test_ui tests.core.test_listing tests.core.test_sending tests.core.test_ngrams tests.core.test_contention \
+	tests.core.test_ui tests.core.test_listing tests.core.test_ngrams tests.core.test_contention \
 	tests.core.test_properties tests.core.test_hostile tests.core.test_exchange tests.core.test_fuzz tests.core.test_deploy tests.e2e
 
 test: bootstrap

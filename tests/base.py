@@ -14,7 +14,6 @@ import threading
 import unittest
 from contextlib import contextmanager
 from pathlib import Path
-from unittest import mock
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -61,20 +60,6 @@ def temporary_folder(test: unittest.TestCase) -> Path:
     folder = tempfile.TemporaryDirectory()
     test.addCleanup(folder.cleanup)
     return Path(folder.name)
-
-
-def bulk_threads() -> tuple[list[str], object]:
-    """The names of the threads that run bulk scripts, and a patch of ``run_bulk_script`` that keeps them:
-    a bulk load's batches are written on a ``Sender``'s thread while the next is built."""
-    from config.store import bulk
-
-    names, real = [], bulk.run_bulk_script
-
-    def recording(*args, **kwargs):
-        names.append(threading.current_thread().name)
-        return real(*args, **kwargs)
-
-    return names, mock.patch.object(bulk, "run_bulk_script", recording)
 
 
 def flush_test_redis() -> None:

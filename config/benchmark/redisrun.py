@@ -15,7 +15,6 @@ from pathlib import Path
 from django.test.utils import override_settings
 from redis.connection import AbstractConnection
 
-from config import collector
 from config.benchmark.registry import Load
 from config.redis import client, is_dev_server
 
@@ -26,8 +25,7 @@ SLOW_US = 100  # SLOWLOG threshold while an operation's longest command is measu
 def used_memory() -> int:
     """INFO used_memory less what the client connections hold (CLIENT LIST ``tot-mem``: their
     query and reply buffers, some 50 KB a connection): what the data costs, whatever connections
-    a load opens (a thread keeps its own, ``config.redis.traced.ThreadRedis``) or how full their buffers
-    are when it ends."""
+    a load opens or how full their buffers are when it ends."""
     redis = client()
     connections = sum(int(entry.get("tot-mem", 0)) for entry in redis.client_list())
     return int(redis.info("memory")["used_memory"]) - connections
@@ -152,16 +150,15 @@ class RedisRun:
         packets: list = []
         if self.captures is not None:
             client().script_flush()
-        with collector.frozen():  # the process's other data sets out of the collector's scans, as for SQL
-            settled()
-            cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
-            started = time.perf_counter()
-            if self.captures is None:
+        settled()
+        cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
+        started = time.perf_counter()
+        if self.captures is None:
+            write()
+        else:
+            with captured(packets):
                 write()
-            else:
-                with captured(packets):
-                    write()
-            seconds = time.perf_counter() - started
+        seconds = time.perf_counter() - started
         received = input_bytes() - received - INFO_STATS_BYTES  # the INFO between the two readings
         served = commands_served() - commands - 3  # the INFO calls between the two readings
         load = Load(app, records, seconds, used_memory() - before, commands=served, input_bytes=received)

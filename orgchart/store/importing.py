@@ -8,7 +8,6 @@ from config.activity import Actor, Event
 from config.redis import client
 from config.store import Refused, queue_event, transact
 from config.store.scripts import load
-from config.store.sending import Sender
 from orgchart import keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import Script, load_scripts
@@ -179,24 +178,20 @@ def write_people(people, location_names: dict[int, str], *, places=(), event: Ev
     manager among them. Writes each document with its
     report counts and copied location name, both sides of both edges, the name indexes and the
     trigram sets: ``_BULK`` script calls, ``BULK_CALLS`` per round trip, then the trigram sets
-    (one SADD per thousand members). One round trip is under way while the next is prepared (a
-    second connection, from one helper thread), so the client's work and the server's overlap;
-    the writes commute (an empty org chart, every set and index only added to). The first round
-    trip also loads every graph script, ahead of its bulk calls (which are sent without a NOSCRIPT
-    retry; the screens that read the org next pay none either), and writes ``places``, (id, name)
-    locations as ``write_locations`` does; ``event`` goes with the last. Returns how many were
-    written."""
+    (one SADD per thousand members). The first round trip also loads every graph script, ahead of
+    its bulk calls (which are sent without a NOSCRIPT retry; the screens that read the org next pay
+    none either), and writes ``places``, (id, name) locations as ``write_locations`` does;
+    ``event`` goes with the last. Returns how many were written."""
     rows = list(people)
-    with Sender("orgchart-bulk", threaded=len(rows) > BULK_PEOPLE * BULK_CALLS) as sender:  # more than one trip
-        pipe = client().pipeline(transaction=False)
-        load(*(script.source for script in Script.registry), pipe=pipe)
-        _queue_locations(pipe, places)
-        _queue_people(sender, pipe, rows, location_names, event)
+    pipe = client().pipeline(transaction=False)
+    load(*(script.source for script in Script.registry), pipe=pipe)
+    _queue_locations(pipe, places)
+    _queue_people(pipe, rows, location_names, event)
     return len(rows)
 
 
-def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, str], event: Event | None) -> None:
-    """The people's bulk calls and trigram sets, on ``pipe`` and the pipelines after it."""
+def _queue_people(pipe, rows: list, location_names: dict[int, str], event: Event | None) -> None:
+    """The people's bulk calls and trigram sets, on ``pipe``, sent every ``BULK_CALLS`` calls."""
     direct, total = report_counts({row[0]: row[3] for row in rows})
     fields = list(Employee(0, "").to_hash())
     head = [len(fields), *fields]
@@ -222,8 +217,8 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
         _BULK.queue(pipe, keys_, args)
         calls += 1
         if calls >= BULK_CALLS:
-            sender.send(pipe.execute)
-            pipe, calls = client().pipeline(transaction=False), 0
+            pipe.execute()
+            calls = 0
     queued = calls
     pieces = NAMES.members_by_set((row[0], row[1]) for row in rows)
     for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
@@ -231,12 +226,12 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
             pipe.sadd(gram_key, *members[at : at + 1000])
             queued += 1
             if queued >= 2000:
-                sender.send(pipe.execute)
-                pipe, queued = client().pipeline(transaction=False), 0
+                pipe.execute()
+                queued = 0
     if event is not None:
         queue_event(pipe, event, keys.EVENTS)
     if pipe.command_stack:
-        sender.send(pipe.execute)
+        pipe.execute()
 
 
 def _writes(data, first_e: int, first_l: int, actor: Actor):

@@ -19,14 +19,12 @@ import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import partial
 
 import numpy as np
 
 from config.redis import client, raw_client
 from config.store import NotFound
 from config.store.scripts import execute, queue_script, register
-from config.store.sending import Sender
 from orgchart import conf, keys
 
 OFFSET = 32768  # stored = hundredths + OFFSET, so an all-zero record never looks like a reading
@@ -363,13 +361,12 @@ def record_hundredths(
     def queue(pipe, call, keys_) -> None:
         queue_script(pipe, _INGEST, keys_, [ttl.raw, ttl.hour, ttl.day, ttl.month, *call])
 
-    with Sender("sensor", threaded=len(calls) > batch_hours) as sender:  # one round trip: no thread
-        for at in range(0, len(calls), batch_hours):
-            pipe = redis.pipeline(transaction=False)
-            for call in calls[at : at + batch_hours]:
-                queue(pipe, call, names.appending(call[0]))
-            sender.send(partial(execute, pipe, writes=True))
-    replies = [added for batch in sender.results for added in batch]
+    replies = []
+    for at in range(0, len(calls), batch_hours):
+        pipe = redis.pipeline(transaction=False)
+        for call in calls[at : at + batch_hours]:
+            queue(pipe, call, names.appending(call[0]))
+        replies += execute(pipe, writes=True)
     late = [call for call, added in zip(calls, replies) if added == -1]
     if late:
         pipe = redis.pipeline(transaction=False)

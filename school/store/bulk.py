@@ -18,7 +18,6 @@ from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
 from config.store.scripts import queue_script, run_bulk_script
-from config.store.sending import Sender
 from school import conf, keys
 from school.store.core import SOURCES, Refused, lex_member
 from school.store.entities import queue_document, reserve_ids
@@ -26,7 +25,7 @@ from school.store.names import INDEXES, TEXT_FIELD
 
 __all__ = [
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
-    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "Sender", "bulk_batch",
+    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
 ]  # fmt: skip
 
 

@@ -90,7 +90,7 @@ class TitleTrigramWriteTest(RedisTestCase):
     def test_the_bulk_loader_indexes_titles_too(self):
         first = Post(7, "Pocket guide", "Body.", "ann", "draft", "ann", T0, T0)
         client().set(keys.post_ids(), 7)
-        store.posts_write([[first]], actor=Actor("seed"))()
+        store.posts_write([[first]], actor=Actor("seed"))
         self.assertEqual(holders("poc"), {"7"})
         self.assertEqual(messages(), [])
 
@@ -170,7 +170,7 @@ class GrowthTest(RedisTestCase):
             for n in range(1, count + 1)
         ]
         client().set(keys.post_ids(), start + count)
-        store.posts_write(histories, actor=Actor("seed"))()
+        store.posts_write(histories, actor=Actor("seed"))
 
     def measure(self):
         with self.assertRoundTrips(1) as trace:

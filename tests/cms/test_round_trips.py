@@ -144,7 +144,7 @@ class WriteTest(RedisTestCase):
         client().script_load(BULK)  # as a running server has it after its first bulk write
         before = ran()
         with self.assertRoundTrips(1) as trace:
-            commands = store.posts_write(histories, actor=Actor("seed"))()
+            commands = store.posts_write(histories, actor=Actor("seed"))
         self.assertIn(names(trace), ([["EVAL"]], [["EVALSHA"]]))
         # Per post an HSET and a ZADD of its revisions; one ZADD per index (updated, title, draft, ann); one SADD
         # per title trigram (pos, ost); one event.

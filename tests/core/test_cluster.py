@@ -348,21 +348,6 @@ class OnClusterTest(RedisMixin, TestCase):
             self.assertIn(f'data-node="{node}" data-round-trips="{count}"', html)
             self.assertIn(f"node {node}", listed)
 
-    def test_a_stream_sends_what_is_queued_when_a_read_finds_no_reply(self):
-        names = self.keys_on_every_primary(12)
-
-        def read(stream):
-            for name in names:
-                stream.send("GET", name)
-            first = stream.read()  # sends all twelve, one pipeline per node
-            stream.send("SET", names[0], "y")
-            return [first, *(stream.read() for _ in names[1:]), stream.read()]
-
-        with trace.recording() as recorded:
-            self.assertEqual(client().streamed(read), ["x"] * 12 + [True])  # parsed by the pipeline
-        self.assertEqual(recorded.round_trip_count(), 4)  # three nodes, then the one of names[0]
-        self.assertEqual(raw_client().get(names[0]), b"y")
-
     def test_the_health_probe_sums_every_primary_in_one_wave(self):
         self.keys_on_every_primary(30)
         self.sign_in()

@@ -214,8 +214,8 @@ class FlatRepliesTest(RedisTestCase):
         pipeline_class = TracedClusterPipeline if on_cluster() else TracedPipeline
         replies, original = [], pipeline_class.execute
 
-        def execute(pipe, raise_on_error=True):  # a cluster queues commands with their args, not pairs
-            names = [str(queued.args[0] if on_cluster() else queued[0][0]).upper() for queued in pipe.command_stack]
+        def execute(pipe, raise_on_error=True):
+            names = [str(args[0]).upper() for args, _ in pipe.command_stack]
             out = original(pipe, raise_on_error)
             replies.extend(reply for name, reply in zip(names, out) if name == "EVALSHA")
             return out

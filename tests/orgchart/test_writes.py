@@ -6,7 +6,7 @@ import time
 from django.test import override_settings
 
 from config import trace
-from config.redis import client, on_cluster
+from config.redis import client
 from orgchart import keys, scale, store
 from orgchart.store import measure
 from tests.base import RedisTestCase, run_concurrently
@@ -105,7 +105,7 @@ class SubtreeReadTest(RedisTestCase):
         self.assertEqual(sum(map(len, levels)), store.get_employee(ids["c0"]).total)
 
     @override_settings(ORGCHART_WALK_BUDGET=25)
-    def test_a_large_subtree_is_one_bounded_script_call_then_a_stream_waiting_once_a_level(self):
+    def test_a_large_subtree_is_one_bounded_script_call_then_a_pipeline_a_level(self):
         store.load_scripts()
         ids = scale.load(scale.build(300))
         top = ids["p0"]
@@ -115,12 +115,11 @@ class SubtreeReadTest(RedisTestCase):
         self.assertEqual(len(set().union(*levels)), 299)
         first, *rest = recorded.trips("data")
         self.assertEqual([c.name for c in first.commands], ["EVALSHA"])
-        # Past the script's budget, one round trip a level (the walk goes on from two levels at
-        # once, the one the budget cut and the one below it): 5 round trips for 5 levels. They
-        # are waits on one stream: each SUNION goes out as soon as its people are known.
+        # Past the script's budget, one pipeline a level (the walk goes on from two levels at
+        # once, the one the budget cut and the one below it): 5 round trips for 5 levels.
         self.assertEqual(len(levels), 5)
         self.assertEqual(len(rest), 4)
-        self.assertEqual({trip.kind for trip in rest}, {"pipeline" if on_cluster() else "stream"})  # a cluster's
+        self.assertEqual({trip.kind for trip in rest}, {"pipeline"})
         sets = [key for trip in rest for c in trip.commands for key in c.keys]
         self.assertEqual({c.name for trip in rest for c in trip.commands}, {"SUNION"})
         self.assertLessEqual(max(len(c.keys) for trip in rest for c in trip.commands), 25 // 4)
