@@ -6,7 +6,6 @@ import copy
 from functools import cache
 
 from django import forms
-from django.utils.safestring import SafeString
 
 from config.keyspace import REDIS_TYPES
 from config.store import glob_escape
@@ -53,22 +52,6 @@ class BrowseForm(forms.Form):
             return unfiltered()
         return cls(query)
 
-    def fields_html(self) -> SafeString:
-        """The toolbar's filter fields with their labels; with no filter in the query (most requests:
-        the first page and each "load more") the same HTML every time, rendered once
-        (``unfiltered_fields_html``)."""
-        if not any(name in self.data for name in self.FILTERS):
-            return unfiltered_fields_html()
-        return self._fields_html()
-
-    def _fields_html(self) -> SafeString:
-        pattern, match, kind = (self[name] for name in self.FILTERS)
-        return SafeString(  # labels fixed, widgets rendered by Django (their values escaped)
-            f'<label for="{pattern.id_for_label}">Key name</label>\n  {pattern}\n'
-            f'  <label for="{match.id_for_label}" class="visually-hidden">Match</label>{match}\n'
-            f'  <label for="{kind.id_for_label}" class="visually-hidden">Type</label>{kind}'
-        )
-
     def exact(self) -> bytes:
         """The text as a whole key name, when it is not a glob."""
         if self.cleaned_data.get("match") == "glob":
@@ -114,9 +97,3 @@ def unfiltered() -> BrowseForm:
     form = BrowseForm({})
     form.full_clean()
     return form
-
-
-@cache
-def unfiltered_fields_html() -> SafeString:
-    """The filter fields of a query with none: the same on every such page."""
-    return unfiltered()._fields_html()
