@@ -52,6 +52,12 @@ class BrowseForm(forms.Form):
             return unfiltered()
         return cls(query)
 
+    @property
+    def filtered(self) -> bool:
+        """Whether the query asks for a filter: without one (the first page, each "load more") the
+        fields show the same on every page, so the page keeps their HTML as a fragment."""
+        return any(name in self.data for name in self.FILTERS)
+
     def exact(self) -> bytes:
         """The text as a whole key name, when it is not a glob."""
         if self.cleaned_data.get("match") == "glob":

@@ -2,6 +2,7 @@
 
 import copy
 
+from django.core.cache import caches
 from django.forms import BaseForm
 from django.http import QueryDict
 from django.test import SimpleTestCase
@@ -64,6 +65,19 @@ class FilterFieldsTest(KeysTestCase):
         response = self.client.get("/keys/")
         self.assertContains(response, '<input type="text" name="pattern" maxlength="200" id="id_pattern">', html=True)
         self.assertContains(response, '<option value="" selected>any type</option>', html=True)
+
+    def test_the_kept_fields_of_the_first_page_never_show_a_filter(self):
+        """Without a filter the fields are a fragment kept in the process: a filtered page before or
+        after never leaks into it."""
+        caches["fragments"].clear()
+        for query in ({}, {"pattern": "zz", "type": "set"}, {}, {"cursor": "0"}):
+            response = self.client.get("/keys/", query)
+            if query.get("pattern"):
+                self.assertContains(response, 'value="zz"')
+                self.assertContains(response, '<option value="set" selected>')
+            else:
+                self.assertNotContains(response, 'value="zz"')
+                self.assertContains(response, '<option value="" selected>any type</option>', html=True)
 
     def test_a_filter_shows_what_was_asked_escaped(self):
         response = self.client.get("/keys/", {"pattern": 'a"<b', "match": "glob", "type": "hash"})
