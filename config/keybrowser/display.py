@@ -152,14 +152,17 @@ _hidden: tuple[object, str | None, tuple[bytes, ...]] = (None, None, ())
 
 
 def hidden_prefixes() -> tuple[bytes, ...]:
-    """Django's cache and session keys: never listed, never read (sessions are secrets).
+    """Django's cache and session keys: never listed, never read (sessions are secrets). Only the
+    caches kept in Redis have keys there (``fragments`` is in the process).
 
     Asked for once per key on a list page, so worked out once for the CACHES setting
     and the registry's ``django`` prefix it was made from (a test may change either)."""
     global _hidden
     caches, registered = settings.CACHES, keyspace.prefixes.get("django")
     if _hidden[0] is not caches or _hidden[1] != registered:
-        prefixes = {f"{options.get('KEY_PREFIX', '')}:" for options in caches.values()}
+        prefixes = {
+            f"{options.get('KEY_PREFIX', '')}:" for options in caches.values() if "redis" in options["BACKEND"].lower()
+        }
         if registered is not None:
             prefixes.add(registered)
         _hidden = (caches, registered, tuple(sorted(p.encode() for p in prefixes)))
