@@ -26,7 +26,7 @@ class PatternsFragmentTest(RedisTestCase):
         with self.assertRoundTrips(2, origin=None):  # the activity, and the session: no cache read
             response = self.client.get("/")
         self.assertContains(response, '<section class="card" id="keyspace">')
-        self.assertContains(response, "<code>catalog:{catalog}:product:*</code>")
+        self.assertContains(response, "<code>cms:{cms}:post:*</code>")
 
     def test_it_follows_the_permission_to_browse_keys(self):
         registry_link = "key browser's registry"
