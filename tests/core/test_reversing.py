@@ -1,13 +1,11 @@
-"""The {% url %} builtin: Django's tag, each URL reversed once per process."""
+"""``config.urlpaths``: paths reversed once per process, for the screens that still build links on them."""
 
 from unittest import mock
 
-from django.template import Context, Template
 from django.test import SimpleTestCase, override_settings
-from django.urls import NoReverseMatch, path, set_script_prefix
+from django.urls import path, set_script_prefix
 
 from config import urlpaths
-from config.templatetags import reversing
 
 
 def _view(request, pk):
@@ -15,45 +13,6 @@ def _view(request, pk):
 
 
 urlpatterns = [path("elsewhere/<int:pk>/", _view, name="dashboard")]
-
-
-class UrlTagTest(SimpleTestCase):
-    def setUp(self):
-        reversing._reversed.clear()
-
-    def render(self, text: str, **context) -> str:
-        return Template(text).render(Context(context))
-
-    def test_each_url_is_reversed_once_and_rendered_as_django_does(self):
-        with mock.patch.object(reversing, "reverse", wraps=reversing.reverse) as reverse:
-            for _ in range(3):
-                self.assertEqual(self.render("{% url 'dashboard' %}"), "/")
-                self.assertEqual(self.render("{% url 'catalog:product_detail' pk %}", pk=7), "/catalog/products/7/")
-                self.assertEqual(self.render("{% url 'catalog:product_detail' pk=pk %}", pk=8), "/catalog/products/8/")
-            self.assertEqual(reverse.call_count, 3)
-            kept = self.render("{% url 'catalog:product_detail' 9 as u %}[{{ u }}]")
-            self.assertEqual(kept, "[/catalog/products/9/]")
-            self.assertEqual(reverse.call_count, 4)
-
-    def test_a_missing_url_raises_unless_kept_in_a_variable(self):
-        with self.assertRaises(NoReverseMatch):
-            self.render("{% url 'no-such-view' %}")
-        self.assertEqual(self.render("{% url 'no-such-view' as u %}[{{ u }}]"), "[]")
-
-    def test_an_argument_that_is_not_a_plain_value_is_reversed_each_time(self):
-        class Id(int):
-            """An int of its own class: a model's field could be such a value."""
-
-        with mock.patch.object(reversing, "reverse", wraps=reversing.reverse) as reverse:
-            for _ in range(2):
-                self.assertEqual(self.render("{% url 'catalog:product_detail' pk %}", pk=Id(5)), "/catalog/products/5/")
-            self.assertEqual(reverse.call_count, 2)
-
-    def test_another_urlconf_is_followed(self):
-        self.assertEqual(self.render("{% url 'dashboard' %}"), "/")
-        with override_settings(ROOT_URLCONF=__name__):
-            self.assertEqual(self.render("{% url 'dashboard' 3 %}"), "/elsewhere/3/")
-        self.assertEqual(self.render("{% url 'dashboard' %}"), "/")
 
 
 class UrlPathsTest(SimpleTestCase):
