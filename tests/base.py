@@ -19,7 +19,7 @@ from unittest import mock
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.staticfiles.testing import StaticLiveServerTestCase
-from django.test import TestCase
+from django.test import TestCase, tag
 
 from config import trace
 from config.redis import client, is_dev_server, on_cluster
@@ -179,8 +179,10 @@ class RedisTestCase(RedisMixin, TestCase):
             self.client.force_login(self.user)
 
 
+@tag("browser")
 class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
-    """Playwright driving Debian's Chromium against a live server.
+    """Playwright driving Debian's Chromium against a live server. Tagged "browser", which every
+    subclass inherits: `make check` leaves them out.
 
     Skips, saying why, only where no Chromium is installed; CI installs one.
     """

@@ -19,7 +19,7 @@ from unittest import mock, skipIf
 
 from django.conf import settings
 from django.core.management import CommandError, call_command
-from django.test import SimpleTestCase
+from django.test import SimpleTestCase, tag
 from django.test.utils import override_settings
 
 from config.benchmark import Operation, exchange, pages, placement, postgres, redisrun, report, runner, seeding, suite
@@ -173,6 +173,7 @@ class BenchmarkCommandTest(RedisTestCase):
             self.assertIn(f"redis-benchmark: {ceiling['commands_per_second']:,.0f} commands/s", self.text)
             self.assertIn("--csv`, the best of 2 runs)", self.text)
 
+    @tag("slow")
     def test_each_load_beside_redis_benchmark_at_its_own_bytes_per_command(self):
         loads = {load["app"]: load for load in self.figures["loads"]["redis"]}
         sized = self.figures["sized_ceilings"]
@@ -300,6 +301,7 @@ class FloorsTest(RedisTestCase):
         self.assertEqual(last.count("<tr><td>"), len(values) - (pages_of_values - 1) * pages.PLAIN_PER_PAGE)
 
 
+@tag("slow")
 class ExchangeBudgetTest(RedisTestCase):
     """The round trip on the test runner's Redis, one app: whole, or stopped at its budget and rolled back."""
 
@@ -345,6 +347,7 @@ class ExchangeBudgetTest(RedisTestCase):
         self.assertIn("a second export identical): NOT MET by cms", out.getvalue())
 
 
+@tag("slow")
 class ClusterComparisonTest(RedisTestCase):
     sign_in = False
 
@@ -431,6 +434,7 @@ class CorrectnessCheckTest(RedisTestCase):
             call_command("benchmark", "--scale", "huge", stdout=StringIO(), stderr=StringIO())
 
 
+@tag("slow")
 class CorrectnessOnLoadedDataTest(RedisTestCase):
     """The check compares real answers: every side loaded alike agrees, and a row changed on one side is caught."""
 
@@ -494,6 +498,7 @@ class KeyBrowserMeasurementTest(RedisTestCase):
         self.assertIsNone(keyspace.match("shop:item:1"))
 
 
+@tag("slow")
 class ScratchPostgresTest(RedisTestCase):
     sign_in = False
 

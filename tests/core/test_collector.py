@@ -10,7 +10,7 @@ import tempfile
 
 from django.conf import settings
 from django.core.management import call_command
-from django.test import SimpleTestCase
+from django.test import SimpleTestCase, tag
 
 from config import collector
 from tests.base import RedisTestCase
@@ -18,6 +18,7 @@ from tests.base import RedisTestCase
 PAGES = 20
 
 
+@tag("slow")
 class CollectorTest(RedisTestCase):
     def setUp(self):
         super().setUp()

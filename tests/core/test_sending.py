@@ -3,11 +3,12 @@
 import sys
 import threading
 
-from django.test import SimpleTestCase
+from django.test import SimpleTestCase, tag
 
 from config.store.sending import Sender
 
 
+@tag("cluster")
 class SenderTest(SimpleTestCase):
     def test_with_depth_two_a_write_waits_its_turn_while_the_caller_goes_on(self):
         release, ran = threading.Event(), []

@@ -1,6 +1,9 @@
+from django.test import tag
+
 from tests.base import RedisTestCase
 
 
+@tag("cluster")
 class DashboardSmokeTest(RedisTestCase):
     def test_dashboard_renders_with_panel(self):
         with self.assertRoundTrips(1):

@@ -6,7 +6,7 @@ from unittest import mock
 from urllib.parse import quote
 
 from django.core import signing
-from django.test import SimpleTestCase
+from django.test import SimpleTestCase, tag
 
 from config import urlpaths
 from config.keybrowser import behind, panel
@@ -154,6 +154,7 @@ class PanelWorkTest(SimpleTestCase):
         self.assertEqual(behind.read(re.search(r"\?t=([^\"]+)", html).group(1)).keys, [])
 
 
+@tag("cluster")
 class PanelPageTest(KeysTestCase):
     def test_a_page_with_a_huge_key_name_stays_small(self):
         huge = b"big:" + b"n" * 1_000_000

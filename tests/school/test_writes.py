@@ -1,6 +1,8 @@
 """Every school write, counted: one round trip and one command where its keys are known in advance
 (a Lua script), two where an id is drawn first (INCR, then the script) or a delete reads its relations."""
 
+from django.test import tag
+
 from config.redis import client, on_cluster
 from school import keys, store
 from school.documents import Course, Person
@@ -8,6 +10,7 @@ from tests.base import RedisTestCase, flush_scripts
 from tests.school.helpers import ACTOR, course, instructor, student
 
 
+@tag("cluster")
 class WriteCountTest(RedisTestCase):
     def setUp(self):
         super().setUp()
