@@ -5,15 +5,25 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run dev test lint format bootstrap
+.PHONY: run dev test lint format bootstrap bootstrap-dev
 
-$(STAMP): requirements.txt
+$(PY):
 	$(PYTHON) -m venv $(VENV)
+
+# requirements.txt: what `make run` needs; requirements-dev.txt adds the tests' and tools' own.
+$(STAMP): requirements.txt | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $(STAMP)
+	touch $@
+
+$(DEV_STAMP): $(STAMP) requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
 
 bootstrap: $(STAMP)
+
+bootstrap-dev: $(DEV_STAMP)
 
 run: bootstrap
 	exec $(PY) manage.py serve
@@ -29,14 +39,14 @@ CLUSTER_TESTS := tests.school tests.cms tests.catalog tests.orgchart tests.keybr
 	tests.core.test_ui tests.core.test_listing tests.core.test_sending tests.core.test_ngrams tests.core.test_contention \
 	tests.core.test_properties tests.core.test_hostile tests.core.test_exchange tests.core.test_fuzz tests.core.test_deploy tests.e2e
 
-test: bootstrap
+test: bootstrap-dev
 	$(PY) manage.py test
 	CATALOG_PARTITIONS=3 $(PY) manage.py test --cluster $(CLUSTER_TESTS)
 
-lint: bootstrap
+lint: bootstrap-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-format: bootstrap
+format: bootstrap-dev
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
