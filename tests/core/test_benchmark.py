@@ -77,6 +77,7 @@ PAGES = {  # (app, kind): domain round trips of the whole page
 APPS = ["catalog", "school", "cms", "orgchart"]
 
 
+@tag("slow")
 class BenchmarkCommandTest(RedisTestCase):
     sign_in = False
 
@@ -173,7 +174,6 @@ class BenchmarkCommandTest(RedisTestCase):
             self.assertIn(f"redis-benchmark: {ceiling['commands_per_second']:,.0f} commands/s", self.text)
             self.assertIn("--csv`, the best of 2 runs)", self.text)
 
-    @tag("slow")
     def test_each_load_beside_redis_benchmark_at_its_own_bytes_per_command(self):
         loads = {load["app"]: load for load in self.figures["loads"]["redis"]}
         sized = self.figures["sized_ceilings"]

@@ -5,6 +5,7 @@ from io import StringIO
 from unittest import mock
 
 from django.core.management import call_command
+from django.test import tag as test_tag
 
 from config import keylayout, keys
 from config.invariants import violations
@@ -95,6 +96,7 @@ class MigrateKeysTest(RedisTestCase):
         self.assertEqual(client().exists(keys.seed_marker()), 0)
 
 
+@test_tag("slow")  # the loop below names its hash tags `tag`
 class SeededDataMigrationTest(RedisTestCase):
     """Each app's own declared move, on its seeded demo data taken back to layout 1."""
 
