@@ -7,6 +7,7 @@ that before it flushes anything.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -179,6 +180,46 @@ class RedisTestCase(RedisMixin, TestCase):
             self.client.force_login(self.user)
 
 
+# The process's Playwright and Chromium, shared by every browser test class: each test has a
+# browser context of its own, so sharing the browser keeps tests apart without a launch per class.
+_chromium: tuple | None = None
+
+
+def chromium():
+    """The shared Chromium, launched on first use (again if it went away) and closed at exit."""
+    global _chromium
+    if _chromium is not None and _chromium[1].is_connected():
+        return _chromium[1]
+    from playwright.sync_api import sync_playwright
+
+    if _chromium is None:
+        atexit.register(_close_chromium)
+    else:
+        _chromium[0].stop()
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(
+        executable_path=CHROMIUM,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    )
+    _chromium = (playwright, browser)
+    return browser
+
+
+def _close_chromium() -> None:
+    if _chromium is not None:
+        playwright, browser = _chromium
+        browser.close()
+        playwright.stop()
+
+
 @tag("browser")
 class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
     """Playwright driving Debian's Chromium against a live server. Tagged "browser", which every
@@ -199,28 +240,7 @@ class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
         # calls from the test itself are still synchronous and safe.
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
         super().setUpClass()
-        from playwright.sync_api import sync_playwright
-
-        cls._playwright = sync_playwright().start()
-        cls.browser = cls._playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-
-    @classmethod
-    def tearDownClass(cls):
-        if hasattr(cls, "browser"):
-            cls.browser.close()
-            cls._playwright.stop()
-        super().tearDownClass()
+        cls.browser = chromium()
 
     def setUp(self):
         super().setUp()
