@@ -7,6 +7,7 @@ that before it flushes anything.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -18,7 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.staticfiles.testing import StaticLiveServerTestCase
-from django.test import TestCase
+from django.test import TestCase, tag
 
 from config import trace
 from config.redis import client, is_dev_server, on_cluster
@@ -164,8 +165,50 @@ class RedisTestCase(RedisMixin, TestCase):
             self.client.force_login(self.user)
 
 
+# The process's Playwright and Chromium, shared by every browser test class: each test has a
+# browser context of its own, so sharing the browser keeps tests apart without a launch per class.
+_chromium: tuple | None = None
+
+
+def chromium():
+    """The shared Chromium, launched on first use (again if it went away) and closed at exit."""
+    global _chromium
+    if _chromium is not None and _chromium[1].is_connected():
+        return _chromium[1]
+    from playwright.sync_api import sync_playwright
+
+    if _chromium is None:
+        atexit.register(_close_chromium)
+    else:
+        _chromium[0].stop()
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(
+        executable_path=CHROMIUM,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    )
+    _chromium = (playwright, browser)
+    return browser
+
+
+def _close_chromium() -> None:
+    if _chromium is not None:
+        playwright, browser = _chromium
+        browser.close()
+        playwright.stop()
+
+
+@tag("browser")
 class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
-    """Playwright driving Debian's Chromium against a live server.
+    """Playwright driving Debian's Chromium against a live server. Tagged "browser", which every
+    subclass inherits: `make check` leaves them out.
 
     Skips, saying why, only where no Chromium is installed; CI installs one.
     """
@@ -182,28 +225,7 @@ class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
         # calls from the test itself are still synchronous and safe.
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
         super().setUpClass()
-        from playwright.sync_api import sync_playwright
-
-        cls._playwright = sync_playwright().start()
-        cls.browser = cls._playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-
-    @classmethod
-    def tearDownClass(cls):
-        if hasattr(cls, "browser"):
-            cls.browser.close()
-            cls._playwright.stop()
-        super().tearDownClass()
+        cls.browser = chromium()
 
     def setUp(self):
         super().setUp()

@@ -5,6 +5,8 @@ import random
 import threading
 from unittest import mock
 
+from django.test import tag
+
 from catalog import keys, store
 from catalog.documents import Product
 from catalog.integrity import name_trigrams
@@ -62,6 +64,7 @@ class TrigramWriteTest(RedisTestCase):
         self.assertEqual(messages(), [])
 
 
+@tag("cluster")
 class TrigramSearchTest(RedisTestCase):
     sign_in = False
 
@@ -446,6 +449,7 @@ class SaveAndTest(RedisTestCase):
         self.assertEqual(response.redirect_chain[-1][0], f"/catalog/products/{product_id}/edit/")
 
 
+@tag("cluster")
 class BulkDeleteTest(RedisTestCase):
     def setUp(self):
         super().setUp()

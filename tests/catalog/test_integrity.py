@@ -5,6 +5,7 @@ import random
 import threading
 
 from django.core.management import call_command
+from django.test import tag
 
 from catalog import keys, store
 from config.invariants import registry, violations
@@ -141,6 +142,7 @@ class ConcurrencyTest(RedisTestCase):
         self.assertEqual(messages(), [])
 
 
+@tag("cluster")
 class PartitionLayoutTest(RedisTestCase):
     sign_in = False
 
@@ -155,6 +157,7 @@ class PartitionLayoutTest(RedisTestCase):
         self.assertIn(f"CATALOG_PARTITIONS={keys.PARTITIONS}", found[0])
 
 
+@tag("cluster")
 class SkuClaimTest(RedisTestCase):
     """A SKU claimed by a write that died before its product's script, or not released by an edit that
     died after it, is what the index check reports and its repair rebuilds (catalog.store.skus)."""

@@ -7,6 +7,7 @@ from io import StringIO
 from pathlib import Path
 
 from django.core.management import CommandError, call_command
+from django.test import tag
 
 from catalog import keys, store
 from config.invariants import violations
@@ -32,6 +33,7 @@ def snapshot():
     return found
 
 
+@tag("cluster")
 class SeedTest(RedisTestCase):
     sign_in = False
 
@@ -139,6 +141,7 @@ class ImportTest(RedisTestCase):
         self.assertEqual(violations(["catalog"]), [])
 
 
+@tag("cluster")
 class ExportImportTest(RedisTestCase):
     """``export_data`` then ``import_data`` of the catalog: the bulk writers restore what was there."""
 

@@ -4,6 +4,8 @@ import dataclasses
 import json
 from unittest import mock
 
+from django.test import tag
+
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
 from catalog.store import NewReview
@@ -29,6 +31,7 @@ def catalog_keys():
     return sorted(k for k in client().scan_iter(match="catalog:*") if k not in counters)
 
 
+@tag("cluster")
 class ProductWriteTest(RedisTestCase):
     sign_in = False
 
@@ -266,6 +269,7 @@ class ConcurrentWriteTest(RedisTestCase):
         self.assertEqual(catalog_keys(), [])
 
 
+@tag("cluster")
 class ReviewTest(RedisTestCase):
     sign_in = False
 
@@ -306,6 +310,7 @@ class ReviewTest(RedisTestCase):
         self.assertIsNone(store.review_page(999, 0, 20))
 
 
+@tag("cluster")
 class ProductIdBlockTest(RedisTestCase):
     sign_in = False
 
@@ -390,6 +395,7 @@ class WalkedPageTest(RedisTestCase):
                 self.assertTrue(10 <= small <= 20, small)  # of the newest 20, every other one holds the tag
 
 
+@tag("cluster")
 class ListQueryTest(RedisTestCase):
     sign_in = False
 
@@ -719,6 +725,7 @@ class EmbedJsonTest(RedisTestCase):
         self.assertEqual(set(embed[0]), {"id", "author", "rating", "comment", "published_at"})
 
 
+@tag("cluster")
 class BulkWriteTest(RedisTestCase):
     """The seeder's and the import's script of plain commands: what it merges and what it sends whole."""
 

@@ -3,6 +3,8 @@
 import json
 from unittest import mock
 
+from django.test import tag
+
 from catalog import keys, store
 from config.redis import client
 from tests.base import RedisTestCase
@@ -29,6 +31,7 @@ def product_keys():
     return sorted(client().scan_iter(match=keys.product("*")))
 
 
+@tag("cluster")
 class ProductAddTest(RedisTestCase):
     def test_add_starts_with_the_type_chooser(self):
         response = self.client.get("/catalog/products/add/")
@@ -91,6 +94,7 @@ class ProductAddTest(RedisTestCase):
         self.assertEqual(product_keys(), before)
 
 
+@tag("cluster")
 class ProductListTest(RedisTestCase):
     def test_the_list_is_one_round_trip_and_shows_the_average_or_a_dash(self):
         rated = make_product("Rated Buds", tags=["wireless"])

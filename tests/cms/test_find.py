@@ -6,6 +6,7 @@ import random
 from unittest import mock
 
 from django.core.management import call_command
+from django.test import tag
 
 from cms import keys, store
 from cms.documents import Post
@@ -95,6 +96,7 @@ class TitleTrigramWriteTest(RedisTestCase):
         self.assertEqual(messages(), [])
 
 
+@tag("cluster")
 class TitleSearchTest(RedisTestCase):
     def setUp(self):
         super().setUp()

@@ -3,6 +3,7 @@
 import json
 import re
 
+from django.test import tag
 from django.urls import reverse
 
 from cms import keys, store
@@ -31,6 +32,7 @@ def form_data(post, **changes):
     }
 
 
+@tag("cluster")
 class PostScreensTest(RedisTestCase):
     def test_list_is_one_round_trip_and_shows_summary_fields_only(self):
         make(title="First <b>post</b>", body="SECRET BODY")

@@ -1,7 +1,7 @@
 """A write that keeps losing its WATCH race ends as a 409 page, never a 500."""
 
 from django.http import HttpResponse
-from django.test import override_settings
+from django.test import override_settings, tag
 from django.urls import include, path
 
 from config import store as family
@@ -27,6 +27,7 @@ urlpatterns = [path("contended/", contended), path("", include("config.urls"))]
 
 
 @override_settings(ROOT_URLCONF=__name__)
+@tag("cluster")
 class ContentionTest(RedisTestCase):
     def test_a_write_that_keeps_losing_answers_409_and_writes_nothing_of_its_own(self):
         response = self.client.get("/contended/")

@@ -10,6 +10,7 @@ from pathlib import Path
 from unittest import mock
 
 from django.core.management import CommandError, call_command
+from django.test import tag
 
 from catalog import keys as catalog_keys
 from catalog import store as catalog_store
@@ -56,6 +57,7 @@ class ExchangeTest(RedisTestCase):
 
 
 class RoundTripTest(ExchangeTest):
+    @tag("slow")
     def test_every_app_round_trips_exactly_on_the_demo_data(self):
         call_command("seed", "--scale", "demo", stdout=StringIO(), stderr=StringIO())
         first = self.export("first")
@@ -120,6 +122,7 @@ class RoundTripTest(ExchangeTest):
         manifest = json.loads((folder / "cms" / "manifest.json").read_text())
         self.assertEqual(manifest["counts"], {"comments": len(docs), "posts": 100})
 
+    @tag("cluster")
     def test_export_reads_by_scan_and_pipelined_batches(self):
         call_command("seed", "--scale", "demo", "--only", "catalog", stdout=StringIO(), stderr=StringIO())
         with trace.recording() as recorded:

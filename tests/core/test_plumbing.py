@@ -8,7 +8,7 @@ from copy import deepcopy
 from unittest import mock
 
 from django.conf import settings
-from django.test import Client, override_settings
+from django.test import Client, override_settings, tag
 
 from config import keys, store, trace
 from config.activity import Event
@@ -108,6 +108,7 @@ class TraceTest(RedisTestCase):
         self.assertContains(response, 'id="redis-panel" class="redis-panel" hx-swap-oob="true"')
 
 
+@tag("cluster")
 class EventStreamTest(RedisTestCase):
     @override_settings(EVENTS_MAXLEN=5)
     def test_each_stream_is_capped_and_the_dashboard_merges_the_latest_of_all(self):

@@ -1,10 +1,12 @@
 from django.core.cache import caches
+from django.test import tag
 
 from config.keyspace import keyspace
 from tests.base import RedisTestCase
 from tests.keybrowser.helpers import extra_patterns
 
 
+@tag("cluster")
 class DashboardSmokeTest(RedisTestCase):
     def test_dashboard_renders_with_panel(self):
         with self.assertRoundTrips(1):

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from django import urls
 from django.core import signing
 from django.template.base import Node
-from django.test import SimpleTestCase
+from django.test import SimpleTestCase, tag
 
 from config.keybrowser import behind, panel
 from config.redis import raw_client
@@ -153,6 +153,7 @@ class PanelWorkTest(SimpleTestCase):
         self.assertEqual(behind.read(re.search(r"\?t=([^\"]+)", html).group(1)).keys, [])
 
 
+@tag("cluster")
 class PanelPageTest(KeysTestCase):
     def test_a_page_with_a_huge_key_name_stays_small(self):
         huge = b"big:" + b"n" * 1_000_000

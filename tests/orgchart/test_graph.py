@@ -1,5 +1,7 @@
 from unittest import mock
 
+from django.test import tag
+
 from config.redis import client
 from orgchart import keys, store
 from tests.base import RedisTestCase
@@ -137,6 +139,7 @@ class QueriesTest(RedisTestCase):
         self.assertEqual([e.name for e in store.staff_reporting_to(self.austin, self.ids["Doug"])], ["Fay"])
 
 
+@tag("cluster")
 class MoveTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -197,6 +200,7 @@ class DeleteTest(RedisTestCase):
         self.assertEqual(chain(ids["Fay"]), [ids["Ann"], ids["Cid"]])
 
 
+@tag("cluster")
 class FlatRepliesTest(RedisTestCase):
     """Every read script answers one flat array: Redis 6.2 writes each nested table of a Lua reply
     to the socket by a write() of its own (and the client reads it by a recv() of its own)."""

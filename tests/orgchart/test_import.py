@@ -5,7 +5,7 @@ from pathlib import Path
 from unittest import mock
 
 from django.core.management import CommandError, call_command
-from django.test import SimpleTestCase, override_settings
+from django.test import SimpleTestCase, override_settings, tag
 from django.urls import reverse
 
 from config import keys as core_keys
@@ -295,6 +295,7 @@ class ExchangeRoundTripTest(RedisTestCase):
         )
 
 
+@tag("cluster")
 class BulkImportTest(RedisTestCase):
     """The bulk path (seeding, measuring) writes what the one transaction writes, in three round trips."""
 

@@ -4,6 +4,7 @@ from array import array
 from io import StringIO
 
 from django.core.management import call_command
+from django.test import tag
 
 from config.invariants import violations
 from config.redis import client, raw_client
@@ -229,6 +230,7 @@ class IngestCommandTest(RedisTestCase):
         self.assertIn("for 1 location(s)", out.getvalue())
 
 
+@tag("slow")
 class SeederTest(RedisTestCase):
     def test_demo_seed_is_deterministic_and_consistent(self):
         from config import seeding

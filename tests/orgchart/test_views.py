@@ -1,3 +1,4 @@
+from django.test import tag
 from django.urls import reverse
 
 from config.redis import client
@@ -7,6 +8,7 @@ from tests.orgchart.helpers import location, org
 from tests.orgchart.test_graph import SPEC
 
 
+@tag("cluster")
 class EmployeeScreensTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -165,6 +167,7 @@ class TreeAndPathScreensTest(RedisTestCase):
         self.assertContains(response, "one of them does not exist")
 
 
+@tag("cluster")
 class LocationScreensTest(RedisTestCase):
     def setUp(self):
         super().setUp()

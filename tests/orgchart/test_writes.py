@@ -3,7 +3,7 @@ depth of the tree, never the size of the subtree it moves: counted, never timed.
 
 import time
 
-from django.test import override_settings
+from django.test import override_settings, tag
 
 from config import trace
 from config.redis import client
@@ -14,6 +14,7 @@ from tests.orgchart.helpers import ACTOR, employee, location, org
 from tests.orgchart.test_graph import SPEC
 
 
+@tag("cluster")
 class OneRoundTripPerWriteTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -95,6 +96,7 @@ class ServerCountTest(RedisTestCase):
         self.assertEqual(measure.commands_run() - before, 0)
 
 
+@tag("cluster")
 class SubtreeReadTest(RedisTestCase):
     def test_one_round_trip_within_the_budget_whatever_the_depth(self):
         store.load_scripts()

@@ -1,6 +1,6 @@
 """The school's screens: what the user sees, what Redis holds, and the round trips."""
 
-from django.test import override_settings
+from django.test import override_settings, tag
 
 from config.redis import client, on_cluster
 from school import keys, store
@@ -18,6 +18,7 @@ def legacy_student(name: str, email: str) -> int:
     return pk
 
 
+@tag("cluster")
 class ListTest(RedisTestCase):
     def test_lists_are_one_command_and_show_rows(self):
         c = course("CS-101", "Databases")
@@ -163,6 +164,7 @@ class FormTest(RedisTestCase):
         self.assertFalse(client().exists(keys.doc("student", s), keys.course_students(c)))
 
 
+@tag("cluster")
 class CourseScreenTest(RedisTestCase):
     def test_course_page_is_one_round_trip_with_paged_roster_and_holds(self):
         c = course(capacity=40)

@@ -3,6 +3,8 @@
 
 import hashlib
 
+from django.test import tag
+
 from config.redis import client, on_cluster
 from school import keys, store
 from school.documents import Course, Person
@@ -10,6 +12,7 @@ from tests.base import RedisTestCase, flush_scripts
 from tests.school.helpers import ACTOR, course, instructor, student
 
 
+@tag("cluster")
 class WriteCountTest(RedisTestCase):
     def setUp(self):
         super().setUp()
