@@ -2,16 +2,18 @@
 
 The templates write every row, chip and card; here each list row gets its link
 (one ``reverse`` for the page, ``url_for_each``), its type's label and its
-price and rating as the screens print them, so the row loop only reads values.
+price and rating as the screens print them. Rows and chips are dicts: the
+template language finds a key at its first try, where an attribute costs it a
+failed lookup first, and a list page reads a few hundred of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache, lru_cache
 
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from catalog import types
@@ -20,6 +22,7 @@ from catalog.forms import ProductFilterForm, ReviewForm
 from config.listing import url_for_each
 
 DASH = "—"
+NUMERIC = ("int", "decimal")
 _CENT = Decimal("0.01")
 
 
@@ -52,54 +55,47 @@ def type_label(slug: str) -> str:
     return (kind.label if kind else slug) or DASH
 
 
-@dataclass(slots=True)
-class ProductRow:
-    """One row of the product list: the product's list fields and what the row prints beside them."""
-
-    product: object
-    url: str
-    type_label: str
-    cells: list  # (field, text) for each of the chosen type's own columns
-    price: str
-    rating: str
+def type_columns(fields) -> list[dict]:
+    """The chosen type's own columns: name, label, unit and whether they hold numbers."""
+    return [{"name": f.name, "label": f.label, "unit": f.unit, "numeric": f.kind in NUMERIC} for f in fields]
 
 
-def product_rows(rows, type_columns) -> list[ProductRow]:
+def product_rows(rows, columns: list[dict]) -> list[dict]:
+    """The list's rows: the list fields, the row's link, and its cells as printed."""
     detail = url_for_each("catalog:product_detail")
     return [
-        ProductRow(
-            row,
-            detail(row.id),
-            type_label(row.type),
-            [(f, row.attrs.get(f.name) or DASH) for f in type_columns],
-            price_text(row.price),
-            rating_of(row.num_reviews, row.sum_ratings),
-        )
+        {
+            "id": row.id,
+            "name": row.name,
+            "url": detail(row.id),
+            "type": type_label(row.type),
+            "brand": row.brand,
+            "sku": row.sku,
+            "tags": row.tags,
+            "price": price_text(row.price),
+            "rating": rating_of(row.num_reviews, row.sum_ratings),
+            "reviews": row.num_reviews,
+            "cells": [{**c, "text": row.attrs.get(c["name"]) or DASH} for c in columns],
+        }  # fmt: skip
         for row in rows
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class Chip:
+def _chip(query: str, label: str, count: int, value: str = "", current: bool = False) -> dict:
     """A filter chip: the list's query string with it, its text and count, and whether it is chosen."""
-
-    query: str
-    label: str
-    count: int
-    value: str = ""
-    current: bool = False
+    return {"query": query, "label": label, "count": count, "value": value, "current": current}
 
 
-def type_chips(state, chips, chosen: str, catalog_size: int) -> list[Chip]:
+def type_chips(state, chips, chosen: str, catalog_size: int) -> list[dict]:
     """ "all types" and one chip per type with its count, the chosen one marked current."""
     of_type = state.varying("type")
     return [
-        Chip(of_type(""), "all types", catalog_size, current=not chosen),
-        *(Chip(of_type(k.slug), k.label, count, k.slug, chosen == k.slug) for k, count in chips),
+        _chip(of_type(""), "all types", catalog_size, current=not chosen),
+        *(_chip(of_type(k.slug), k.label, count, k.slug, chosen == k.slug) for k, count in chips),
     ]
 
 
-def tag_chips(state, cloud, chosen) -> list[Chip]:
+def tag_chips(state, cloud, chosen) -> list[dict]:
     """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed
     (the tags already chosen read once for the whole cloud)."""
     held = list(dict.fromkeys(tag_slug(t) for t in split_tags(state.filters.get("tags_all", ""))))
@@ -107,14 +103,21 @@ def tag_chips(state, cloud, chosen) -> list[Chip]:
     chips = []
     for tag, count in cloud:
         kept = [t for t in held if t != tag] if tag in held else [*held, tag]
-        chips.append(Chip(with_tags(",".join(kept)), tag, count, tag, tag in chosen))
+        chips.append(_chip(with_tags(",".join(kept)), tag, count, tag, tag in chosen))
     return chips
 
 
-def review_items(reviews: list[Review], product_id: int) -> list[tuple[Review, str]]:
-    """Each review with its delete link (``catalog/review_items.html`` lists them)."""
+def review_items(reviews: list[Review], product_id: int) -> list[dict]:
+    """Reviews as ``catalog/review_items.html`` lists them: their fields, time and delete link."""
     delete = url_for_each("catalog:review_delete", product_id)
-    return [(review, delete(review.id)) for review in reviews]
+    items = []
+    for r in reviews:
+        published = r.published
+        items.append({
+            "id": r.id, "rating": r.rating, "author": r.author, "comment": r.comment, "delete_url": delete(r.id),
+            "iso": published.isoformat(), "published": timezone.localtime(published).strftime("%Y-%m-%d %H:%M"),
+        })  # fmt: skip
+    return items
 
 
 @cache

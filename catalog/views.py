@@ -119,7 +119,7 @@ def product_list(request):
     """One page of products; each row's link and printed numbers are prepared once (``presenters``)."""
     state, query, filters = _list_query(request)
     result = store.list_products(query)
-    type_columns = types.TYPES[query.type].fields if query.type else ()
+    columns = presenters.type_columns(types.TYPES[query.type].fields if query.type else ())
     chosen = filters.cleaned_data if filters is not None else {}
     context = {
         "page": page_of(result.rows, result.total, state, reachable=result.reachable),
@@ -127,9 +127,8 @@ def product_list(request):
         "filters": filters,
         "filter_fields": None if filters is not None else presenters.empty_filter_fields(),
         "result": result,
-        "rows": presenters.product_rows(result.rows, type_columns),
-        "type_columns": type_columns,
-        "numeric": ("int", "decimal"),
+        "rows": presenters.product_rows(result.rows, columns),
+        "columns": columns,
         "type_chips": presenters.type_chips(
             state,
             [(types.TYPES[slug], count) for slug, count in result.type_counts.items()],

@@ -2,12 +2,12 @@
 
 The templates write every row; here each row gets its link (one ``reverse`` for
 the page, ``url_for_each``) and its times as the screens print them, formatted
-once in the current time zone, so the row loop only reads values.
+once in the current time zone. Rows are dicts: the template language finds a
+key at its first try, where an attribute costs it a failed lookup first.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
@@ -38,22 +38,17 @@ def _text(moment: datetime, pattern: str) -> str:
     return moment.strftime(pattern)
 
 
-@dataclass(slots=True)
-class PostRow:
-    """One row of the post list: the post's summary, its link and its last save's time."""
-
-    post: PostSummary
-    url: str
-    updated_iso: str
-    updated: str
-
-
-def post_rows(posts: list[PostSummary]) -> list[PostRow]:
+def post_rows(posts: list[PostSummary]) -> list[dict]:
+    """The post list's rows: the summary's fields, the post's link and its last save's time."""
     detail, zone = url_for_each("cms:post_detail"), timezone.get_current_timezone()
     rows = []
     for p in posts:
         updated = datetime.fromtimestamp(p.updated_at, UTC)  # one datetime a row: the attribute's and the text's
-        rows.append(PostRow(p, detail(p.id), updated.isoformat(), _text(updated.astimezone(zone), MINUTE)))
+        rows.append({
+            "id": p.id, "title": p.title, "url": detail(p.id), "author": p.author, "status": p.status,
+            "updated_iso": updated.isoformat(), "updated": _text(updated.astimezone(zone), MINUTE),
+            "version": p.version, "comments": p.num_comments,
+        })  # fmt: skip
     return rows
 
 
@@ -63,17 +58,13 @@ def blank_status_select() -> SafeString:
     return str(PostFilterForm()["status"])
 
 
-@dataclass(slots=True)
-class CommentItem:
-    comment: Comment
-    at: str
-    delete_url: str
-
-
-def comment_items(pk: int, comments: list[Comment]) -> list[CommentItem]:
+def comment_items(pk: int, comments: list[Comment]) -> list[dict]:
     """Comments of post ``pk`` with their times and delete links."""
     zone, delete = timezone.get_current_timezone(), url_for_each("cms:comment_delete", pk)
-    return [CommentItem(c, when(c.at, MINUTE, zone), delete(c.id)) for c in comments]
+    return [
+        {"id": c.id, "author": c.author, "text": c.text, "at": when(c.at, MINUTE, zone), "delete_url": delete(c.id)}
+        for c in comments
+    ]
 
 
 _blank_forms: dict[type, SafeString] = {}
@@ -86,28 +77,20 @@ def blank_form(form_class: type) -> SafeString:
     return _blank_forms[form_class]
 
 
-@dataclass(slots=True)
-class Version:
-    """One line of a post's history: the current version or a kept revision."""
-
-    number: int
-    at: str
-    by: str
-    comment: str
-    changed: str
-    title: str = ""
-    revert_url: str = ""
+def _version(number: int, at: str, by: str, comment: str, changed, title: str = "", revert_url: str = "") -> dict:
+    """One line of a post's history: the current version (no revert link) or a kept revision."""
+    return {"number": number, "at": at, "by": by, "comment": comment, "changed": ", ".join(changed) or "—",
+            "title": title, "revert_url": revert_url}  # fmt: skip
 
 
-def history_rows(current, revisions: list[HistoryRow], first_page: bool) -> list[Version]:
+def history_rows(current, revisions: list[HistoryRow], first_page: bool) -> list[dict]:
     """The current version first on the first page, then one page of revisions."""
     zone, revert = timezone.get_current_timezone(), url_for_each("cms:post_revert", current.id)
     rows = []
     if first_page:
-        changed = ", ".join(current.changed) or "—"
-        rows.append(Version(current.version, when(current.updated_at, SECOND, zone), current.last_saved_by,
-                            current.comment, changed))  # fmt: skip
+        at = when(current.updated_at, SECOND, zone)
+        rows.append(_version(current.version, at, current.last_saved_by, current.comment, current.changed))
     for r in revisions:
-        rows.append(Version(r.number, when(r.updated_at, SECOND, zone), r.by, r.comment, ", ".join(r.changed) or "—",
-                            r.title, revert(r.number)))  # fmt: skip
+        at = when(r.updated_at, SECOND, zone)
+        rows.append(_version(r.number, at, r.by, r.comment, r.changed, r.title, revert(r.number)))
     return rows
