@@ -4,7 +4,6 @@ detection, history, compare, revert, and all comments. Thin: the store does Redi
 from dataclasses import replace
 
 from django.contrib import messages
-from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -57,14 +56,11 @@ def post_list(request):
     filtered = any(request.GET.get(name) for name in POSTS.filters)
     state = (POSTS if filtered else UNFILTERED).read(request)
     items, total, capped = store.list_posts(state)
-    links = presenters.ListLinks.of()
     context = {
-        "page": page_of(items, total, state), "state": state, "filter_form": state.form, "links": links,
+        "page": page_of(items, total, state), "state": state, "filter_form": state.form,
         "search_capped": capped, "search_limit": store.SEARCH_LIMIT,
-        "rows": presenters.post_rows(items, links.list),
-        "status_select": presenters.select(state.form["status"]) if filtered else presenters.blank_select(
-            PostFilterForm, "status"
-        ),
+        "rows": presenters.post_rows(items),
+        "status_select": state.form["status"] if filtered else presenters.blank_status_select(),
         "author": (state.form["author"].value() or "") if filtered else "",
     }  # fmt: skip
     return render_list(request, "cms/post_list.html", context)
@@ -99,12 +95,11 @@ def post_bulk_delete(request):
 
 def _detail(request, view: store.PostPage, comment_form: CommentForm | None = None, status: int = 200):
     """The post page; ``comment_form`` is a comment that was refused, shown with its errors."""
-    links = presenters.PostLinks.of(view.post.id)
     context = {
-        "view": view, "links": links, "comment_form": comment_form,
+        "view": view, "comment_form": comment_form,
         "comment_fields": None if comment_form else presenters.blank_form(CommentForm),
-        "head": presenters.post_head(view.post, links, view.revisions_kept),
-        "recent_comments": presenters.recent_comments(links, view.recent_comments),
+        "saved_at": presenters.when(view.post.updated_at), "created_at": presenters.when(view.post.created_at),
+        "recent_comments": presenters.comment_items(view.post.id, view.recent_comments),
         "more_comments": view.num_comments > len(view.recent_comments),
     }  # fmt: skip
     return render(request, "cms/post_detail.html", context, status=status)
@@ -148,24 +143,21 @@ def post_delete(request, pk: int):
         post = or_404(store.delete_post, pk, actor=_actor(request))
         messages.success(request, f"Post “{post.title}” was deleted with its revisions and comments.")
         return redirect("cms:post_list")
-    context = {"view": or_404(store.get_post, pk), "links": presenters.PostLinks.of(pk)}
-    return render(request, "cms/post_confirm_delete.html", context)
+    return render(request, "cms/post_confirm_delete.html", {"view": or_404(store.get_post, pk)})
 
 
 def post_history(request, pk: int):
     state = HISTORY.read(request)
     current, revisions, total = or_404(store.history, pk, state.offset, state.per_page)
     page = page_of(revisions, total, state)
-    links = presenters.PostLinks.of(pk)
-    rows = presenters.history_rows(links, current, revisions, get_token(request), first_page=state.page == 1)
-    context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept(), "links": links}
-    context["history_rows"] = rows
+    rows = presenters.history_rows(current, revisions, first_page=state.page == 1)
+    context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept(), "rows": rows}
     return render_list(request, "cms/post_history.html", context, "rows")
 
 
 def post_compare(request, pk: int):
     form = CompareForm(request.GET)
-    context = {"form": form, "pk": pk, "links": presenters.PostLinks.of(pk)}
+    context = {"form": form, "pk": pk}
     if not form.is_valid():
         post = or_404(store.get_post, pk).post
         if "a" in request.GET or post.version == 1:
@@ -209,9 +201,8 @@ def post_revert(request, pk: int, number: int):
 def comment_list(request, pk: int):
     state = COMMENTS.read(request)
     title, comments, total = or_404(store.comments_page, pk, state.offset, state.per_page)
-    links = presenters.PostLinks.of(pk)
-    context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state, "links": links}
-    context["comment_rows"] = presenters.comment_rows(links, comments)
+    context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state}
+    context["comments"] = presenters.comment_items(pk, comments)
     return render_list(request, "cms/comment_list.html", context, "comments")
 
 
@@ -235,6 +226,6 @@ def comment_delete(request, pk: int, comment_id: int):
         messages.success(request, f"The comment by {comment.author} on “{title}” was deleted.")
         return redirect(_detail_url(pk) + "#comments")
     title, comment = or_404(store.get_comment, pk, comment_id)
-    context = {"pk": pk, "title": title, "comment": comment, "links": presenters.PostLinks.of(pk)}
+    context = {"pk": pk, "title": title, "comment": comment, "cancel_url": _detail_url(pk) + "#comments"}
     context["comment_when"] = presenters.when(comment.at, presenters.MINUTE)
     return render(request, "cms/comment_confirm_delete.html", context)
