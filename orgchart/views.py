@@ -20,7 +20,7 @@ from config.listing import Listed, ListSpec, page_of, render_list
 from config.saving import Saved, save_view
 from config.shortcuts import or_404
 from config.store import StoreError
-from orgchart import charts, forms, rows, store
+from orgchart import charts, forms, presenters, store
 
 _NUMBER = re.compile(r"[0-9]{1,30}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
 _ID = re.compile(r"[1-9][0-9]{0,17}")  # what an id counter hands out, as the <id:pk> converter
@@ -109,7 +109,7 @@ def _name_list(request, kind: Kind):
     """A list in name order with prefix search and paging; htmx gets the results partial."""
     state = BY_NAME.read(request)
     items, total, capped = kind.page(state)
-    present = rows.employee_rows if kind is EMPLOYEES else rows.location_rows
+    present = presenters.employee_rows if kind is EMPLOYEES else presenters.location_rows
     context = {
         "kind": kind,
         "page": page_of(items, total, state),
@@ -134,9 +134,9 @@ def _detail_context(found, depth_form, move_form) -> dict:
     chain, direct, report = found
     return {
         "employee": chain.employee,
-        "managers": rows.people(chain.managers),
-        "direct_people": rows.people(direct),
-        "at_depth": rows.people(report.at_depth),
+        "managers": presenters.people(chain.managers),
+        "direct_people": presenters.people(direct),
+        "at_depth": presenters.people(report.at_depth),
         "chain": chain,
         "direct": direct,
         "report": report,
@@ -210,7 +210,7 @@ def employee_delete(request, pk: int):
 def _tree_context(children, parent, offset: int) -> dict:
     more = len(children) >= store.NODE_LIMIT
     next_offset = offset + store.NODE_LIMIT if more else None
-    return {"children": rows.tree_nodes(children), "parent": parent, "next_offset": next_offset}
+    return {"children": presenters.tree_nodes(children), "parent": parent, "next_offset": next_offset}
 
 
 def tree(request):
@@ -267,7 +267,7 @@ def location_detail(request, pk: int):
         "state": state,
         "under_form": under_form,
         "reporting": reporting,
-        "staff": rows.people(overview.staff),
+        "staff": presenters.people(overview.staff),
         "temperature": charts.temperature(sensor),
     }
     return render_list(request, "orgchart/location_detail.html", context, "staff")

@@ -320,7 +320,7 @@ class LocationDeleteTest(RedisTestCase):
 
 class WideTreeTest(RedisTestCase):
     def test_a_wide_node_expands_a_page_at_a_time(self):
-        from orgchart.importer import OrgData, Person
+        from orgchart.importing import OrgData, Person
 
         data = OrgData()
         data.people["boss"] = Person("Boss")
