@@ -386,8 +386,10 @@ def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:
 
 
 def used_memory() -> int:
-    """INFO used_memory, for measuring the cost of a sample."""
-    return int(client().info("memory")["used_memory"])
+    """INFO used_memory less the client connections' buffers and the append-only file's: what the
+    data costs, for measuring a sample, whatever a feed's batches left in its connection's buffers."""
+    memory = client().info("memory")
+    return int(memory["used_memory"]) - int(memory.get("mem_clients_normal", 0)) - int(memory.get("mem_aof_buffer", 0))
 
 
 def sensor_span(location: int) -> tuple[int, int] | tuple[None, None]:
