@@ -7,6 +7,7 @@ from django.core.validators import RegexValidator, URLValidator
 
 from catalog import store, types
 from catalog.documents import MAX_IMAGES, MAX_TAGS, MAX_VIDEOS, TAG_MAX, Product, is_tag, sku_key, tag_slugs
+from config.saving import VersionField
 
 SKU = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z", "Letters, digits, dots, dashes and underscores only.")
 
@@ -101,7 +102,7 @@ class ProductForm(forms.Form):
     images = URLListField(limit=MAX_IMAGES, noun="images")
     videos = URLListField(limit=MAX_VIDEOS, noun="videos")
     tags = TagsField()
-    rev = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    version = VersionField()  # the product's revision (``rev``) when the form was opened
 
     BASE = ("name", "brand", "sku", "model", "price", "image")
     DETAILS = ("description", "manufacturer", "dimensions", "weight", "images", "videos", "tags")
@@ -170,7 +171,7 @@ class ProductForm(forms.Form):
             "type": product.type,
             **{name: getattr(product, name) for name in (*cls.BASE, *cls.DETAILS)},
             "price": product.price,
-            "rev": product.rev,
+            "version": product.rev,
             **product.attrs,
         }
 

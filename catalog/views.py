@@ -16,9 +16,9 @@ from config import autocomplete
 from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
-from config.listing import ListSpec, page_of, render_list
+from config.listing import ListSpec, page_of, render_list, url_for_each
+from config.saving import Saved, save_view
 from config.shortcuts import or_404
-from config.urlpaths import paths_of
 
 PRODUCTS = ListSpec(
     sorts=("name", "price", "rating", "reviews", "created"),
@@ -31,18 +31,8 @@ FILTER_PARAMS = ("q", *PRODUCTS.filters)
 REVIEWS = ListSpec(per_page=20)
 
 
-_NAMED = ("dashboard", "catalog:product_list", "catalog:product_add", "catalog:product_suggest",
-          "catalog:product_bulk_delete")  # fmt: skip
-
-
-def _paths() -> dict[str, str]:
-    """The fixed paths the catalog's screens link to, by URL name without its namespace."""
-    return paths_of(*_NAMED)
-
-
 def _detail_url(product_id: int) -> str:
-    """A product's page: the list's path and its id (``catalog/urls.py`` nests it so)."""
-    return f"{_paths()['product_list']}{product_id}/"
+    return reverse("catalog:product_detail", args=[product_id])
 
 
 def _actor(request, product_id: int | None = None) -> Actor:
@@ -60,36 +50,15 @@ def _type_or_404(slug: str | None) -> types.ProductType:
     return or_404(types.get, slug or "")
 
 
-def _say_tag_renames(request, form: ProductForm) -> None:
+def _tag_renames(form: ProductForm) -> tuple[str, ...]:
+    """What the saved message adds when typed tags were made slugs."""
     renames = ", ".join(f"“{raw}” as {slug}" for raw, slug in form.tag_renames)
-    if renames:
-        messages.info(request, f"Tags are lowercase words joined by dashes: saved {renames}.")
-
-
-def _say_saved(request, form: ProductForm, message: str) -> None:
-    if "_addanother" in request.POST:
-        message += " You may add another below."
-    elif "_continue" in request.POST:
-        message += " You may edit it again below."
-    messages.success(request, message)
-    _say_tag_renames(request, form)
-
-
-def _after_save(request, product_id: int, kind: types.ProductType | None):
-    """Where a saved form goes, as in Django's admin: "Save and add another" to a new form of the
-    same type, "Save and continue editing" back to the product's edit form, else its page."""
-    if "_addanother" in request.POST:
-        add = reverse("catalog:product_add")
-        return redirect(f"{add}?type={kind.slug}" if kind else add)
-    if "_continue" in request.POST:
-        return redirect("catalog:product_edit", pk=product_id)
-    return redirect(_detail_url(product_id))
+    return (f"Tags are lowercase words joined by dashes: saved {renames}.",) if renames else ()
 
 
 def product_suggest(request):
     """The search box's suggestions: products whose name holds the text, each a link to its page."""
-    products_path = _paths()["product_list"]
-    return autocomplete.respond(request, store.suggest, link=lambda product_id: f"{products_path}{product_id}/")
+    return autocomplete.respond(request, store.suggest, link=url_for_each("catalog:product_detail"))
 
 
 PRODUCTS_BULK = BulkDelete(
@@ -128,23 +97,19 @@ def _list_query(request) -> tuple:
 
 
 def product_list(request):
-    """One page of products; its rows, chips and column heads are built in Python once
-    (``presenters``), so the template loops over nothing per row."""
+    """One page of products; each row's link and printed numbers are prepared once (``presenters``)."""
     state, query, filters = _list_query(request)
     result = store.list_products(query)
-    paths = _paths()
-    products_path = paths["product_list"]  # a row's link is this and its id: no reverse() a row
-    type_columns = types.TYPES[query.type].fields if query.type else ()
+    columns = presenters.type_columns(types.TYPES[query.type].fields if query.type else ())
     chosen = filters.cleaned_data if filters is not None else {}
     context = {
         "page": page_of(result.rows, result.total, state, reachable=result.reachable),
         "state": state,
         "filters": filters,
-        "filter_fields": presenters.filter_fields(filters) if filters is not None else presenters.empty_filter_fields(),
+        "filter_fields": None if filters is not None else presenters.empty_filter_fields(),
         "result": result,
-        "rows": presenters.product_rows(result.rows, type_columns, products_path),
-        "sorts": presenters.sort_headers(state),
-        "type_headers": presenters.type_header_cells(type_columns),
+        "rows": presenters.product_rows(result.rows, columns),
+        "columns": columns,
         "type_chips": presenters.type_chips(
             state,
             [(types.TYPES[slug], count) for slug, count in result.type_counts.items()],
@@ -154,9 +119,6 @@ def product_list(request):
         "tag_chips": presenters.tag_chips(state, result.tag_cloud, chosen.get("tags_all") or ()),
         "search_limit": store.SEARCH_LIMIT,
         "live_count_limit": store.LIVE_COUNT_LIMIT,
-        "products_path": products_path,
-        "search_box": presenters.search_box(state.q, paths["product_suggest"]),
-        "paths": paths,
     }
     return render_list(request, "catalog/product_list.html", context)
 
@@ -169,40 +131,26 @@ def product_add(request):
         return render(request, "catalog/product_type_choose.html", {"types": types.TYPES.values()})
     kind = _type_or_404(slug)
     form = ProductForm(request.POST or None, product_type=kind)
-    if request.method == "POST" and form.is_valid():
+
+    def save(data) -> Saved:
         product = form.to_product()
-        try:
-            product_id = store.add(product, actor=_actor(request))
-        except store.SkuTaken as taken:
-            form.add_error(taken.field, taken.message)
-        else:
-            _say_saved(request, form, f"Added {kind.label} “{product.name}”.")
-            return _after_save(request, product_id, kind)
-    return render(request, "catalog/product_form.html", {"form": form, "kind": kind, "adding": True})
+        product_id = store.add(product, actor=_actor(request))
+        return Saved(product_id, f"Added {kind.label} “{product.name}”.", notes=_tag_renames(form))
+
+    return save_view(
+        request, form, entity="catalog:product", template="catalog/product_form.html",
+        context={"kind": kind, "adding": True}, save=save, add_query=f"?type={kind.slug}",
+    )  # fmt: skip
 
 
 def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
-    """The product page's context: links from its path computed once, numbers formatted once,
-    the 3 newest reviews as built items, and the unbound review form rendered once a process."""
-    paths = _paths()
-    products_path = paths["product_list"]
-    product_path = f"{products_path}{product.id}/"
-    parts = {
+    """The product page's context: its price and rating as printed, the 3 newest reviews with their
+    links, and the unbound review form rendered once a process."""
+    return {
+        "product": product,
         "price": presenters.price_text(product.price),
         "average": presenters.rating_of(product.num_reviews, product.sum_ratings),
-        "tags": presenters.tag_links(product.tags, products_path),
-        "type_fields": presenters.type_field_items(product.type_fields),
-        "images": presenters.media_links(product.images, "image"),
-        "videos": presenters.media_links(product.videos, "video"),
-    }
-    return {
-        "paths": paths,
-        "product": product,
-        "product_path": product_path,
-        "products_path": products_path,
-        **parts,
-        "sections": presenters.product_sections(product, **parts),
-        "recent_reviews": presenters.review_items(product.recent, product_path),
+        "recent_reviews": presenters.review_items(product.recent, product.id),
         "review_form": review_form,  # a refused review's form; else the fields rendered once, below
         "review_fields": None if review_form else presenters.empty_review_fields(),
     }
@@ -219,26 +167,21 @@ def product_edit(request, pk: int):
     product = or_404(store.get, pk)
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type", product.type)
     kind = _type_or_404(slug) if slug else None  # a product may have no type (imported from a source without)
-    initial = ProductForm.initial_for(product)
-    form = ProductForm(request.POST or None, initial=initial, product_type=kind, product_id=pk)
+    form = ProductForm(request.POST or None, initial=ProductForm.initial_for(product), product_type=kind, product_id=pk)
     if request.htmx and request.method == "GET":
         return render(request, "catalog/product_form.html#type-fields", {"form": form, "kind": kind})
-    if request.method == "POST" and form.is_valid():
+
+    def save(data) -> Saved:
         changed = form.to_product()
-        try:
-            store.update(pk, changed, form.cleaned_data["rev"] or 0, actor=_actor(request), current=product)
-        except store.NotFound:
-            raise Http404("No such product") from None
-        except store.EditConflict:
-            form.add_error(None, "Someone else saved this product after you opened the form. Reload it to see "
-                           "their changes, then make yours again.")  # fmt: skip
-        except store.SkuTaken as taken:
-            form.add_error(taken.field, taken.message)
-        else:
-            _say_saved(request, form, f"Saved “{changed.name}”.")
-            return _after_save(request, pk, types.TYPES.get(changed.type))
-    context = {"form": form, "kind": kind, "product": product, "adding": False}
-    return render(request, "catalog/product_form.html", context)
+        store.update(pk, changed, int(data["version"]), actor=_actor(request), current=product)
+        return Saved(pk, f"Saved “{changed.name}”.", notes=_tag_renames(form))
+
+    return save_view(
+        request, form, entity="catalog:product", template="catalog/product_form.html",
+        context={"kind": kind, "product": product, "adding": False}, save=save,
+        theirs=lambda conflict: ProductForm.initial_for(or_404(store.get, pk)),
+        add_query=f"?type={kind.slug}" if kind else "",
+    )  # fmt: skip
 
 
 @require_http_methods(["GET", "POST"])
@@ -260,16 +203,13 @@ def review_list(request, pk: int):
     """All reviews, 20 a page, newest first: loaded under the product with htmx, or as a page."""
     state = REVIEWS.read(request)
     found = or_404(store.review_page, pk, state.offset, state.per_page)
-    product_path = _detail_url(pk)
     context = {
         "product_id": pk,
         "product_name": found.product_name,
-        "product_path": product_path,
-        "products_path": _paths()["product_list"],
-        "reviews": presenters.review_items(found.reviews, product_path),
+        "reviews": presenters.review_items(found.reviews, pk),
         "page": page_of(found.reviews, found.total, state),
         "state": state,
-        "url": f"{product_path}reviews/",
+        "url": reverse("catalog:review_list", args=[pk]),
     }
     return render_list(request, "catalog/review_list.html", context, "review-page")
 
@@ -304,7 +244,8 @@ def review_delete(request, pk: int, review_pk: int):
     review = store.get_review(review_pk)
     if review is None or review.product != pk:
         raise Http404("No such review on this product")
-    return render(request, "catalog/review_confirm_delete.html", {"review": review, "product_id": pk})
+    context = {"reviews": presenters.review_items([review], pk), "product_id": pk}
+    return render(request, "catalog/review_confirm_delete.html", context)
 
 
 def catalog_home(request):

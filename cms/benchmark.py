@@ -58,12 +58,11 @@ class Cms(Part):
         def write():
             first = cms.reserve_post_ids(len(self.posts))
             assert first == self.posts[0][0].id, "Redis was not empty"
-            with cms.Sender("cms-bulk") as sender:  # as the seeder writes
-                for start in range(0, len(self.posts), BATCH):
-                    sender.send(cms.posts_write(self.posts[start : start + BATCH], actor=BENCH))
+            for start in range(0, len(self.posts), BATCH):  # as the seeder writes
+                cms.posts_write(self.posts[start : start + BATCH], actor=BENCH)
 
         done = run.timed("cms", len(self.posts) + self.revisions, write)
-        scripts.load()  # as a running server has them after its first write: the history is one EVALSHA
+        scripts.load_scripts()  # as a running server has them after its first write: the history is one EVALSHA
         done.per_record = {"post (with its revisions)": done.bytes / max(1, len(self.posts))}
         return [done]
 

@@ -1,8 +1,7 @@
 """A bounded diff of two texts: lines first, then words inside the changed blocks only.
 
 The result is a list of (kind, text) segments, kind one of "same", "del",
-"ins"; ``cms.presenters.segments`` escapes each one's text and wraps it in
-<del>/<ins>, so stored text never reaches the page unescaped.
+"ins"; the compare template prints each one's text, escaped, in <del>/<ins>.
 
 Why not ``difflib.SequenceMatcher`` on the words, as before: its cost grows
 with the square of the words when the texts differ a lot (a 2,400-word post
@@ -251,13 +250,6 @@ class FieldChange:
     @property
     def segments(self) -> list[tuple[str, str]]:
         return self.diff.segments
-
-    @property
-    def html(self):
-        """The segments as escaped markup (one string, not a template node per segment)."""
-        from cms.presenters import segments
-
-        return segments(self.segments)
 
 
 def compare(old: Post, new: Post) -> list[FieldChange]:

@@ -4,8 +4,7 @@ and comments, one file each.
 Left out and rebuilt by the import: the list indexes (updated, status, author, title, trigrams),
 the embedded copy of the three newest comments and the comment count. The import writes through
 the seeder's bulk path, ids and times kept: posts with their whole histories by
-``store.posts_write``, ``POST_BATCH`` posts a script, each written on a second thread while the next
-batch is read; comments by ``store.CommentLoad``,
+``store.posts_write``, ``POST_BATCH`` posts a script; comments by ``store.CommentLoad``,
 ``COMMENT_BATCH`` a transaction, then each post's embed and count. Each file is one event in the
 activity feed (a summary, in its last transaction), not one per record.
 """
@@ -157,13 +156,12 @@ def _history(doc: dict) -> list[Post]:
 
 def _restore_posts(docs, writer) -> None:
     count, first, highest = 0, None, 0
-    with store.Sender("cms-bulk") as sender:  # a batch is written while the next one is read
-        for batch, last in _batches(docs, POST_BATCH):
-            count += len(batch)
-            first = batch[0]["id"] if first is None else first
-            highest = max(highest, batch[-1]["id"])
-            event = writer.actor.event("created", "cms", "post", first, f"{count} imported posts") if last else None
-            sender.send(store.posts_write([_history(doc) for doc in batch], actor=writer.actor, event=event))
+    for batch, last in _batches(docs, POST_BATCH):
+        count += len(batch)
+        first = batch[0]["id"] if first is None else first
+        highest = max(highest, batch[-1]["id"])
+        event = writer.actor.event("created", "cms", "post", first, f"{count} imported posts") if last else None
+        store.posts_write([_history(doc) for doc in batch], actor=writer.actor, event=event)
     if highest:
         writer.next_id("post", highest + 1)  # the counter is never behind an id written
 

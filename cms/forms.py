@@ -4,6 +4,7 @@ from django import forms
 
 from cms.documents import STATUSES
 from cms.keys import AUTHOR_RE
+from config.saving import VersionField
 
 STATUS_CHOICES = [(s, s.title()) for s in STATUSES]
 AUTHOR_HELP = "A username: letters, digits and @ . + - _ only."
@@ -25,13 +26,19 @@ class PostForm(forms.Form):
 class PostEditForm(PostForm):
     """The edit form carries the version it was loaded at, so a save over a newer one is refused."""
 
-    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    version = VersionField()
     # The title the form was loaded with: the save takes the post out of that title's trigram sets in
     # its one script (which checks it is still the stored title).
     loaded_title = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
     # The author it was loaded with: the index the post leaves when the edit changes the author, so
     # that save is one round trip too (the script checks it is still the stored author).
     loaded_author = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
+    # What a refused save sets to the stored post's, beside the user's input (``config.saving``).
+    loaded_fields = ("version", "loaded_title", "loaded_author")
+
+    @classmethod
+    def initial_for(cls, post) -> dict:
+        return {**post.content(), "version": post.version, "loaded_title": post.title, "loaded_author": post.author}
 
 
 class CommentForm(forms.Form):

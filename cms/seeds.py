@@ -5,8 +5,7 @@ Demo: about 100 posts with about 5 revisions and 10 comments each. Large:
 so the 400,000 snapshots stay near 200 MB). The posts go in deep batches
 (``store.posts_write``): each batch of 500 posts with their whole histories
 is one bulk script, one HSET and one ZADD of revisions per post, one ZADD per
-index for the whole batch, one event, written on ``store.Sender``'s thread while
-the next batch is built. Comments go in the same script
+index for the whole batch, one event. Comments go in the same script
 through the shared child machinery's bulk writer (``queue_bulk``), which
 gives the post its embed and count as one add per comment would have.
 """
@@ -106,12 +105,7 @@ def _comment(ctx: SeedContext, post) -> tuple[dict[str, str], float]:
 
 @seeder("cms", order=30, estimate=estimate)
 def seed(ctx: SeedContext) -> int:
-    """Every batch is one bulk script, written by ``store.Sender`` while the next one is built."""
-    with store.Sender("cms-bulk") as sender:
-        return _seed(ctx, sender)
-
-
-def _seed(ctx: SeedContext, sender) -> int:
+    """Every batch is one bulk script."""
     count, revisions, comments, words = _scale(ctx)
     first = store.reserve_post_ids(count)
     written = 0
@@ -130,7 +124,7 @@ def _seed(ctx: SeedContext, sender) -> int:
         for post_id, drafts in drafted.items():
             children[post_id] = [Child(next_id + n, fields, at) for n, (fields, at) in enumerate(drafts)]
             next_id += len(drafts)
-        sender.send(store.posts_write(batch, actor=SEED, comments=children))
+        store.posts_write(batch, actor=SEED, comments=children)
         done = sum(len(v) for v in batch) + drawn
         written += done
         ctx.progress(done)

@@ -4,7 +4,6 @@ detection, history, compare, revert, and all comments. Thin: the store does Redi
 from dataclasses import replace
 
 from django.contrib import messages
-from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -16,7 +15,8 @@ from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
-from config.shortcuts import after_save, or_404
+from config.saving import Saved, save_view
+from config.shortcuts import or_404
 
 POSTS = ListSpec(sorts=("updated",), default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
 # The list with no filter in its query string (the list as most visits see it): no filter form to build
@@ -56,14 +56,11 @@ def post_list(request):
     filtered = any(request.GET.get(name) for name in POSTS.filters)
     state = (POSTS if filtered else UNFILTERED).read(request)
     items, total, capped = store.list_posts(state)
-    links = presenters.ListLinks.of()
     context = {
-        "page": page_of(items, total, state), "state": state, "filter_form": state.form, "links": links,
+        "page": page_of(items, total, state), "state": state, "filter_form": state.form,
         "search_capped": capped, "search_limit": store.SEARCH_LIMIT,
-        "rows": presenters.post_rows(items, links.list),
-        "status_select": presenters.select(state.form["status"]) if filtered else presenters.blank_select(
-            PostFilterForm, "status"
-        ),
+        "rows": presenters.post_rows(items),
+        "status_select": state.form["status"] if filtered else presenters.blank_status_select(),
         "author": (state.form["author"].value() or "") if filtered else "",
     }  # fmt: skip
     return render_list(request, "cms/post_list.html", context)
@@ -71,17 +68,14 @@ def post_list(request):
 
 def post_add(request):
     form = PostForm(request.POST or None, initial={"author": request.user.get_username(), "status": "draft"})
-    if request.method == "POST" and form.is_valid():
-        post = store.create_post(form.content(), actor=_actor(request), comment=form.cleaned_data["comment"], at=_now())
-        return _saved(request, post.id, f"Post “{post.title}” was created at version 1.")
-    return render(request, "cms/post_form.html", {"form": form, "adding": True})
 
+    def save(data) -> Saved:
+        post = store.create_post(form.content(), actor=_actor(request), comment=data["comment"], at=_now())
+        return Saved(post.id, f"Post “{post.title}” was created at version 1.")
 
-def _saved(request, post_id: int, message: str, level: int = messages.SUCCESS):
-    return after_save(
-        request, message, level=level, detail=reverse("cms:post_detail", args=[post_id]),
-        add=reverse("cms:post_add"), edit=reverse("cms:post_edit", args=[post_id]),
-    )  # fmt: skip
+    return save_view(
+        request, form, entity="cms:post", template="cms/post_form.html", context={"adding": True}, save=save
+    )
 
 
 POSTS_BULK = BulkDelete(
@@ -101,12 +95,11 @@ def post_bulk_delete(request):
 
 def _detail(request, view: store.PostPage, comment_form: CommentForm | None = None, status: int = 200):
     """The post page; ``comment_form`` is a comment that was refused, shown with its errors."""
-    links = presenters.PostLinks.of(view.post.id)
     context = {
-        "view": view, "links": links, "comment_form": comment_form,
+        "view": view, "comment_form": comment_form,
         "comment_fields": None if comment_form else presenters.blank_form(CommentForm),
-        "head": presenters.post_head(view.post, links, view.revisions_kept),
-        "recent_comments": presenters.recent_comments(links, view.recent_comments),
+        "saved_at": presenters.when(view.post.updated_at), "created_at": presenters.when(view.post.created_at),
+        "recent_comments": presenters.comment_items(view.post.id, view.recent_comments),
         "more_comments": view.num_comments > len(view.recent_comments),
     }  # fmt: skip
     return render(request, "cms/post_detail.html", context, status=status)
@@ -117,44 +110,32 @@ def post_detail(request, pk: int):
 
 
 def post_edit(request, pk: int):
-    if request.method != "POST":
-        post = or_404(store.get_post, pk).post
-        initial = {**post.content(), "version": post.version, "loaded_title": post.title, "loaded_author": post.author}
-        form = PostEditForm(initial=initial)
-        return render(request, "cms/post_form.html", {"form": form, "post": post})
-    form = PostEditForm(request.POST)
-    between = None
-    if form.is_valid():
-        try:
-            saved = or_404(
-                _save, store.save_post, pk, form.content(), base_version=form.cleaned_data["version"],
-                actor=_actor(request), comment=form.cleaned_data["comment"], at=_now(),
-                old_title=form.cleaned_data["loaded_title"] or None,
-                old_author=form.cleaned_data["loaded_author"] or None,
-            )  # fmt: skip
-        except store.EditConflict as conflict:
-            between = conflict.between
-            # Keep the editor's text; the form now carries the version they have seen,
-            # so saving again is a deliberate choice to replace what changed.
-            data = request.POST.copy()
-            data["version"] = str(between.current.version)
-            data["loaded_title"] = between.current.title
-            data["loaded_author"] = between.current.author
-            form = PostEditForm(data)
-            form.is_valid()
-            now = between.current.version
-            form.add_error(None, f"Someone saved this post while you were editing (it is now at version {now}).")
-        else:
-            title = form.cleaned_data["title"]
-            if saved is _UNCHANGED:
-                message = f"Nothing changed in “{title}”, so nothing was saved and no revision was made."
-                return _saved(request, pk, message, messages.INFO)
-            kept = saved.version - 1
-            return _saved(request, pk, f"Saved “{title}” as version {saved.version}; version {kept} is in the history.")
-    post = between.current if between else or_404(store.get_post, pk).post
-    changes = diff.compare(between.base_snapshot, between.current) if between and between.base_snapshot else []
-    context = {"form": form, "post": post, "between": between, "changes": changes}
-    return render(request, "cms/post_form.html", context, status=409 if between else 200)
+    """A save is one script and reads nothing first; a save over a newer version is the conflict
+    page, with the saves made meanwhile and what they changed."""
+    loaded = None if request.method == "POST" else or_404(store.get_post, pk).post
+    form = PostEditForm(request.POST if loaded is None else None, initial=loaded and PostEditForm.initial_for(loaded))
+
+    def save(data) -> Saved:
+        saved = store.save_post(
+            pk, form.content(), base_version=int(data["version"]), actor=_actor(request), comment=data["comment"],
+            at=_now(), old_title=data["loaded_title"] or None, old_author=data["loaded_author"] or None,
+        )  # fmt: skip
+        title = data["title"]
+        if saved is None:
+            message = f"Nothing changed in “{title}”, so nothing was saved and no revision was made."
+            return Saved(pk, message, messages.INFO)
+        return Saved(pk, f"Saved “{title}” as version {saved.version}; version {saved.version - 1} is in the history.")
+
+    def conflict_context(conflict) -> dict:
+        between = conflict.between
+        changes = diff.compare(between.base_snapshot, between.current) if between.base_snapshot else []
+        return {"post": between.current, "between": between, "changes": changes}
+
+    return save_view(
+        request, form, entity="cms:post", template="cms/post_form.html", save=save,
+        context=lambda: {"post": loaded or or_404(store.get_post, pk).post},
+        theirs=lambda conflict: PostEditForm.initial_for(conflict.between.current), conflict_context=conflict_context,
+    )  # fmt: skip
 
 
 def post_delete(request, pk: int):
@@ -162,24 +143,21 @@ def post_delete(request, pk: int):
         post = or_404(store.delete_post, pk, actor=_actor(request))
         messages.success(request, f"Post “{post.title}” was deleted with its revisions and comments.")
         return redirect("cms:post_list")
-    context = {"view": or_404(store.get_post, pk), "links": presenters.PostLinks.of(pk)}
-    return render(request, "cms/post_confirm_delete.html", context)
+    return render(request, "cms/post_confirm_delete.html", {"view": or_404(store.get_post, pk)})
 
 
 def post_history(request, pk: int):
     state = HISTORY.read(request)
     current, revisions, total = or_404(store.history, pk, state.offset, state.per_page)
     page = page_of(revisions, total, state)
-    links = presenters.PostLinks.of(pk)
-    rows = presenters.history_rows(links, current, revisions, get_token(request), first_page=state.page == 1)
-    context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept(), "links": links}
-    context["history_rows"] = rows
+    rows = presenters.history_rows(current, revisions, first_page=state.page == 1)
+    context = {"post": current, "page": page, "state": state, "cap": store.revisions_kept(), "rows": rows}
     return render_list(request, "cms/post_history.html", context, "rows")
 
 
 def post_compare(request, pk: int):
     form = CompareForm(request.GET)
-    context = {"form": form, "pk": pk, "links": presenters.PostLinks.of(pk)}
+    context = {"form": form, "pk": pk}
     if not form.is_valid():
         post = or_404(store.get_post, pk).post
         if "a" in request.GET or post.version == 1:
@@ -223,9 +201,8 @@ def post_revert(request, pk: int, number: int):
 def comment_list(request, pk: int):
     state = COMMENTS.read(request)
     title, comments, total = or_404(store.comments_page, pk, state.offset, state.per_page)
-    links = presenters.PostLinks.of(pk)
-    context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state, "links": links}
-    context["comment_rows"] = presenters.comment_rows(links, comments)
+    context = {"pk": pk, "title": title, "page": page_of(comments, total, state), "state": state}
+    context["comments"] = presenters.comment_items(pk, comments)
     return render_list(request, "cms/comment_list.html", context, "comments")
 
 
@@ -249,6 +226,6 @@ def comment_delete(request, pk: int, comment_id: int):
         messages.success(request, f"The comment by {comment.author} on “{title}” was deleted.")
         return redirect(_detail_url(pk) + "#comments")
     title, comment = or_404(store.get_comment, pk, comment_id)
-    context = {"pk": pk, "title": title, "comment": comment, "links": presenters.PostLinks.of(pk)}
+    context = {"pk": pk, "title": title, "comment": comment, "cancel_url": _detail_url(pk) + "#comments"}
     context["comment_when"] = presenters.when(comment.at, presenters.MINUTE)
     return render(request, "cms/comment_confirm_delete.html", context)

@@ -123,7 +123,6 @@ class TraceMiddleware:
                 if response.has_header("Content-Length"):
                     response["Content-Length"] = str(len(response.content))
             return response
-        # Built in Python (the template tag of includes/redis_panel.html calls the same function).
         panel = redis_panel.panel_html(recorded, request.get_full_path(), is_htmx).encode()
         if PANEL_PLACEHOLDER in response.content:
             response.content = response.content.replace(PANEL_PLACEHOLDER, panel, 1)

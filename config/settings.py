@@ -130,14 +130,11 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "config.layout.layout",
             ],
-            # {% url %} reversing each URL once per process (config.templatetags.reversing).
-            "builtins": ["config.templatetags.reversing"],
+            # No "loaders": template_partials sets its own over Django's cached loader, so each
+            # template is parsed once per process, with DEBUG on or off.
         },
     },
 ]
-
-# Django's built-in widgets built in Python, the same HTML as their templates (config.widgets).
-FORM_RENDERER = "config.widgets.WidgetRenderer"
 
 DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -158,7 +155,10 @@ CACHES = {
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
             "CONNECTION_POOL_KWARGS": {"retry": connection_retry()},
         },
-    }
+    },
+    # Template fragments that change only with the code (the dashboard's registered key patterns),
+    # kept in the process: reading one is no Redis round trip.
+    "fragments": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "fragments"},
 }
 SESSION_ENGINE = "config.sessions"
 SESSION_CACHE_ALIAS = "default"

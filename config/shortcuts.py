@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from django.contrib import messages
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404
 
 from config.store import NotFound
 
@@ -26,18 +25,3 @@ def or_404(read: Callable[..., T | None], *args, **kwargs) -> T:
     if found is None:
         raise Http404("No such object.")
     return found
-
-
-def after_save(
-    request, message: str, *, detail: str, add: str, edit: str, level: int = messages.SUCCESS
-) -> HttpResponseRedirect:
-    """Where a saved form goes, as in Django's admin: "Save and add another" to a new form, "Save and
-    continue editing" back to the object's edit form, else the object's page; the message says which."""
-    if "_addanother" in request.POST:
-        message, target = message + " You may add another below.", add
-    elif "_continue" in request.POST:
-        message, target = message + " You may edit it again below.", edit
-    else:
-        target = detail
-    messages.add_message(request, level, message)
-    return HttpResponseRedirect(target)

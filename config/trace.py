@@ -168,7 +168,7 @@ class RoundTrip:
     commands: list[Command]
     ms: float
     origin: str  # "data" for the domain client, "django" for sessions and cache
-    kind: str  # "command", "pipeline", "transaction" or "stream" (see ``config.redis.wire.Stream``)
+    kind: str  # "command", "pipeline" or "transaction"
     error: str = ""
     node: str = ""  # on a cluster, the node's address (host:port); "" on one server
     wave: int = 0  # round trips of one wave went out together, to several nodes (a cluster pipeline)

@@ -15,6 +15,8 @@ from config.middleware import _signed_in, is_redis_down
 
 
 def dashboard(request):
+    """The latest activity, read at each request, and the registered key patterns, which change only
+    with the code: their section is a template fragment kept per registry (``patterns_version``)."""
     see_failures = request.user.has_perm(roles.SEE_FAILED_SIGNINS)
     return render(
         request,
@@ -22,7 +24,8 @@ def dashboard(request):
         {
             "activity": store.activity(failed=10 if see_failures else 0),
             "see_failures": see_failures,
-            "patterns": keyspace.by_app(),
+            "patterns": keyspace.by_app,  # called by the template only when the fragment is not kept
+            "patterns_version": hash(tuple(keyspace.patterns)),
         },
     )
 

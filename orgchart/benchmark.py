@@ -24,7 +24,7 @@ from config.seeding import SEED_EPOCH
 from orgchart import seeds, sensorfeed
 from orgchart import store as org
 from orgchart.documents import fold
-from orgchart.importer import OrgData, Person
+from orgchart.importing import OrgData, Person
 
 DAY = 86_400
 BENCH = Actor("bench")

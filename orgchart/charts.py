@@ -1,20 +1,21 @@
-"""Server-rendered SVG charts of the temperature rollups: numbers and times only, no stored text.
+"""The geometry of the SVG charts of the temperature rollups: numbers and times only, no stored text.
 
 Each chart spans its whole window (24 hours, 30 days, 12 months), one slot per bucket, so a
 gap in the readings shows as a gap. The geometry is computed on the rollups' integers
 (hundredths of a degree); a float appears only in the labels. Each bucket is a focusable
 group whose ``<title>`` gives its time, mean, min, max and sample count, on hover or focus.
-The SVG has a viewBox and no fixed size, so it scales with its card.
+The SVG has a viewBox and no fixed size, so it scales with its card; its markup is the location
+page's template.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from functools import lru_cache
-from html import escape
+from functools import cached_property, lru_cache
+from typing import ClassVar
 
-from django.utils.safestring import SafeString, mark_safe
+from django.template.loader import render_to_string
 
 WIDTH, HEIGHT = 600, 220
 LEFT, RIGHT, TOP, BOTTOM = 52, 10, 12, 40  # room for the axis labels
@@ -41,14 +42,61 @@ MONTHS = Window("Last 12 months: monthly mean, min and max", "months", "month", 
 
 
 @dataclass(frozen=True)
+class Tick:
+    """An axis label at ``at`` (a y for the value axis, an x for the time axis); ``label_at`` is
+    where the value axis writes its number, beside its grid line."""
+
+    at: float
+    text: str
+    label_at: float = 0
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """One slot with readings: the min–max bar (x, y, width, height), the mean's dot (cx, cy), and
+    the sentence its tooltip and its accessible name give."""
+
+    label: str
+    x: float
+    y: float
+    width: float
+    height: float
+    cx: float
+    cy: float
+
+
+@dataclass(frozen=True)
 class Chart:
+    """One chart's geometry, drawn by ``orgchart/location_detail.html``."""
+
+    # The frame every chart shares, for the template.
+    width: ClassVar[int] = WIDTH
+    height: ClassVar[int] = HEIGHT
+    left: ClassVar[int] = LEFT
+    grid_right: ClassVar[int] = WIDTH - RIGHT
+    value_label_x: ClassVar[int] = LEFT - 6
+    value_title_y: ClassVar[float] = TOP + PLOT_H / 2
+    time_label_y: ClassVar[int] = HEIGHT - BOTTOM + 16
+    time_title_x: ClassVar[float] = LEFT + PLOT_W / 2
+    time_title_y: ClassVar[int] = HEIGHT - 4
+
     title: str
     unit: str
+    axis: str  # the time axis's title
     slots: int  # buckets in the window
     filled: int  # buckets with readings
-    svg: SafeString = mark_safe("")
     low: int = 0  # the lowest min, in hundredths
     high: int = 0  # the highest max, in hundredths
+    value_ticks: tuple[Tick, ...] = ()
+    time_ticks: tuple[Tick, ...] = ()
+    mean_path: str = ""  # the means joined, broken where a bucket has no readings
+    buckets: tuple[Bucket, ...] = ()
+
+    @cached_property
+    def svg(self) -> str:
+        """The chart drawn by ``orgchart/chart.html``: once per chart, which ``rollup_chart`` keeps
+        until a reading changes a rollup it shows."""
+        return render_to_string("orgchart/chart.html", {"chart": self})
 
     @property
     def empty(self) -> bool:
@@ -87,7 +135,7 @@ def rollup_chart(rollups, slots: list[datetime], window: Window) -> Chart:
 def _drawn(rollups: tuple, slots: tuple, window: Window) -> Chart:
     index = {slot: i for i, slot in enumerate(slots)}
     placed = [(index[r.start], r) for r in rollups if r.start in index]
-    chart = Chart(window.title, window.unit, len(slots), len(placed))
+    chart = Chart(window.title, window.unit, window.axis, len(slots), len(placed))
     if chart.empty:
         return chart
     low, high = min(r.min for _, r in placed), max(r.max for _, r in placed)
@@ -101,27 +149,15 @@ def _drawn(rollups: tuple, slots: tuple, window: Window) -> Chart:
         return round(LEFT + (i + 0.5) * slot_w, 1)
 
     bar_w = round(max(1.5, slot_w * 0.55), 1)
-    out = [
-        f'<svg class="chart-svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" '
-        f'aria-label="{escape(window.title)}, in degrees Celsius">'
-    ]
-    for tick in range(bottom, top + 1, step):
-        out.append(
-            f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick)}" y2="{y(tick)}"/>'
-            f'<text class="axis y" x="{LEFT - 6}" y="{y(tick) + 4}">{_degrees(tick, step)}</text>'
-        )
-    middle = TOP + PLOT_H / 2
-    out.append(f'<text class="axis-title" x="12" y="{middle}" transform="rotate(-90 12 {middle})">°C</text>')
-    for i in range((len(slots) - 1) % window.tick_every, len(slots), window.tick_every):  # the newest is labelled
-        tick = slots[i].strftime(window.tick)
-        out.append(f'<text class="axis x" x="{x(i)}" y="{HEIGHT - BOTTOM + 16}">{tick}</text>')
-    out.append(f'<text class="axis-title" x="{LEFT + PLOT_W / 2}" y="{HEIGHT - 4}">{escape(window.axis)}</text>')
+    value_ticks = tuple(Tick(y(t), _degrees(t, step), y(t) + 4) for t in range(bottom, top + 1, step))
+    newest_labelled = range((len(slots) - 1) % window.tick_every, len(slots), window.tick_every)
+    time_ticks = tuple(Tick(x(i), slots[i].strftime(window.tick)) for i in newest_labelled)
     line, last = [], None
     for i, r in placed:
         mean = r.sum / r.count  # hundredths, for the dot; the label rounds it
         line.append(f"{'L' if last == i - 1 else 'M'}{x(i)} {y(mean)}")
         last = i
-    out.append(f'<path class="mean-line" d="{" ".join(line)}"/>')
+    buckets = []
     for i, r in placed:
         mean = r.sum / r.count
         label = (
@@ -129,14 +165,11 @@ def _drawn(rollups: tuple, slots: tuple, window: Window) -> Chart:
             f"min {r.min / 100:.2f} °C, max {r.max / 100:.2f} °C, {r.count:,} samples"
         )
         height = max(round(y(r.min) - y(r.max), 1), 1.0)
-        out.append(
-            f'<g class="bucket" tabindex="0" role="img" aria-label="{label}"><title>{label}</title>'
-            f'<rect class="range" x="{round(x(i) - bar_w / 2, 1)}" y="{y(r.max)}" width="{bar_w}" height="{height}"/>'
-            f'<circle class="mean" cx="{x(i)}" cy="{y(mean)}" r="3"/></g>'
-        )
-    out.append("</svg>")
-    svg = mark_safe("".join(out))  # noqa: S308  (numbers, times and fixed words; the titles are escaped)
-    return Chart(window.title, window.unit, len(slots), len(placed), svg, low, high)
+        buckets.append(Bucket(label, round(x(i) - bar_w / 2, 1), y(r.max), bar_w, height, x(i), y(mean)))
+    return replace(
+        chart, low=low, high=high, value_ticks=value_ticks, time_ticks=time_ticks,
+        mean_path=" ".join(line), buckets=tuple(buckets),
+    )  # fmt: skip
 
 
 def location_charts(sensor) -> list[Chart]:
@@ -148,24 +181,26 @@ def location_charts(sensor) -> list[Chart]:
     ]
 
 
-def temperature_html(sensor, charts: list[Chart]) -> SafeString:
-    """The temperature card's body when a sensor has readings: the latest reading and the three
-    charts with their captions, built here in one piece rather than by a template node per number.
-    The reading is a number and a UTC time; the titles and captions are fixed words and numbers."""
-    at = sensor.latest_at.astimezone(UTC)
-    out = [
-        f"<p>Latest reading: <strong>{sensor.latest_value:.2f} °C</strong> at "
-        f'<time datetime="{at.isoformat()}">{at:%Y-%m-%d %H:%M:%S} UTC</time>. '
-        f"The charts read {sensor.keys_read} keys: one per bucket.</p>\n  "
-    ]
-    for chart in charts:
-        out.append(f"<h3>{escape(chart.title)}</h3>")
-        if chart.empty:
-            out.append(f'<p class="muted chart-empty">{escape(chart.empty_text)}</p>')
-            continue
-        out.append(
-            f'\n<figure class="chart">\n  {chart.svg}\n  <figcaption class="hint">{chart.filled} of {chart.slots} '
-            f"{escape(chart.unit)} with readings · bars from min to max, dots at the mean; hover or focus a bar "
-            "for its values.</figcaption>\n</figure>\n"
-        )
-    return mark_safe("".join(out))  # noqa: S308  (numbers, a time and fixed words, escaped; the SVGs are safe)
+@dataclass(frozen=True)
+class Temperature:
+    """The temperature card of a location with readings: the latest reading, in UTC, and its charts."""
+
+    value: float
+    at: datetime
+    keys_read: int
+    charts: list[Chart]
+
+    @property
+    def value_text(self) -> str:
+        return f"{self.value:.2f}"
+
+    @property
+    def at_text(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S}"
+
+
+def temperature(sensor) -> Temperature | None:
+    """The temperature card's content from a ``SensorCharts``, or None before the first reading."""
+    if not sensor.latest_at:
+        return None
+    return Temperature(sensor.latest_value, sensor.latest_at.astimezone(UTC), sensor.keys_read, location_charts(sensor))

@@ -33,6 +33,7 @@ class Employee:
     total: int = 0
     location_name: str = ""  # embedded copy of the location's name, rewritten when it is renamed
     schema: int = SCHEMA
+    version: int = 1  # counts the saves of what the edit form shows: its stale-edit token (0: never counted)
 
     # Fields a list or a tree node shows, in HMGET order.
     SUMMARY_FIELDS: ClassVar[tuple[str, ...]] = (
@@ -58,6 +59,7 @@ class Employee:
             "total": str(self.total),
             "location_name": self.location_name,
             "folded": fold(self.name),
+            "version": str(self.version),
         }
 
     @classmethod
@@ -73,6 +75,7 @@ class Employee:
             total=int(data.get("total") or 0),
             location_name=data.get("location_name") or "",
             schema=int(data.get("schema") or SCHEMA),
+            version=int(data.get("version") or 0),
         )
 
     @classmethod
@@ -85,10 +88,16 @@ class Location:
     id: int
     name: str
     schema: int = SCHEMA
+    version: int = 1  # counts its saves: the stale-edit token of its form (0: never counted)
 
     def to_hash(self) -> dict[str, str]:
-        return {"schema": str(self.schema), "name": self.name, "folded": fold(self.name)}
+        return {"schema": str(self.schema), "name": self.name, "folded": fold(self.name), "version": str(self.version)}
 
     @classmethod
     def from_hash(cls, pk: int, data: dict) -> Location:
-        return cls(id=int(pk), name=data.get("name") or "", schema=int(data.get("schema") or SCHEMA))
+        return cls(
+            id=int(pk),
+            name=data.get("name") or "",
+            schema=int(data.get("schema") or SCHEMA),
+            version=int(data.get("version") or 0),
+        )

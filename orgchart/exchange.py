@@ -29,7 +29,8 @@ CHUNK = 1000  # locations per pipeline
 
 def _export_locations():
     for pk, row in exchange.documents(exchange.ids(keys.location), {"doc": (keys.location, "hash")}):
-        yield {"id": pk, "name": Location.from_hash(pk, row["doc"]).name}
+        location = Location.from_hash(pk, row["doc"])
+        yield {"id": pk, "name": location.name, "version": location.version}
 
 
 def _clean_location(record: Record) -> dict:
@@ -38,7 +39,13 @@ def _clean_location(record: Record) -> dict:
         first = record.state.setdefault("names", {}).setdefault(fold(name), record.where)
         if first != record.where:
             record.fail("name", f"duplicate location {name!r} (first at {first})")
-    return {"id": record.id(), "name": name}
+    return {"id": record.id(), "name": name, "version": _version(record)}
+
+
+def _version(record: Record) -> int:
+    """The stale-edit token kept across a round trip; a file without it starts each object at 1."""
+    version = record.integer("version", 0, 2**53, required=False)
+    return 1 if version is None else version
 
 
 def _restore_locations(docs, writer) -> None:
@@ -46,7 +53,7 @@ def _restore_locations(docs, writer) -> None:
     a pipeline per ``CHUNK``, then the id counter at the highest id and one event."""
     count, first, last, chunk = 0, None, 0, []
     for doc in docs:
-        chunk.append((doc["id"], doc["name"]))
+        chunk.append((doc["id"], doc["name"], doc["version"]))
         first = doc["id"] if first is None else first
         last, count = max(last, doc["id"]), count + 1
         if len(chunk) >= CHUNK:
@@ -67,7 +74,7 @@ def _export_employees():
         e = Employee.from_hash(pk, row["doc"])
         yield {
             "id": pk, "name": e.name, "title": e.title, "manager": e.manager, "location": e.location,
-            "full_time": e.full_time,
+            "full_time": e.full_time, "version": e.version,
         }  # fmt: skip
 
 
@@ -79,6 +86,7 @@ def _clean_employee(record: Record) -> dict:
         "manager": record.integer("manager", 1, 2**53, required=False),
         "location": record.ref("location", "locations", required=False),
         "full_time": record.boolean("full_time", default=True),
+        "version": _version(record),
     }
     if doc["name"]:
         first = record.state.setdefault("names", {}).setdefault(fold(doc["name"]), record.where)
@@ -112,7 +120,7 @@ def _restore_employees(docs, writer) -> None:
     report counts, both edges, the copied location name and every index, in bounded script calls
     pipelined many per round trip; then the id counter at the highest id and one event. The
     first pass checked that every manager exists and that no chain of command is a cycle."""
-    rows = [(d["id"], d["name"], d["title"], d["manager"], d["location"], d["full_time"]) for d in docs]
+    rows = [(d["id"], d["name"], d["title"], d["manager"], d["location"], d["full_time"], d["version"]) for d in docs]
     if not rows:
         return
     places = store.location_names({row[4] for row in rows if row[4] is not None})

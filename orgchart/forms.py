@@ -7,6 +7,7 @@ from django import forms
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from config.saving import VersionField
 from orgchart import store
 
 NAME_MAX = 100
@@ -80,11 +81,24 @@ class EmployeeForm(ResolvesEmployees, forms.Form):
     manager = EmployeeField(label="Reports to")
     to_top = forms.BooleanField(required=False, label="Report to nobody: the top of the org")
     full_time = forms.BooleanField(required=False, initial=True, label="Full time")
+    version = VersionField()
 
     def __init__(self, *args, locations=(), has_manager: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["location"].choices = [("", "— no location —"), *locations]
         self.has_manager = has_manager  # an edit of someone who reports to a manager today
+
+    @staticmethod
+    def initial_for(employee) -> dict:
+        """The edit form's values from a stored employee, its version included."""
+        return {
+            "name": employee.name,
+            "title": employee.title,
+            "location": employee.location,
+            "manager": f"#{employee.manager}" if employee.manager else "",
+            "full_time": employee.full_time,
+            "version": employee.version,
+        }
 
     def clean(self):
         """A blank "Reports to" on someone who has a manager moves them to the top: only when chosen."""
@@ -120,6 +134,11 @@ class DeleteEmployeeForm(ResolvesEmployees, forms.Form):
 
 class LocationForm(forms.Form):
     name = forms.CharField(max_length=NAME_MAX)
+    version = VersionField()
+
+    @staticmethod
+    def initial_for(location) -> dict:
+        return {"name": location.name, "version": location.version}
 
     def clean_name(self):
         name = " ".join(self.cleaned_data["name"].split())

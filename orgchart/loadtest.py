@@ -123,7 +123,9 @@ class People(Scenario):
         form["title"] = title
         after = lambda: _is(pk, data["name"], title, data["manager"])  # noqa: E731
         with self.in_flight(("employee", pk), after, lambda: self.in_doubt(pk, data["manager"])):
-            response = self.http.post(f"{EMPLOYEES}{pk}/edit/", form, expect=(302, 200))
+            response = self.http.post(f"{EMPLOYEES}{pk}/edit/", form, expect=(302, 200, 409))
+        if response.status == 409:
+            return self.refused("edit conflicts (409)")  # moved or handed over since the form was read
         if self.busy(response):
             return
         data["title"] = title
@@ -172,7 +174,9 @@ class People(Scenario):
             pk = self.rng.choice(renamable)
             renamed = lambda: _location_is(pk, name)  # noqa: E731
             with self.in_flight(("location", pk, "name"), renamed, lambda: self.frozen_places.add(pk)):
-                if self.busy(self.http.post(f"{LOCATIONS}{pk}/edit/", {"name": name}, expect=(302, 200))):
+                form = self.http.get(f"{LOCATIONS}{pk}/edit/").post_forms()[-1].fields
+                form["name"] = name
+                if self.busy(self.http.post(f"{LOCATIONS}{pk}/edit/", form, expect=(302, 200))):
                     return
         else:
             response = self.http.post(f"{LOCATIONS}add/", {"name": name}, expect=(302, 200))

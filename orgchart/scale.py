@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from config.activity import Actor
 from orgchart import store
 from orgchart.documents import fold
-from orgchart.importer import OrgData, Person
+from orgchart.importing import OrgData, Person
 from orgchart.store import measure
 
 ACTOR = Actor("scale")

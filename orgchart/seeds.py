@@ -13,7 +13,7 @@ from __future__ import annotations
 from config.seeding import SeedContext, seeder
 from orgchart import sensorfeed, store
 from orgchart.documents import fold
-from orgchart.importer import OrgData, Person
+from orgchart.importing import OrgData, Person
 
 FIRST = (
     "Ada", "Alan", "Amir", "Ana", "Ben", "Bo", "Carla", "Chen", "Dana", "Diego", "Elif", "Emil", "Eva",

@@ -17,9 +17,10 @@ from django.views.decorators.http import require_POST
 from config import autocomplete
 from config.activity import Actor
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.shortcuts import after_save, or_404
+from config.saving import Saved, save_view
+from config.shortcuts import or_404
 from config.store import StoreError
-from orgchart import charts, forms, rows, store
+from orgchart import charts, forms, presenters, store
 
 _NUMBER = re.compile(r"[0-9]{1,30}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
 _ID = re.compile(r"[1-9][0-9]{0,17}")  # what an id counter hands out, as the <id:pk> converter
@@ -54,18 +55,16 @@ def _query_id(request, name: str) -> int | None:
     return int(text)
 
 
-def _write(request, form, write, done, then):
-    """Run ``write(cleaned_data)`` for a valid form. On success: the response ``then(request,
-    message, result)`` with the message ``done(data, result)``; when the store refuses: the reason
-    beside its field, and None."""
+def _write(form, write):
+    """``write(cleaned_data)``'s answer for a valid form; None for an invalid one, or when the store
+    refuses (the reason beside its field)."""
     if not form.is_valid():
         return None
     try:
-        result = write(form.cleaned_data)
+        return write(form.cleaned_data)
     except StoreError as exc:
         form.add_error(exc.field if exc.field in form.fields else None, exc.message or str(exc))
         return None
-    return then(request, done(form.cleaned_data, result), result)
 
 
 BY_NAME = ListSpec(sorts=("name",), default_order="name")
@@ -84,43 +83,23 @@ EMPLOYEES = Kind("employee", "employees", store.employee_page)
 LOCATIONS = Kind("location", "locations", store.location_page)
 
 
-def _form_page(request, template: str, kind: Kind, found, form, write, done, then):
-    """The add, edit or delete page of an employee or a location: a POST runs ``write`` through
-    ``_write``; otherwise, or when it is refused, the page with its form."""
-    if request.method == "POST":
-        response = _write(request, form, write, done, then)
-        if response:
-            return response
-    return render(request, template, {"kind": kind, "object": found, "form": form})
-
-
 def _save(request, kind: Kind, found, form, save):
-    """Add or edit: ``save(data)`` returns the id, whose page the user lands on."""
-    return _form_page(
-        request, "orgchart/form.html", kind, found, form, save,
-        done=lambda data, _: f"Saved {data['name']}.",
-        then=lambda request, message, pk: after_save(
-            request, message, detail=kind.url("detail", pk), add=kind.add_url, edit=kind.url("edit", pk)
-        ),
+    """Add or edit (``found`` the object edited, else None): ``save(data)`` returns the id saved."""
+    return save_view(
+        request, form, entity=f"orgchart:{kind.name}", template="orgchart/form.html",
+        context={"kind": kind, "object": found},
+        save=lambda data: Saved(save(data), f"Saved {data['name']}."),
+        theirs=(lambda conflict: form.initial_for(conflict.current)) if found else None,
     )  # fmt: skip
 
 
 def _delete(request, kind: Kind, found, form, delete):
     """Delete, after asking for a successor: ``delete(successor)`` returns the deleted name."""
-    return _form_page(
-        request, "orgchart/confirm_delete.html", kind, found, form, lambda data: delete(data["successor"]),
-        done=lambda data, name: f"Deleted {name}.", then=_redirect_to(lambda _: kind.list_url),
-    )  # fmt: skip
-
-
-def _redirect_to(url_of):
-    """A ``then`` for ``_write``: the message, and a redirect to ``url_of(result)``."""
-
-    def then(request, message: str, result):
-        messages.success(request, message)
-        return redirect(url_of(result))
-
-    return then
+    name = _write(form, lambda data: delete(data["successor"])) if request.method == "POST" else None
+    if name:
+        messages.success(request, f"Deleted {name}.")
+        return redirect(kind.list_url)
+    return render(request, "orgchart/confirm_delete.html", {"kind": kind, "object": found, "form": form})
 
 
 # --- employees -----------------------------------------------------------------------------------
@@ -130,7 +109,7 @@ def _name_list(request, kind: Kind):
     """A list in name order with prefix search and paging; htmx gets the results partial."""
     state = BY_NAME.read(request)
     items, total, capped = kind.page(state)
-    present = rows.employee_rows if kind is EMPLOYEES else rows.location_rows
+    present = presenters.employee_rows if kind is EMPLOYEES else presenters.location_rows
     context = {
         "kind": kind,
         "page": page_of(items, total, state),
@@ -138,7 +117,6 @@ def _name_list(request, kind: Kind):
         "search_limit": store.SEARCH_LIMIT,
         "state": state,
         "rows": present(items),
-        "urls": rows.list_urls(kind.name),
     }
     return render_list(request, "orgchart/list.html", context)
 
@@ -154,24 +132,17 @@ def employee_suggest(request):
 
 def _detail_context(found, depth_form, move_form) -> dict:
     chain, direct, report = found
-    links = rows.Links()
-    employee = chain.employee
     return {
-        "urls": rows.page_urls("employee", employee.id),
-        "location_url": links.location(employee.location) if employee.location else "",
-        "chain_items": rows.people_items(chain.managers, links),
-        "direct_items": rows.people_items(direct, links, below=True),
-        "at_depth_items": rows.people_items(report.at_depth, links),
-        "level_rows": rows.level_rows(report.rows, report.depth),
-        "depth_chips": rows.depth_chips(range(1, store.MAX_DEPTH + 1), report.depth),
         "employee": chain.employee,
+        "managers": presenters.people(chain.managers),
+        "direct_people": presenters.people(direct),
+        "at_depth": presenters.people(report.at_depth),
         "chain": chain,
         "direct": direct,
         "report": report,
         "depth_form": depth_form,
         "depths": range(1, store.MAX_DEPTH + 1),
         "move_form": move_form,
-        "move_fields": rows.form_html(move_form),
         "node_limit": store.NODE_LIMIT,
     }
 
@@ -192,24 +163,13 @@ def employee_form(request, pk: int | None = None):
     employee, locations = store.employee_form_data(pk)
     if pk is not None and employee is None:
         raise Http404("No such employee.")
-    if request.method == "POST":
-        has_manager = employee is not None and employee.manager is not None
-        form = forms.EmployeeForm(request.POST, locations=locations, has_manager=has_manager)
-    else:
-        initial = {}
-        if employee is not None:
-            initial = {
-                "name": employee.name,
-                "title": employee.title,
-                "location": employee.location,
-                "manager": f"#{employee.manager}" if employee.manager else "",
-                "full_time": employee.full_time,
-            }
-        form = forms.EmployeeForm(initial=initial, locations=locations)
+    has_manager = employee is not None and employee.manager is not None
+    initial = forms.EmployeeForm.initial_for(employee) if employee else None
+    data = request.POST if request.method == "POST" else None
+    form = forms.EmployeeForm(data, initial=initial, locations=locations, has_manager=has_manager)
     old_name = employee.name if employee else None  # the trigram sets the edit leaves are computed from it
-    return _save(
-        request, EMPLOYEES, employee, form, partial(store.save_employee, pk, actor=_actor(request), old_name=old_name)
-    )
+    save = partial(store.save_employee, pk, actor=_actor(request), old_name=old_name)
+    return _save(request, EMPLOYEES, employee, form, lambda data: save(data, version=data["version"]))
 
 
 def _moved(data, names) -> str:
@@ -226,12 +186,10 @@ def employee_move(request, pk: int):
         chain = or_404(store.chain_of_command, pk)
         context = {"employee": chain.employee, "chain": chain, "hidden": [("manager", ""), ("to_top", "on")]}
         return render(request, "orgchart/employee_confirm_move.html", context)
-    done = _write(
-        request, form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)),
-        _moved, _redirect_to(lambda _: reverse("orgchart:employee_detail", args=[pk])),
-    )  # fmt: skip
-    if done:
-        return done
+    names = _write(form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)))
+    if names:
+        messages.success(request, _moved(form.cleaned_data, names))
+        return redirect("orgchart:employee_detail", pk)
     context = _detail_context(or_404(store.employee_detail, pk), forms.DepthForm(), form)
     return render(request, "orgchart/employee_detail.html", context, status=400)
 
@@ -251,7 +209,8 @@ def employee_delete(request, pk: int):
 
 def _tree_context(children, parent, offset: int) -> dict:
     more = len(children) >= store.NODE_LIMIT
-    return {"children": children, "parent": parent, "next_offset": offset + store.NODE_LIMIT if more else None}
+    next_offset = offset + store.NODE_LIMIT if more else None
+    return {"children": presenters.tree_nodes(children), "parent": parent, "next_offset": next_offset}
 
 
 def tree(request):
@@ -304,27 +263,22 @@ def location_detail(request, pk: int):
     sensor = store.sensor_charts(pk, overview.latest)
     context = {
         "location": overview.location,
-        "urls": rows.page_urls("location", pk),
         "page": page,
         "state": state,
         "under_form": under_form,
-        "under_fields": rows.inline_fields(under_form),
         "reporting": reporting,
-        "sensor": sensor,
-        "temperature": charts.temperature_html(sensor, charts.location_charts(sensor)) if sensor.latest_at else "",
-        "staff_rows": rows.staff_rows(overview.staff),
+        "staff": presenters.people(overview.staff),
+        "temperature": charts.temperature(sensor),
     }
     return render_list(request, "orgchart/location_detail.html", context, "staff")
 
 
 def location_form(request, pk: int | None = None):
     location = or_404(store.get_location, pk) if pk is not None else None
-    if request.method == "POST":
-        form = forms.LocationForm(request.POST)
-    else:
-        form = forms.LocationForm(initial={"name": location.name} if location else None)
+    initial = forms.LocationForm.initial_for(location) if location else None
+    form = forms.LocationForm(request.POST if request.method == "POST" else None, initial=initial)
     save = partial(store.save_location, pk, actor=_actor(request))
-    return _save(request, LOCATIONS, location, form, lambda data: save(data["name"]))
+    return _save(request, LOCATIONS, location, form, lambda data: save(data["name"], version=data["version"]))
 
 
 def location_delete(request, pk: int):

@@ -41,10 +41,6 @@ CREATE INDEX enrollments_student ON enrollments (student_id, course_id);
 """
 
 
-class Refused(Exception):
-    """An enrolment the bounds do not allow (SQL side)."""
-
-
 def busiest(pairs, side: int) -> list[int]:
     """Ids of one side of a relation, the most related first (ties by id)."""
     counts = Counter(pair[side] for pair in pairs)
@@ -222,7 +218,7 @@ def sql_enrol(db, course: int, student: int, limit: int) -> None:
         (enrolled,) = db.one("SELECT COUNT(*) FROM enrollments WHERE course_id = ?", (course,))
         (taking,) = db.one("SELECT COUNT(*) FROM enrollments WHERE student_id = ?", (student,))
         if enrolled >= capacity or taking >= limit:
-            raise Refused(f"student {student} cannot enrol in course {course}")
+            raise school.Refused(f"student {student} cannot enrol in course {course}")
         db.execute("INSERT INTO enrollments VALUES (?, ?)", (course, student))
 
 
@@ -269,7 +265,7 @@ def orm_enrol(alias: str, course: int, student: int, limit: int) -> None:
         enrolments = Enrollment.objects.using(alias)
         full = enrolments.filter(course_id=course).count() >= capacity
         if full or enrolments.filter(student_id=student).count() >= limit:
-            raise Refused(f"student {student} cannot enrol in course {course}")
+            raise school.Refused(f"student {student} cannot enrol in course {course}")
         enrolments.create(course_id=course, student_id=student)
 
 

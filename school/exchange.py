@@ -12,8 +12,7 @@ The import writes through the store's bulk paths, as the seeder does: each batch
 MULTI/EXEC of thousands of commands, and a batch of pairs is first checked against the bounds and
 capacities (``store.Room``: the sizes counted as batches pass, each course's capacity read once),
 so what the relation scripts refuse one by one is refused here too. Each file writes one activity
-event, a summary ("1,000 students"). Each batch is sent on a worker thread while the next one is
-read and checked (``store.Sender``).
+event, a summary ("1,000 students").
 """
 
 from __future__ import annotations
@@ -105,14 +104,13 @@ def _restore_documents(entity: str):
         """Into an empty app, in ascending id order: each batch's documents, their indexes and the
         id counter at the batch's highest id, in one MULTI/EXEC."""
         count = 0
-        with store.Sender("school-bulk") as sender:  # a batch is written while the next one is read and checked
-            for batch in batched(docs, BATCH):
-                documents = {doc["id"]: make(**doc).to_hash() for doc in batch}
-                tx = store.transaction()
-                store.queue_new_documents(tx, entity, documents)
-                store.queue_last_id(tx, entity, max(documents))
-                sender.send(tx.execute)
-                count += len(documents)
+        for batch in batched(docs, BATCH):
+            documents = {doc["id"]: make(**doc).to_hash() for doc in batch}
+            tx = store.transaction()
+            store.queue_new_documents(tx, entity, documents)
+            store.queue_last_id(tx, entity, max(documents))
+            tx.execute()
+            count += len(documents)
         _summary(entity, count, writer)
 
     return restore
@@ -144,14 +142,13 @@ def _relation(entity: str, members_key, pairs: str):
         """Each batch of pairs checked against the bounds (one read), then both sides written (one
         MULTI/EXEC)."""
         count, room = 0, store.Room(relation)
-        with store.Sender("school-bulk") as sender:  # a batch is written while the next one is read and checked
-            for batch in batched(docs, BATCH):
-                pairs = [(doc["course"], doc[entity]) for doc in batch]
-                room.check(pairs)
-                tx = store.transaction()
-                store.queue_pairs(tx, relation, pairs)
-                sender.send(tx.execute)
-                count += len(pairs)
+        for batch in batched(docs, BATCH):
+            pairs = [(doc["course"], doc[entity]) for doc in batch]
+            room.check(pairs)
+            tx = store.transaction()
+            store.queue_pairs(tx, relation, pairs)
+            tx.execute()
+            count += len(pairs)
         _summary("enrolment" if entity == "student" else "assignment", count, writer)
 
     return Entity(pairs, export, clean, restore, order=(entity, "course"))

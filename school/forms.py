@@ -6,15 +6,17 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
+from config.saving import VersionField
 from school.documents import Course, Person
 
 CODE = re.compile(r"^[A-Z0-9][A-Z0-9-]{1,19}\Z")
 
 
 class DocumentForm(forms.Form):
-    """A document's form; ``fingerprint`` is the stored document's digest when the form was opened."""
+    """A document's form; its version is the stored document's digest when the form was opened
+    (``school.documents.fingerprint``)."""
 
-    fingerprint = forms.CharField(widget=forms.HiddenInput, required=False, max_length=16)
+    version = VersionField(digest=True)
 
 
 class CourseForm(DocumentForm):

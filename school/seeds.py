@@ -88,15 +88,8 @@ def estimate(scale: str) -> int:
 
 @seeder("school", order=20, estimate=estimate)
 def seed(ctx: SeedContext) -> int:
-    """Every batch is one bulk script (its event inside), written by ``store.Sender`` while the next
-    ones are built (two handed over at most: the small batch of assignments waits its turn behind
-    the students while the enrolments are drawn)."""
-    with store.Sender("school-bulk", depth=2) as sender:
-        sender.send(store.load_scripts)  # the server knows the write scripts: each first write is one round trip too
-        return _seed(ctx, sender)
-
-
-def _seed(ctx: SeedContext, sender) -> int:
+    """Every batch is one bulk script (its event inside)."""
+    store.load_scripts()  # the server knows the write scripts: each first write is one round trip too
     n_courses, n_instructors, n_students, per_student, capacity_range = SCALES[ctx.scale]
     rng = ctx.rng
     written = 0
@@ -111,10 +104,10 @@ def _seed(ctx: SeedContext, sender) -> int:
             doc = Course(pk, f"{prefix}-{100 + pk}", f"{subject}: {rng.choice(TOPICS)} {pk}", "", capacity[pk])
             documents[pk] = doc.to_hash()
         store.queue_new_documents(tx, "course", documents)
-        written += _commit(ctx, sender, tx, "course", len(batch))
+        written += _commit(ctx, tx, "course", len(batch))
 
-    instructor_ids = _people(ctx, sender, "instructor", n_instructors)
-    student_ids = _people(ctx, sender, "student", n_students)
+    instructor_ids = _people(ctx, "instructor", n_instructors)
+    student_ids = _people(ctx, "student", n_students)
     written += len(instructor_ids) + len(student_ids)
 
     # Assignments: each course gets 1-3 instructors, within both bounds.
@@ -130,7 +123,7 @@ def _seed(ctx: SeedContext, sender) -> int:
     for batch in batched(pairs, BATCH):
         tx = store.bulk_batch()
         store.queue_pairs(tx, "teaching", batch)
-        written += _commit(ctx, sender, tx, "course", len(batch))
+        written += _commit(ctx, tx, "course", len(batch))
 
     # Enrolments: each student takes a few courses that still have room.
     limit = conf.max_courses_per_student()
@@ -145,11 +138,11 @@ def _seed(ctx: SeedContext, sender) -> int:
                     pairs.append((course_id, student_id))
         tx = store.bulk_batch()
         store.queue_pairs(tx, "enrolment", pairs)
-        written += _commit(ctx, sender, tx, "enrolment", len(pairs))
+        written += _commit(ctx, tx, "enrolment", len(pairs))
     return written
 
 
-def _people(ctx: SeedContext, sender, entity: str, count: int) -> list[int]:
+def _people(ctx: SeedContext, entity: str, count: int) -> list[int]:
     """``count`` people, part of them at schema 1; returns their ids."""
     ids = list(store.reserve_ids(entity, count))
     for batch in batched(ids, BATCH):
@@ -162,13 +155,13 @@ def _people(ctx: SeedContext, sender, entity: str, count: int) -> list[int]:
             else:
                 documents[pk] = Person(pk, name, email, [email]).to_hash()
         store.queue_new_documents(tx, entity, documents)
-        _commit(ctx, sender, tx, entity, len(batch))
+        _commit(ctx, tx, entity, len(batch))
     return ids
 
 
-def _commit(ctx: SeedContext, sender, tx, entity: str, count: int) -> int:
+def _commit(ctx: SeedContext, tx, entity: str, count: int) -> int:
     """Close a batch: its event, one script (thousands of commands) sent, the progress bar."""
     store.queue_seed_event(tx, entity, count)
-    sender.send(tx.send)
+    tx.send()
     ctx.progress(count)
     return count

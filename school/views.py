@@ -22,7 +22,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.shortcuts import after_save, or_404
+from config.saving import Saved, save_view
+from config.shortcuts import or_404
 from school import conf, presenters, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
 
@@ -34,10 +35,6 @@ class Entity(Listed):
     app = "school"
     form: type
     label_sort: str  # the ?o= name of the label column: code or name
-
-    def url(self, view: str, *args) -> str:
-        """A list's, an add form's URL reversed once (``presenters.fixed_url``); a document's each time."""
-        return presenters.fixed_url(f"{self.app}:{self.name}_{view}") if not args else super().url(view, *args)
 
     @property
     def listing(self) -> ListSpec:
@@ -74,13 +71,9 @@ def entity_list(request, entity: str):
         "page": page_of(rows, total, state),
         "search_capped": capped,
         "search_limit": store.SEARCH_LIMIT,
-        "rows": presenters.list_rows(entity, rows, ent.list_url),
-        "head": presenters.list_head(entity, state),
-        "subnav": presenters.subnav(request.resolver_match.url_name),
+        "rows": presenters.list_rows(ent.detail_name, rows),
         "state": state,
         "versions": versions,
-        "algebra_url": presenters.fixed_url("school:algebra"),
-        "dashboard_url": presenters.fixed_url("dashboard"),
     }
     return render_list(request, "school/list.html", context)
 
@@ -94,44 +87,29 @@ def entity_edit(request, entity: str, pk: int):
 
 
 def _edit(request, ent: Entity, current, loaded: str = ""):
-    if request.method == "POST":
-        form = ent.form(request.POST)
-        if form.is_valid():
-            try:
-                pk = store.save(
-                    ent.name,
-                    form.document(current.id if current else 0),
-                    actor=_actor(request),
-                    expected=form.cleaned_data["fingerprint"] if current else "",
-                    old_text=getattr(current, store.TEXT_FIELD[ent.name]) if current else None,
-                )
-            except store.NotFound as exc:
-                raise Http404(str(exc)) from None
-            except store.EditConflict as exc:
-                form = _reloaded(ent, request.POST, or_404(store.get_for_edit, ent.name, current.id)[1])
-                form.add_error(None, exc.message)
-            except store.Refused as exc:
-                form.add_error(exc.field, exc.message)
-            else:
-                verb = "changed" if current else "added"
-                message = f"The {ent.name} “{form.document().label}” was {verb}."
-                return after_save(
-                    request, message, detail=ent.url("detail", pk), add=ent.url("add"), edit=ent.url("edit", pk)
-                )
-    else:
-        initial = {**ent.form.initial_for(current), "fingerprint": loaded} if current else None
-        form = ent.form(initial=initial)
-    return render(request, "school/form.html", {"entity": ent, "form": form, "object": current})
+    """Add (``current`` None) or edit a document; ``loaded`` is the stored one's fingerprint, the edit's version."""
+    initial = {**ent.form.initial_for(current), "version": loaded} if current else None
+    form = ent.form(request.POST if request.method == "POST" else None, initial=initial)
 
+    def save(data) -> Saved:
+        document = form.document(current.id if current else 0)
+        pk = store.save(
+            ent.name,
+            document,
+            actor=_actor(request),
+            expected=data["version"] if current else "",
+            old_text=getattr(current, store.TEXT_FIELD[ent.name]) if current else None,
+        )
+        return Saved(pk, f"The {ent.name} “{document.label}” was {'changed' if current else 'added'}.")
 
-def _reloaded(ent: Entity, data, loaded: str):
-    """The user's input again, now carrying the stored document's current fingerprint:
-    saving once more, after a look, overwrites the other change knowingly."""
-    data = data.copy()
-    data["fingerprint"] = loaded
-    form = ent.form(data)
-    form.is_valid()
-    return form
+    def theirs(conflict) -> dict:
+        document, version = or_404(store.get_for_edit, ent.name, current.id)
+        return {**ent.form.initial_for(document), "version": version}
+
+    return save_view(
+        request, form, entity=f"school:{ent.name}", template="school/form.html",
+        context={"entity": ent, "object": current}, save=save, theirs=theirs if current else None,
+    )  # fmt: skip
 
 
 _WHAT_GOES = {
@@ -179,52 +157,20 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
         "errors": errors or {},
         "max_instructors": conf.max_instructors_per_course(),
         "hold_minutes": conf.hold_seconds() // 60,
-        "dashboard_url": presenters.fixed_url("dashboard"),
-        "edit_url": presenters.document_url("course", pk, "edit"),
-        "delete_url": presenters.document_url("course", pk, "delete"),
-        **_course_rows(request, detail),
+        "roster": presenters.roster(detail.roster),
     }
     return render_list(request, "school/course_detail.html", context, "roster", status)
 
 
 def person_detail(request, entity: str, pk: int, errors: dict | None = None, status: int = 200):
     detail = or_404(store.person_detail, entity, pk)
-    actions = presenters.Actions(request, entity, pk)
     context = {
         "entity": ENTITIES[entity],
         "detail": detail,
         "person": detail.person,
         "errors": errors or {},
-        "course_rows": presenters.course_rows(
-            actions, detail.courses, ENTITIES["course"].list_url, instructor=entity == "instructor"
-        ),
-        "hold_rows": presenters.hold_rows(actions, detail.holds, ENTITIES["course"].list_url, held_in=True),
-        "picker": presenters.picker(_PERSON_PICKER[entity][0], pk, _PERSON_PICKER[entity][1]),
-        "dashboard_url": presenters.fixed_url("dashboard"),
-        "edit_url": presenters.document_url(entity, pk, "edit"),
-        "delete_url": presenters.document_url(entity, pk, "delete"),
     }
     return render(request, "school/person_detail.html", context, status=status)
-
-
-_PERSON_PICKER = {
-    "instructor": ("instructor-course", "Assign a course (code starts with)"),
-    "student": ("student-course", "Enrol in a course (code starts with)"),
-}
-
-
-def _course_rows(request, detail) -> dict:
-    """A course page's rows, each link from a prefix reversed once (``school.presenters``)."""
-    actions = presenters.Actions(request, "course", detail.course.id)
-    students = ENTITIES["student"].list_url
-    return {
-        "instructor_items": presenters.instructor_items(actions, detail.instructors, ENTITIES["instructor"].list_url),
-        "hold_rows": presenters.hold_rows(actions, detail.holds, students, held_in=False),
-        "roster_rows": presenters.roster_rows(actions, detail.roster, students),
-        "seats": presenters.seats(detail),
-        "instructor_picker": presenters.picker("course-instructor", detail.course.id, "Assign an instructor"),
-        "student_picker": presenters.picker("course-student", detail.course.id, "Enrol a student or hold a seat"),
-    }
 
 
 # --- pickers: find the other side of a relation, with SISMEMBER ---------------------------
@@ -387,9 +333,7 @@ def algebra(request):
             else:
                 query = urlencode([("op", form.cleaned_data["op"])] + [("c", pk) for pk in found.values()])
                 return redirect(reverse("school:algebra") + "?" + query)
-        return render(
-            request, "school/algebra.html", {"form": form, "result": None, "subnav": presenters.subnav("algebra")}
-        )
+        return render(request, "school/algebra.html", {"form": form, "result": None})
     result, page, state = None, None, None
     if len(ids) >= 2:
         state = ALGEBRA.read(request)
@@ -399,8 +343,7 @@ def algebra(request):
         page = page_of(result.students, result.total, state)
     codes = ", ".join(c.code for c in result.courses) if result else ""
     form = AlgebraForm(initial={"codes": codes, "op": op})
-    context = {"form": form, "result": result, "page": page, "state": state, "op": op, "ids": ids,
-               "subnav": presenters.subnav("algebra")}  # fmt: skip
+    context = {"form": form, "result": result, "page": page, "state": state, "op": op, "ids": ids}
     return render(request, "school/algebra.html", context)
 
 

@@ -7,6 +7,7 @@ that before it flushes anything.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -14,16 +15,15 @@ import threading
 import unittest
 from contextlib import contextmanager
 from pathlib import Path
-from unittest import mock
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.staticfiles.testing import StaticLiveServerTestCase
-from django.test import TestCase
+from django.test import TestCase, tag
 
 from config import trace
 from config.redis import client, is_dev_server, on_cluster
-from config.store.scripts import forget_sent
+from config.store import scripts
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots"
@@ -61,20 +61,6 @@ def temporary_folder(test: unittest.TestCase) -> Path:
     folder = tempfile.TemporaryDirectory()
     test.addCleanup(folder.cleanup)
     return Path(folder.name)
-
-
-def bulk_threads() -> tuple[list[str], object]:
-    """The names of the threads that run bulk scripts, and a patch of ``run_bulk_script`` that keeps them:
-    a bulk load's batches are written on a ``Sender``'s thread while the next is built."""
-    from config.store import bulk
-
-    names, real = [], bulk.run_bulk_script
-
-    def recording(*args, **kwargs):
-        names.append(threading.current_thread().name)
-        return real(*args, **kwargs)
-
-    return names, mock.patch.object(bulk, "run_bulk_script", recording)
 
 
 def flush_test_redis() -> None:
@@ -116,13 +102,13 @@ def reset_command_stats() -> None:
 
 
 class RedisMixin:
-    """Flush the test Redis before each test; count round trips exactly. Each test's client knows no
-    script sent before it (a test may have flushed them, on one node or every one), so its first call
-    of a script on a node sends it whole, whichever tests ran before."""
+    """Flush the test Redis before each test; count round trips exactly. Each test starts with every
+    script loaded (a test before it may have flushed them, on one node or every one), so a script
+    call is one round trip whichever tests ran before."""
 
     def setUp(self):
         flush_test_redis()
-        forget_sent()
+        scripts.load()
         super().setUp()
 
     @contextmanager
@@ -179,8 +165,50 @@ class RedisTestCase(RedisMixin, TestCase):
             self.client.force_login(self.user)
 
 
+# The process's Playwright and Chromium, shared by every browser test class: each test has a
+# browser context of its own, so sharing the browser keeps tests apart without a launch per class.
+_chromium: tuple | None = None
+
+
+def chromium():
+    """The shared Chromium, launched on first use (again if it went away) and closed at exit."""
+    global _chromium
+    if _chromium is not None and _chromium[1].is_connected():
+        return _chromium[1]
+    from playwright.sync_api import sync_playwright
+
+    if _chromium is None:
+        atexit.register(_close_chromium)
+    else:
+        _chromium[0].stop()
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(
+        executable_path=CHROMIUM,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    )
+    _chromium = (playwright, browser)
+    return browser
+
+
+def _close_chromium() -> None:
+    if _chromium is not None:
+        playwright, browser = _chromium
+        browser.close()
+        playwright.stop()
+
+
+@tag("browser")
 class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
-    """Playwright driving Debian's Chromium against a live server.
+    """Playwright driving Debian's Chromium against a live server. Tagged "browser", which every
+    subclass inherits: `make check` leaves them out.
 
     Skips, saying why, only where no Chromium is installed; CI installs one.
     """
@@ -197,28 +225,7 @@ class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
         # calls from the test itself are still synchronous and safe.
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
         super().setUpClass()
-        from playwright.sync_api import sync_playwright
-
-        cls._playwright = sync_playwright().start()
-        cls.browser = cls._playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-
-    @classmethod
-    def tearDownClass(cls):
-        if hasattr(cls, "browser"):
-            cls.browser.close()
-            cls._playwright.stop()
-        super().tearDownClass()
+        cls.browser = chromium()
 
     def setUp(self):
         super().setUp()

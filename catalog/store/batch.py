@@ -14,30 +14,32 @@ from __future__ import annotations
 
 import json
 
-from config.store.scripts import run_script
+from config.store.scripts import register, run_script
 
 # KEYS: every key the batch touches. ARGV[1]: {"checks": [...], "ops": [[command, [key positions], [args]]]}.
-_CHECKED_BATCH = """
+_CHECKED_BATCH = register("""
 local spec = cjson.decode(ARGV[1])
 for _, check in ipairs(spec.checks) do
   local kind, key = check[1], KEYS[check[2]]
   if kind == 'exists' then
-    if redis.call('EXISTS', key) == 0 then return {'notfound', key} end
+    if redis.call('EXISTS', key) == 0 then return {'missing', key} end
   elseif kind == 'absent' then
-    if redis.call('EXISTS', key) == 1 then return {'exists', key} end
+    if redis.call('EXISTS', key) == 1 then return {'conflict', 'exists', key} end
   elseif kind == 'drawn' then
-    if tonumber(redis.call('GET', key) or '0') < tonumber(check[3]) then return {'stale', key} end
+    if tonumber(redis.call('GET', key) or '0') < tonumber(check[3]) then return {'conflict', 'stale', key} end
   elseif kind == 'field' then
     local held = redis.call('HGET', key, check[3])
-    if not held then return {'notfound', key} end
-    if held ~= check[4] then return {'changed', key} end
+    if not held then return {'missing', key} end
+    if held ~= check[4] then return {'conflict', 'changed', key} end
   elseif kind == 'owner' then
     local held = redis.call('HGET', key, check[3])
-    if held and held ~= check[4] then return {'owned', check[3], held} end
+    if held and held ~= check[4] then
+      return {'refused', 'sku', 'SKU ' .. check[3] .. ' is already used by product ' .. held .. '.'}
+    end
   elseif kind == 'members' then
-    if redis.call('ZCARD', key) ~= #check - 2 then return {'changed', key} end
+    if redis.call('ZCARD', key) ~= #check - 2 then return {'conflict', 'changed', key} end
     for i = 3, #check do
-      if not redis.call('ZSCORE', key, check[i]) then return {'changed', key} end
+      if not redis.call('ZSCORE', key, check[i]) then return {'conflict', 'changed', key} end
     end
   end
 end
@@ -52,7 +54,7 @@ for _, op in ipairs(spec.ops) do
   end
 end
 return {'ok'}
-"""
+""")
 
 
 def _text(value) -> str:
@@ -92,19 +94,20 @@ class Batch:
         self.checks.append(["absent", self._at(key)])
 
     def require_drawn(self, counter_key: str, drawn: int) -> None:
-        """The id counter has reached ``drawn`` (else "stale": the data was reset since the id was drawn)."""
+        """The id counter has reached ``drawn`` (else a "stale" conflict: the data was reset since the id
+        was drawn)."""
         self.checks.append(["drawn", self._at(counter_key), str(drawn)])
 
     def require_field(self, key: str, name: str, value: str) -> None:
-        """The hash holds ``value`` in ``name`` (else "notfound" when absent, "changed" when other)."""
+        """The hash holds ``value`` in ``name`` (else missing when absent, a "changed" conflict when other)."""
         self.checks.append(["field", self._at(key), name, value])
 
     def require_owner(self, key: str, name: str, owner: str = "") -> None:
-        """The hash field ``name`` is unset or holds ``owner`` (else "owned", the field and its holder)."""
+        """The hash field ``name`` is unset or holds ``owner`` (else refused: the SKU and its holder)."""
         self.checks.append(["owner", self._at(key), name, owner])
 
     def require_members(self, key: str, members: list[str]) -> None:
-        """The sorted set holds exactly ``members`` (else "changed")."""
+        """The sorted set holds exactly ``members`` (else a "changed" conflict)."""
         self.checks.append(["members", self._at(key), *members])
 
     # --- commands, as on a pipeline ---------------------------------------------
@@ -150,6 +153,7 @@ class Batch:
     # --- sending ----------------------------------------------------------------
 
     def run(self) -> list[str]:
-        """One EVALSHA: ``["ok"]``, or the first failed check (nothing written)."""
+        """One script call: ``["ok"]``, or the first failed check (nothing written), in the reply shape
+        of every write script (``config.store.scripts.outcome``)."""
         spec = json.dumps({"checks": self.checks or {}, "ops": self.ops or {}})
         return run_script(_CHECKED_BATCH, list(self.keys), [spec])

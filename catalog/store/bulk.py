@@ -10,13 +10,13 @@ from catalog import keys
 from catalog.documents import Product, sku_key
 from catalog.store import skus
 from catalog.store.batch import Batch
-from catalog.store.core import APP, REVIEWS, queue_indexes, refusal
+from catalog.store.core import APP, REVIEWS, SkuTaken, queue_indexes
 from config.activity import Actor
 from config.redis import client
 from config.store import batched, pipelined, queue_event
 from config.store.bulk import BulkWrite
 from config.store.children import Child
-from config.store.sending import Sender
+from config.store.scripts import outcome
 
 
 @dataclass
@@ -158,7 +158,7 @@ def _claim_all(owned: list[tuple[str, int]]) -> None:
         reply = skus.claim(owned[start : start + CLAIMS])
         if reply[0] != "ok":
             skus.release(owned[:start])
-            raise refusal(reply, keys.skus())
+            outcome(reply, SkuTaken)
 
 
 def _owned(products: Iterable[Product]) -> list[tuple[str, int]]:
@@ -190,9 +190,7 @@ def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Acto
         written = _queue_batch(batch, mine, drawn, at)
         label = f"{len(written)} imported products"
         queue_event(batch, actor.event("created", APP, "product", written[0], label), keys.events(p))
-        reply = batch.run()
-        if reply[0] != "ok":
-            raise refusal(reply, keys.skus())
+        outcome(batch.run(), SkuTaken)
     return drawn.product_ids
 
 
@@ -206,20 +204,17 @@ def write_batches(
     items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float, batch: int = 200
 ) -> list[int]:
     """The seeder's writes: ids for all ``items`` in one round trip, then one script per
-    ``batch`` products of one partition with their reviews, each sent while the next is built (a
-    second thread waits on Redis while this one joins strings; one batch may wait its turn, so
-    that a slow script does not stop the building), and an event per batch. Returns the ids in
-    the order of ``items``."""
+    ``batch`` products of one partition with their reviews, and an event per batch. Returns the
+    ids in the order of ``items``."""
     drawn = reserve_ids([len(reviews) for _, reviews in items])
     _claim_all(_owned_as_drawn(items, drawn))
-    with Sender("catalog-bulk", depth=2) as sender:
-        for p, mine in _by_partition(items).items():
-            for start in range(0, len(mine), batch):
-                bulk = BulkWrite()
-                written = _queue_batch(bulk, mine[start : start + batch], drawn, at)
-                event = actor.event("created", APP, "product", written[0], f"{len(written)} seeded products")
-                queue_event(bulk, event, keys.events(p))
-                sender.send(bulk.send_later())
+    for p, mine in _by_partition(items).items():
+        for start in range(0, len(mine), batch):
+            bulk = BulkWrite()
+            written = _queue_batch(bulk, mine[start : start + batch], drawn, at)
+            event = actor.event("created", APP, "product", written[0], f"{len(written)} seeded products")
+            queue_event(bulk, event, keys.events(p))
+            bulk.send()
     return drawn.product_ids
 
 
@@ -243,24 +238,12 @@ RESTORE_REVIEWS = 5000  # reviews a script
 
 class _Restore:
     """An entity's restore, partition by partition: a bulk writer each (a script touches one
-    partition's keys), what each has written, and the end of it. A block: each batch is written
-    by a ``Sender`` while the next is read and built, and all are written when it ends."""
+    partition's keys), what each has written, and the end of it."""
 
     def __init__(self, entity: str, counter: Callable[[int], str], every: int = 0):
         self.entity, self.counter, self.every = entity, counter, every
         self.writers: dict[int, BulkWrite] = {}
         self.written: dict[int, list[int]] = {}  # partition -> [count, first id, last id]
-        self.sender = Sender(f"catalog-restore-{entity}")
-
-    def __enter__(self) -> _Restore:
-        self.sender.__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.sender.__exit__(*exc)
-
-    def _send(self, bulk: BulkWrite) -> None:
-        self.sender.send(bulk.send_later())
 
     def writer(self, record_id: int, owner_id: int | None = None) -> BulkWrite:
         """The writer of the partition of ``owner_id`` (the record's own id when None), counting
@@ -271,12 +254,12 @@ class _Restore:
         held[2] = max(held[2], record_id)
         bulk = self.writers.get(p) or self.writers.setdefault(p, BulkWrite())
         if self.every and held[0] % self.every == 0:
-            self._send(bulk)
+            bulk.send()
         return bulk
 
     def send(self) -> None:
         for bulk in self.writers.values():
-            self._send(bulk)
+            bulk.send()
 
     def finish(self, actor: Actor) -> int:
         """Each partition's id counter at the highest id written there and one event for what it
@@ -286,7 +269,7 @@ class _Restore:
             bulk.set(self.counter(p), keys.count_of(last))
             event = actor.event("created", APP, self.entity, first, f"{count} imported {self.entity}s")
             queue_event(bulk, event, keys.events(p))
-            self._send(bulk)
+            bulk.send()
         return sum(count for count, _, _ in self.written.values())
 
 
@@ -299,12 +282,12 @@ def restore_products(products: Iterable[Product], *, actor: Actor) -> int:
     anything fails): each product is written as ``create`` writes it, with no reviews yet
     (its aggregate empty, ``restore_reviews`` fills it), every index entry merged per key.
     """
-    with _Restore("product", keys.product_ids, RESTORE_BATCH) as restore:
-        for chunk in batched(products, CLAIMS):
-            _claim_all(_owned(chunk))  # before any of them is written, as every write claims first
-            for product in chunk:
-                queue_new_product(restore.writer(product.id), product, [], ())
-        return restore.finish(actor)
+    restore = _Restore("product", keys.product_ids, RESTORE_BATCH)
+    for chunk in batched(products, CLAIMS):
+        _claim_all(_owned(chunk))  # before any of them is written, as every write claims first
+        for product in chunk:
+            queue_new_product(restore.writer(product.id), product, [], ())
+    return restore.finish(actor)
 
 
 def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Actor, exported: int = 0) -> int:
@@ -324,40 +307,40 @@ def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Act
     """
     totals: dict[int, list] = {}  # product id -> [count, sum, newest copies]
     pending: dict[int, list[Child]] = {}
-    with _Restore("review", keys.review_ids) as restore:  # sent by write_pending, RESTORE_REVIEWS reviews in all
+    restore = _Restore("review", keys.review_ids)  # sent by write_pending, RESTORE_REVIEWS reviews in all
 
-        def write_pending():
-            for product_id, children in pending.items():
-                REVIEWS.queue_bulk(restore.writers[keys.partition_of(product_id)], product_id, children)
-            pending.clear()
+    def write_pending():
+        for product_id, children in pending.items():
+            REVIEWS.queue_bulk(restore.writers[keys.partition_of(product_id)], product_id, children)
+        pending.clear()
+        restore.send()
+
+    fresh = {p: exported // keys.PARTITIONS for p in keys.partitions()}  # counts past every exported id
+    for count, (product_id, review_id, review) in enumerate(reviews, start=1):
+        p = keys.partition_of(product_id)
+        if keys.partition_of(review_id) != p:
+            fresh[p] += 1
+            review_id = keys.id_in(p, fresh[p])
+        restore.writer(review_id, product_id)
+        fields = {"author": review.author, "rating": str(review.rating), "comment": review.comment}
+        pending.setdefault(product_id, []).append(Child(review_id, fields, review.at))
+        held = totals.setdefault(product_id, [0, 0, []])
+        held[0] += 1
+        held[1] += review.rating
+        copy = {**fields, REVIEWS.parent_field: str(product_id), REVIEWS.time_field: repr(review.at)}
+        held[2].append({"id": str(review_id), **{name: copy.get(name, "") for name in REVIEWS.embed_fields}})
+        if len(held[2]) > REVIEWS.embed_size:
+            held[2] = REVIEWS.newest(held[2])
+        if count % RESTORE_REVIEWS == 0:
+            write_pending()
+    write_pending()
+    for n, (product_id, (reviewed, total, newest)) in enumerate(totals.items(), start=1):
+        derived = {REVIEWS.embed_field: json.dumps(REVIEWS.newest(newest)), REVIEWS.count_field: str(reviewed)}
+        if REVIEWS.sum_field:
+            derived[REVIEWS.sum_field] = str(total)
+        bulk = restore.writers[keys.partition_of(product_id)]
+        bulk.hset(keys.product(product_id), mapping=derived)
+        REVIEWS.queue_scores(bulk, product_id, reviewed, total)
+        if n % RESTORE_BATCH == 0:
             restore.send()
-
-        fresh = {p: exported // keys.PARTITIONS for p in keys.partitions()}  # counts past every exported id
-        for count, (product_id, review_id, review) in enumerate(reviews, start=1):
-            p = keys.partition_of(product_id)
-            if keys.partition_of(review_id) != p:
-                fresh[p] += 1
-                review_id = keys.id_in(p, fresh[p])
-            restore.writer(review_id, product_id)
-            fields = {"author": review.author, "rating": str(review.rating), "comment": review.comment}
-            pending.setdefault(product_id, []).append(Child(review_id, fields, review.at))
-            held = totals.setdefault(product_id, [0, 0, []])
-            held[0] += 1
-            held[1] += review.rating
-            copy = {**fields, REVIEWS.parent_field: str(product_id), REVIEWS.time_field: repr(review.at)}
-            held[2].append({"id": str(review_id), **{name: copy.get(name, "") for name in REVIEWS.embed_fields}})
-            if len(held[2]) > REVIEWS.embed_size:
-                held[2] = REVIEWS.newest(held[2])
-            if count % RESTORE_REVIEWS == 0:
-                write_pending()
-        write_pending()
-        for n, (product_id, (reviewed, total, newest)) in enumerate(totals.items(), start=1):
-            derived = {REVIEWS.embed_field: json.dumps(REVIEWS.newest(newest)), REVIEWS.count_field: str(reviewed)}
-            if REVIEWS.sum_field:
-                derived[REVIEWS.sum_field] = str(total)
-            bulk = restore.writers[keys.partition_of(product_id)]
-            bulk.hset(keys.product(product_id), mapping=derived)
-            REVIEWS.queue_scores(bulk, product_id, reviewed, total)
-            if n % RESTORE_BATCH == 0:
-                restore.send()
-        return restore.finish(actor)
+    return restore.finish(actor)

@@ -62,10 +62,6 @@ __all__ = ["APP", "NAMES", "REVIEWS", "EditConflict", "NotFound", "SkuTaken", "l
 class SkuTaken(Refused):
     """The SKU belongs to another product (the ``sku`` field's error)."""
 
-    def __init__(self, sku: str, owner: int):
-        super().__init__(f"SKU {sku} is already used by product {owner}.", field="sku")
-        self.sku, self.owner = sku, owner
-
 
 # --- derived data --------------------------------------------------------------
 
@@ -122,13 +118,3 @@ def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | Non
         pipe.zincrby(keys.tags(p), 1, tag)
     if old_tags - new_tags:
         pipe.zremrangebyscore(keys.tags(p), "-inf", 0)
-
-
-def refusal(reply: list[str], key: str) -> Exception:
-    """The refusal a checked batch's failed check means."""
-    kind = reply[0]
-    if kind == "owned":
-        return SkuTaken(reply[1], int(reply[2]))
-    if kind == "changed":
-        return EditConflict(key)
-    return NotFound(key)

@@ -20,7 +20,7 @@ from catalog.store.core import NAMES
 from catalog.store.prefetch import Prefetched, prefetch, search_names
 from config.redis import client
 from config.store.ngramtext import Query
-from config.store.scripts import run_script
+from config.store.scripts import execute, queue_script, register, run_script
 from config.store.sorting import SORT_LUA
 
 TEMP_TTL = 60
@@ -58,14 +58,14 @@ class ProductList:
 # A page read from one sorted set, with no set algebra: the total, the page joined to its fields
 # (SORT ... BY nosort keeps the sorted set's order and applies the page as a range), the catalog's
 # size, the tag cloud, the page's scores when asked (for the merge of several partitions) and each
-# type's count. One EVALSHA instead of a MULTI of eleven commands: the client packs one command and
-# parses one reply (a quarter less of the web process's CPU, which is what a page costs beyond its
-# round trip); the server runs the same reads, and copying the page through Lua costs it about what
-# the client saves, so the round trip's own time stays the same.
+# type's count. One script instead of a MULTI of eleven commands: the client packs one command and
+# parses one reply (the web process's CPU is what a page costs beyond its round trip); the server
+# runs the same reads, and copying the page through Lua costs it about what the client saves, so the
+# round trip's own time stays the same.
 # KEYS: the source, every product's index, the tag cloud, then each type's set.
 # ARGV: offset, count (1 or more), ASC or DESC, the tag cloud's size (0: all), "0" for the rows, "1" for the
 # rows and their scores, "2" for the scores alone (the ids with them), then the GET patterns.
-_PAGE = (
+_PAGE = register(
     SORT_LUA
     + """
 local options = {'BY', 'nosort', 'LIMIT', ARGV[1], ARGV[2], ARGV[3]}
@@ -195,8 +195,8 @@ def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductL
     else:
         pipe = client().pipeline(transaction=False)
         for script_keys, args in calls:
-            pipe.eval(_PAGE, len(script_keys), *script_keys, *args)
-        replies = pipe.execute()
+            queue_script(pipe, _PAGE, script_keys, args)
+        replies = execute(pipe)
     return _from_pages(query, replies, own, window.inline)
 
 

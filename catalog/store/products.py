@@ -9,11 +9,12 @@ from catalog import keys, types
 from catalog.documents import Product, sku_key
 from catalog.store import skus
 from catalog.store.batch import Batch
-from catalog.store.core import APP, REVIEWS, EditConflict, NotFound, queue_indexes, refusal
+from catalog.store.core import APP, REVIEWS, EditConflict, NotFound, SkuTaken, queue_indexes
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, queue_event, watch_retries
 from config.store.ids import IdBlock
+from config.store.scripts import outcome
 
 # This process's block of product ids in each partition, for ``add``.
 _IDS = tuple(IdBlock(keys.product_ids(p), keys.PARTITIONS, p) for p in keys.partitions())
@@ -43,9 +44,7 @@ def create(product_id: int, product: Product, *, actor: Actor, at: float | None 
     every index, the tag cloud and the event (with several partitions, after the
     SKU's claim: ``skus``). Raises SkuTaken, and then writes nothing.
     """
-    reply = _create(product_id, product, actor=actor, at=at)
-    if reply[0] != "ok":
-        raise refusal(reply, keys.product(product_id))
+    outcome(_create(product_id, product, actor=actor, at=at), SkuTaken)
     return product_id
 
 
@@ -65,15 +64,16 @@ def add(product: Product, *, actor: Actor, at: float | None = None) -> int:
         reply = _create(product_id, product, actor=actor, at=at, drawn=True)
         if reply[0] == "ok":
             return product_id
-        if reply[0] not in ("stale", "exists"):
+        if reply[0] != "conflict":  # a taken SKU: the id goes back to the block
             block.put_back(product_id)
-            raise refusal(reply, keys.product(product_id))
-        block.drop()
+            outcome(reply, SkuTaken)
+        block.drop()  # the id was stale or taken
     raise Busy(block.counter_key)
 
 
 def _create(product_id: int, product: Product, *, actor: Actor, at: float | None, drawn: bool = False) -> list:
-    """The create script's reply: ["ok"], or the first failed check ("exists", "stale", "owned").
+    """The create script's reply: ["ok"], or the first failed check (a conflict for an id that exists
+    or was not drawn, a refusal for a taken SKU).
     With several partitions the SKU is claimed first, and released when the script refuses."""
     product.id = product_id
     product.created_at = product.updated_at = time.time() if at is None else at
@@ -130,9 +130,7 @@ def update(
     moved = sku_key(old.sku) != sku_key(product.sku)
     claimed = [(sku_key(product.sku), product_id)] if product.sku and moved else []
     released = [(sku_key(old.sku), product_id)] if old.sku and moved else []
-    refused = skus.take(batch, claimed, str(product_id))
-    if refused[0] != "ok":
-        raise refusal(refused, key)
+    outcome(skus.take(batch, claimed, str(product_id)), SkuTaken)
     batch.hset(key, mapping=fields)
     dropped = sorted(types.ALL_TYPE_FIELDS - set(fields))
     if dropped:
@@ -141,8 +139,7 @@ def update(
     queue_event(batch, actor.event("updated", APP, "product", product_id, product.name), keys.events_of(product_id))
     reply = batch.run()
     skus.give_back(released if reply[0] == "ok" else claimed)
-    if reply[0] != "ok":
-        raise refusal(reply, key)
+    outcome(reply, SkuTaken)
     return product
 
 
@@ -172,14 +169,14 @@ def delete(product_id: int, *, actor: Actor) -> Product:
         queue_indexes(batch, product_id, old, None)
         event = actor.event("deleted", APP, "product", product_id, old.name, gone=True)
         queue_event(batch, event, keys.events_of(product_id))
-        reply = batch.run()
-        if reply[0] == "ok":
-            if old.sku:
-                skus.give_back([(sku_key(old.sku), product_id)])
-            return old
-        if reply[0] == "notfound":
-            raise NotFound(key)
-        time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+        try:
+            outcome(batch.run())
+        except EditConflict:  # an edit or a review meanwhile: read again
+            time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+            continue
+        if old.sku:
+            skus.give_back([(sku_key(old.sku), product_id)])
+        return old
     raise Busy(key)
 
 

@@ -19,26 +19,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from catalog import keys
-from config.store.scripts import run_script
+from config.store.scripts import register, run_script
 
 # KEYS[1]: the SKU index. ARGV: SKU, product id, SKU, product id ... Every SKU taken for its product, or
-# none: {'owned', sku, holder} for the first held by another product.
-_CLAIM = """
+# none: refused for the first held by another product.
+_CLAIM = register("""
 for i = 1, #ARGV, 2 do
   local held = redis.call('HGET', KEYS[1], ARGV[i])
-  if held and held ~= ARGV[i + 1] then return {'owned', ARGV[i], held} end
+  if held and held ~= ARGV[i + 1] then
+    return {'refused', 'sku', 'SKU ' .. ARGV[i] .. ' is already used by product ' .. held .. '.'}
+  end
 end
 for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return {'ok'}
-"""
+""")
 
 # KEYS[1]: the SKU index. ARGV: SKU, product id ... Each SKU released where that product holds it.
-_RELEASE = """
+_RELEASE = register("""
 for i = 1, #ARGV, 2 do
   if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
 end
 return {'ok'}
-"""
+""")
 
 
 def _pairs(owned: Iterable[tuple[str, int]]) -> list[str]:
@@ -47,7 +49,7 @@ def _pairs(owned: Iterable[tuple[str, int]]) -> list[str]:
 
 def claim(owned: Iterable[tuple[str, int]]) -> list[str]:
     """Take each (SKU as the index holds it, product id), all or none: ``["ok"]`` or the refusal
-    (``["owned", sku, holder]``). One round trip; nothing sent for nothing to claim."""
+    (``["refused", "sku", message]``). One round trip; nothing sent for nothing to claim."""
     args = _pairs(owned)
     return run_script(_CLAIM, [keys.skus()], args) if args else ["ok"]
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from catalog import keys, types
 from catalog.store import gather
 from catalog.store.prefetch import sets_of
-from config.store.scripts import run_script
+from config.store.scripts import register, run_script
 from config.store.sorting import SORT_LUA
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # KEYS: the source, every product's index, the tag cloud, the set, a scratch key, then each type's set.
 # ARGV: offset, count, ASC or DESC, the tag cloud's size, the walk's budget, "1" to keep the set's
 # products or "0" those outside it, then the GET patterns.
-_WALKED_PAGE = (
+_WALKED_PAGE = register(
     SORT_LUA
     + """
 local source, members, scratch = KEYS[1], KEYS[4], KEYS[5]

@@ -50,7 +50,6 @@ from cms.store.core import APP, COMMENTS, TITLES, Busy, EditConflict, NotFound, 
 from cms.store.listing import SEARCH_LIMIT, list_posts, post_labels, search_titles
 from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
 from cms.store.revisions import history, versions
-from config.store.sending import Sender
 
 __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
@@ -59,7 +58,7 @@ __all__ = [
     "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
     "delete_comment",
     "get_comment",
-    "CommentLoad", "posts_write", "queue_new_post", "reserve_comment_ids", "reserve_post_ids", "Sender",
+    "CommentLoad", "posts_write", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
     "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
     "post_titles", "rebuild_title_grams", "title_gram_drift",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from cms import keys
 from cms.documents import Post, Revision
@@ -38,9 +38,8 @@ def posts_write(
     actor: Actor,
     comments: Mapping[int, Sequence[Child]] | None = None,
     event: Event | str | None = BATCH_EVENT,
-) -> Callable[[], int]:
-    """Whole posts, each history every version oldest first, as one write to run later (on a bulk
-    ``Sender``'s thread, while the caller builds the next batch): one script, one round trip.
+) -> int:
+    """Write whole posts, each history every version oldest first: one script, one round trip.
 
     Per post, one HSET and one ZADD of its revisions; the index entries of the
     whole batch go in one ZADD per index (one SADD per title trigram), and the batch has one event, named
@@ -49,10 +48,10 @@ def posts_write(
     drawn, see ``reserve_comment_ids``) go in through the shared bulk writer,
     with the post's embed and count written in its own HSET. The batch is one call of the bulk
     script (``BulkWrite``): atomic as a MULTI/EXEC was, without a reply per command for the client
-    to read. The write returns the commands it ran.
+    to read. Returns the commands it ran.
     """
     if not histories:
-        return lambda: 0
+        return 0
     comments = comments or {}
     pipe = BulkWrite()
     indexed: dict[str, dict[str, float]] = defaultdict(dict)
@@ -75,7 +74,7 @@ def posts_write(
         event = actor.event("created", APP, "post", first.id, label)
     if event is not None:
         queue_event(pipe, event, keys.EVENTS)
-    return pipe.send_later()
+    return pipe.send()
 
 
 def reserve_post_ids(count: int) -> int:

@@ -11,7 +11,7 @@ from cms.documents import Comment
 from cms.store.core import APP, COMMENTS, Busy, NotFound
 from config.activity import Actor
 from config.redis import client
-from config.store import watch_retries
+from config.store import EditConflict, watch_retries
 from config.store.children_scripts import DELETE
 from config.store.ids import IdBlock
 
@@ -88,11 +88,11 @@ def delete_named_comment(post_id: int, comment_id: int, *, actor: Actor) -> tupl
             raise NotFound(comment_key)
         spec = {"id": str(comment_id), "parent_field": COMMENTS.parent_field, "top": top, "summed": ""}
         extra = [keys.comment(i) for i in top]
-        reply = COMMENTS._run(DELETE, [comment_key, post_key, index_key], spec, post_id, event, extra=extra)
-        if reply[0] == "ok":
+        try:
+            COMMENTS._run(DELETE, [comment_key, post_key, index_key], spec, post_id, event, extra=extra)
             return title, Comment.from_row({**fields, "id": str(comment_id)})
-        if reply[0] == "notfound":
-            raise NotFound(comment_key)
+        except EditConflict:  # another writer went first
+            pass
         time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))  # stale: another writer went first
     raise Busy(comment_key)
 

@@ -11,6 +11,7 @@ from config.listing import ListState
 from config.redis import client
 from config.store.ngrams import Hits
 from config.store.ngramtext import Query
+from config.store.scripts import execute, queue_script, register
 from config.store.sorting import queue_sort
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
@@ -18,7 +19,7 @@ SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a use
 # Title prefix search, filtered, into a scratch sorted set scored like the list
 # index. KEYS: title index, scratch key, then one or more sorted indexes a post
 # must be in (the first gives the score). ARGV: the BYLEX range.
-_PREFIX_SEARCH = """
+_PREFIX_SEARCH = register("""
 local matches = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2])
 local found = 0
 for _, member in ipairs(matches) do
@@ -33,7 +34,7 @@ for _, member in ipairs(matches) do
   end
 end
 return found
-"""
+""")
 
 
 def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]:
@@ -99,7 +100,7 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
     elif prefix:
         indexes = filters or [keys.by_updated()]
         low, high = b"[" + prefix.encode(), b"(" + prefix.encode() + b"\xff"
-        pipe.eval(_PREFIX_SEARCH, 2 + len(indexes), keys.titles(), scratch, *indexes, low, high)
+        queue_script(pipe, _PREFIX_SEARCH, [keys.titles(), scratch, *indexes], [low, high])
         source = scratch
     elif scratch:
         pipe.zinterstore(scratch, filters, aggregate="MAX")
@@ -113,7 +114,7 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
     )
     if scratch:
         pipe.delete(scratch)
-    replies = pipe.execute()
+    replies = execute(pipe)
     total, flat = replies[-3:-1] if scratch else replies[-2:]
     return _summaries(flat), total, capped
 

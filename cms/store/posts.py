@@ -45,7 +45,9 @@ from cms.store.core import APP, BETWEEN_SHOWN, COMMENTS, TITLES, Busy, EditConfl
 from cms.store.revisions import between
 from config.activity import Actor, Event
 from config.redis import client
+from config.store import EditConflict as StaleEdit
 from config.store import watch_retries
+from config.store.scripts import outcome, run_script
 
 DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
 
@@ -117,35 +119,32 @@ def _run_save(
         new_key, new_indexed = _author_key(new_author)
         leaves, joins = TITLES.diff(old_title, new_title)
         event = actor.event("updated", APP, "post", post_id, label)
-        reply = scripts.script(scripts.SAVE)(
-            keys=[
+        reply = run_script(
+            scripts.SAVE,
+            [
                 keys.post(post_id), keys.revisions(post_id), keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), old_key, new_key, keys.EVENTS,
                 *leaves, *joins,
             ],
-            args=[
+            [
                 mode, number, old_author, new_author, old_indexed, new_indexed, repr(at), actor.name, comment,
                 conf.revisions_kept(), member, json.dumps(content or {}, ensure_ascii=False),
                 json.dumps(OWN_FIELDS), _flat(event), settings.EVENTS_MAXLEN, post_id, BETWEEN_SHOWN - 1, SCHEMA,
                 old_title, new_title, len(leaves),
             ],
         )  # fmt: skip
-        match reply[0]:
-            case "missing":
-                raise NotFound(keys.post(post_id))
-            case "no-revision":
-                raise NotFound(f"{keys.revisions(post_id)} has no revision {number}")
-            case "conflict":
-                current = Post.from_fields(post_id, json.loads(reply[1]))
-                raise EditConflict(between(current, number, reply[2] or None, reply[3:]))
-            case "stale":
-                old_author, new_author, new_title, old_title = reply[1], reply[2], reply[3], reply[4]
-                if mode == "restore":
-                    member, label = title_member(post_id, reply[3]), reply[3]
-            case "same":
-                return None
-            case "saved":
-                return Post.from_fields(post_id, json.loads(reply[1]))
+        try:
+            saved = outcome(reply)
+        except StaleEdit as conflict:
+            what, *now = conflict.current
+            if what == "version":
+                current = Post.from_fields(post_id, json.loads(now[0]))
+                raise EditConflict(between(current, number, now[1] or None, now[2:])) from None
+            old_author, new_author, new_title, old_title = now  # the guess of the keys was wrong
+            if mode == "restore":
+                member, label = title_member(post_id, new_title), new_title
+            continue
+        return Post.from_fields(post_id, json.loads(saved[0])) if saved else None  # None: nothing changed
     raise Busy(keys.post(post_id))
 
 
@@ -227,19 +226,21 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
         member = fields.get("title_member") or post.title_member  # the entry the title index holds
         pieces = TITLES.keys_for(fields.get("title", ""))
         event = actor.event("deleted", APP, "post", post_id, post.title, gone=True)
-        reply = scripts.script(scripts.DELETE)(
-            keys=[
+        reply = run_script(
+            scripts.DELETE,
+            [
                 post_key, keys.revisions(post_id), comments_key, keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), author_key, keys.EVENTS,
                 *pieces, *(COMMENTS.child_key(i) for i in comment_ids),
             ],
-            args=[
+            [
                 fields.get("version", ""), fields.get("author", ""), indexed, member, post_id, _flat(event),
                 settings.EVENTS_MAXLEN, fields.get("title", ""), len(pieces), *comment_ids,
             ],
         )  # fmt: skip
-        if reply[0] == "deleted":
+        try:
+            outcome(reply)
             return post
-        if reply[0] == "missing":
-            raise NotFound(post_key)
+        except StaleEdit:  # changed since the read: read it again
+            continue
     raise Busy(post_key)

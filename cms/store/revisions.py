@@ -7,6 +7,7 @@ from cms.documents import Between, HistoryRow, Post, Revision
 from cms.store import scripts
 from cms.store.core import NotFound
 from config.redis import client
+from config.store.scripts import run_script
 
 # The current version's fields the history page shows; "version" first: the script reads its absence as no post.
 HISTORY_FIELDS = ("version", "title", "author", "status", "last_saved_by", "created_at", "updated_at", "comment")
@@ -22,7 +23,7 @@ def history(post_id: int, offset: int, limit: int) -> tuple[Post, list[HistoryRo
     server-side, so no body crosses the wire and no JSON is decoded here.
     """
     post_key = keys.post(post_id)
-    reply = scripts.read(
+    reply = run_script(
         scripts.HISTORY, [post_key, keys.revisions(post_id)], [offset, offset + limit - 1, *HISTORY_FIELDS]
     )
     if not reply:

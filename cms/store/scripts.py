@@ -10,12 +10,7 @@ whose keys share a slot, and a script never reaches a key it was not given.
 
 from __future__ import annotations
 
-from functools import cache
-
-from redis.commands.core import Script
-from redis.exceptions import NoScriptError
-
-from config.redis import client
+from config.store.scripts import load, register
 
 # Save an edit made on a version, or restore a revision as a new version.
 # KEYS: 1 post, 2 revisions, 3 updated index, 4 title index, 5 draft index,
@@ -30,9 +25,10 @@ from config.redis import client
 #       19 expected current title, 20 expected new title, 21 how many of KEYS 10.. the post leaves.
 # KEYS 10..: the title trigram sets the post leaves (SREM), then those it joins (SADD), computed
 #       from the two expected titles; the script checks both hold, else writes nothing.
-# Replies: {"missing"} | {"no-revision"} | {"conflict", current JSON, base snapshot or "", newer...}
-#        | {"stale", current author, new author, new title, current title} | {"same"} | {"saved", new JSON}.
-SAVE = r"""
+# Replies (config/store/scripts.py): {"missing", what} | {"conflict", "version", current JSON, base snapshot
+#        or "", newer...} | {"conflict", "keys", current author, new author, new title, current title} (the
+#        guess of the keys was wrong: call again) | {"ok"} (nothing changed) | {"ok", new JSON}.
+SAVE = register(r"""
 local post, revisions = KEYS[1], KEYS[2]
 local mode, number = ARGV[1], tonumber(ARGV[2])
 local own = cjson.decode(ARGV[13])
@@ -41,21 +37,21 @@ local current = {}
 for i, name in ipairs(own) do
   if held[i] then current[name] = held[i] end
 end
-if not current['version'] then return {'missing'} end
+if not current['version'] then return {'missing', post} end
 local version = tonumber(current['version'])
 local content, member
 if mode == 'save' then
   if version ~= number then
     local base = redis.call('ZRANGEBYSCORE', revisions, number, number)[1] or ''
     local newer = redis.call('ZREVRANGEBYSCORE', revisions, '+inf', '(' .. number, 'LIMIT', 0, tonumber(ARGV[17]))
-    local reply = {'conflict', cjson.encode(current), base}
+    local reply = {'conflict', 'version', cjson.encode(current), base}
     for _, raw in ipairs(newer) do reply[#reply + 1] = raw end
     return reply
   end
   content, member = cjson.decode(ARGV[12]), ARGV[11]
 else
   local raw = redis.call('ZRANGEBYSCORE', revisions, number, number)[1]
-  if not raw then return {'no-revision'} end
+  if not raw then return {'missing', revisions .. ' has no revision ' .. number} end
   local snapshot = cjson.decode(raw)
   content = {title = snapshot['title'] or '', body = snapshot['body'] or '',
              author = snapshot['author'] or '', status = snapshot['status'] or 'draft'}
@@ -66,14 +62,14 @@ local author = current['author'] or ''
 local title = current['title'] or ''
 if author ~= ARGV[3] or content['author'] ~= ARGV[4] or not member or title ~= ARGV[19]
     or content['title'] ~= ARGV[20] then
-  return {'stale', author, content['author'], content['title'], title}
+  return {'conflict', 'keys', author, content['author'], content['title'], title}
 end
 local defaults = {title = '', body = '', author = '', status = 'draft'}
 local changed = {}
 for _, name in ipairs({'title', 'body', 'author', 'status'}) do
   if content[name] ~= (current[name] or defaults[name]) then changed[#changed + 1] = name end
 end
-if #changed == 0 then return {'same'} end
+if #changed == 0 then return {'ok'} end
 
 redis.call('ZADD', revisions, version, cjson.encode(current))
 local cap = tonumber(ARGV[10])
@@ -111,8 +107,8 @@ for i = 1, #event, 2 do
   if event[i] == 'label' then event[i + 1] = new['title'] end  -- a restore learns its title here
 end
 redis.call('XADD', KEYS[9], 'MAXLEN', tonumber(ARGV[15]), '*', unpack(event))
-return {'saved', cjson.encode(new)}
-"""
+return {'ok', cjson.encode(new)}
+""")
 
 # Delete a post with everything that refers to it, if it is still as read.
 # KEYS: 1 post, 2 revisions, 3 comment set, 4 updated index, 5 title index,
@@ -121,16 +117,16 @@ return {'saved', cjson.encode(new)}
 # ARGV: 1 version read, 2 author read, 3 author indexed ("1"/"0"), 4 title member,
 #       5 post id, 6 event (JSON list), 7 events kept, 8 title read, 9 how many trigram sets,
 #       10.. the comment ids read (as the KEYS after the trigram sets).
-# Replies: {"missing"} | {"stale"} (changed since the read: nothing written) | {"deleted"}.
-DELETE = r"""
+# Replies: {"missing", post} | {"conflict"} (changed since the read: nothing written) | {"ok"}.
+DELETE = register(r"""
 local post, comments = KEYS[1], KEYS[3]
 local held = redis.call('HMGET', post, 'version', 'author', 'title')
-if not held[1] then return {'missing'} end
-if held[1] ~= ARGV[1] or (held[2] or '') ~= ARGV[2] or (held[3] or '') ~= ARGV[8] then return {'stale'} end
+if not held[1] then return {'missing', post} end
+if held[1] ~= ARGV[1] or (held[2] or '') ~= ARGV[2] or (held[3] or '') ~= ARGV[8] then return {'conflict'} end
 local ids = #ARGV - 9
-if redis.call('ZCARD', comments) ~= ids then return {'stale'} end
+if redis.call('ZCARD', comments) ~= ids then return {'conflict'} end
 for i = 10, #ARGV do
-  if not redis.call('ZSCORE', comments, ARGV[i]) then return {'stale'} end
+  if not redis.call('ZSCORE', comments, ARGV[i]) then return {'conflict'} end
 end
 local id = ARGV[5]
 local pieces = tonumber(ARGV[9])
@@ -146,8 +142,8 @@ redis.call('ZREM', KEYS[7], id)
 if ARGV[3] == '1' then redis.call('ZREM', KEYS[8], id) end
 local event = cjson.decode(ARGV[6])
 redis.call('XADD', KEYS[9], 'MAXLEN', tonumber(ARGV[7]), '*', unpack(event))
-return {'deleted'}
-"""
+return {'ok'}
+""")
 
 
 # The history page: the current version's fields, the number of revisions and one page of them,
@@ -156,7 +152,7 @@ return {'deleted'}
 # rank, then the post fields read (HMGET), "version" among them at ARGV 3 (its absence: no post).
 # Reply: false (no post) | {the post's fields..., revision count, then per revision: version,
 # updated_at, last_saved_by, comment, changed, title, author, status}. A field a snapshot lacks is "".
-HISTORY = r"""
+HISTORY = register(r"""
 local reply = redis.call('HMGET', KEYS[1], unpack(ARGV, 3))
 if not reply[1] then return false end
 local n = #ARGV - 2
@@ -170,26 +166,9 @@ for _, raw in ipairs(redis.call('ZREVRANGE', KEYS[2], ARGV[1], ARGV[2])) do
   n = n + 8
 end
 return reply
-"""
+""")
 
 
-@cache
-def script(source: str) -> Script:
-    """The registered script (its SHA computed once; EVALSHA, loaded on first use)."""
-    return client().register_script(source)
-
-
-def read(source: str, keys: list[str], args: list):
-    """Run a script straight as EVALSHA (a read a page makes every request: none of ``Script``'s own
-    checks); when the server does not have it (started since, or never sent it), as EVAL, which also
-    caches it there: one more round trip, once."""
-    try:
-        return client().execute_raw("EVALSHA", script(source).sha, len(keys), *keys, *args)
-    except NoScriptError:
-        return client().eval(source, len(keys), *keys, *args)
-
-
-def load() -> None:
+def load_scripts() -> None:
     """Load every script into the server's cache now, so the first write pays no extra round trip."""
-    for source in (SAVE, DELETE, HISTORY):
-        client().script_load(source)
+    load(SAVE, DELETE, HISTORY)

@@ -35,7 +35,7 @@ from django.test import Client
 from django.test.utils import override_settings
 from django.urls import include, path
 
-from config import collector, trace
+from config import trace
 from config.benchmark.runner import Timing
 from config.redis import raw_client
 
@@ -192,15 +192,6 @@ def key_browser_pages(apps: list[str]) -> list[tuple[str, str, str]]:
 
 def time_pages(pages: list[tuple[str, str, str]], runs: int) -> list[PageResult]:
     """Each (app, kind, path), fetched ``runs`` times in turn with its floor."""
-    # The collector as a served worker has it (config/wsgi.py, config/collector.py): what was loaded
-    # before the requests is frozen out of its reach (here the benchmark's own data sets, which no
-    # worker holds, would otherwise make its full passes scan millions of objects in the middle of
-    # a page), and the youngest generation is collected as seldom as there.
-    with collector.serving():
-        return _time_pages(pages, runs)
-
-
-def _time_pages(pages: list[tuple[str, str, str]], runs: int) -> list[PageResult]:
     results = []
     with override_settings(ROOT_URLCONF=__name__):
         browser = signed_in_client()

@@ -15,10 +15,8 @@ from pathlib import Path
 from django.test.utils import override_settings
 from redis.connection import AbstractConnection
 
-from config import collector
 from config.benchmark.registry import Load
 from config.redis import client, is_dev_server
-from config.store.scripts import forget_sent
 
 INFO_STATS_BYTES = len(b"*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n")
 SLOW_US = 100  # SLOWLOG threshold while an operation's longest command is measured
@@ -27,8 +25,7 @@ SLOW_US = 100  # SLOWLOG threshold while an operation's longest command is measu
 def used_memory() -> int:
     """INFO used_memory less what the client connections hold (CLIENT LIST ``tot-mem``: their
     query and reply buffers, some 50 KB a connection): what the data costs, whatever connections
-    a load opens (a thread keeps its own, ``config.redis.traced.ThreadRedis``) or how full their buffers
-    are when it ends."""
+    a load opens or how full their buffers are when it ends."""
     redis = client()
     connections = sum(int(entry.get("tot-mem", 0)) for entry in redis.client_list())
     return int(redis.info("memory")["used_memory"]) - connections
@@ -147,22 +144,21 @@ class RedisRun:
         """``write()`` timed, with the memory it added, the commands the server ran for it, the bytes it
         sent them in and the server's CPU time meanwhile; it starts once no rewrite is running (``settled``).
 
-        With ``captures``, the bytes it sent are kept and written to a file once it is timed. Every script
-        is sent whole the first time within the load (``forget_sent``), so the file replays on a server
-        that has none."""
+        With ``captures``, the bytes it sent are kept and written to a file once it is timed. The server
+        forgets its scripts first, so the load loads each one it calls (after a NOSCRIPT) and the file
+        replays on a server that has none."""
         packets: list = []
         if self.captures is not None:
-            forget_sent()
-        with collector.frozen():  # the process's other data sets out of the collector's scans, as for SQL
-            settled()
-            cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
-            started = time.perf_counter()
-            if self.captures is None:
+            client().script_flush()
+        settled()
+        cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
+        started = time.perf_counter()
+        if self.captures is None:
+            write()
+        else:
+            with captured(packets):
                 write()
-            else:
-                with captured(packets):
-                    write()
-            seconds = time.perf_counter() - started
+        seconds = time.perf_counter() - started
         received = input_bytes() - received - INFO_STATS_BYTES  # the INFO between the two readings
         served = commands_served() - commands - 3  # the INFO calls between the two readings
         load = Load(app, records, seconds, used_memory() - before, commands=served, input_bytes=received)

@@ -94,11 +94,11 @@ class Sides:
         """These sides, with the Redis server's time counted over the commands an operation sends: a
         script's own calls are in its EVALSHA's time, and INFO commandstats counts them again under
         their names. EXEC is left out for the same reason: its time is its queued commands'. EVAL and
-        EVALSHA go together: a script is sent whole the first time, by its digest after."""
+        EVALSHA go together: a short script queued on pipelines is sent whole, the others by digest."""
         if self.redis_server_time is None:
             return self
         count, names = self.redis_server_time, names - {"exec"}
-        if names & {"eval", "evalsha"}:  # a script sent whole once, by its digest after
+        if names & {"eval", "evalsha"}:  # a script sent whole or by its digest
             names |= {"eval", "evalsha"}
         return replace(self, server_time={**self.server_time, "redis": lambda: count(names)})
 

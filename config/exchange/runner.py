@@ -31,6 +31,7 @@ from config.activity import Actor
 from config.exchange import files, store
 from config.exchange.report import Report
 from config.exchange.spec import AppExchange, Entity, Record, Seen, Writer
+from config.store import Refused as Refusal
 
 Bar = Callable[[str, int | None], Callable[[int], None]]  # (label, total) -> advance(n)
 
@@ -211,11 +212,11 @@ def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None)
 # --- import --------------------------------------------------------------------------------------
 
 
-class Occupied(Exception):
+class Occupied(Refusal):
     """The app holds data and ``replace`` was not given."""
 
 
-class Refused(Exception):
+class Refused(Refusal):
     """The files did not pass the first pass; ``plan.report`` says where and why."""
 
     def __init__(self, plan: Plan):

@@ -204,6 +204,11 @@ class BehindTrip:
     node: str = ""  # the cluster node it went to; "" on one server
     error: str = ""
 
+    @property
+    def unlisted(self) -> int:
+        """Commands sent but not carried, so not listed."""
+        return self.count - len(self.commands)
+
 
 @dataclass(frozen=True)
 class Behind:

@@ -16,11 +16,11 @@ from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
 from django.utils.translation import get_language
 
 from config.keybrowser.owners import field_id_pattern, member_id, owner, patterns_by_shape
 from config.keyspace import KeyPattern, keyspace
-from config.urlpaths import path_of
 
 # Control characters and the Unicode line/paragraph separators.
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
@@ -54,6 +54,16 @@ class Shown:
 
     def __str__(self) -> str:
         return self.text
+
+    @property
+    def shown_bytes(self) -> int:
+        """Bytes of the text shown, when the value was cut."""
+        return len(self.text.encode())
+
+    @property
+    def size_text(self) -> str:
+        """The whole value's size in bytes, with thousands separated (``1,000,004``)."""
+        return f"{self.size:,}"
 
 
 def show(value: bytes | str | None, limit: int = 0, name: bool = False) -> Shown:
@@ -135,21 +145,24 @@ def key_url(key: bytes | str, base: str = "") -> str:
     raw = key.encode() if isinstance(key, str) else key
     if len(raw) > LINK_LIMIT:
         return ""
-    return f"{base or path_of('keybrowser:browse')}?key={key_param(raw)}"
+    return f"{base or reverse('keybrowser:browse')}?key={key_param(raw)}"
 
 
 _hidden: tuple[object, str | None, tuple[bytes, ...]] = (None, None, ())
 
 
 def hidden_prefixes() -> tuple[bytes, ...]:
-    """Django's cache and session keys: never listed, never read (sessions are secrets).
+    """Django's cache and session keys: never listed, never read (sessions are secrets). Only the
+    caches kept in Redis have keys there (``fragments`` is in the process).
 
     Asked for once per key on a list page, so worked out once for the CACHES setting
     and the registry's ``django`` prefix it was made from (a test may change either)."""
     global _hidden
     caches, registered = settings.CACHES, keyspace.prefixes.get("django")
     if _hidden[0] is not caches or _hidden[1] != registered:
-        prefixes = {f"{options.get('KEY_PREFIX', '')}:" for options in caches.values()}
+        prefixes = {
+            f"{options.get('KEY_PREFIX', '')}:" for options in caches.values() if "redis" in options["BACKEND"].lower()
+        }
         if registered is not None:
             prefixes.add(registered)
         _hidden = (caches, registered, tuple(sorted(p.encode() for p in prefixes)))
@@ -245,7 +258,7 @@ def key_rows(metas) -> list[KeyRow]:
     """A list's rows. A name of letters, digits, ``:`` and a hash tag's braces, short enough to show
     whole (nearly every key) is decoded once and is its own text, its link's parameter three
     replaces of it; any other goes the general way (``show``, ``key_url``)."""
-    base, rows, index, language = path_of("keybrowser:browse"), [], patterns_by_shape(), get_language()
+    base, rows, index, language = reverse("keybrowser:browse"), [], patterns_by_shape(), get_language()
     link = f"{base}?key="
     for meta in metas:
         raw = meta.key
@@ -307,7 +320,7 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     A string can be shown ``as_hex``; a binary one offers it. The browser's path and the
     registry's index are worked out once for the page's fifty values."""
     kind, offset = content.meta.type, content.offset
-    links = {"base": path_of("keybrowser:browse"), "index": patterns_by_shape()}
+    links = {"base": reverse("keybrowser:browse"), "index": patterns_by_shape()}
     if kind == "hash":
         return {
             "fields": [

@@ -6,7 +6,6 @@ import copy
 from functools import cache
 
 from django import forms
-from django.utils.safestring import SafeString
 
 from config.keyspace import REDIS_TYPES
 from config.store import glob_escape
@@ -53,21 +52,11 @@ class BrowseForm(forms.Form):
             return unfiltered()
         return cls(query)
 
-    def fields_html(self) -> SafeString:
-        """The toolbar's filter fields with their labels; with no filter in the query (most requests:
-        the first page and each "load more") the same HTML every time, rendered once
-        (``unfiltered_fields_html``)."""
-        if not any(name in self.data for name in self.FILTERS):
-            return unfiltered_fields_html()
-        return self._fields_html()
-
-    def _fields_html(self) -> SafeString:
-        pattern, match, kind = (self[name] for name in self.FILTERS)
-        return SafeString(  # labels fixed, widgets rendered by Django (their values escaped)
-            f'<label for="{pattern.id_for_label}">Key name</label>\n  {pattern}\n'
-            f'  <label for="{match.id_for_label}" class="visually-hidden">Match</label>{match}\n'
-            f'  <label for="{kind.id_for_label}" class="visually-hidden">Type</label>{kind}'
-        )
+    @property
+    def filtered(self) -> bool:
+        """Whether the query asks for a filter: without one (the first page, each "load more") the
+        fields show the same on every page, so the page keeps their HTML as a fragment."""
+        return any(name in self.data for name in self.FILTERS)
 
     def exact(self) -> bytes:
         """The text as a whole key name, when it is not a glob."""
@@ -114,9 +103,3 @@ def unfiltered() -> BrowseForm:
     form = BrowseForm({})
     form.full_clean()
     return form
-
-
-@cache
-def unfiltered_fields_html() -> SafeString:
-    """The filter fields of a query with none: the same on every such page."""
-    return unfiltered()._fields_html()

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core import signing
+from django.urls import reverse
 from django.utils.http import urlencode
 
 from config.keybrowser import store
 from config.keybrowser.display import LINK_LIMIT, Shown, key_param, key_url, show
 from config.keybrowser.store import TreeChunk
-from config.urlpaths import path_of
 
 SALT = "config.keybrowser.tree"
 MAX_CARRIED = 2500  # characters of the carried counts in a link
@@ -74,7 +74,7 @@ class Node:
 
 def nodes(prefix: bytes, chunk: TreeChunk) -> list[Node]:
     """Namespaces first, then keys, each by name."""
-    tree_url, browse_url = path_of("keybrowser:tree"), path_of("keybrowser:browse")
+    tree_url, browse_url = reverse("keybrowser:tree"), reverse("keybrowser:browse")
     found = []
     for name, count in chunk.children.items():
         full = prefix + name
@@ -90,7 +90,7 @@ def nodes(prefix: bytes, chunk: TreeChunk) -> list[Node]:
 
 def crumbs(prefix: bytes) -> list[tuple[Shown, str]]:
     """(segment, link) for each ancestor of ``prefix``, for the breadcrumbs of a node."""
-    tree_url = path_of("keybrowser:tree")
+    tree_url = reverse("keybrowser:tree")
     parts, trail = [], b""
     pieces = prefix.split(b":")
     for segment in pieces[:-1]:

@@ -13,7 +13,7 @@ from django.core import signing
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import Truncator
@@ -73,22 +73,14 @@ def browse(request):
     return render(request, "keybrowser/browser.html", context)
 
 
-_screen_urls: dict[tuple, list[tuple[str, str]]] = {}  # (names, URLconf, script prefix) -> screens
-
-
 def _screens(names) -> list[tuple[str, str]]:
-    """(name, url) of each screen that reads or writes a pattern; url "" when it takes arguments.
-    Reversed once per process (and URLconf): a failed reverse costs an exception per name."""
-    cache_key = (tuple(names), get_urlconf(), get_script_prefix())
-    screens = _screen_urls.get(cache_key)
-    if screens is None:
-        screens = []
-        for name in names:
-            try:
-                screens.append((name, reverse(name)))
-            except NoReverseMatch:
-                screens.append((name, ""))
-        _screen_urls[cache_key] = screens
+    """(name, url) of each screen that reads or writes a pattern; url "" when it takes arguments."""
+    screens = []
+    for name in names:
+        try:
+            screens.append((name, reverse(name)))
+        except NoReverseMatch:
+            screens.append((name, ""))
     return screens
 
 

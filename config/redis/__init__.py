@@ -5,9 +5,7 @@ With ``REDIS_URL`` unset they talk to the embedded server (``config.embedded``).
 Two clients share one URL: ``client()`` decodes replies to ``str`` for the
 domain code, ``raw_client()`` keeps bytes for the key browser, which must show
 binary values safely. Both are traced (see ``config.trace``): on one server by
-the classes of ``traced``, on a cluster by those of ``cluster``; ``wire`` holds
-what both send beyond redis-py's own ways (a bulk command packed in one call, a
-stream of commands).
+the classes of ``traced``, on a cluster by those of ``cluster``.
 
 ``redis+cluster://host:port`` (or ``rediss+cluster://`` with TLS) names a
 Redis Cluster by any one of its nodes: the clients are then redis-py's
@@ -38,29 +36,23 @@ from config.redis.cluster import (
     TracedClusterPipeline,
     TracedRedisCluster,
 )
-from config.redis.traced import DjangoTracedRedis, ThreadRedis, TracedPipeline, TracedRedis
-from config.redis.wire import PipelinedStream, Stream, execute_packed, packed
+from config.redis.traced import DjangoTracedRedis, TracedPipeline, TracedRedis
 
 __all__ = [
     "FAILOVER_WAITS",
     "DjangoConnectionFactory",
     "DjangoTracedRedis",
     "DjangoTracedRedisCluster",
-    "PipelinedStream",
-    "Stream",
-    "ThreadRedis",
     "TracedClusterPipeline",
     "TracedPipeline",
     "TracedRedis",
     "TracedRedisCluster",
     "client",
     "connection_retry",
-    "execute_packed",
     "is_cluster_url",
     "is_dev_server",
     "node_url",
     "on_cluster",
-    "packed",
     "raw_client",
     "redacted",
     "reset_clients",
@@ -199,20 +191,9 @@ def _client(decode: bool) -> TracedRedis | TracedRedisCluster:
     return _shared(decode, lambda: TracedRedis.from_url(url, decode_responses=decode, **_connection_options()))
 
 
-_threads = threading.local()
-
-
 def client() -> TracedRedis | TracedRedisCluster:
-    """The domain client: replies decoded to ``str``. On one server, the calling thread's own
-    ``ThreadRedis`` over the shared client's pool (built again after a fork or a new URL)."""
-    mine, pool = getattr(_threads, "client", None), getattr(_built.get(True), "connection_pool", 0)
-    if mine is not None and mine.connection_pool is pool and mine.owner[0] == os.getpid():
-        return mine  # every call but a thread's first: no settings read, no type check (redis-py's are slow)
-    shared = _client(True)
-    if isinstance(shared, TracedRedisCluster):
-        return shared
-    mine = _threads.client = ThreadRedis(connection_pool=shared.connection_pool)
-    return mine
+    """The domain client: replies decoded to ``str``."""
+    return _client(True)
 
 
 def raw_client() -> TracedRedis | TracedRedisCluster:

@@ -7,18 +7,43 @@ from __future__ import annotations
 import time
 
 import redis
-from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster, TransactionStrategy
-from redis.commands.cluster import READ_COMMANDS
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.commands.core import BasicKeyCommands, SetCommands
 from redis.exceptions import ClusterDownError, SlotNotCoveredError
 
 from config import trace
-from config.redis.wire import PipelinedStream
 
 # What redis-py's cluster client may send again after a failure: never a timeout, as on
 # one server (see ``connection_retry``): the command may have run.
 _CLUSTER_RETRY_ERRORS = (redis.ConnectionError, ClusterDownError, SlotNotCoveredError)
 FAILOVER_WAITS = (0.0, 0.25, 0.5, 1.0)  # seconds before a wave to named nodes reads the slot map again
+
+
+def nodes_of(cluster: RedisCluster, command: trace.Command, options: dict) -> list[str]:
+    """The nodes a command goes to, by the slot map as it stands: those it names, those its name is
+    sent to (SCAN: every primary), else the node serving its first key's slot. A keyless command
+    redis-py sends to a node of its choosing is on node "any"."""
+    target = options.get("target_nodes")
+    if target is None:
+        keys = command.keys
+        if keys:
+            try:
+                return [cluster.get_node_from_key(keys[0]).name]
+            except SlotNotCoveredError:  # raised as redis-py sends it
+                return ["?"]
+        name = " ".join(map(trace.as_text, command.sent[:2])).upper()
+        target = cluster.command_flags.get(name) or cluster.command_flags.get(name.split(" ")[0])
+    if isinstance(target, ClusterNode):
+        return [target.name]
+    if isinstance(target, (list, dict)):
+        return [node.name for node in (target.values() if isinstance(target, dict) else target)]
+    flagged = {
+        RedisCluster.PRIMARIES: cluster.get_primaries,
+        RedisCluster.REPLICAS: cluster.get_replicas,
+        RedisCluster.ALL_NODES: cluster.get_nodes,
+        RedisCluster.DEFAULT_NODE: lambda: [cluster.get_default_node()],
+    }.get(target)
+    return [node.name for node in flagged()] if flagged else ["any"]
 
 
 class TracedClusterPipeline(ClusterPipeline):
@@ -28,11 +53,13 @@ class TracedClusterPipeline(ClusterPipeline):
     node before any reply is read, so the trace holds one round trip per node,
     each with that node's commands in order; their time is measured as a whole
     and shared out evenly. A transaction (MULTI/EXEC) goes to the one node that
-    serves its slot.
+    serves its slot; what it sends at once while it watches keys (WATCH, its
+    reads) is a round trip each, as on one server.
     """
 
     trace_origin = "data"
     ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
+    explicit_transaction = False  # whether MULTI was called, as ``redis.Redis``'s pipeline says it
 
     # redis-py refuses these in a cluster pipeline, as their keys may lie in several slots. An app's
     # keys share one hash tag, and Redis runs a multi-key command whose keys share a slot (one in
@@ -41,26 +68,52 @@ class TracedClusterPipeline(ClusterPipeline):
     sunion, sunionstore = SetCommands.sunion, SetCommands.sunionstore
     sdiff, sdiffstore = SetCommands.sdiff, SetCommands.sdiffstore
     mget, rename, renamenx = BasicKeyCommands.mget, BasicKeyCommands.rename, BasicKeyCommands.renamenx
-    unlink = BasicKeyCommands.unlink  # refused for several keys outside a transaction: a list's scratch keys
+    delete, exists, unlink = BasicKeyCommands.delete, BasicKeyCommands.exists, BasicKeyCommands.unlink
+
+    def __init__(self, *args, transaction=False, **kwargs):
+        self.queued: list[tuple[tuple, dict]] = []  # (args, options) of each command queued
+        self.transactional = bool(transaction)
+        super().__init__(*args, transaction=transaction, **kwargs)
 
     @property
-    def command_stack(self) -> list:
-        """The commands queued so far, as ``redis.Redis``'s pipeline has them (redis-py keeps a cluster
-        pipeline's in its execution strategy): callers count them to find their replies."""
-        return self._execution_strategy.command_queue
+    def command_stack(self) -> list[tuple[tuple, dict]]:
+        """The commands queued so far, as ``redis.Redis``'s pipeline has them: callers count them
+        to find their replies."""
+        return self.queued
 
     @command_stack.setter
     def command_stack(self, queued: list) -> None:
-        """Queue these commands again (a pipeline sent again after NOSCRIPT); ClusterPipeline's own
-        ``__init__`` sets a list here before its strategy exists, which nothing reads."""
-        strategy = getattr(self, "_execution_strategy", None)
-        if strategy is not None:
-            strategy.command_queue = list(queued)
+        """Queue these commands again, in place of any queued (a pipeline sent again after NOSCRIPT)."""
+        if queued or self.queued:
+            self.reset()
+        for args, options in list(queued):
+            self.execute_command(*args, **options)
 
-    @property
-    def explicit_transaction(self) -> bool:
-        """Whether MULTI was called, as ``redis.Redis``'s pipeline says it (``config.store.transact``)."""
-        return getattr(self._execution_strategy, "_explicit_transaction", False)
+    def execute_command(self, *args, **kwargs):
+        before, send = len(self), super().execute_command
+
+        def sent_at_once():
+            queued = len(self) > before
+            command = trace.Command.of(args)
+            return [] if queued else [(nodes_of(self, command, kwargs)[0], [command])]
+
+        result = trace.traced_after(lambda: send(*args, **kwargs), sent_at_once, self.trace_origin, "command")
+        if len(self) > before:
+            self.queued.append((args, kwargs))
+        return result
+
+    def watch(self, *names):
+        if not self.transactional:
+            return super().watch(*names)  # refused by redis-py
+        return self.execute_command("WATCH", *names)
+
+    def multi(self):
+        super().multi()
+        self.explicit_transaction = True
+
+    def reset(self):
+        super().reset()
+        self.queued, self.explicit_transaction = [], False
 
     def eval(self, script, numkeys, *keys_and_args):
         return self.execute_command("EVAL", script, numkeys, *keys_and_args)
@@ -68,47 +121,30 @@ class TracedClusterPipeline(ClusterPipeline):
     def evalsha(self, sha, numkeys, *keys_and_args):
         return self.execute_command("EVALSHA", sha, numkeys, *keys_and_args)
 
-    def node_of(self, args: tuple, options: dict) -> str:
-        """The node a queued command goes to: its target, else the node serving its first key's slot."""
-        target = options.get("target_nodes")
-        if isinstance(target, ClusterNode):
-            return target.name
-        keys = trace.Command.of(args).keys
-        if not keys:
-            return "any"
-        node = self.nodes_manager.get_node_from_slot(self.keyslot(keys[0]))
-        return node.name if node is not None else "?"
-
     def execute(self, raise_on_error: bool = True):
-        transactional = isinstance(self._execution_strategy, TransactionStrategy)
-        queue = self._execution_strategy.command_queue
-
         def trips():
             by_node: dict[str, list] = {}
-            for queued in queue:
-                by_node.setdefault(self.node_of(queued.args, queued.options), []).append(trace.Command.of(queued.args))
-            if transactional:
+            for args, options in self.queued:  # each command's keys worked out now, for its node
+                command = trace.Command.of(args)
+                by_node.setdefault(nodes_of(self, command, options)[0], []).append(command)
+            if self.transactional:
                 by_node = {node: trace.in_transaction(stack) for node, stack in by_node.items()}
             return by_node
 
+        send = super().execute
         return trace.traced_nodes(
-            lambda: super(TracedClusterPipeline, self).execute(raise_on_error),
+            lambda: send(raise_on_error),
             trips,
             self.trace_origin,
-            "transaction" if transactional else "pipeline",
+            "transaction" if self.transactional else "pipeline",
         )
 
 
 class TracedRedisCluster(RedisCluster):
-    """redis-py's RedisCluster recording each round trip, with its node, into the current trace.
-
-    ``pipeline()`` is a transaction unless asked otherwise, as with ``redis.Redis``:
-    on a cluster its keys must share one slot (redis-py refuses it otherwise, before
-    anything is sent).
-    """
+    """redis-py's RedisCluster recording each command, with the nodes it goes to, into the current
+    trace: a round trip per node, the command's time shared among them."""
 
     trace_origin = "data"
-    pipeline_transaction = True
     ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
 
     def __init__(self, *args, **kwargs):
@@ -116,20 +152,17 @@ class TracedRedisCluster(RedisCluster):
         self._served: dict[str, int] = {}  # a slot each node has served (``_slot_served_by``)
         self._served_map: dict | None = None  # the slot map it was last brought up to date from
 
-    def _execute_command(self, target_node, *args, **kwargs):
-        # One call per node a command goes to: DBSIZE or SCAN on every primary is one trip each.
-        return trace.traced_command(
-            lambda: super(TracedRedisCluster, self)._execute_command(target_node, *args, **kwargs),
-            args,
-            self.trace_origin,
-            target_node.name,
+    def execute_command(self, *args, **kwargs):
+        if not trace.active():
+            return super().execute_command(*args, **kwargs)
+        command, send = trace.Command.of(args), super().execute_command
+        nodes = nodes_of(self, command, kwargs)
+        return trace.traced_after(
+            lambda: send(*args, **kwargs), lambda: [(node, [command]) for node in nodes], self.trace_origin, "command"
         )
 
-    def execute_raw(self, *args):
-        """As on one server (``TracedRedis.execute_raw``): routed by its key, as any command."""
-        return self.execute_command(*args)
-
     def pipeline(self, transaction=None, shard_hint=None):
+        """redis-py's pipeline, traced: plain unless ``transaction`` (its keys then share one slot)."""
         if shard_hint:
             raise redis.RedisError("shard_hint is not supported on a cluster")
         pipe = TracedClusterPipeline(
@@ -143,25 +176,11 @@ class TracedRedisCluster(RedisCluster):
             reinitialize_steps=self.reinitialize_steps,
             retry=self.retry,
             lock=self._lock,
-            transaction=self.pipeline_transaction if transaction is None else transaction,
+            transaction=bool(transaction),
             event_dispatcher=self._event_dispatcher,
         )
         pipe.trace_origin = self.trace_origin
         return pipe
-
-    def _execute_pipeline_by_slot(self, command: str, slots_to_args) -> list:
-        """A command over keys of several slots (EXISTS, DELETE, UNLINK, MGET), split by redis-py into
-        one command a slot, sent as one plain pipeline: redis-py asks ``pipeline()``, which here is a
-        transaction unless told otherwise, and a transaction cannot span slots."""
-        pipe = self.pipeline(transaction=False)
-        replicas = self.read_from_replicas and command in READ_COMMANDS
-        for slot, args in slots_to_args.items():
-            pipe.execute_command(command, *args, target_nodes=[self.nodes_manager.get_node_from_slot(slot, replicas)])
-        return pipe.execute()
-
-    def streamed(self, read):
-        """``read(stream)`` on a ``PipelinedStream``: see ``TracedRedis.streamed``."""
-        return read(PipelinedStream(self))
 
     def primaries(self) -> list[ClusterNode]:
         """The primary nodes, in a stable order (by address): the key browser's walk order. Each is
@@ -247,8 +266,6 @@ class TracedRedisCluster(RedisCluster):
 
 
 class DjangoTracedRedisCluster(TracedRedisCluster):
-    """The cluster client of sessions and the cache: its pipelines (django-redis's
-    ``set_many``) are plain, their keys being in any slot."""
+    """The cluster client of sessions and the cache."""
 
     trace_origin = "django"
-    pipeline_transaction = False

@@ -84,19 +84,31 @@ class NotFound(StoreError, LookupError):
 
 
 class Refused(StoreError, ValueError):
-    """The data breaks a rule (a bound, a uniqueness, a cycle); ``field`` names the form field."""
+    """The data breaks a rule (a bound, a uniqueness, a cycle); ``field`` names the form field
+    ("" or None: the form as a whole), ``errors`` every refused field's message."""
+
+    def __init__(self, message: str = "", field: str | None = None, errors: dict[str, str] | None = None):
+        super().__init__(message, field)
+        self.errors = errors if errors is not None else {field or "": message}
+
+    @classmethod
+    def fields(cls, errors: dict[str, str]) -> Refused:
+        """One refusal of several fields at once (a script's ``refused`` reply)."""
+        field, message = next(iter(errors.items()), ("", ""))
+        return cls(message, field or None, errors)
 
 
 class EditConflict(StoreError):
-    """The object changed since the form was loaded (a stale version); nothing was written."""
+    """The object changed since the form was loaded (a stale version); nothing was written.
+    ``current``: what the store knows of the object now, for the conflict page."""
+
+    def __init__(self, message: str = "", field: str | None = None, current=None):
+        super().__init__(message, field)
+        self.current = current
 
 
 class Busy(StoreError):
     """The watched keys kept changing past the retries; nothing was written."""
-
-
-# Transitional name for Busy while the apps move to the family above.
-Conflict = Busy
 
 
 def watch_retries() -> int:
@@ -151,8 +163,10 @@ def take_signin_attempt(username: str, address: str, now: float | None = None) -
     user_key, address_key = keys.failed_signins_user(username), keys.failed_signins_address(address)
     member = f"{now_ms}-{uuid.uuid4().hex[:12]}"
     window_ms = settings.SIGNIN_FAILURE_WINDOW * 1000
-    script = client().register_script(_TAKE_ATTEMPT)
-    wait_ms = script(keys=[user_key, address_key], args=[now_ms, window_ms, settings.SIGNIN_FAILURE_LIMIT, member])
+    from config.store.scripts import run_script
+
+    args = [now_ms, window_ms, settings.SIGNIN_FAILURE_LIMIT, member]
+    wait_ms = run_script(_TAKE_ATTEMPT, [user_key, address_key], args)
     return Attempt(user_key, address_key, member, int(wait_ms) / 1000)
 
 
@@ -170,6 +184,7 @@ def record_failed_signin(attempt: Attempt | None, username: str, address: str, a
     limit (``attempt`` is None). Returns whether this failure locked the account; the
     lock-out is then in the activity stream."""
     from config.activity import Actor
+    from config.store.scripts import run_script
 
     refused = attempt is None or not attempt.allowed
     entry = json.dumps({"user": username[:150], "addr": address, "at": at.timestamp(), "refused": refused})
@@ -178,11 +193,11 @@ def record_failed_signin(attempt: Attempt | None, username: str, address: str, a
         "locked out", "core", "account", username[:150], f"{username[:150]} after {limit} failed sign-ins"
     )
     fields = [part for pair in event.fields().items() for part in pair]
-    script = client().register_script(_RECORD_FAILURE)
     user_key = attempt.user_key if attempt else keys.failed_signins_user(username)
-    locked = script(
-        keys=[user_key, keys.signins_failed(), keys.SIGNIN_EVENTS],
-        args=[entry, settings.SIGNINS_KEPT, limit, settings.EVENTS_MAXLEN, "0" if refused else "1", *fields],
+    locked = run_script(
+        _RECORD_FAILURE,
+        [user_key, keys.signins_failed(), keys.SIGNIN_EVENTS],
+        [entry, settings.SIGNINS_KEPT, limit, settings.EVENTS_MAXLEN, "0" if refused else "1", *fields],
     )
     return bool(locked)
 

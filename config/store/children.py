@@ -42,10 +42,10 @@ from django.conf import settings
 
 from config.activity import Event
 from config.redis import client
-from config.store import Busy, NotFound, pipelined, watch_retries
+from config.store import Busy, EditConflict, NotFound, pipelined, watch_retries
 from config.store.children_scripts import ADD, ADD_DRAWN, DELETE, RESERVE
 from config.store.ids import IdBlock
-from config.store.scripts import run_script
+from config.store.scripts import outcome, run_script
 from config.store.sorting import queue_sort
 
 __all__ = ["Child", "ChildCollection", "NotFound"]
@@ -155,9 +155,8 @@ class ChildCollection:
         keys = [parent_key, self.index_key(parent_id), self.child_key(child_id)]
         if callable(event):
             event = event(child_id)
-        reply = self._run(ADD, keys, spec, parent_id, event and _with_id(event, child_id))
-        if reply[0] == "notfound":  # the parent went between the two round trips; the id stays unused
-            raise NotFound(parent_key)
+        # NotFound when the parent went between the two round trips; the id stays unused
+        self._run(ADD, keys, spec, parent_id, event and _with_id(event, child_id))
         return child_id
 
     def add_drawn(
@@ -183,13 +182,14 @@ class ChildCollection:
             spec = {**self._add_spec(child_id, parent_id, fields, at), "label": label}
             spec["drawn"] = str(block.count_of(child_id))
             keys = [parent_key, self.index_key(parent_id), self.child_key(child_id), self.ids_key(parent_id)]
-            reply = self._run(ADD_DRAWN, keys, spec, parent_id, event(child_id))
-            if reply[0] == "ok":
-                return child_id, reply[1]
-            if reply[0] == "notfound":
+            try:
+                (parent_label,) = self._run(ADD_DRAWN, keys, spec, parent_id, event(child_id))
+                return child_id, parent_label
+            except NotFound:
                 block.put_back(child_id)
-                raise NotFound(parent_key)
-            block.drop()  # stale: the data was reset, or another writer holds the id
+                raise
+            except EditConflict:
+                block.drop()  # the data was reset, or another writer holds the id
         raise Busy(parent_key)
 
     def delete(
@@ -222,11 +222,11 @@ class ChildCollection:
             }
             keys = [child_key, self.parent_key(parent_id), self.index_key(parent_id)]
             logged = event(child) if callable(event) else event
-            reply = self._run(DELETE, keys, spec, parent_id, logged, extra=[self.child_key(i) for i in top])
-            if reply[0] == "ok":
+            try:
+                self._run(DELETE, keys, spec, parent_id, logged, extra=[self.child_key(i) for i in top])
                 return child
-            if reply[0] == "notfound":
-                raise NotFound(child_key)
+            except EditConflict:  # the newest ids changed since they were read: read them again
+                pass
             time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
         raise Busy(child_key)
 
@@ -357,7 +357,8 @@ class ChildCollection:
         return {"id": str(child_id), **{name: stored.get(name, "") for name in self.embed_fields}}
 
     def _run(self, source: str, keys: list[str], spec: dict, parent_id: int, event: Event | None, extra=()) -> list:
-        """Run an add or delete script: the shared part of the spec, the score keys, the event."""
+        """Run an add or delete script (the shared part of the spec, the score keys, the event): its
+        ``ok`` payload; NotFound for a missing parent or child, EditConflict for stale ids."""
         scores_at = len(keys) + 1
         keys = [*keys, *(key(parent_id) for key, _ in self.scores)]
         events_at = len(keys) + 1
@@ -378,7 +379,7 @@ class ChildCollection:
             "event": [part for pair in event.fields().items() for part in pair] if event else [],
             "top_at": len(keys) + 1,
         }
-        return run_script(source, [*keys, *extra], [json.dumps(spec)])
+        return outcome(run_script(source, [*keys, *extra], [json.dumps(spec)]))
 
     def _read_for_delete(self, child_key: str, expected_parent: int | None) -> tuple[dict[str, str], list[str]]:
         """The child's fields and its parent's newest N+1 ids; NotFound for a missing child

@@ -7,11 +7,13 @@ rounded on the way); none builds a key name.
 
 from __future__ import annotations
 
+from config.store.scripts import register
+
 # Draws a child id only when the parent exists. KEYS: parent, id counter. ARGV: count field.
-RESERVE = """
+RESERVE = register("""
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 return redis.call('INCR', KEYS[2])
-"""
+""")
 
 # Shared by add and delete: the new embed from the set's newest ids, the
 # aggregate's score indexes, the event. ``held`` maps id -> copy.
@@ -66,12 +68,12 @@ finish(s, parent, index, held, before, count, total)
 """
 
 # KEYS: parent, index, child, then the score indexes and the event stream. ARGV: the spec as JSON.
-ADD = (
+ADD = register(
     FINISH
     + """
 local s = cjson.decode(ARGV[1])
 local parent, index, child = KEYS[1], KEYS[2], KEYS[3]
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
+if redis.call('HEXISTS', parent, s.count) == 0 then return {'missing', parent} end
 """
     + _WRITE_CHILD
     + """
@@ -83,16 +85,16 @@ return {'ok', count, total}
 # the count that handed it out, against the counter), and the parent's ``s.label`` field answered
 # for the screen's message.
 # KEYS: parent, index, child, the id counter, then the score indexes and the event stream.
-# ARGV: the spec as JSON. Replies: {"notfound"} | {"stale"} (the id is not the counter's to give
+# ARGV: the spec as JSON. Replies: {"missing", parent} | {"conflict"} (the id is not the counter's to give
 # yet, or a child holds it: nothing written) | {"ok", label}.
-ADD_DRAWN = (
+ADD_DRAWN = register(
     FINISH
     + """
 local s = cjson.decode(ARGV[1])
 local parent, index, child, ids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
+if redis.call('HEXISTS', parent, s.count) == 0 then return {'missing', parent} end
 if redis.call('EXISTS', child) == 1 or tonumber(redis.call('GET', ids) or '0') < tonumber(s.drawn) then
-  return {'stale'}
+  return {'conflict'}
 end
 """
     + _WRITE_CHILD
@@ -103,16 +105,17 @@ return {'ok', redis.call('HGET', parent, s.label) or ''}
 
 # KEYS: child, parent, index, then the score indexes, the event stream and the
 # child keys of ``s.top`` (the newest N+1 ids read before). ARGV: the spec as JSON.
-DELETE = (
+DELETE = register(
     FINISH
     + """
 local s = cjson.decode(ARGV[1])
 local child, parent, index = KEYS[1], KEYS[2], KEYS[3]
-if redis.call('HGET', child, s.parent_field) ~= s.parent_id then return {'notfound'} end
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'notfound'} end
+if redis.call('HGET', child, s.parent_field) ~= s.parent_id or redis.call('HEXISTS', parent, s.count) == 0 then
+  return {'missing', child}
+end
 local top = redis.call('ZREVRANGE', index, 0, tonumber(s.size))
-if #top ~= #s.top then return {'stale'} end
-for i = 1, #top do if top[i] ~= s.top[i] then return {'stale'} end end
+if #top ~= #s.top then return {'conflict'} end
+for i = 1, #top do if top[i] ~= s.top[i] then return {'conflict'} end end
 local amount = 0
 if s.summed ~= '' then amount = tonumber(redis.call('HGET', child, s.summed) or '0') or 0 end
 redis.call('UNLINK', child)

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 from config.redis import client
 from config.store.ngramtext import N, Query, kept, kept_words, suffixes, word_grams, words
+from config.store.scripts import queue_script
 from config.store.sorting import queue_sort
 
 TEMP_TTL = 60
@@ -251,7 +252,8 @@ class NgramIndex:
             return None
         asked = [word for word in query.long if len(word) > N]
         if asked:  # a word of three characters is its piece's set, which holds long words' names too
-            pipe.eval(_WORDS, 2, self.vocabulary_key, self.long_key, self.word_key(""), VOCABULARY_LIMIT, *asked)
+            script_keys = [self.vocabulary_key, self.long_key]
+            queue_script(pipe, _WORDS, script_keys, [self.word_key(""), VOCABULARY_LIMIT, *asked], whole=True)
 
         def read(replies: list) -> Vocabulary | None:
             long_names, *lists = replies[0] if asked else [0]

@@ -1,100 +1,125 @@
-"""The one way to run a Lua script: EVALSHA once the server has it, EVAL where it does not.
+"""The one module that sends Lua scripts, on one server and on a Redis Cluster alike.
 
-A script is sent whole (EVAL, which also caches it on the server) the first time a
-client runs it on a server, or on a Redis Cluster on a node (the one serving its first
-key's slot), by its digest (EVALSHA) after that. A server that lost its cache (a
-restart, a promoted replica) answers NOSCRIPT: the script is sent whole again. So
-every script call is one round trip on one server and on a cluster alike, with nothing
-to load beforehand.
+A call is redis-py's ``Script``: EVALSHA, one round trip, sent on a cluster to the node
+serving the script's first key. A server that lacks the script (started since, a promoted
+replica, a node that never ran it) answers NOSCRIPT; ``Script`` then loads it and sends the
+call again. Stores that want no such extra round trip on a first call load their scripts
+beforehand (``load``), as a pipeline must: it cannot recover in the middle.
+
+Every write script answers one flat array whose first element is its status, decoded here
+alone (``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message, field}``
+(field, optional, the form field that named what is gone), ``{'refused', field, message, ...}``
+(field and message pairs; field '' for the form as a whole) and ``{'conflict', ...}`` (the
+current state, for the conflict page).
 """
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 
-from redis.cluster import RedisCluster
+from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
-from config.redis import client, execute_packed, on_cluster
+from config.redis import client, on_cluster
+from config.store import EditConflict, NotFound, Refused
 
-_loaded: set[tuple[int, str, str]] = set()  # (client, script digest, cluster node or "") sent so far
-
-
-def _sent(redis_client, sha: str, keys: list[str]) -> tuple:
-    """What marks a script as sent: by this client, and on a cluster to the node serving its first
-    key's slot (each node caches the scripts it was sent; the others answer NOSCRIPT)."""
-    node = redis_client.get_node_from_key(keys[0]).name if keys and isinstance(redis_client, RedisCluster) else ""
-    return id(redis_client), sha, node
+_registered: dict[str, None] = {}  # every source registered or run, in order: what ``load()`` sends
 
 
-def run_script(source: str, keys: list[str], args: list):
-    """Run a Lua script in one round trip: EVAL the first time a client sends it to a server (or a
-    cluster node, which caches it), EVALSHA after that; if the server lost its cache (a restart, a
-    replica promoted), EVAL again."""
-    return _run(
-        source, keys, lambda redis_client, *command: redis_client.execute_raw(*command, len(keys), *keys, *args)
-    )
-
-
-def run_bulk_script(source: str, keys: list[str], args: list[str]):
-    """``run_script`` for a bulk batch, whose keys and arguments are all strings: packed by
-    hiredis in one call (``execute_packed``), not walked in Python argument by argument."""
-    return _run(
-        source,
-        keys,
-        lambda redis_client, *command: execute_packed(redis_client, *command, str(len(keys)), *keys, *args),
-    )
-
-
-def _run(source: str, keys: list[str], send):
-    """``send(client, "EVALSHA", digest)`` where the script was sent before, else (or on NOSCRIPT)
-    ``send(client, "EVAL", source)``, which the server caches."""
-    redis_client = client()
-    sha = _digest(source)
-    sent = _sent(redis_client, sha, keys)
-    if sent in _loaded:
-        try:
-            return send(redis_client, "EVALSHA", sha)
-        except NoScriptError:
-            pass
-    reply = send(redis_client, "EVAL", source)
-    _loaded.add(sent)
-    return reply
-
-
-def forget_sent() -> None:
-    """Forget which scripts were sent where: each is sent whole on its next call, as by a new client
-    (after a SCRIPT FLUSH this client was not told of, say)."""
-    _loaded.clear()
+def register(source: str) -> str:
+    """Note ``source`` as one of the scripts ``load()`` sends; returns it, for a module constant."""
+    _registered.setdefault(source, None)
+    return source
 
 
 @cache
-def _digest(source: str) -> str:
-    return hashlib.sha1(source.encode()).hexdigest()
+def _script(source: str) -> Script:
+    """The ``Script`` of ``source`` (its digest worked out once); called with the client of the moment."""
+    register(source)
+    return client().register_script(source)
 
 
-def load_everywhere(*sources: str) -> list[str]:
-    """SCRIPT LOAD each source where scripts run: the server, or every primary of a cluster (one wave).
-    For scripts queued on pipelines by their digest (EVALSHA), which cannot recover from a NOSCRIPT
-    in the middle; returns the digests."""
-    redis_client = client()
-    if on_cluster():
-        primaries = redis_client.primaries()
-        redis_client.on_nodes([(node, ("SCRIPT", "LOAD", source)) for node in primaries for source in sources])
+def run_script(source: str, keys: list[str], args: list = ()):
+    """Run a script: EVALSHA, one round trip where the server has it (see the module's docstring)."""
+    return _script(source)(keys=keys, args=args, client=client())
+
+
+def run_bulk_script(source: str, keys: list[str], args: list[str]):
+    """``run_script`` for a bulk loader's batch."""
+    return run_script(source, keys, args)
+
+
+def outcome(reply: list, refused: type[Refused] = Refused) -> list:
+    """The payload of an ``ok`` reply; ``missing`` raises NotFound, ``refused`` Refused (or the
+    store's own kind of it; every field's message in ``errors``), ``conflict`` EditConflict (the
+    current state in ``current``)."""
+    status, *rest = reply
+    if status == "ok":
+        return rest
+    if status == "missing":
+        message, field = [*rest, "", ""][:2]
+        raise NotFound(message, field or None)
+    if status == "refused":
+        raise refused.fields(dict(zip(rest[::2], rest[1::2])))
+    if status == "conflict":
+        raise EditConflict("Someone else changed this since you opened it.", current=rest)
+    raise ValueError(f"a write script answered {status!r}")
+
+
+def queue_script(
+    pipe, source: str, keys: list[str], args: list = (), checked: bool = False, whole: bool = False
+) -> None:
+    """Queue a script's EVALSHA on ``pipe``. A pipeline cannot load a script in the middle: send it
+    with ``execute`` (reads), ``load`` the script beforehand, or ask for it ``checked``: redis-py's
+    ``Script`` then makes sure the server has it before the pipeline's batch (SCRIPT EXISTS, one
+    more round trip, on one server; a cluster's pipeline does not). A short script queued on
+    pipelines whose callers run them themselves goes ``whole`` (EVAL), which no server refuses."""
+    if checked:
+        _script(source)(keys=keys, args=args, client=pipe)
+    elif whole:
+        pipe.eval(source, len(keys), *keys, *args)
     else:
-        pipe = redis_client.pipeline(transaction=False)
-        for source in sources:
-            pipe.script_load(source)
-        pipe.execute()
-    return [_digest(source) for source in sources]
+        pipe.evalsha(_script(source).sha, len(keys), *keys, *args)
 
 
-def queue_loads(pipe, *sources: str) -> None:
-    """SCRIPT LOAD each source ahead of the pipeline's calls: queued on ``pipe`` on one server (no round
-    trip of its own); on a cluster, whose pipelines refuse SCRIPT LOAD, sent now to every primary."""
-    if on_cluster():
-        load_everywhere(*sources)
-        return
+def execute(pipe, writes: bool = False) -> list:
+    """Execute a pipeline holding queued scripts. Where the server lacked one (NOSCRIPT: that call
+    ran nothing), every script is loaded and the pipeline sent again: whole (reads, and scratch keys
+    a later command reads), or with ``writes`` only the refused calls (the others wrote; the calls
+    must commute). The first error left is raised."""
+    commands = list(pipe.command_stack)
+    replies = pipe.execute(raise_on_error=False)
+    refused = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+    if refused:
+        load()
+        if writes:
+            again = client().pipeline(transaction=False)
+            again.command_stack = [commands[n] for n in refused]
+            for n, reply in zip(refused, again.execute(raise_on_error=False)):
+                replies[n] = reply
+        else:
+            pipe.command_stack = commands
+            replies = pipe.execute(raise_on_error=False)
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return replies
+
+
+def load(*sources: str, pipe=None) -> None:
+    """SCRIPT LOAD ``sources`` (every registered script if none), where scripts run: the server, or
+    every primary of a cluster (one wave). Given a plain pipeline on one server, queued on it ahead
+    of its calls (no round trip of its own); a cluster's pipelines refuse SCRIPT LOAD."""
+    sources = sources or tuple(_registered)
     for source in sources:
-        pipe.script_load(source)
+        register(source)
+    if on_cluster():
+        redis_client = client()
+        calls = [(node, ("SCRIPT", "LOAD", source)) for node in redis_client.primaries() for source in sources]
+        redis_client.on_nodes(calls)
+        return
+    queue = pipe if pipe is not None else client().pipeline(transaction=False)
+    for source in sources:
+        queue.script_load(source)
+    if pipe is None:
+        queue.execute()

@@ -16,6 +16,8 @@ is its GET alone, for ids a script chose itself (the catalog's walked page).
 
 from __future__ import annotations
 
+from config.store.scripts import queue_script
+
 _SORT_ITSELF = "local sort_itself = true  -- false: never ask SORT (what a cluster ends up doing)\n"
 SORT_LUA = (
     _SORT_ITSELF
@@ -168,4 +170,4 @@ def queue_sort(pipe, key: str, **options) -> None:
     Not SORT itself, even on one server where it would answer alike: SORT may write (its STORE), so
     a server out of memory or a read-only replica refuses it, where a script's reads still run. The
     script asks SORT and reads the page itself only when SORT is refused (``sort``)."""
-    pipe.eval(_SORT, 1, key, *sort_options(**options))
+    queue_script(pipe, _SORT, [key], sort_options(**options), whole=True)

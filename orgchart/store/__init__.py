@@ -1,12 +1,102 @@
 """The only code of the org chart that talks to Redis: the graph (core, employees, names,
 tree, locations, importing), the integrity reads (checks, sensorchecks), the sensors and their charts."""
 
-from orgchart.store.core import *  # noqa: F403
-from orgchart.store.employees import *  # noqa: F403
-from orgchart.store.importing import *  # noqa: F403
-from orgchart.store.locations import *  # noqa: F403
-from orgchart.store.names import *  # noqa: F403
-from orgchart.store.sensorcharts import *  # noqa: F403
-from orgchart.store.sensorchecks import *  # noqa: F403
-from orgchart.store.sensors import *  # noqa: F403
-from orgchart.store.tree import *  # noqa: F403
+from config.activity import Actor
+from config.store import Busy, EditConflict, NotFound, Refused, StoreError
+from orgchart.documents import Employee, Location
+from orgchart.store.core import MAX_DEPTH, NODE_LIMIT, load_scripts
+from orgchart.store.employees import (
+    delete_employee,
+    employee_form_data,
+    employee_page,
+    get_employee,
+    move_employee,
+    parse_employee_ref,
+    resolve_employee,
+    resolve_employees,
+    save_employee,
+)
+from orgchart.store.importing import (
+    Imported,
+    import_graph,
+    location_names,
+    record_import,
+    write_locations,
+    write_people,
+)
+from orgchart.store.locations import (
+    UNLINK_CHUNK,
+    LocationOverview,
+    delete_location,
+    forget_sensor,
+    get_location,
+    location_choices,
+    location_overview,
+    location_page,
+    save_location,
+)
+from orgchart.store.names import (
+    NAMES,
+    SEARCH_LIMIT,
+    name_gram_drift,
+    rebuild_name_grams,
+    search_employee_ids,
+    suggest_employees,
+)
+from orgchart.store.sensorcharts import Rollup, SensorCharts, sensor_charts
+from orgchart.store.sensorchecks import (
+    SensorOwners,
+    buckets_without_ttl,
+    clear_tombstone,
+    expire_buckets,
+    location_keys,
+    raw_buckets,
+    rewrite_rollups,
+    rollups_of,
+    sensor_index,
+    sensor_owners,
+)
+from orgchart.store.sensors import (
+    Retention,
+    decode_bucket,
+    hour_samples,
+    hundredths,
+    record_hundredths,
+    record_readings,
+    record_samples,
+    retention,
+    sensor_span,
+    used_memory,
+)
+from orgchart.store.tree import (
+    Chain,
+    DepthReport,
+    Path,
+    chain_of_command,
+    employee_detail,
+    find_path,
+    reports_by_depth,
+    staff_reporting_to,
+    subtree,
+    tree_children,
+    tree_root,
+)
+
+__all__ = [
+    "MAX_DEPTH", "NODE_LIMIT", "Actor", "Busy", "EditConflict", "Employee", "Location", "NotFound", "Refused",
+    "StoreError", "load_scripts",
+    "delete_employee", "employee_form_data", "employee_page", "get_employee", "move_employee",
+    "parse_employee_ref", "resolve_employee", "resolve_employees", "save_employee",
+    "Imported", "import_graph", "location_names", "record_import", "write_locations", "write_people",
+    "UNLINK_CHUNK", "LocationOverview", "delete_location", "forget_sensor", "get_location", "location_choices",
+    "location_overview", "location_page", "save_location",
+    "NAMES", "SEARCH_LIMIT", "name_gram_drift", "rebuild_name_grams", "search_employee_ids",
+    "suggest_employees",
+    "Rollup", "SensorCharts", "sensor_charts",
+    "SensorOwners", "buckets_without_ttl", "clear_tombstone", "expire_buckets", "location_keys", "raw_buckets",
+    "rewrite_rollups", "rollups_of", "sensor_index", "sensor_owners",
+    "Retention", "decode_bucket", "hour_samples", "hundredths", "record_hundredths", "record_readings",
+    "record_samples", "retention", "sensor_span", "used_memory",
+    "Chain", "DepthReport", "Path", "chain_of_command", "employee_detail", "find_path", "reports_by_depth",
+    "staff_reporting_to", "subtree", "tree_children", "tree_root",
+]  # fmt: skip

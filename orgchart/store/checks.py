@@ -13,8 +13,6 @@ from config.redis import client
 from orgchart import keys
 from orgchart.documents import fold
 
-__all__ = ["Snapshot", "Derived", "snapshot", "derive", "rebuild"]
-
 _FIELDS = ("name", "manager", "location", "location_name", "ancestors", "direct", "total", "folded")
 
 

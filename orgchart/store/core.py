@@ -1,7 +1,7 @@
 """What every part of the graph store shares: limits, the script runner and its Lua prelude,
 name-index paging and the summary rows screens show.
 
-Writes are server-side scripts (EVALSHA), one round trip each, atomic, with no WATCH loop. Every
+Writes are server-side scripts (``config.store.scripts``), one round trip each, atomic, with no WATCH loop. Every
 key a script can name in advance is passed in KEYS: the object written, the other end of the edge
 being set, the indexes, the event stream. The exception is the keys a script reaches by following
 an edge it reads from a document: the manager fields up the chain of command, the members of a
@@ -13,31 +13,13 @@ tree going up, by ``conf.walk_budget()`` people going down).
 
 from __future__ import annotations
 
-import hashlib
-
-from redis.exceptions import NoScriptError
-
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, EditConflict, NotFound, Refused, StoreError
-from config.store.scripts import load_everywhere
+from config.store import scripts
+from config.store.scripts import execute, load, queue_script, register, run_script
 from config.store.sorting import queue_sort
 from orgchart import conf, keys
-from orgchart.documents import Employee, Location, fold
-
-__all__ = [
-    "Employee",
-    "Location",
-    "Actor",
-    "StoreError",
-    "NotFound",
-    "Refused",
-    "EditConflict",
-    "Busy",
-    "MAX_DEPTH",
-    "NODE_LIMIT",
-    "load_scripts",
-]
+from orgchart.documents import Employee, fold
 
 APP = "orgchart"
 MAX_DEPTH = 10  # the deepest ``REPORTS_TO*N`` a screen asks for
@@ -98,38 +80,30 @@ end
 
 
 class Script:
-    """A Lua script run by EVALSHA, loaded on first use (and again after a server restart)."""
+    """A graph script: the shared prelude and its body, called with the key prefixes and the event's
+    arguments ahead of its own (``config.store.scripts`` sends it)."""
 
     registry: list[Script] = []
 
     def __init__(self, body: str, prelude: str = PRELUDE):
         """``prelude``: the shared functions the body calls. A script that calls none of them (the subtree
         walk) takes ``PREFIXES`` alone: the server builds each function anew on every call."""
-        self.source = prelude + body
-        self.sha = hashlib.sha1(self.source.encode()).hexdigest()
+        self.source = register(prelude + body)
         Script.registry.append(self)
 
     def __call__(self, keys_: list[str], args: list, actor: Actor | None = None, link: str = ""):
-        return self._sent(keys_, self._argv(args, actor, link))
+        return run_script(self.source, keys_, self._argv(args, actor, link))
 
     def read(self, keys_: list[str], args: list) -> list:
-        """Run a read alone: one EVALSHA costs the client less than a pipeline of one. No event arguments;
-        if the server has lost the scripts (a restart), they are loaded and the read sent again."""
-        return self._sent(keys_, [*keys.graph_prefixes(), 0, "", "", *args])
-
-    def _sent(self, keys_: list[str], argv: list):
-        """EVALSHA, sent raw (``execute_raw``: a script's reply has no callback to run)."""
-        try:
-            return client().execute_raw("EVALSHA", self.sha, len(keys_), *keys_, *argv)
-        except NoScriptError:
-            load_scripts()
-            return client().execute_raw("EVALSHA", self.sha, len(keys_), *keys_, *argv)
+        """Run a read alone: one script call costs the client less than a pipeline of one. No event
+        arguments."""
+        return run_script(self.source, keys_, [*keys.graph_prefixes(), 0, "", "", *args])
 
     def queue(self, pipe, keys_: list[str], args: list, actor: Actor | None = None, link: str = "") -> None:
         """Queue a call on a plain pipeline (see ``run``): a read, or with ``actor`` a write and its event.
         A write queued beside other commands is safe to send again only if a NOSCRIPT stopped it."""
         argv = self._argv(args, actor, link) if actor else [*keys.graph_prefixes(), 0, "", "", *args]
-        pipe.evalsha(self.sha, len(keys_), *keys_, *argv)
+        queue_script(pipe, self.source, keys_, argv)
 
     @staticmethod
     def _argv(args: list, actor: Actor | None, link: str) -> list:
@@ -169,27 +143,21 @@ class Flat:
 
 
 def run(pipe) -> list:
-    """Execute a pipeline holding queued scripts; if the server has lost them (a restart), load
-    every script and send the pipeline again (reads only: sending twice changes nothing)."""
-    commands = list(pipe.command_stack)
-    try:
-        return pipe.execute()
-    except NoScriptError:
-        load_scripts()
-        pipe.command_stack = commands
-        return pipe.execute()
+    """Execute a pipeline holding queued scripts (``config.store.scripts.execute``)."""
+    return execute(pipe)
 
 
 def load_scripts() -> None:
     """SCRIPT LOAD every graph script: one round trip (a wave to every primary of a cluster), so a later
     call never pays a NOSCRIPT."""
-    load_everywhere(*(script.source for script in Script.registry))
+    load(*(script.source for script in Script.registry))
 
 
 def outcome(reply):
-    """A write script's reply: ``{'refused', field, message}`` raises Refused, anything else is returned."""
-    if isinstance(reply, list) and reply and reply[0] == "refused":
-        raise Refused(reply[2], reply[1] or None)
+    """A write script's reply: ``{'refused', field, message}`` raises Refused (``config.store.scripts``
+    decodes it), anything else is returned."""
+    if isinstance(reply, list) and reply[:1] == ["refused"]:
+        scripts.outcome(reply)
     return reply
 
 

@@ -12,7 +12,7 @@ import re
 
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, watch_retries
+from config.store import Busy, EditConflict, NotFound, watch_retries
 from config.store.ngramtext import Query
 from orgchart import keys
 from orgchart.documents import Employee, fold
@@ -117,6 +117,7 @@ local old = row[2] or ''
 local newname = new ~= '' and redis.call('HGET', KEYS[4], 'name') or ''
 if old == new then return {'same', row[1], newname} end
 relink(pk, old, new, newchain, tonumber(row[3] or 0) + 1, KEYS[2], KEYS[5], KEYS[4])
+redis.call('HINCRBY', KEYS[1], 'version', 1)
 event(KEYS[3], 'moved', 'employee', pk, row[1], ARGV[7])
 return {'moved', row[1], newname}
 """
@@ -149,8 +150,11 @@ return redis.call('INCR', KEYS[2])
 # then the name trigram sets the employee leaves (SREM), then those it joins (SADD).
 # ARGV: id, '1' when hiring, name, folded name, title, full time, location, manager, the stored name
 # the trigram sets were computed from ('' for a hire), how many of them the employee leaves, the
-# suffix that names a location's staff name index from its staff set.
-# Replies {'stale', stored name} (nothing written) when the stored name is another.
+# suffix that names a location's staff name index from its staff set, the version the edit was
+# made on ('' for a hire, or to write whatever is stored).
+# Replies {'missing'} when the employee edited no longer exists, {'conflict', the stored hash's
+# fields and values} when it is at another version, {'stale', stored name} when the stored name is
+# another; nothing written in each case.
 _SAVE = Script(
     PLACE
     + """
@@ -161,8 +165,9 @@ local lockey, staffkey, mgrkey, mgrreports
 local staffnames
 if loc ~= '' then lockey, staffkey, staffnames, k = KEYS[k], KEYS[k + 1], KEYS[k + 2], k + 3 end
 if mgr ~= '' then mgrkey, mgrreports, k = KEYS[k], KEYS[k + 1], k + 2 end
-local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total')
-if not creating and not old[1] then return refuse('', 'This employee no longer exists.') end
+local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total', 'version')
+if not creating and not old[1] then return {'missing'} end
+if ARGV[19] ~= '' and (old[6] or '0') ~= ARGV[19] then return {'conflict', unpack(redis.call('HGETALL', KEYS[1]))} end
 if (old[1] or '') ~= ARGV[16] then return {'stale', old[1] or ''} end
 local owner = redis.call('HGET', KEYS[2], folded)
 if owner and owner ~= pk then
@@ -184,6 +189,7 @@ end
 redis.call('HSET', KEYS[1], 'schema', '2', 'name', name, 'folded', folded, 'title', title, 'full_time', full,
   'location', loc, 'location_name', locname)
 if creating then redis.call('HSET', KEYS[1], 'manager', '', 'direct', 0, 'total', 0) end
+redis.call('HINCRBY', KEYS[1], 'version', 1)
 local leaves = tonumber(ARGV[17])
 for i = k, k + leaves - 1 do redis.call('SREM', KEYS[i], pk) end
 for i = k + leaves, #KEYS do redis.call('SADD', KEYS[i], pk) end
@@ -245,7 +251,10 @@ for _, a in ipairs(chain) do
   if a == meet then break end
   redis.call('HINCRBY', emp(a), 'total', size)
 end
-for _, child in ipairs(direct) do redis.call('HSET', emp(child), 'manager', succ) end
+for _, child in ipairs(direct) do
+  redis.call('HSET', emp(child), 'manager', succ)
+  redis.call('HINCRBY', emp(child), 'version', 1)
+end
 if #direct > 0 then
   if succ == '' then
     each_chunk(direct, function(part) redis.call('SADD', KEYS[5], unpack(part)) end)
@@ -340,13 +349,17 @@ def resolve_employee(text: str) -> int | None:
     return resolve_employees([text])[0]
 
 
-def save_employee(pk: int | None, values: dict, *, actor: Actor, old_name: str | None = None) -> int:
+def save_employee(
+    pk: int | None, values: dict, *, actor: Actor, old_name: str | None = None, version: str | None = None
+) -> int:
     """Create (``pk`` None) or update an employee, its edges both ways, the counts along the two
     chains of ancestors, the indexes (the name's trigram sets too) and the event: one script. A
     hire first draws its id in a script that refuses a taken name or a missing manager or location
     without drawing one. ``values``: name, title, location, manager, full_time. ``old_name`` is the
     stored name the edit was made on (the trigram sets to leave are computed from it; the script
-    checks it): without it, an edit that renames takes a second call."""
+    checks it): without it, an edit that renames takes a second call. ``version`` is the one the
+    edit form was opened at: the script refuses the save (``EditConflict``, with the employee as
+    stored) when the employee is at another, and counts one more when it writes."""
     name = " ".join(values["name"].split())
     manager, location = values.get("manager"), values.get("location")
     mgr, loc = ("" if manager is None else str(manager)), ("" if location is None else str(location))
@@ -366,8 +379,13 @@ def save_employee(pk: int | None, values: dict, *, actor: Actor, old_name: str |
     stored = "" if creating else (name if old_name is None else old_name)
     for _ in range(watch_retries()):
         leaves, joins = NAMES.diff(stored, name)
-        argv = [*args, stored, len(leaves), keys.staff_names_suffix()]
+        argv = [*args, stored, len(leaves), keys.staff_names_suffix(), "" if creating else version or ""]
         reply = _SAVE([*keys_, *leaves, *joins], argv, actor, actor.link("employee", str(pk)))
+        if reply == ["missing"]:
+            raise NotFound(f"employee {pk} no longer exists")
+        if isinstance(reply, list) and reply and reply[0] == "conflict":
+            current = Employee.from_hash(pk, dict(zip(reply[1::2], reply[2::2])))
+            raise EditConflict(f"employee {pk} is at version {current.version}, not {version}", current=current)
         if not (isinstance(reply, list) and reply and reply[0] == "stale"):
             return int(outcome(reply))
         stored = reply[1]

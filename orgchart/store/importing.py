@@ -7,14 +7,11 @@ from dataclasses import dataclass
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import Refused, queue_event, transact
-from config.store.scripts import queue_loads
-from config.store.sending import Sender
+from config.store.scripts import load
 from orgchart import keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store.core import Script, load_scripts
 from orgchart.store.names import NAMES
-
-__all__ = ["Imported", "import_graph", "write_locations", "write_people", "location_names", "record_import"]
 
 
 @dataclass(frozen=True)
@@ -144,16 +141,16 @@ def _documents(data, first_e: int, loc_id: dict[str, int]):
 
 
 def write_locations(places) -> None:
-    """Bulk write of (id, name) locations into an empty org chart: each hash and its name
-    index entries, in one pipeline."""
+    """Bulk write of (id, name) locations into an empty org chart, or (id, name, version) to
+    keep an exported version: each hash and its name index entries, in one pipeline."""
     pipe = client().pipeline(transaction=False)
     _queue_locations(pipe, places)
     pipe.execute()
 
 
 def _queue_locations(pipe, places) -> None:
-    for pk, name in places:
-        pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
+    for pk, name, *version in places:
+        pipe.hset(keys.location(pk), mapping=Location(pk, name, version=version[0] if version else 1).to_hash())
         _index(pipe, keys.location_names(), keys.location_by_name(), fold(name), pk)
 
 
@@ -177,27 +174,24 @@ def record_import(actor: Actor, entity: str, first: int, label: str) -> None:
 
 def write_people(people, location_names: dict[int, str], *, places=(), event: Event | None = None) -> int:
     """Bulk write of whole people into an empty org chart: ``people`` yields (id, name, title,
-    manager id, location id, full time), every manager among them. Writes each document with its
+    manager id, location id, full time), and the version to keep an exported one (else 1), every
+    manager among them. Writes each document with its
     report counts and copied location name, both sides of both edges, the name indexes and the
     trigram sets: ``_BULK`` script calls, ``BULK_CALLS`` per round trip, then the trigram sets
-    (one SADD per thousand members). One round trip is under way while the next is prepared (a
-    second connection, from one helper thread), so the client's work and the server's overlap;
-    the writes commute (an empty org chart, every set and index only added to). The first round
-    trip also loads every graph script, ahead of its bulk calls (which are sent without a NOSCRIPT
-    retry; the screens that read the org next pay none either), and writes ``places``, (id, name)
-    locations as ``write_locations`` does; ``event`` goes with the last. Returns how many were
-    written."""
+    (one SADD per thousand members). The first round trip also loads every graph script, ahead of
+    its bulk calls (which are sent without a NOSCRIPT retry; the screens that read the org next pay
+    none either), and writes ``places``, (id, name) locations as ``write_locations`` does;
+    ``event`` goes with the last. Returns how many were written."""
     rows = list(people)
-    with Sender("orgchart-bulk", threaded=len(rows) > BULK_PEOPLE * BULK_CALLS) as sender:  # more than one trip
-        pipe = client().pipeline(transaction=False)
-        queue_loads(pipe, *(script.source for script in Script.registry))
-        _queue_locations(pipe, places)
-        _queue_people(sender, pipe, rows, location_names, event)
+    pipe = client().pipeline(transaction=False)
+    load(*(script.source for script in Script.registry), pipe=pipe)
+    _queue_locations(pipe, places)
+    _queue_people(pipe, rows, location_names, event)
     return len(rows)
 
 
-def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, str], event: Event | None) -> None:
-    """The people's bulk calls and trigram sets, on ``pipe`` and the pipelines after it."""
+def _queue_people(pipe, rows: list, location_names: dict[int, str], event: Event | None) -> None:
+    """The people's bulk calls and trigram sets, on ``pipe``, sent every ``BULK_CALLS`` calls."""
     direct, total = report_counts({row[0]: row[3] for row in rows})
     fields = list(Employee(0, "").to_hash())
     head = [len(fields), *fields]
@@ -206,10 +200,11 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
         part = rows[start : start + BULK_PEOPLE]
         keys_ = [keys.employee_names(), keys.employee_by_name(), keys.roots()]
         args = [len(part), *head]
-        for pk, name, title, boss, where, full_time in part:
+        for pk, name, title, boss, where, full_time, *version in part:
             doc = Employee(
                 pk, name, title, where, boss, full_time, direct.get(pk, 0), total.get(pk, 0),
                 location_name=location_names.get(where, "") if where is not None else "",
+                version=version[0] if version else 1,
             )  # fmt: skip
             mapping = doc.to_hash()
             folded = mapping["folded"]
@@ -222,8 +217,8 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
         _BULK.queue(pipe, keys_, args)
         calls += 1
         if calls >= BULK_CALLS:
-            sender.send(pipe.execute)
-            pipe, calls = client().pipeline(transaction=False), 0
+            pipe.execute()
+            calls = 0
     queued = calls
     pieces = NAMES.members_by_set((row[0], row[1]) for row in rows)
     for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
@@ -231,12 +226,12 @@ def _queue_people(sender: Sender, pipe, rows: list, location_names: dict[int, st
             pipe.sadd(gram_key, *members[at : at + 1000])
             queued += 1
             if queued >= 2000:
-                sender.send(pipe.execute)
-                pipe, queued = client().pipeline(transaction=False), 0
+                pipe.execute()
+                queued = 0
     if event is not None:
         queue_event(pipe, event, keys.EVENTS)
     if pipe.command_stack:
-        sender.send(pipe.execute)
+        pipe.execute()
 
 
 def _writes(data, first_e: int, first_l: int, actor: Actor):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client
+from config.store import EditConflict, NotFound
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store import sensorchecks
@@ -71,17 +72,22 @@ return redis.call('INCR', KEYS[2])
 )
 
 # KEYS: the location, its staff set, the name lookup, the name index, the event stream.
-# ARGV: id, '1' when creating, name, folded name. A rename rewrites the name copied onto its staff.
+# ARGV: id, '1' when creating, name, folded name, the version the edit was made on ('' for a new
+# location, or to write whatever is stored). A rename rewrites the name copied onto its staff.
+# Replies {'missing'} when the location renamed no longer exists, {'conflict', the stored hash's
+# fields and values} when it is at another version; nothing written in either case.
 _SAVE = Script(
     """
 local pk, creating, name, folded = ARGV[8], ARGV[9] == '1', ARGV[10], ARGV[11]
-local old = redis.call('HMGET', KEYS[1], 'name', 'folded')
-if not creating and not old[1] then return refuse('', 'This location no longer exists.') end
+local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'version')
+if not creating and not old[1] then return {'missing'} end
+if ARGV[12] ~= '' and (old[3] or '0') ~= ARGV[12] then return {'conflict', unpack(redis.call('HGETALL', KEYS[1]))} end
 local owner = redis.call('HGET', KEYS[3], folded)
 if owner and owner ~= pk then
   return refuse('name', 'Another location (#' .. owner .. ") is already called '" .. name .. "'.")
 end
 redis.call('HSET', KEYS[1], 'schema', '2', 'name', name, 'folded', folded)
+redis.call('HINCRBY', KEYS[1], 'version', 1)
 if old[2] and old[2] ~= folded then
   redis.call('ZREM', KEYS[4], old[2] .. '\\0' .. pk)
   redis.call('HDEL', KEYS[3], old[2])
@@ -111,7 +117,10 @@ if succ ~= '' then
   if not newname then return refuse('successor', 'There is no location #' .. succ .. '.') end
 end
 local members = redis.call('SMEMBERS', KEYS[2])
-for _, m in ipairs(members) do redis.call('HSET', emp(m), 'location', succ, 'location_name', newname) end
+for _, m in ipairs(members) do
+  redis.call('HSET', emp(m), 'location', succ, 'location_name', newname)
+  redis.call('HINCRBY', emp(m), 'version', 1)
+end
 if succ ~= '' then
   each_chunk(members, function(part) redis.call('SADD', KEYS[8], unpack(part)) end)
   redis.call('ZUNIONSTORE', KEYS[9], 2, KEYS[9], KEYS[6])
@@ -168,16 +177,25 @@ def location_choices() -> list[tuple[int, str]]:
     return read_location_choices(run(pipe)[0])
 
 
-def save_location(pk: int | None, name: str, *, actor: Actor) -> int:
+def save_location(pk: int | None, name: str, *, actor: Actor, version: str | None = None) -> int:
     """Create or rename a location: one script (two round trips to create: the id is drawn first,
-    only once the name is known to be free). A rename rewrites the name copied onto its staff."""
+    only once the name is known to be free). A rename rewrites the name copied onto its staff.
+    ``version`` is the one the edit form was opened at: the script refuses the save
+    (``EditConflict``, with the location as stored) when the location is at another, and counts
+    one more when it writes."""
     name = " ".join(name.split())
     creating = pk is None
     if creating:
         pk = int(outcome(_DRAW([keys.location_by_name(), keys.location_ids()], [fold(name), name])))
     keys_ = [keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key()]
-    args = [pk, "1" if creating else "0", name, fold(name)]
-    return int(outcome(_SAVE(keys_, args, actor, actor.link("location", str(pk)))))
+    args = [pk, "1" if creating else "0", name, fold(name), "" if creating else version or ""]
+    reply = _SAVE(keys_, args, actor, actor.link("location", str(pk)))
+    if reply == ["missing"]:
+        raise NotFound(f"location {pk} no longer exists")
+    if isinstance(reply, list) and reply and reply[0] == "conflict":
+        current = Location.from_hash(pk, dict(zip(reply[1::2], reply[2::2])))
+        raise EditConflict(f"location {pk} is at version {current.version}, not {version}", current=current)
+    return int(outcome(reply))
 
 
 def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:

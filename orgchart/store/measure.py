@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from config.redis import client, on_cluster
 
-__all__ = ["commands_run", "slowlog_start", "slowlog_longest"]
-
 
 def commands_run() -> int:
     """Every command the server has run since its start (or CONFIG RESETSTAT), inside scripts too, but

@@ -9,8 +9,6 @@ from config.store.ngramtext import Query
 from orgchart import keys
 from orgchart.store.core import member_id
 
-__all__ = ["NAMES", "SEARCH_LIMIT", "suggest_employees", "search_employee_ids", "name_gram_drift", "rebuild_name_grams"]
-
 SEARCH_LIMIT = 1000  # name matches taken into a list search; more is not a useful search
 
 # Employee names, searchable by any part: kept in the hire, edit and delete scripts and the import.

@@ -17,8 +17,6 @@ from orgchart import keys
 from orgchart.store.core import Script, pipeline, run
 from orgchart.store.sensors import HOUR, _day_stamp, _hour_stamp, _month_stamp, _utc
 
-__all__ = ["Rollup", "SensorCharts", "sensor_charts"]
-
 FIELDS = ("count", "sum", "min", "max")
 
 # KEYS: the rollup hashes, in slot order. Flat: each hash's count, sum, min and max (nil when the

@@ -10,19 +10,6 @@ from config.redis import client, raw_client, scan_beside
 from orgchart import keys
 from orgchart.store.sensors import decode_bucket, retention
 
-__all__ = [
-    "sensor_index",
-    "raw_buckets",
-    "location_keys",
-    "rollups_of",
-    "SensorOwners",
-    "sensor_owners",
-    "clear_tombstone",
-    "buckets_without_ttl",
-    "expire_buckets",
-    "rewrite_rollups",
-]
-
 
 def sensor_index() -> dict[str, dict[int, list[str]]]:
     """Every sensor key by kind ("raw", "hour", "day", "month", "latest") and location: one SCAN of

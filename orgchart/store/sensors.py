@@ -15,34 +15,17 @@ one-second resolution: two readings within the same second are the same sample.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import partial
 
 import numpy as np
-from redis.exceptions import NoScriptError
 
 from config.redis import client, raw_client
 from config.store import NotFound
-from config.store.scripts import load_everywhere
-from config.store.sending import Sender
+from config.store.scripts import execute, queue_script, register
 from orgchart import conf, keys
-
-__all__ = [
-    "Retention",
-    "retention",
-    "record_readings",
-    "record_samples",
-    "record_hundredths",
-    "hundredths",
-    "used_memory",
-    "decode_bucket",
-    "hour_samples",
-    "sensor_span",
-]
 
 OFFSET = 32768  # stored = hundredths + OFFSET, so an all-zero record never looks like a reading
 RECORD = struct.Struct(">HH")
@@ -67,7 +50,7 @@ def retention() -> Retention:
     return Retention(*(int(days[period]) * DAY for period in ("raw", "hour", "day", "month")))
 
 
-_INGEST = """
+_INGEST = register("""
 local function decode(s)
   local secs, vals = {}, {}
   local pos = 1
@@ -185,7 +168,7 @@ if latest[2] == false or oldest < tonumber(latest[2]) then
   redis.call('HSET', KEYS[5], 'first', oldest)
 end
 return add_count
-"""
+""")
 
 
 def _hour_stamp(moment: datetime) -> str:
@@ -374,56 +357,25 @@ def record_hundredths(
     ttl = retention()
     names = _Keys(location)
     redis = client()
-    _load_ingest(redis)
 
     def queue(pipe, call, keys_) -> None:
-        pipe.evalsha(_INGEST_SHA, len(keys_), *keys_, ttl.raw, ttl.hour, ttl.day, ttl.month, *call)
+        queue_script(pipe, _INGEST, keys_, [ttl.raw, ttl.hour, ttl.day, ttl.month, *call])
 
-    with Sender("sensor", threaded=len(calls) > batch_hours) as sender:  # one round trip: no thread
-        for at in range(0, len(calls), batch_hours):
-            pipe = redis.pipeline(transaction=False)
-            for call in calls[at : at + batch_hours]:
-                queue(pipe, call, names.appending(call[0]))
-            sender.send(partial(_ingest, redis, pipe))
-    replies = [added for batch in sender.results for added in batch]
+    replies = []
+    for at in range(0, len(calls), batch_hours):
+        pipe = redis.pipeline(transaction=False)
+        for call in calls[at : at + batch_hours]:
+            queue(pipe, call, names.appending(call[0]))
+        replies += execute(pipe, writes=True)
     late = [call for call, added in zip(calls, replies) if added == -1]
     if late:
         pipe = redis.pipeline(transaction=False)
         for call in late:
             queue(pipe, call, names(call[0]))
-        replies += _ingest(redis, pipe)
+        replies += execute(pipe, writes=True)
     if GONE in replies:
         raise NotFound(keys.location(location))
     return sum(added for added in replies if added != -1)
-
-
-_INGEST_SHA = hashlib.sha1(_INGEST.encode()).hexdigest()
-_ingest_loaded: set[int] = set()  # the clients (by id) that have loaded the script
-
-
-def _load_ingest(redis) -> None:
-    """SCRIPT LOAD once per client, so that its pipelines send EVALSHA alone (not a SCRIPT EXISTS each)."""
-    if id(redis) not in _ingest_loaded:
-        load_everywhere(_INGEST)
-        _ingest_loaded.add(id(redis))
-
-
-def _ingest(redis, pipe) -> list[int]:
-    """Send one pipeline of ingest calls; if the server has lost the script (a restart), load it and send
-    again the calls it refused (a refused call wrote nothing, and the hours' calls commute)."""
-    commands = list(pipe.command_stack)
-    replies = pipe.execute(raise_on_error=False)
-    refused = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
-    if refused:
-        load_everywhere(_INGEST)
-        again = redis.pipeline(transaction=False)
-        again.command_stack = [commands[n] for n in refused]
-        for n, reply in zip(refused, again.execute()):
-            replies[n] = reply
-    for reply in replies:
-        if isinstance(reply, Exception):
-            raise reply
-    return replies
 
 
 def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:
@@ -434,8 +386,10 @@ def decode_bucket(start: int, data: bytes | None) -> list[tuple[int, int]]:
 
 
 def used_memory() -> int:
-    """INFO used_memory, for measuring the cost of a sample."""
-    return int(client().info("memory")["used_memory"])
+    """INFO used_memory less the client connections' buffers and the append-only file's: what the
+    data costs, for measuring a sample, whatever a feed's batches left in its connection's buffers."""
+    memory = client().info("memory")
+    return int(memory["used_memory"]) - int(memory.get("mem_clients_normal", 0)) - int(memory.get("mem_aof_buffer", 0))
 
 
 def sensor_span(location: int) -> tuple[int, int] | tuple[None, None]:

@@ -1,7 +1,7 @@
 """The only code of the school app that talks to Redis.
 
 Writes: every write whose keys are known in advance is one Lua script
-(``lua/``), called by EVALSHA with every key in KEYS, that checks the bounds
+(``lua/``), run by ``config.store.scripts`` with every key in KEYS, that checks the bounds
 and writes the data, its indexes and its event atomically: one round trip
 (``relations``, ``entities``). A create draws its id with INCR first (two);
 a delete reads its relations first and the script deletes only if they are
@@ -20,7 +20,6 @@ the documents those ids name).
 from school.store.algebra import AlgebraResult, algebra, course_ids_for_codes
 from school.store.bulk import (
     Room,
-    Sender,
     bulk_batch,
     queue_enrolment,
     queue_last_id,
@@ -86,7 +85,7 @@ __all__ = [
     "MigrationStep", "migrate_step", "migration_cursor",
     "INDEXES", "SEARCH_LIMIT", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids",
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
-    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "Sender", "bulk_batch",
+    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
     "SCAN_BATCH", "SIDES", "existing", "expected_indexes", "hold_entries", "id_batches", "index_members",
     "live_index_holds", "one_sided", "rebuild_indexes", "relation_members", "relation_sizes", "scan_documents",
     "scan_keys", "seat_counts",

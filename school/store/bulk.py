@@ -17,16 +17,15 @@ from itertools import chain
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
-from config.store.scripts import run_bulk_script
-from config.store.sending import Sender
+from config.store.scripts import queue_script, run_bulk_script
 from school import conf, keys
-from school.store.core import Refused, lex_member, script
+from school.store.core import SOURCES, Refused, lex_member
 from school.store.entities import queue_document, reserve_ids
 from school.store.names import INDEXES, TEXT_FIELD
 
 __all__ = [
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
-    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "Sender", "bulk_batch",
+    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
 ]  # fmt: skip
 
 
@@ -35,8 +34,8 @@ class Batch:
     ARGV each command as its letter, its key's position, its argument count and its arguments.
     The client sends one command whatever the batch holds, and Redis runs the commands itself.
 
-    Queued on a pipeline (``queue``) or sent alone (``send``, the seeder's: one EVALSHA packed
-    whole, its event inside, no MULTI/EXEC around it)."""
+    Queued on a pipeline (``queue``) or sent alone (``send``, the seeder's: one EVALSHA, its event
+    inside, no MULTI/EXEC around it)."""
 
     CHUNK = 1000  # members per SADD or ZADD (Lua's unpack takes at most a few thousand)
 
@@ -75,11 +74,11 @@ class Batch:
     def queue(self, pipe) -> None:
         """Queue the batch on ``pipe``: one EVALSHA (the pipeline loads the script if the server lacks it)."""
         if self.keys:
-            script("bulk")(keys=self.keys, args=self.argv, client=pipe)
+            queue_script(pipe, SOURCES["bulk"], self.keys, self.argv, checked=True)
 
     def send(self) -> int:
-        """Run the batch alone: one EVALSHA, packed whole by hiredis; the commands it ran."""
-        return run_bulk_script(script("bulk").script, self.keys, self.argv) if self.keys else 0
+        """Run the batch alone: one EVALSHA; the commands it ran."""
+        return run_bulk_script(SOURCES["bulk"], self.keys, self.argv) if self.keys else 0
 
 
 def _batch_of(pipe) -> Batch:

@@ -1,26 +1,22 @@
 """What every school store module shares: the refusals, the clock, lex members, and the scripts.
 
 Every write whose keys are known in advance is one server-side Lua script
-(``lua/*.lua``, each with ``lua/lib.lua`` prepended), called by EVALSHA with
+(``lua/*.lua``, each with ``lua/lib.lua`` prepended), called through ``config.store.scripts`` with
 every key it touches in KEYS and one JSON object of arguments; it checks the
-bounds and writes atomically, and answers with a JSON object (``run``).
+bounds and writes atomically, and answers as every write script does (``run``).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from redis.commands.core import Script
-from redis.exceptions import NoScriptError
 
 from config.activity import Actor
-from config.redis import client
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
-from config.store.scripts import load_everywhere
+from config.store.scripts import load, outcome, register, run_script
 from config.store.sorting import SORT_LUA
 from school import keys
 from school.documents import LIST_FIELDS, from_hmget, sort_label
@@ -44,15 +40,6 @@ def lex_id(member: str) -> int:
     return int(member.rsplit("\x00", 1)[1])
 
 
-@cache
-def _script(name: str) -> Script:
-    own = (LUA / f"{name}.lua").read_text()
-    if name in SORTING:
-        own = SORT_LUA + "\n" + own
-    source = own if name in STANDALONE else (LUA / "lib.lua").read_text() + "\n" + own
-    return client().register_script(source)
-
-
 SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk", "read_list", "read_course", "read_person", "algebra")
 # Take no JSON argument, so lib.lua is not prepended: the bulk writer, and the screens' reads and the
 # set algebra, whose arguments are plain strings (no JSON to encode here or decode there).
@@ -62,51 +49,40 @@ STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}
 SORTING = {"read_course", "read_person", "algebra"}
 
 
+def _source(name: str) -> str:
+    own = (LUA / f"{name}.lua").read_text()
+    if name in SORTING:
+        own = SORT_LUA + "\n" + own
+    return register(own if name in STANDALONE else (LUA / "lib.lua").read_text() + "\n" + own)
+
+
+SOURCES = {name: _source(name) for name in SCRIPTS}
+
+
 def load_scripts() -> None:
     """SCRIPT LOAD every school script, so that the first write of each is one round trip too:
     all of them in one round trip (on a cluster, one wave: every primary sent each of them)."""
-    for name, sha in zip(SCRIPTS, load_everywhere(*(_script(name).script for name in SCRIPTS))):
-        _script(name).sha = sha
+    load(*SOURCES.values())
 
 
-def script(name: str) -> Script:
-    """The registered script ``name``: called with a pipeline, the pipeline loads it if the
-    server lacks it (SCRIPT EXISTS before the batch)."""
-    return _script(name)
-
-
-def run(name: str, script_keys: list[str], args: dict) -> dict:
-    """EVALSHA the script ``name`` with ``script_keys`` (the events stream appended) and ``args``;
-    its JSON answer. One round trip (the first call on a server that has not seen the script
-    also loads it: see ``load_scripts``)."""
+def run(name: str, script_keys: list[str], args: dict) -> list:
+    """Run the write script ``name`` with ``script_keys`` (the events stream appended) and ``args``:
+    its ``ok`` payload, or the store error its reply means (``config.store.scripts.outcome``).
+    One round trip (the first call on a server that has not seen the script also loads it: see
+    ``load_scripts``)."""
     encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
-    reply = _script(name)(keys=[*script_keys, keys.EVENTS], args=[encoded], client=client())
-    return json.loads(reply)
+    return outcome(run_script(SOURCES[name], [*script_keys, keys.EVENTS], [encoded]))
 
 
 def read(name: str, script_keys: list[str], args: list) -> list:
-    """EVALSHA the script ``name`` (one of the screens' reads) with ``script_keys`` and plain
-    ``args``: its reply as Redis sent it. One command, so one round trip and one reply to parse
-    where a pipeline of several commands costs the client a packing and a parse per command."""
-    found = _script(name)
-    try:
-        return client().execute_command("EVALSHA", found.sha, len(script_keys), *script_keys, *args)
-    except NoScriptError:  # a restarted server, or a cluster node that never saw it: EVAL loads it there
-        return client().execute_command("EVAL", found.script, len(script_keys), *script_keys, *args)
+    """Run the script ``name`` (one of the screens' reads) with ``script_keys`` and plain ``args``:
+    its reply as Redis sent it, in one round trip."""
+    return run_script(SOURCES[name], script_keys, args)
 
 
 def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, *, gone: bool = False) -> dict:
     """The event's fields for a script; the label may hold {name} and {code}, filled there."""
     return actor.event(verb, keys.APP, entity, pk, label, gone=gone).fields()
-
-
-def missing(reply: dict, course_id: int | None = None, other_id: int | None = None) -> NotFound:
-    """The NotFound a script's ``missing`` reply means: the page's own course is a 404,
-    the picked document a refusal beside the picker (``field``)."""
-    entity = reply["missing"]
-    if entity == "course" and course_id is not None:
-        return NotFound(f"course {course_id} does not exist")
-    return NotFound(f"{entity} {other_id} does not exist", entity)
 
 
 def retried(attempt):

@@ -13,7 +13,7 @@ from config.activity import Actor
 from config.redis import client
 from school import keys
 from school.documents import from_fields, sort_label
-from school.store.core import NotFound, event_args, retried, run
+from school.store.core import EditConflict, NotFound, event_args, retried, run
 from school.store.names import INDEXES, TEXT_FIELD
 
 SCAN_COUNT = 1000
@@ -64,7 +64,6 @@ def delete(entity: str, pk: int, *, actor: Actor) -> str:
     doc_key = keys.doc(entity, pk)
     tail = keys.course_codes() if entity == "course" else keys.schemas(entity)
     label_field = "code" if entity == "course" else "name"
-    found = {}
 
     def attempt():
         fields, members = _read(entity, pk)
@@ -85,26 +84,25 @@ def delete(entity: str, pk: int, *, actor: Actor) -> str:
         grams_from = len(script_keys) + 1
         script_keys += INDEXES[entity].keys_for(fields.get(TEXT_FIELD[entity], ""))
         label = from_fields(entity, pk, fields).label
-        reply = run(
-            "delete",
-            script_keys,
-            {
-                "entity": entity,
-                "id": str(pk),
-                "label_field": label_field,
-                "label": fields.get(label_field, ""),
-                "sort": sort_label(entity, fields),
-                "relations": relations,
-                "gram_field": TEXT_FIELD[entity],
-                "gram_text": fields.get(TEXT_FIELD[entity], ""),
-                "grams_from": grams_from,
-                "event": event_args(actor, "deleted", entity, pk, label, gone=True),
-            },
-        )
-        if "missing" in reply:
-            raise NotFound(f"{entity} {pk} does not exist")
-        found["label"] = label
-        return None if reply.get("changed") else reply
+        try:
+            run(
+                "delete",
+                script_keys,
+                {
+                    "entity": entity,
+                    "id": str(pk),
+                    "label_field": label_field,
+                    "label": fields.get(label_field, ""),
+                    "sort": sort_label(entity, fields),
+                    "relations": relations,
+                    "gram_field": TEXT_FIELD[entity],
+                    "gram_text": fields.get(TEXT_FIELD[entity], ""),
+                    "grams_from": grams_from,
+                    "event": event_args(actor, "deleted", entity, pk, label, gone=True),
+                },
+            )
+        except EditConflict:  # its relations changed since they were read: read them again
+            return None
+        return label
 
-    retried(attempt)
-    return found["label"]
+    return retried(attempt)

@@ -6,7 +6,7 @@ from config.activity import Actor
 from config.redis import client
 from school import keys
 from school.documents import Course, Person, fingerprint, from_fields, sort_label
-from school.store.core import EditConflict, NotFound, Refused, event_args, lex_member, retried, run
+from school.store.core import EditConflict, NotFound, event_args, lex_member, retried, run
 from school.store.names import INDEXES, TEXT_FIELD
 
 
@@ -78,6 +78,10 @@ def save(
         "old_label": None,
         "old_sort": None,
         "event": event_args(actor, "created" if creating else "updated", entity, pk, document.label),
+        "refusals": {
+            "code_taken": "Course code {code} is taken by another course.",
+            "capacity": "{taken} seats are taken (enrolled and held); capacity cannot be lower.",
+        },
     }
     index, text_field = INDEXES[entity], TEXT_FIELD[entity]
     stored = {"text": "" if creating else fields.get(text_field, "") if old_text is None else old_text}
@@ -85,26 +89,20 @@ def save(
     def attempt():
         leaves, joins = index.diff(stored["text"], fields.get(text_field, ""))
         args.update(gram_text=stored["text"], grams_out=len(leaves))
-        reply = run("save", [*_save_keys(entity, pk), *leaves, *joins], args)
-        if "need_text" in reply:  # another name is stored than the one the sets were computed from
-            stored["text"] = reply["need_text"]
+        try:
+            return run("save", [*_save_keys(entity, pk), *leaves, *joins], args)
+        except EditConflict as conflict:
+            what, *now = conflict.current
+        if what == "text":  # another name is stored than the one the sets were computed from
+            stored["text"] = now[0]
             return None
-        if "need_sort" in reply:  # an old label beyond ASCII: casefolded here, checked there
-            args["old_label"] = reply["need_sort"]
-            args["old_sort"] = sort_label(entity, {label_field: reply["need_sort"]})
+        if what == "sort":  # an old label beyond ASCII: casefolded here, checked there
+            args["old_label"] = now[0]
+            args["old_sort"] = sort_label(entity, {label_field: now[0]})
             return None
-        return reply
-
-    reply = retried(attempt)
-    if "missing" in reply:
-        raise NotFound(f"{entity} {pk} does not exist")
-    refused = reply.get("refused")
-    if refused == "stale":
         raise EditConflict(f"Someone else changed this {entity} since you opened it. Review it and save again.")
-    if refused == "code_taken":
-        raise Refused(f"Course code {fields['code']} is taken by another course.", "code")
-    if refused == "capacity":
-        raise Refused(f"{reply['taken']} seats are taken (enrolled and held); capacity cannot be lower.", "capacity")
+
+    retried(attempt)
     return pk
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from config.activity import Actor
 from school import conf, keys
-from school.store.core import Refused, event_args, missing, run
+from school.store.core import event_args, run
 
 
 @dataclass(frozen=True)
@@ -23,15 +23,6 @@ class Change:
     name: str
     code: str
     expires_ms: int = 0  # a new hold's deadline
-
-
-def _answer(reply: dict, course_id: int, other_id: int, refusals: dict[str, str], field: str) -> Change:
-    if "missing" in reply:
-        raise missing(reply, course_id, other_id)
-    why = reply.get("refused")
-    if why:
-        raise Refused(refusals[why].format(**reply), field)
-    return Change(reply["name"], reply["code"], int(reply.get("expires", 0)))
 
 
 # --- courses and instructors: bounded on both sides -------------------------------------
@@ -53,23 +44,26 @@ def link_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Chan
             "per_course": conf.max_instructors_per_course(),
             "per_instructor": conf.max_courses_per_instructor(),
             "event": event_args(actor, "assigned", "course", course_id, "{name} to {code}"),
+            "refusals": {
+                "member": "{name} already teaches {code}.",
+                "course_limit": "{code} already has {count} instructors, the most a course may have.",
+                "instructor_limit": "{name} already teaches {count} courses, the most an instructor may teach.",
+            },
         },
     )
-    refusals = {
-        "member": "{name} already teaches {code}.",
-        "course_limit": "{code} already has {count} instructors, the most a course may have.",
-        "instructor_limit": "{name} already teaches {count} courses, the most an instructor may teach.",
-    }
-    return _answer(reply, course_id, instructor_id, refusals, "instructor")
+    return Change(*reply)
 
 
 def _unpair(course_id: int, entity: str, other_id: int, kind: str, side_keys: list[str], refusal: str, event: dict):
     reply = run(
         "unpair",
         [keys.doc("course", course_id), keys.doc(entity, other_id), *side_keys],
-        {"course": str(course_id), "other": str(other_id), "entity": entity, "kind": kind, "event": event},
-    )
-    return _answer(reply, course_id, other_id, {"not_member": refusal}, entity)
+        {
+            "course": str(course_id), "other": str(other_id), "entity": entity, "kind": kind, "event": event,
+            "refusals": {"not_member": refusal},
+        },
+    )  # fmt: skip
+    return Change(*reply)
 
 
 def unlink_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Change:
@@ -117,12 +111,10 @@ def _seat(mode: str, course_id: int, student_id: int, actor: Actor, verb: str, l
             "per_student": limit,
             "hold_ms": (seconds or conf.hold_seconds()) * 1000,
             "event": event_args(actor, verb, "course", course_id, label),
+            "refusals": _SEAT_REFUSALS,
         },
     )
-    if "capacity" in reply:
-        reply["seats"] = f"{reply['capacity']} seat{'' if reply['capacity'] == 1 else 's'}"
-    reply["limit"] = limit
-    return _answer(reply, course_id, student_id, _SEAT_REFUSALS, "student")
+    return Change(*reply)
 
 
 def enrol(course_id: int, student_id: int, *, actor: Actor) -> Change:

@@ -5,6 +5,8 @@ import random
 import threading
 from unittest import mock
 
+from django.test import tag
+
 from catalog import keys, store
 from catalog.documents import Product
 from catalog.integrity import name_trigrams
@@ -62,6 +64,7 @@ class TrigramWriteTest(RedisTestCase):
         self.assertEqual(messages(), [])
 
 
+@tag("cluster")
 class TrigramSearchTest(RedisTestCase):
     sign_in = False
 
@@ -440,12 +443,13 @@ class SaveAndTest(RedisTestCase):
         response = self.client.post("/catalog/products/add/?type=earbuds", {**EARBUDS_POST, "_continue": "1"})
         product_id = store.sku_owner(EARBUDS_POST["sku"])  # its id came from the process's block
         self.assertRedirects(response, f"/catalog/products/{product_id}/edit/", fetch_redirect_response=False)
-        edit = {**EARBUDS_POST, "name": "Sonique Air 3", "rev": "1", "_continue": "1"}
+        edit = {**EARBUDS_POST, "name": "Sonique Air 3", "version": "1", "_continue": "1"}
         response = self.client.post(f"/catalog/products/{product_id}/edit/", edit, follow=True)
         self.assertContains(response, "Saved “Sonique Air 3”. You may edit it again below.")
         self.assertEqual(response.redirect_chain[-1][0], f"/catalog/products/{product_id}/edit/")
 
 
+@tag("cluster")
 class BulkDeleteTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -490,11 +494,11 @@ class CatalogWideCountTest(RedisTestCase):
     def test_a_caller_that_does_not_ask_for_live_counts_keeps_one_command_and_catalog_counts(self):
         make_product("Quiet Buds", tags=["wireless"])
         make_product("Box", type="game_console", tags=["wireless", "retro"])
-        store.list_products(store.ProductQuery())  # the script's first run sends its source (EVAL)
-        # one EVALSHA: page, total and chips (with several partitions, one script each, sent whole together)
+        store.list_products(store.ProductQuery())
+        # one EVALSHA: page, total and chips (with several partitions, one script each, sent together)
         with self.assertRoundTrips(1), self.assertCommands(keys.PARTITIONS) as trace:
             result = store.list_products(store.ProductQuery(type="earbuds"))
-        self.assertEqual(trace.round_trips[0].commands[0].name, "EVALSHA" if keys.PARTITIONS == 1 else "EVAL")
+        self.assertEqual(trace.round_trips[0].commands[0].name, "EVALSHA")
         self.assertEqual(result.type_counts["game_console"], 1)
         self.assertEqual(dict(result.tag_cloud), {"wireless": 2, "retro": 1})
         live = store.list_products(store.ProductQuery(type="earbuds", live_counts=True))

@@ -90,7 +90,7 @@ class CompanionFilesTest(RedisTestCase):
         self.assertRedirects(response, f"/catalog/products/{second}/")
         self.assertEqual(store.get(second).type, "")
         post.update(type="game_console", storage_type="SSD".lower(), brand="Sony")
-        self.client.post(f"/catalog/products/{second}/edit/", {**post, "rev": store.get(second).rev})
+        self.client.post(f"/catalog/products/{second}/edit/", {**post, "version": store.get(second).rev})
         self.assertEqual((store.get(second).type, store.get(second).num_reviews), ("game_console", 100))
         self.assertEqual(violations(["catalog"]), [])
 

@@ -5,6 +5,7 @@ import random
 import threading
 
 from django.core.management import call_command
+from django.test import tag
 
 from catalog import keys, store
 from config.invariants import registry, violations
@@ -141,6 +142,7 @@ class ConcurrencyTest(RedisTestCase):
         self.assertEqual(messages(), [])
 
 
+@tag("cluster")
 class PartitionLayoutTest(RedisTestCase):
     sign_in = False
 
@@ -155,6 +157,7 @@ class PartitionLayoutTest(RedisTestCase):
         self.assertIn(f"CATALOG_PARTITIONS={keys.PARTITIONS}", found[0])
 
 
+@tag("cluster")
 class SkuClaimTest(RedisTestCase):
     """A SKU claimed by a write that died before its product's script, or not released by an edit that
     died after it, is what the index check reports and its repair rebuilds (catalog.store.skus)."""
@@ -179,7 +182,8 @@ class SkuClaimTest(RedisTestCase):
         from catalog.store import skus
 
         first, second = make_product(sku="A-1"), make_product(sku="B-1")
-        self.assertEqual(skus.claim([("C-1", first), ("B-1", first)]), ["owned", "B-1", str(second)])
+        refused = ["refused", "sku", f"SKU B-1 is already used by product {second}."]
+        self.assertEqual(skus.claim([("C-1", first), ("B-1", first)]), refused)
         self.assertIsNone(store.sku_owner("C-1"))  # none taken
         skus.release([("B-1", first), ("A-1", first)])  # B-1 is not first's: kept
         self.assertEqual((store.sku_owner("A-1"), store.sku_owner("B-1")), (None, second))

@@ -1,20 +1,19 @@
-"""The list and product pages' parts built once in Python give what the templates and tags they
-replace give, and the unfiltered list builds no form."""
+"""What the list and product pages show from the values ``catalog.presenters`` prepares: chips and
+rows that link where the URLconf and the list state say, stored text escaped, and no filter form
+built for an unfiltered list."""
 
-from pathlib import Path
+from decimal import Decimal
 from unittest import mock
 
-from django.template.loader import render_to_string
 from django.test import RequestFactory, SimpleTestCase
 from django.urls import reverse
 
-from catalog import presenters, views
-from catalog.documents import average
+from catalog import presenters, store, types, views
+from catalog.documents import Product, average
 from catalog.forms import ProductFilterForm
-from catalog.templatetags.catalog_tags import tag_query, type_query
 from config.listing import list_state
 from tests.base import RedisTestCase
-from tests.catalog.helpers import make_product
+from tests.catalog.helpers import TESTER, make_product, review
 
 
 def state_of(query: str):
@@ -31,22 +30,23 @@ class ChipLinkTest(SimpleTestCase):
         "?q=%2500",
     )
 
-    def test_each_tag_chip_links_where_tag_query_does(self):
+    def test_a_tag_chip_adds_its_tag_to_the_chosen_ones_or_drops_it(self):
         cloud = [("wired", 3), ("refurbished", 2), ("new-tag", 1), ("a&b", 1)]
         for query in self.STATES:
             state = state_of(query)
-            html = presenters.tag_chips(state, cloud, ())
-            for tag, _ in cloud:
-                self.assertIn(f'href="{presenters.escape(tag_query(state, tag))}"', html, (query, tag))
+            chosen = [t for t in state.filters.get("tags_all", "").split(",") if t.strip()]
+            for chip in presenters.tag_chips(state, cloud, ()):
+                tag = chip["value"]
+                kept = [t for t in chosen if t != tag] if tag in chosen else [*chosen, tag]
+                self.assertEqual(chip["query"], state.query(tags_all=",".join(kept), page=1), (query, tag))
 
-    def test_each_type_chip_links_where_type_query_does(self):
-        from catalog import types
-
+    def test_a_type_chip_keeps_the_rest_of_the_query(self):
         for query in self.STATES:
             state = state_of(query)
-            html = presenters.type_chips(state, [(kind, 1) for kind in types.TYPES.values()], "", 5)
-            for slug in ("", *types.TYPES):
-                self.assertIn(f'href="{presenters.escape(type_query(state, slug))}"', html, (query, slug))
+            chips = presenters.type_chips(state, [(kind, 1) for kind in types.TYPES.values()], "", 5)
+            self.assertEqual([c["value"] for c in chips], ["", *types.TYPES])
+            for chip in chips:
+                self.assertEqual(chip["query"], state.query(type=chip["value"], page=1), (query, chip["value"]))
 
 
 class RatingTextTest(SimpleTestCase):
@@ -58,27 +58,7 @@ class RatingTextTest(SimpleTestCase):
                 )
 
 
-class OnceBuiltPartsTest(SimpleTestCase):
-    def test_the_search_box_is_the_include_with_the_value_escaped(self):
-        for value in ("", "quiet buds", "<b>\"x\"</b> & 'y'"):
-            context = {"name": "q", "id": "id_q", "url": "/catalog/products/suggest/", "label": "Search",
-                       "value": value, "placeholder": "any part of a name, or a SKU", "mode": "go"}  # fmt: skip
-            expected = render_to_string("includes/autocomplete.html", context)
-            self.assertEqual(presenters.search_box(value, "/catalog/products/suggest/"), expected)
-
-    def test_the_empty_filter_fields_are_those_of_a_form_bound_to_nothing_chosen(self):
-        bound = ProductFilterForm({"q": "", "type": "", "tags_all": ""})
-        bound.is_valid()
-        self.assertEqual(presenters.empty_filter_fields(), presenters.filter_fields(bound))
-
-    def test_the_paths_are_reversed_once_and_are_what_reverse_gives(self):
-        for name in views._NAMED:
-            self.assertEqual(views._paths()[name.rpartition(":")[2]], reverse(name))
-        self.assertEqual(views._detail_url(42), reverse("catalog:product_detail", args=[42]))
-        with mock.patch.object(views, "reverse") as reversing:
-            views._paths()
-        reversing.assert_not_called()
-
+class ListStateTest(SimpleTestCase):
     def test_list_state_reads_the_same_without_the_form(self):
         for query in ("?o=-rating&page=2", "?o=bogus"):
             request = RequestFactory().get("/catalog/products/" + query)
@@ -107,53 +87,54 @@ class UnfilteredListTest(RedisTestCase):
         self.assertEqual(cut(plain), cut(bound))
 
 
-# The product page's cards as the template wrote them before ``presenters.product_sections`` built them.
-SECTIONS_TEMPLATE = Path(__file__).parent / "data" / "product_sections_template.html"
+NASTY = "<b>&\"'</b>"
+ESCAPED = "&lt;b&gt;&amp;&quot;&#x27;&lt;/b&gt;"
 
 
-class ProductSectionsTest(SimpleTestCase):
-    def test_the_cards_are_the_markup_the_template_wrote(self):
-        from django.template import Context, Template
+class PagesTest(RedisTestCase):
+    def test_each_row_links_to_its_product_and_prints_its_values_escaped(self):
+        first = make_product("Alpha " + NASTY, tags=["wireless"], attrs={"battery_life": "30"})
+        second = make_product("Beta Buds", price="")
+        review(first, 4)
+        review(first, 5)
+        page = self.client.get("/catalog/products/?type=earbuds").content.decode()
+        for pk in (first, second):
+            self.assertIn(f'<a href="{reverse("catalog:product_detail", args=[pk])}">', page)
+        self.assertIn(f"Alpha {ESCAPED}</a>", page)
+        self.assertNotIn(NASTY, page)
+        self.assertIn('<td class="num" data-field="battery_life">30</td>', page)
+        self.assertIn('<th class="num" data-type-field="battery_life">Battery life (hours)</th>', page)
+        self.assertIn('<td class="num rating">4.50</td>', page)
+        self.assertIn('<span class="tag">wireless</span>', page)
+        self.assertIn('<td class="num">99.00</td>', page)
+        self.assertIn('<td class="num">—</td>', page)  # the unpriced one
+        self.assertIn('data-type="earbuds" aria-current="true">earbuds · 2</a>', page)
 
-        from catalog.documents import Product
-
-        template = Template(SECTIONS_TEMPLATE.read_text().rstrip("\n"))
-        products = [
-            Product(
-                type="earbuds",
-                name="<Buds> & co",
-                brand="",
-                sku="S-1",
-                image="https://img.example.com/a.jpg",
-                description="one\r\ntwo\rthree\n<four>",
-                model="M&1",
-                images=["https://x.example/1.jpg"],
-                num_reviews=1,
-                sum_ratings=4,
-                attrs={"battery_life": "3"},
-            ),  # fmt: skip
-            Product(type="", name="Plain", brand="B", sku="", image="javascript:alert(1)", weight="2 kg"),
-            Product(
-                type="nonesuch",
-                name="Odd",
-                brand="O",
-                sku="O-1",
-                num_reviews=3,
-                sum_ratings=10,
-                manufacturer="<M>",
-                dimensions='1"x2"',
-                videos=["https://v.example/1", "ftp://no"],
-            ),  # fmt: skip
-            Product(type="game_console", name="Box", brand="X", sku="X-1"),
-        ]
-        for product in products:
-            parts = {
-                "price": presenters.price_text(product.price),
-                "average": presenters.rating_of(product.num_reviews, product.sum_ratings),
-                "tags": presenters.tag_links(["a&b", "c"], "/catalog/products/"),
-                "type_fields": presenters.type_field_items(product.type_fields),
-                "images": presenters.media_links(product.images, "image"),
-                "videos": presenters.media_links(product.videos, "video"),
-            }
-            expected = template.render(Context({"product": product, **parts}))
-            self.assertEqual(presenters.product_sections(product, **parts), expected, product.name)
+    def test_the_product_page_prints_stored_text_escaped_and_links_only_web_addresses(self):
+        product = Product(
+            type="earbuds", name=NASTY, brand="", sku="S-1", image="javascript:alert(1)",
+            description="one\r\ntwo\rthree\n<four>", model="M&1", price=Decimal("5.50"), tags=["a-b", "c"],
+            images=["https://x.example/1.jpg", "ftp://no"], attrs={"battery_life": "3"},
+        )  # fmt: skip
+        pk = store.new_product_id()
+        store.create(pk, product, actor=TESTER)
+        review(pk, 4, author=NASTY, comment=NASTY)
+        page = self.client.get(reverse("catalog:product_detail", args=[pk])).content.decode()
+        self.assertNotIn(NASTY, page)
+        self.assertIn(f"<h1>{ESCAPED}</h1>", page)
+        self.assertIn('<p class="mono unlinked" data-field="image">javascript:alert(1)</p>', page)
+        self.assertIn("<p>one<br>two<br>three<br>&lt;four&gt;</p>", page)
+        self.assertIn("<dt>Model</dt><dd>M&amp;1</dd>", page)
+        self.assertIn("<dt>Brand</dt><dd>—</dd>", page)
+        products = reverse("catalog:product_list")
+        tags = f'<a class="tag" href="{products}?tags_all=a-b">a-b</a> <a class="tag" href="{products}?tags_all=c">'
+        self.assertIn(tags, page)
+        self.assertIn('<dd data-field="battery_life">3 hours</dd>', page)
+        self.assertIn('<a href="https://x.example/1.jpg" rel="noopener nofollow">image 1</a> ', page)
+        self.assertIn('<span class="mono unlinked">ftp://no</span>', page)
+        self.assertIn("<dt>Videos (0/3)</dt><dd>—</dd>", page)
+        self.assertIn(f'<span class="author">{ESCAPED}</span>', page)
+        review_id = store.review_page(pk, 0, 1).reviews[0].id
+        self.assertIn(f'href="{reverse("catalog:review_delete", args=[pk, review_id])}">delete</a>', page)
+        for name in ("product_edit", "product_delete", "review_add", "review_list"):
+            self.assertIn(f'"{reverse(f"catalog:{name}", args=[pk])}"', page, name)

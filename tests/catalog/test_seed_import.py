@@ -7,12 +7,13 @@ from io import StringIO
 from pathlib import Path
 
 from django.core.management import CommandError, call_command
+from django.test import tag
 
 from catalog import keys, store
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client
-from tests.base import RedisTestCase, bulk_threads, flush_test_redis
+from tests.base import RedisTestCase, flush_test_redis
 from tests.catalog.helpers import TESTER, make_product, product_count, review
 
 
@@ -32,6 +33,7 @@ def snapshot():
     return found
 
 
+@tag("cluster")
 class SeedTest(RedisTestCase):
     sign_in = False
 
@@ -139,23 +141,11 @@ class ImportTest(RedisTestCase):
         self.assertEqual(violations(["catalog"]), [])
 
 
+@tag("cluster")
 class ExportImportTest(RedisTestCase):
     """``export_data`` then ``import_data`` of the catalog: the bulk writers restore what was there."""
 
     sign_in = False
-
-    def test_an_import_writes_each_batch_on_a_bulk_thread_while_the_next_is_read(self):
-        first = make_product("Sonique Buds", tags=("wireless",), at=1000.0)
-        review(first, 5, at=5000.0)
-        with tempfile.TemporaryDirectory() as tmp:
-            quiet = {"stdout": StringIO(), "stderr": StringIO()}
-            call_command("export_data", "--only", "catalog", tmp, **quiet)
-            flush_test_redis()
-            names, patch = bulk_threads()
-            with patch:
-                call_command("import_data", "--only", "catalog", tmp, **quiet)
-        self.assertEqual(violations(["catalog"]), [])
-        self.assertEqual({name.split("_")[0] for name in names}, {"catalog-restore-product", "catalog-restore-review"})
 
     def test_an_import_restores_every_product_and_review_with_one_event_an_entity(self):
         from config.store import activity, events_lengths

@@ -4,12 +4,14 @@ import dataclasses
 import json
 from unittest import mock
 
+from django.test import tag
+
 from catalog import keys, store
 from catalog.documents import LIST_FIELDS, Product, name_score
 from catalog.store import NewReview
 from config.invariants import violations
 from config.keyspace import keyspace
-from config.redis import client
+from config.redis import client, on_cluster
 from config.store.bulk import BULK, BulkWrite
 from config.store.ids import ID_BLOCK
 from config.store.scripts import run_script
@@ -29,13 +31,14 @@ def catalog_keys():
     return sorted(k for k in client().scan_iter(match="catalog:*") if k not in counters)
 
 
+@tag("cluster")
 class ProductWriteTest(RedisTestCase):
     sign_in = False
 
     def test_create_writes_the_hash_every_index_and_the_event_in_one_transaction(self):
         product_id = store.new_product_id()
         product = Product("earbuds", "Sonique Buds", "Sonique", "SQ-1", tags=["wireless", "sport"], attrs=EARBUDS)
-        make_product("Warm Up", sku="WARM-1")  # a client sends a script whole once (EVAL), then EVALSHA
+        make_product("Warm Up", sku="WARM-1")
         # The checked script, every key in KEYS (with several partitions, after the SKU's claim).
         with self.assertRoundTrips(1 + SKU_TRIP) as trace, self.assertCommands(1 + SKU_TRIP):
             store.create(product_id, product, actor=TESTER)
@@ -266,6 +269,7 @@ class ConcurrentWriteTest(RedisTestCase):
         self.assertEqual(catalog_keys(), [])
 
 
+@tag("cluster")
 class ReviewTest(RedisTestCase):
     sign_in = False
 
@@ -306,6 +310,7 @@ class ReviewTest(RedisTestCase):
         self.assertIsNone(store.review_page(999, 0, 20))
 
 
+@tag("cluster")
 class ProductIdBlockTest(RedisTestCase):
     sign_in = False
 
@@ -390,6 +395,7 @@ class WalkedPageTest(RedisTestCase):
                 self.assertTrue(10 <= small <= 20, small)  # of the newest 20, every other one holds the tag
 
 
+@tag("cluster")
 class ListQueryTest(RedisTestCase):
     sign_in = False
 
@@ -501,9 +507,9 @@ class ListQueryTest(RedisTestCase):
         self.assertEqual(order("-created")[0], "Wired Buds")
 
     def test_the_unfiltered_list_pages_over_the_index_and_reads_only_list_fields(self):
-        store.list_products(store.ProductQuery())  # the script's first run sends its source (EVAL)
-        # One script a partition: the page, its total and the chips (sent whole on a pipeline with several,
-        # which then read the page's rows by id: it is not the first)
+        store.list_products(store.ProductQuery())
+        # One script a partition: the page, its total and the chips (on one pipeline with several, which
+        # then read the page's rows by id: it is not the first)
         trips, commands = (1, 1) if keys.PARTITIONS == 1 else (2, keys.PARTITIONS + 2)
         with self.assertRoundTrips(trips), self.assertCommands(commands) as trace, sent_commands() as sent:
             result = store.list_products(store.ProductQuery(order="name", offset=1, limit=2))
@@ -512,7 +518,7 @@ class ListQueryTest(RedisTestCase):
         self.assertEqual(result.type_counts["earbuds"], 4)
         self.assertIn(("wireless", 4), result.tag_cloud)
         script = trace.round_trips[0].commands[0]
-        self.assertEqual(script.name, "EVALSHA" if keys.PARTITIONS == 1 else "EVAL")
+        self.assertEqual(script.name, "EVALSHA")
         args = sent[0]
         self.assertEqual(args[3], keys.sort_index("name", 0))  # the sort index itself: no temporary key
         gets = [a for a in args if "->" in str(a) and str(a).startswith("catalog:")]  # not the script's source
@@ -719,6 +725,7 @@ class EmbedJsonTest(RedisTestCase):
         self.assertEqual(set(embed[0]), {"id", "author", "rating", "comment", "published_at"})
 
 
+@tag("cluster")
 class BulkWriteTest(RedisTestCase):
     """The seeder's and the import's script of plain commands: what it merges and what it sends whole."""
 
@@ -743,11 +750,13 @@ class BulkWriteTest(RedisTestCase):
         self.assertEqual(client().zrange("t:{t}:z", 0, -1, withscores=True), [("x", 1.5), ("y", 2.0)])
         self.assertEqual(client().smembers("t:{t}:s"), {"a", "b", "c"})
 
-    def test_a_batch_is_one_traced_command_packed_whole_and_loaded_again_after_a_script_flush(self):
+    def test_a_batch_is_one_traced_command_and_loaded_again_after_a_script_flush(self):
         warm = BulkWrite()
         warm.sadd("t:{t}:s", "warm")
         warm.send()  # the script is known to the server and to this client
-        for attempt, sent in (("cached", ["EVALSHA"]), ("flushed", ["EVALSHA", "EVAL"])):
+        primaries = len(client().primaries()) if on_cluster() else 1  # SCRIPT LOAD goes to each, in turn
+        flushed = ["EVALSHA", *["SCRIPT LOAD"] * primaries, "EVALSHA"]
+        for attempt, sent in (("cached", ["EVALSHA"]), ("flushed", flushed)):
             if attempt == "flushed":
                 client().script_flush()
             bulk = BulkWrite()

@@ -3,6 +3,8 @@
 import json
 from unittest import mock
 
+from django.test import tag
+
 from catalog import keys, store
 from config.redis import client
 from tests.base import RedisTestCase
@@ -29,6 +31,7 @@ def product_keys():
     return sorted(client().scan_iter(match=keys.product("*")))
 
 
+@tag("cluster")
 class ProductAddTest(RedisTestCase):
     def test_add_starts_with_the_type_chooser(self):
         response = self.client.get("/catalog/products/add/")
@@ -91,6 +94,7 @@ class ProductAddTest(RedisTestCase):
         self.assertEqual(product_keys(), before)
 
 
+@tag("cluster")
 class ProductListTest(RedisTestCase):
     def test_the_list_is_one_round_trip_and_shows_the_average_or_a_dash(self):
         rated = make_product("Rated Buds", tags=["wireless"])
@@ -350,9 +354,14 @@ class ProductEditDeleteTest(RedisTestCase):
         form = self.client.get(f"/catalog/products/{product_id}/edit/").context["form"]
         post = {**{k: v for k, v in form.initial.items() if v is not None}, "images": "", "tags": ""}
         self.client.post(f"/catalog/products/{product_id}/edit/", {**post, "name": "First"})
+        before = client().hgetall(keys.product(product_id))
         response = self.client.post(f"/catalog/products/{product_id}/edit/", {**post, "name": "Second"})
-        self.assertContains(response, "Someone else saved this product")
-        self.assertEqual(client().hget(keys.product(product_id), "name"), "First")
+        self.assertContains(response, "Someone else saved this product while you were editing", status_code=409)
+        # The other person's change beside mine; my input kept; the form now at the stored revision.
+        self.assertContains(response, '<th scope="row">Name</th><td>First</td><td>Second</td>', status_code=409)
+        self.assertContains(response, 'name="name" value="Second"', status_code=409)
+        self.assertContains(response, f'name="version" value="{before["rev"]}"', status_code=409)
+        self.assertEqual(client().hgetall(keys.product(product_id)), before)
 
     def test_delete_asks_then_removes_everything(self):
         product_id = make_product(tags=["wireless"])

@@ -14,7 +14,7 @@ from config.exchange.report import Report
 from config.exchange.spec import Record
 from config.invariants import violations
 from config.redis import client
-from tests.base import RedisTestCase, bulk_threads, files_of, temporary_folder
+from tests.base import RedisTestCase, files_of, temporary_folder
 
 
 class BulkImportTest(RedisTestCase):
@@ -41,13 +41,6 @@ class BulkImportTest(RedisTestCase):
         self.assertEqual((client().get(keys.post_ids()), client().get(keys.comment_ids())), self.counters)
         call_command("export_data", "--only", "cms", str(self.base / "second"), stdout=StringIO(), stderr=StringIO())
         self.assertEqual(files_of(self.base / "second" / "cms"), files_of(self.base / "first" / "cms"))
-
-    def test_the_posts_are_written_on_the_bulk_thread_while_the_next_batch_is_read(self):
-        names, patch = bulk_threads()
-        with patch:
-            self.import_()
-        self.assertEqual(client().zcard(keys.by_updated()), self.posts)
-        self.assertIn("cms-bulk", {name.split("_")[0] for name in names})
 
     def test_one_event_per_file(self):
         self.import_()

@@ -6,6 +6,7 @@ import random
 from unittest import mock
 
 from django.core.management import call_command
+from django.test import tag
 
 from cms import keys, store
 from cms.documents import Post
@@ -49,7 +50,7 @@ class TitleTrigramWriteTest(RedisTestCase):
 
     def setUp(self):
         super().setUp()
-        scripts.load()
+        scripts.load_scripts()
 
     def test_create_save_restore_and_delete_keep_the_trigrams_of_the_title(self):
         post = make("Redis streams")
@@ -90,11 +91,12 @@ class TitleTrigramWriteTest(RedisTestCase):
     def test_the_bulk_loader_indexes_titles_too(self):
         first = Post(7, "Pocket guide", "Body.", "ann", "draft", "ann", T0, T0)
         client().set(keys.post_ids(), 7)
-        store.posts_write([[first]], actor=Actor("seed"))()
+        store.posts_write([[first]], actor=Actor("seed"))
         self.assertEqual(holders("poc"), {"7"})
         self.assertEqual(messages(), [])
 
 
+@tag("cluster")
 class TitleSearchTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -170,7 +172,7 @@ class GrowthTest(RedisTestCase):
             for n in range(1, count + 1)
         ]
         client().set(keys.post_ids(), start + count)
-        store.posts_write(histories, actor=Actor("seed"))()
+        store.posts_write(histories, actor=Actor("seed"))
 
     def measure(self):
         with self.assertRoundTrips(1) as trace:
@@ -256,7 +258,7 @@ class SaveAndTest(RedisTestCase):
 
     def test_save_and_continue_editing_comes_back_to_the_edit_form(self):
         post = make("Fresh post")
-        scripts.load()
+        scripts.load_scripts()
         edit = {**self.POST, "title": "Fresher post", "version": "1", "loaded_title": "Fresh post", "_continue": "1"}
         with self.assertRoundTrips(2):  # the save's one script, then the edit form's read
             response = self.client.post(f"/cms/posts/{post.id}/edit/", edit, follow=True)
@@ -270,7 +272,7 @@ class SaveAndTest(RedisTestCase):
 class BulkDeleteTest(RedisTestCase):
     def setUp(self):
         super().setUp()
-        scripts.load()
+        scripts.load_scripts()
         self.a = make("Alpha post").id
         self.b = make("Beta <post>").id
         self.c = make("Gamma post").id

@@ -1,50 +1,71 @@
-"""The rows and links the CMS screens prepare in Python: the same URLs as the URLconf, text escaped."""
+"""What the CMS screens show from the values ``cms.presenters`` prepares: links where the URLconf
+says, stored text escaped in every row, times as strftime writes them."""
 
 import json
 
 from django.test import SimpleTestCase
 from django.urls import reverse
 
-from cms import presenters
-from cms.documents import Comment, HistoryRow, Post, PostSummary, Revision, snapshot_json
+from cms import presenters, store
+from cms.documents import Post, Revision, snapshot_json
+from config.activity import Actor
+from tests.base import RedisTestCase
 
 NASTY = "<b>&\"'</b>"
 ESCAPED = "&lt;b&gt;&amp;&quot;&#x27;&lt;/b&gt;"
+T0 = 60.0
 
 
-class LinksTest(SimpleTestCase):
+def nasty_post():
+    """A post at version 2 whose every text is markup, with one comment of markup."""
+    data = {"title": NASTY, "body": NASTY, "author": "ann", "status": "draft"}
+    post = store.create_post(data, actor=Actor(NASTY), comment=NASTY, at=T0)
+    changed = {**data, "title": NASTY + "2", "body": NASTY + " more"}
+    saved = store.save_post(post.id, changed, base_version=1, actor=Actor(NASTY), comment=NASTY, at=T0 + 60)
+    comment = store.add_comment(post.id, author=NASTY, text=NASTY, at=T0 + 30, actor=Actor("tester"))
+    return saved, comment
+
+
+class PagesTest(RedisTestCase):
+    def test_stored_text_is_escaped_on_every_screen(self):
+        post, comment = nasty_post()
+        pages = {
+            "list": reverse("cms:post_list"),
+            "detail": reverse("cms:post_detail", args=[post.id]),
+            "history": reverse("cms:post_history", args=[post.id]),
+            "comments": reverse("cms:comment_list", args=[post.id]),
+            "compare": reverse("cms:post_compare", args=[post.id]) + "?a=1",
+        }
+        for name, url in pages.items():
+            page = self.client.get(url).content.decode()
+            with self.subTest(name):
+                self.assertNotIn(NASTY, page)
+                self.assertIn(ESCAPED, page)
+        compare = self.client.get(pages["compare"]).content.decode()
+        self.assertIn(f'<div class="text"><del>{ESCAPED}</del><ins>{ESCAPED}2</ins></div>', compare)
+        self.assertIn(f'<div class="text">{ESCAPED}<ins> more</ins></div>', compare)
+
     def test_every_link_is_the_url_the_urlconf_gives(self):
-        links = presenters.PostLinks.of(42)
-        self.assertEqual(links.prefix, reverse("cms:post_list"))
-        for name in ("detail", "edit", "delete", "history", "compare"):
-            self.assertEqual(getattr(links, name), reverse(f"cms:post_{name}", args=[42]), name)
-        self.assertEqual(links.comments, reverse("cms:comment_list", args=[42]))
-        self.assertEqual(links.comment_add, reverse("cms:comment_add", args=[42]))
-        self.assertEqual(links.comment_delete(7), reverse("cms:comment_delete", args=[42, 7]))
-        self.assertEqual(links.revert(3), reverse("cms:post_revert", args=[42, 3]))
-        listed = presenters.ListLinks.of()
-        self.assertEqual((listed.add, listed.bulk_delete), (reverse("cms:post_add"), reverse("cms:post_bulk_delete")))
-
-
-class RowsTest(SimpleTestCase):
-    def test_stored_text_is_escaped_in_every_row(self):
-        post = Post(3, NASTY, NASTY, "ann", "draft", NASTY, 0.0, 60.0, version=2, comment=NASTY)
-        old = Post(3, NASTY, NASTY, "ann", "draft", NASTY, 0.0, 0.0, comment=NASTY)
-        links = presenters.PostLinks.of(3)
-        rows = [
-            presenters.post_rows([PostSummary(3, NASTY, "ann", "draft", 60.0, 2, 1)], links.prefix),
-            presenters.history_rows(links, post, [HistoryRow.of(Revision(old))], "token", first_page=True),
-            presenters.comment_rows(links, [Comment(9, NASTY, NASTY, 30.0)]),
-            presenters.recent_comments(links, [Comment(9, NASTY, NASTY, 30.0)]),
-            presenters.post_head(post, links, 1),
-            presenters.segments([("same", NASTY), ("del", NASTY), ("ins", NASTY)]),
-        ]
-        for html in rows:
-            with self.subTest(html=html[:40]):
-                self.assertNotIn("<b>", html)
-                self.assertIn(ESCAPED, html)
-        self.assertIn(f"<del>{ESCAPED}</del><ins>{ESCAPED}</ins>", rows[-1])
-        self.assertIn('<time datetime="1970-01-01T00:01:00+00:00">1970-01-01 00:01</time>', rows[0])
+        post, comment = nasty_post()
+        listed = self.client.get(reverse("cms:post_list")).content.decode()
+        self.assertIn(f'<a href="{reverse("cms:post_detail", args=[post.id])}">', listed)
+        self.assertIn('<time datetime="1970-01-01T00:02:00+00:00">1970-01-01 00:02</time>', listed)
+        for name in ("post_add", "post_bulk_delete"):
+            self.assertIn(f'"{reverse(f"cms:{name}")}"', listed, name)
+        detail = self.client.get(reverse("cms:post_detail", args=[post.id])).content.decode()
+        for name in ("post_edit", "post_history", "post_delete", "comment_add"):
+            self.assertIn(f'"{reverse(f"cms:{name}", args=[post.id])}"', detail, name)
+        self.assertIn(f'href="{reverse("cms:comment_delete", args=[post.id, comment])}">Delete</a>', detail)
+        self.assertIn("<dt>Last saved</dt><dd>1970-01-01 00:02:00 by &lt;b&gt;", detail)
+        comments = self.client.get(reverse("cms:comment_list", args=[post.id])).content.decode()
+        self.assertIn(f'href="{reverse("cms:comment_delete", args=[post.id, comment])}">Delete</a>', comments)
+        self.assertIn("<td>1970-01-01 00:01</td>", comments)
+        history = self.client.get(reverse("cms:post_history", args=[post.id])).content.decode()
+        compare = reverse("cms:post_compare", args=[post.id])
+        self.assertIn(f'action="{reverse("cms:post_revert", args=[post.id, 1])}"', history)
+        self.assertIn(f'<a href="{compare}?a=1&amp;b=2">Compare with previous</a>', history)
+        self.assertIn(f'<a href="{compare}?a=1">Compare with current</a>', history)
+        self.assertIn(f'<input type="hidden" name="revision_title" value="{ESCAPED}">', history)
 
 
 class WhenTest(SimpleTestCase):

@@ -4,7 +4,7 @@ from cms import keys, seeds
 from config.invariants import violations
 from config.redis import client
 from config.seeding import context
-from tests.base import RedisTestCase, bulk_threads
+from tests.base import RedisTestCase
 
 
 def snapshot() -> dict[str, object]:
@@ -44,15 +44,4 @@ class SeedTest(RedisTestCase):
         seeds.seed(context("cms", "demo"))
         self.assertEqual(snapshot(), first)
 
-
-class SeedOverlapTest(RedisTestCase):
-    sign_in = False
-
-    def test_each_batch_is_written_on_the_bulk_thread_while_the_next_is_built(self):
-        names, patch = bulk_threads()
-        with patch:
-            seeds.seed(context("cms", "demo"))
-        self.assertEqual(client().zcard(keys.by_updated()), 100)
-        self.assertGreater(len(names), 0)
-        self.assertEqual({name.split("_")[0] for name in names}, {"cms-bulk"})
         self.assertEqual([f"{inv.name}: {v.message}" for inv, v in violations(["cms"])], [])

@@ -3,7 +3,7 @@
 import json
 import threading
 
-from django.test import override_settings
+from django.test import override_settings, tag
 
 from cms import keys, store
 from cms.documents import SUMMARY, PostSummary
@@ -34,6 +34,7 @@ def revisions(post_id):
     return [(json.loads(m), int(s)) for m, s in client().zrange(keys.revisions(post_id), 0, -1, withscores=True)]
 
 
+@tag("cluster")
 class PostWriteTest(RedisTestCase):
     sign_in = False
 
@@ -175,6 +176,7 @@ class PostWriteTest(RedisTestCase):
         self.assertEqual(left, ["cms:{cms}:ids:comment", "cms:{cms}:ids:post"])
 
 
+@tag("cluster")
 class PostListTest(RedisTestCase):
     sign_in = False
 

@@ -3,6 +3,7 @@
 import json
 import re
 
+from django.test import tag
 from django.urls import reverse
 
 from cms import keys, store
@@ -31,6 +32,7 @@ def form_data(post, **changes):
     }
 
 
+@tag("cluster")
 class PostScreensTest(RedisTestCase):
     def test_list_is_one_round_trip_and_shows_summary_fields_only(self):
         make(title="First <b>post</b>", body="SECRET BODY")
@@ -169,7 +171,7 @@ class EditTest(RedisTestCase):
         # My save, made on version 1, must not overwrite theirs.
         response = self.client.post(f"/cms/posts/{post.id}/edit/", form_data(post, title="My new title"))
         self.assertEqual(response.status_code, 409)
-        self.assertContains(response, "Someone saved this post while you were editing", status_code=409)
+        self.assertContains(response, "Someone else saved this post while you were editing", status_code=409)
         self.assertContains(response, "Changed fields: <strong>body</strong>", status_code=409)
         self.assertContains(response, "<del>brown</del><ins>red</ins>", status_code=409)
         self.assertContains(response, 'value="My new title"', status_code=409)  # my text is kept
@@ -196,7 +198,7 @@ class EditTest(RedisTestCase):
 class HistoryTest(RedisTestCase):
     def setUp(self):
         super().setUp()
-        scripts.load()  # as a running server has them: the history page is one EVALSHA
+        scripts.load_scripts()  # as a running server has them: the history page is one EVALSHA
         self.post = make(body="one two three")
         for n in range(1, 25):
             store.save_post(

@@ -5,7 +5,7 @@ import re
 import time
 
 from django.contrib.auth import get_user_model
-from django.test import Client, override_settings
+from django.test import Client, override_settings, tag
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from config import keys, store
@@ -69,6 +69,7 @@ class LoginRequiredTest(RedisTestCase):
         self.assertEqual(self.client.get("/").status_code, 200)  # and the app finds it from the cookie
 
 
+@tag("cluster")
 class RateLimitTest(RedisTestCase):
     sign_in = False
 
@@ -135,6 +136,7 @@ class RateLimitTest(RedisTestCase):
         self.assertEqual(violations(["core"]), [])
 
 
+@tag("cluster")
 class SignInRecordsTest(RedisTestCase):
     sign_in = False
 

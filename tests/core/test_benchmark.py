@@ -19,7 +19,7 @@ from unittest import mock, skipIf
 
 from django.conf import settings
 from django.core.management import CommandError, call_command
-from django.test import SimpleTestCase
+from django.test import SimpleTestCase, tag
 from django.test.utils import override_settings
 
 from config.benchmark import Operation, exchange, pages, placement, postgres, redisrun, report, runner, seeding, suite
@@ -77,6 +77,7 @@ PAGES = {  # (app, kind): domain round trips of the whole page
 APPS = ["catalog", "school", "cms", "orgchart"]
 
 
+@tag("slow")
 class BenchmarkCommandTest(RedisTestCase):
     sign_in = False
 
@@ -300,6 +301,7 @@ class FloorsTest(RedisTestCase):
         self.assertEqual(last.count("<tr><td>"), len(values) - (pages_of_values - 1) * pages.PLAIN_PER_PAGE)
 
 
+@tag("slow")
 class ExchangeBudgetTest(RedisTestCase):
     """The round trip on the test runner's Redis, one app: whole, or stopped at its budget and rolled back."""
 
@@ -345,6 +347,7 @@ class ExchangeBudgetTest(RedisTestCase):
         self.assertIn("a second export identical): NOT MET by cms", out.getvalue())
 
 
+@tag("slow")
 class ClusterComparisonTest(RedisTestCase):
     sign_in = False
 
@@ -431,6 +434,7 @@ class CorrectnessCheckTest(RedisTestCase):
             call_command("benchmark", "--scale", "huge", stdout=StringIO(), stderr=StringIO())
 
 
+@tag("slow")
 class CorrectnessOnLoadedDataTest(RedisTestCase):
     """The check compares real answers: every side loaded alike agrees, and a row changed on one side is caught."""
 
@@ -494,6 +498,7 @@ class KeyBrowserMeasurementTest(RedisTestCase):
         self.assertIsNone(keyspace.match("shop:item:1"))
 
 
+@tag("slow")
 class ScratchPostgresTest(RedisTestCase):
     sign_in = False
 

@@ -4,6 +4,8 @@ import json
 import random
 import threading
 
+from django.test import tag
+
 from config.activity import Event
 from config.redis import client
 from config.store.children import Child, ChildCollection, NotFound
@@ -141,6 +143,7 @@ class ChildCollectionTest(RedisTestCase):
         self.assertEqual(json.loads(parent["recent_notes"]), NOTES.expected_embed(1))
 
 
+@tag("cluster")
 class ScriptedWritesTest(RedisTestCase):
     sign_in = False
 

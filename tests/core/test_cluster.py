@@ -4,7 +4,7 @@ with what was acknowledged by a replica before the kill; and the app on such a c
 import redis
 from django.conf import settings
 from django.core.cache import cache
-from django.test import SimpleTestCase, TestCase, override_settings
+from django.test import SimpleTestCase, TestCase, override_settings, tag
 from django.urls import reverse
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
@@ -18,6 +18,7 @@ from tests.base import PASSWORD, RedisMixin
 from tests.keybrowser.helpers import panel_commands
 
 
+@tag("cluster", "slow", "failover")
 class LocalClusterTest(SimpleTestCase):
     def test_three_primaries_serve_every_slot_and_survive_losing_one(self):
         with LocalCluster(primaries=3, replicas=1) as cluster:
@@ -49,6 +50,7 @@ class LocalClusterTest(SimpleTestCase):
         self.assertFalse(any(node.alive() for node in cluster.nodes))
 
 
+@tag("cluster", "slow", "failover")
 class FailoverTest(SimpleTestCase):
     def test_a_transaction_right_after_a_failover_goes_to_the_new_primary(self):
         """The app's client, which knew the killed primary, runs its first transaction on that primary's
@@ -78,6 +80,7 @@ class FailoverTest(SimpleTestCase):
                 redis_config.reset_clients()
 
 
+@tag("slow")
 class OnClusterTest(RedisMixin, TestCase):
     """The app pointed at a real 3-primary cluster by ``REDIS_URL=redis+cluster://…``: sign-in and
     sessions, the cache, the key browser over every primary, and the panel's count per node.
@@ -347,21 +350,6 @@ class OnClusterTest(RedisMixin, TestCase):
         for node, count in expected.items():
             self.assertIn(f'data-node="{node}" data-round-trips="{count}"', html)
             self.assertIn(f"node {node}", listed)
-
-    def test_a_stream_sends_what_is_queued_when_a_read_finds_no_reply(self):
-        names = self.keys_on_every_primary(12)
-
-        def read(stream):
-            for name in names:
-                stream.send("GET", name)
-            first = stream.read()  # sends all twelve, one pipeline per node
-            stream.send("SET", names[0], "y")
-            return [first, *(stream.read() for _ in names[1:]), stream.read()]
-
-        with trace.recording() as recorded:
-            self.assertEqual(client().streamed(read), ["x"] * 12 + [True])  # parsed by the pipeline
-        self.assertEqual(recorded.round_trip_count(), 4)  # three nodes, then the one of names[0]
-        self.assertEqual(raw_client().get(names[0]), b"y")
 
     def test_the_health_probe_sums_every_primary_in_one_wave(self):
         self.keys_on_every_primary(30)

@@ -9,7 +9,7 @@ from io import StringIO
 
 from django.conf import settings
 from django.core.management import CommandError, call_command
-from django.test import override_settings
+from django.test import override_settings, tag
 
 from config import keys, seeding
 from config.keyspace import keyspace
@@ -59,6 +59,7 @@ def demo_seeder(ctx: seeding.SeedContext) -> int:
     return 30
 
 
+@tag("slow")
 class SeedCommandTest(RedisTestCase):
     sign_in = False
 
@@ -120,6 +121,7 @@ class SeedCommandTest(RedisTestCase):
             self.seed("--only", "nosuchapp")
 
 
+@tag("cluster")
 class CheckIntegrityTest(RedisTestCase):
     sign_in = False
 

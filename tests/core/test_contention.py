@@ -1,11 +1,12 @@
 """A write that keeps losing its WATCH race ends as a 409 page, never a 500."""
 
 from django.http import HttpResponse
-from django.test import override_settings
+from django.test import override_settings, tag
 from django.urls import include, path
 
+from config import store as family
 from config.redis import client
-from config.store import Conflict, transact
+from config.store import transact
 from tests.base import RedisTestCase, run_concurrently
 
 
@@ -26,6 +27,7 @@ urlpatterns = [path("contended/", contended), path("", include("config.urls"))]
 
 
 @override_settings(ROOT_URLCONF=__name__)
+@tag("cluster")
 class ContentionTest(RedisTestCase):
     def test_a_write_that_keeps_losing_answers_409_and_writes_nothing_of_its_own(self):
         response = self.client.get("/contended/")
@@ -48,7 +50,10 @@ class ContentionTest(RedisTestCase):
         run_concurrently(bump, [()] * 8)
         self.assertEqual(client().get("test:n"), "8")
 
-    def test_conflict_is_what_the_apps_raise(self):
-        from cms.store import Busy
+    def test_busy_is_the_one_family_every_app_raises(self):
+        from cms import store as cms
+        from orgchart import store as orgchart
+        from school import store as school
 
-        self.assertTrue(issubclass(Busy, Conflict))
+        self.assertEqual({cms.Busy, school.Busy, orgchart.Busy}, {family.Busy})
+        self.assertTrue(issubclass(family.Busy, family.StoreError))

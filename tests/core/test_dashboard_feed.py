@@ -1,5 +1,7 @@
 """The dashboard's activity feed: a deleted object is named as deleted, never linked to a 404."""
 
+from django.test import tag
+
 from catalog import keys as catalog_keys
 from config import store
 from config.activity import Actor
@@ -16,6 +18,7 @@ def log(*events) -> None:
     pipe.execute()
 
 
+@tag("cluster")
 class DeletedObjectsTest(RedisTestCase):
     def test_an_object_deleted_since_is_marked_in_the_same_single_read(self):
         log(

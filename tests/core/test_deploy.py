@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 from django.conf import settings
+from django.test import tag
 
 from config.benchmark.placement import descendants
 from config.embedded import EmbeddedRedis, _alive
@@ -99,6 +100,7 @@ class Served:
 
 
 @unittest.skipUnless(Path("/proc/self/stat").exists(), "needs /proc to find the server's processes")
+@tag("slow")
 class LifecycleTest(RedisTestCase):
     sign_in = False
 

@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, tag
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -59,6 +59,7 @@ def _pages():
     return paths
 
 
+@tag("slow")
 class FormFuzzTest(RedisTestCase):
     def test_every_post_form_takes_hostile_text_without_a_server_error(self):
         call_command("seed", verbosity=0)

@@ -7,7 +7,7 @@ from io import StringIO
 from pathlib import Path
 
 from django.core.management import CommandError, call_command
-from django.test import SimpleTestCase
+from django.test import SimpleTestCase, tag
 
 from config import loadtest
 from config.loadtest import Ledger, Options, Report, comparison, forms, percentile
@@ -29,6 +29,7 @@ def figures(steps, target: float) -> dict:
     }  # fmt: skip
 
 
+@tag("slow")
 class LoadTestRunTest(SimpleTestCase):
     def test_a_short_run_through_a_kill_and_a_stop_loses_nothing_and_breaks_nothing(self):
         out = StringIO()

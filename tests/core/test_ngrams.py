@@ -2,7 +2,7 @@
 
 import random
 
-from django.test import SimpleTestCase
+from django.test import SimpleTestCase, tag
 
 from catalog import keys
 from config.keyspace import keyspace
@@ -38,6 +38,7 @@ class NgramTextTest(SimpleTestCase):
         self.assertFalse(query.matches("Smartphone Y"))
         self.assertFalse(Query.parse("tv").usable)
 
+    @tag("slow")
     def test_a_query_of_three_character_words_is_exact_holding_its_pieces_is_matching(self):
         self.assertTrue(Query.parse("air").exact)
         self.assertTrue(Query.parse("Air MAX").exact)

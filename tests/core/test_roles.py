@@ -2,7 +2,7 @@
 
 from django.contrib.auth.models import Group
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, tag
 
 from config import roles
 from config.middleware import section_of
@@ -53,6 +53,7 @@ class GroupsTest(RedisTestCase):
         self.assertFalse(Group.objects.get(name="viewer").permissions.exists())
 
 
+@tag("slow")
 class ViewerWritesNothingTest(RedisTestCase):
     sign_in = False
 

@@ -6,7 +6,7 @@ import time
 from contextlib import suppress
 
 import redis
-from django.test import Client, RequestFactory, override_settings
+from django.test import Client, RequestFactory, override_settings, tag
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -284,6 +284,7 @@ class ErrorPagesTest(RedisTestCase):
         self.assertEqual(response["Location"], "/")
 
 
+@tag("slow")
 class PageNumbersTest(RedisTestCase):
     def test_no_page_number_is_a_server_error_on_any_list(self):
         from django.core.management import call_command

@@ -31,8 +31,8 @@ class SignOutTest(RedisTestCase):
 
 
 class SidebarTest(RedisTestCase):
-    """The sidebar is built once per request in Python (``config.layout``) from the permissions
-    read with the user (``roles.RoleBackend``): it follows a change of group on the very next page."""
+    """The sidebar (``includes/nav.html``) shows the links of the permissions read with the user
+    (``roles.RoleBackend``): it follows a change of group on the very next page."""
 
     sign_in = False
 
@@ -87,64 +87,6 @@ class SidebarTest(RedisTestCase):
             body = self.client.get("/catalog/products/").content.decode()
         self.assertIn("Key browser", body)  # has_perm answered from what that one query read
         self.assertIn('class="redis-panel', body)  # and the panel, for the same permission
-
-
-class WidgetRendererTest(SimpleTestCase):
-    """config.widgets builds Django's built-in widgets in Python: the HTML is Django's own, byte for byte."""
-
-    def test_every_built_in_widget_renders_as_djangos_templates_do(self):
-        import datetime
-
-        from django import forms
-        from django.forms.renderers import DjangoTemplates
-        from django.utils.safestring import mark_safe
-
-        from config.widgets import WidgetRenderer
-
-        choices = [("a", "A & <b>"), ("", "none"), ("Group <g>", [(1, "one"), (2, mark_safe("<i>two</i>"))])]
-
-        class Every(forms.Form):
-            text = forms.CharField(max_length=10, help_text="help", widget=forms.TextInput(attrs={"data-x": 'q"<'}))
-            number = forms.IntegerField(min_value=0, required=False)
-            email = forms.EmailField(required=False, widget=forms.EmailInput(attrs={"autofocus": True, "off": False}))
-            url = forms.URLField(required=False)
-            password = forms.CharField(widget=forms.PasswordInput(render_value=True), required=False)
-            hidden = forms.CharField(widget=forms.HiddenInput, required=False)
-            when = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}), required=False)
-            at = forms.DateTimeField(required=False)
-            body = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
-            agree = forms.BooleanField(required=False)
-            pick = forms.ChoiceField(choices=choices, required=False)
-            many = forms.MultipleChoiceField(choices=choices, required=False)
-            radio = forms.ChoiceField(choices=choices, widget=forms.RadioSelect(attrs={"class": "r"}), required=False)
-            boxes = forms.MultipleChoiceField(choices=choices, widget=forms.CheckboxSelectMultiple, required=False)
-            upload = forms.FileField(required=False)
-
-        data = {
-            "text": "<x> & 'y'",
-            "number": "12",
-            "email": "a@b",
-            "hidden": "h&",
-            "when": "2024-01-02",
-            "at": "2024-01-02 03:04",
-            "body": "line <1>\nline & 2",
-            "agree": "on",
-            "pick": "1",
-            "many": ["a", "2"],
-            "radio": "",
-            "boxes": ["1"],
-            "password": "p<",
-        }
-        initial = {"when": datetime.date(2024, 5, 6), "pick": "a", "body": ""}
-        for form in (Every(), Every(initial=initial), Every(data), Every({"text": "x" * 20, "number": "-1"})):
-            for auto_id in ("id_%s", ""):
-                form.auto_id = auto_id
-                for field in form:
-                    with self.subTest(field=field.name, bound=form.is_bound, auto_id=auto_id):
-                        form.renderer = DjangoTemplates()
-                        django = field.as_widget()
-                        form.renderer = WidgetRenderer()
-                        self.assertEqual(field.as_widget(), django)
 
 
 class TemplateLoadingTest(SimpleTestCase):

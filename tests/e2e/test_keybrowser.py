@@ -2,6 +2,7 @@
 
 import re
 
+from django.test import tag
 from playwright.sync_api import expect
 
 from catalog import keys as catalog_keys
@@ -69,6 +70,7 @@ class KeysBehindProductTest(BrowserTestCase):
             self.assertIn(value, review_fields)
 
 
+@tag("cluster")
 class LoadMoreTest(BrowserTestCase):
     def test_load_more_appends_the_next_scan_page_in_place(self):
         load_keys(300)

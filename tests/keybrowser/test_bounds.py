@@ -3,11 +3,14 @@
 import re
 from html import unescape
 
+from django.test import tag
+
 from config.keybrowser import nodes, views
 from config.redis import on_cluster, raw_client
 from tests.keybrowser.helpers import KeysTestCase, load_keys
 
 
+@tag("cluster")
 class CursorTest(KeysTestCase):
     def test_a_cursor_outside_redis_range_is_the_400_page_and_reads_nothing(self):
         for page in ("/keys/", "/keys/orphans/", "/keys/tree/", "/keys/registry/keys/?pattern=core:{*}:events&"):
@@ -78,6 +81,7 @@ class HugeNameTest(KeysTestCase):
         self.assertRegex(status, r"\d+ listed so far")
 
 
+@tag("cluster")
 class OrphansAutoTest(KeysTestCase):
     def test_the_page_scans_on_by_itself_until_it_is_full_then_waits(self):
         load_keys(1500, "stray:{}")

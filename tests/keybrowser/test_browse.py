@@ -3,6 +3,8 @@
 import re
 from html import unescape
 
+from django.test import tag
+
 from config.keybrowser import store
 from config.redis import on_cluster, raw_client
 from tests.keybrowser.helpers import KeysTestCase, commands, load_keys, scans_logged
@@ -19,6 +21,7 @@ def next_query(response) -> str:
     return unescape(found.group(1)) if found else ""
 
 
+@tag("cluster")
 class BrowseTest(KeysTestCase):
     def test_lists_keys_with_scan_in_two_round_trips_never_keys(self):
         raw_client().hset("core:seed", "scale", "demo")

@@ -2,11 +2,13 @@
 
 import copy
 
+from django.core.cache import caches
 from django.forms import BaseForm
 from django.http import QueryDict
 from django.test import SimpleTestCase
 
 from config.keybrowser.forms import BrowseForm
+from tests.keybrowser.helpers import KeysTestCase
 
 
 def _deep_copied(data) -> BrowseForm:
@@ -58,19 +60,31 @@ class BrowseFormCopyTest(SimpleTestCase):
         self.assertEqual(list(BrowseForm({}).fields), ["pattern", "match", "type", "cursor"])
 
 
-class FieldsHtmlTest(SimpleTestCase):
-    def test_with_no_filter_the_fields_are_rendered_once(self):
-        for data in ({}, {"cursor": "12"}):
-            form = BrowseForm(data)
-            self.assertIs(form.fields_html(), BrowseForm({}).fields_html())
-            self.assertEqual(form.fields_html(), form._fields_html())  # what rendering it now gives
+class FilterFieldsTest(KeysTestCase):
+    def test_the_first_page_shows_no_filter(self):
+        response = self.client.get("/keys/")
+        self.assertContains(response, '<input type="text" name="pattern" maxlength="200" id="id_pattern">', html=True)
+        self.assertContains(response, '<option value="" selected>any type</option>', html=True)
+
+    def test_the_kept_fields_of_the_first_page_never_show_a_filter(self):
+        """Without a filter the fields are a fragment kept in the process: a filtered page before or
+        after never leaks into it."""
+        caches["fragments"].clear()
+        for query in ({}, {"pattern": "zz", "type": "set"}, {}, {"cursor": "0"}):
+            response = self.client.get("/keys/", query)
+            if query.get("pattern"):
+                self.assertContains(response, 'value="zz"')
+                self.assertContains(response, '<option value="set" selected>')
+            else:
+                self.assertNotContains(response, 'value="zz"')
+                self.assertContains(response, '<option value="" selected>any type</option>', html=True)
 
     def test_a_filter_shows_what_was_asked_escaped(self):
-        form = BrowseForm({"pattern": 'a"<b', "match": "glob", "type": "hash"})
-        html = form.fields_html()
-        self.assertIn('value="a&quot;&lt;b"', html)
-        self.assertIn('<option value="glob" selected>', html)
-        self.assertIn('<option value="hash" selected>', html)
+        response = self.client.get("/keys/", {"pattern": 'a"<b', "match": "glob", "type": "hash"})
+        self.assertContains(response, 'value="a&quot;&lt;b"')
+        self.assertContains(response, '<option value="glob" selected>')
+        self.assertContains(response, '<option value="hash" selected>')
+        self.assertContains(response, '<label for="id_match" class="visually-hidden">Match</label>')
 
 
 class UnfilteredFormTest(SimpleTestCase):

@@ -4,6 +4,8 @@ import json
 import re
 from html import unescape
 
+from django.test import tag
+
 from config.keybrowser import store
 from config.keybrowser.display import key_url
 from config.redis import raw_client
@@ -15,6 +17,7 @@ def cells(response, kind: str = "value") -> list[str]:
     return [unescape(v) for v in re.findall(rf'<span class="{kind}[^"]*">(.*?)</span>', html, re.S)]
 
 
+@tag("cluster")
 class KeyTypesTest(KeysTestCase):
     def test_hash_shows_fields_and_values(self):
         raw_client().hset("core:seed", mapping={"scale": "demo", "apps": "catalog,school"})

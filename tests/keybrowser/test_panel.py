@@ -5,14 +5,14 @@ from html import unescape
 from unittest import mock
 from urllib.parse import quote
 
+from django import urls
 from django.core import signing
-from django.test import SimpleTestCase
+from django.template.base import Node
+from django.test import SimpleTestCase, tag
 
-from config import urlpaths
 from config.keybrowser import behind, panel
 from config.redis import raw_client
 from config.trace import Command, RoundTrip, Trace
-from config.urlpaths import path_of
 from tests.keybrowser.helpers import KeysTestCase
 from tests.keybrowser.helpers import panel_commands as listed
 
@@ -34,28 +34,27 @@ def cluster_trace_of(count: int) -> Trace:
     return Trace([RoundTrip(session, 0.1, "django", "command", node=NODES[1]), *shares])
 
 
-class Counting:
-    """Wraps a function and counts its calls."""
-
-    def __init__(self, function):
-        self.function, self.calls = function, 0
-
-    def __call__(self, *args, **kwargs):
-        self.calls += 1
-        return self.function(*args, **kwargs)
-
-
 class PanelWorkTest(SimpleTestCase):
     def work(self, count: int, build=trace_of) -> tuple[int, int, int]:
-        """(escapes, reverse() calls, commands signed into the link) of one panel over ``count`` commands."""
+        """(template nodes rendered, reverse() calls, commands signed into the link) of one panel
+        over ``count`` commands."""
         trace = build(count)
-        path_of("keybrowser:browse"), path_of("keybrowser:behind")  # warm, as after a first page
-        escape, reverse = Counting(panel.escape), Counting(urlpaths.reverse)
-        with mock.patch.object(panel, "escape", escape), mock.patch.object(urlpaths, "reverse", reverse):
+        panel.panel_html(build(1), "/")  # warm, as after a first page: the template is parsed
+        with (
+            mock.patch.object(Node, "render_annotated", autospec=True, side_effect=Node.render_annotated) as nodes,
+            mock.patch.object(urls, "reverse", wraps=urls.reverse) as reverse,
+        ):
             html = panel.panel_html(trace, "/")
         token = unescape(re.search(r'href="/keys/behind/\?t=([^"]+)"', html).group(1))
         signed = signing.loads(token, salt=behind.SALT)
-        return escape.calls, reverse.calls, sum(len(t[4]) for t in signed["t"])
+        return nodes.call_count, reverse.call_count, sum(len(t[4]) for t in signed["t"])
+
+    def test_the_work_is_counted(self):
+        """The counts above see the template's work: a panel with nodes to name renders more nodes."""
+        nodes, reverses, _ = self.work(100)
+        self.assertGreater(nodes, 10)
+        self.assertEqual(reverses, 2)  # its two links
+        self.assertGreater(self.work(100, cluster_trace_of)[0], nodes)
 
     def test_the_same_work_at_100_and_at_5000_commands(self):
         self.assertEqual(self.work(100), self.work(5000))
@@ -107,8 +106,8 @@ class PanelWorkTest(SimpleTestCase):
         self.assertIn("‹session/cache key›", listed(html))
 
     def test_no_reverse_per_key_link(self):
-        escapes, reverses, signed = self.work(200)
-        self.assertEqual(reverses, 0)
+        nodes, reverses, signed = self.work(200)
+        self.assertEqual(reverses, 2)  # the panel's own two links, none per key
         self.assertEqual(signed, behind.MAX_COMMANDS)
 
     def test_the_page_carries_the_summary_not_the_command_list(self):
@@ -154,6 +153,7 @@ class PanelWorkTest(SimpleTestCase):
         self.assertEqual(behind.read(re.search(r"\?t=([^\"]+)", html).group(1)).keys, [])
 
 
+@tag("cluster")
 class PanelPageTest(KeysTestCase):
     def test_a_page_with_a_huge_key_name_stays_small(self):
         huge = b"big:" + b"n" * 1_000_000

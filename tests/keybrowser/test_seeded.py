@@ -1,6 +1,7 @@
 """On the seeded demo data of every app: each registered pattern opens in the browser, cheaply."""
 
 from django.core.management import call_command
+from django.test import tag
 
 from config.keybrowser.display import is_hidden, key_url
 from config.keyspace import keyspace
@@ -8,6 +9,7 @@ from config.redis import raw_client
 from tests.keybrowser.helpers import KeysTestCase
 
 
+@tag("cluster", "slow")
 class SeededKeyspaceTest(KeysTestCase):
     @classmethod
     def keys_by_pattern(cls) -> dict[str, list[bytes]]:

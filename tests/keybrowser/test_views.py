@@ -6,6 +6,7 @@ from html import unescape
 from unittest import mock
 
 from django.core import signing
+from django.test import tag
 
 from config import keys
 from config.keybrowser import behind, store
@@ -22,6 +23,7 @@ def tree_counts(response) -> dict[str, int]:
     return {unescape(name): int(count) for name, count in rows}
 
 
+@tag("cluster")
 class NamespaceTest(KeysTestCase):
     def test_groups_keys_by_segment_with_counts(self):
         client = raw_client()
@@ -120,6 +122,7 @@ class RegistryTest(KeysTestCase):
         self.assertEqual(self.client.get("/keys/registry/keys/?pattern=nope:*").status_code, 404)
 
 
+@tag("cluster")
 class OrphanTest(KeysTestCase):
     def test_lists_only_keys_no_pattern_owns(self):
         raw_client().set("stray:one", "1")
@@ -134,6 +137,7 @@ class OrphanTest(KeysTestCase):
         self.assertContains(self.client.get("/keys/orphans/"), "No orphans.")
 
 
+@tag("cluster")
 class BehindTest(KeysTestCase):
     def setUp(self):
         super().setUp()

@@ -11,7 +11,7 @@ from config.redis import client
 from config.store.ngramtext import grams
 from orgchart import keys, store
 from orgchart.documents import fold
-from orgchart.importer import OrgData, Person
+from orgchart.importing import OrgData, Person
 from orgchart.store.names import SEARCH_LIMIT
 from tests.base import RedisTestCase, run_concurrently
 from tests.orgchart.helpers import ACTOR, employee, location, org

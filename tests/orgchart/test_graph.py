@@ -1,5 +1,7 @@
 from unittest import mock
 
+from django.test import tag
+
 from config.redis import client
 from orgchart import keys, store
 from tests.base import RedisTestCase
@@ -137,6 +139,7 @@ class QueriesTest(RedisTestCase):
         self.assertEqual([e.name for e in store.staff_reporting_to(self.austin, self.ids["Doug"])], ["Fay"])
 
 
+@tag("cluster")
 class MoveTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -197,6 +200,7 @@ class DeleteTest(RedisTestCase):
         self.assertEqual(chain(ids["Fay"]), [ids["Ann"], ids["Cid"]])
 
 
+@tag("cluster")
 class FlatRepliesTest(RedisTestCase):
     """Every read script answers one flat array: Redis 6.2 writes each nested table of a Lua reply
     to the socket by a write() of its own (and the client reads it by a recv() of its own)."""
@@ -214,8 +218,8 @@ class FlatRepliesTest(RedisTestCase):
         pipeline_class = TracedClusterPipeline if on_cluster() else TracedPipeline
         replies, original = [], pipeline_class.execute
 
-        def execute(pipe, raise_on_error=True):  # a cluster queues commands with their args, not pairs
-            names = [str(queued.args[0] if on_cluster() else queued[0][0]).upper() for queued in pipe.command_stack]
+        def execute(pipe, raise_on_error=True):
+            names = [str(args[0]).upper() for args, _ in pipe.command_stack]
             out = original(pipe, raise_on_error)
             replies.extend(reply for name, reply in zip(names, out) if name == "EVALSHA")
             return out

@@ -1,14 +1,14 @@
-from django.test import SimpleTestCase
+from django.test import tag
 from django.urls import reverse
 
 from config.redis import client
-from config.templatetags.dashboard import form_fields
-from orgchart import forms, keys, rows, store
+from orgchart import keys, store
 from tests.base import RedisTestCase
 from tests.orgchart.helpers import location, org
 from tests.orgchart.test_graph import SPEC
 
 
+@tag("cluster")
 class EmployeeScreensTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -167,6 +167,7 @@ class TreeAndPathScreensTest(RedisTestCase):
         self.assertContains(response, "one of them does not exist")
 
 
+@tag("cluster")
 class LocationScreensTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -208,7 +209,7 @@ class LocationScreensTest(RedisTestCase):
         self.assertContains(response, '<td class="num">7</td>', html=True)
         response = self.client.post("/orgchart/locations/add/", {"name": "seattle"})
         self.assertContains(response, "is already called")
-        self.client.post(f"/orgchart/locations/{self.where}/edit/", {"name": "Tacoma"})
+        self.client.post(f"/orgchart/locations/{self.where}/edit/", {"name": "Tacoma", "version": "1"})
         self.assertEqual(store.get_employee(self.ids["Fay"]).location_name, "Tacoma")
         response = self.client.post(f"/orgchart/locations/{self.where}/delete/", {"successor": self.other}, follow=True)
         self.assertContains(response, "Deleted Tacoma.")
@@ -319,7 +320,7 @@ class LocationDeleteTest(RedisTestCase):
 
 class WideTreeTest(RedisTestCase):
     def test_a_wide_node_expands_a_page_at_a_time(self):
-        from orgchart.importer import OrgData, Person
+        from orgchart.importing import OrgData, Person
 
         data = OrgData()
         data.people["boss"] = Person("Boss")
@@ -410,59 +411,114 @@ class FormRoundTripsTest(RedisTestCase):
         self.assertEqual(self.client.get("/orgchart/employees/999/edit/").status_code, 404)
 
 
+class StaleEmployeeFormTest(RedisTestCase):
+    def test_a_form_opened_before_a_move_cannot_undo_it(self):
+        """Someone moves Cid under Bob while another has Cid's edit form open (manager: Ann): that
+        form's save is the conflict page, which shows the new manager, and Cid stays under Bob."""
+        ids = org(SPEC, location("Seattle"))
+        url = f"/orgchart/employees/{ids['Cid']}/edit/"
+        form = self.client.get(url).context["form"]
+        data = {**{k: v for k, v in form.initial.items() if v is not None}, "title": "Lead"}
+        self.assertEqual(data["version"], 1)
+        self.client.post(f"/orgchart/employees/{ids['Cid']}/move/", {"manager": "Bob"})
+        before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
+        response = self.client.post(url, data)
+        self.assertContains(response, "Someone else saved this employee while you were editing", status_code=409)
+        row = f'<th scope="row">Reports to</th><td>#{ids["Bob"]}</td><td>#{ids["Ann"]}</td>'
+        self.assertContains(response, row, status_code=409)
+        self.assertContains(response, 'name="title" value="Lead"', status_code=409)
+        self.assertContains(response, 'name="version" value="2"', status_code=409)
+        self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
+        self.assertEqual(store.get_employee(ids["Cid"]).manager, ids["Bob"])
+
+
 class EditToTheTopTest(RedisTestCase):
     def test_blanking_the_manager_on_edit_needs_the_explicit_choice(self):
         ids = org(SPEC)
         url = f"/orgchart/employees/{ids['Cid']}/edit/"
         before = {k: client().dump(k) for k in client().scan_iter("orgchart:*")}
-        response = self.client.post(url, {"name": "Cid", "title": "Lead", "manager": ""})
+        response = self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "version": "1"})
         self.assertContains(response, "tick “Report to nobody”")
         self.assertEqual(before, {k: client().dump(k) for k in client().scan_iter("orgchart:*")})
-        self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "to_top": "on"})
+        self.client.post(url, {"name": "Cid", "title": "Lead", "manager": "", "to_top": "on", "version": "1"})
         self.assertIn(str(ids["Cid"]), client().smembers(keys.roots()))
         response = self.client.post("/orgchart/employees/add/", {"name": "Gus", "manager": ""})  # a new top
         self.assertEqual(response.status_code, 302)
 
 
-class FormHtmlTest(SimpleTestCase):
-    """An unbound form is rendered once per process; a submitted one each time, with its errors."""
+class PageFormsTest(RedisTestCase):
+    """The employee page's move form and the location page's filter: blank, then with the user's
+    input and its errors, escaped."""
 
-    def test_a_blank_form_is_the_tags_html_and_built_once(self):
-        self.assertEqual(rows.form_html(forms.MoveForm()), form_fields(forms.MoveForm()))
-        self.assertIs(rows.form_html(forms.MoveForm()), rows.form_html(forms.MoveForm()))
-        blank = rows.inline_fields(forms.ReportsToForm(None))
-        self.assertIn('name="under"', blank)
-        self.assertIs(rows.inline_fields(forms.ReportsToForm(None)), blank)
+    def setUp(self):
+        super().setUp()
+        store.load_scripts()
+        self.where = location("Seattle")
+        self.ids = org(SPEC, self.where)
 
-    def test_a_bound_form_shows_its_value_and_escaped_errors(self):
-        form = forms.ReportsToForm({"under": ""})
-        form.is_valid()
-        form.add_error("under", "<i>no such person</i>")
-        html = rows.inline_fields(form)
-        self.assertIn('<span class="field-error">&lt;i&gt;no such person&lt;/i&gt;</span>', html)
-        self.assertNotEqual(html, rows.inline_fields(forms.ReportsToForm(None)))
-        bound = forms.MoveForm({"manager": "<b>x</b>"})
-        self.assertIn("&lt;b&gt;x&lt;/b&gt;", rows.form_html(bound))
+    def test_blank_forms_show_their_fields(self):
+        page = self.client.get(f"/orgchart/employees/{self.ids['Cid']}/")
+        self.assertContains(page, 'name="manager"')
+        self.assertContains(page, "New manager")
+        self.assertNotContains(page, 'class="field-error"')
+        page = self.client.get(f"/orgchart/locations/{self.where}/")
+        self.assertContains(page, '<label for="id_under">Who report to:</label>')
+        self.assertContains(page, 'name="under" id="id_under" value=""')
+        self.assertNotContains(page, 'class="field-error"')
+
+    def test_a_submitted_form_shows_its_value_and_escaped_errors(self):
+        page = self.client.get(f"/orgchart/locations/{self.where}/", {"under": "<i>nobody</i>"})
+        error = "No employee is called &#x27;&lt;i&gt;nobody&lt;/i&gt;&#x27;."
+        self.assertContains(page, f'<span class="field-error">{error}</span>')
+        self.assertContains(page, 'value="&lt;i&gt;nobody&lt;/i&gt;"')
+        self.assertNotContains(page, "<i>nobody")
+        page = self.client.post(f"/orgchart/employees/{self.ids['Cid']}/move/", {"manager": "<b>x</b>"})
+        self.assertEqual(page.status_code, 400)
+        self.assertContains(page, "&lt;b&gt;x&lt;/b&gt;", status_code=400)
+        self.assertNotContains(page, "<b>x</b>", status_code=400)
 
 
 class PageLinksTest(RedisTestCase):
-    def test_a_page_links_are_reversed_once_per_object(self):
+    """Every link and form of the org chart's pages goes to the screen ``orgchart/urls.py`` names."""
+
+    def test_a_pages_links_are_the_reversed_ones(self):
+        import re
+
         store.load_scripts()
         where = location("Seattle")
         ids = org(SPEC, where)
-        from unittest import mock
-
-        from django.urls import reverse as real_reverse
-
-        paths = (f"/orgchart/employees/{ids['Doug']}/", f"/orgchart/locations/{where}/", "/orgchart/employees/")
-        for path in paths:
-            self.client.get(path)
-        with mock.patch("config.urlpaths.reverse", wraps=real_reverse) as reversing:
-            responses = [self.client.get(path) for path in paths]
-        self.assertEqual(reversing.call_count, 0)  # the second views of the same pages reverse nothing here
-        self.assertContains(responses[0], f'href="/orgchart/employees/{ids["Doug"]}/edit/"')
-        self.assertContains(responses[0], f'action="/orgchart/employees/{ids["Doug"]}/move/"')
-        self.assertContains(responses[0], f'href="/orgchart/locations/{where}/"')
-        self.assertContains(responses[1], f'href="/orgchart/locations/{where}/delete/"')
-        self.assertContains(responses[2], 'hx-get="/orgchart/employees/"')
-        self.assertContains(responses[2], 'href="/orgchart/employees/add/"')
+        ann, cid, doug = ids["Ann"], ids["Cid"], ids["Doug"]
+        expected = {
+            f"/orgchart/employees/{ann}/": [
+                reverse("orgchart:employee_edit", args=[ann]),
+                reverse("orgchart:employee_delete", args=[ann]),
+                reverse("orgchart:employee_move", args=[ann]),
+                reverse("orgchart:tree") + f"?root={ann}",
+                reverse("orgchart:location_detail", args=[where]),
+                reverse("orgchart:employee_detail", args=[doug]),  # the chain of command
+                reverse("orgchart:employee_detail", args=[cid]),  # a direct report
+                reverse("orgchart:employee_list"),
+                reverse("orgchart:path"),
+            ],
+            f"/orgchart/locations/{where}/": [
+                reverse("orgchart:location_edit", args=[where]),
+                reverse("orgchart:location_delete", args=[where]),
+                reverse("orgchart:employee_detail", args=[cid]),  # the staff
+            ],
+            "/orgchart/employees/": [
+                reverse("orgchart:employee_list"),  # the search box's htmx target
+                reverse("orgchart:employee_add"),
+                reverse("orgchart:employee_detail", args=[cid]),
+                reverse("orgchart:location_detail", args=[where]),
+            ],
+            "/orgchart/locations/": [
+                reverse("orgchart:location_add"),
+                reverse("orgchart:location_detail", args=[where]),
+            ],
+        }
+        for url, links in expected.items():
+            with self.subTest(url=url):
+                page = self.client.get(url).content.decode()
+                targets = set(re.findall(r'(?:href|action|hx-get)="([^"]*)"', page))
+                for link in links:
+                    self.assertIn(link, targets)

@@ -3,17 +3,18 @@ depth of the tree, never the size of the subtree it moves: counted, never timed.
 
 import time
 
-from django.test import override_settings
+from django.test import override_settings, tag
 
 from config import trace
-from config.redis import client, on_cluster
+from config.redis import client
 from orgchart import keys, scale, store
 from orgchart.store import measure
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, run_concurrently
 from tests.orgchart.helpers import ACTOR, employee, location, org
 from tests.orgchart.test_graph import SPEC
 
 
+@tag("cluster")
 class OneRoundTripPerWriteTest(RedisTestCase):
     def setUp(self):
         super().setUp()
@@ -95,6 +96,7 @@ class ServerCountTest(RedisTestCase):
         self.assertEqual(measure.commands_run() - before, 0)
 
 
+@tag("cluster")
 class SubtreeReadTest(RedisTestCase):
     def test_one_round_trip_within_the_budget_whatever_the_depth(self):
         store.load_scripts()
@@ -105,7 +107,7 @@ class SubtreeReadTest(RedisTestCase):
         self.assertEqual(sum(map(len, levels)), store.get_employee(ids["c0"]).total)
 
     @override_settings(ORGCHART_WALK_BUDGET=25)
-    def test_a_large_subtree_is_one_bounded_script_call_then_a_stream_waiting_once_a_level(self):
+    def test_a_large_subtree_is_one_bounded_script_call_then_a_pipeline_a_level(self):
         store.load_scripts()
         ids = scale.load(scale.build(300))
         top = ids["p0"]
@@ -115,12 +117,11 @@ class SubtreeReadTest(RedisTestCase):
         self.assertEqual(len(set().union(*levels)), 299)
         first, *rest = recorded.trips("data")
         self.assertEqual([c.name for c in first.commands], ["EVALSHA"])
-        # Past the script's budget, one round trip a level (the walk goes on from two levels at
-        # once, the one the budget cut and the one below it): 5 round trips for 5 levels. They
-        # are waits on one stream: each SUNION goes out as soon as its people are known.
+        # Past the script's budget, one pipeline a level (the walk goes on from two levels at
+        # once, the one the budget cut and the one below it): 5 round trips for 5 levels.
         self.assertEqual(len(levels), 5)
         self.assertEqual(len(rest), 4)
-        self.assertEqual({trip.kind for trip in rest}, {"pipeline" if on_cluster() else "stream"})  # a cluster's
+        self.assertEqual({trip.kind for trip in rest}, {"pipeline"})
         sets = [key for trip in rest for c in trip.commands for key in c.keys]
         self.assertEqual({c.name for trip in rest for c in trip.commands}, {"SUNION"})
         self.assertLessEqual(max(len(c.keys) for trip in rest for c in trip.commands), 25 // 4)
@@ -158,3 +159,93 @@ class BulkImportLoadsScriptsTest(RedisTestCase):
         with self.assertRoundTrips(1), self.assertCommands(1):
             levels = store.reports_by_depth(ids["p0"], 2)
         self.assertEqual(len(levels), 2)
+
+
+class StaleEditTest(RedisTestCase):
+    """Every employee and location carries a version, counted by each change of what its edit form
+    shows: a save made on an older one is refused with the stored document and writes nothing."""
+
+    def setUp(self):
+        super().setUp()
+        self.where = location("Seattle")
+        self.ids = org(SPEC, self.where)
+
+    def values(self, name: str, **changes) -> dict:
+        employee = store.get_employee(self.ids[name])
+        return {"name": employee.name, "title": employee.title, "manager": employee.manager,
+                "location": employee.location, "full_time": employee.full_time, **changes}  # fmt: skip
+
+    def test_a_new_employee_or_location_is_at_version_one_and_each_save_counts_one(self):
+        cid = self.ids["Cid"]
+        self.assertEqual(client().hget(keys.employee(cid), "version"), "1")
+        self.assertEqual(client().hget(keys.location(self.where), "version"), "1")
+        store.save_employee(cid, self.values("Cid", title="Lead"), actor=ACTOR, version="1")
+        store.save_location(self.where, "Tacoma", actor=ACTOR, version="1")
+        self.assertEqual(store.get_employee(cid).version, 2)
+        self.assertEqual(store.get_location(self.where).version, 2)
+
+    def test_a_stale_save_is_refused_with_the_stored_document_and_writes_nothing(self):
+        cid = self.ids["Cid"]
+        store.save_employee(cid, self.values("Cid", title="Lead"), actor=ACTOR, version="1")
+        store.save_location(self.where, "Tacoma", actor=ACTOR, version="1")
+        before = {key: client().dump(key) for key in client().scan_iter("*")}
+        with self.assertRaises(store.EditConflict) as caught:
+            store.save_employee(cid, self.values("Cid", title="Intern"), actor=ACTOR, version="1")
+        self.assertEqual((caught.exception.current.title, caught.exception.current.version), ("Lead", 2))
+        with self.assertRaises(store.EditConflict) as caught:
+            store.save_location(self.where, "Austin", actor=ACTOR, version="1")
+        self.assertEqual((caught.exception.current.name, caught.exception.current.version), ("Tacoma", 2))
+        self.assertEqual({key: client().dump(key) for key in client().scan_iter("*")}, before)
+
+    def test_a_save_of_an_employee_or_location_deleted_meanwhile_is_not_found_and_writes_nothing(self):
+        fay = self.ids["Fay"]
+        values = self.values("Fay", title="Lead")
+        store.delete_employee(fay, None, actor=ACTOR, name="Fay")
+        other = location("Austin")
+        store.delete_location(other, None, actor=ACTOR)
+        before = {key: client().dump(key) for key in client().scan_iter("*")}
+        with self.assertRaises(store.NotFound):
+            store.save_employee(fay, values, actor=ACTOR, version="1", old_name="Fay")
+        with self.assertRaises(store.NotFound):
+            store.save_location(other, "Denver", actor=ACTOR, version="1")
+        self.assertEqual({key: client().dump(key) for key in client().scan_iter("*")}, before)
+
+    def test_moves_and_deletes_that_change_an_employee_count_a_version(self):
+        cid, dee = self.ids["Cid"], self.ids["Dee"]
+        store.move_employee(cid, self.ids["Bob"], actor=ACTOR)
+        self.assertEqual(store.get_employee(cid).version, 2)
+        reports = client().smembers(keys.reports(cid))
+        store.delete_employee(cid, self.ids["Bob"], actor=ACTOR, name="Cid")  # its reports move to Bob
+        for pk in reports:
+            self.assertEqual(store.get_employee(int(pk)).version, 2)
+        staff = client().smembers(keys.staff(self.where))
+        versions = {pk: store.get_employee(int(pk)).version for pk in staff}
+        store.delete_location(self.where, None, actor=ACTOR)  # its staff lose their location
+        for pk in staff:
+            self.assertEqual(store.get_employee(int(pk)).version, versions[pk] + 1)
+        # An edit form opened before those changes is stale.
+        with self.assertRaises(store.EditConflict):
+            store.save_employee(dee, self.values("Dee", title="Lead"), actor=ACTOR, version="1")
+
+    def test_concurrent_saves_made_on_one_version_one_wins_and_no_update_is_lost(self):
+        """Eight people save the same employee, each from a form opened at version 1, all at once:
+        exactly one save is written and the seven others are refused, so none is lost silently."""
+        cid = self.ids["Cid"]
+        store.load_scripts()
+        outcomes: dict[str, str] = {}
+
+        def save(title: str):
+            try:
+                store.save_employee(cid, self.values("Cid", title=title), actor=ACTOR, version="1", old_name="Cid")
+            except store.EditConflict as conflict:
+                outcomes[title] = f"refused at {conflict.current.version}"
+            else:
+                outcomes[title] = "saved"
+
+        titles = [f"Title {n}" for n in range(8)]
+        run_concurrently(save, [(title,) for title in titles])
+        saved = [title for title, outcome in outcomes.items() if outcome == "saved"]
+        self.assertEqual(len(saved), 1, outcomes)
+        self.assertEqual(sorted(o for o in outcomes.values() if o != "saved"), ["refused at 2"] * 7)
+        stored = store.get_employee(cid)
+        self.assertEqual((stored.title, stored.version), (saved[0], 2))

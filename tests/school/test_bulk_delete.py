@@ -1,11 +1,14 @@
 """Delete selected on the school's lists: the names are asked about first, then each goes in its own script."""
 
+from django.test import tag
+
 from config.invariants import violations
 from school import store
 from tests.base import RedisTestCase
 from tests.school.helpers import ACTOR, course, student
 
 
+@tag("cluster")
 class BulkDeleteTest(RedisTestCase):
     def test_ticked_students_are_named_then_deleted_with_their_enrolments(self):
         cs = course("CS-101", "Intro")

@@ -2,7 +2,7 @@
 
 import time
 
-from django.test import override_settings
+from django.test import override_settings, tag
 
 from config.invariants import violations
 from config.redis import client
@@ -62,6 +62,7 @@ class BoundedBothSidesTest(RedisTestCase):
         self.assertFalse(client().exists(keys.course_students(98)))
 
 
+@tag("cluster")
 class EnrolmentTest(RedisTestCase):
     def test_enrol_and_drop_write_both_sides(self):
         c, s = course(), student()

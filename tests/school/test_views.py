@@ -1,6 +1,6 @@
 """The school's screens: what the user sees, what Redis holds, and the round trips."""
 
-from django.test import override_settings
+from django.test import override_settings, tag
 
 from config.redis import client, on_cluster
 from school import keys, store
@@ -18,6 +18,7 @@ def legacy_student(name: str, email: str) -> int:
     return pk
 
 
+@tag("cluster")
 class ListTest(RedisTestCase):
     def test_lists_are_one_command_and_show_rows(self):
         c = course("CS-101", "Databases")
@@ -121,9 +122,10 @@ class FormTest(RedisTestCase):
             response = self.client.get(f"/school/students/{pk}/edit/")
         self.assertContains(response, "Stored at schema 1")
         self.assertEqual(response.context["form"].initial["contact"], "old@example.org")
+        version = response.context["form"].initial["version"]
         response = self.client.post(
             f"/school/students/{pk}/edit/",
-            {"name": "Old Renamed", "contact": "old@example.org", "emails": "other@example.org"},
+            {"name": "Old Renamed", "contact": "old@example.org", "emails": "other@example.org", "version": version},
         )
         self.assertRedirects(response, f"/school/students/{pk}/")
         stored = client().hgetall(keys.doc("student", pk))
@@ -162,6 +164,7 @@ class FormTest(RedisTestCase):
         self.assertFalse(client().exists(keys.doc("student", s), keys.course_students(c)))
 
 
+@tag("cluster")
 class CourseScreenTest(RedisTestCase):
     def test_course_page_is_one_round_trip_with_paged_roster_and_holds(self):
         c = course(capacity=40)
@@ -347,17 +350,22 @@ class EditConflictTest(RedisTestCase):
 
         pk = student("Ada")
         response = self.client.get(f"/school/students/{pk}/edit/")
-        loaded = response.context["form"].initial["fingerprint"]
-        self.assertContains(response, f'name="fingerprint" value="{loaded}"')
+        loaded = response.context["form"].initial["version"]
+        self.assertContains(response, f'name="version" value="{loaded}"')
         store.save("student", Person(pk, "Ada Byron", "ada@example.org", ["ada@example.org"]), actor=ACTOR)
-        data = {"name": "Ada L.", "contact": "ada@example.org", "emails": "", "fingerprint": loaded}
+        before = client().hgetall(keys.doc("student", pk))
+        data = {"name": "Ada L.", "contact": "ada@example.org", "emails": "", "version": loaded}
         response = self.client.post(f"/school/students/{pk}/edit/", data)
-        self.assertContains(response, "Someone else changed this student since you opened it.")
-        self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada Byron")
-        # The form now carries the current fingerprint: saving again, knowingly, goes through.
-        again = response.context["form"].data["fingerprint"]
+        self.assertContains(response, "Someone else saved this student while you were editing", status_code=409)
+        # The conflict page shows the other change beside mine, and keeps my input.
+        self.assertContains(response, '<th scope="row">Name</th><td>Ada Byron</td><td>Ada L.</td>', status_code=409)
+        self.assertContains(response, 'value="Ada L."', status_code=409)
+        self.assertEqual(client().hgetall(keys.doc("student", pk)), before)
+        # The form now carries the current version: saving again, knowingly, goes through.
+        again = response.context["form"].data["version"]
         self.assertNotEqual(again, loaded)
-        response = self.client.post(f"/school/students/{pk}/edit/", {**data, "fingerprint": again})
+        self.assertContains(response, f'name="version" value="{again}"', status_code=409)
+        response = self.client.post(f"/school/students/{pk}/edit/", {**data, "version": again})
         self.assertRedirects(response, f"/school/students/{pk}/")
         self.assertEqual(client().hget(keys.doc("student", pk), "name"), "Ada L.")
 
@@ -520,26 +528,57 @@ class HoldTimerTest(RedisTestCase):
 
 
 class UrlsTest(RedisTestCase):
-    """The presenters build a document's URLs from its list's, reversed once: the same as reversing each."""
+    """Every link and form of a document's page goes to the screen ``school/urls.py`` names for it."""
 
-    def test_document_urls_are_the_reversed_ones(self):
+    def test_a_pages_links_are_the_reversed_ones(self):
+        import re
+
         from django.urls import reverse
 
-        from school import presenters
-
-        for entity in ("course", "instructor", "student"):
-            self.assertEqual(presenters.fixed_url(f"school:{entity}_list"), reverse(f"school:{entity}_list"))
-            self.assertEqual(presenters.document_url(entity, 42), reverse(f"school:{entity}_detail", args=[42]))
-            for view in ("edit", "delete"):
-                self.assertEqual(
-                    presenters.document_url(entity, 42, view), reverse(f"school:{entity}_{view}", args=[42])
-                )
-            self.assertEqual(
-                presenters.document_url(entity, 42, "drop"), reverse(f"school:{entity}_relation", args=[42, "drop"])
-            )
-        for picker in store.PICKERS:
-            for pk in (1, 7, 42, 1001):
-                self.assertEqual(presenters.find_url(picker, pk), reverse("school:find", args=[picker, pk]))
+        c, held, enrolled, teacher = course("CS-101"), student("Alan"), student("Ada"), instructor("Grace")
+        store.enrol(c, enrolled, actor=ACTOR)
+        store.hold_seat(c, held, actor=ACTOR)
+        store.link_instructor(c, teacher, actor=ACTOR)
+        expected = {
+            f"/school/courses/{c}/": [
+                reverse("school:course_edit", args=[c]),
+                reverse("school:course_delete", args=[c]),
+                reverse("school:instructor_detail", args=[teacher]),
+                reverse("school:course_relation", args=[c, "unassign"]) + f"?other={teacher}",
+                reverse("school:student_detail", args=[held]),
+                reverse("school:course_relation", args=[c, "confirm"]),
+                reverse("school:course_relation", args=[c, "release"]) + f"?other={held}",
+                reverse("school:student_detail", args=[enrolled]),
+                reverse("school:course_relation", args=[c, "drop"]) + f"?other={enrolled}",
+                reverse("school:find", args=["course-instructor", c]),
+                reverse("school:find", args=["course-student", c]),
+            ],
+            f"/school/students/{held}/": [
+                reverse("school:student_edit", args=[held]),
+                reverse("school:student_delete", args=[held]),
+                reverse("school:course_detail", args=[c]),
+                reverse("school:student_relation", args=[held, "confirm"]),
+                reverse("school:student_relation", args=[held, "release"]) + f"?other={c}",
+                reverse("school:find", args=["student-course", held]),
+            ],
+            f"/school/students/{enrolled}/": [
+                reverse("school:student_relation", args=[enrolled, "drop"]) + f"?other={c}",
+            ],
+            f"/school/instructors/{teacher}/": [
+                reverse("school:instructor_edit", args=[teacher]),
+                reverse("school:instructor_relation", args=[teacher, "unassign"]) + f"?other={c}",
+                reverse("school:find", args=["instructor-course", teacher]),
+            ],
+            "/school/courses/": [reverse("school:course_detail", args=[c]), reverse("school:algebra")],
+            "/school/students/": [reverse("school:student_detail", args=[held])],
+        }
+        for url, links in expected.items():
+            with self.subTest(url=url):
+                page = self.client.get(url).content.decode()
+                targets = set(re.findall(r'(?:href|action)="([^"]*)"', page))
+                targets |= {target.split("&amp;next=")[0] for target in targets}
+                for link in links:
+                    self.assertIn(link, targets)
 
 
 class ListCountsTest(RedisTestCase):

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from config import store as config_store
 from config.activity import Actor
 from config.keyspace import keyspace
-from orgchart import conf, importer, store
+from orgchart import conf, importing, store
 
 
 class Command(BaseCommand):
@@ -21,9 +21,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, directory, **options):
         try:
-            data, report = importer.read(directory)
-        except importer.ImportError_ as exc:
-            lines = "\n".join(exc.errors)
+            data, report = importing.read(directory)
+        except importing.ImportRefused as exc:
+            lines = "\n".join(exc.lines)
             raise CommandError(f"{exc.report.refused} refusal(s), nothing imported:\n{lines}") from None
         actor = Actor("import")
         if len(data.people) <= conf.import_atomic_limit():

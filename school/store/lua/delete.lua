@@ -1,17 +1,17 @@
 -- Delete one document and every reference to it, provided its relations are still the
--- members the caller read (args.relations); else reply 'changed', and the caller reads again.
+-- members the caller read (args.relations); else a conflict, and the caller reads again.
 -- KEYS: document, id index, lex index, code index or version counts, then the keys the
 -- relations name by position (their own sets, the other sides, the hold keys), then the
 -- trigram sets of the name (a course's title: args.gram_text, checked) from args.grams_from, events.
 local flat = redis.call('HGETALL', KEYS[1])
-if #flat == 0 then return reply({missing = args.entity}) end
+if #flat == 0 then return missing(args.entity, args.id) end
 local old = as_table(flat)
-if (old[args.label_field] or '') ~= args.label then return reply({changed = true}) end
-if (old[args.gram_field] or '') ~= args.gram_text then return reply({changed = true}) end
+if (old[args.label_field] or '') ~= args.label then return {'conflict'} end
+if (old[args.gram_field] or '') ~= args.gram_text then return {'conflict'} end
 for _, rel in ipairs(args.relations) do
   local own = KEYS[rel.own]
   local size = rel.kind == 'set' and redis.call('SCARD', own) or redis.call('ZCARD', own)
-  if size ~= #rel.members then return reply({changed = true}) end
+  if size ~= #rel.members then return {'conflict'} end
   for _, member in ipairs(rel.members) do
     local present
     if rel.kind == 'set' then
@@ -19,7 +19,7 @@ for _, rel in ipairs(args.relations) do
     else
       present = redis.call('ZSCORE', own, member)
     end
-    if not present then return reply({changed = true}) end
+    if not present then return {'conflict'} end
   end
 end
 
@@ -44,4 +44,4 @@ for _, rel in ipairs(args.relations) do
   end
 end
 log_event({})
-return reply({done = true})
+return {'ok'}

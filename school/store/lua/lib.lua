@@ -1,11 +1,22 @@
--- Prepended to every school script: its arguments, the clock, the reply and the event.
+-- Prepended to every school write script: its arguments, the clock, the replies and the event.
 -- Every key a script touches comes in KEYS (the events stream last); ARGV[1] is one
--- JSON object of arguments. A script replies with one JSON object: done, missing (an
--- entity), refused (a reason), or what the caller must read again.
+-- JSON object of arguments. A script replies as every write script does (config/store/scripts.py):
+-- {'ok', ...}, {'missing', message, field}, {'refused', field, message} or {'conflict', ...}.
 local args = cjson.decode(ARGV[1])
 
-local function reply(fields)
-  return cjson.encode(fields)
+-- A template's {name}s filled from ``vars``.
+local function fill(template, vars)
+  return (template:gsub('{(%w+)}', function(k) return tostring(vars[k]) end))
+end
+
+-- The document ``entity`` ``id`` is gone; ``field`` is the form field that named it ('' for the page's own).
+local function missing(entity, id, field)
+  return {'missing', entity .. ' ' .. id .. ' does not exist', field or ''}
+end
+
+-- The refusal ``why`` on ``field``: the message is the caller's template ``args.refusals[why]``, filled.
+local function refuse(field, why, vars)
+  return {'refused', field, fill(args.refusals[why], vars)}
 end
 
 -- Milliseconds on the server's clock, the one clock every hold deadline is measured by.
@@ -18,7 +29,7 @@ end
 -- the label's {name} and {code} filled from what the script read.
 local function log_event(vars)
   local ev = args.event
-  local label = ev.label:gsub('{(%w+)}', function(k) return vars[k] end)
+  local label = fill(ev.label, vars)
   redis.call('XADD', KEYS[#KEYS], 'MAXLEN', args.events_maxlen, '*',
     'actor', ev.actor, 'verb', ev.verb, 'app', ev.app, 'entity', ev.entity,
     'object_id', ev.object_id, 'label', label, 'link', ev.link)

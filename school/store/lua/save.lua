@@ -3,20 +3,20 @@
 --   trigram sets (args.grams_out the document leaves, then those it joins), events.
 -- KEYS (person): document, id index, lex index, version counts, then the name's trigram sets, events.
 -- The trigram sets were computed from args.gram_text, the stored title or name; if another is
--- stored, nothing is written and the reply asks for the sets of that one ({need_text = ...}).
+-- stored, nothing is written and the reply asks for the sets of that one ({'conflict', 'text', stored}).
 local course = args.entity == 'course'
 local flat = redis.call('HGETALL', KEYS[1])
 local old, exists = as_table(flat), #flat > 0
-if not args.creating and not exists then return reply({missing = args.entity}) end
-if args.expected ~= '' and fingerprint(flat) ~= args.expected then return reply({refused = 'stale'}) end
+if not args.creating and not exists then return missing(args.entity, args.id) end
+if args.expected ~= '' and fingerprint(flat) ~= args.expected then return {'conflict', 'stale'} end
 local new = args.fields
 local text_field = course and 'title' or 'name'
-if (old[text_field] or '') ~= args.gram_text then return reply({need_text = old[text_field] or ''}) end
+if (old[text_field] or '') ~= args.gram_text then return {'conflict', 'text', old[text_field] or ''} end
 if course then
   local owner = redis.call('HGET', KEYS[4], new.code)
-  if owner and owner ~= args.id then return reply({refused = 'code_taken'}) end
+  if owner and owner ~= args.id then return refuse('code', 'code_taken', new) end
   local taken = redis.call('SCARD', KEYS[5]) + redis.call('ZCOUNT', KEYS[6], '(' .. now_ms(), '+inf')
-  if tonumber(new.capacity) < taken then return reply({refused = 'capacity', taken = taken}) end
+  if tonumber(new.capacity) < taken then return refuse('capacity', 'capacity', {taken = taken}) end
 end
 
 if exists then
@@ -32,7 +32,7 @@ if exists then
   elseif not old_label:find('[\128-\255]') then
     old_sort = string.lower(old_label)
   else
-    return reply({need_sort = old_label})
+    return {'conflict', 'sort', old_label}
   end
   local stale = {}
   for field in pairs(old) do
@@ -61,4 +61,4 @@ redis.call('ZADD', KEYS[2], args.id, args.id)
 redis.call('ZADD', KEYS[3], 0, args.sort .. '\0' .. args.id)
 if course then redis.call('HSET', KEYS[4], new.code, args.id) end
 log_event({})
-return reply({done = true})
+return {'ok'}

@@ -2,9 +2,9 @@
 -- course's capacity (enrolled + live holds) and the student's bound (courses + live holds).
 -- KEYS: course, student, roster, student's courses, course's holds, student's holds, hold, events.
 local course = redis.call('HMGET', KEYS[1], 'code', 'capacity')
-if not course[1] then return reply({missing = 'course'}) end
+if not course[1] then return missing('course', args.course) end
 local name = redis.call('HGET', KEYS[2], 'name')
-if not name then return reply({missing = 'student'}) end
+if not name then return missing('student', args.student, 'student') end
 local now = now_ms()
 local live = '(' .. now
 local capacity = tonumber(course[2]) or 0
@@ -14,20 +14,17 @@ local course_holds = redis.call('ZCOUNT', KEYS[5], live, '+inf')
 local student_holds = redis.call('ZCOUNT', KEYS[6], live, '+inf')
 local own = redis.call('ZSCORE', KEYS[5], args.student)
 local own_hold = own and tonumber(own) > now
-local result = {name = name, code = course[1], capacity = capacity, load = taking + student_holds}
+local vars = {name = name, code = course[1], load = taking + student_holds, limit = args.per_student,
+  seats = capacity .. (capacity == 1 and ' seat' or ' seats')}
+local function refused(why) return refuse('student', why, vars) end
 
-local function refuse(why)
-  result.refused = why
-  return reply(result)
-end
-
-if args.mode == 'confirm' and not own_hold then return refuse('no_hold') end
-if args.mode == 'hold' and own_hold then return refuse('held') end
+if args.mode == 'confirm' and not own_hold then return refused('no_hold') end
+if args.mode == 'hold' and own_hold then return refused('held') end
 -- Enrolling or confirming uses up the student's own live hold: that seat is theirs.
 local mine = (args.mode ~= 'hold' and own_hold) and 1 or 0
-if redis.call('SISMEMBER', KEYS[3], args.student) == 1 then return refuse('enrolled') end
-if taking + student_holds - mine >= args.per_student then return refuse('student_limit') end
-if enrolled + course_holds - mine >= capacity then return refuse('full') end
+if redis.call('SISMEMBER', KEYS[3], args.student) == 1 then return refused('enrolled') end
+if taking + student_holds - mine >= args.per_student then return refused('student_limit') end
+if enrolled + course_holds - mine >= capacity then return refused('full') end
 
 -- Dead holds are pruned by every seat write, so the indexes stay within capacity.
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
@@ -37,7 +34,7 @@ if args.mode == 'hold' then
   redis.call('SET', KEYS[7], args.event.actor, 'PXAT', at)
   redis.call('ZADD', KEYS[5], at, args.student)
   redis.call('ZADD', KEYS[6], at, args.course)
-  result.expires = at
+  vars.expires = at
 else
   redis.call('SADD', KEYS[3], args.student)
   redis.call('SADD', KEYS[4], args.course)
@@ -45,6 +42,5 @@ else
   redis.call('ZREM', KEYS[6], args.course)
   redis.call('DEL', KEYS[7])
 end
-log_event(result)
-result.done = true
-return reply(result)
+log_event(vars)
+return {'ok', name, course[1], vars.expires or 0}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from config.exchange.report import Report
+from config.store import Refused
 from orgchart.documents import fold
 from orgchart.forms import NAME_MAX
 
@@ -53,13 +54,13 @@ class OrgData:
     cycle_steps: int = 0  # people visited by the cycle check: at most one visit each
 
 
-class ImportError_(Exception):
+class ImportRefused(Refused):
     """The files were refused; ``report`` says where and why, ``errors`` as lines."""
 
     def __init__(self, report: Report):
         self.report = report
-        self.errors = report.refusal_lines()
-        super().__init__("\n".join(self.errors))
+        self.lines = report.refusal_lines()
+        super().__init__("\n".join(self.lines))
 
 
 def control_character(text: str) -> str | None:
@@ -142,7 +143,7 @@ def _full_time(cell: str, where: str, report: Report) -> bool | None:
 
 
 def read(directory: str | Path) -> tuple[OrgData, Report]:
-    """Parse and check the four files; raises ``ImportError_`` with every refusal found."""
+    """Parse and check the four files; raises ``ImportRefused`` with every refusal found."""
     base = Path(directory)
     report = Report()
     data = OrgData()
@@ -189,7 +190,7 @@ def read(directory: str | Path) -> tuple[OrgData, Report]:
             continue
         person.location, person.full_time = dest, flag
     if not report.ok:
-        raise ImportError_(report)
+        raise ImportRefused(report)
     report.counts.update(employees=len(data.people), locations=len(data.locations))
     report.counts.update(reports_to=len(edge_line), works_at=sum(p.location is not None for p in data.people.values()))
     return data, report
