@@ -115,12 +115,6 @@ class TracedClusterPipeline(ClusterPipeline):
         super().reset()
         self.queued, self.explicit_transaction = [], False
 
-    def eval(self, script, numkeys, *keys_and_args):
-        return self.execute_command("EVAL", script, numkeys, *keys_and_args)
-
-    def evalsha(self, sha, numkeys, *keys_and_args):
-        return self.execute_command("EVALSHA", sha, numkeys, *keys_and_args)
-
     def execute(self, raise_on_error: bool = True):
         def trips():
             by_node: dict[str, list] = {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from redis.client import Pipeline
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
@@ -39,9 +40,22 @@ def _script(source: str) -> Script:
     return client().register_script(source)
 
 
-def run_script(source: str, keys: list[str], args: list = ()):
-    """Run a script: EVALSHA, one round trip where the server has it (see the module's docstring)."""
-    return _script(source)(keys=keys, args=args, client=client())
+def run_script(source: str, keys: list, args: list = (), *, on=None, whole: bool = False):
+    """Run a script: EVALSHA, one round trip where the server has it (see the module's docstring).
+    ``on``: the client to send it with (the domain client if None; the key browser's keeps bytes).
+    ``whole``: EVAL, the source sent every time, for a short read that must cost one round trip
+    whatever the server's script cache holds and send no SCRIPT LOAD (the key browser's)."""
+    redis_client = client() if on is None else on
+    if whole:
+        return redis_client.execute_command(*script_command(source, keys, args, whole=True))
+    return _script(source)(keys=keys, args=args, client=redis_client)
+
+
+def script_command(source: str, keys: list = (), args: list = (), whole: bool = False) -> tuple:
+    """A script's call as a command to send as it is: EVALSHA, or ``whole`` EVAL. Whole for a wave
+    to named nodes (``on_nodes`` of a cluster's client), where no NOSCRIPT is recovered."""
+    head = ("EVAL", source) if whole else ("EVALSHA", _script(source).sha)
+    return (*head, len(keys), *keys, *args)
 
 
 def run_bulk_script(source: str, keys: list[str], args: list[str]):
@@ -74,12 +88,10 @@ def queue_script(
     ``Script`` then makes sure the server has it before the pipeline's batch (SCRIPT EXISTS, one
     more round trip, on one server; a cluster's pipeline does not). A short script queued on
     pipelines whose callers run them themselves goes ``whole`` (EVAL), which no server refuses."""
-    if checked:
+    if checked and isinstance(pipe, Pipeline):
         _script(source)(keys=keys, args=args, client=pipe)
-    elif whole:
-        pipe.eval(source, len(keys), *keys, *args)
     else:
-        pipe.evalsha(_script(source).sha, len(keys), *keys, *args)
+        pipe.execute_command(*script_command(source, keys, args, whole=whole))
 
 
 def execute(pipe, writes: bool = False) -> list:
