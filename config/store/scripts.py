@@ -58,11 +58,6 @@ def script_command(source: str, keys: list = (), args: list = (), whole: bool = 
     return (*head, len(keys), *keys, *args)
 
 
-def run_bulk_script(source: str, keys: list[str], args: list[str]):
-    """``run_script`` for a bulk loader's batch."""
-    return run_script(source, keys, args)
-
-
 def outcome(reply: list, refused: type[Refused] = Refused) -> list:
     """The payload of an ``ok`` reply; ``missing`` raises NotFound, ``refused`` Refused (or the
     store's own kind of it; every field's message in ``errors``), ``conflict`` EditConflict (the
