@@ -4,7 +4,10 @@ A call is redis-py's ``Script``: EVALSHA, one round trip, sent on a cluster to t
 serving the script's first key. A server that lacks the script (started since, a promoted
 replica, a node that never ran it) answers NOSCRIPT; ``Script`` then loads it and sends the
 call again. Stores that want no such extra round trip on a first call load their scripts
-beforehand (``load``), as a pipeline must: it cannot recover in the middle.
+beforehand (``load``), as a pipeline must: it cannot recover in the middle. A short read may
+go ``whole`` instead (EVAL, its source every time: no NOSCRIPT, no SCRIPT LOAD), as the key
+browser's do, on the client they are given, and in waves to named cluster nodes
+(``script_command``).
 
 Every write script answers one flat array whose first element is its status, decoded here
 alone (``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message, field}``
