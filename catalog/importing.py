@@ -25,6 +25,7 @@ from catalog import types
 from catalog.documents import Product, sku_key, tag_slugs
 from catalog.forms import ProductForm
 from catalog.store import NewReview
+from config.store import Refused
 
 MAX_DEPTH = 20  # a product is a few levels deep; deeper is not a catalog file
 RATINGS = range(0, 6)  # the e-book's sample data rates 0 to 5 stars
@@ -34,7 +35,7 @@ BASE_KEYS = {*ProductForm.BASE, *ProductForm.DETAILS, "type", "reviews"}
 REVIEW_KEYS = {"author", "rating", "comment"}
 
 
-class Unreadable(ValueError):
+class Unreadable(Refused):
     """The file as a whole cannot be read (encoding, JSON, nesting, shape)."""
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from config.exchange.report import Report
+from config.store import Refused
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -127,7 +128,7 @@ def pack(folder: Path, target) -> None:
                 archive.write(path, path.name)
 
 
-class Unreadable(Exception):
+class Unreadable(Refused):
     """An upload that is not an export: the message says why."""
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from django.core.exceptions import BadRequest
 
 from config.redis import on_cluster, raw_client
+from config.store.scripts import script_command
 
 if TYPE_CHECKING:
     from config.keybrowser.store import KeyMeta
@@ -64,7 +65,7 @@ class Walk:
         replies are dropped, and asked again from their start next time, so nothing is counted twice.
         ``count_keys``: DBSIZE of every primary in the same wave, summed (else 0)."""
         calls = [
-            (node, ("EVAL", script, 0, self.position if index == self.index else 0, *args))
+            (node, script_command(script, [], [self.position if index == self.index else 0, *args], whole=True))
             for index, node in enumerate(self.nodes)
             if index >= self.index
         ]

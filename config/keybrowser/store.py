@@ -4,8 +4,9 @@ code that talks to Redis for it.
 
 Read-only by construction: the only commands sent are SCAN and the HSCAN /
 SSCAN / ZRANGE / LRANGE / XRANGE / GETRANGE family with limits, DBSIZE, the
-cardinality commands, and small read-only Lua scripts sent with EVAL (so a
-flushed script cache never costs a second round trip): the SCAN loops, and the
+cardinality commands, and small read-only Lua scripts sent whole (EVAL, by
+``config.store.scripts``, so a flushed script cache never costs a second round
+trip nor a SCRIPT LOAD): the SCAN loops, and the
 description of a page of keys (TYPE, length, PTTL, OBJECT ENCODING, MEMORY
 USAGE, each key in KEYS) in one command. Never KEYS, never a whole read of a
 collection.
@@ -30,6 +31,7 @@ from config.keybrowser.display import hidden_prefixes, is_hidden
 from config.keybrowser.nodes import Walk, by_node, placed
 from config.keyspace import KeyPattern, keyspace
 from config.redis import on_cluster, raw_client
+from config.store.scripts import queue_script, run_script, script_command
 
 PAGE = 50  # keys on a list page, members on a key page
 SCAN_COUNT = 1000  # the largest COUNT hint of a SCAN step (a page starts with COUNT = its size)
@@ -221,7 +223,7 @@ def _queue_describe(pipe, keys: list[bytes], with_dbsize: bool = False) -> None:
     """One command describing ``keys`` (and DBSIZE): every key of it in KEYS, so on a
     cluster, where a script's keys must share a slot, it is queued once per key."""
     if keys or with_dbsize:
-        pipe.eval(_DESCRIBE_KEYS, len(keys), *keys, "1" if with_dbsize else "0")
+        queue_script(pipe, _DESCRIBE_KEYS, keys, ["1" if with_dbsize else "0"], whole=True)
 
 
 def _meta(key: bytes, entry) -> KeyMeta:
@@ -251,12 +253,12 @@ def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta
         return [], 0
     client = raw_client()
     if not on_cluster():
-        entries = client.eval(_DESCRIBE_KEYS, len(keys), *keys, "1" if with_dbsize else "0")
+        entries = run_script(_DESCRIBE_KEYS, keys, ["1" if with_dbsize else "0"], on=client, whole=True)
         total = entries.pop() if with_dbsize else 0
         return [_meta(key, entries[n * ENTRY : (n + 1) * ENTRY]) for n, key in enumerate(keys)], total
     flag = "1" if with_dbsize else "0"
     grouped = [(node, mine) for node, mine in by_node(keys).values() if mine or with_dbsize]
-    calls = [(node, ("EVAL", _DESCRIBE_KEYS, 0, flag, *mine)) for node, mine in grouped]
+    calls = [(node, script_command(_DESCRIBE_KEYS, [], [flag, *mine], whole=True)) for node, mine in grouped]
     replies = client.on_nodes(calls, keys=[tuple(mine) for _, mine in grouped])
     found, total = {}, 0
     for (_, mine), entries in zip(grouped, replies):
@@ -274,9 +276,8 @@ def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -
     taken in node order up to the first node whose walk did not end or a full page."""
     if on_cluster():
         return _scan_nodes(match, kind, cursor, want)
-    next_cursor, done, found = raw_client().eval(
-        _SCAN, 0, cursor, match, kind, want, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes()
-    )
+    args = [cursor, match, kind, want, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes()]
+    next_cursor, done, found = run_script(_SCAN, [], args, on=raw_client(), whole=True)
     return list(found), int(next_cursor), int(done)
 
 
@@ -368,9 +369,8 @@ def orphan_page(cursor: int = 0) -> ScanPage:
                 break
         next_cursor = walk.cursor
     else:
-        next_cursor, examined, found = raw_client().eval(
-            _ORPHANS, 0, cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry()
-        )
+        args = [cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry()]
+        next_cursor, examined, found = run_script(_ORPHANS, [], args, on=raw_client(), whole=True)
     metas, dbsize = describe(found, with_dbsize=True)  # which leaves out Django's keys
     return ScanPage(metas, int(next_cursor), 0, dbsize, examined=int(examined))
 
@@ -391,7 +391,8 @@ def tree_chunk(prefix: bytes, match: bytes, cursor: int = 0) -> TreeChunk:
     if on_cluster():
         return _tree_nodes(prefix, match, cursor)
     pipe = raw_client().pipeline(transaction=False)
-    pipe.eval(_TREE, 0, cursor, prefix, match, TREE_STEPS, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes())
+    args = [cursor, prefix, match, TREE_STEPS, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes()]
+    queue_script(pipe, _TREE, [], args, whole=True)
     pipe.dbsize()
     flat, dbsize = pipe.execute()
     children = {flat[i]: int(flat[i + 1]) for i in range(4, len(flat), 2)}

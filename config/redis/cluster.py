@@ -24,6 +24,9 @@ def nodes_of(cluster: RedisCluster, command: trace.Command, options: dict) -> li
     sent to (SCAN: every primary), else the node serving its first key's slot. A keyless command
     redis-py sends to a node of its choosing is on node "any"."""
     target = options.get("target_nodes")
+    if target is None:  # the nodes its name is sent to (SCRIPT LOAD: every primary, not its argument's)
+        name = " ".join(map(trace.as_text, command.sent[:2])).upper()
+        target = cluster.command_flags.get(name) or cluster.command_flags.get(trace.as_text(command.sent[0]).upper())
     if target is None:
         keys = command.keys
         if keys:
@@ -31,8 +34,6 @@ def nodes_of(cluster: RedisCluster, command: trace.Command, options: dict) -> li
                 return [cluster.get_node_from_key(keys[0]).name]
             except SlotNotCoveredError:  # raised as redis-py sends it
                 return ["?"]
-        name = " ".join(map(trace.as_text, command.sent[:2])).upper()
-        target = cluster.command_flags.get(name) or cluster.command_flags.get(name.split(" ")[0])
     if isinstance(target, ClusterNode):
         return [target.name]
     if isinstance(target, (list, dict)):
@@ -114,12 +115,6 @@ class TracedClusterPipeline(ClusterPipeline):
     def reset(self):
         super().reset()
         self.queued, self.explicit_transaction = [], False
-
-    def eval(self, script, numkeys, *keys_and_args):
-        return self.execute_command("EVAL", script, numkeys, *keys_and_args)
-
-    def evalsha(self, sha, numkeys, *keys_and_args):
-        return self.execute_command("EVALSHA", sha, numkeys, *keys_and_args)
 
     def execute(self, raise_on_error: bool = True):
         def trips():

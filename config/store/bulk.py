@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import chain
 
-from config.store.scripts import run_bulk_script
+from config.store.scripts import run_script
 
 # KEYS: the key of each command, in order. ARGV, command after command: its argument count,
 # its name, its arguments; every argument a string (a score is never rounded on the way), no
@@ -155,4 +155,4 @@ class BulkWrite:
         """Everything queued, taken now, as a write to run later (on a ``Sender``'s thread):
         returns the commands it ran."""
         keys, args = self.prepared()
-        return lambda: run_bulk_script(BULK, keys, args) if keys else 0
+        return lambda: run_script(BULK, keys, args) if keys else 0

@@ -4,7 +4,10 @@ A call is redis-py's ``Script``: EVALSHA, one round trip, sent on a cluster to t
 serving the script's first key. A server that lacks the script (started since, a promoted
 replica, a node that never ran it) answers NOSCRIPT; ``Script`` then loads it and sends the
 call again. Stores that want no such extra round trip on a first call load their scripts
-beforehand (``load``), as a pipeline must: it cannot recover in the middle.
+beforehand (``load``), as a pipeline must: it cannot recover in the middle. A short read may
+go ``whole`` instead (EVAL, its source every time: no NOSCRIPT, no SCRIPT LOAD), as the key
+browser's do, on the client they are given, and in waves to named cluster nodes
+(``script_command``).
 
 Every write script answers one flat array whose first element is its status, decoded here
 alone (``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message, field}``
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from redis.client import Pipeline
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
@@ -39,14 +43,22 @@ def _script(source: str) -> Script:
     return client().register_script(source)
 
 
-def run_script(source: str, keys: list[str], args: list = ()):
-    """Run a script: EVALSHA, one round trip where the server has it (see the module's docstring)."""
-    return _script(source)(keys=keys, args=args, client=client())
+def run_script(source: str, keys: list, args: list = (), *, on=None, whole: bool = False):
+    """Run a script: EVALSHA, one round trip where the server has it (see the module's docstring).
+    ``on``: the client to send it with (the domain client if None; the key browser's keeps bytes).
+    ``whole``: EVAL, the source sent every time, for a short read that must cost one round trip
+    whatever the server's script cache holds and send no SCRIPT LOAD (the key browser's)."""
+    redis_client = client() if on is None else on
+    if whole:
+        return redis_client.execute_command(*script_command(source, keys, args, whole=True))
+    return _script(source)(keys=keys, args=args, client=redis_client)
 
 
-def run_bulk_script(source: str, keys: list[str], args: list[str]):
-    """``run_script`` for a bulk loader's batch."""
-    return run_script(source, keys, args)
+def script_command(source: str, keys: list = (), args: list = (), whole: bool = False) -> tuple:
+    """A script's call as a command to send as it is: EVALSHA, or ``whole`` EVAL. Whole for a wave
+    to named nodes (``on_nodes`` of a cluster's client), where no NOSCRIPT is recovered."""
+    head = ("EVAL", source) if whole else ("EVALSHA", _script(source).sha)
+    return (*head, len(keys), *keys, *args)
 
 
 def outcome(reply: list, refused: type[Refused] = Refused) -> list:
@@ -74,12 +86,10 @@ def queue_script(
     ``Script`` then makes sure the server has it before the pipeline's batch (SCRIPT EXISTS, one
     more round trip, on one server; a cluster's pipeline does not). A short script queued on
     pipelines whose callers run them themselves goes ``whole`` (EVAL), which no server refuses."""
-    if checked:
+    if checked and isinstance(pipe, Pipeline):
         _script(source)(keys=keys, args=args, client=pipe)
-    elif whole:
-        pipe.eval(source, len(keys), *keys, *args)
     else:
-        pipe.evalsha(_script(source).sha, len(keys), *keys, *args)
+        pipe.execute_command(*script_command(source, keys, args, whole=whole))
 
 
 def execute(pipe, writes: bool = False) -> list:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from config.activity import Actor
 from config.redis import client
-from config.store import scripts
-from config.store.scripts import execute, load, queue_script, register, run_script
+from config.store import EditConflict
+from config.store.scripts import execute, load, outcome, queue_script, register, run_script
 from config.store.sorting import queue_sort
 from orgchart import conf, keys
 from orgchart.documents import Employee, fold
@@ -70,7 +70,10 @@ local function event(stream, verb, entity, id, label, link)
   redis.call('XADD', stream, 'MAXLEN', ARGV[5], '*', 'actor', ARGV[6], 'verb', verb, 'app', 'orgchart',
     'entity', entity, 'object_id', id, 'label', label, 'link', link)
 end
+-- Write scripts answer as every store's do (``config.store.scripts.outcome``, decoded by ``written``).
 local function refuse(field, message) return {'refused', field, message} end
+local function missing(message) return {'missing', message} end
+local function conflict(key) return {'conflict', unpack(redis.call('HGETALL', key))} end
 -- SADD/SREM of many members, a thousand at a time (Lua's unpack has a stack limit).
 local function each_chunk(members, call)
   for i = 1, #members, 1000 do call({unpack(members, i, math.min(i + 999, #members))}) end
@@ -153,12 +156,16 @@ def load_scripts() -> None:
     load(*(script.source for script in Script.registry))
 
 
-def outcome(reply):
-    """A write script's reply: ``{'refused', field, message}`` raises Refused (``config.store.scripts``
-    decodes it), anything else is returned."""
-    if isinstance(reply, list) and reply[:1] == ["refused"]:
-        scripts.outcome(reply)
-    return reply
+def written(reply: list, document=None, pk: int | None = None) -> list:
+    """The payload of a write script's ``ok`` reply; any other reply raises its store error
+    (``config.store.scripts.outcome``). A ``conflict`` carries the stored hash, made here the
+    ``document`` (``Employee`` or ``Location``) that the conflict page sets beside the form."""
+    try:
+        return outcome(reply)
+    except EditConflict as conflict:
+        flat = conflict.current
+        conflict.current = document.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
+        raise
 
 
 def events_key() -> str:

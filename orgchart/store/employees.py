@@ -12,7 +12,7 @@ import re
 
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, EditConflict, NotFound, watch_retries
+from config.store import Busy, watch_retries
 from config.store.ngramtext import Query
 from orgchart import keys
 from orgchart.documents import Employee, fold
@@ -20,11 +20,11 @@ from orgchart.store.core import (
     Script,
     events_key,
     name_page,
-    outcome,
     pipeline,
     run,
     sorted_rows,
     summaries,
+    written,
 )
 from orgchart.store.locations import queue_location_choices, read_location_choices
 from orgchart.store.names import NAMES, search_employee_ids
@@ -104,22 +104,23 @@ end
 """
 
 # KEYS: the employee, the roots, the event stream, then the new manager's hash and report set
-# (none when moving to the top). ARGV: id, new manager ('' for the top).
+# (none when moving to the top). ARGV: id, new manager ('' for the top). Replies {'ok', the
+# employee's name, the new manager's}, having written nothing when the manager is the same.
 _MOVE = Script(
     PLACE
     + """
 local pk, new = ARGV[8], ARGV[9]
 local row = redis.call('HMGET', KEYS[1], 'name', 'manager', 'total')
-if not row[1] then return refuse('', 'This employee no longer exists.') end
+if not row[1] then return missing('This employee no longer exists.') end
 local newchain, refusal = chain_under(pk, new, 'manager', KEYS[4])
 if refusal then return refusal end
 local old = row[2] or ''
 local newname = new ~= '' and redis.call('HGET', KEYS[4], 'name') or ''
-if old == new then return {'same', row[1], newname} end
+if old == new then return {'ok', row[1], newname} end
 relink(pk, old, new, newchain, tonumber(row[3] or 0) + 1, KEYS[2], KEYS[5], KEYS[4])
 redis.call('HINCRBY', KEYS[1], 'version', 1)
 event(KEYS[3], 'moved', 'employee', pk, row[1], ARGV[7])
-return {'moved', row[1], newname}
+return {'ok', row[1], newname}
 """
 )
 
@@ -127,7 +128,7 @@ _ID = re.compile(r"#?([1-9][0-9]{0,17})")  # what INCR hands out: ASCII digits, 
 
 # Checks a hire can fail before its id is drawn, so that a refused hire takes no id. KEYS: the
 # name lookup, the id counter, then the manager's hash and the location's hash when given.
-# ARGV: folded name, name, manager id, location id ('' for none).
+# ARGV: folded name, name, manager id, location id ('' for none). Replies {'ok', the id drawn}.
 _DRAW = Script(
     """
 local folded, name, mgr, loc = ARGV[8], ARGV[9], ARGV[10], ARGV[11]
@@ -141,7 +142,7 @@ end
 if loc ~= '' and redis.call('EXISTS', KEYS[k]) == 0 then
   return refuse('location', 'There is no location #' .. loc .. '.')
 end
-return redis.call('INCR', KEYS[2])
+return {'ok', redis.call('INCR', KEYS[2])}
 """
 )
 
@@ -152,9 +153,10 @@ return redis.call('INCR', KEYS[2])
 # the trigram sets were computed from ('' for a hire), how many of them the employee leaves, the
 # suffix that names a location's staff name index from its staff set, the version the edit was
 # made on ('' for a hire, or to write whatever is stored).
-# Replies {'missing'} when the employee edited no longer exists, {'conflict', the stored hash's
-# fields and values} when it is at another version, {'stale', stored name} when the stored name is
-# another; nothing written in each case.
+# Replies {'ok', id}; or, nothing written, {'missing', message} when the employee edited no longer
+# exists, {'conflict', the stored hash's fields and values} when it is at another version, and
+# {'renamed', the stored name} when the name the trigram sets were computed from is no longer the
+# stored one (``_follow_renames`` sends the call again with it).
 _SAVE = Script(
     PLACE
     + """
@@ -166,9 +168,9 @@ local staffnames
 if loc ~= '' then lockey, staffkey, staffnames, k = KEYS[k], KEYS[k + 1], KEYS[k + 2], k + 3 end
 if mgr ~= '' then mgrkey, mgrreports, k = KEYS[k], KEYS[k + 1], k + 2 end
 local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total', 'version')
-if not creating and not old[1] then return {'missing'} end
-if ARGV[19] ~= '' and (old[6] or '0') ~= ARGV[19] then return {'conflict', unpack(redis.call('HGETALL', KEYS[1]))} end
-if (old[1] or '') ~= ARGV[16] then return {'stale', old[1] or ''} end
+if not creating and not old[1] then return missing('This employee no longer exists.') end
+if ARGV[19] ~= '' and (old[6] or '0') ~= ARGV[19] then return conflict(KEYS[1]) end
+if (old[1] or '') ~= ARGV[16] then return {'renamed', old[1] or ''} end
 local owner = redis.call('HGET', KEYS[2], folded)
 if owner and owner ~= pk then
   return refuse('name', 'Another employee (#' .. owner .. ") is already called '" .. name .. "'.")
@@ -215,7 +217,7 @@ if moving then
   end
 end
 event(KEYS[5], creating and 'created' or 'updated', 'employee', pk, name, ARGV[7])
-return pk
+return {'ok', pk}
 """
 )
 
@@ -223,14 +225,15 @@ return pk
 # then the successor's hash and report set (when given), then the name's trigram sets.
 # ARGV: id, successor ('' for nobody), the stored name the trigram sets were computed from, the
 # suffix that names a location's staff name index from its staff set.
-# Replies {'stale', stored name} (nothing written) when the stored name is another.
+# Replies {'ok', the name deleted}; or, nothing written, {'missing', message}, a refusal, or
+# {'renamed', the stored name} when it is another than the one given (as the save does).
 _DELETE = Script(
     PLACE
     + """
 local pk, succ = ARGV[8], ARGV[9]
 local row = redis.call('HMGET', KEYS[1], 'name', 'folded', 'manager', 'location', 'total')
-if not row[1] then return refuse('', 'This employee no longer exists.') end
-if row[1] ~= ARGV[10] then return {'stale', row[1]} end
+if not row[1] then return missing('This employee no longer exists.') end
+if row[1] ~= ARGV[10] then return {'renamed', row[1]} end
 local chain, refusal = chain_under(pk, succ, 'successor', KEYS[7])
 if refusal then return refusal end
 local old, size = row[3] or '', tonumber(row[5] or 0)
@@ -272,7 +275,7 @@ redis.call('HDEL', KEYS[3], row[2] or '')
 redis.call('DEL', KEYS[1], KEYS[2])
 for i = (succ == '' and 7 or 9), #KEYS do redis.call('SREM', KEYS[i], pk) end
 event(KEYS[6], 'deleted', 'employee', pk, row[1], '')
-return row[1]
+return {'ok', row[1]}
 """
 )
 
@@ -368,7 +371,7 @@ def save_employee(
         draw_keys = [keys.employee_by_name(), keys.employee_ids()]
         draw_keys += [keys.employee(manager)] if manager is not None else []
         draw_keys += [keys.location(location)] if location is not None else []
-        pk = int(outcome(_DRAW(draw_keys, [fold(name), name, mgr, loc])))
+        (pk,) = written(_DRAW(draw_keys, [fold(name), name, mgr, loc]))
     keys_ = [keys.employee(pk), keys.employee_by_name(), keys.employee_names(), keys.roots(), events_key()]
     if location is not None:
         keys_ += [keys.location(location), keys.staff(location), keys.staff_names(location)]
@@ -376,20 +379,16 @@ def save_employee(
         keys_ += [keys.employee(manager), keys.reports(manager)]
     full = "1" if values.get("full_time", True) else "0"
     args = [pk, "1" if creating else "0", name, fold(name), values.get("title", ""), full, loc, mgr]
-    stored = "" if creating else (name if old_name is None else old_name)
-    for _ in range(watch_retries()):
+    shown = "" if creating else (name if old_name is None else old_name)
+    link = actor.link("employee", str(pk))
+
+    def attempt(stored: str) -> list:
         leaves, joins = NAMES.diff(stored, name)
         argv = [*args, stored, len(leaves), keys.staff_names_suffix(), "" if creating else version or ""]
-        reply = _SAVE([*keys_, *leaves, *joins], argv, actor, actor.link("employee", str(pk)))
-        if reply == ["missing"]:
-            raise NotFound(f"employee {pk} no longer exists")
-        if isinstance(reply, list) and reply and reply[0] == "conflict":
-            current = Employee.from_hash(pk, dict(zip(reply[1::2], reply[2::2])))
-            raise EditConflict(f"employee {pk} is at version {current.version}, not {version}", current=current)
-        if not (isinstance(reply, list) and reply and reply[0] == "stale"):
-            return int(outcome(reply))
-        stored = reply[1]
-    raise Busy(keys.employee(pk))
+        return _SAVE([*keys_, *leaves, *joins], argv, actor, link)
+
+    (saved,) = written(_follow_renames(attempt, shown, pk), Employee, pk)
+    return int(saved)
 
 
 def delete_employee(pk: int, successor: int | None, *, actor: Actor, name: str = "") -> str:
@@ -405,13 +404,13 @@ def delete_employee(pk: int, successor: int | None, *, actor: Actor, name: str =
     ]  # fmt: skip
     if successor is not None:
         keys_ += [keys.employee(successor), keys.reports(successor)]
-    for _ in range(watch_retries()):
-        args = [pk, "" if successor is None else str(successor), name, keys.staff_names_suffix()]
-        reply = _DELETE([*keys_, *NAMES.keys_for(name)], args, actor)
-        if not (isinstance(reply, list) and reply and reply[0] == "stale"):
-            return outcome(reply)
-        name = reply[1]
-    raise Busy(keys.employee(pk))
+    succ = "" if successor is None else str(successor)
+
+    def attempt(stored: str) -> list:
+        return _DELETE([*keys_, *NAMES.keys_for(stored)], [pk, succ, stored, keys.staff_names_suffix()], actor)
+
+    (deleted,) = written(_follow_renames(attempt, name, pk))
+    return deleted
 
 
 def move_employee(pk: int, manager: int | None, *, actor: Actor) -> tuple[str, str]:
@@ -422,5 +421,18 @@ def move_employee(pk: int, manager: int | None, *, actor: Actor) -> tuple[str, s
     keys_ = [keys.employee(pk), keys.roots(), events_key()]
     if manager is not None:
         keys_ += [keys.employee(manager), keys.reports(manager)]
-    reply = outcome(_MOVE(keys_, [pk, new], actor, actor.link("employee", str(pk))))
-    return reply[1], reply[2]
+    who, boss = written(_MOVE(keys_, [pk, new], actor, actor.link("employee", str(pk))))
+    return who, boss
+
+
+def _follow_renames(attempt, name: str, pk: int) -> list:
+    """The reply of ``attempt(name)``, a write script given the stored name the caller read (the
+    name trigram sets it leaves are computed from it). When another name is stored (a rename
+    meanwhile, or no name given), the script writes nothing and answers ``{'renamed', the stored
+    name}``: the call goes again with that one, up to ``watch_retries()`` times."""
+    for _ in range(watch_retries()):
+        reply = attempt(name)
+        if reply[0] != "renamed":
+            return reply
+        name = reply[1]
+    raise Busy(keys.employee(pk))

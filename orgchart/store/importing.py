@@ -58,7 +58,7 @@ BULK_CALLS = 10  # script calls per round trip
 
 
 def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) -> Imported:
-    """Write a whole checked graph (``orgchart.importer.OrgData``: names are the identifiers, the
+    """Write a whole checked graph (``orgchart.importing.OrgData``: names are the identifiers, the
     reporting lines acyclic): documents, both sides of every edge, report counts and indexes.
 
     ``actor`` may be passed by position or keyword (``actor=Actor("import")``). ``atomic`` (the

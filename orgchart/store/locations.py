@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client
-from config.store import EditConflict, NotFound
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store import sensorchecks
@@ -16,10 +15,10 @@ from orgchart.store.core import (
     Script,
     events_key,
     name_page,
-    outcome,
     pipeline,
     run,
     sorted_rows,
+    written,
 )
 
 __all__ = [
@@ -62,26 +61,26 @@ return out
 )
 
 # KEYS: the name lookup, the id counter. ARGV: folded name, name. Draws an id for a new location
-# only when the name is free.
+# only when the name is free: {'ok', the id}.
 _DRAW = Script(
     """
 local owner = redis.call('HGET', KEYS[1], ARGV[8])
 if owner then return refuse('name', 'Another location (#' .. owner .. ") is already called '" .. ARGV[9] .. "'.") end
-return redis.call('INCR', KEYS[2])
+return {'ok', redis.call('INCR', KEYS[2])}
 """
 )
 
 # KEYS: the location, its staff set, the name lookup, the name index, the event stream.
 # ARGV: id, '1' when creating, name, folded name, the version the edit was made on ('' for a new
 # location, or to write whatever is stored). A rename rewrites the name copied onto its staff.
-# Replies {'missing'} when the location renamed no longer exists, {'conflict', the stored hash's
-# fields and values} when it is at another version; nothing written in either case.
+# Replies {'ok', id}; or, nothing written, {'missing', message} when the location renamed no longer
+# exists, {'conflict', the stored hash's fields and values} when it is at another version.
 _SAVE = Script(
     """
 local pk, creating, name, folded = ARGV[8], ARGV[9] == '1', ARGV[10], ARGV[11]
 local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'version')
-if not creating and not old[1] then return {'missing'} end
-if ARGV[12] ~= '' and (old[3] or '0') ~= ARGV[12] then return {'conflict', unpack(redis.call('HGETALL', KEYS[1]))} end
+if not creating and not old[1] then return missing('This location no longer exists.') end
+if ARGV[12] ~= '' and (old[3] or '0') ~= ARGV[12] then return conflict(KEYS[1]) end
 local owner = redis.call('HGET', KEYS[3], folded)
 if owner and owner ~= pk then
   return refuse('name', 'Another location (#' .. owner .. ") is already called '" .. name .. "'.")
@@ -98,18 +97,19 @@ if old[1] and old[1] ~= name then
   for _, m in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('HSET', emp(m), 'location_name', name) end
 end
 event(KEYS[5], creating and 'created' or 'updated', 'location', pk, name, ARGV[7])
-return pk
+return {'ok', pk}
 """
 )
 
 # KEYS: the location, its staff set, the name lookup, the name index, the event stream, its staff
 # name index, then the successor's hash, staff set and staff name index (when given). ARGV: id,
 # successor. The graph's half of a delete; its sensor data goes next (``forget_sensor``).
+# Replies {'ok', the name deleted}, {'missing', message} or a refusal.
 _DELETE = Script(
     """
 local pk, succ = ARGV[8], ARGV[9]
 local row = redis.call('HMGET', KEYS[1], 'name', 'folded')
-if not row[1] then return refuse('', 'This location no longer exists.') end
+if not row[1] then return missing('This location no longer exists.') end
 if succ == pk then return refuse('successor', 'Pick another location for the staff.') end
 local newname = ''
 if succ ~= '' then
@@ -129,7 +129,7 @@ redis.call('ZREM', KEYS[4], (row[2] or '') .. '\\0' .. pk)
 redis.call('HDEL', KEYS[3], row[2] or '')
 redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[6])
 event(KEYS[5], 'deleted', 'location', pk, row[1], '')
-return {'deleted', row[1]}
+return {'ok', row[1]}
 """
 )
 
@@ -186,16 +186,11 @@ def save_location(pk: int | None, name: str, *, actor: Actor, version: str | Non
     name = " ".join(name.split())
     creating = pk is None
     if creating:
-        pk = int(outcome(_DRAW([keys.location_by_name(), keys.location_ids()], [fold(name), name])))
+        (pk,) = written(_DRAW([keys.location_by_name(), keys.location_ids()], [fold(name), name]))
     keys_ = [keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key()]
     args = [pk, "1" if creating else "0", name, fold(name), "" if creating else version or ""]
-    reply = _SAVE(keys_, args, actor, actor.link("location", str(pk)))
-    if reply == ["missing"]:
-        raise NotFound(f"location {pk} no longer exists")
-    if isinstance(reply, list) and reply and reply[0] == "conflict":
-        current = Location.from_hash(pk, dict(zip(reply[1::2], reply[2::2])))
-        raise EditConflict(f"location {pk} is at version {current.version}, not {version}", current=current)
-    return int(outcome(reply))
+    (saved,) = written(_SAVE(keys_, args, actor, actor.link("location", str(pk))), Location, pk)
+    return int(saved)
 
 
 def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
@@ -219,7 +214,7 @@ def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
     _DELETE.queue(pipe, keys_, [pk, "" if successor is None else str(successor)], actor)
     pipe.hmget(keys.temp_latest(pk), "first", "ts")
     deleted, (first, last) = run(pipe)
-    name = outcome(deleted)[1]
+    (name,) = written(deleted)
     forget_sensor(pk, (first, last))
     return name
 

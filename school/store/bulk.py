@@ -17,7 +17,7 @@ from itertools import chain
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
-from config.store.scripts import queue_script, run_bulk_script
+from config.store.scripts import queue_script, run_script
 from school import conf, keys
 from school.store.core import SOURCES, Refused, lex_member
 from school.store.entities import queue_document, reserve_ids
@@ -78,7 +78,7 @@ class Batch:
 
     def send(self) -> int:
         """Run the batch alone: one EVALSHA; the commands it ran."""
-        return run_bulk_script(SOURCES["bulk"], self.keys, self.argv) if self.keys else 0
+        return run_script(SOURCES["bulk"], self.keys, self.argv) if self.keys else 0
 
 
 def _batch_of(pipe) -> Batch:

@@ -197,7 +197,7 @@ class StaleEditTest(RedisTestCase):
         self.assertEqual((caught.exception.current.name, caught.exception.current.version), ("Tacoma", 2))
         self.assertEqual({key: client().dump(key) for key in client().scan_iter("*")}, before)
 
-    def test_a_save_of_an_employee_or_location_deleted_meanwhile_is_not_found_and_writes_nothing(self):
+    def test_a_write_to_an_employee_or_location_deleted_meanwhile_is_not_found_and_writes_nothing(self):
         fay = self.ids["Fay"]
         values = self.values("Fay", title="Lead")
         store.delete_employee(fay, None, actor=ACTOR, name="Fay")
@@ -208,6 +208,12 @@ class StaleEditTest(RedisTestCase):
             store.save_employee(fay, values, actor=ACTOR, version="1", old_name="Fay")
         with self.assertRaises(store.NotFound):
             store.save_location(other, "Denver", actor=ACTOR, version="1")
+        with self.assertRaises(store.NotFound):
+            store.move_employee(fay, self.ids["Bob"], actor=ACTOR)
+        with self.assertRaises(store.NotFound):
+            store.delete_employee(fay, None, actor=ACTOR, name="Fay")
+        with self.assertRaises(store.NotFound):
+            store.delete_location(other, None, actor=ACTOR)
         self.assertEqual({key: client().dump(key) for key in client().scan_iter("*")}, before)
 
     def test_moves_and_deletes_that_change_an_employee_count_a_version(self):
