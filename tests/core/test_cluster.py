@@ -90,7 +90,7 @@ class OnClusterTest(RedisMixin, TestCase):
     @classmethod
     def setUpClass(cls):
         cls.cluster = LocalCluster(primaries=3, replicas=1).start()
-        caches = {"default": {**settings.CACHES["default"], "LOCATION": cls.cluster.url}}
+        caches = {**settings.CACHES, "default": {**settings.CACHES["default"], "LOCATION": cls.cluster.url}}
         cls.on_cluster = override_settings(REDIS_URL=cls.cluster.url, CACHES=caches)
         cls.on_cluster.enable()
         try:
