@@ -122,6 +122,12 @@ class SessionTest(KeysTestCase):
 
 
 class NastyNamesTest(KeysTestCase):
+    def test_every_segment_of_a_name_is_escaped_and_only_the_breaks_are_markup(self):
+        raw_client().set(b"seg:<b>bold</b>:'q\"&", "v")
+        html = self.client.get("/keys/").content.decode()
+        self.assertIn('<span class="keyname">seg:<wbr>&lt;b&gt;bold&lt;/b&gt;:<wbr>&#x27;q&quot;&amp;</span>', html)
+        self.assertNotIn("<b>bold</b>", html)
+
     def test_names_render_escaped_and_link_to_their_own_key(self):
         for i, name in enumerate(NASTY):
             raw_client().set(name, f"value-{i}")
