@@ -145,11 +145,6 @@ class Flat:
         return dict(zip(flat[::2], flat[1::2]))
 
 
-def run(pipe) -> list:
-    """Execute a pipeline holding queued scripts (``config.store.scripts.execute``)."""
-    return execute(pipe)
-
-
 def load_scripts() -> None:
     """SCRIPT LOAD every graph script: one round trip (a wave to every primary of a cluster), so a later
     call never pays a NOSCRIPT."""
@@ -237,7 +232,7 @@ def name_page(index: str, state, rows: str) -> tuple[int, list]:
     pipe = pipeline()
     args = [low, high, state.offset, state.per_page, "1" if state.descending else "0", rows]
     NAME_PAGE.queue(pipe, [index], args)
-    reply = run(pipe)[0]
+    reply = execute(pipe)[0]
     return reply[0], reply[1:]
 
 

@@ -14,6 +14,7 @@ from config.activity import Actor
 from config.redis import client
 from config.store import Busy, watch_retries
 from config.store.ngramtext import Query
+from config.store.scripts import execute
 from orgchart import keys
 from orgchart.documents import Employee, fold
 from orgchart.store.core import (
@@ -21,7 +22,6 @@ from orgchart.store.core import (
     events_key,
     name_page,
     pipeline,
-    run,
     sorted_rows,
     summaries,
     written,
@@ -317,7 +317,7 @@ def employee_form_data(pk: int | None) -> tuple[Employee | None, list[tuple[int,
     if pk is not None:
         pipe.hgetall(keys.employee(pk))
     queue_location_choices(pipe)
-    replies = run(pipe)
+    replies = execute(pipe)
     employee = Employee.from_hash(pk, replies[0]) if pk is not None and replies[0] else None
     return employee, read_location_choices(replies[-1])
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client
+from config.store.scripts import execute
 from orgchart import conf, keys
 from orgchart.documents import Employee, Location, fold
 from orgchart.store import sensorchecks
@@ -16,7 +17,6 @@ from orgchart.store.core import (
     events_key,
     name_page,
     pipeline,
-    run,
     sorted_rows,
     written,
 )
@@ -174,7 +174,7 @@ def location_choices() -> list[tuple[int, str]]:
     one round trip."""
     pipe = pipeline()
     queue_location_choices(pipe)
-    return read_location_choices(run(pipe)[0])
+    return read_location_choices(execute(pipe)[0])
 
 
 def save_location(pk: int | None, name: str, *, actor: Actor, version: str | None = None) -> int:
@@ -213,7 +213,7 @@ def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
     pipe = pipeline()
     _DELETE.queue(pipe, keys_, [pk, "" if successor is None else str(successor)], actor)
     pipe.hmget(keys.temp_latest(pk), "first", "ts")
-    deleted, (first, last) = run(pipe)
+    deleted, (first, last) = execute(pipe)
     (name,) = written(deleted)
     forget_sensor(pk, (first, last))
     return name
@@ -236,7 +236,7 @@ def forget_sensor(pk: int, span: tuple[str | None, str | None] | None = None) ->
     pipe = pipeline()
     _TOMBSTONE.queue(pipe, [latest], [int(time.time())])
     _queue_unlinks(pipe, named)
-    held = tuple(run(pipe)[0])
+    held = tuple(execute(pipe)[0])
     if all(held):
         rest = set(keys.sensor_keys(pk, int(held[0]), int(held[1]))) - set(named)
     elif span is None:  # the tombstone may have been down already: whatever is left of the sensor's keys
@@ -273,7 +273,7 @@ def location_overview(pk: int, offset: int, count: int) -> LocationOverview | No
     pipe.scard(keys.staff(pk))
     _STAFF_PAGE.queue(pipe, [keys.staff_names(pk)], [offset, count])
     pipe.hgetall(keys.temp_latest(pk))
-    data, total, rows, latest = run(pipe)
+    data, total, rows, latest = execute(pipe)
     if not data:
         return None
     staff = sorted_rows(rows)

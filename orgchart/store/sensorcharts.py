@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
 
+from config.store.scripts import execute
 from orgchart import keys
-from orgchart.store.core import Script, pipeline, run
+from orgchart.store.core import Script, pipeline
 from orgchart.store.sensors import HOUR, _day_stamp, _hour_stamp, _month_stamp, _utc
 
 FIELDS = ("count", "sum", "min", "max")
@@ -108,7 +109,7 @@ def sensor_charts(location: int, latest: dict) -> SensorCharts:
     window = _window(location, ts - ts % HOUR)
     pipe = pipeline()
     _READ.queue(pipe, window.keys, [])
-    flat = run(pipe)[0]
+    flat = execute(pipe)[0]
     rows = [flat[i : i + 4] for i in range(0, len(flat), 4)]  # count, sum, min, max of each slot
 
     def present(slots, first: int) -> list[Rollup]:

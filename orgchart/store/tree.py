@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 
 from config.redis import client
+from config.store.scripts import execute
 from orgchart import conf, keys
 from orgchart.documents import Employee
 from orgchart.store.core import (
@@ -25,7 +26,6 @@ from orgchart.store.core import (
     by_name,
     pipeline,
     queue_sorted_children,
-    run,
     sorted_rows,
 )
 
@@ -263,7 +263,7 @@ def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], Dep
     pipe = pipeline()
     _DETAIL.queue(pipe, [keys.employee(pk)], [pk, depth, conf.walk_budget(), NODE_LIMIT])
     queue_sorted_children(pipe, keys.reports(pk))
-    found, children = run(pipe)
+    found, children = execute(pipe)
     if not found:
         return None
     reply = Flat(found)
@@ -337,7 +337,7 @@ def chain_of_command(pk: int) -> Chain | None:
     walks up the manager fields)."""
     pipe = pipeline()
     _CHAIN.queue(pipe, [keys.employee(pk)], [pk])
-    found = run(pipe)[0]
+    found = execute(pipe)[0]
     if not found:
         return None
     reply = Flat(found)
@@ -368,7 +368,7 @@ def find_path(a: int, b: int) -> Path | None:
     from both). None when one is missing or they share no manager."""
     pipe = pipeline()
     _PATH.queue(pipe, [keys.employee(a), keys.employee(b)], [a, b])
-    found = run(pipe)[0]
+    found = execute(pipe)[0]
     if not found:
         return None
     reply = Flat(found)
@@ -385,6 +385,6 @@ def staff_reporting_to(location: int, manager: int) -> list[Employee]:
     id, shown by name): one round trip, a script walking the manager's subtree within the budget."""
     pipe = pipeline()
     _STAFF_UNDER.queue(pipe, [keys.employee(manager), keys.staff(location)], [manager, conf.walk_budget(), NODE_LIMIT])
-    reply = Flat(run(pipe)[0])
+    reply = Flat(execute(pipe)[0])
     reply.take(2)  # how many, and whether the budget cut the walk
     return sorted(reply.rows(), key=by_name)
