@@ -233,10 +233,6 @@ def text_diff(old: str, new: str, budget: int | None = None) -> Diff:
     return diff
 
 
-def word_diff(old: str, new: str) -> list[tuple[str, str]]:
-    return text_diff(old, new).segments
-
-
 @dataclass(frozen=True)
 class FieldChange:
     name: str

@@ -246,7 +246,3 @@ def sorted_rows(reply) -> list[Employee]:
     width = 1 + len(Employee.SUMMARY_FIELDS)
     rows = [reply[i : i + width] for i in range(0, len(reply), width)]
     return [Employee.from_summary(int(row[0]), row[1:]) for row in rows if row[1] is not None]
-
-
-def flat_pairs(reply) -> list[tuple]:
-    return [(reply[i], reply[i + 1]) for i in range(0, len(reply), 2)]
