@@ -169,6 +169,11 @@ def _fetch(browser: Client, page_path: str) -> tuple[float, float]:
     return took, sum(t.ms for t in recorded.trips("data")) / 1000
 
 
+def site_pages() -> list[tuple[str, str, str]]:
+    """The pages of no one app: the dashboard, the first page after sign-in."""
+    return [("site", "dashboard", "/")]
+
+
 def key_browser_pages(apps: list[str]) -> list[tuple[str, str, str]]:
     """The key browser's list page, and the page of one document key: of the first of ``apps`` with a
     document pattern (a hash with a screen of its own, registered first), one key Redis holds."""

@@ -52,16 +52,18 @@ class Budget:
     exchange_seconds: float | None = None  # each app's import, at most (None: the whole round trip)
 
 
+PAGE_RUNS = 300  # fetches of each page and each of its floors: enough samples for a steady p95
+
 BUDGETS = {
     "tiny": Budget(
         runs=3, min_runs=2, seconds=0.05, page_runs=2, floor_runs=20, ceiling_requests=20_000, ceiling_runs=2
     ),
-    "demo": Budget(runs=200, min_runs=10, seconds=2.0, page_runs=40, floor_runs=2_000, ceiling_requests=300_000),
+    "demo": Budget(runs=200, min_runs=10, seconds=2.0, page_runs=PAGE_RUNS, floor_runs=2_000, ceiling_requests=300_000),
     "large": Budget(
         runs=200,
         min_runs=5,
         seconds=3.0,
-        page_runs=40,
+        page_runs=PAGE_RUNS,
         floor_runs=2_000,
         ceiling_requests=300_000,
         exchange_seconds=300.0,
@@ -274,7 +276,7 @@ def benchmark(
         outcome.results = run(ready.operations, ready.sides, budget.runs, budget.min_runs, budget.seconds, progress)
         progress("timing whole pages beside their floors")
         page_list = [(p.app, kind, path) for p in ready.parts for kind, path in p.pages()]
-        page_list += pages.key_browser_pages([p.app for p in ready.parts])
+        page_list += pages.site_pages() + pages.key_browser_pages([p.app for p in ready.parts])
         outcome.pages = pages.time_pages(page_list, budget.page_runs)
         progress("timing the Redis panel at a few commands and at thousands")
         outcome.extras += panelcost.measure(budget.page_runs * 10)

@@ -71,6 +71,7 @@ PAGES = {  # (app, kind): domain round trips of the whole page
     ("orgchart", "list"): 1,
     ("orgchart", "detail"): 1,
     ("orgchart", "sensor"): 2,
+    ("site", "dashboard"): 1,  # every app's counts and the activity feed
     ("keys", "list"): 2,  # the key browser: a SCAN page, then the types of what it found
     ("keys", "key"): 1,  # one product's hash, read whole with its type and TTL
 }
