@@ -50,6 +50,52 @@ CREATE INDEX product_reviews_rating ON product_reviews (product_id, rating);
 """
 
 
+# The DBA's precomputation, as the Redis model keeps it: each product's review count and rating sum (the
+# aggregate pattern), the product counts (Redis's set sizes), kept by triggers in the writing statement's
+# transaction; and the indexes that give each read's order, ties as Redis orders its members (as text).
+DBA_SCHEMA = """
+ALTER TABLE products ADD COLUMN num_reviews INTEGER NOT NULL DEFAULT 0,
+                     ADD COLUMN sum_ratings BIGINT NOT NULL DEFAULT 0;
+UPDATE products p SET num_reviews = r.n, sum_ratings = r.total
+  FROM (SELECT product_id, COUNT(*) AS n, SUM(rating) AS total FROM product_reviews GROUP BY product_id) r
+ WHERE r.product_id = p.id;
+CREATE INDEX products_by_rating ON products (
+    (CASE WHEN num_reviews > 0 THEN sum_ratings::float8 / num_reviews ELSE 0 END) DESC, (id::text) DESC);
+CREATE INDEX product_reviews_newest_first ON product_reviews (product_id, published_at DESC, (id::text) DESC);
+CREATE TABLE product_counts (type TEXT PRIMARY KEY, products INTEGER NOT NULL);  -- '' is the whole catalog
+INSERT INTO product_counts SELECT type, COUNT(*) FROM products GROUP BY type;
+INSERT INTO product_counts SELECT '', COUNT(*) FROM products;
+
+CREATE FUNCTION product_reviews_aggregate() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        UPDATE products SET num_reviews = num_reviews + 1, sum_ratings = sum_ratings + NEW.rating
+         WHERE id = NEW.product_id;
+        RETURN NEW;
+    END IF;
+    UPDATE products SET num_reviews = num_reviews - 1, sum_ratings = sum_ratings - OLD.rating
+     WHERE id = OLD.product_id;
+    RETURN OLD;
+END $$;
+CREATE TRIGGER product_reviews_aggregate AFTER INSERT OR DELETE ON product_reviews
+    FOR EACH ROW EXECUTE FUNCTION product_reviews_aggregate();
+
+CREATE FUNCTION product_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO product_counts VALUES (NEW.type, 1)
+            ON CONFLICT (type) DO UPDATE SET products = product_counts.products + 1;
+        UPDATE product_counts SET products = products + 1 WHERE type = '';
+        RETURN NEW;
+    END IF;
+    UPDATE product_counts SET products = products - 1 WHERE type IN (OLD.type, '');
+    RETURN OLD;
+END $$;
+CREATE TRIGGER product_counts_kept AFTER INSERT OR DELETE ON products
+    FOR EACH ROW EXECUTE FUNCTION product_counts_kept();
+"""
+
+
 def _type_table(slug: str) -> str:
     return f"product_{slug}"  # slugs come from the type registry, never from input
 
@@ -65,6 +111,7 @@ def _price_cents(text: str) -> int | None:
 
 @part("catalog", order=10)
 class Catalog(Part):
+    dba_schema = DBA_SCHEMA
     schema = SCHEMA + "".join(
         f"CREATE TABLE {_type_table(t.slug)} (product_id INTEGER PRIMARY KEY REFERENCES products (id), "
         + ", ".join(f"{f.name} TEXT" for f in t.fields)
@@ -147,19 +194,24 @@ class Catalog(Part):
         catalog.reserve_review_ids()  # the process's block of review ids, drawn once as a running server has it
         return [
             Operation("1", "product list by average rating, with counts", lambda n: list_by_rating(),
-                      lambda db, n: sql_list_by_rating(db), lambda a, n: orm_list_by_rating(a)),
+                      lambda db, n: sql_list_by_rating(db), lambda a, n: orm_list_by_rating(a),
+                      dba=lambda db, n: dba_list_by_rating(db)),
             Operation("2", "product detail with its 3 newest reviews", lambda n: detail(product),
-                      lambda db, n: sql_detail(db, product), lambda a, n: orm_detail(a, product)),
+                      lambda db, n: sql_detail(db, product), lambda a, n: orm_detail(a, product),
+                      dba=lambda db, n: dba_detail(db, product)),
             Operation("3", f"products of one type ({TYPE}) with its fields", lambda n: of_type(TYPE),
-                      lambda db, n: sql_of_type(db, TYPE), lambda a, n: orm_of_type(a, TYPE)),
+                      lambda db, n: sql_of_type(db, TYPE), lambda a, n: orm_of_type(a, TYPE),
+                      dba=lambda db, n: dba_of_type(db, TYPE)),
             Operation(
                 "9", "add a review with all its derived data",
                 lambda n: add_review(product, n, at + n),
                 lambda db, n: sql_add_review(db, product, n, at + n),
                 lambda a, n: orm_add_review(a, product, n, at + n),
+                dba=lambda db, n: dba_add_review(db, product, n, at + n),
                 check=Operation("9", "read back", lambda n: _added(detail(product)),
                                 lambda db, n: _added(sql_detail(db, product)),
-                                lambda a, n: _added(orm_detail(a, product))),
+                                lambda a, n: _added(orm_detail(a, product)),
+                                dba=lambda db, n: _added(dba_detail(db, product))),
                 write=True,
             ),
         ]  # fmt: skip
@@ -294,6 +346,62 @@ def sql_add_review(db, product_id: int, n: int, at: float) -> None:
             "INSERT INTO product_reviews (product_id, author, rating, comment, published_at) VALUES (?, ?, ?, ?, ?)",
             (product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.", at),
         )
+
+
+# --- the DBA's SQL: one statement each, on DBA_SCHEMA --------------------------------------
+
+_AVERAGE = "CASE WHEN p.num_reviews > 0 THEN p.sum_ratings::float8 / p.num_reviews"
+
+
+def dba_list_by_rating(db) -> tuple:
+    """1. The page straight from the rating index, the aggregate read from its columns, the count from
+    its row."""
+    rows = db.all(
+        f"""SELECT c.products, p.id, p.name, p.brand, p.price_cents, p.num_reviews, {_AVERAGE} END
+            FROM product_counts c CROSS JOIN products p WHERE c.type = ''
+            ORDER BY ({_AVERAGE} ELSE 0 END) DESC, (p.id::text) DESC LIMIT ?""",
+        (PAGE,),
+    )
+    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+
+
+def dba_detail(db, product_id: int) -> tuple:
+    """2. The product, its details, its images and its 3 newest reviews in one row (arrays and JSON)."""
+    *head, recent = db.one(
+        f"""SELECT p.name, p.brand, p.price_cents, d.description, d.manufacturer,
+                   ARRAY(SELECT url FROM product_images WHERE product_id = p.id ORDER BY position),
+                   p.num_reviews, {_AVERAGE} END,
+                   (SELECT COALESCE(json_agg(json_build_array(id, author, rating, comment, published_at)
+                                             ORDER BY published_at DESC, id::text DESC), '[]')
+                      FROM (SELECT id, author, rating, comment, published_at FROM product_reviews
+                             WHERE product_id = p.id ORDER BY published_at DESC, id::text DESC LIMIT 3) r)
+            FROM products p JOIN product_details d ON d.product_id = p.id WHERE p.id = ?""",
+        (product_id,),
+    )
+    return (*head, [tuple(review) for review in recent])
+
+
+def dba_of_type(db, slug: str) -> tuple:
+    """3. The type's count from its row, beside the newest page of the type JOIN its own table."""
+    kind = types.get(slug)
+    columns = ", ".join(f"t.{name}" for name in kind.field_names)
+    rows = db.all(
+        f"""SELECT c.products, p.id, p.name, {columns}
+            FROM product_counts c JOIN products p ON p.type = c.type
+            JOIN {_type_table(slug)} t ON t.product_id = p.id
+            WHERE c.type = ? ORDER BY p.created_at DESC LIMIT ?""",
+        (slug, PAGE),
+    )
+    total = rows[0][0] if rows else 0
+    return total, [(row[1], row[2], ["" if v is None else v for v in row[3:]]) for row in rows]
+
+
+def dba_add_review(db, product_id: int, n: int, at: float) -> None:
+    """9. One INSERT: its trigger keeps the product's aggregate in the same transaction."""
+    db.execute(
+        "INSERT INTO product_reviews (product_id, author, rating, comment, published_at) VALUES (?, ?, ?, ?, ?)",
+        (product_id, f"bench{n % 7}", 1 + n % 5, f"Benchmark review {n}.", at),
+    )
 
 
 # --- the Django ORM -------------------------------------------------------------------------

@@ -42,7 +42,7 @@ CREATE TABLE revisions (
 
 @part("cms", order=30)
 class Cms(Part):
-    schema = SCHEMA
+    schema = SCHEMA  # revisions keyed by (post, version): the history's page is already an index range
 
     def generate(self) -> None:
         posts, saves, words = SIZES[self.scale]
@@ -91,7 +91,8 @@ class Cms(Part):
         post = self.post
         return [
             Operation("6", "post with its revision history page", lambda n: history(post),
-                      lambda db, n: sql_history(db, post), lambda a, n: orm_history(a, post)),
+                      lambda db, n: sql_history(db, post), lambda a, n: orm_history(a, post),
+                      dba=lambda db, n: dba_history(db, post)),
         ]  # fmt: skip
 
     def pages(self) -> list[tuple[str, str]]:
@@ -119,6 +120,21 @@ def sql_history(db, post_id: int) -> tuple:
         (post_id, HISTORY_PAGE),
     )
     return title, version, total, rows
+
+
+def dba_history(db, post_id: int) -> tuple:
+    """6. The post, its revision count and one page of revisions in one row: the page a range of the
+    primary key, newest first."""
+    title, version, total, rows = db.one(
+        """SELECT p.title, p.version, (SELECT COUNT(*) FROM revisions WHERE post_id = p.id),
+                  (SELECT COALESCE(json_agg(json_build_array(version, saved_by, comment, saved_at, title)
+                                            ORDER BY version DESC), '[]')
+                     FROM (SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = p.id
+                           ORDER BY version DESC LIMIT ?) page)
+           FROM posts p WHERE p.id = ?""",
+        (HISTORY_PAGE, post_id),
+    )
+    return title, version, total, [tuple(row) for row in rows]
 
 
 def orm_history(alias: str, post_id: int) -> tuple:

@@ -46,6 +46,30 @@ CREATE TABLE temperature_readings (
 """
 
 
+# The DBA's precomputation, as the Redis model keeps it (the bucket pattern's rollups): each location's
+# readings counted and summed per month, filled from the rows, then kept by a trigger on every insert.
+# The walks need none: the adjacency list and its index, walked by one recursive CTE.
+DBA_SCHEMA = """
+CREATE TABLE temperature_monthly (
+    location_id INTEGER NOT NULL REFERENCES locations (id), month TEXT NOT NULL, readings INTEGER NOT NULL,
+    total DOUBLE PRECISION NOT NULL, PRIMARY KEY (location_id, month));
+INSERT INTO temperature_monthly
+SELECT location_id, to_char(to_timestamp(ts) AT TIME ZONE 'UTC', 'YYYYMM'), COUNT(*), SUM(temperature)
+  FROM temperature_readings GROUP BY 1, 2;
+
+CREATE FUNCTION temperature_monthly_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO temperature_monthly
+    VALUES (NEW.location_id, to_char(to_timestamp(NEW.ts) AT TIME ZONE 'UTC', 'YYYYMM'), 1, NEW.temperature)
+    ON CONFLICT (location_id, month) DO UPDATE
+       SET readings = temperature_monthly.readings + 1, total = temperature_monthly.total + EXCLUDED.total;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER temperature_monthly_kept AFTER INSERT ON temperature_readings
+    FOR EACH ROW EXECUTE FUNCTION temperature_monthly_kept();
+"""
+
+
 def build(rng: random.Random, people: int, locations: int) -> OrgData:
     """A tree filled level by level, 2 to 5 reports per manager, as the seeder's (about 10 levels for 100,000)."""
     data = OrgData()
@@ -73,6 +97,7 @@ def build(rng: random.Random, people: int, locations: int) -> OrgData:
 @part("orgchart", order=40)
 class Orgchart(Part):
     schema = SCHEMA
+    dba_schema = DBA_SCHEMA
 
     def generate(self) -> None:
         people, locations, self.days, self.interval = SIZES[self.scale]
@@ -174,11 +199,14 @@ class Orgchart(Part):
         top, location = self.top, self.location
         return [
             Operation("7a", "reports at depth 2 of the top manager", lambda n: reports_at_depth(top, 2),
-                      lambda db, n: sql_levels(db, top, 2), lambda a, n: orm_levels(a, top, 2)),
+                      lambda db, n: sql_levels(db, top, 2), lambda a, n: orm_levels(a, top, 2),
+                      dba=lambda db, n: sql_levels(db, top, 2)),
             Operation("7b", "whole subtree of the top manager", lambda n: subtree(top),
-                      lambda db, n: sql_levels(db, top, 10**6), lambda a, n: orm_levels(a, top, 10**6)),
+                      lambda db, n: sql_levels(db, top, 10**6), lambda a, n: orm_levels(a, top, 10**6),
+                      dba=lambda db, n: sql_levels(db, top, 10**6)),
             Operation("8", "monthly average temperature over a year", lambda n: monthly(location),
-                      lambda db, n: sql_monthly(db, location), lambda a, n: orm_monthly(a, location)),
+                      lambda db, n: sql_monthly(db, location), lambda a, n: orm_monthly(a, location),
+                      dba=lambda db, n: dba_monthly(db, location)),
         ]  # fmt: skip
 
     def pages(self) -> list[tuple[str, str]]:
@@ -285,6 +313,20 @@ def sql_monthly(db, location: int) -> tuple:
             f"""SELECT {month}, COUNT(*), AVG(temperature) FROM temperature_readings
                 WHERE location_id = ? AND ts >= ? GROUP BY 1 ORDER BY 1""",
             (location, _first_month(last)),
+        )
+    )
+
+
+def dba_monthly(db, location: int) -> tuple:
+    """8. The rollup's rows of the 12 months ending at the newest one: one index range."""
+    return tuple(
+        db.all(
+            """SELECT month, readings, total / readings FROM temperature_monthly
+               WHERE location_id = ? AND month >= (
+                   SELECT to_char(to_date(MAX(month), 'YYYYMM') - INTERVAL '11 months', 'YYYYMM')
+                     FROM temperature_monthly WHERE location_id = ?)
+               ORDER BY month""",
+            (location, location),
         )
     )
 

@@ -41,6 +41,43 @@ CREATE INDEX enrollments_student ON enrollments (student_id, course_id);
 """
 
 
+# The DBA's precomputation, as the Redis model keeps it: each course's head count and each student's
+# course count (Redis's set sizes), kept by a trigger; an enrolment is one call of a function that locks
+# the course row, checks both bounds and inserts.
+DBA_SCHEMA = """
+ALTER TABLE courses ADD COLUMN enrolled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE students ADD COLUMN taking INTEGER NOT NULL DEFAULT 0;
+UPDATE courses c SET enrolled = e.n FROM (SELECT course_id, COUNT(*) AS n FROM enrollments GROUP BY course_id) e
+ WHERE e.course_id = c.id;
+UPDATE students s SET taking = e.n FROM (SELECT student_id, COUNT(*) AS n FROM enrollments GROUP BY student_id) e
+ WHERE e.student_id = s.id;
+
+CREATE FUNCTION enrollments_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        UPDATE courses SET enrolled = enrolled + 1 WHERE id = NEW.course_id;
+        UPDATE students SET taking = taking + 1 WHERE id = NEW.student_id;
+        RETURN NEW;
+    END IF;
+    UPDATE courses SET enrolled = enrolled - 1 WHERE id = OLD.course_id;
+    UPDATE students SET taking = taking - 1 WHERE id = OLD.student_id;
+    RETURN OLD;
+END $$;
+CREATE TRIGGER enrollments_counted AFTER INSERT OR DELETE ON enrollments
+    FOR EACH ROW EXECUTE FUNCTION enrollments_counted();
+
+CREATE FUNCTION enrol(course BIGINT, student BIGINT, most INTEGER) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM courses WHERE id = course AND enrolled < capacity FOR UPDATE;
+    IF NOT FOUND THEN RETURN FALSE; END IF;
+    PERFORM 1 FROM students WHERE id = student AND taking < most FOR UPDATE;
+    IF NOT FOUND THEN RETURN FALSE; END IF;
+    INSERT INTO enrollments VALUES (course, student);
+    RETURN TRUE;
+END $$;
+"""
+
+
 def busiest(pairs, side: int) -> list[int]:
     """Ids of one side of a relation, the most related first (ties by id)."""
     counts = Counter(pair[side] for pair in pairs)
@@ -50,6 +87,7 @@ def busiest(pairs, side: int) -> list[int]:
 @part("school", order=20)
 class School(Part):
     schema = SCHEMA
+    dba_schema = DBA_SCHEMA
 
     def records(self) -> dict[str, int]:
         return {"courses": len(self.courses), "students": len(self.students), "enrolments": len(self.enrolments)}
@@ -133,17 +171,21 @@ class School(Part):
         pairs = self.enrolment_pairs(limit, runs + 1)
         return [
             Operation("4", "students in both of two courses", lambda n: in_both(first, second),
-                      lambda db, n: sql_in_both(db, first, second), lambda a, n: orm_in_both(a, first, second)),
+                      lambda db, n: sql_in_both(db, first, second), lambda a, n: orm_in_both(a, first, second),
+                      dba=lambda db, n: dba_in_both(db, first, second)),
             Operation("5", "courses of one instructor", lambda n: courses_of(instructor),
-                      lambda db, n: sql_courses_of(db, instructor), lambda a, n: orm_courses_of(a, instructor)),
+                      lambda db, n: sql_courses_of(db, instructor), lambda a, n: orm_courses_of(a, instructor),
+                      dba=lambda db, n: dba_courses_of(db, instructor)),
             Operation(
                 "10", "enrol a student, within both bounds",
                 lambda n: enrol(*pairs[n]),
                 lambda db, n: sql_enrol(db, *pairs[n], limit),
                 lambda a, n: orm_enrol(a, *pairs[n], limit),
+                dba=lambda db, n: dba_enrol(db, *pairs[n], limit),
                 check=Operation("10", "read back", lambda n: enrolment_of(*pairs[0]),
                                 lambda db, n: sql_enrolment_of(db, *pairs[0]),
-                                lambda a, n: orm_enrolment_of(a, *pairs[0])),
+                                lambda a, n: orm_enrolment_of(a, *pairs[0]),
+                                dba=lambda db, n: dba_enrolment_of(db, *pairs[0])),
                 write=True,
             ),
         ]  # fmt: skip
@@ -226,6 +268,53 @@ def sql_enrolment_of(db, course: int, student: int) -> tuple:
     (enrolled,) = db.one("SELECT COUNT(*) FROM enrollments WHERE course_id = ?", (course,))
     courses = [c for (c,) in db.all("SELECT course_id FROM enrollments WHERE student_id = ? ORDER BY course_id",
                                     (student,))]  # fmt: skip
+    return enrolled, courses
+
+
+# --- the DBA's SQL: one statement each, on DBA_SCHEMA ------------------------------------------
+
+
+def dba_in_both(db, first: int, second: int) -> tuple:
+    """4. The self-join once (a CTE): its count and its first page, with both head counts from their rows."""
+    total, sizes, page = db.one(
+        """WITH both_courses AS (
+               SELECT a.student_id FROM enrollments a
+               JOIN enrollments b ON b.course_id = ? AND b.student_id = a.student_id WHERE a.course_id = ?)
+           SELECT (SELECT COUNT(*) FROM both_courses),
+                  (SELECT json_agg(json_build_array(id, enrolled) ORDER BY id) FROM courses WHERE id IN (?, ?)),
+                  (SELECT COALESCE(json_agg(json_build_array(s.id, s.name) ORDER BY s.id), '[]')
+                     FROM (SELECT student_id FROM both_courses ORDER BY student_id LIMIT ?) page
+                     JOIN students s ON s.id = page.student_id)""",
+        (second, first, first, second, PAGE),
+    )
+    return total, [tuple(size) for size in sizes], [tuple(row) for row in page]
+
+
+def dba_courses_of(db, instructor: int) -> tuple:
+    """5. The instructor's name beside its courses, through the join table, in one row."""
+    name, courses = db.one(
+        """SELECT i.name, COALESCE((SELECT json_agg(json_build_array(c.id, c.code, c.title) ORDER BY c.id)
+                                      FROM courses_instructors ci JOIN courses c ON c.id = ci.course_id
+                                     WHERE ci.instructor_id = i.id), '[]')
+           FROM instructors i WHERE i.id = ?""",
+        (instructor,),
+    )
+    return name, [tuple(course) for course in courses]
+
+
+def dba_enrol(db, course: int, student: int, limit: int) -> None:
+    """10. One call of ``enrol``: the course row locked, both bounds checked against the kept counts."""
+    (done,) = db.one("SELECT enrol(?, ?, ?)", (course, student, limit))
+    if not done:
+        raise school.Refused(f"student {student} cannot enrol in course {course}")
+
+
+def dba_enrolment_of(db, course: int, student: int) -> tuple:
+    enrolled, courses = db.one(
+        """SELECT c.enrolled, ARRAY(SELECT course_id FROM enrollments WHERE student_id = ? ORDER BY course_id)
+           FROM courses c WHERE c.id = ?""",
+        (student, course),
+    )
     return enrolled, courses
 
 

@@ -14,10 +14,13 @@ and ``loadtest``, so the benchmark's machinery never imports an app's internals:
         def spread_writes(self): ...    # [(name, write(n))] for benchmark --cluster
 
 ``Operation`` carries one callable per side: ``redis`` (the app's store
-functions, the screens' own reads and writes), ``sql`` (hand-written SQL, run
-on SQLite and on PostgreSQL through ``config.benchmark.sql.Db``) and ``orm``
-(the Django ORM on ``config.benchmark.models``). Each is called with the run
-number, so a write can vary its input; the SQL side also gets its ``Db``.
+functions, the screens' own reads and writes), ``sql`` (hand-written SQL on the
+e-book's plain relational model, run on SQLite and on PostgreSQL through
+``config.benchmark.sql.Db``), ``dba`` (one statement on PostgreSQL, on that
+model with the precomputation the Redis model keeps: the part's ``dba_schema``)
+and ``orm`` (the Django ORM on ``config.benchmark.models``). Each is called
+with the run number, so a write can vary its input; the SQL sides also get
+their ``Db``.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class Operation:
     redis: Callable[[int], Any]
     sql: Callable[[Any, int], Any]  # (db, run number)
     orm: Callable[[str, int], Any] | None = None  # (database alias, run number)
+    dba: Callable[[Any, int], Any] | None = None  # (db, run number): one statement on the DBA's schema
     # For a write: what to read back on each side after one run of each (called like the sides).
     check: Operation | None = None
     write: bool = False
@@ -94,6 +98,10 @@ class Part:
     app = ""
     order = 50
     schema = ""  # DDL with {pk} (an integer key the insert may leave out), {real}, {without_rowid}
+    # PostgreSQL DDL run on a copy of the loaded ``schema``: what a DBA adds to answer each operation in one
+    # statement with the Redis model's precomputation (aggregate columns and rollups filled, then kept by
+    # triggers or functions, and the indexes that give each order).
+    dba_schema = ""
 
     def __init__(self, scale: str):
         self.scale = scale

@@ -3,7 +3,7 @@
 Every side's answer must equal Redis's (floats to 1e-9 relative) before
 anything is timed; a mismatch stops the run with both answers. The sides are
 then timed interleaved, request by request (run n asks Redis, SQLite,
-PostgreSQL and the ORM in turn, the order rotating each run), so a busy
+PostgreSQL's two schemas and the ORM in turn, the order rotating each run), so a busy
 moment of the machine falls on all of them alike. Each request's wall time
 and this thread's CPU time are kept: the CPU time is the client's own work
 (building commands or SQL, parsing replies, the ORM's model instances), the
@@ -22,11 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.db import connections
+from django.test.utils import CaptureQueriesContext
+
 from config import trace
 from config.benchmark.registry import Operation
 
-SIDES = ("redis", "sqlite", "postgres", "orm")
-LABELS = {"redis": "Redis", "sqlite": "SQLite", "postgres": "PostgreSQL SQL", "orm": "PostgreSQL ORM"}
+SIDES = ("redis", "sqlite", "postgres", "dba", "orm")
+LABELS = {"redis": "Redis", "sqlite": "SQLite", "postgres": "PostgreSQL SQL", "dba": "PostgreSQL DBA",
+          "orm": "PostgreSQL ORM"}  # fmt: skip
 
 
 class Mismatch(AssertionError):
@@ -59,6 +63,7 @@ class Result:
     timings: dict[str, Timing]
     round_trips: int
     commands: int
+    statements: dict[str, int] = field(default_factory=dict)  # SQL side -> statements one run sent
 
     def ratio(self, side: str) -> float:
         """How many times faster Redis answered (the other side's median / Redis's median)."""
@@ -85,6 +90,7 @@ class Sides:
 
     sqlite: Any = None
     postgres: Any = None
+    dba: Any = None  # the DBA's schema on PostgreSQL
     orm: str | None = None
     server_time: dict[str, Callable[[], float]] = field(default_factory=dict)  # side -> server ms so far
     reset: dict[str, Callable[[], None]] = field(default_factory=dict)
@@ -109,20 +115,37 @@ class Sides:
             calls["sqlite"] = lambda n, db=self.sqlite: op.sql(db, n)
         if self.postgres is not None:
             calls["postgres"] = lambda n, db=self.postgres: op.sql(db, n)
+        if self.dba is not None and op.dba is not None:
+            calls["dba"] = lambda n, db=self.dba: op.dba(db, n)
         if self.orm is not None and op.orm is not None:
             calls["orm"] = lambda n, alias=self.orm: op.orm(alias, n)
         return calls
 
 
-def check(op: Operation, sides: Sides) -> tuple[int, int, frozenset[str]]:
+def _statements(sides: Sides, side: str, call: Callable[[], Any]) -> tuple[Any, int | None]:
+    """``call()``'s answer and the SQL statements it sent (None for Redis)."""
+    if side == "redis":
+        return call(), None
+    if side == "orm":
+        with CaptureQueriesContext(connections[sides.orm]) as queries:
+            answer = call()
+        return answer, len(queries)
+    db = getattr(sides, side)
+    before = getattr(db, "statements", None)
+    answer = call()
+    return answer, None if before is None else db.statements - before
+
+
+def check(op: Operation, sides: Sides) -> tuple[int, int, frozenset[str], dict[str, int]]:
     """Ask every side once and compare each with Redis; returns Redis's round trips, commands and the
-    names of the commands it sent."""
+    names of the commands it sent, and each SQL side's statements."""
     calls = sides.calls(op)
     with trace.recording() as recorded:
         answers = {"redis": calls["redis"](0)}
+    statements = {}
     for side, call in calls.items():
         if side != "redis":
-            answers[side] = call(0)
+            answers[side], statements[side] = _statements(sides, side, lambda call=call: call(0))
     if op.check is not None:
         answers = {side: call(0) for side, call in sides.calls(op.check).items()}
     for side, answer in answers.items():
@@ -131,7 +154,7 @@ def check(op: Operation, sides: Sides) -> tuple[int, int, frozenset[str]]:
                 f"operation {op.key} ({op.name}) differs:\n  Redis: {answers['redis']!r}\n  {LABELS[side]}: {answer!r}"
             )
     names = frozenset(c.name.lower() for t in recorded.trips("data") for c in t.commands)
-    return recorded.round_trip_count("data"), recorded.command_count("data"), names
+    return recorded.round_trip_count("data"), recorded.command_count("data"), names, statements
 
 
 def interleaved(
@@ -173,9 +196,9 @@ def run(
         progress(f"checked {op.key}: {op.name}")
     results = []
     for op in operations:
-        round_trips, commands, names = counts[op.key]
+        round_trips, commands, names, statements = counts[op.key]
         timings = interleaved(sides.calls(op), runs, min_runs, budget, sides.sending(names))
-        results.append(Result(op, timings, round_trips, commands))
+        results.append(Result(op, timings, round_trips, commands, statements))
         progress(f"timed {op.key}: {op.name}")
     return results
 

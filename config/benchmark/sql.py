@@ -24,10 +24,12 @@ DDL = {
 
 
 class Db:
-    """A connection of one dialect, in autocommit; writes open their own transaction."""
+    """A connection of one dialect, in autocommit; writes open their own transaction. ``statements``
+    counts what the client sent (a transaction's BEGIN and COMMIT too: each is a round trip)."""
 
     def __init__(self, dialect: str, conn):
         self.dialect, self.conn = dialect, conn
+        self.statements = 0
 
     @classmethod
     def sqlite(cls, path) -> Db:
@@ -50,13 +52,14 @@ class Db:
         return sql if self.dialect == "sqlite" else sql.replace("%", "%%").replace("?", "%s")
 
     def all(self, sql: str, params=()) -> list[tuple]:
-        return [tuple(row) for row in self.conn.execute(self._sql(sql), params).fetchall()]
+        return [tuple(row) for row in self.execute(sql, params).fetchall()]
 
     def one(self, sql: str, params=()) -> tuple | None:
-        row = self.conn.execute(self._sql(sql), params).fetchone()
+        row = self.execute(sql, params).fetchone()
         return None if row is None else tuple(row)
 
     def execute(self, sql: str, params=()):
+        self.statements += 1
         return self.conn.execute(self._sql(sql), params)
 
     def script(self, ddl: str) -> None:
@@ -83,6 +86,7 @@ class Db:
     def transaction(self, immediate: bool = False):
         """One transaction; ``immediate`` takes SQLite's write lock before the first read (PostgreSQL
         locks the rows it reads ``FOR UPDATE`` instead)."""
+        self.statements += 2
         if self.dialect == "sqlite":
             self.conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
             try:

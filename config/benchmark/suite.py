@@ -4,7 +4,9 @@ checked then timed, the floors, the pages, the load rates and each part's own me
 Nothing touches the development data: the Redis is a server of its own in a
 temporary directory (the clients and the session cache are pointed at it for
 the run and back afterwards), the SQLite file sits beside it, PostgreSQL is a
-cluster initialised there and stopped at the end, and the signed-in user for
+cluster initialised there and stopped at the end (three databases: ``sql``,
+the e-book's plain model; ``dba``, its copy with a DBA's precomputation; and
+``orm``, the Django ORM's copy), and the signed-in user for
 the page timings lives in a throwaway in-memory database (the test runner's
 own database, under tests). Without PostgreSQL's binaries the run says how to
 install them and goes on with SQLite alone.
@@ -220,16 +222,25 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
             admin = Db.postgresql(cluster.conninfo("postgres"))
             stack.callback(admin.close)
             admin.execute("CREATE DATABASE orm TEMPLATE sql")  # the ORM's own copy: a file copy, not a second load
+            admin.execute("CREATE DATABASE dba TEMPLATE sql")  # the DBA's: the same rows, then its precomputation
             sides.postgres = Db.postgresql(cluster.conninfo("sql"))
             stack.callback(sides.postgres.close)
+            progress("PostgreSQL: the DBA's precomputation added to its copy (aggregates, rollups, indexes)")
+            sides.dba = Db.postgresql(cluster.conninfo("dba"))
+            stack.callback(sides.dba.close)
+            for p in chosen:
+                if p.dba_schema:
+                    sides.dba.conn.execute(p.dba_schema, prepare=False)
+            sides.dba.execute("VACUUM ANALYZE")
             sides.orm = stack.enter_context(orm.database_alias(cluster.django_settings("orm")))
             sides.server_time["postgres"] = lambda: postgres.server_ms(admin, "sql")
+            sides.server_time["dba"] = lambda: postgres.server_ms(admin, "dba")
             sides.server_time["orm"] = lambda: postgres.server_ms(admin, "orm")
 
             def reset():
                 postgres.reset_stats(admin)
 
-            sides.reset = {"postgres": reset, "orm": reset}
+            sides.reset = {"postgres": reset, "dba": reset, "orm": reset}
         operations = sorted((op for p in chosen for op in p.operations(budget.runs)), key=operation_order)
         yield Prepared(chosen, server, run_, sides, loads, operations, replays, note, version)
 
@@ -248,6 +259,8 @@ def floor_calls(sides: Sides) -> dict:
         calls["sqlite"] = sides.sqlite.floor
     if sides.postgres is not None:
         calls["postgres"] = sides.postgres.floor
+    if sides.dba is not None:
+        calls["dba"] = sides.dba.floor
     if sides.orm is not None:
         calls["orm"] = lambda: orm.floor(sides.orm)
     return calls
