@@ -423,20 +423,32 @@ def orm_list_by_rating(alias: str) -> tuple:
 
 
 def orm_detail(alias: str, product_id: int) -> tuple:
-    from django.db.models import Avg, Count, TextField
-    from django.db.models.functions import Cast
+    """One query: the product JOIN its details (``select_related``), its aggregate, its images and its
+    3 newest reviews annotated on as subqueries (``ArraySubquery`` of ``JSONObject`` for the reviews)."""
+    from django.contrib.postgres.expressions import ArraySubquery
+    from django.db.models import Avg, Count, OuterRef, Subquery, TextField
+    from django.db.models.functions import Cast, JSONObject
 
-    from config.benchmark.models import Product
+    from config.benchmark.models import Product, ProductImage, Review
 
-    p = Product.objects.using(alias).select_related("details").get(pk=product_id)
-    images = list(p.images.order_by("position").values_list("url", flat=True))
-    totals = p.reviews.aggregate(n=Count("id"), avg=Avg("rating"))
-    recent = p.reviews.order_by("-published_at", Cast("id", TextField()).desc()).values_list(
-        "id", "author", "rating", "comment", "published_at"
+    reviews = Review.objects.using(alias).filter(product_id=OuterRef("pk"))
+    aggregate = reviews.order_by().values("product_id")
+    newest = reviews.order_by("-published_at", Cast("id", TextField()).desc()).values(
+        row=JSONObject(id="id", author="author", rating="rating", comment="comment", at="published_at")
     )[:3]
+    images = ProductImage.objects.using(alias).filter(product_id=OuterRef("pk")).order_by("position").values("url")
+    p = (
+        Product.objects.using(alias).select_related("details")
+        .annotate(
+            n=Subquery(aggregate.annotate(n=Count("*")).values("n")),
+            avg=Subquery(aggregate.annotate(avg=Avg("rating")).values("avg")),
+            image_urls=ArraySubquery(images), recent=ArraySubquery(newest),
+        )
+        .get(pk=product_id)
+    )  # fmt: skip
     d = p.details
-    aggregate = (totals["n"], totals["avg"])
-    return p.name, p.brand, p.price_cents, d.description, d.manufacturer, images, *aggregate, list(recent)
+    recent = [(r["id"], r["author"], r["rating"], r["comment"], r["at"]) for r in p.recent]
+    return p.name, p.brand, p.price_cents, d.description, d.manufacturer, p.image_urls, p.n or 0, p.avg, recent
 
 
 def orm_of_type(alias: str, slug: str) -> tuple:

@@ -138,12 +138,27 @@ def dba_history(db, post_id: int) -> tuple:
 
 
 def orm_history(alias: str, post_id: int) -> tuple:
-    from config.benchmark.models import Post as PostRow
+    """One query: the post with its revision count and its newest page of revisions annotated on
+    (``ArraySubquery`` of ``JSONObject``: PostgreSQL's arrays through Django's own expressions)."""
+    from django.contrib.postgres.expressions import ArraySubquery
+    from django.db.models import Count, OuterRef, Subquery
+    from django.db.models.functions import JSONObject
 
-    post = PostRow.objects.using(alias).only("title", "version").get(pk=post_id)
-    revisions = post.revisions.using(alias)
-    rows = revisions.order_by("-version").values_list("version", "saved_by", "comment", "saved_at", "title")
-    return post.title, post.version, revisions.count(), list(rows[:HISTORY_PAGE])
+    from config.benchmark.models import Post as PostRow
+    from config.benchmark.models import Revision
+
+    of_post = Revision.objects.using(alias).filter(post_id=OuterRef("pk"))
+    counted = of_post.order_by().values("post_id").annotate(n=Count("*")).values("n")
+    page = of_post.order_by("-version").values(
+        row=JSONObject(version="version", by="saved_by", comment="comment", at="saved_at", title="title")
+    )[:HISTORY_PAGE]
+    post = (
+        PostRow.objects.using(alias).filter(pk=post_id)
+        .annotate(total=Subquery(counted), page=ArraySubquery(page))
+        .values_list("title", "version", "total", "page").get()
+    )  # fmt: skip
+    title, version, total, rows = post
+    return title, version, total or 0, [(r["version"], r["by"], r["comment"], r["at"], r["title"]) for r in rows]
 
 
 # --- the compare of two long bodies ----------------------------------------------------------

@@ -335,20 +335,12 @@ def dba_monthly(db, location: int) -> tuple:
 
 
 def orm_levels(alias: str, manager: int, depth: int) -> tuple:
-    """One query per level, each joining up the manager chain to the top (``manager__manager_id=...``):
-    what the ORM offers without raw SQL (an ``IN`` list of the level above would pass PostgreSQL's
-    65,535 parameters in a large org)."""
+    """One query: Django has no recursive CTE, so a Django expert hands the walk to ``raw()`` (the
+    documented way), which still gives model instances, each with its ``depth``."""
     from config.benchmark.models import Employee
 
-    levels = []
-    while len(levels) < depth:
-        lookup = "manager__" * len(levels) + "manager_id"
-        level = Employee.objects.using(alias).filter(**{lookup: manager}).order_by("id").values_list("id", flat=True)
-        level = tuple(level)
-        if not level:
-            break
-        levels.append(level)
-    return tuple(levels)
+    walked = Employee.objects.using(alias).raw(_WALK.replace("?", "%s"), [manager, depth])
+    return _grouped((employee.depth, employee.id) for employee in walked)
 
 
 def orm_monthly(alias: str, location: int) -> tuple:

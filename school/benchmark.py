@@ -335,12 +335,23 @@ def orm_in_both(alias: str, first: int, second: int) -> tuple:
 
 
 def orm_courses_of(alias: str, instructor: int) -> tuple:
+    """One query: the instructor with its courses annotated on as an array (``ArraySubquery``)."""
+    from django.contrib.postgres.expressions import ArraySubquery
+    from django.db.models import OuterRef
+    from django.db.models.functions import JSONObject
+
     from config.benchmark.models import Course as CourseRow
     from config.benchmark.models import Instructor
 
-    name = Instructor.objects.using(alias).values_list("name", flat=True).get(pk=instructor)
-    rows = CourseRow.objects.using(alias).filter(teaching__instructor_id=instructor).order_by("id")
-    return name, list(rows.values_list("id", "code", "title"))
+    courses = (
+        CourseRow.objects.using(alias).filter(teaching__instructor_id=OuterRef("pk")).order_by("id")
+        .values(row=JSONObject(id="id", code="code", title="title"))
+    )  # fmt: skip
+    name, rows = (
+        Instructor.objects.using(alias).filter(pk=instructor)
+        .annotate(courses=ArraySubquery(courses)).values_list("name", "courses").get()
+    )  # fmt: skip
+    return name, [(row["id"], row["code"], row["title"]) for row in rows]
 
 
 def orm_enrol(alias: str, course: int, student: int, limit: int) -> None:
