@@ -264,12 +264,9 @@ def subtree(manager: int) -> tuple:
 
 
 def monthly(location: int) -> tuple:
-    """8. A year of monthly averages: the location page's reads (its newest reading, then one script
-    call reading the charts' rollups: the 12 monthly ones, and in the same call the 24 hourly and
-    30 daily ones)."""
-    overview = org.location_overview(location, 0, PAGE)
-    charts = org.sensor_charts(location, overview.latest)
-    return tuple((m.start.strftime("%Y%m"), m.count, m.sum / m.count / 100) for m in charts.months)
+    """8. A year of monthly averages from the rollups the write script keeps: the newest reading's time,
+    then one script call reading the 12 monthly hashes (``monthly_rollups``)."""
+    return tuple((m.start.strftime("%Y%m"), m.count, m.sum / m.count / 100) for m in org.monthly_rollups(location))
 
 
 # --- hand-written SQL --------------------------------------------------------------------------

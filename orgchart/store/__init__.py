@@ -43,7 +43,7 @@ from orgchart.store.names import (
     search_employee_ids,
     suggest_employees,
 )
-from orgchart.store.sensorcharts import Rollup, SensorCharts, sensor_charts
+from orgchart.store.sensorcharts import Rollup, SensorCharts, monthly_rollups, sensor_charts
 from orgchart.store.sensorchecks import (
     SensorOwners,
     buckets_without_ttl,
@@ -92,7 +92,7 @@ __all__ = [
     "location_overview", "location_page", "save_location",
     "NAMES", "SEARCH_LIMIT", "name_gram_drift", "rebuild_name_grams", "search_employee_ids",
     "suggest_employees",
-    "Rollup", "SensorCharts", "sensor_charts",
+    "Rollup", "SensorCharts", "monthly_rollups", "sensor_charts",
     "SensorOwners", "buckets_without_ttl", "clear_tombstone", "expire_buckets", "location_keys", "raw_buckets",
     "rewrite_rollups", "rollups_of", "sensor_index", "sensor_owners",
     "Retention", "decode_bucket", "hour_samples", "hundredths", "record_hundredths", "record_readings",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
 
+from config.redis import client
 from config.store.scripts import execute
 from orgchart import keys
 from orgchart.store.core import Script, pipeline
@@ -130,3 +131,23 @@ def sensor_charts(location: int, latest: dict) -> SensorCharts:
         window.days,
         window.months,
     )
+
+
+def monthly_rollups(location: int) -> list[Rollup]:
+    """The 12 monthly rollups ending at the newest reading, oldest first (months without readings
+    left out): the newest reading's time, then one script call reading those 12 hashes. Two small
+    round trips, whatever the samples: what the question of a year's monthly averages needs, without
+    the location page's staff and its other charts."""
+    ts = client().hget(keys.temp_latest(location), "ts")
+    if ts is None:
+        return []
+    months = _window(location, int(ts) - int(ts) % HOUR).months
+    pipe = pipeline()
+    _READ.queue(pipe, [keys.temp_rollup(location, "month", _month_stamp(month)) for month in months], [])
+    flat = execute(pipe)[0]
+    rows = [flat[i : i + 4] for i in range(0, len(flat), 4)]
+    return [
+        Rollup(month, int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+        for month, row in zip(months, rows)
+        if row[0] is not None
+    ]

@@ -53,7 +53,7 @@ EXPECTED = {
     "6": (1, 1),  # one read-only script: HMGET, ZCARD, ZREVRANGE with the snapshots cut to the row
     "7a": (1, 1),  # one script walks the report sets down to the depth
     "7b": (1, 1),  # one script walks the whole subtree (within its budget), whatever the depth
-    "8": (2, 5),  # the location's newest reading; then one script reading the 24 hourly, 30 daily, 12 monthly rollups
+    "8": (2, 2),  # the location's newest reading (HGET); then one script reading the 12 monthly rollups
     "9": (1, 1),  # the script that writes everything, its id from the process's block of review ids
     "10": (1, 1),  # one EVALSHA: the script reads both bounds, writes both sides and the event
 }

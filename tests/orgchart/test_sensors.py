@@ -215,6 +215,17 @@ class BucketTest(RedisTestCase):
             store.sensor_charts(dense, latest)
         self.assertEqual(len(trace.round_trips[0].commands[0].keys), 66)
 
+    def test_a_years_monthly_rollups_in_two_small_round_trips(self):
+        sensorfeed.feed(self.pk, HOUR0, 40, 60, random.Random(1))
+        charts = store.sensor_charts(self.pk, client().hgetall(keys.temp_latest(self.pk)))
+        store.load_scripts()
+        with self.assertRoundTrips(2), self.assertCommands(2) as trace:
+            months = store.monthly_rollups(self.pk)
+        self.assertEqual(len(trace.round_trips[1].commands[0].keys), 12)  # the monthly hashes, nothing else
+        self.assertEqual(months, charts.months)
+        self.assertEqual(sum(m.count for m in months), 40 * 24 * 60)
+        self.assertEqual(store.monthly_rollups(location("Empty")), [])
+
 
 class IngestCommandTest(RedisTestCase):
     def test_ingest_command_feeds_every_location_and_measures(self):
