@@ -9,12 +9,13 @@ longest single command or script of an operation.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from django.test.utils import override_settings
 from redis.connection import AbstractConnection
 
+from config import trace
 from config.benchmark.registry import Load
 from config.redis import client, is_dev_server
 
@@ -133,40 +134,46 @@ def write_packets(packets: list, path: Path) -> None:
 
 class RedisRun:
     """Handed to each part's ``load_redis`` and ``extras``. With ``captures`` (a folder), each timed
-    load's bytes are kept there, for its replay."""
+    load's bytes are kept there and replayed at once by ``replay`` (``seeding.replayed``), before the
+    next load: each load and its replay one after the other, on the machine as it is then."""
 
-    def __init__(self, server, captures: Path | None = None):
+    def __init__(self, server, captures: Path | None = None, replay=None):
         self.server = server
         self.captures = captures
+        self.replay = replay  # (capture, commands sent) -> its Replay
         self.captured = 0  # loads captured so far: each file's number
 
     def timed(self, app: str, records: int, write) -> Load:
-        """``write()`` timed, with the memory it added, the commands the server ran for it, the bytes it
-        sent them in and the server's CPU time meanwhile; it starts once no rewrite is running (``settled``).
+        """``write()`` timed, with the memory it added, the commands the client sent for it (a script
+        is one, whatever it runs inside), the commands the server ran, the bytes they came in and the
+        server's CPU time meanwhile; it starts once no rewrite is running (``settled``).
 
-        With ``captures``, the bytes it sent are kept and written to a file once it is timed. The server
-        forgets its scripts first, so the load loads each one it calls (after a NOSCRIPT) and the file
-        replays on a server that has none."""
+        With ``captures``, the bytes it sent are kept, written to a file once it is timed and replayed
+        (``replay``). The server forgets its scripts first, so the load loads each one it calls (after a
+        NOSCRIPT) and the file replays on a server that has none."""
         packets: list = []
         if self.captures is not None:
             client().script_flush()
         settled()
         cpu, before, commands, received = cpu_seconds(), used_memory(), commands_served(), input_bytes()
         started = time.perf_counter()
-        if self.captures is None:
+        with trace.recording() as sent, ExitStack() as stack:
+            if self.captures is not None:
+                stack.enter_context(captured(packets))
             write()
-        else:
-            with captured(packets):
-                write()
         seconds = time.perf_counter() - started
         received = input_bytes() - received - INFO_STATS_BYTES  # the INFO between the two readings
         served = commands_served() - commands - 3  # the INFO calls between the two readings
-        load = Load(app, records, seconds, used_memory() - before, commands=served, input_bytes=received)
+        load = Load(app, records, seconds, used_memory() - before, commands=sent.command_count(),
+                    server_commands=served, input_bytes=received)  # fmt: skip
         load.server_cpu_seconds = cpu_seconds() - cpu
         if self.captures is not None:
             self.captured += 1
             load.capture = self.captures / f"{self.captured}-{app}.resp"
             write_packets(packets, load.capture)
+            if self.replay is not None:
+                load.replay = self.replay(load.capture, load.commands)
+                load.capture.unlink()
         return load
 
     used_memory = staticmethod(used_memory)

@@ -53,10 +53,12 @@ class Load:
     seconds: float
     bytes: int = 0
     per_record: dict[str, float] = field(default_factory=dict)
-    commands: int = 0  # server commands (INFO commandstats), Redis only
+    commands: int = 0  # commands the client sent (a script is one), Redis only
+    server_commands: int = 0  # commands the server ran for them, a script's own calls too (INFO commandstats)
     input_bytes: int = 0  # bytes the server read for them (INFO stats total_net_input_bytes), Redis only
     server_cpu_seconds: float = 0.0  # the server's CPU meanwhile (INFO cpu), Redis only
     capture: Path | None = None  # the bytes it sent, for its replay (``seeding.replayed``), Redis only
+    replay: Any = None  # its bytes replayed by redis-cli --pipe right after it (``seeding.Replay``), Redis only
 
     @property
     def rate(self) -> float:

@@ -153,6 +153,9 @@ def loads_table(figures: dict) -> list[str]:
     notes += [f"at {app}'s bytes per command: {_ceiling_text(c)}" for app, c in sized.items()]
     notes += [f"{app}'s commands replayed by `redis-cli --pipe` on a fresh server: {_replay_text(r)}"
               for app, r in (figures.get("replays") or {}).items()]  # fmt: skip
+    capacity = ", ".join(f"{app} {plain:.1%}" for app, (plain, _) in shares.items())
+    notes.append(f"Capacity (each load's commands as its client sent them, per second, of redis-benchmark -P 32's "
+                 f"on the same server): {capacity}.")  # fmt: skip
     return [*_table(header, rows), "", *notes]
 
 
@@ -286,8 +289,9 @@ def goals(figures: dict) -> list[str]:
             verdict += f" (not judged: {', '.join(untimed)}, their replays untimed)"
         lines.append(
             f"- seeding at {GOAL_SEEDING_SHARE:.0%} or more of what the server takes of the load's own commands "
-            f"(its bytes replayed by redis-cli --pipe): {verdict}"
+            f"(its bytes replayed by redis-cli --pipe right after it): {verdict}"
         )
+
     if figures.get("exchange"):
         failed = [x["app"] for x in figures["exchange"] if not x["ok"]]
         unchecked = [x["app"] for x in figures["exchange"] if x["identical"] is None]
@@ -350,6 +354,7 @@ def as_json(outcome) -> dict:
         return {
             "app": x.app, "records": x.records, "seconds": x.seconds, "bytes": x.bytes, "rate": x.rate,
             "per_record": x.per_record, "commands": x.commands, "commands_per_second": x.commands_per_second,
+            "server_commands": x.server_commands,
             "input_bytes": x.input_bytes, "bytes_per_command": x.bytes_per_command,
             "server_cpu_seconds": x.server_cpu_seconds, "server_busy": x.server_busy,
         }  # fmt: skip
@@ -391,6 +396,7 @@ def as_json(outcome) -> dict:
                 "errors": r.errors,
                 "note": r.note,
                 "commands_per_second": r.commands_per_second,
+                "sent": r.sent,
             }
             for app, r in outcome.replays.items()
         },  # fmt: skip

@@ -14,13 +14,15 @@ as the load did (INFO stats total_net_input_bytes over its commands); its SADD
 and ZADD stay small, so this ceiling errs high, and a load's share of it low.
 
 Neither runs the load's own commands: a 1,000-member SADD or a script of a
-batch's writes counts as one command, and takes the server far longer than a
-SET of as many bytes. So each load also gets the ceiling of its own commands
+batch's writes counts as one command (a load's rate counts the commands its
+client sent, never a script's own calls), and takes the server far longer
+than a SET of as many bytes. So each load also gets the ceiling of its own commands
 (``replayed``): the very bytes it sent (``redisrun.captured``), fed by
 ``redis-cli --pipe`` (Redis's mass-insertion client, in C, as deep a pipeline
 as the socket takes) to a fresh server of the same build and settings. What
 that server runs per second is what Redis takes of these commands; the load's
-share of it is how much of that its client gets.
+share of it is how much of that its client gets. Each replay runs right after
+its load, before the next load, so the two meet the machine alike.
 """
 
 from __future__ import annotations
@@ -104,17 +106,21 @@ def redis_benchmark(server, requests: int, data_size: int = 0, runs: int = 1) ->
 
 @dataclass
 class Replay:
-    """A load's own bytes fed by ``redis-cli --pipe`` to a fresh server: the commands that server ran
-    (INFO commandstats) over the seconds the replay took, less an empty replay's."""
+    """A load's own bytes fed by ``redis-cli --pipe`` to a fresh server: the commands the load sent
+    (a script one, as the load's rate counts them) over the seconds the replay took, less an empty
+    replay's; and the commands that server ran (INFO commandstats), to check it ran the load's."""
 
-    commands: int = 0
+    commands: int = 0  # the replay's server ran, a script's own calls too: the load's server ran as many
     seconds: float = 0.0
     errors: int = 0  # error replies but the handshake's and NOSCRIPT's: none when the load replays as it ran
     note: str = ""
+    sent: int | None = None  # the commands the load's client sent, when known
 
     @property
     def commands_per_second(self) -> float:
-        return self.commands / self.seconds if self.seconds > 0 and not self.note else 0.0
+        """The commands sent (else those run) per second of the replay."""
+        counted = self.commands if self.sent is None else self.sent
+        return counted / self.seconds if self.seconds > 0 and not self.note else 0.0
 
 
 def _pipe(exe: str, server: EmbeddedRedis, source) -> tuple[float, int, str]:
@@ -134,14 +140,14 @@ def can_replay() -> bool:
     return shutil.which("redis-cli") is not None
 
 
-def replayed(capture: Path | None, servers: frozenset[int] | None = None) -> Replay:
+def replayed(capture: Path | None, servers: frozenset[int] | None = None, sent: int | None = None) -> Replay:
     """The load's bytes (``capture``) replayed on a fresh server of the same build and settings (pinned
     to ``servers``, as the scratch server is), by ``redis-cli --pipe`` on this process's CPU. An empty
     replay's seconds and commands (redis-cli's start, its closing ECHO) are taken off, the least of
     ``EMPTY_RUNS``; a replay that took less than that again is not timed (a note says so: a tiny
     load's rate would be noise, or less than nothing). The server is stopped and its folder removed
-    afterwards. No capture (no ``redis-cli`` when the load ran) or no ``redis-cli``: a note saying
-    how to install it."""
+    afterwards. ``sent``: the commands the load's client sent, the replay's rate counted in them. No
+    capture (no ``redis-cli`` when the load ran) or no ``redis-cli``: a note saying how to install it."""
     exe = shutil.which("redis-cli")
     if exe is None or capture is None:
         return Replay(note=CLI_HINT)
@@ -163,5 +169,5 @@ def replayed(capture: Path | None, servers: frozenset[int] | None = None) -> Rep
     commands, seconds = commands - idle_commands, seconds - idle_seconds
     if seconds < idle_seconds:  # within what redis-cli's start alone varies by, on a busy machine too
         note = f"too short to time: {commands:,} commands, beside redis-cli's start of {idle_seconds * 1000:.1f} ms"
-        return Replay(commands, max(seconds, 0.0), len(unexpected), note)
-    return Replay(commands, seconds, len(unexpected))
+        return Replay(commands, max(seconds, 0.0), len(unexpected), note, sent)
+    return Replay(commands, seconds, len(unexpected), sent=sent)

@@ -192,15 +192,15 @@ def prepared(scale: str, progress=lambda text: None, use_postgres: bool = True, 
         captures = tmp / "captures" if seeding.can_replay() else None  # the loads' bytes, for their replays
         if captures is not None:
             captures.mkdir()
-        run_ = redisrun.RedisRun(server, captures)
-        progress("loading Redis through the apps' stores")
+
+        def replay(capture: Path, sent: int) -> seeding.Replay:
+            progress(f"{capture.stem}: its bytes replayed by redis-cli --pipe on a fresh server")
+            return seeding.replayed(capture, servers, sent)
+
+        run_ = redisrun.RedisRun(server, captures, replay)
+        progress("loading Redis through the apps' stores, each load's bytes replayed right after it")
         loads = {"redis": [load for p in chosen for load in p.load_redis(run_)]}
-        replays = {}
-        for load in loads["redis"]:
-            progress(f"{load.app}: its load's bytes replayed by redis-cli --pipe on a fresh server")
-            replays[load.app] = seeding.replayed(load.capture, servers)
-            if load.capture is not None:
-                load.capture.unlink()
+        replays = {load.app: load.replay or seeding.Replay(note=seeding.CLI_HINT) for load in loads["redis"]}
         sides = Sides(server_time={"redis": redisrun.server_ms}, redis_server_time=redisrun.server_ms)
         progress("loading SQLite")
         sides.sqlite = Db.sqlite(tmp / "normalized.sqlite3")
