@@ -129,6 +129,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.layout.layout",
+                "config.exchange.context.interrupted_imports",
             ],
             # No "loaders": template_partials sets its own over Django's cached loader, so each
             # template is parsed once per process, with DEBUG on or off.

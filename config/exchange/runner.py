@@ -3,23 +3,28 @@ Import / export screens run.
 
 An import reads its files once. The first pass checks every document (and every reference
 between files) and writes nothing: a refused file leaves Redis as it was, even with
-``replace``. Each document it accepts is kept, cleaned, in a private spool file (pickled in
-batches, never the whole app in memory), so the second pass neither reads nor checks again: it
-hands each entity's documents, in file order, as one iterator to the app's ``Entity.restore``,
-which writes them through the app's own store functions (in bulk, pipelined, where the app
-has such a path), rebuilding every index, count and embed as the screens do. The app must hold
-no data (or ``replace`` is given, and then the current data is first exported to a temporary
-folder). If the write fails or is interrupted, the app's prefix is cleared and, with
-``replace``, the saved data is written back: an import either completes or leaves the app as it
-found it.
+``replace``. Each document it accepts is kept, cleaned, in a spool file (pickled in batches,
+never the whole app in memory), so the second pass neither reads nor checks again: it hands each
+entity's documents, in file order, as one iterator to the app's ``Entity.restore``, which writes
+them through the app's own store functions (in bulk, pipelined, where the app has such a path),
+rebuilding every index, count and embed as the screens do. The app must hold no data, or
+``replace`` is given.
+
+Whatever stops an import, the app ends with exactly its old data or exactly the new: the import
+keeps a journal on disk (``config.exchange.journal``) with the spool, a checked export of the old
+data taken before the first key is touched, and the step it has reached. A failure or a signal
+while writing clears the app and writes the old data back; when that fails too (Redis gone or
+paused), or the process is killed, the journal stays and ``recover`` (``import_data --recover``)
+does it later.
 """
 
 from __future__ import annotations
 
 import pickle
-import shutil
-import tempfile
+import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
@@ -28,7 +33,7 @@ from django.apps import apps
 from django.utils.module_loading import module_has_submodule
 
 from config.activity import Actor
-from config.exchange import files, store
+from config.exchange import files, journal, store
 from config.exchange.report import Report
 from config.exchange.spec import AppExchange, Entity, Record, Seen, Writer
 from config.store import Refused as Refusal
@@ -142,6 +147,7 @@ class Plan:
     occupied: bool = False
     counters: dict[str, int] = field(default_factory=dict)  # from the manifest
     highest: dict[str, int] = field(default_factory=dict)  # each entity's highest id in its file
+    signal: int | None = None  # SIGTERM or SIGINT received as the import completed: the caller stops
 
     @property
     def ok(self) -> bool:
@@ -224,36 +230,46 @@ class Refused(Refusal):
         self.plan = plan
 
 
+class Interrupted(Refusal):
+    """An earlier import of the app stopped half-way and was not recovered yet."""
+
+
+class Unrestorable(Refusal):
+    """The data the app holds now would not import again, so replacing it is refused: without a
+    backup that restores, a failed replace could not put it back."""
+
+
+class RollbackFailed(Exception):
+    """Putting the old data back failed too (Redis gone or paused): the journal and its backup
+    stay, for ``recover`` once Redis answers."""
+
+
+def recover_hint(app: str) -> str:
+    return f"python manage.py import_data --recover {app}"
+
+
 def _write(
     described: AppExchange,
-    folder: Path,
+    spool: Path,
     counters: dict[str, int],
     bar: Bar,
-    spool: Path | None = None,
-    totals: dict[str, int] | None = None,
+    totals: dict[str, int],
     highest: dict[str, int] | None = None,
 ) -> None:
-    """The second pass: each entity's cleaned documents, in file order, as one iterator to its
-    ``restore`` (from the spool the first pass kept, or else read and checked again from
-    ``folder``), then the id counters put where the export found them (never below the highest id
-    written)."""
-    if totals is None or any(totals.values()):
+    """The second pass: each entity's cleaned documents, from the spool the first pass kept, in file
+    order, as one iterator to its ``restore``, then the id counters put where the export found
+    them (never below the highest id written)."""
+    if any(totals.values()):
         # Before the first document: an import cut short, even by a process killed half-way, leaves
-        # the app holding data (``holding``), so the next import must replace it.
+        # the app holding data (``holding``), so nothing but a replace or a recovery writes to it.
         store.mark_counters(described.every_counter_key())
     writer = Writer(Actor("import"), described.counters, exported=dict(counters), highest=dict(highest or {}))
-    report, seen = Report(), {}
     for entity in described.entities:
-        if not (folder / f"{entity.name}.jsonl").exists():
+        kept = spool / f"{entity.name}.pickle"
+        if not kept.exists():
             continue
-        advance = bar(f"import {described.app}.{entity.name}", (totals or {}).get(entity.name))
-        if spool is not None:
-            docs = _unspooled(spool / f"{entity.name}.pickle")
-        else:
-            docs = _cleaned(described, entity, folder, seen, report)
-        entity.restore(_counted(docs, advance), writer)
-        if not report.ok:  # the file changed since it was checked
-            raise RuntimeError("; ".join(report.refusal_lines()[:3]))
+        advance = bar(f"import {described.app}.{entity.name}", totals.get(entity.name))
+        entity.restore(_counted(_unspooled(kept), advance), writer)
     if described.raise_counters:
         described.raise_counters(counters)
         return
@@ -261,35 +277,130 @@ def _write(
     store.raise_counters({key: max(now[name], counters.get(name, 0)) for name, key in described.counters.items()})
 
 
-def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -> Plan:
-    """Check, then write ``folder`` into the app. Raises ``Refused`` (nothing written) or
-    ``Occupied``; on any failure while writing, the app is left as it was found."""
-    described = exchange_of(app)
-    with tempfile.TemporaryDirectory(prefix=f"{app}-import-") as spool:
-        plan = check(app, folder, bar, spool=Path(spool))
-        if not plan.ok:
-            raise Refused(plan)
-        if plan.occupied and not replace:
-            raise Occupied(
-                f"{described.label} already holds data: importing would mix two datasets. "
-                "Import into an empty app, or replace its data (--replace, or the screen's replace box)."
-            )
-        backup = Path(tempfile.mkdtemp(prefix=f"{app}-before-import-")) if plan.occupied else None
+def _written(plan: Plan) -> dict:
+    """What the write pass needs of a plan besides its spool, as the journal keeps it."""
+    return {"counters": plan.counters, "totals": dict(plan.report.counts), "highest": plan.highest}
+
+
+def _back_up(described: AppExchange, kept: journal.Journal, bar: Bar) -> dict:
+    """Export the app into the journal, check that export as an import would (into its own spool),
+    and sync both to disk: the old data, proven to import again, before anything is cleared."""
+    export(described.app, kept.backup, lambda label, total: bar(f"back up {label}", total))
+    kept.backup_spool.mkdir(mode=0o700)
+    plan = check(described.app, kept.backup, spool=kept.backup_spool)
+    if not plan.ok:
+        lines = "; ".join(plan.report.refusal_lines()[:3])
+        raise Unrestorable(
+            f"{described.label} holds data that would not import again ({lines}), so it cannot be kept "
+            "as a backup: nothing was replaced."
+        )
+    journal.sync_tree(kept.folder)
+    return _written(plan)
+
+
+@contextmanager
+def _shielded(redeliver: bool = True) -> Iterator[list[int]]:
+    """SIGINT and SIGTERM wait until the block ends (a rollback is not cut short by a second Ctrl-C),
+    then reach the handler they were sent to (``redeliver``), or are only listed in what the block
+    gets. Only the main thread receives signals."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+    previous = {
+        number: signal.signal(number, lambda signum, frame: caught.append(signum))
+        for number in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield caught
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if redeliver and caught:
+            signal.raise_signal(caught[0])
+
+
+def _roll_back(described: AppExchange, kept: journal.Journal) -> None:
+    """Clear the app and write the backup back (none: the app was empty), then remove the journal;
+    ``RollbackFailed`` (the journal kept) when that does not complete."""
+    state = kept.state()
+    with _shielded():
+        kept.record(journal.ROLLING_BACK)
         try:
-            if backup is not None:
-                export(app, backup)
+            store.clear(described.app)
+            if state.get("backup"):
+                old = state["backup"]
+                _write(described, kept.backup_spool, old["counters"], _no_bar, old["totals"], old["highest"])
+        except BaseException as exc:
+            raise RollbackFailed(
+                f"{described.label}: putting the previous data back did not complete ({type(exc).__name__}: {exc}). "
+                f"It is kept in {kept.backup}; once Redis answers, run `{recover_hint(described.app)}`."
+            ) from exc
+        kept.close()
+
+
+def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -> Plan:
+    """Check, then write ``folder`` into the app. Raises ``Refused`` (nothing written),
+    ``Occupied``, ``Interrupted`` or ``journal.UnderWay``; whatever stops the write, the app is left
+    as it was found (``RollbackFailed``: once ``recover`` has run)."""
+    described = exchange_of(app)
+    kept = journal.Journal(app)
+    with kept.held():
+        if kept.step() in journal.UNFINISHED:
+            raise Interrupted(
+                f"an earlier import of {described.label} was interrupted: run `{recover_hint(app)}` first"
+            )
+        kept.begin()
+        try:
+            plan = check(app, folder, bar, spool=kept.spool)
+            if not plan.ok:
+                raise Refused(plan)
+            if plan.occupied and not replace:
+                raise Occupied(
+                    f"{described.label} already holds data: importing would mix two datasets. "
+                    "Import into an empty app, or replace its data (--replace, or the screen's replace box)."
+                )
+            journal.sync_tree(kept.folder)
+            kept.record(journal.STAGED, new=_written(plan), backup=None)
+            if plan.occupied:
+                kept.record(journal.BACKED_UP, backup=_back_up(described, kept, bar))
+        except BaseException:
+            kept.close()  # nothing was written
+            raise
+        try:
+            kept.record(journal.WRITING)
+            if plan.occupied:
                 store.clear(app)
-            try:
-                _write(
-                    described, folder, plan.counters, bar, spool=Path(spool), totals=dict(plan.report.counts),
-                    highest=plan.highest,
-                )  # fmt: skip
-            except BaseException:
-                store.clear(app)
-                if backup is not None:
-                    _write(described, backup, files.read_manifest(backup, app, Report()).get("counters", {}), _no_bar)
-                raise
-        finally:
-            if backup is not None:
-                shutil.rmtree(backup, ignore_errors=True)
+            _write(described, kept.spool, plan.counters, bar, dict(plan.report.counts), plan.highest)
+        except BaseException:
+            _roll_back(described, kept)
+            raise
+        with _shielded(redeliver=False) as caught:  # the import is complete: a signal now stops what follows
+            kept.record(journal.DONE)
+            kept.close()
+        plan.signal = caught[0] if caught else None
     return plan
+
+
+def interrupted() -> list[str]:
+    """The apps whose import was interrupted with neither its old nor its new data whole: a look at
+    the journal's files, no Redis round trip."""
+    return journal.interrupted()
+
+
+def recover(app: str | None = None) -> list[str]:
+    """Roll back each interrupted import (of ``app``, or of every app not importing now) to the data
+    the app held before it; returns the apps rolled back. A journal that never touched Redis, or whose
+    import completed, is removed. ``RollbackFailed`` if Redis still does not answer."""
+    recovered = []
+    for name in [app] if app else journal.apps():
+        kept = journal.Journal(name)
+        if app is None and kept.running():
+            continue
+        with kept.held():
+            if kept.step() in journal.UNFINISHED:
+                _roll_back(exchange_of(name), kept)
+                recovered.append(name)
+            elif kept.folder.exists():
+                kept.close()
+    return recovered
