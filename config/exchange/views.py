@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from config.exchange import files, runner, uploads
+from config.exchange import files, journal, runner, uploads
 from config.exchange.forms import ConfirmForm, UploadForm
 
 PERMISSION = "config.exchange_data"  # superusers hold every permission
@@ -111,7 +111,7 @@ def confirm(request, app: str):
         plan = runner.restore(app, folder, replace=form.cleaned_data["replace"])
     except runner.Refused as exc:
         return _preview(request, described, exc.plan, form.cleaned_data["replace"], status=400)
-    except runner.Occupied as exc:
+    except (runner.Occupied, runner.Interrupted, runner.Unrestorable, journal.UnderWay, runner.RollbackFailed) as exc:
         messages.error(request, str(exc))
         return back
     finally:
