@@ -19,7 +19,9 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings, tag
 
 from config.exchange import files, journal, runner
+from config.exchange import store as exchange_store
 from config.invariants import violations
+from config.redis import client
 from tests.base import RedisTestCase, files_of, temporary_folder
 from tests.core.test_plumbing import ScratchServer
 
@@ -130,6 +132,14 @@ class CrashSafeReplaceTest(RedisTestCase):
         self.assertEqual(new["cms/comments.jsonl"], (self.incoming / "cms" / "comments.jsonl").read_bytes())
         self.assertEqual(self.recover(), "nothing to recover\n")
 
+    def test_an_import_into_an_empty_app_killed_half_way_is_recovered_to_nothing(self):
+        exchange_store.clear("cms")
+        process = self.drive("kill-after", "200", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.assertEqual(process.wait(timeout=120), -signal.SIGKILL)
+        self.assertEqual(runner.holding([runner.exchange_of("cms")]), [True])  # half written
+        self.assertEqual(self.recover("cms"), "cms: rolled back to the data it held before the import.\n")
+        self.assertEqual(list(client().scan_iter("cms:*")), [])
+
     def test_the_dashboard_shows_an_interrupted_import_until_it_is_recovered(self):
         process = self.drive("kill-at", journal.WRITING, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         process.wait(timeout=120)
@@ -149,6 +159,9 @@ class CrashSafeReplaceTest(RedisTestCase):
         process = self.drive("pause-after", "200", **pipes)
         self.assertEqual(process.stdout.readline(), "paused\n")
         self.assertEqual(journal.Journal("cms").step(), journal.WRITING)
+        self.assertEqual(runner.interrupted(), [], "a running import is not interrupted")
+        with self.assertRaisesMessage(CommandError, "an import of cms is under way in another process"):
+            call_command("import_data", str(self.incoming), "--only", "cms", "--replace", stdout=StringIO())
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=120)
         self.assertEqual(process.returncode, 128 + signal.SIGTERM, out + err)
