@@ -78,8 +78,8 @@ SIGNINS_KEPT = 50
 EVENTS_MAXLEN = int(os.environ.get("EVENTS_MAXLEN", "1000"))
 
 # CMS: revisions kept per post; the oldest are trimmed in the save's own
-# transaction. 0 keeps them all.
-CMS_REVISIONS_KEPT = int(os.environ.get("CMS_REVISIONS_KEPT", "0"))
+# transaction. 0 keeps them all (a post's export line then grows with its saves).
+CMS_REVISIONS_KEPT = int(os.environ.get("CMS_REVISIONS_KEPT", "100"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -285,7 +285,10 @@ def _written(plan: Plan) -> dict:
 def _back_up(described: AppExchange, kept: journal.Journal, bar: Bar) -> dict:
     """Export the app into the journal, check that export as an import would (into its own spool),
     and sync both to disk: the old data, proven to import again, before anything is cleared."""
-    export(described.app, kept.backup, lambda label, total: bar(f"back up {label}", total))
+    try:
+        export(described.app, kept.backup, lambda label, total: bar(f"back up {label}", total))
+    except files.TooLong as exc:
+        raise Unrestorable(f"{described.label} cannot be kept as a backup ({exc}): nothing was replaced.") from None
     kept.backup_spool.mkdir(mode=0o700)
     plan = check(described.app, kept.backup, spool=kept.backup_spool)
     if not plan.ok:

@@ -57,6 +57,9 @@ def download(request, app: str):
         archive = work / f"{app}-export.zip"
         files.pack(work / app, archive)
         handle = archive.open("rb")  # open before the folder goes: the file lives until it is closed
+    except files.TooLong as exc:
+        messages.error(request, f"No export: {exc}.")
+        return redirect(reverse("exchange:screen", args=[app]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return FileResponse(handle, as_attachment=True, filename=f"{app}-export.zip", content_type="application/zip")

@@ -10,12 +10,13 @@ from pathlib import Path
 from unittest import mock
 
 from django.core.management import CommandError, call_command
-from django.test import tag
+from django.test import override_settings, tag
 
 from catalog import keys as catalog_keys
 from catalog import store as catalog_store
 from config import trace
-from config.exchange import runner
+from config.activity import Actor
+from config.exchange import files, runner
 from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
@@ -495,3 +496,45 @@ class ScreenTest(ExchangeTest):
         signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
         self.client.post("/exchange/orgchart/confirm/", {"upload": signed, "replace": "True"})
         self.assertEqual(client().hget("orgchart:{orgchart}:location:1", "name"), "Austin")
+
+
+class LineLimitTest(ExchangeTest):
+    """Export and import share one limit on a document's line (``files.MAX_LINE``): what the export
+    writes, the import reads back."""
+
+    def test_a_post_saved_110_times_with_a_long_body_exports_and_imports_back(self):
+        from cms import store
+
+        body = "😀" * 20_000  # the longest body, of characters four bytes long in UTF-8
+        content = {"title": "Long", "body": body, "author": "ann", "status": "draft"}
+        with override_settings(CMS_REVISIONS_KEPT=0):  # every revision kept: the line grows with each save
+            post = store.create_post(content, actor=Actor("ann"), comment="", at=1_767_600_000.0)
+            for n in range(1, 111):
+                changed = {**content, "body": f"{n}{body[len(str(n)) :]}"}
+                store.save_post(
+                    post.id, changed, base_version=n, actor=Actor("bob"), comment="", at=1_767_600_000.0 + n
+                )
+            first = self.export("first", "cms")
+            line = (first / "cms" / "posts.jsonl").read_bytes()
+            self.assertGreater(len(line), 8 * 1024 * 1024)  # the import refused such a line before
+            flush_test_redis()
+            self.import_(first)
+            self.assertEqual(violations(["cms"]), [])
+            self.assertEqual(files_of(self.export("second", "cms")), files_of(first))
+
+    def test_the_export_refuses_a_line_the_import_would_refuse(self):
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        first = self.export("first", "orgchart")
+        size = len((first / "orgchart" / "locations.jsonl").read_bytes()) - 1  # the newline aside
+        with mock.patch.object(files, "MAX_LINE", size):
+            self.assertEqual(files_of(self.export("again", "orgchart")), files_of(first))
+            flush_test_redis()
+            self.import_(first)
+            self.assertEqual(client().hget("orgchart:{orgchart}:location:1", "name"), "Seattle")
+        with mock.patch.object(files, "MAX_LINE", size - 1):
+            with self.assertRaisesMessage(CommandError, f"locations.jsonl: the document of id 1 is {size} bytes"):
+                self.export("third", "orgchart")
+            with self.assertRaisesMessage(CommandError, f"locations.jsonl:1: line longer than {size - 1} bytes"):
+                self.import_(first, "--replace")
