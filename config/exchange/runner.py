@@ -21,6 +21,7 @@ does it later.
 from __future__ import annotations
 
 import pickle
+import shutil
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -147,6 +148,8 @@ class Plan:
     occupied: bool = False
     counters: dict[str, int] = field(default_factory=dict)  # from the manifest
     highest: dict[str, int] = field(default_factory=dict)  # each entity's highest id in its file
+    ids: dict[str, set] = field(default_factory=dict, repr=False)  # each entity's ids in its file
+    held: dict[str, set] | None = field(default=None, repr=False)  # the ids the app holds, when read
     signal: int | None = None  # SIGTERM or SIGINT received as the import completed: the caller stops
 
     @property
@@ -154,10 +157,13 @@ class Plan:
         return self.report.ok and bool(self.present)
 
 
-def _cleaned(described: AppExchange, entity: Entity, folder: Path, seen: Seen, report: Report) -> Iterator[dict]:
-    """The documents of one file that pass every check, noting each refusal in ``report``."""
+def _cleaned(
+    described: AppExchange, entity: Entity, folder: Path, seen: Seen, report: Report, found: Seen
+) -> Iterator[dict]:
+    """The documents of one file that pass every check, noting each refusal in ``report``; their ids
+    go to ``seen`` (what later references may name) and ``found`` (the files' own)."""
     path = folder / f"{entity.name}.jsonl"
-    ids = seen.setdefault(entity.name, set())
+    ids, own = seen.setdefault(entity.name, set()), found.setdefault(entity.name, set())
     previous, state, file_name = None, {}, path.name
     for number, doc in files.read_lines(path, report):
         where = f"{file_name}:{number}"
@@ -178,6 +184,7 @@ def _cleaned(described: AppExchange, entity: Entity, folder: Path, seen: Seen, r
             continue
         if "id" in clean:
             ids.add(clean["id"])
+            own.add(clean["id"])
         report.counts[entity.name] += 1
         yield clean
     if entity.verify is not None:
@@ -185,9 +192,10 @@ def _cleaned(described: AppExchange, entity: Entity, folder: Path, seen: Seen, r
             report.refuse(where, name, reason)
 
 
-def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None) -> Plan:
+def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None, merge: bool = False) -> Plan:
     """The first pass: every file read and checked, nothing written to Redis. With ``spool`` (a
-    private folder), each entity's accepted documents are also kept there for the write pass."""
+    private folder), each entity's accepted documents are also kept there for the write pass. With
+    ``merge``, a reference may also name a document the app holds (their ids read by SCAN)."""
     described = exchange_of(app)
     report = Report()
     (occupied,) = holding([described])
@@ -197,22 +205,59 @@ def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None)
     unknown = sorted(set(plan.counters) - set(described.counters))
     if unknown:
         report.refuse(files.MANIFEST, "counters", f"unknown counter(s) {', '.join(unknown)}")
-    seen: Seen = {}
+    if merge and occupied:
+        plan.held = {entity.name: set(store.ids(entity.key)) for entity in described.entities if entity.key}
+    seen: Seen = {name: set(ids) for name, ids in (plan.held or {}).items()}
+    found: Seen = {}
     for entity in described.entities:
         if not (folder / f"{entity.name}.jsonl").exists():
             continue
         plan.present.append(entity.name)
         advance = bar(f"check {app}.{entity.name}", manifest.get("counts", {}).get(entity.name))
-        docs = _cleaned(described, entity, folder, seen, report)
+        docs = _cleaned(described, entity, folder, seen, report, found)
         if spool is not None:
             docs = _spool(docs, spool / f"{entity.name}.pickle")
         for _ in _counted(docs, advance):
             pass
-    plan.highest = {name: max(ids) for name, ids in seen.items() if ids and all(isinstance(i, int) for i in ids)}
+    plan.ids = {name: ids for name, ids in found.items() if all(isinstance(i, int) for i in ids)}
+    plan.highest = {name: max(ids) for name, ids in plan.ids.items() if ids}
     if not plan.present:
         expected = ", ".join(f"{e.name}.jsonl" for e in described.entities)
         report.refuse(str(folder.name or folder), "", f"no file of {app} found; expected one of {expected}")
     return plan
+
+
+@dataclass(frozen=True)
+class Change:
+    """What an import would do to one entity: documents added, changed (an id the app holds now,
+    written again) and deleted. None where the entity has no ids of its own (a relation, a series):
+    it is written whole, and a replace deletes every one the app holds now."""
+
+    entity: str
+    documents: int  # in the files
+    added: int | None
+    changed: int | None
+    deleted: int | None
+
+
+def changes(plan: Plan, replace: bool = False, merge: bool = False) -> list[Change]:
+    """Each entity's counts for ``plan`` (a checked plan): the ids of the files, which the check
+    pass collected, against the ids the app holds (a SCAN by the entity's key pattern, only when the
+    app holds data). A replace deletes what the files do not hold again; a merge deletes nothing."""
+    rows = []
+    for entity in exchange_of(plan.app).entities:
+        documents = plan.report.counts.get(entity.name, 0)
+        if entity.key is None:
+            rows.append(Change(entity.name, documents, None, None, None))
+            continue
+        if plan.held is not None:
+            held = plan.held.get(entity.name, set())
+        else:
+            held = set(store.ids(entity.key)) if plan.occupied else set()
+        incoming = plan.ids.get(entity.name, set())
+        deleted = len(held - incoming) if replace and not merge else 0
+        rows.append(Change(entity.name, documents, len(incoming - held), len(incoming & held), deleted))
+    return rows
 
 
 # --- import --------------------------------------------------------------------------------------
@@ -297,7 +342,6 @@ def _back_up(described: AppExchange, kept: journal.Journal, bar: Bar) -> dict:
             f"{described.label} holds data that would not import again ({lines}), so it cannot be kept "
             "as a backup: nothing was replaced."
         )
-    journal.sync_tree(kept.folder)
     return _written(plan)
 
 
@@ -342,10 +386,61 @@ def _roll_back(described: AppExchange, kept: journal.Journal) -> None:
         kept.close()
 
 
-def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -> Plan:
-    """Check, then write ``folder`` into the app. Raises ``Refused`` (nothing written),
-    ``Occupied``, ``Interrupted`` or ``journal.UnderWay``; whatever stops the write, the app is left
-    as it was found (``RollbackFailed``: once ``recover`` has run)."""
+def _pairs(path: Path, spool: Path) -> Iterator[tuple[dict, dict]]:
+    """(the document as its file has it, the same document cleaned) of a file that passed the check
+    with ``spool``: every line was kept, in order."""
+    lines = (doc for _, doc in files.read_lines(path, Report()))
+    return zip(lines, _unspooled(spool), strict=True)
+
+
+def _joined(held: Iterator, incoming: Iterator, order: tuple[str, ...]) -> Iterator[dict]:
+    """Two files in ascending ``order`` (of their cleaned documents) as one: an incoming document in
+    place of the held one of the same key, every other of both kept."""
+
+    def key(clean: dict) -> tuple:
+        return tuple(clean[name] for name in order)
+
+    a, b = next(held, None), next(incoming, None)
+    while a is not None or b is not None:
+        if b is None or (a is not None and key(a[1]) < key(b[1])):
+            yield a[0]
+            a = next(held, None)
+            continue
+        if a is not None and key(a[1]) == key(b[1]):
+            a = next(held, None)
+        yield b[0]
+        b = next(incoming, None)
+
+
+def _merge(described: AppExchange, kept: journal.Journal, folder: Path, plan: Plan, bar: Bar) -> Plan:
+    """The files a merge writes: the backup (the app's data now) with the incoming documents joined in,
+    each entity by its order (an id the app holds is replaced, a new one added, none deleted), checked
+    whole again (a reference to a document the app holds, a name two documents now share) into a new
+    spool. ``Refused`` names the lines of the merged files, kept in the journal's ``merged/``."""
+    merged = kept.folder / "merged"
+    merged.mkdir(mode=0o700)
+    counts = {}
+    for entity in described.entities:
+        name, kept_as = f"{entity.name}.jsonl", f"{entity.name}.pickle"
+        held = _pairs(kept.backup / name, kept.backup_spool / kept_as)
+        incoming = _pairs(folder / name, kept.spool / kept_as) if entity.name in plan.present else iter(())
+        counts[entity.name] = files.write_lines(merged / name, _joined(held, incoming, entity.order))
+    held_counters = files.read_manifest(kept.backup, described.app, Report()).get("counters", {})
+    counters = {n: max(held_counters.get(n, 0), plan.counters.get(n, 0)) for n in {*held_counters, *plan.counters}}
+    files.write_manifest(merged, described.app, counts, counters)
+    shutil.rmtree(kept.spool)
+    kept.spool.mkdir(mode=0o700)
+    joined = check(described.app, merged, lambda label, total: bar(f"merge: {label}", total), spool=kept.spool)
+    if not joined.ok:
+        raise Refused(joined)
+    return joined
+
+
+def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar, merge: bool = False) -> Plan:
+    """Check, then write ``folder`` into the app: into an empty app, in place of its data
+    (``replace``), or beside it (``merge``: documents added or replaced by id, none deleted). Raises
+    ``Refused`` (nothing written), ``Occupied``, ``Interrupted`` or ``journal.UnderWay``; whatever
+    stops the write, the app is left as it was found (``RollbackFailed``: once ``recover`` has run)."""
     described = exchange_of(app)
     kept = journal.Journal(app)
     with kept.held():
@@ -355,18 +450,24 @@ def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -
             )
         kept.begin()
         try:
-            plan = check(app, folder, bar, spool=kept.spool)
+            plan = check(app, folder, bar, spool=kept.spool, merge=merge)
             if not plan.ok:
                 raise Refused(plan)
-            if plan.occupied and not replace:
+            if plan.occupied and not (replace or merge):
                 raise Occupied(
                     f"{described.label} already holds data: importing would mix two datasets. "
-                    "Import into an empty app, or replace its data (--replace, or the screen's replace box)."
+                    "Import into an empty app, or replace its data (--replace, or the screen's replace box), "
+                    "or merge into it (--merge)."
                 )
             journal.sync_tree(kept.folder)
             kept.record(journal.STAGED, new=_written(plan), backup=None)
+            written = plan
             if plan.occupied:
-                kept.record(journal.BACKED_UP, backup=_back_up(described, kept, bar))
+                backup = _back_up(described, kept, bar)
+                if merge:
+                    written = _merge(described, kept, folder, plan, bar)
+                journal.sync_tree(kept.folder)
+                kept.record(journal.BACKED_UP, new=_written(written), backup=backup)
         except BaseException:
             kept.close()  # nothing was written
             raise
@@ -374,7 +475,7 @@ def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -
             kept.record(journal.WRITING)
             if plan.occupied:
                 store.clear(app)
-            _write(described, kept.spool, plan.counters, bar, dict(plan.report.counts), plan.highest)
+            _write(described, kept.spool, written.counters, bar, dict(written.report.counts), written.highest)
         except BaseException:
             _roll_back(described, kept)
             raise

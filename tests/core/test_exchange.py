@@ -9,6 +9,7 @@ from io import StringIO
 from pathlib import Path
 from unittest import mock
 
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import override_settings, tag
 
@@ -538,3 +539,42 @@ class LineLimitTest(ExchangeTest):
                 self.export("third", "orgchart")
             with self.assertRaisesMessage(CommandError, f"locations.jsonl:1: line longer than {size - 1} bytes"):
                 self.import_(first, "--replace")
+
+
+class MergeTest(ExchangeTest):
+    """``--merge``: the documents added to the app's data, one of an id the app holds replacing it,
+    none deleted; references may name what the app holds."""
+
+    def test_adds_and_updates_without_deleting(self):
+        from orgchart import store
+
+        seattle = store.save_location(None, "Seattle", actor=store.Actor("t"))
+        store.save_location(None, "Austin", actor=store.Actor("t"))
+        folder = self.base / "in" / "orgchart"
+        self.write(folder, "locations.jsonl", [{"id": 2, "name": "Austin TX"}, {"id": 5, "name": "Boston"}])
+        employee = {"id": 1, "name": "Cy", "title": "", "manager": None, "location": seattle}
+        self.write(folder, "employees.jsonl", [employee])  # at a location only the app holds
+        with self.assertRaisesMessage(CommandError, "employees.jsonl:1: location: no location has id 1"):
+            self.import_(folder.parent)  # alone, the files name a location they do not hold
+        out = self.import_(folder.parent, "--merge")
+        self.assertIn("orgchart: imported 2 locations, 1 employees", out)
+        names = {pk: store.get_location(pk).name for pk in (1, 2, 5)}
+        self.assertEqual(names, {1: "Seattle", 2: "Austin TX", 5: "Boston"})
+        self.assertEqual(store.get_employee(1).location, seattle)
+        self.assertEqual(violations(["orgchart"]), [])
+        self.assertFalse((Path(settings.VAR_DIR) / "imports" / "orgchart").exists())
+
+    def test_a_merge_that_would_break_a_rule_is_refused_with_nothing_written(self):
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        before = snapshot("orgchart:")
+        folder = self.base / "in" / "orgchart"
+        self.write(folder, "employees.jsonl", [{"id": 1, "name": "Cy", "title": "", "manager": None, "location": 9}])
+        with self.assertRaisesMessage(CommandError, "employees.jsonl:1: location: no location has id 9"):
+            self.import_(folder.parent, "--merge")
+        self.assertEqual(snapshot("orgchart:"), before)
+
+    def test_replace_and_merge_exclude_each_other(self):
+        with self.assertRaises(CommandError):
+            self.import_(self.base, "--merge", "--replace")

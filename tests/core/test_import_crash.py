@@ -140,6 +140,20 @@ class CrashSafeReplaceTest(RedisTestCase):
         self.assertEqual(self.recover("cms"), "cms: rolled back to the data it held before the import.\n")
         self.assertEqual(list(client().scan_iter("cms:*")), [])
 
+    def test_a_merge_replaces_the_posts_it_holds_and_keeps_the_others(self):
+        old = self.now()
+        out = StringIO()
+        call_command("import_data", str(self.incoming), "--only", "cms", "--merge", stdout=out, stderr=StringIO())
+        self.assertIn("cms: imported 50 posts", out.getvalue())
+        merged = self.now()
+        incoming = (self.incoming / "cms" / "posts.jsonl").read_bytes().splitlines()
+        retitled = {json.loads(line)["id"]: line for line in incoming}
+        expected = [retitled.get(json.loads(line)["id"], line) for line in old["cms/posts.jsonl"].splitlines()]
+        self.assertEqual(merged["cms/posts.jsonl"].splitlines(), expected)
+        self.assertEqual(len(expected), 100)
+        self.assertEqual(merged["cms/comments.jsonl"], old["cms/comments.jsonl"])
+        self.assertEqual(violations(["cms"]), [])
+
     def test_the_dashboard_shows_an_interrupted_import_until_it_is_recovered(self):
         process = self.drive("kill-at", journal.WRITING, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         process.wait(timeout=120)

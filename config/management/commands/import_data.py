@@ -21,7 +21,8 @@ class Command(BaseCommand):
     help = (
         "Import DIR/<app>/*.jsonl (as export_data writes them) into apps that hold no data yet, through the "
         "apps' own write paths, so every index and count is rebuilt. Every file is checked first: a refusal "
-        "names its file, line and field, and nothing is written. --replace replaces an app's current data. "
+        "names its file, line and field, and nothing is written. --replace replaces an app's current data; "
+        "--merge adds the documents to it (a document of an id the app holds replaces it, none is deleted). "
         "Whatever stops an import (an error, SIGTERM, Ctrl-C, a killed process, Redis not answering), the app "
         "ends with its old data or the new; --recover [APP] puts the old data back after an import that was "
         "killed or whose rollback could not reach Redis. See docs/data-exchange.md."
@@ -29,7 +30,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         cli.add_arguments(parser, "import")
-        parser.add_argument("--replace", action="store_true", help="replace the data an app holds now")
+        mode = parser.add_mutually_exclusive_group()
+        mode.add_argument("--replace", action="store_true", help="replace the data an app holds now")
+        mode.add_argument(
+            "--merge", action="store_true", help="add the documents to the app's data, replacing those of the same id"
+        )
         parser.add_argument(
             "--recover",
             nargs="?",
@@ -39,7 +44,7 @@ class Command(BaseCommand):
             help="roll back an interrupted import (of APP, or of every app) to the data held before it",
         )
 
-    def handle(self, *args, directory, only, replace, recover, verbosity, **options):
+    def handle(self, *args, directory, only, replace, merge, recover, verbosity, **options):
         if recover is not None:
             return self.recover(recover or directory)
         base, only = cli.folder_and_apps(directory, only, "import")
@@ -51,13 +56,13 @@ class Command(BaseCommand):
             raise CommandError(f"{base} holds no app's export (expected {', '.join(f'{a}/' for a in known)})")
         with _signals_stop():
             for app in chosen:
-                self.import_app(app, base, replace, verbosity)
+                self.import_app(app, base, replace, merge, verbosity)
         self.stdout.write(self.style.SUCCESS(f"Imported {', '.join(chosen)} from {base}."))
 
-    def import_app(self, app, base, replace, verbosity):
+    def import_app(self, app, base, replace, merge, verbosity):
         with Bars(self.stderr._out, verbosity > 0) as bars:
             try:
-                plan = runner.restore(app, base / app, replace=replace, bar=bars)
+                plan = runner.restore(app, base / app, replace=replace, merge=merge, bar=bars)
             except runner.Refused as exc:
                 bars.close()
                 lines = "\n".join(exc.plan.report.refusal_lines())
