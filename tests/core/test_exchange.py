@@ -578,3 +578,64 @@ class MergeTest(ExchangeTest):
     def test_replace_and_merge_exclude_each_other(self):
         with self.assertRaises(CommandError):
             self.import_(self.base, "--merge", "--replace")
+
+
+class PreviewCountsTest(ExchangeTest):
+    """The preview says what the import adds, changes and deletes, entity by entity; a replace is
+    confirmed with a danger button that names the deletions; a merge deletes nothing."""
+
+    def setUp(self):
+        super().setUp()
+        self.client.force_login(self.make_staff("admin", is_superuser=True))
+
+    def upload(self, name: str, content: bytes, replace: bool = False, merge: bool = False):
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        data = {"file": SimpleUploadedFile(name, content)}
+        data.update({"replace": "on"} if replace else {}, **({"merge": "on"} if merge else {}))
+        return self.client.post("/exchange/orgchart/preview/", data)
+
+    def confirm(self, preview):
+        page = preview.content.decode()
+        fields = {name: re.search(rf'name="{name}" value="([^"]*)"', page) for name in ("upload", "replace", "merge")}
+        return self.client.post("/exchange/orgchart/confirm/", {k: v[1] for k, v in fields.items() if v}, follow=True)
+
+    def row(self, entity, documents, added, changed, deleted) -> str:
+        cells = "".join(f'<td class="num">{n}</td>' for n in (documents, added, changed, deleted))
+        return f'<tr id="change-{entity}"><td><code>{entity}.jsonl</code></td>{cells}</tr>'
+
+    def names(self) -> dict:
+        from orgchart import keys, store
+
+        return {pk: store.get_location(pk).name for pk in exchange_store.ids(keys.location)}
+
+    def test_replace_counts_and_danger_confirm(self):
+        from orgchart import store
+
+        for name in ("Seattle", "Austin", "Boston"):
+            store.save_location(None, name, actor=store.Actor("t"))
+        lines = b'{"id": 2, "name": "Austin TX"}\n{"id": 4, "name": "Denver"}\n'
+        preview = self.upload("locations.jsonl", lines, replace=True)
+        self.assertContains(preview, self.row("locations", 2, 1, 1, 2), html=True)
+        self.assertContains(preview, "It deletes 2 locations.")
+        button = '<button type="submit" class="danger">Confirm the import and replace the data</button>'
+        self.assertContains(preview, button, html=True)
+        self.assertEqual(self.names(), {1: "Seattle", 2: "Austin", 3: "Boston"}, "the preview wrote something")
+        self.assertContains(self.confirm(preview), "Imported 2 locations")
+        self.assertEqual(self.names(), {2: "Austin TX", 4: "Denver"})
+
+    def test_merge_counts_and_confirm(self):
+        from orgchart import store
+
+        for name in ("Seattle", "Austin"):
+            store.save_location(None, name, actor=store.Actor("t"))
+        lines = b'{"id": 2, "name": "Austin TX"}\n{"id": 5, "name": "Denver"}\n'
+        preview = self.upload("locations.jsonl", lines, merge=True)
+        self.assertContains(preview, self.row("locations", 2, 1, 1, 0), html=True)
+        self.assertContains(preview, "nothing is deleted")
+        self.assertNotContains(preview, 'class="danger"')
+        self.assertContains(self.confirm(preview), "Imported 2 locations")
+        self.assertEqual(self.names(), {1: "Seattle", 2: "Austin TX", 5: "Denver"})
+        self.assertEqual(violations(["orgchart"]), [])
+        both = self.upload("locations.jsonl", lines, replace=True, merge=True)
+        self.assertContains(both, "Choose either replace or merge.", status_code=400)
