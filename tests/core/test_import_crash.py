@@ -167,22 +167,24 @@ class CrashSafeReplaceTest(RedisTestCase):
         self.recover("cms")
         self.assertNotContains(self.client.get("/"), "was interrupted")
 
-    def test_sigterm_rolls_back_and_exits_non_zero(self):
+    def test_sigterm_and_sigint_roll_back_and_exit_non_zero(self):
         old = self.now()
         pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-        process = self.drive("pause-after", "200", **pipes)
-        self.assertEqual(process.stdout.readline(), "paused\n")
-        self.assertEqual(journal.Journal("cms").step(), journal.WRITING)
-        self.assertEqual(runner.interrupted(), [], "a running import is not interrupted")
-        with self.assertRaisesMessage(CommandError, "an import of cms is under way in another process"):
-            call_command("import_data", str(self.incoming), "--only", "cms", "--replace", stdout=StringIO())
-        process.send_signal(signal.SIGTERM)
-        out, err = process.communicate(timeout=120)
-        self.assertEqual(process.returncode, 128 + signal.SIGTERM, out + err)
-        self.assertIn("cms: stopped by SIGTERM: the import was rolled back", err)
-        self.assertFalse((self.var / "imports" / "cms").exists())
-        self.assertEqual(self.now(), old)
-        self.assertEqual(violations(["cms"]), [])
+        for number in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(signal=number.name):
+                process = self.drive("pause-after", "200", **pipes)
+                self.assertEqual(process.stdout.readline(), "paused\n")
+                self.assertEqual(journal.Journal("cms").step(), journal.WRITING)
+                self.assertEqual(runner.interrupted(), [], "a running import is not interrupted")
+                with self.assertRaisesMessage(CommandError, "an import of cms is under way in another process"):
+                    call_command("import_data", str(self.incoming), "--only", "cms", "--replace", stdout=StringIO())
+                process.send_signal(number)
+                out, err = process.communicate(timeout=120)
+                self.assertEqual(process.returncode, 128 + number, out + err)
+                self.assertIn(f"cms: stopped by {number.name}: the import was rolled back", err)
+                self.assertFalse((self.var / "imports" / "cms").exists())
+                self.assertEqual(self.now(), old)
+                self.assertEqual(violations(["cms"]), [])
 
     def test_a_paused_redis_keeps_the_journal_and_recover_puts_the_old_data_back(self):
         scratch = ScratchServer()
