@@ -328,8 +328,8 @@ def _written(plan: Plan) -> dict:
 
 
 def _back_up(described: AppExchange, kept: journal.Journal, bar: Bar) -> dict:
-    """Export the app into the journal, check that export as an import would (into its own spool),
-    and sync both to disk: the old data, proven to import again, before anything is cleared."""
+    """Export the app into the journal and check that export as an import would (into its own
+    spool): the old data, proven to import again, kept before anything is cleared."""
     try:
         export(described.app, kept.backup, lambda label, total: bar(f"back up {label}", total))
     except files.TooLong as exc:
@@ -416,7 +416,7 @@ def _merge(described: AppExchange, kept: journal.Journal, folder: Path, plan: Pl
     """The files a merge writes: the backup (the app's data now) with the incoming documents joined in,
     each entity by its order (an id the app holds is replaced, a new one added, none deleted), checked
     whole again (a reference to a document the app holds, a name two documents now share) into a new
-    spool. ``Refused`` names the lines of the merged files, kept in the journal's ``merged/``."""
+    spool. ``Refused`` names the lines of the joined files."""
     merged = kept.folder / "merged"
     merged.mkdir(mode=0o700)
     counts = {}
