@@ -122,8 +122,8 @@ EXCHANGE = AppExchange(
     app="catalog",
     label="The catalog",
     entities=(
-        Entity("products", _export_products, _clean_product, _restore_products),
-        Entity("reviews", _export_reviews, _clean_review, _restore_reviews),
+        Entity("products", _export_products, _clean_product, _restore_products, key=keys.product),
+        Entity("reviews", _export_reviews, _clean_review, _restore_reviews, key=keys.review),
     ),
     counters={entity: keys.ids(entity, 0) for entity in store.ENTITIES},  # their names: see read_counters
     read_counters=store.last_ids,  # each entity's highest id, whatever the partition count

@@ -7,7 +7,9 @@ can change them with ``override_settings``.
 from django.conf import settings
 
 DEFAULTS = {
-    "CMS_REVISIONS_KEPT": 0,  # revisions kept per post; 0 keeps every one
+    # Revisions kept per post (0 keeps every one): the oldest beyond it go in the save's own script. It
+    # bounds a post's size, and so its line in an export (config.exchange.files.MAX_LINE).
+    "CMS_REVISIONS_KEPT": 100,
     "CMS_DIFF_BUDGET": 100_000,  # comparisons one field's diff may make before it shows changed blocks whole
 }
 

@@ -204,8 +204,8 @@ EXCHANGE = AppExchange(
     app="cms",
     label="The CMS",
     entities=(
-        Entity("posts", _export_posts, _clean_post, _restore_posts),
-        Entity("comments", _export_comments, _clean_comment, _restore_comments),
+        Entity("posts", _export_posts, _clean_post, _restore_posts, key=keys.post),
+        Entity("comments", _export_comments, _clean_comment, _restore_comments, key=keys.comment),
     ),
     counters={"post": keys.post_ids(), "comment": keys.comment_ids()},
 )

@@ -26,6 +26,7 @@ class ConfigConfig(AppConfig):
 
     def ready(self):
         from config import core_integrity, keys, signals  # noqa: F401  (registrations)
+        from config.exchange import integrity  # noqa: F401  (registrations)
 
         post_migrate.connect(_sync_roles, sender=self, dispatch_uid="config.sync_roles")
         autodiscover_modules("keys", "integrity", "seeds", "loadtest")

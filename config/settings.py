@@ -78,8 +78,8 @@ SIGNINS_KEPT = 50
 EVENTS_MAXLEN = int(os.environ.get("EVENTS_MAXLEN", "1000"))
 
 # CMS: revisions kept per post; the oldest are trimmed in the save's own
-# transaction. 0 keeps them all.
-CMS_REVISIONS_KEPT = int(os.environ.get("CMS_REVISIONS_KEPT", "0"))
+# transaction. 0 keeps them all (a post's export line then grows with its saves).
+CMS_REVISIONS_KEPT = int(os.environ.get("CMS_REVISIONS_KEPT", "100"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -129,6 +129,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.layout.layout",
+                "config.exchange.context.interrupted_imports",
             ],
             # No "loaders": template_partials sets its own over Django's cached loader, so each
             # template is parsed once per process, with DEBUG on or off.

@@ -187,8 +187,15 @@ EXCHANGE = AppExchange(
     app="orgchart",
     label="The org chart",
     entities=(
-        Entity("locations", _export_locations, _clean_location, _restore_locations),
-        Entity("employees", _export_employees, _clean_employee, _restore_employees, verify=_verify_employees),
+        Entity("locations", _export_locations, _clean_location, _restore_locations, key=keys.location),
+        Entity(
+            "employees",
+            _export_employees,
+            _clean_employee,
+            _restore_employees,
+            verify=_verify_employees,
+            key=keys.employee,
+        ),
         Entity("samples", _export_samples, _clean_samples, _restore_samples, order=("location", "hour")),
     ),
     counters={"employee": keys.employee_ids(), "location": keys.location_ids()},

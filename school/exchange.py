@@ -158,9 +158,15 @@ EXCHANGE = AppExchange(
     app="school",
     label="The school",
     entities=(
-        Entity("courses", _export_courses, _clean_course, _restore_documents("course")),
-        Entity("instructors", _people("instructor"), _clean_person, _restore_documents("instructor")),
-        Entity("students", _people("student"), _clean_person, _restore_documents("student")),
+        Entity("courses", _export_courses, _clean_course, _restore_documents("course"), key=_doc("course")),
+        Entity(
+            "instructors",
+            _people("instructor"),
+            _clean_person,
+            _restore_documents("instructor"),
+            key=_doc("instructor"),
+        ),
+        Entity("students", _people("student"), _clean_person, _restore_documents("student"), key=_doc("student")),
         _relation("instructor", keys.instructor_courses, "teaching"),
         _relation("student", keys.student_courses, "enrolments"),
     ),

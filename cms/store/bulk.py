@@ -7,7 +7,7 @@ import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from cms import keys
+from cms import conf, keys
 from cms.documents import Post, Revision
 from cms.store.core import APP, COMMENTS, TITLES, entries, score
 from config.activity import Actor, Event
@@ -17,9 +17,16 @@ from config.store.bulk import BulkWrite
 from config.store.children import Child
 
 
+def kept(revisions: Sequence[Post]) -> Sequence[Post]:
+    """The newest ``CMS_REVISIONS_KEPT`` of a history written at once, as a save would have kept them."""
+    cap = conf.revisions_kept()
+    return revisions[-cap:] if cap else revisions
+
+
 def queue_new_post(pipe, post: Post, event: Event | None, history: tuple[Post, ...] = ()) -> None:
     """Queue a post's hash, its revisions (a history loaded at once), its index entries and its event."""
     pipe.hset(keys.post(post.id), mapping={**post.to_fields(), **COMMENTS.initial_fields()})
+    history = kept(history)
     if history:
         pipe.zadd(keys.revisions(post.id), {Revision(p).to_json(): p.version for p in history})
     for key, member in entries(post):
@@ -60,7 +67,7 @@ def posts_write(
         derived = COMMENTS.queue_bulk(pipe, post.id, comments.get(post.id, ()))
         pipe.hset(keys.post(post.id), mapping={**post.to_fields(), **derived})
         if len(versions) > 1:
-            pipe.zadd(keys.revisions(post.id), {Revision(p).to_json(): p.version for p in versions[:-1]})
+            pipe.zadd(keys.revisions(post.id), {Revision(p).to_json(): p.version for p in kept(versions[:-1])})
         for key, member in entries(post):
             indexed[key][member] = score(key, post)
     for key, members in indexed.items():

@@ -16,7 +16,10 @@ from config.store import Refused
 
 FORMAT = 1
 MANIFEST = "manifest.json"
-MAX_LINE = 8 * 1024 * 1024  # one document; a post of 20,000 characters with its history fits easily
+# The bytes of one document's line (its newline aside), for the export and the import alike: an export
+# refuses to write a line its import would refuse to read. A CMS post at the default cap of 100
+# revisions, each with a body of 20,000 characters of the widest JSON (6 bytes each), is 12 MB.
+MAX_LINE = 64 * 1024 * 1024
 MAX_DEPTH = 32  # nesting of one document; the formats need 3
 
 
@@ -25,11 +28,23 @@ def dumps(doc: dict) -> str:
     return json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+class TooLong(Refused):
+    """A document whose line would be longer than ``MAX_LINE``: an import would refuse it, so the
+    export stops rather than write a file that cannot be restored."""
+
+
 def write_lines(path: Path, docs: Iterable[dict], advance=lambda n: None) -> int:
     count = 0
-    with path.open("w", encoding="utf-8", newline="\n") as handle:
+    with path.open("wb") as handle:
         for doc in docs:
-            handle.write(dumps(doc) + "\n")
+            line = dumps(doc).encode("utf-8")
+            if len(line) > MAX_LINE:
+                named = f"id {doc['id']}" if "id" in doc else f"line {count + 1}"
+                raise TooLong(
+                    f"{path.name}: the document of {named} is {len(line):,} bytes written out, over the "
+                    f"{MAX_LINE:,} bytes an import reads in one line"
+                )
+            handle.write(line + b"\n")
             count += 1
             advance(1)
     return count
@@ -88,7 +103,7 @@ def read_lines(path: Path, report: Report) -> Iterator[tuple[int, dict]]:
                 return
             number += 1
             if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                report.refuse(f"{name}:{number}", "", f"line longer than {MAX_LINE} bytes")
+                report.refuse(f"{name}:{number}", "", f"line longer than {MAX_LINE:,} bytes")
                 while raw and not raw.endswith(b"\n"):  # skip the rest of it
                     raw = handle.readline(MAX_LINE)
                 continue

@@ -11,10 +11,22 @@ class UploadForm(forms.Form):
     replace = forms.BooleanField(
         required=False,
         label="Replace the data this app holds now",
-        help_text="Without it, an import is refused when the app already holds data.",
+        help_text="Without it (or merge), an import is refused when the app already holds data.",
     )
+    merge = forms.BooleanField(
+        required=False,
+        label="Merge into the data this app holds now",
+        help_text="Adds the documents and replaces those of the same id; deletes nothing.",
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("replace") and data.get("merge"):
+            self.add_error("merge", "Choose either replace or merge.")
+        return data
 
 
 class ConfirmForm(forms.Form):
     upload = forms.CharField(widget=forms.HiddenInput)
     replace = forms.BooleanField(required=False, widget=forms.HiddenInput)
+    merge = forms.BooleanField(required=False, widget=forms.HiddenInput)

@@ -40,6 +40,9 @@ class Entity:
     # Checks that need the whole file (references forward, cycles): given the state ``clean``
     # kept in ``record.state`` and what was seen, yields (where, field, reason) refusals.
     verify: Callable[[dict, Seen], Iterable[tuple[str, str, str]]] | None = None
+    # The key function of one document by its id (keys.product …): which ids the app holds now, for
+    # the preview's counts of what an import adds, changes and deletes. None: a relation or a series.
+    key: store.KeyOf | None = None
 
 
 @dataclass(frozen=True)

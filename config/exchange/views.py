@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from config.exchange import files, runner, uploads
+from config.exchange import files, journal, runner, uploads
 from config.exchange.forms import ConfirmForm, UploadForm
 
 PERMISSION = "config.exchange_data"  # superusers hold every permission
@@ -57,20 +57,27 @@ def download(request, app: str):
         archive = work / f"{app}-export.zip"
         files.pack(work / app, archive)
         handle = archive.open("rb")  # open before the folder goes: the file lives until it is closed
+    except files.TooLong as exc:
+        messages.error(request, f"No export: {exc}.")
+        return redirect(reverse("exchange:screen", args=[app]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return FileResponse(handle, as_attachment=True, filename=f"{app}-export.zip", content_type="application/zip")
 
 
-def _preview(request, described, plan, replace: bool, signed: str = "", status: int = 200):
+def _preview(request, described, plan, replace: bool, signed: str = "", status: int = 200, merge: bool = False):
     confirm = None
-    if signed and plan.ok and (replace or not plan.occupied):
-        confirm = ConfirmForm(initial={"upload": signed, "replace": replace})
+    if signed and plan.ok and (replace or merge or not plan.occupied):
+        confirm = ConfirmForm(initial={"upload": signed, "replace": replace, "merge": merge})
+    changes = runner.changes(plan, replace, merge) if plan.ok else None
     context = {
         "described": described,
         "plan": plan,
-        "replace": replace,
+        "replace": replace and plan.occupied,
+        "merge": merge and plan.occupied,
         "confirm": confirm,
+        "changes": changes,
+        "deleted": [change for change in changes or () if change.deleted],
         "counts": [(e.name, plan.report.counts.get(e.name, 0)) for e in described.entities if e.name in plan.present],
     }
     return render(request, "exchange/preview.html", context, status=status)
@@ -89,12 +96,12 @@ def preview(request, app: str):
     except files.Unreadable as exc:
         form.add_error("file", str(exc))
         return _screen(request, described, form, status=400)
-    plan = runner.check(app, folder)
-    replace = form.cleaned_data["replace"]
+    replace, merge = form.cleaned_data["replace"], form.cleaned_data["merge"]
+    plan = runner.check(app, folder, merge=merge)
     if not plan.ok:
         uploads.discard(folder)
-        return _preview(request, described, plan, replace, status=400)
-    return _preview(request, described, plan, replace, uploads.sign(token, app, request.user.pk))
+        return _preview(request, described, plan, replace, status=400, merge=merge)
+    return _preview(request, described, plan, replace, uploads.sign(token, app, request.user.pk), merge=merge)
 
 
 @administrators
@@ -108,10 +115,10 @@ def confirm(request, app: str):
         messages.error(request, "This upload has expired or was already imported: upload the file again.")
         return back
     try:
-        plan = runner.restore(app, folder, replace=form.cleaned_data["replace"])
+        plan = runner.restore(app, folder, replace=form.cleaned_data["replace"], merge=form.cleaned_data["merge"])
     except runner.Refused as exc:
         return _preview(request, described, exc.plan, form.cleaned_data["replace"], status=400)
-    except runner.Occupied as exc:
+    except (runner.Occupied, runner.Interrupted, runner.Unrestorable, journal.UnderWay, runner.RollbackFailed) as exc:
         messages.error(request, str(exc))
         return back
     finally:

@@ -9,13 +9,15 @@ from io import StringIO
 from pathlib import Path
 from unittest import mock
 
+from django.conf import settings
 from django.core.management import CommandError, call_command
-from django.test import tag
+from django.test import override_settings, tag
 
 from catalog import keys as catalog_keys
 from catalog import store as catalog_store
 from config import trace
-from config.exchange import runner
+from config.activity import Actor
+from config.exchange import files, runner
 from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
@@ -495,3 +497,145 @@ class ScreenTest(ExchangeTest):
         signed = re.search(r'name="upload" value="([^"]+)"', preview.content.decode())[1]
         self.client.post("/exchange/orgchart/confirm/", {"upload": signed, "replace": "True"})
         self.assertEqual(client().hget("orgchart:{orgchart}:location:1", "name"), "Austin")
+
+
+class LineLimitTest(ExchangeTest):
+    """Export and import share one limit on a document's line (``files.MAX_LINE``): what the export
+    writes, the import reads back."""
+
+    def test_a_post_saved_110_times_with_a_long_body_exports_and_imports_back(self):
+        from cms import store
+
+        body = "😀" * 20_000  # the longest body, of characters four bytes long in UTF-8
+        content = {"title": "Long", "body": body, "author": "ann", "status": "draft"}
+        with override_settings(CMS_REVISIONS_KEPT=0):  # every revision kept: the line grows with each save
+            post = store.create_post(content, actor=Actor("ann"), comment="", at=1_767_600_000.0)
+            for n in range(1, 111):
+                changed = {**content, "body": f"{n}{body[len(str(n)) :]}"}
+                store.save_post(
+                    post.id, changed, base_version=n, actor=Actor("bob"), comment="", at=1_767_600_000.0 + n
+                )
+            first = self.export("first", "cms")
+            line = (first / "cms" / "posts.jsonl").read_bytes()
+            self.assertGreater(len(line), 8 * 1024 * 1024)  # the import refused such a line before
+            flush_test_redis()
+            self.import_(first)
+            self.assertEqual(violations(["cms"]), [])
+            self.assertEqual(files_of(self.export("second", "cms")), files_of(first))
+
+    def test_the_export_refuses_a_line_the_import_would_refuse(self):
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        first = self.export("first", "orgchart")
+        size = len((first / "orgchart" / "locations.jsonl").read_bytes()) - 1  # the newline aside
+        with mock.patch.object(files, "MAX_LINE", size):
+            self.assertEqual(files_of(self.export("again", "orgchart")), files_of(first))
+            flush_test_redis()
+            self.import_(first)
+            self.assertEqual(client().hget("orgchart:{orgchart}:location:1", "name"), "Seattle")
+        with mock.patch.object(files, "MAX_LINE", size - 1):
+            with self.assertRaisesMessage(CommandError, f"locations.jsonl: the document of id 1 is {size} bytes"):
+                self.export("third", "orgchart")
+            with self.assertRaisesMessage(CommandError, f"locations.jsonl:1: line longer than {size - 1} bytes"):
+                self.import_(first, "--replace")
+
+
+class MergeTest(ExchangeTest):
+    """``--merge``: the documents added to the app's data, one of an id the app holds replacing it,
+    none deleted; references may name what the app holds."""
+
+    def test_adds_and_updates_without_deleting(self):
+        from orgchart import store
+
+        seattle = store.save_location(None, "Seattle", actor=store.Actor("t"))
+        store.save_location(None, "Austin", actor=store.Actor("t"))
+        folder = self.base / "in" / "orgchart"
+        self.write(folder, "locations.jsonl", [{"id": 2, "name": "Austin TX"}, {"id": 5, "name": "Boston"}])
+        employee = {"id": 1, "name": "Cy", "title": "", "manager": None, "location": seattle}
+        self.write(folder, "employees.jsonl", [employee])  # at a location only the app holds
+        with self.assertRaisesMessage(CommandError, "employees.jsonl:1: location: no location has id 1"):
+            self.import_(folder.parent)  # alone, the files name a location they do not hold
+        out = self.import_(folder.parent, "--merge")
+        self.assertIn("orgchart: imported 2 locations, 1 employees", out)
+        names = {pk: store.get_location(pk).name for pk in (1, 2, 5)}
+        self.assertEqual(names, {1: "Seattle", 2: "Austin TX", 5: "Boston"})
+        self.assertEqual(store.get_employee(1).location, seattle)
+        self.assertEqual(violations(["orgchart"]), [])
+        self.assertFalse((Path(settings.VAR_DIR) / "imports" / "orgchart").exists())
+
+    def test_a_merge_that_would_break_a_rule_is_refused_with_nothing_written(self):
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        before = snapshot("orgchart:")
+        folder = self.base / "in" / "orgchart"
+        self.write(folder, "employees.jsonl", [{"id": 1, "name": "Cy", "title": "", "manager": None, "location": 9}])
+        with self.assertRaisesMessage(CommandError, "employees.jsonl:1: location: no location has id 9"):
+            self.import_(folder.parent, "--merge")
+        self.assertEqual(snapshot("orgchart:"), before)
+
+    def test_replace_and_merge_exclude_each_other(self):
+        with self.assertRaises(CommandError):
+            self.import_(self.base, "--merge", "--replace")
+
+
+class PreviewCountsTest(ExchangeTest):
+    """The preview says what the import adds, changes and deletes, entity by entity; a replace is
+    confirmed with a danger button that names the deletions; a merge deletes nothing."""
+
+    def setUp(self):
+        super().setUp()
+        self.client.force_login(self.make_staff("admin", is_superuser=True))
+
+    def upload(self, name: str, content: bytes, replace: bool = False, merge: bool = False):
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        data = {"file": SimpleUploadedFile(name, content)}
+        data.update({"replace": "on"} if replace else {}, **({"merge": "on"} if merge else {}))
+        return self.client.post("/exchange/orgchart/preview/", data)
+
+    def confirm(self, preview):
+        page = preview.content.decode()
+        fields = {name: re.search(rf'name="{name}" value="([^"]*)"', page) for name in ("upload", "replace", "merge")}
+        return self.client.post("/exchange/orgchart/confirm/", {k: v[1] for k, v in fields.items() if v}, follow=True)
+
+    def row(self, entity, documents, added, changed, deleted) -> str:
+        cells = "".join(f'<td class="num">{n}</td>' for n in (documents, added, changed, deleted))
+        return f'<tr id="change-{entity}"><td><code>{entity}.jsonl</code></td>{cells}</tr>'
+
+    def names(self) -> dict:
+        from orgchart import keys, store
+
+        return {pk: store.get_location(pk).name for pk in exchange_store.ids(keys.location)}
+
+    def test_replace_counts_and_danger_confirm(self):
+        from orgchart import store
+
+        for name in ("Seattle", "Austin", "Boston"):
+            store.save_location(None, name, actor=store.Actor("t"))
+        lines = b'{"id": 2, "name": "Austin TX"}\n{"id": 4, "name": "Denver"}\n'
+        preview = self.upload("locations.jsonl", lines, replace=True)
+        self.assertContains(preview, self.row("locations", 2, 1, 1, 2), html=True)
+        self.assertContains(preview, "It deletes 2 locations.")
+        button = '<button type="submit" class="danger">Confirm the import and replace the data</button>'
+        self.assertContains(preview, button, html=True)
+        self.assertEqual(self.names(), {1: "Seattle", 2: "Austin", 3: "Boston"}, "the preview wrote something")
+        self.assertContains(self.confirm(preview), "Imported 2 locations")
+        self.assertEqual(self.names(), {2: "Austin TX", 4: "Denver"})
+
+    def test_merge_counts_and_confirm(self):
+        from orgchart import store
+
+        for name in ("Seattle", "Austin"):
+            store.save_location(None, name, actor=store.Actor("t"))
+        lines = b'{"id": 2, "name": "Austin TX"}\n{"id": 5, "name": "Denver"}\n'
+        preview = self.upload("locations.jsonl", lines, merge=True)
+        self.assertContains(preview, self.row("locations", 2, 1, 1, 0), html=True)
+        self.assertContains(preview, "nothing is deleted")
+        self.assertNotContains(preview, 'class="danger"')
+        self.assertContains(self.confirm(preview), "Imported 2 locations")
+        self.assertEqual(self.names(), {1: "Seattle", 2: "Austin TX", 5: "Denver"})
+        self.assertEqual(violations(["orgchart"]), [])
+        both = self.upload("locations.jsonl", lines, replace=True, merge=True)
+        self.assertContains(both, "Choose either replace or merge.", status_code=400)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.core.management import call_command
 
+from cms import keys as cms_keys
 from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
@@ -68,6 +69,30 @@ class ExchangeBrowserTest(BrowserTestCase):
         self.assertEqual(violations(["cms"]), [])
         with zipfile.ZipFile(io.BytesIO(self.client_download())) as again:
             self.assertEqual({name: again.read(name) for name in again.namelist()}, downloaded)
+
+        # The same zip over the data it now holds: the preview counts what a replace changes and
+        # deletes, and its confirm is a danger button; a merge deletes nothing.
+        kept = work / "posts.jsonl"
+        kept.write_bytes(b"".join(downloaded["posts.jsonl"].splitlines(keepends=True)[:60]))
+        page.goto(self.url("/exchange/cms/"))
+        page.set_input_files("input[name=file]", str(kept))
+        page.check("input[name=replace]")
+        page.click("text=Preview the import")
+        self.assertEqual(page.locator("#change-posts td").all_inner_texts()[1:], ["60", "0", "60", "40"])
+        self.assertIn("It deletes 40 posts and", page.locator("#confirm").inner_text())
+        button = page.locator("#confirm button")
+        self.assertEqual(
+            (button.inner_text(), button.get_attribute("class")), ("Confirm the import and replace the data", "danger")
+        )
+        self.screenshot("exchange-replace-preview")
+        page.goto(self.url("/exchange/cms/"))
+        page.set_input_files("input[name=file]", str(kept))
+        page.check("input[name=merge]")
+        page.click("text=Preview the import")
+        self.assertEqual(page.locator("#change-posts td").all_inner_texts()[1:], ["60", "0", "60", "0"])
+        page.click("text=Confirm the import and merge")
+        page.wait_for_selector("text=Imported 60 posts")
+        self.assertEqual(len(exchange_store.ids(cms_keys.post)), 100)
 
     def client_download(self) -> bytes:
         with self.page.expect_download() as caught:

@@ -1,8 +1,8 @@
 """Export each app's documents as JSON Lines: DIR/<app>/<entity>.jsonl and DIR/<app>/manifest.json."""
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from config.exchange import cli, runner
+from config.exchange import cli, files, runner
 from config.exchange.progress import Bars
 
 
@@ -21,7 +21,10 @@ class Command(BaseCommand):
         known = runner.exchanges()
         for app in only or known:
             with Bars(self.stderr._out, verbosity > 0) as bars:
-                counts = runner.export(app, base / app, bars)
+                try:
+                    counts = runner.export(app, base / app, bars)
+                except files.TooLong as exc:
+                    raise CommandError(f"{app}: {exc}") from None
             if verbosity:
                 listed = ", ".join(f"{n} {name}" for name, n in counts.items())
                 self.stdout.write(f"{app}: {listed} -> {base / app}")
