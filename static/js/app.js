@@ -24,6 +24,24 @@
     if (event.target instanceof HTMLImageElement && event.target.matches("[data-fallback]")) fallBack(event.target);
   }, true);
 
+  // A chart's bar shows its values below the chart on a tap, a click or a hover: touch has no hover.
+  const showBar = (bar) => {
+    const figure = bar.closest("figure");
+    const readout = figure && figure.querySelector(".chart-readout");
+    if (!readout) return;
+    figure.querySelectorAll(".bucket.chosen").forEach((other) => other.classList.remove("chosen"));
+    bar.classList.add("chosen");
+    readout.textContent = bar.getAttribute("aria-label");
+  };
+  document.addEventListener("click", (event) => {
+    const bar = event.target.closest?.(".chart-svg .bucket");
+    if (bar) showBar(bar);
+  });
+  document.addEventListener("pointerover", (event) => {
+    const bar = event.pointerType === "mouse" && event.target.closest?.(".chart-svg .bucket");
+    if (bar) showBar(bar);
+  });
+
   const start = (root) => {
     root.querySelectorAll("[data-expires-ms]").forEach(countDown);
     // Images that failed before this script ran.
