@@ -141,6 +141,7 @@ def product_glob(p: int) -> str:
     "zset",
     f"{EBOOK}: referenced one-to-many (unbounded)",
     "The ids of a product's reviews, scored by publication time.",
+    scores="time",
     why="Reviews are unbounded, so they live in hashes of their own; this sorted set references them in "
     "time order, so a page of the newest is ZREVRANGE-shaped (SORT BY nosort GET joins the fields).",
     screens=(*DETAIL, "catalog:review_list"),
@@ -171,6 +172,7 @@ def review_glob(p: int) -> str:
     "zset",
     "Index (sorted set of ids)",
     "Every product id, scored by creation time: enumerates products and orders the list by newest.",
+    scores="time",
     why="A sorted set pages with ZRANGE offsets and joins with the type and tag sets inside Redis "
     "(ZINTERSTORE), so no screen ever loads every id.",
     screens=LIST,
@@ -240,6 +242,7 @@ def type_index(type_slug: str, p: int | str) -> str:
     f"{EBOOK}: polymorphic pattern, a sorted index per type",
     "The ids of the products of one type, scored by creation time: the list filtered by type alone, "
     "newest or oldest first.",
+    scores="time",
     why="The list's commonest filter is one type in the default order; a sorted set per type makes it a "
     "ZRANGE-shaped page (SORT ... BY nosort LIMIT GET) that costs the page, not an intersection of the "
     "whole creation index with the type set on every request. Written beside the type set in the "

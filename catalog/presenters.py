@@ -2,7 +2,7 @@
 
 The templates write every row, chip and card; here each list row gets its link
 (one ``reverse`` for the page, ``url_for_each``), its type's label and its
-price and rating as the screens print them. Rows and chips are dicts: the
+rating as the screens print it (the price goes to the ``money`` filter as stored). Rows and chips are dicts: the
 template language finds a key at its first try, where an attribute costs it a
 failed lookup first, and a list page reads a few hundred of them.
 """
@@ -24,11 +24,6 @@ from config.listing import url_for_each
 DASH = "—"
 NUMERIC = ("int", "decimal")
 _CENT = Decimal("0.01")
-
-
-def price_text(price: Decimal | None) -> str:
-    """A price as ``{{ price }}`` shows it (no thousands separator here): "—" when unset."""
-    return DASH if price is None else f"{price:f}"
 
 
 def rating_text(average: float | None) -> str:
@@ -72,7 +67,7 @@ def product_rows(rows, columns: list[dict]) -> list[dict]:
             "brand": row.brand,
             "sku": row.sku,
             "tags": row.tags,
-            "price": price_text(row.price),
+            "price": row.price,  # printed by the money filter
             "rating": rating_of(row.num_reviews, row.sum_ratings),
             "reviews": row.num_reviews,
             "cells": [{**c, "text": row.attrs.get(c["name"]) or DASH} for c in columns],

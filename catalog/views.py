@@ -148,7 +148,7 @@ def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
     links, and the unbound review form rendered once a process."""
     return {
         "product": product,
-        "price": presenters.price_text(product.price),
+        "price": product.price,  # printed by the money filter
         "average": presenters.rating_of(product.num_reviews, product.sum_ratings),
         "recent_reviews": presenters.review_items(product.recent, product.id),
         "review_form": review_form,  # a refused review's form; else the fields rendered once, below

@@ -80,6 +80,7 @@ def revisions(post_id: int | str) -> str:
     "zset",
     "Referenced one-to-many (source of truth of the partial embed)",
     "The ids of a post's comments, scored by when they were written.",
+    scores="time",
     why="The sorted set is the source of truth for the post's comments; ZREVRANGE gives the newest for the embed "
     "and SORT … BY nosort LIMIT pages them with each comment's fields in one round trip.",
     screens=("cms:post_detail", "cms:comment_list", "cms:comment_add"),
@@ -105,6 +106,7 @@ def comment(comment_id: int | str) -> str:
     "zset",
     "Secondary index: sorted set",
     "Every post id, scored by when it was last saved: the post list's default order.",
+    scores="time",
     why="A sorted set pages in time order (SORT … BY nosort LIMIT) and enumerates the posts without SCAN.",
     screens=LIST,
 )
@@ -116,6 +118,7 @@ def by_updated() -> str:
     "zset",
     "Secondary index: sorted set per value",
     "The ids of the posts in one status (draft, published), scored by when they were last saved.",
+    scores="time",
     why="Scored like the main index, so a status filter is already in list order; two filters are one ZINTERSTORE.",
     screens=LIST,
 )
@@ -129,6 +132,7 @@ def by_status(status: str) -> str:
     "zset",
     "Secondary index: sorted set per value",
     "The ids of one author's posts, scored by when they were last saved.",
+    scores="time",
     why="Scored like the main index, so the author filter reads in list order without sorting.",
     screens=LIST,
 )

@@ -115,6 +115,7 @@ def seed_marker() -> str:
     "zset",
     "Sliding-window rate limit (the key-value design notes)",
     "Failed sign-ins for one username in the last window, scored by time.",
+    scores="time",
     why="Scores are timestamps, so ZREMRANGEBYSCORE drops what left the window and ZCARD counts the rest. "
     "The key expires with its window, so idle users leave nothing behind.",
     screens=("login",),
@@ -133,6 +134,7 @@ def failed_signins_user(username: str) -> str:
     "zset",
     "Sliding-window rate limit (the key-value design notes)",
     "Failed sign-ins from one client address in the last window, scored by time.",
+    scores="time",
     why="The same window per address stops one client from trying many usernames. It expires with its window.",
     screens=("login",),
 )

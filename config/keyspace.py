@@ -32,6 +32,7 @@ class KeyPattern:
     screens: tuple[str, ...] = ()  # URL names of the screens that read or write it
     index: str = ""  # a key (set or sorted set of ids) that enumerates this pattern's keys, if one exists
     url: str = ""  # path of the screen showing one document of this pattern, "{id}" for its id segment
+    scores: str = ""  # "time" where a sorted set's scores are Unix times: the key browser shows dates
     # The key of one document by its id, where the declaring function takes the id alone: its other
     # segments may follow from the id (a catalog partition's tag), which the glob cannot say.
     of_id: Callable[[str], str] | None = field(default=None, compare=False, repr=False)

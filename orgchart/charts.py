@@ -1,11 +1,14 @@
 """The geometry of the SVG charts of the temperature rollups: numbers and times only, no stored text.
 
 Each chart spans its whole window (24 hours, 30 days, 12 months), one slot per bucket, so a
-gap in the readings shows as a gap. The geometry is computed on the rollups' integers
-(hundredths of a degree); a float appears only in the labels. Each bucket is a focusable
-group whose ``<title>`` gives its time, mean, min, max and sample count, on hover or focus.
-The SVG has a viewBox and no fixed size, so it scales with its card; its markup is the location
-page's template.
+gap in the readings shows as a gap. The window ends at the sensor's newest reading, so each
+title names the period it shows from the buckets' own times, never "the last 24 hours" of a feed
+that stopped long ago. The geometry is computed on the rollups' integers (hundredths of a
+degree); a float appears only in the labels. Each bucket is a group whose ``<title>`` and
+accessible name give its time, mean, min, max and sample count; a tap, a click or a hover shows
+them below the chart (``static/js/app.js``), and the same values come as a table behind one
+button, so the keyboard meets one tab stop per chart, not one per bar. The SVG has a viewBox and
+no fixed size, so it scales with its card; its text grows on a narrow card (``app.css``).
 """
 
 from __future__ import annotations
@@ -26,19 +29,31 @@ MIN_FILLED = 2  # buckets with readings a chart needs before it draws anything
 
 @dataclass(frozen=True)
 class Window:
-    """How one chart names its buckets: the tooltip's time, the axis labels, every how many slots."""
+    """How one chart names its buckets: the tooltip's time, the axis labels, every how many slots,
+    and its title's period (``period`` of the first and the last bucket, then ``zone``)."""
 
-    title: str
+    what: str  # the title before its period
     unit: str  # what a bucket is, plural: "hours"
     axis: str  # the x axis title
     when: str  # strftime of a bucket in its tooltip
     tick: str  # strftime of an x axis label
     tick_every: int
+    period: str  # strftime of the title's first and last bucket
+    zone: str = ""
+
+    def title(self, slots) -> str:
+        """The title with the window's span: "Hourly mean, min and max, 2026-01-04 02:00 to 2026-01-05 01:00 UTC"."""
+        if not slots:
+            return self.what
+        first, last = slots[0].strftime(self.period), slots[-1].strftime(self.period)
+        return f"{self.what}, {first} to {last}{self.zone}"
 
 
-HOURS = Window("Last 24 hours: hourly mean, min and max", "hours", "hour (UTC)", "%Y-%m-%d %H:00", "%H:00", 4)
-DAYS = Window("Last 30 days: daily mean, min and max", "days", "day (UTC)", "%a %Y-%m-%d", "%b %d", 5)
-MONTHS = Window("Last 12 months: monthly mean, min and max", "months", "month", "%B %Y", "%b %y", 2)
+HOURS = Window(
+    "Hourly mean, min and max", "hours", "hour (UTC)", "%Y-%m-%d %H:00", "%H:00", 4, "%Y-%m-%d %H:00", " UTC"
+)
+DAYS = Window("Daily mean, min and max", "days", "day (UTC)", "%a %Y-%m-%d", "%b %d", 5, "%Y-%m-%d", " (UTC days)")
+MONTHS = Window("Monthly mean, min and max", "months", "month", "%B %Y", "%b %y", 2, "%B %Y")
 
 
 @dataclass(frozen=True)
@@ -53,8 +68,9 @@ class Tick:
 
 @dataclass(frozen=True)
 class Bucket:
-    """One slot with readings: the min–max bar (x, y, width, height), the mean's dot (cx, cy), and
-    the sentence its tooltip and its accessible name give."""
+    """One slot with readings: the min–max bar (x, y, width, height), the mean's dot (cx, cy), the
+    whole slot's column a tap hits (hit_x, hit_width), the sentence its tooltip, its accessible name
+    and the readout give, and its values for the chart's table."""
 
     label: str
     x: float
@@ -63,6 +79,13 @@ class Bucket:
     height: float
     cx: float
     cy: float
+    hit_x: float = 0
+    hit_width: float = 0
+    when: str = ""
+    mean: str = ""
+    low: str = ""
+    high: str = ""
+    samples: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,7 +99,9 @@ class Chart:
     grid_right: ClassVar[int] = WIDTH - RIGHT
     value_label_x: ClassVar[int] = LEFT - 6
     value_title_y: ClassVar[float] = TOP + PLOT_H / 2
-    time_label_y: ClassVar[int] = HEIGHT - BOTTOM + 16
+    time_label_y: ClassVar[int] = HEIGHT - BOTTOM + 6  # the labels hang from it, whatever their size
+    plot_top: ClassVar[int] = TOP
+    plot_height: ClassVar[int] = PLOT_H
     time_title_x: ClassVar[float] = LEFT + PLOT_W / 2
     time_title_y: ClassVar[int] = HEIGHT - 4
 
@@ -94,8 +119,8 @@ class Chart:
 
     @cached_property
     def svg(self) -> str:
-        """The chart drawn by ``orgchart/chart.html``: once per chart, which ``rollup_chart`` keeps
-        until a reading changes a rollup it shows."""
+        """The chart drawn by ``orgchart/chart.html`` (the SVG, its readout and its values' table):
+        once per chart, which ``rollup_chart`` keeps until a reading changes a rollup it shows."""
         return render_to_string("orgchart/chart.html", {"chart": self})
 
     @property
@@ -135,7 +160,7 @@ def rollup_chart(rollups, slots: list[datetime], window: Window) -> Chart:
 def _drawn(rollups: tuple, slots: tuple, window: Window) -> Chart:
     index = {slot: i for i, slot in enumerate(slots)}
     placed = [(index[r.start], r) for r in rollups if r.start in index]
-    chart = Chart(window.title, window.unit, window.axis, len(slots), len(placed))
+    chart = Chart(window.title(slots), window.unit, window.axis, len(slots), len(placed))
     if chart.empty:
         return chart
     low, high = min(r.min for _, r in placed), max(r.max for _, r in placed)
@@ -160,12 +185,26 @@ def _drawn(rollups: tuple, slots: tuple, window: Window) -> Chart:
     buckets = []
     for i, r in placed:
         mean = r.sum / r.count
-        label = (
-            f"{r.start.strftime(window.when)}: mean {mean / 100:.2f} °C, "
-            f"min {r.min / 100:.2f} °C, max {r.max / 100:.2f} °C, {r.count:,} samples"
-        )
+        when, values = r.start.strftime(window.when), (f"{mean / 100:.2f}", f"{r.min / 100:.2f}", f"{r.max / 100:.2f}")
+        label = f"{when}: mean {values[0]} °C, min {values[1]} °C, max {values[2]} °C, {r.count:,} samples"
         height = max(round(y(r.min) - y(r.max), 1), 1.0)
-        buckets.append(Bucket(label, round(x(i) - bar_w / 2, 1), y(r.max), bar_w, height, x(i), y(mean)))
+        hit_x = round(LEFT + i * slot_w, 1)
+        buckets.append(
+            Bucket(
+                label,
+                round(x(i) - bar_w / 2, 1),
+                y(r.max),
+                bar_w,
+                height,
+                x(i),
+                y(mean),
+                hit_x,
+                round(slot_w, 1),
+                when,
+                *values,
+                f"{r.count:,}",
+            )  # fmt: skip
+        )
     return replace(
         chart, low=low, high=high, value_ticks=value_ticks, time_ticks=time_ticks,
         mean_path=" ".join(line), buckets=tuple(buckets),

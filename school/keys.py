@@ -215,6 +215,7 @@ def student_courses(student_id: int) -> str:
     "zset",
     f"{_TTL}: index of live holds",
     "Student ids holding a seat in one course, scored by the hold's expiry (ms): ZCOUNT now..+inf are live.",
+    scores="time",
     why="Counting live holds needs no KEYS: members whose score is past are dead and ignored, and every "
     "seat write prunes them, so the set never outgrows the course's capacity.",
     screens=("school:course_detail",),

@@ -24,8 +24,79 @@
     if (event.target instanceof HTMLImageElement && event.target.matches("[data-fallback]")) fallBack(event.target);
   }, true);
 
+  // A table wider than its box: the box says so (.scrolls-x: a cue and an edge shadow, app.css) until
+  // it is scrolled through (.at-end), and the row's name stays put: the first column with a link,
+  // with the checkbox columns before it (.stuck, each at its own left offset), so price or capacity
+  // come into view beside the row they belong to. Measured again whenever the box changes size.
+  const stickKeyColumn = (table, on) => {
+    table.querySelectorAll(".stuck").forEach((cell) => cell.classList.remove("stuck", "stuck-last"));
+    const first = table.tBodies[0] && table.tBodies[0].rows[0];
+    if (!on || !first) return;
+    const cells = [...first.cells];
+    const key = Math.max(0, cells.findIndex((cell) => cell.querySelector("a[href]")));
+    const stuck = cells.slice(0, key).flatMap((cell, i) => cell.querySelector("input[type=checkbox]") ? [i] : []);
+    stuck.push(key);
+    const lefts = [];
+    stuck.reduce((left, i) => { lefts.push(left); return left + cells[i].offsetWidth; }, 0);
+    for (const row of table.rows) {
+      if (row.cells.length !== cells.length) continue;  // a row that spans columns scrolls with the rest
+      stuck.forEach((i, n) => {
+        const cell = row.cells[i];
+        cell.classList.add("stuck");
+        cell.classList.toggle("stuck-last", i === key);
+        cell.style.setProperty("--stick-left", `${lefts[n]}px`);  // CSSOM: the CSP refuses style attributes, not this
+      });
+    }
+  };
+  const markScroll = (box, measure) => {
+    const wide = box.scrollWidth > box.clientWidth + 1;
+    if (measure || wide !== box.classList.contains("scrolls-x")) {
+      box.classList.toggle("scrolls-x", wide);
+      box.querySelectorAll(":scope > table").forEach((table) => stickKeyColumn(table, wide));
+    }
+    box.classList.toggle("at-end", wide && box.scrollLeft + box.clientWidth >= box.scrollWidth - 2);
+  };
+  const sized = new ResizeObserver((entries) => entries.forEach((entry) => markScroll(entry.target, true)));
+  const watchTable = (table) => {
+    const box = table.parentElement;
+    if (!box) return;
+    if (box.dataset.scrollWatched) return markScroll(box, true);  // a new table in a box already watched
+    box.dataset.scrollWatched = "1";
+    box.addEventListener("scroll", () => markScroll(box, false), {passive: true});
+    sized.observe(box);
+  };
+
+  // Filters behind a button (<details class="filter-panel">): open on a wide screen, closed on a
+  // phone, and as the user left them when htmx swaps the list (and its form) for the next one.
+  const wide = window.matchMedia("(min-width: 901px)");
+  let filtersOpen = null;
+  document.addEventListener("toggle", (event) => {
+    if (event.target.matches?.(".filter-panel")) filtersOpen = event.target.open;
+  }, true);
+
+  // A chart's bar shows its values below the chart on a tap, a click or a hover: touch has no hover.
+  const showBar = (bar) => {
+    const figure = bar.closest("figure");
+    const readout = figure && figure.querySelector(".chart-readout");
+    if (!readout) return;
+    figure.querySelectorAll(".bucket.chosen").forEach((other) => other.classList.remove("chosen"));
+    bar.classList.add("chosen");
+    readout.textContent = bar.getAttribute("aria-label");
+  };
+  document.addEventListener("click", (event) => {
+    const bar = event.target.closest?.(".chart-svg .bucket");
+    if (bar) showBar(bar);
+  });
+  document.addEventListener("pointerover", (event) => {
+    const bar = event.pointerType === "mouse" && event.target.closest?.(".chart-svg .bucket");
+    if (bar) showBar(bar);
+  });
+
   const start = (root) => {
     root.querySelectorAll("[data-expires-ms]").forEach(countDown);
+    root.querySelectorAll("main table").forEach(watchTable);
+    if (root.matches?.("main table")) watchTable(root);
+    root.querySelectorAll(".filter-panel").forEach((panel) => { panel.open = filtersOpen ?? wide.matches; });
     // Images that failed before this script ran.
     root.querySelectorAll("img[data-fallback]").forEach((img) => {
       if (img.complete && img.naturalWidth === 0) fallBack(img);

@@ -106,8 +106,8 @@ class PagesTest(RedisTestCase):
         self.assertIn('<th class="num" data-type-field="battery_life">Battery life (hours)</th>', page)
         self.assertIn('<td class="num rating">4.50</td>', page)
         self.assertIn('<span class="tag">wireless</span>', page)
-        self.assertIn('<td class="num">99.00</td>', page)
-        self.assertIn('<td class="num">—</td>', page)  # the unpriced one
+        self.assertIn('<td class="num price">$99.00</td>', page)
+        self.assertIn('<td class="num price">—</td>', page)  # the unpriced one
         self.assertIn('data-type="earbuds" aria-current="true">earbuds · 2</a>', page)
 
     def test_the_product_page_prints_stored_text_escaped_and_links_only_web_addresses(self):

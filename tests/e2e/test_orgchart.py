@@ -56,8 +56,10 @@ class OrgChartBrowserTest(BrowserTestCase):
         self.page.goto(self.url(f"/orgchart/locations/{where}/"))
         self.assertEqual(self.page.locator("#temperature svg").count(), 3)
         bar = self.page.locator("#temperature svg .bucket").first
-        bar.focus()  # a bar takes focus and names its values
-        self.assertRegex(bar.get_attribute("aria-label"), r"mean -?\d+\.\d\d °C, min .* samples$")
+        self.assertRegex(bar.get_attribute("aria-label"), r"mean -?\d+\.\d\d °C, min .* samples$")  # its values
+        bar.click()  # a click or a tap shows them below the chart
+        readout = self.page.locator("#temperature .chart-readout").first
+        self.assertEqual(readout.inner_text(), bar.get_attribute("aria-label"))
         width = self.page.locator("#temperature svg").first.bounding_box()["width"]
         self.assertGreater(width, 400)  # scaled to its card, not a fixed size
         self.assertIn("Staff (7)", self.page.locator("#staff h2").inner_text())

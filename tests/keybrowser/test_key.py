@@ -44,6 +44,20 @@ class KeyTypesTest(KeysTestCase):
         )
         self.assertEqual(rows, [("0", "ann", "1"), ("1", "bob", "2.5"), ("2", "cy", "30")])
 
+    def test_a_sorted_set_scored_by_time_shows_each_score_as_its_date(self):
+        key = "cms:{cms}:index:updated"  # registered with scores that are Unix times
+        raw_client().zadd(key, {"7": 1736658178.5, "9": 1748614300})
+        html = self.client.get(key_url(key)).content.decode()
+        self.assertIn("Score (a time)", html)
+        shown = re.findall(r'<time datetime="([^"]+)">([^<]+)</time> <span class="muted score">([^<]+)</span>', html)
+        self.assertEqual(
+            shown,
+            [
+                ("2025-01-12T05:02:58.500000+00:00", "2025-01-12 05:02:58.500 UTC", "1736658178.5"),
+                ("2025-05-30T14:11:40+00:00", "2025-05-30 14:11:40 UTC", "1748614300"),
+            ],
+        )
+
     def test_list_shows_a_range(self):
         raw_client().rpush("odd:list", "first", "second")
         response = self.client.get(key_url("odd:list"))

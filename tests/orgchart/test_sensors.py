@@ -292,7 +292,8 @@ class ChartTest(RedisTestCase):
                 "2026-01-05 01:00: mean 19.00 °C, min 18.50 °C, max 19.50 °C, 2 samples",
             ],
         )
-        self.assertEqual(svg.count('tabindex="0"'), 2)  # each bar takes focus, and shows its title
+        self.assertNotIn("tabindex", svg)  # no bar is a tab stop: the values' table is the keyboard's way
+        self.assertEqual(svg.count('role="img" aria-label="2026-01-05 0'), 2)  # each bar named by its values
         self.assertIn('viewBox="0 0 600 220"', svg)
         self.assertNotIn("width=", svg.split(">", 1)[0])  # no fixed size: it scales with its card
         self.assertIn(">°C</text>", svg)
@@ -302,6 +303,31 @@ class ChartTest(RedisTestCase):
         self.assertTrue(days.empty)  # one day of readings: too little to draw honestly
         self.assertEqual(days.empty_text, "Only 1 of these 30 days has readings so far: a chart needs 2.")
         self.assertEqual(months.empty_text, "Only 1 of these 12 months has readings so far: a chart needs 2.")
+
+    def test_each_title_names_the_period_it_shows_from_the_readings_own_times(self):
+        # Readings that stopped long ago: the titles name their own window, not "the last 24 hours".
+        store.record_readings(self.pk, [(HOUR0 + 60, 20.0), (HOUR0 + 3660, 21.0)])
+        hours, days, months = self.charts()
+        self.assertEqual(hours.title, "Hourly mean, min and max, 2026-01-04 02:00 to 2026-01-05 01:00 UTC")
+        self.assertEqual(days.title, "Daily mean, min and max, 2025-12-07 to 2026-01-05 (UTC days)")
+        self.assertEqual(months.title, "Monthly mean, min and max, February 2025 to January 2026")
+        page = self.client.get(f"/orgchart/locations/{self.pk}/").content.decode()
+        self.assertIn(f"<h3>{hours.title}</h3>", page)
+        self.assertNotIn("Last 24 hours", page)
+
+    def test_the_values_come_as_a_table_behind_one_button_and_a_tap_readout(self):
+        store.record_readings(self.pk, [(HOUR0 + 60, 20.0), (HOUR0 + 120, 22.0), (HOUR0 + 3660, 18.5)])
+        page = self.client.get(f"/orgchart/locations/{self.pk}/").content.decode()
+        self.assertIn('<output class="chart-readout muted" aria-live="polite">', page)
+        rows = re.findall(r"<tr><td>([^<]+)</td>((?:<td class=\"num\">[^<]*</td>)+)</tr>", page)
+        cells = [(when, re.findall(r">([^<]*)<", values)[::2]) for when, values in rows]
+        self.assertEqual(
+            cells,
+            [
+                ("2026-01-05 00:00", ["21.00", "20.00", "22.00", "2"]),
+                ("2026-01-05 01:00", ["18.50", "18.50", "18.50", "1"]),
+            ],
+        )
 
     def test_the_y_axis_has_round_ticks_around_the_data(self):
         store.record_readings(self.pk, [(HOUR0 + 60, 19.2), (HOUR0 + 3660, 23.7)])
