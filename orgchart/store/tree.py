@@ -5,7 +5,7 @@ manager's ``reports`` set. The chain of command is derived by walking up the man
 a script; a subtree by walking the report sets down a level at a time inside one script (one
 SUNION per chunk of a level), at most ``conf.walk_budget()`` steps per call. Every walk is bounded
 per call whatever the shape of the tree: going down by the budget, going up by the managers a page
-shows (``CHAIN_SHOWN``) or by a slice of ``conf.walk_budget()`` managers, a longer walk going on by
+shows (``CHAIN_SHOWN``) or by a slice of ``conf.climb_slice()`` managers, a longer walk going on by
 one more call a slice, only as far as its answer needs. Each screen is one round trip for an
 ordinary org. Read scripts answer flat arrays (``core.Flat``).
 """
@@ -394,9 +394,9 @@ def subtree(pk: int) -> list[list[int]]:
 def chain_of_command(pk: int, limit: int | None = None) -> Chain | None:
     """The employee and its nearest ``limit`` managers: one round trip, one script that walks up at
     most ``limit`` manager fields. Without ``limit``, the whole chain to the top: one round trip up
-    to ``conf.walk_budget()`` managers, then a script call per further slice of that many and one
+    to ``conf.climb_slice()`` managers, then a script call per further slice of that many and one
     pipeline for their rows, so no call walks more than a slice whatever the depth."""
-    step = conf.walk_budget()
+    step = conf.climb_slice()
     pipe = pipeline()
     _CHAIN.queue(pipe, [keys.employee(pk)], [pk, step if limit is None else limit])
     found = execute(pipe)[0]
@@ -488,11 +488,11 @@ def _meeting(a: list[str], b: list[str]) -> tuple[int, int] | None:
 
 def find_path(a: int, b: int, shown: int = PATH_SHOWN) -> Path | None:
     """Degrees of separation through the lowest common manager, with the ``shown`` steps nearest
-    each end. One round trip while both walks up meet within ``conf.walk_budget()`` managers (a
+    each end. One round trip while both walks up meet within ``conf.climb_slice()`` managers (a
     script walks up from both and reads the rows); a longer way goes on a slice of that many per
     script call, ids only, as far as the two walks take to meet, then reads the rows shown that
     the first call did not. None when one is missing or they share no manager."""
-    step = conf.walk_budget()
+    step = conf.climb_slice()
     pipe = pipeline()
     _PATH.queue(pipe, [keys.employee(a), keys.employee(b)], [a, b, step, max(1, shown)])
     reply = Flat(execute(pipe)[0])

@@ -100,11 +100,11 @@ class DeepChainTest(RedisTestCase):
         return response, measure.commands_run() - before, calls
 
     def test_a_path_walks_a_bounded_slice_per_call_and_shows_its_ends(self):
-        step = conf.walk_budget()
+        step = conf.climb_slice()
         # Per script call: a slice of managers above each end (an HGET each), the rows of the ends
         # shown and a few checks, whatever the depth; only the number of calls grows with it.
         per_call = 2 * (step + 1) + 3 * store.PATH_SHOWN + 10
-        for depth, calls_expected in ((SHALLOW, 1), (DEEP, DEEP // step)):
+        for depth, calls_expected in ((SHALLOW, SHALLOW // step), (DEEP, DEEP // step)):
             response, commands, calls = self.path_cost(depth)
             self.assertEqual(response.context["path"].degrees, depth)
             self.assertEqual(calls, calls_expected)
@@ -125,7 +125,7 @@ class PathAcrossTwoLongLegsTest(RedisTestCase):
     """Two long legs below one manager: the walks go on until they meet, and the page shows the
     steps nearest each end with the common manager between them."""
 
-    @override_settings(ORGCHART_WALK_BUDGET=7)
+    @override_settings(ORGCHART_CLIMB_SLICE=7)
     def test_the_walks_meet_past_several_slices(self):
         left, right = scale.load(scale.chain(40, 1, "l")), scale.load(scale.chain(25, 1, "r"))
         # Put the right chain's top under the left chain's l5: the common manager is l5.
