@@ -366,10 +366,16 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
         return {
             "fields": [
                 (
-                    cell(name, limit=NAME_SHOWN, **links),
-                    cell(value, field_id_pattern(name, key_owner), download=_field_download(key, name, value), **links),
+                    cell(name, limit=NAME_SHOWN, whole=name_size, **links),
+                    cell(
+                        value,
+                        field_id_pattern(name, key_owner),
+                        whole=value_size,
+                        download=_field_download(key, name, name_size, value_size),
+                        **links,
+                    ),
                 )
-                for name, value in content.rows
+                for name, name_size, value, value_size in content.rows
             ]
         }
     if kind == "set":
@@ -391,9 +397,10 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     return {}
 
 
-def _field_download(key: bytes, name: bytes, value: bytes) -> str:
-    """The download of a hash field's value, for one the page cuts."""
-    return download_url(key, field=bytes(name)) if len(value) > VALUE_SHOWN else ""
+def _field_download(key: bytes, name: bytes, name_size: int, value_size: int) -> str:
+    """The download of a hash field's value, for one the page cuts (none when the field's name was
+    cut too: the page does not hold it to name the field)."""
+    return download_url(key, field=bytes(name)) if value_size > VALUE_SHOWN and name_size == len(name) else ""
 
 
 def _entry_view(key: bytes, entry, links: dict) -> EntryView:

@@ -80,7 +80,7 @@ end
 # go on past the page (else 0), then each entry as ``put_entry`` puts it. One entry is read at a
 # time: a page of huge entries stops after the budget, not after fifty of them.
 _STREAM_PAGE = (
-    f"local NAME = {NAME_SHOWN}\n"
+    f"-- key browser: a page of a stream, entries cut\nlocal NAME = {NAME_SHOWN}\n"
     + _ENTRY
     + f"""
 local out, max, read = {{0}}, ARGV[1], 0
@@ -100,7 +100,7 @@ return out
 # fields a page holds. Flat: the entry as ``put_entry`` puts it, each value cut to VALUE_SHOWN;
 # empty when there is no such entry.
 _ENTRY_PAGE = (
-    f"local NAME = {NAME_SHOWN}\n"
+    f"-- key browser: a page of one stream entry's fields\nlocal NAME = {NAME_SHOWN}\n"
     + _ENTRY
     + f"""
 local found = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1], 'COUNT', 1)
@@ -111,11 +111,27 @@ return out
 """
 )
 
+# A page of a hash: HSCAN from a cursor, each name cut to NAME_SHOWN and each value to VALUE_SHOWN
+# before it leaves Redis, so fifty huge values make a small reply. KEYS: the hash. ARGV: the cursor,
+# the COUNT hint. Flat: the next cursor, then each field's name (cut), its length, its value (cut)
+# and its length.
+_HASH_PAGE = f"""-- key browser: a page of a hash, values cut
+local found = redis.call('HSCAN', KEYS[1], ARGV[1], 'COUNT', ARGV[2])
+local out, flat = {{found[1]}}, found[2]
+for i = 1, #flat, 2 do
+  out[#out + 1] = string.sub(flat[i], 1, {NAME_SHOWN})
+  out[#out + 1] = #flat[i]
+  out[#out + 1] = string.sub(flat[i + 1], 1, {VALUE_SHOWN})
+  out[#out + 1] = #flat[i + 1]
+end
+return out
+"""
+
 # A slice of one hash field's value or of one stream entry's field's value: the client reads a
 # huge value a chunk a call, and no reply is larger than the chunk. KEYS: the key. ARGV: 'hash' and
 # the field, or 'entry', the entry's id and the field's index (0-based); the offset and the length
 # of the slice. Flat: the value's length and the slice; {-1} when there is no such value.
-_SLICE = """
+_SLICE = """-- key browser: a slice of a value, for a download
 local value
 if ARGV[1] == 'hash' then
   value = redis.call('HGET', KEYS[1], ARGV[2])
@@ -159,7 +175,7 @@ def parse_cursor(kind: str, text: str) -> str:
 
 def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
     if kind == "hash":
-        pipe.hscan(key, int(cursor), count=PAGE)
+        queue_script(pipe, _HASH_PAGE, [key], [int(cursor), PAGE], whole=True)
     elif kind == "set":
         pipe.sscan(key, int(cursor), count=PAGE)
     elif kind == "zset":
@@ -177,11 +193,15 @@ def _content(meta: KeyMeta, cursor: str, reply, related: dict[bytes, bool]) -> K
     content = KeyContent(meta, cursor=cursor, related=related)
     kind = meta.type
     if kind in {"hash", "set"}:
-        next_cursor, found = reply
+        if kind == "hash":  # the script's flat reply: (name, its length, value, its length) per field
+            next_cursor, flat = int(reply[0]), reply[1:]
+            found = [tuple(flat[i : i + 4]) for i in range(0, len(flat), 4)]
+        else:
+            next_cursor, found = reply
         content.next_cursor = "" if int(next_cursor) == 0 else str(next_cursor)
         whole = cursor == "0" and not content.next_cursor
         # One page holding the whole key reads best sorted; a page of many keeps SCAN's order.
-        content.rows = (sorted(found.items()) if whole else list(found.items())) if kind == "hash" else sorted(found)
+        content.rows = (sorted(found) if whole else found) if kind == "hash" else sorted(found)
     elif kind in {"zset", "list"}:
         content.rows, content.offset = list(reply), int(cursor)
         end = int(cursor) + len(reply)

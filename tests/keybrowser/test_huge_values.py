@@ -87,6 +87,16 @@ class HugeHashAndStringTest(KeysTestCase):
             self.assertEqual(downloaded(self.client.get(url)), value)
         self.assertEqual(self.client.get(download_url(b"big:hash", field=b"gone")).status_code, 404)
 
+    def test_fifty_huge_hash_values_make_a_small_page_and_a_small_reply(self):
+        raw_client().hset("big:hash", mapping={f"f{i:02}": bytes([65 + i % 26]) * 200_000 for i in range(50)})
+        with self.assertRoundTrips(2) as trace:  # an unregistered key: its type, then its page
+            response = self.client.get(key_url("big:hash"))
+        self.assertLess(len(response.content), 300_000)  # 50 cells of 4 KB
+        self.assertEqual(len(links(response)), 50)
+        self.assertContains(response, "first 4096 of 200000 bytes", count=50)
+        (page,) = trace.trips("data")[1].commands
+        self.assertIn("HSCAN", page.sent[1])  # read by HSCAN in a script that cuts each value
+
     def test_a_huge_string_downloads_byte_for_byte_by_getrange(self):
         value = b"\x00\xffjson" * 300_000
         raw_client().set("big:string", value)
