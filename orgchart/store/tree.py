@@ -405,7 +405,7 @@ def chain_of_command(pk: int, limit: int | None = None) -> Chain | None:
     chain, _ = _chain_reply(pk, found)
     if limit is not None or chain.above is None:
         return chain
-    seen = {pk, *(m.id for m in chain.managers)}
+    seen = {str(pk), *(str(m.id) for m in chain.managers)}  # as the script's replies name them
     further = _Climb([], str(chain.above), seen)
     while further.above:
         further.extend(_climb([further.above], step)[0])
@@ -418,13 +418,14 @@ def chain_of_command(pk: int, limit: int | None = None) -> Chain | None:
 
 @dataclass
 class _Climb:
-    """A walk up the manager fields in slices: the ids found so far (nearest first) and where the
-    next slice starts ('' at the top). ``seen`` stops a walk round a cycle (``check_integrity``
-    reports it) at the first id met twice."""
+    """A walk up the manager fields in slices: the ids found so far (nearest first), each one's
+    place, and where the next slice starts ('' at the top). ``seen`` stops a walk round a cycle
+    (``check_integrity`` reports it) at the first id met twice."""
 
     ids: list[str]
     above: str
     seen: set = field(default_factory=set)
+    at: dict = field(default_factory=dict)
 
     def extend(self, part: tuple[list[str], str]) -> None:
         ids, above = part
@@ -433,6 +434,7 @@ class _Climb:
                 self.above = ""
                 return
             self.seen.add(pk)
+            self.at[pk] = len(self.ids)
             self.ids.append(pk)
         self.above = above
 
@@ -476,14 +478,13 @@ class Path:
         return len(self.up) + self.up_hidden + self.down_hidden + len(self.down)
 
 
-def _meeting(a: list[str], b: list[str]) -> tuple[int, int] | None:
-    """Where two walks up first share a manager: its place in each. The first of ``a`` that ``b``
-    holds is the lowest common one, even while either walk is a prefix of its chain."""
-    at = {pk: j for j, pk in enumerate(b)}
-    for i, pk in enumerate(a):
-        if pk in at:
-            return i, at[pk]
-    return None
+def _meeting(a: _Climb, b: _Climb, a_new: int = 0, b_new: int = 0) -> tuple[int, int] | None:
+    """Where two walks up first share a manager: its place in each, looking at the ids each found
+    from ``a_new`` and ``b_new`` on (those before were looked at already). The first of ``a`` that
+    ``b`` holds is the lowest common one, even while either walk is a prefix of its chain."""
+    found = [(a.at[pk], b.at[pk]) for pk in a.ids[a_new:] if pk in b.at]
+    found += [(a.at[pk], b.at[pk]) for pk in b.ids[b_new:] if pk in a.at]
+    return min(found) if found else None
 
 
 def find_path(a: int, b: int, shown: int = PATH_SHOWN) -> Path | None:
@@ -505,12 +506,13 @@ def find_path(a: int, b: int, shown: int = PATH_SHOWN) -> Path | None:
         walk.extend((ids, above))
         walks.append(walk)
     rows = {e.id: e for e in reply.rows() + reply.rows() + reply.rows()}
-    met = _meeting(walks[0].ids, walks[1].ids)
+    met = _meeting(*walks)
     while met is None and any(w.above for w in walks):
+        before = [len(w.ids) for w in walks]
         going = [w for w in walks if w.above]
         for walk, part in zip(going, _climb([w.above for w in going], step)):
             walk.extend(part)
-        met = _meeting(walks[0].ids, walks[1].ids)
+        met = _meeting(*walks, *before)
     if met is None:
         return None
     i, j = met

@@ -11,7 +11,8 @@ from django.test import override_settings
 from django.urls import reverse
 
 from config import trace
-from orgchart import conf, scale, store
+from config.redis import client
+from orgchart import conf, keys, scale, store
 from orgchart.store import measure
 from tests.base import RedisTestCase
 
@@ -138,3 +139,14 @@ class PathAcrossTwoLongLegsTest(RedisTestCase):
         self.assertEqual((path.up_hidden, path.down_hidden), (35 - 10, 26 - 10))
         other = scale.load(scale.chain(3, 1, "x"))
         self.assertIsNone(store.find_path(left["lhead"], other["xhead"]))  # separate trees
+
+    @override_settings(ORGCHART_CLIMB_SLICE=3)
+    def test_a_cycle_written_behind_the_stores_back_ends_every_walk(self):
+        ids = scale.load(scale.chain(10, 1, "c"))
+        other = scale.load(scale.chain(2, 1, "x"))
+        client().hset(keys.employee(ids["c0"]), "manager", ids["chead"])  # check_integrity reports it
+        chain = store.chain_of_command(ids["chead"])
+        self.assertEqual(len(chain.managers), 10)  # each manager once, then the walk stops
+        self.assertIsNone(store.find_path(ids["chead"], other["xhead"]))
+        path = self.client.get(reverse("orgchart:path") + f"?a=%23{ids['c5']}&b=%23{ids['c2']}")
+        self.assertEqual(path.status_code, 200)
