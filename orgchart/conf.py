@@ -11,6 +11,9 @@ DEFAULTS = {
     # the tree (a subtree, reports at depth, staff under someone), and four times the report sets
     # one SUNION of a longer walk reads: the bound that keeps one command to a few milliseconds.
     "ORGCHART_WALK_BUDGET": 1000,
+    # Manager fields one script call reads walking up a chain of command past what a page shows (the
+    # whole chain, a path's two walks, each that many): a chain of any depth is read that many a call.
+    "ORGCHART_CLIMB_SLICE": 250,
     # Locations offered in a form's menu; an org with more would want a search field.
     "ORGCHART_LOCATION_CHOICES": 500,
     # People an import writes in one transaction; a larger import would hold Redis for seconds in
@@ -27,6 +30,10 @@ def get(name: str):
 
 def walk_budget() -> int:
     return max(1, int(get("ORGCHART_WALK_BUDGET")))
+
+
+def climb_slice() -> int:
+    return max(1, int(get("ORGCHART_CLIMB_SLICE")))
 
 
 def import_atomic_limit() -> int:

@@ -8,6 +8,7 @@ urlpatterns = [
     path("employees/add/", views.employee_form, name="employee_add"),
     path("employees/suggest/", views.employee_suggest, name="employee_suggest"),
     path("employees/<id:pk>/", views.employee_detail, name="employee_detail"),
+    path("employees/<id:pk>/chain/", views.employee_chain, name="employee_chain"),
     path("employees/<id:pk>/edit/", views.employee_form, name="employee_edit"),
     path("employees/<id:pk>/move/", views.employee_move, name="employee_move"),
     path("employees/<id:pk>/delete/", views.employee_delete, name="employee_delete"),

@@ -158,6 +158,14 @@ def employee_detail(request, pk: int):
     return render_list(request, "orgchart/employee_detail.html", context, "depth")
 
 
+def employee_chain(request, pk: int):
+    """The nearest ``CHAIN_PAGE`` managers of an employee, top first, one round trip whatever the
+    depth; a longer chain goes on from the farthest of them (the chain above them is theirs)."""
+    chain = or_404(store.chain_of_command, pk, store.CHAIN_PAGE)
+    context = {"employee": chain.employee, "chain": chain, "managers": presenters.people(chain.managers)}
+    return render(request, "orgchart/chain.html", context)
+
+
 def employee_form(request, pk: int | None = None):
     """Add or edit an employee: the employee and the location menu in one round trip."""
     employee, locations = store.employee_form_data(pk)
@@ -183,7 +191,7 @@ def employee_move(request, pk: int):
     is the top of the org, which a confirmation page asks about first."""
     form = forms.MoveForm(request.POST)
     if form.is_valid() and form.cleaned_data["manager"] is None and not form.cleaned_data["to_top"]:
-        chain = or_404(store.chain_of_command, pk)
+        chain = or_404(store.chain_of_command, pk, 1)  # the page names the manager left
         context = {"employee": chain.employee, "chain": chain, "hidden": [("manager", ""), ("to_top", "on")]}
         return render(request, "orgchart/employee_confirm_move.html", context)
     names = _write(form, lambda data: store.move_employee(pk, data["manager"], actor=_actor(request)))
@@ -195,7 +203,7 @@ def employee_move(request, pk: int):
 
 
 def employee_delete(request, pk: int):
-    chain = or_404(store.chain_of_command, pk)
+    chain = or_404(store.chain_of_command, pk, 1)  # the nearest manager is the successor offered
     if request.method == "POST":
         form = forms.DeleteEmployeeForm(request.POST)
     else:

@@ -1,12 +1,40 @@
 """What an import did to its input: the values it rewrote (per field, a count and one example)
-and the records it refused (where, which field, why). Both importers and the screens show it."""
+and the records it refused (where, which field, why). Both importers and the screens show it, each
+value it quotes cut to a few hundred characters with its size (``shortened``)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 REFUSALS_KEPT = 1000  # a file of garbage lists its first thousand refusals and counts the rest
+# Characters of one value a refusal or a rewrite quotes, and of a whole refusal line: a record's
+# value can be megabytes, and a report repeats it per refusal on a page and in the command's output.
+VALUE_SHOWN = 200
+LINE_SHOWN = 1000
+# A value as ``repr`` quotes it in a reason, escaped quotes included (the unrolled loop reads long
+# values without backtracking).
+_QUOTED = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'|\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"")
+
+
+def shortened(text: str, limit: int = LINE_SHOWN) -> str:
+    """``text`` as a report shows it: each quoted value past ``VALUE_SHOWN`` characters cut, with
+    its size, then the whole cut to ``limit``, with its size. Short text (nearly every line) is
+    returned as it is."""
+    if len(text) <= limit:
+        return text
+    text = _QUOTED.sub(_cut_quoted, text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters in all)"
+
+
+def _cut_quoted(match: re.Match) -> str:
+    value = match.group()
+    if len(value) <= VALUE_SHOWN + 2:
+        return value
+    return f"{value[: VALUE_SHOWN + 1]}…{value[0]} ({len(value) - 2:,} characters)"
 
 
 @dataclass
@@ -42,14 +70,15 @@ class Report:
         """Note that field ``name`` was read as ``after`` from the source's ``before``."""
         seen = self.rewrites.get(name)
         if seen is None:
-            self.rewrites[name] = Rewrite(1, str(before), str(after))
+            self.rewrites[name] = Rewrite(1, shortened(str(before), VALUE_SHOWN), shortened(str(after), VALUE_SHOWN))
         else:
             seen.count += 1
 
     def refuse(self, where: str, name: str, reason: str) -> None:
         self.refused += 1
         if len(self.refusals) < REFUSALS_KEPT:
-            self.refusals.append(Refusal(where, name, reason))
+            where, name = shortened(where, VALUE_SHOWN), shortened(name, VALUE_SHOWN)
+            self.refusals.append(Refusal(where, name, shortened(reason)))
 
     @property
     def ok(self) -> bool:

@@ -66,17 +66,23 @@ class Shown:
         return f"{self.size:,}"
 
 
-def show(value: bytes | str | None, limit: int = 0, name: bool = False) -> Shown:
+def show(value: bytes | str | None, limit: int = 0, name: bool = False, whole: int = 0) -> Shown:
     """``value`` as safe text. Names (``name=True``) escape newlines and tabs too,
-    so a key name always shows on one line, exactly as Redis holds it."""
+    so a key name always shows on one line, exactly as Redis holds it. ``whole``: the size of
+    the value ``value`` was already cut from (by the script that read it), when larger."""
     if value is None:
         return Shown("")
-    if value.__class__ is bytes and (not limit or len(value) <= limit) and _PRINTABLE_ASCII.fullmatch(value):
+    if (
+        value.__class__ is bytes
+        and (not limit or len(value) <= limit)
+        and whole <= len(value)
+        and _PRINTABLE_ASCII.fullmatch(value)
+    ):
         return Shown(value.decode("ascii"))  # nearly every name and most values: nothing to cut or escape
     raw = value.encode() if isinstance(value, str) else bytes(value)
-    size = len(raw)
-    truncated = bool(limit) and size > limit
-    if truncated:
+    size = max(len(raw), whole)
+    truncated = (bool(limit) and len(raw) > limit) or size > len(raw)
+    if limit and len(raw) > limit:
         raw = raw[:limit]
     try:
         text, escaped = raw.decode("utf-8"), False
@@ -289,16 +295,50 @@ class Cell:
     json: str
     link: MemberLink
     size: int
+    download: str = ""  # where the whole value downloads, when it is cut
 
 
 def cell(
-    value: bytes, ids_of: KeyPattern | None = None, limit: int = VALUE_SHOWN, base: str = "", index: dict | None = None
+    value: bytes,
+    ids_of: KeyPattern | None = None,
+    limit: int = VALUE_SHOWN,
+    base: str = "",
+    index: dict | None = None,
+    whole: int = 0,
+    download: str = "",
 ) -> Cell:
-    """One value to show; ``base`` and ``index`` (see ``member_link``) save working them out again per value."""
+    """One value to show; ``base`` and ``index`` (see ``member_link``) save working them out again per value.
+    ``whole``: the size of the value ``value`` was cut from by the script that read it; ``download``:
+    the link to the whole value, kept when the value is cut."""
     value = bytes(value)
-    shown = show(value, limit=limit)
-    link = member_link(value, ids_of, base, index)
-    return Cell(shown, "" if shown.truncated else pretty_json(value), link, len(value))
+    shown = show(value, limit=limit, whole=whole)
+    if shown.truncated:
+        return Cell(shown, "", member_link(value, ids_of, base, index), shown.size, download)
+    return Cell(shown, pretty_json(value), member_link(value, ids_of, base, index), len(value))
+
+
+def download_url(key: bytes, **params: bytes | str) -> str:
+    """The download of ``key``'s whole value (``field``: a hash field; ``entry`` and ``index``: a
+    stream entry's field); "" when the link would be longer than a link may carry."""
+    parts = [f"key={key_param(key)}"] + [f"{name}={key_param(value)}" for name, value in params.items()]
+    if len(key) + sum(len(v) for v in params.values()) > LINK_LIMIT:
+        return ""
+    return f"{reverse('keybrowser:download')}?{'&'.join(parts)}"
+
+
+@dataclass(slots=True)
+class EntryView:
+    """One stream entry on a page: the fields shown, how many follow them, its size and its own page."""
+
+    id: str
+    fields: list  # (name Cell, value Cell)
+    hidden: int
+    size: int
+    url: str
+
+    @property
+    def size_text(self) -> str:
+        return f"{self.size:,}"
 
 
 def score(value: float) -> str:
@@ -321,11 +361,21 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     registry's index are worked out once for the page's fifty values."""
     kind, offset = content.meta.type, content.offset
     links = {"base": reverse("keybrowser:browse"), "index": patterns_by_shape()}
+    key = content.meta.key
     if kind == "hash":
         return {
             "fields": [
-                (cell(name, limit=NAME_SHOWN, **links), cell(value, field_id_pattern(name, key_owner), **links))
-                for name, value in content.rows
+                (
+                    cell(name, limit=NAME_SHOWN, whole=name_size, **links),
+                    cell(
+                        value,
+                        field_id_pattern(name, key_owner),
+                        whole=value_size,
+                        download=_field_download(key, name, name_size, value_size),
+                        **links,
+                    ),
+                )
+                for name, name_size, value, value_size in content.rows
             ]
         }
     if kind == "set":
@@ -335,12 +385,7 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     if kind == "list":
         return {"items": [(offset + i, cell(item, ids_of, **links)) for i, item in enumerate(content.rows)]}
     if kind == "stream":
-        return {
-            "entries": [
-                (entry_id.decode(), [(cell(f, limit=NAME_SHOWN, **links), cell(v, **links)) for f, v in fields])
-                for entry_id, fields in content.rows
-            ]
-        }
+        return {"entries": [_entry_view(key, entry, links) for entry in content.rows]}
     if kind == "string":
         whole = offset == 0 and content.meta.length == len(content.value)
         shown = show(content.value)
@@ -348,5 +393,32 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
         if as_hex:
             return {**view, "hex": hexdump(content.value, offset)}
         cell_ = Cell(shown, pretty_json(content.value) if whole else "", NO_LINK, len(content.value))
-        return {**view, "string": cell_}
+        return {**view, "string": cell_, "download": download_url(key)}
     return {}
+
+
+def _field_download(key: bytes, name: bytes, name_size: int, value_size: int) -> str:
+    """The download of a hash field's value, for one the page cuts (none when the field's name was
+    cut too: the page does not hold it to name the field)."""
+    return download_url(key, field=bytes(name)) if value_size > VALUE_SHOWN and name_size == len(name) else ""
+
+
+def _entry_view(key: bytes, entry, links: dict) -> EntryView:
+    """One entry (``keystore.Entry``) as a page shows it: each cut value with its download."""
+    entry_id = entry.id.decode()
+    fields = []
+    for i, (name, name_size, value, value_size) in enumerate(entry.fields, start=entry.first):
+        cut = value_size > len(value)
+        fields.append(
+            (
+                cell(name, limit=NAME_SHOWN, whole=name_size, **links),
+                cell(
+                    value,
+                    whole=value_size,
+                    download=download_url(key, entry=entry_id, index=str(i)) if cut else "",
+                    **links,
+                ),
+            )
+        )
+    url = key_url(key)
+    return EntryView(entry_id, fields, entry.hidden, entry.size, f"{url}&entry={entry_id}" if url else "")

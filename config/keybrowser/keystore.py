@@ -8,6 +8,7 @@ to the node that holds its key, and the page names that node and the slot.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from redis.exceptions import ResponseError
@@ -28,6 +29,120 @@ from config.keybrowser.store import (
 )
 from config.keyspace import KeyPattern, keyspace
 from config.redis import raw_client
+from config.store.scripts import queue_script, run_script
+
+# What one stream entry shows: at most ENTRY_FIELDS of its fields, and of their values at most
+# ENTRY_SHOWN bytes in all on a stream's page (VALUE_SHOWN a value on an entry's own page), cut by
+# the script that reads them so no more leaves Redis; names are cut to NAME_SHOWN. A stream's page
+# stops once its entries hold READ_BUDGET bytes, so a page of huge entries reads few of them.
+ENTRY_FIELDS = 10
+ENTRY_SHOWN = 4096
+VALUE_SHOWN = 4096
+NAME_SHOWN = 300
+READ_BUDGET = 1024 * 1024
+DOWNLOAD_CHUNK = 64 * 1024  # bytes of a value one command of a download reads
+
+# Lua shared by the stream reads: one entry's fields from ``from`` (0-based), at most ``most`` of them
+# and ``budget`` bytes of their values (each cut to ``cut``), flat: its id, how many fields it has,
+# its bytes (names and values), the index of the first field shown, how many are shown, then each
+# shown field's name (cut), the name's length, its value (cut) and the value's length. Returns the
+# entry's bytes.
+_ENTRY = """
+local function put_entry(out, entry, from, most, cut, budget)
+  local id, flat = entry[1], entry[2]
+  local size = 0
+  for i = 1, #flat do size = size + #flat[i] end
+  out[#out + 1] = id
+  out[#out + 1] = #flat / 2
+  out[#out + 1] = size
+  out[#out + 1] = from
+  local at = #out + 1
+  out[at] = 0
+  local i, shown = from * 2 + 1, 0
+  while i < #flat and shown < most and budget > 0 do
+    local name, value = flat[i], flat[i + 1]
+    local take = math.min(#value, cut, budget)
+    out[#out + 1] = string.sub(name, 1, NAME)
+    out[#out + 1] = #name
+    out[#out + 1] = string.sub(value, 1, take)
+    out[#out + 1] = #value
+    budget = budget - take
+    shown = shown + 1
+    i = i + 2
+  end
+  out[at] = shown
+  return size
+end
+"""
+
+# A page of a stream, newest first. KEYS: the stream. ARGV: where the page starts (XREVRANGE's max),
+# the entries a page holds, the bytes read after which the page stops. Flat: 1 when the stream may
+# go on past the page (else 0), then each entry as ``put_entry`` puts it. One entry is read at a
+# time: a page of huge entries stops after the budget, not after fifty of them.
+_STREAM_PAGE = (
+    f"-- key browser: a page of a stream, entries cut\nlocal NAME = {NAME_SHOWN}\n"
+    + _ENTRY
+    + f"""
+local out, max, read = {{0}}, ARGV[1], 0
+for n = 1, tonumber(ARGV[2]) do
+  local found = redis.call('XREVRANGE', KEYS[1], max, '-', 'COUNT', 1)
+  if #found == 0 then return out end
+  read = read + put_entry(out, found[1], 0, {ENTRY_FIELDS}, {VALUE_SHOWN}, {ENTRY_SHOWN})
+  max = '(' .. found[1][1]
+  if read >= tonumber(ARGV[3]) then break end
+end
+out[1] = 1
+return out
+"""
+)
+
+# One entry's page of fields. KEYS: the stream. ARGV: the entry's id, the first field (0-based), the
+# fields a page holds. Flat: the entry as ``put_entry`` puts it, each value cut to VALUE_SHOWN;
+# empty when there is no such entry.
+_ENTRY_PAGE = (
+    f"-- key browser: a page of one stream entry's fields\nlocal NAME = {NAME_SHOWN}\n"
+    + _ENTRY
+    + f"""
+local found = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1], 'COUNT', 1)
+if #found == 0 then return {{}} end
+local out = {{}}
+put_entry(out, found[1], tonumber(ARGV[2]), tonumber(ARGV[3]), {VALUE_SHOWN}, 2 ^ 52)
+return out
+"""
+)
+
+# A page of a hash: HSCAN from a cursor, each name cut to NAME_SHOWN and each value to VALUE_SHOWN
+# before it leaves Redis, so fifty huge values make a small reply. KEYS: the hash. ARGV: the cursor,
+# the COUNT hint. Flat: the next cursor, then each field's name (cut), its length, its value (cut)
+# and its length.
+_HASH_PAGE = f"""-- key browser: a page of a hash, values cut
+local found = redis.call('HSCAN', KEYS[1], ARGV[1], 'COUNT', ARGV[2])
+local out, flat = {{found[1]}}, found[2]
+for i = 1, #flat, 2 do
+  out[#out + 1] = string.sub(flat[i], 1, {NAME_SHOWN})
+  out[#out + 1] = #flat[i]
+  out[#out + 1] = string.sub(flat[i + 1], 1, {VALUE_SHOWN})
+  out[#out + 1] = #flat[i + 1]
+end
+return out
+"""
+
+# A slice of one hash field's value or of one stream entry's field's value: the client reads a
+# huge value a chunk a call, and no reply is larger than the chunk. KEYS: the key. ARGV: 'hash' and
+# the field, or 'entry', the entry's id and the field's index (0-based); the offset and the length
+# of the slice. Flat: the value's length and the slice; {-1} when there is no such value.
+_SLICE = """-- key browser: a slice of a value, for a download
+local value
+if ARGV[1] == 'hash' then
+  value = redis.call('HGET', KEYS[1], ARGV[2])
+else
+  local found = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2], 'COUNT', 1)
+  if #found > 0 then value = found[1][2][tonumber(ARGV[3]) * 2 + 2] end
+end
+if not value then return {-1, ''} end
+local from = tonumber(ARGV[4])
+return {#value, string.sub(value, from + 1, from + tonumber(ARGV[5]))}
+"""
 
 # --- one key ----------------------------------------------------------------------
 
@@ -60,7 +175,7 @@ def parse_cursor(kind: str, text: str) -> str:
 
 def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
     if kind == "hash":
-        pipe.hscan(key, int(cursor), count=PAGE)
+        queue_script(pipe, _HASH_PAGE, [key], [int(cursor), PAGE], whole=True)
     elif kind == "set":
         pipe.sscan(key, int(cursor), count=PAGE)
     elif kind == "zset":
@@ -68,7 +183,8 @@ def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
     elif kind == "list":
         pipe.lrange(key, int(cursor), int(cursor) + PAGE - 1)
     elif kind == "stream":
-        pipe.xrevrange(key, max="+" if cursor == "+" else f"({cursor}", count=PAGE)
+        start = "+" if cursor == "+" else f"({cursor}"
+        queue_script(pipe, _STREAM_PAGE, [key], [start, PAGE, READ_BUDGET], whole=True)
     elif kind == "string":
         pipe.getrange(key, int(cursor), int(cursor) + STRING_CHUNK - 1)
 
@@ -77,23 +193,130 @@ def _content(meta: KeyMeta, cursor: str, reply, related: dict[bytes, bool]) -> K
     content = KeyContent(meta, cursor=cursor, related=related)
     kind = meta.type
     if kind in {"hash", "set"}:
-        next_cursor, found = reply
+        if kind == "hash":  # the script's flat reply: (name, its length, value, its length) per field
+            next_cursor, flat = int(reply[0]), reply[1:]
+            found = [tuple(flat[i : i + 4]) for i in range(0, len(flat), 4)]
+        else:
+            next_cursor, found = reply
         content.next_cursor = "" if int(next_cursor) == 0 else str(next_cursor)
         whole = cursor == "0" and not content.next_cursor
         # One page holding the whole key reads best sorted; a page of many keeps SCAN's order.
-        content.rows = (sorted(found.items()) if whole else list(found.items())) if kind == "hash" else sorted(found)
+        content.rows = (sorted(found) if whole else found) if kind == "hash" else sorted(found)
     elif kind in {"zset", "list"}:
         content.rows, content.offset = list(reply), int(cursor)
         end = int(cursor) + len(reply)
         content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
     elif kind == "stream":
-        content.rows = [(entry_id, list(fields.items())) for entry_id, fields in reply]
-        content.next_cursor = content.rows[-1][0].decode() if len(content.rows) == PAGE else ""
+        more, content.rows = reply[0], entries(reply[1:])
+        content.next_cursor = content.rows[-1].id.decode() if more and content.rows else ""
     elif kind == "string":
         content.value, content.offset = reply, int(cursor)
         end = int(cursor) + len(reply)
         content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
     return content
+
+
+@dataclass
+class Entry:
+    """One stream entry as a page shows it: some of its fields, cut, and what they were cut from."""
+
+    id: bytes
+    field_count: int
+    size: int  # bytes of its names and values
+    first: int  # index of the first field shown
+    fields: list[tuple[bytes, int, bytes, int]]  # name (cut), its length, value (cut), its length
+
+    @property
+    def hidden(self) -> int:
+        """Fields of the entry after those shown."""
+        return self.field_count - self.first - len(self.fields)
+
+
+def entries(flat: list) -> list[Entry]:
+    """The entries a stream script put (``put_entry``), in order."""
+    out, at = [], 0
+    while at < len(flat):
+        entry_id, count, size, first, shown = flat[at : at + 5]
+        at += 5
+        fields = [tuple(flat[at + 4 * i : at + 4 * i + 4]) for i in range(shown)]
+        at += 4 * shown
+        out.append(Entry(entry_id, int(count), int(size), int(first), fields))
+    return out
+
+
+def read_entry(key: bytes, entry_id: str, cursor: str = "") -> KeyContent:
+    """One stream entry's page of fields (``PAGE`` from ``cursor``, a field index), each value cut
+    to ``VALUE_SHOWN`` by the script: one round trip with the key's metadata. ValueError for an id
+    or a position that is not one."""
+    if is_hidden(key):
+        raise HiddenKey(key)
+    entry_id = parse_cursor("stream", entry_id)
+    position = int(parse_cursor("list", cursor))
+    if entry_id == "+":
+        raise ValueError("an entry id is needed")
+    pipe = raw_client().pipeline(transaction=False)
+    _queue_describe(pipe, [key])
+    queue_script(pipe, _ENTRY_PAGE, [key], [entry_id, position, PAGE], whole=True)
+    described, reply = pipe.execute(raise_on_error=False)
+    meta = placed([_meta(key, described)])[0]
+    content = KeyContent(meta, cursor=str(position), offset=position)
+    if meta.type != "stream" or isinstance(reply, ResponseError) or not reply:
+        return content
+    content.rows = entries(reply)
+    end = position + len(content.rows[0].fields)
+    content.next_cursor = str(end) if end < content.rows[0].field_count else ""
+    return content
+
+
+def download(key: bytes, field: bytes | None = None, entry_id: str = "", index: str = "") -> Iterator[bytes] | None:
+    """The whole value of a string, of a hash ``field`` or of a stream entry's field (its ``index``),
+    a ``DOWNLOAD_CHUNK`` a command (GETRANGE, or a script's slice): an iterator of its bytes, or
+    None when there is no such value. The first chunk is read here, so that a missing value is
+    known before anything is sent."""
+    if is_hidden(key):
+        raise HiddenKey(key)
+    client = raw_client()
+    if entry_id:
+        args = ["entry", parse_cursor("stream", entry_id), int(parse_cursor("list", index))]
+    elif field is not None:
+        args = ["hash", field, 0]
+    else:
+        kind = client.type(key)
+        if kind != b"string":
+            return None
+        return _string_chunks(client, key)
+
+    def read(offset: int) -> tuple[int, bytes]:
+        size, part = run_script(_SLICE, [key], [*args, offset, DOWNLOAD_CHUNK], on=client, whole=True)
+        return int(size), part
+
+    size, first = read(0)
+    if size < 0:
+        return None
+
+    def chunks() -> Iterator[bytes]:
+        yield first
+        offset = len(first)
+        while offset < size:
+            _, part = read(offset)
+            if not part:
+                return
+            yield part
+            offset += len(part)
+
+    return chunks()
+
+
+def _string_chunks(client, key: bytes) -> Iterator[bytes]:
+    """A string's bytes by GETRANGE, a chunk a command, to where it ends."""
+    offset = 0
+    while True:
+        part = client.getrange(key, offset, offset + DOWNLOAD_CHUNK - 1)
+        if part:
+            yield part
+        if len(part) < DOWNLOAD_CHUNK:
+            return
+        offset += len(part)
 
 
 def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[bytes, ...] = ()) -> KeyContent:

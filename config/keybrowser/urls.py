@@ -8,6 +8,7 @@ app_name = "keybrowser"
 
 urlpatterns = [
     path("", views.browse, name="browse"),
+    path("download/", views.download, name="download"),
     path("tree/", views.namespaces, name="tree"),
     path("registry/", views.registry, name="registry"),
     path("registry/keys/", views.registered, name="registered"),

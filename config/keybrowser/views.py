@@ -6,16 +6,17 @@ whatever the size of the keyspace or of the key (see ``store``).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from datetime import timedelta
 
 from django.core import signing
 from django.core.exceptions import BadRequest
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import Truncator
 from django.views.decorators.http import require_GET
 
@@ -98,16 +99,20 @@ def key_detail(request, key: bytes):
     owner = owners.owner(key)
     text = key.decode("utf-8", "backslashreplace")
     related = owners.related_keys(text, owner)
+    entry = request.GET.get("entry", "")
     try:
-        content = keystore.read_key(
-            key, request.GET.get("cursor", ""), owner.type if owner else "", tuple(k.encode() for k, _ in related)
-        )
+        if entry:
+            content = keystore.read_entry(key, entry, request.GET.get("cursor", ""))
+        else:
+            content = keystore.read_key(
+                key, request.GET.get("cursor", ""), owner.type if owner else "", tuple(k.encode() for k, _ in related)
+            )
     except ValueError as exc:
         raise _bad_cursor() from exc
     ids_of = owners.id_pattern(text, owner)
     meta = content.meta
     as_hex = request.GET.get("as") == "hex"
-    here = f"?key={display.key_param(key)}"
+    here = f"?key={display.key_param(key)}" + (f"&entry={entry}" if entry else "")
     name = display.show(key, name=True)
     context = {
         "key": key,
@@ -133,10 +138,53 @@ def key_detail(request, key: bytes):
         "first_query": here + ("&as=hex" if as_hex else ""),
         "text_query": f"{here}&cursor={content.cursor}" if meta.type == "string" else "",
         "hex_query": f"{here}&cursor={content.cursor}&as=hex" if meta.type == "string" else "",
+        "entry": content.rows[0] if entry and content.rows else None,
+        "entry_missing": bool(entry) and meta.exists and not content.rows,
+        "key_query": f"?key={display.key_param(key)}",
         "page_size": str(store.PAGE),  # as {{ }} prints an int, without localizing it on every page
         "string_chunk": store.STRING_CHUNK,
+        "value_shown": keystore.VALUE_SHOWN,
+        "entry_shown": keystore.ENTRY_SHOWN,
+        "read_budget": keystore.READ_BUDGET,
+        "download_chunk": keystore.DOWNLOAD_CHUNK,
     }
     return render(request, "keybrowser/key.html", context)
+
+
+@require_GET
+def download(request):
+    """``/keys/download/?key=``: the whole value of a string, of a hash field (``&field=``) or of a
+    stream entry's field (``&entry=`` and ``&index=``), streamed as an attachment a chunk a command
+    (``keystore.download``), so a value of any size is read without one large reply. The key
+    browser's permission covers it, as every page under ``/keys/``."""
+    query = request.META.get("QUERY_STRING", "")
+    key = display.key_from_query(query)
+    if key is None:
+        raise Http404("Which key?")
+    if display.is_hidden(key):
+        return render(request, "keybrowser/refused.html", {"name": display.show(key, name=True)}, status=403)
+    field = display.key_from_query(query, "field")
+    try:
+        chunks = keystore.download(key, field, request.GET.get("entry", ""), request.GET.get("index", ""))
+    except ValueError as exc:
+        raise _bad_cursor() from exc
+    if chunks is None:
+        raise Http404("No such value: the key, field or entry is gone, or holds no single value.")
+    response = StreamingHttpResponse(chunks, content_type="application/octet-stream")
+    response["Content-Disposition"] = content_disposition_header(True, _filename(key, field, request))
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _filename(key: bytes, field: bytes | None, request) -> str:
+    """A file name for a download: the key's last segment, then the field or entry's, as safe text."""
+    parts = [key.rsplit(b":", 1)[-1].decode("utf-8", "replace")]
+    if field is not None:
+        parts.append(field.decode("utf-8", "replace"))
+    elif request.GET.get("entry"):
+        parts += [request.GET["entry"], request.GET.get("index", "")]
+    name = "-".join(re.sub(r"[^A-Za-z0-9._-]+", "_", part)[:60] for part in parts).strip("._-")
+    return f"{name or 'value'}.bin"
 
 
 @require_GET

@@ -45,6 +45,8 @@ def cell(value) -> SafeString:
         html += format_html('<span class="flag" title="{}">binary</span>', BINARY)
     if shown.truncated:
         html += format_html('<span class="flag">first {} of {} bytes</span>', len(shown.text), value.size)
+    if value.download:
+        html += format_html(' <a class="download" href="{}" download>download</a>', value.download)
     if link.key_url:
         html += format_html(' <a class="member-key" href="{}">key</a>', link.key_url)
     if link.screen_url:

@@ -69,6 +69,9 @@ from orgchart.store.sensors import (
     used_memory,
 )
 from orgchart.store.tree import (
+    CHAIN_PAGE,
+    CHAIN_SHOWN,
+    PATH_SHOWN,
     Chain,
     DepthReport,
     Path,
@@ -97,6 +100,7 @@ __all__ = [
     "rewrite_rollups", "rollups_of", "sensor_index", "sensor_owners",
     "Retention", "decode_bucket", "hour_samples", "hundredths", "record_hundredths", "record_readings",
     "record_samples", "retention", "sensor_span", "used_memory",
+    "CHAIN_PAGE", "CHAIN_SHOWN", "PATH_SHOWN",
     "Chain", "DepthReport", "Path", "chain_of_command", "employee_detail", "find_path", "reports_by_depth",
     "staff_reporting_to", "subtree", "tree_children", "tree_root",
 ]  # fmt: skip

@@ -2,16 +2,18 @@
 
 Only the edges are stored (the e-book's tree and graph pattern): the ``manager`` field and the
 manager's ``reports`` set. The chain of command is derived by walking up the manager fields inside
-one script; a subtree by walking the report sets down a level at a time inside one script (one
-SUNION per chunk of a level), at most ``conf.walk_budget()`` steps per call. Each screen is one
-round trip whatever the depth; a subtree past the budget goes on by one round trip a level. Read
-scripts answer flat arrays (``core.Flat``).
+a script; a subtree by walking the report sets down a level at a time inside one script (one
+SUNION per chunk of a level), at most ``conf.walk_budget()`` steps per call. Every walk is bounded
+per call whatever the shape of the tree: going down by the budget, going up by the managers a page
+shows (``CHAIN_SHOWN``) or by a slice of ``conf.climb_slice()`` managers, a longer walk going on by
+one more call a slice, only as far as its answer needs. Each screen is one round trip for an
+ordinary org. Read scripts answer flat arrays (``core.Flat``).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from config.redis import client
 from config.store.scripts import execute
@@ -27,7 +29,14 @@ from orgchart.store.core import (
     pipeline,
     queue_sorted_children,
     sorted_rows,
+    summaries,
 )
+
+# The nearest managers the employee page shows, the steps a path shows nearest each of its ends, and
+# the managers a page of the chain of command shows.
+CHAIN_SHOWN = 20
+PATH_SHOWN = 10
+CHAIN_PAGE = NODE_LIMIT
 
 # Walk down one level at a time from ``cur`` (people at ``level``): the report sets of up to a
 # chunk of a level's people (a quarter of the budget left) are read by one SUNION (a tree's report
@@ -71,12 +80,26 @@ local function by_id(ids)
   table.sort(nums)
   return nums
 end
--- The employee's hash, then its chain of command top first, as rows.
-local function put_employee_chain(out, id, data)
+-- Up to ``limit`` managers above ``id``, nearest first (one HGET each), and the manager of the
+-- farthest of them ('' at the top): where a further slice of the walk starts. A chain past the
+-- limit costs no more than the limit.
+local function climb(id, limit)
+  local chain, cur = {}, redis.call('HGET', E .. id, 'manager')
+  while cur and cur ~= '' and #chain < limit do
+    chain[#chain + 1] = cur
+    cur = redis.call('HGET', E .. cur, 'manager')
+  end
+  return chain, cur or ''
+end
+-- The employee's hash, then the nearest ``limit`` managers of its chain of command top first, as
+-- rows, then the id of the manager above the farthest one shown ('' when they reach the top).
+local function put_employee_chain(out, id, data, limit)
   put_list(out, data)
-  local chain, top_first = up(id), {}
+  local chain, above = climb(id, limit)
+  local top_first = {}
   for i = #chain, 1, -1 do top_first[#top_first + 1] = chain[i] end
   put_rows(out, top_first)
+  out[#out + 1] = above
 end
 -- Whether a walk from ``sent`` stopped with people still to walk above ``maxdepth``.
 local function cut(sent, lists, walked, level, maxdepth)
@@ -108,9 +131,10 @@ return '[' .. table.concat(out, ',') .. ']'
     prelude=PREFIXES,  # only ``down``: a small walk's script carries no code it does not run
 )
 
-# KEYS: the employee. ARGV: id, depth, budget, rows shown. Flat: its hash, its chain of command
-# (top first), the level sizes, how many at the depth, whether the budget cut the walk short, and
-# the first rows at the depth by id; empty when there is no such employee.
+# KEYS: the employee. ARGV: id, depth, budget, rows shown, managers shown. Flat: its hash, the
+# nearest managers of its chain of command (top first) and the one above them ('' at the top), the
+# level sizes, how many at the depth, whether the budget cut the walk short, and the first rows at
+# the depth by id; empty when there is no such employee.
 _DETAIL = Script(
     WALK
     + """
@@ -122,7 +146,7 @@ local sizes, deepest = {}, lists[depth] or {}
 for i = 1, depth do sizes[i] = lists[i] and #lists[i] or 0 end
 if depth > 1 then deepest = by_id(deepest) end
 local out = {}
-put_employee_chain(out, pk, data)
+put_employee_chain(out, pk, data, tonumber(ARGV[12]))
 put_list(out, sizes)
 out[#out + 1] = #deepest
 out[#out + 1] = cut({pk}, lists, walked, 0, depth) and 1 or 0
@@ -131,41 +155,64 @@ return out
 """
 )
 
-# KEYS: the employee. ARGV: id. Flat: its hash and its chain of command, top first.
+# KEYS: the employee. ARGV: id, managers shown. Flat: its hash, the nearest managers of its chain of
+# command (top first) and the one above them ('' at the top).
 _CHAIN = Script(
     WALK
     + """
 local data = redis.call('HGETALL', KEYS[1])
 if #data == 0 then return {} end
 local out = {}
-put_employee_chain(out, ARGV[8], data)
+put_employee_chain(out, ARGV[8], data, tonumber(ARGV[9]))
 return out
 """
 )
 
-# KEYS: both employees. ARGV: both ids. The way up from the first to the lowest manager they
-# share, and the way down from below it to the second (rows, flat); empty when there is none.
+# KEYS: the employees the walks start from. ARGV: one or two ids, each followed by how many ids to
+# walk. Flat, per id: the ids found (itself first, then its managers, nearest first) and the one
+# above the farthest ('' at the top). A further slice of a long walk up: ids only, no rows.
+_CLIMB = Script(
+    WALK
+    + """
+local out = {}
+for i = 8, #ARGV, 2 do
+  local chain, above = climb(ARGV[i], tonumber(ARGV[i + 1]) - 1)
+  table.insert(chain, 1, ARGV[i])
+  put_list(out, chain)
+  out[#out + 1] = above
+end
+return out
+"""
+)
+
+# KEYS: both employees. ARGV: both ids, how many managers to walk up from each, rows shown at each
+# end. Flat: 0 when one is missing, else 1; then per employee the ids walked from it (itself
+# first) and the manager above the farthest ('' at the top); then the rows of the first ids walked
+# from each (the ends of the path a page shows); then the row of the lowest manager the two walks
+# share, when they meet (none otherwise).
 _PATH = Script(
     WALK
     + """
-local a, b = ARGV[8], ARGV[9]
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {} end
-local ua, ub = up(a), up(b)
+local a, b, limit, shown = ARGV[8], ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11])
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {0} end
+local ua, above_a = climb(a, limit)
+local ub, above_b = climb(b, limit)
 table.insert(ua, 1, a)
 table.insert(ub, 1, b)
-local at = {}
-for i, id in ipairs(ua) do at[id] = i end
-for j, id in ipairs(ub) do
-  if at[id] then
-    local upward, downward, out = {}, {}, {}
-    for i = 1, at[id] do upward[#upward + 1] = ua[i] end
-    for k = j - 1, 1, -1 do downward[#downward + 1] = ub[k] end
-    put_rows(out, upward)
-    put_rows(out, downward)
-    return out
-  end
+local out, at = {1}, {}
+put_list(out, ua)
+out[#out + 1] = above_a
+put_list(out, ub)
+out[#out + 1] = above_b
+put_rows(out, ua, shown)
+put_rows(out, ub, shown)
+for _, id in ipairs(ub) do at[id] = true end
+local common = {}
+for _, id in ipairs(ua) do
+  if at[id] then common = {id} break end
 end
-return {}
+put_rows(out, common)
+return out
 """
 )
 
@@ -245,30 +292,42 @@ class DepthReport:
 
 @dataclass
 class Chain:
-    """The chain of command of one employee, top first."""
+    """The chain of command of one employee, top first: all of it, or its nearest managers and the
+    id of the one above them (``above``; None when they reach the top)."""
 
     employee: Employee
     managers: list[Employee]
+    above: int | None = None
 
     @property
     def depth(self) -> int:
+        """The depth of the employee; a lower bound while ``above`` is set."""
         return len(self.managers)
 
 
-def employee_detail(pk: int, depth: int = 1) -> tuple[Chain, list[Employee], DepthReport] | None:
+def _chain_reply(pk: int, found: list) -> tuple[Chain, Flat]:
+    """The chain a ``put_employee_chain`` reply starts with, and the reply read up to there."""
+    reply = Flat(found)
+    employee = Employee.from_hash(pk, reply.hash())
+    managers, above = reply.rows(), reply.one()
+    return Chain(employee, managers, int(above) if above else None), reply
+
+
+def employee_detail(
+    pk: int, depth: int = 1, managers: int = CHAIN_SHOWN
+) -> tuple[Chain, list[Employee], DepthReport] | None:
     """Everything the employee page shows, in one round trip whatever the depth: a script walks up
-    for the chain of command and down to ``depth`` for the level sizes and the people at the depth
-    (at most ``conf.walk_budget()`` people), beside one SORT ... GET for the direct reports."""
+    for the nearest ``managers`` of the chain of command and down to ``depth`` for the level sizes
+    and the people at the depth (at most ``conf.walk_budget()`` people), beside one SORT ... GET for
+    the direct reports. A deeper chain costs no more: the page links to the rest."""
     depth = max(1, min(depth, MAX_DEPTH))
     pipe = pipeline()
-    _DETAIL.queue(pipe, [keys.employee(pk)], [pk, depth, conf.walk_budget(), NODE_LIMIT])
+    _DETAIL.queue(pipe, [keys.employee(pk)], [pk, depth, conf.walk_budget(), NODE_LIMIT, managers])
     queue_sorted_children(pipe, keys.reports(pk))
     found, children = execute(pipe)
     if not found:
         return None
-    reply = Flat(found)
-    employee = Employee.from_hash(pk, reply.hash())
-    chain = Chain(employee, reply.rows())
+    chain, reply = _chain_reply(pk, found)
     sizes, count, cut = reply.list(), reply.one(), reply.one()
     direct = sorted_rows(children)
     at_depth = direct if depth == 1 else sorted(reply.rows(), key=by_name)
@@ -332,52 +391,144 @@ def subtree(pk: int) -> list[list[int]]:
     return _walk(pk, 10**9)
 
 
-def chain_of_command(pk: int) -> Chain | None:
-    """The employee and its managers up to the top: one round trip whatever the depth (a script
-    walks up the manager fields)."""
+def chain_of_command(pk: int, limit: int | None = None) -> Chain | None:
+    """The employee and its nearest ``limit`` managers: one round trip, one script that walks up at
+    most ``limit`` manager fields. Without ``limit``, the whole chain to the top: one round trip up
+    to ``conf.climb_slice()`` managers, then a script call per further slice of that many and one
+    pipeline for their rows, so no call walks more than a slice whatever the depth."""
+    step = conf.climb_slice()
     pipe = pipeline()
-    _CHAIN.queue(pipe, [keys.employee(pk)], [pk])
+    _CHAIN.queue(pipe, [keys.employee(pk)], [pk, step if limit is None else limit])
     found = execute(pipe)[0]
     if not found:
         return None
-    reply = Flat(found)
-    return Chain(Employee.from_hash(pk, reply.hash()), reply.rows())
+    chain, _ = _chain_reply(pk, found)
+    if limit is not None or chain.above is None:
+        return chain
+    seen = {str(pk), *(str(m.id) for m in chain.managers)}  # as the script's replies name them
+    further = _Climb([], str(chain.above), seen)
+    while further.above:
+        further.extend(_climb([further.above], step)[0])
+    rows = pipeline()
+    for manager in further.ids:
+        rows.hmget(keys.employee(manager), *Employee.SUMMARY_FIELDS)
+    above = summaries(further.ids, rows.execute()) if further.ids else []
+    return Chain(chain.employee, above[::-1] + chain.managers)
+
+
+@dataclass
+class _Climb:
+    """A walk up the manager fields in slices: the ids found so far (nearest first), each one's
+    place, and where the next slice starts ('' at the top). ``seen`` stops a walk round a cycle
+    (``check_integrity`` reports it) at the first id met twice."""
+
+    ids: list[str]
+    above: str
+    seen: set = field(default_factory=set)
+    at: dict = field(default_factory=dict)
+
+    def extend(self, part: tuple[list[str], str]) -> None:
+        ids, above = part
+        for pk in ids:
+            if pk in self.seen:
+                self.above = ""
+                return
+            self.seen.add(pk)
+            self.at[pk] = len(self.ids)
+            self.ids.append(pk)
+        self.above = above
+
+
+def _climb(starts: list[str], step: int) -> list[tuple[list[str], str]]:
+    """One slice of ``step`` ids up from each of ``starts`` (one or two: a path's two walks), the
+    start first: one script call, ids only."""
+    reply = Flat(_CLIMB.read([keys.employee(pk) for pk in starts], [x for pk in starts for x in (pk, step)]))
+    return [(reply.list(), reply.one()) for _ in starts]
 
 
 @dataclass
 class Path:
-    """From one employee up to the lowest common manager and down to the other."""
+    """From one employee up to the lowest common manager and down to the other: the steps nearest
+    each end and the common manager, with how many steps between them are not shown."""
 
     source: Employee
     target: Employee
-    up: list[Employee]  # source .. common manager
-    down: list[Employee]  # below the common manager .. target
-    common: Employee | None
+    up: list[Employee]  # from the source up, below the common manager: the first shown
+    up_hidden: int  # steps of the way up between ``up`` and the common manager, not shown
+    common: Employee
+    down_hidden: int  # steps of the way down between the common manager and ``down``, not shown
+    down: list[Employee]  # from below the common manager to the target: the last shown
 
     @property
     def steps(self) -> list[Employee]:
-        return self.up + self.down
+        """The steps shown, in order (all of them when nothing is hidden)."""
+        return [*self.up, self.common, *self.down]
+
+    @property
+    def rows(self) -> list[tuple[Employee | None, int]]:
+        """(step, 0) for each step shown and (None, how many) where steps are not shown."""
+        out = [(e, 0) for e in self.up]
+        out += [(None, self.up_hidden)] if self.up_hidden else []
+        out.append((self.common, 0))
+        out += [(None, self.down_hidden)] if self.down_hidden else []
+        return out + [(e, 0) for e in self.down]
 
     @property
     def degrees(self) -> int:
-        return len(self.steps) - 1
+        return len(self.up) + self.up_hidden + self.down_hidden + len(self.down)
 
 
-def find_path(a: int, b: int) -> Path | None:
-    """Degrees of separation through the lowest common manager: one round trip (a script walks up
-    from both). None when one is missing or they share no manager."""
+def _meeting(a: _Climb, b: _Climb, a_new: int = 0, b_new: int = 0) -> tuple[int, int] | None:
+    """Where two walks up first share a manager: its place in each, looking at the ids each found
+    from ``a_new`` and ``b_new`` on (those before were looked at already). The first of ``a`` that
+    ``b`` holds is the lowest common one, even while either walk is a prefix of its chain."""
+    found = [(a.at[pk], b.at[pk]) for pk in a.ids[a_new:] if pk in b.at]
+    found += [(a.at[pk], b.at[pk]) for pk in b.ids[b_new:] if pk in a.at]
+    return min(found) if found else None
+
+
+def find_path(a: int, b: int, shown: int = PATH_SHOWN) -> Path | None:
+    """Degrees of separation through the lowest common manager, with the ``shown`` steps nearest
+    each end. One round trip while both walks up meet within ``conf.climb_slice()`` managers (a
+    script walks up from both and reads the rows); a longer way goes on a slice of that many per
+    script call, ids only, as far as the two walks take to meet, then reads the rows shown that
+    the first call did not. None when one is missing or they share no manager."""
+    step = conf.climb_slice()
     pipe = pipeline()
-    _PATH.queue(pipe, [keys.employee(a), keys.employee(b)], [a, b])
-    found = execute(pipe)[0]
-    if not found:
+    _PATH.queue(pipe, [keys.employee(a), keys.employee(b)], [a, b, step, max(1, shown)])
+    reply = Flat(execute(pipe)[0])
+    if not reply.one():
         return None
-    reply = Flat(found)
-    sent = found[0] + found[1 + found[0] * (1 + len(Employee.SUMMARY_FIELDS))]  # rows asked for
-    upward, downward = reply.rows(), reply.rows()
-    steps = upward + downward
-    if len(steps) != sent:
+    walks = []
+    for _ in range(2):
+        ids, above = reply.list(), reply.one()
+        walk = _Climb([], above)
+        walk.extend((ids, above))
+        walks.append(walk)
+    rows = {e.id: e for e in reply.rows() + reply.rows() + reply.rows()}
+    met = _meeting(*walks)
+    while met is None and any(w.above for w in walks):
+        before = [len(w.ids) for w in walks]
+        going = [w for w in walks if w.above]
+        for walk, part in zip(going, _climb([w.above for w in going], step)):
+            walk.extend(part)
+        met = _meeting(*walks, *before)
+    if met is None:
         return None
-    return Path(steps[0], steps[-1], upward, downward, upward[-1])
+    i, j = met
+    common = int(walks[0].ids[i])
+    up = [int(pk) for pk in walks[0].ids[: min(i, shown)]]
+    down = [int(pk) for pk in walks[1].ids[: min(j, shown)]][::-1]
+    wanted = [pk for pk in (*up, common, *down) if pk not in rows]
+    if wanted:  # the walks went past their first slice: the rows shown beyond it, one pipeline
+        pipe = pipeline()
+        for pk in wanted:
+            pipe.hmget(keys.employee(pk), *Employee.SUMMARY_FIELDS)
+        rows.update((e.id, e) for e in summaries(wanted, pipe.execute()))
+    if any(pk not in rows for pk in (*up, common, *down, a, b)):
+        return None  # deleted while the walk went on
+    shown_up, shown_down = [rows[pk] for pk in up], [rows[pk] for pk in down]
+    return Path(rows[a], rows[b], shown_up, i - len(up), rows[common], j - len(down), shown_down)
 
 
 def staff_reporting_to(location: int, manager: int) -> list[Employee]:

@@ -35,7 +35,7 @@ ROOTS = (
     "/keys/orphans/",
     "/exchange/",
 )
-SKIPPED = {"logout", "healthz", "exchange:download", "orgchart:tree_children", "school:find"}
+SKIPPED = {"logout", "healthz", "exchange:download", "keybrowser:download", "orgchart:tree_children", "school:find"}
 WIDTHS = (390, 800)
 MAX_SCREENS = 90
 

@@ -113,7 +113,7 @@ class QueriesTest(RedisTestCase):
             levels = store.subtree(self.ids["Doug"])
         self.assertEqual(sum(map(len, levels)), store.get_employee(self.ids["Doug"]).total)
 
-    def test_chain_of_command_is_one_round_trip_whatever_the_depth(self):
+    def test_chain_of_command_is_one_round_trip_within_a_slice(self):
         with self.assertRoundTrips(1):
             chain = store.chain_of_command(self.ids["Fay"])
         self.assertEqual([m.name for m in chain.managers], ["Doug", "Ann", "Cid"])
