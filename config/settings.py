@@ -72,7 +72,10 @@ CATALOG_PARTITIONS = int(os.environ.get("CATALOG_PARTITIONS", "1"))
 # is the N-th address from the right of X-Forwarded-For, the one the outermost
 # trusted proxy saw; anything further left was written by the client.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+# Failed sign-ins allowed per window: for one username from one address, and from one address
+# whatever the username (higher: the people behind one office address share it).
 SIGNIN_FAILURE_LIMIT = 5
+SIGNIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("SIGNIN_ADDRESS_FAILURE_LIMIT", "30"))
 SIGNIN_FAILURE_WINDOW = 300  # seconds
 SIGNINS_KEPT = 50
 EVENTS_MAXLEN = int(os.environ.get("EVENTS_MAXLEN", "1000"))
