@@ -80,6 +80,12 @@ SIGNIN_FAILURE_WINDOW = 300  # seconds
 SIGNINS_KEPT = 50
 EVENTS_MAXLEN = int(os.environ.get("EVENTS_MAXLEN", "1000"))
 
+# Request bodies (config.middleware): the largest accepted, checked on Content-Length before
+# anything reads the body; the default is the largest import upload (64 MiB) with room for the
+# form around it. A visitor not signed in may post the sign-in form alone, and only this much.
+REQUEST_BODY_LIMIT = int(os.environ.get("REQUEST_BODY_LIMIT", str(65 * 1024 * 1024)))
+ANONYMOUS_BODY_LIMIT = 16 * 1024
+
 # CMS: revisions kept per post; the oldest are trimmed in the save's own
 # transaction. 0 keeps them all.
 CMS_REVISIONS_KEPT = int(os.environ.get("CMS_REVISIONS_KEPT", "0"))
@@ -101,6 +107,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestBodyLimitMiddleware",  # first: from the headers, before anything reads the body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
@@ -109,6 +116,7 @@ MIDDLEWARE = [
     "config.middleware.ContentionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.middleware.AnonymousWriteMiddleware",  # before the CSRF check, which reads the body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",

@@ -4,7 +4,7 @@ import re
 
 from django.test import Client
 
-from tests.base import RedisTestCase
+from tests.base import PASSWORD, RedisTestCase
 from tests.core.test_auth import every_url
 from tests.core.test_commands import snapshot
 
@@ -53,3 +53,64 @@ class MalformedIdTest(RedisTestCase):
                     self.assertEqual(self.client.get(path).status_code, 404)
                     self.assertEqual(self.client.post(path).status_code, 404)
         self.assertEqual(snapshot(), before)
+
+
+class UnreadBody:
+    """A request body that records whether anything read it."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.read_bytes = 0
+
+    def read(self, size=-1):
+        self.read_bytes += 1
+        return b"x" * min(self.size, 65536 if size is None or size < 0 else size)
+
+    readline = read
+
+
+class BodyLimitTest(RedisTestCase):
+    """The body is judged on its headers, before the CSRF check or a view reads it."""
+
+    def post(self, path: str, client: Client | None = None, **meta):
+        body = UnreadBody(int(meta.get("CONTENT_LENGTH", "0") or 0))
+        meta.setdefault("CONTENT_TYPE", "multipart/form-data; boundary=XyZ")
+        response = (client or self.client).generic("POST", path, **{"wsgi.input": body, **meta})
+        return response, body
+
+    def test_a_body_over_the_limit_is_refused_unread_even_for_a_signed_in_administrator(self):
+        with self.settings(REQUEST_BODY_LIMIT=1000):
+            response, body = self.post("/exchange/orgchart/preview/", CONTENT_LENGTH="1001")
+        self.assertEqual(response.status_code, 413)
+        self.assertIn(b"larger than", response.content)
+        self.assertEqual(body.read_bytes, 0)
+
+    def test_a_chunked_or_malformed_length_is_refused_unread(self):
+        for meta, status in (
+            ({"HTTP_TRANSFER_ENCODING": "chunked"}, 411),
+            ({"CONTENT_LENGTH": "١٢٣"}, 400),
+            ({"CONTENT_LENGTH": "-5"}, 400),
+            ({"CONTENT_LENGTH": "9" * 400}, 413),
+        ):
+            with self.subTest(meta=meta):
+                response, body = self.post("/accounts/login/", Client(), **meta)
+                self.assertEqual(response.status_code, status)
+                self.assertEqual(body.read_bytes, 0)
+
+    def test_an_anonymous_upload_with_its_own_csrf_cookie_is_sent_to_sign_in_unread(self):
+        anonymous = Client()
+        anonymous.cookies["csrftoken"] = "a" * 32
+        for path in ("/exchange/orgchart/preview/", "/catalog/", "/"):
+            with self.subTest(path=path):
+                response, body = self.post(path, anonymous, CONTENT_LENGTH="50000000", HTTP_X_CSRFTOKEN="a" * 32)
+                self.assertEqual(response.status_code, 302)
+                self.assertTrue(response["Location"].startswith("/accounts/login/?next="))
+                self.assertEqual(body.read_bytes, 0)
+
+    def test_the_sign_in_form_is_the_one_anonymous_post_and_a_small_one(self):
+        response, body = self.post("/accounts/login/", Client(), CONTENT_LENGTH="20000")
+        self.assertEqual(response.status_code, 413)
+        self.assertEqual(body.read_bytes, 0)
+        self.make_staff("ann")
+        signed_in = Client().post("/accounts/login/", {"username": "ann", "password": PASSWORD})
+        self.assertEqual(signed_in.status_code, 302)  # a real sign-in form is well within it

@@ -1,8 +1,13 @@
 """What `make run` does: migrate, an admin, demo data once, static files, gunicorn.
 
-SIGTERM or SIGINT (systemd, Docker, Ctrl-C) stops gunicorn and its workers, then
-the embedded redis-server (its SHUTDOWN fsyncs the append-only file): nothing is
-left running. `--dev` serves with Django's autoreloading runserver instead (`make dev`).
+SIGTERM, SIGINT or SIGHUP (systemd, Docker, Ctrl-C, a closed terminal) stops gunicorn
+and its workers, then the embedded redis-server (its SHUTDOWN fsyncs the append-only
+file): nothing is left running. `--dev` serves with Django's autoreloading runserver
+instead (`make dev`).
+
+gunicorn runs threaded workers (gthread): a client that sends its request slowly holds
+one thread, not a whole worker, so a few slow or half-sent connections cannot starve
+the others (`/healthz` included).
 """
 
 import os
@@ -24,10 +29,13 @@ from config.redis import redacted
 # gunicorn's time for workers to finish their requests after SIGTERM; with the
 # Redis shutdown after it, the whole stop stays within 10 s.
 GRACEFUL_SECONDS = 5
+# What stops the dashboard: the supervisor's SIGTERM, Ctrl-C, and a closed terminal's SIGHUP
+# (whose default would end this process alone, leaving the embedded Redis running).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 class Stop(Exception):
-    """SIGTERM or SIGINT arrived."""
+    """SIGTERM, SIGINT or SIGHUP arrived."""
 
 
 def _raise_stop(signum, frame):
@@ -51,9 +59,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "2")), help="gunicorn workers."
         )
+        parser.add_argument(
+            "--threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")), help="threads per gunicorn worker."
+        )
 
     def handle(self, *args, **options):
-        previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        previous = {sig: signal.signal(sig, _raise_stop) for sig in STOP_SIGNALS}
         server = None
         try:
             host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
@@ -79,7 +90,7 @@ class Command(BaseCommand):
         except Stop as stop:
             self.stdout.write(f"\n{stop}: stopping.")
         finally:
-            for sig in (signal.SIGTERM, signal.SIGINT):
+            for sig in STOP_SIGNALS:
                 signal.signal(sig, signal.SIG_IGN)  # a second signal must not cut the stop short
             if server is not None:
                 self.stop_group(server)
@@ -94,6 +105,8 @@ class Command(BaseCommand):
             sys.executable, "-m", "gunicorn", "config.wsgi:application",
             "--bind", f"{host}:{port}",
             "--workers", str(options["workers"]),
+            "--worker-class", "gthread",
+            "--threads", str(options["threads"]),
             "--graceful-timeout", str(GRACEFUL_SECONDS),
             "--access-logfile", "-",
         ]  # fmt: skip
