@@ -65,6 +65,11 @@ REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "2"))
 # Fixed while data exists: changing it is an export and an import.
 CATALOG_PARTITIONS = int(os.environ.get("CATALOG_PARTITIONS", "1"))
 
+# A Redis whose maxmemory-policy can evict keys (anything but noeviction) silently drops records
+# and index entries: /healthz answers 503, every page shows a banner, `serve` warns. Pages read the
+# policy at most this often per process (the test runner reads it once per test, at its start).
+EVICTION_CHECK_SECONDS = float(os.environ.get("EVICTION_CHECK_SECONDS", "3600" if TESTING else "30"))
+
 # Staff activity and sign-in limits (the Redis login-system tutorial, the key-value design notes).
 # How many reverse proxies in front of the dashboard append to X-Forwarded-For.
 # 0 (the default): the client address is the connection's own (REMOTE_ADDR), and

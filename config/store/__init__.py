@@ -334,8 +334,8 @@ def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
 
 
 def health() -> dict:
-    """Status for /healthz: version, memory and key count in one round trip (on a cluster, one wave:
-    each primary's memory and keys, summed, and the first one's version)."""
+    """Status for /healthz: version, memory, key count and eviction policy in one round trip (on a
+    cluster, one wave: each primary's memory, keys and policy, the first one's version)."""
     if on_cluster():
         redis_cluster = client()
         primaries = redis_cluster.primaries()
@@ -343,19 +343,70 @@ def health() -> dict:
         calls += [(node, args) for node in primaries for args in (("INFO", "memory"), ("DBSIZE",))]
         server, *each = redis_cluster.on_nodes(calls)
         memory = sum(int(info["used_memory"]) for info in each[::2])
+        policy = _worst_policy(info.get("maxmemory_policy") for info in each[::2])
+        _remember_policy(policy)
         return {"version": server["redis_version"], "used_memory": memory,
-                "used_memory_human": f"{memory / 2**20:.2f}M", "keys": sum(each[1::2])}  # fmt: skip
+                "used_memory_human": f"{memory / 2**20:.2f}M", "keys": sum(each[1::2]),
+                "maxmemory_policy": policy}  # fmt: skip
     pipe = client().pipeline(transaction=False)
     pipe.info("server")
     pipe.info("memory")
     pipe.dbsize()
     server, memory, dbsize = pipe.execute()
+    _remember_policy(memory.get("maxmemory_policy"))
     return {
         "version": server["redis_version"],
         "used_memory": memory["used_memory"],
         "used_memory_human": memory["used_memory_human"],
         "keys": dbsize,
+        "maxmemory_policy": memory.get("maxmemory_policy"),
     }
+
+
+# Redis's eviction policy, read at most every EVICTION_CHECK_SECONDS per process: (when read, policy).
+_policy_seen: tuple[float, str | None] = (float("-inf"), None)
+SAFE_POLICY = "noeviction"
+
+
+def _worst_policy(policies: Iterable[str | None]) -> str | None:
+    """The first policy that can evict keys, else the safe one if any node told it."""
+    told = [p.decode() if isinstance(p, bytes) else p for p in policies if p]
+    return next((p for p in told if p != SAFE_POLICY), told[0] if told else None)
+
+
+def _remember_policy(policy: str | None) -> None:
+    global _policy_seen
+    _policy_seen = (time.monotonic(), policy)
+
+
+def maxmemory_policy(max_age: float | None = None) -> str | None:
+    """Redis's ``maxmemory-policy`` (on a cluster the first primary's that can evict keys); None
+    when the server does not tell it. Read again only when the value kept in this process is
+    older than ``max_age`` seconds (``EVICTION_CHECK_SECONDS`` by default; 0 reads it now), so
+    a page showing the eviction banner costs a round trip at most that often.
+
+    INFO memory tells the policy to any client allowed INFO, where CONFIG GET is often
+    refused on a managed Redis."""
+    at, policy = _policy_seen
+    age = settings.EVICTION_CHECK_SECONDS if max_age is None else max_age
+    if time.monotonic() - at < age:
+        return policy
+    if on_cluster():
+        redis_cluster = client()
+        replies = redis_cluster.on_nodes([(node, ("INFO", "memory")) for node in redis_cluster.primaries()])
+        policy = _worst_policy(info.get("maxmemory_policy") for info in replies)
+    else:
+        policy = client().info("memory").get("maxmemory_policy")
+    _remember_policy(policy)
+    return policy
+
+
+def evicting_policy(max_age: float | None = None) -> str | None:
+    """The policy when it lets Redis evict keys (anything but ``noeviction``), else None.
+    An evicting Redis drops records, index entries and sessions without a word: every
+    invariant the apps keep can break."""
+    policy = maxmemory_policy(max_age)
+    return policy if policy and policy != SAFE_POLICY else None
 
 
 def ping() -> bool:

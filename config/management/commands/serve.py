@@ -70,6 +70,7 @@ class Command(BaseCommand):
             host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
             call_command("migrate", interactive=False, verbosity=0)
             password = self.ensure_admin()
+            self.warn_if_evicting()
             marker = store.seed_marker()
             if not options["no_seed"] and not marker:
                 self.seed_empty_apps()
@@ -137,6 +138,15 @@ class Command(BaseCommand):
         if empty:
             self.stdout.write(f"Seeding the demo data of {', '.join(empty)} (manage.py seed --only ...).")
             call_command("seed", scale="demo", only=empty)
+
+    def warn_if_evicting(self) -> None:
+        """Say at start when Redis may evict keys (the pages' banner and /healthz say it too)."""
+        from config.views import eviction_problem
+
+        policy = store.evicting_policy(max_age=0)
+        if policy:
+            warning = f"Warning: {eviction_problem(policy)} /healthz answers 503 until then."
+            self.stderr.write(self.style.WARNING(warning))
 
     def ensure_admin(self) -> str:
         """Create the superuser `admin` once (or make an existing `admin` one); say where its password is."""
