@@ -17,9 +17,28 @@ from config.embedded import embedded_url
 from config.redis import connection_retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
 TESTING = sys.argv[1:2] == ["test"]
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` created if missing and readable by its owner only (0700): it holds the
+    database, the secret key, the admin's password, the embedded Redis's data and staged
+    uploads. A folder this user does not own is left as its owner set it."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o700)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """``path`` created empty if missing, readable and writable by its owner only (0600)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o600)
+    return path
+
+
+VAR_DIR = private_folder(Path(os.environ.get("VAR_DIR", BASE_DIR / "var")))
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -33,10 +52,9 @@ def env_list(name: str, default: str) -> list[str]:
 
 def _development_secret() -> str:
     path = VAR_DIR / "secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
-    return path.read_text().strip()
+    if not path.exists() or not path.read_text().strip():
+        private_file(path).write_text(secrets.token_urlsafe(50))
+    return private_file(path).read_text().strip()
 
 
 SECRET_KEY = os.environ.get("SECRET_KEY") or _development_secret()
@@ -153,6 +171,13 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+_SQLITE_FILE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" and str(
+    DATABASES["default"]["NAME"]
+).startswith("/")
+if _SQLITE_FILE and not TESTING:
+    # Created here with mode 0600 (an empty file is a new database to SQLite), whose journal
+    # files take the same mode: user accounts and password hashes are for their owner alone.
+    private_file(Path(DATABASES["default"]["NAME"]))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Django's cache and sessions in Redis through django-redis, told apart from the

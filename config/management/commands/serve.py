@@ -77,7 +77,7 @@ class Command(BaseCommand):
             if not options["dev"]:
                 call_command("collectstatic", interactive=False, verbosity=0)
             self.stdout.write(self.style.SUCCESS(f"\nDashboard: http://{host}:{port}/"))
-            self.stdout.write(f"Sign in as: admin / {password}")
+            self.stdout.write(f"Sign in as: admin / {password}" if password else self.where_the_password_is())
             self.stdout.write(f"Redis: {redacted(settings.REDIS_URL)}\n")
             server = subprocess.Popen(
                 self.command(host, port, options),
@@ -148,24 +148,36 @@ class Command(BaseCommand):
             warning = f"Warning: {eviction_problem(policy)} /healthz answers 503 until then."
             self.stderr.write(self.style.WARNING(warning))
 
-    def ensure_admin(self) -> str:
-        """Create the superuser `admin` once (or make an existing `admin` one); say where its password is."""
-        users = get_user_model()
+    def where_the_password_is(self) -> str:
+        if os.environ.get("DJANGO_SUPERUSER_PASSWORD"):
+            return "Sign in as: admin (password: DJANGO_SUPERUSER_PASSWORD)"
         saved = settings.VAR_DIR / "admin_password"
+        if saved.exists():
+            return f"Sign in as: admin (its generated password is in {saved}, readable by you only)"
+        return "Sign in as: admin (with the password printed when it was created)"
+
+    def ensure_admin(self) -> str | None:
+        """Create the superuser `admin` once (or make an existing `admin` one). Returns its password
+        when this call generated it, else None: a password is printed once, never at every start,
+        and one given in DJANGO_SUPERUSER_PASSWORD is never printed."""
+        users = get_user_model()
         existing = users.objects.filter(username="admin").first()
         if existing is not None:
             if not (existing.is_superuser and existing.is_staff):
                 existing.is_superuser = existing.is_staff = True
                 existing.save(update_fields=["is_superuser", "is_staff"])
-            if os.environ.get("DJANGO_SUPERUSER_PASSWORD"):
-                return "(DJANGO_SUPERUSER_PASSWORD)"
-            return saved.read_text().strip() if saved.exists() else "(as printed when it was created)"
-        password = os.environ.get("DJANGO_SUPERUSER_PASSWORD")
-        if not password:
-            password = secrets.token_urlsafe(12)
-            saved.write_text(password + "\n")
-            saved.chmod(0o600)
-            self.stdout.write(self.style.WARNING(f"Created superuser admin with a generated password: {password}"))
-            self.stdout.write(f"(kept in {saved}, readable by you only)")
+            return None
+        given = os.environ.get("DJANGO_SUPERUSER_PASSWORD")
+        if given:
+            users.objects.create_superuser("admin", "admin@example.com", given)
+            return None
+        password = secrets.token_urlsafe(12)
+        saved = settings.VAR_DIR / "admin_password"
+        fd = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # never readable by others, even briefly
+        with os.fdopen(fd, "w") as out:
+            out.write(password + "\n")
+        saved.chmod(0o600)  # a file left from an earlier install keeps its mode through O_CREAT
+        self.stdout.write(self.style.WARNING(f"Created superuser admin with a generated password: {password}"))
+        self.stdout.write(f"(kept in {saved}, readable by you only)")
         users.objects.create_superuser("admin", "admin@example.com", password)
         return password
