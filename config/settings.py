@@ -263,6 +263,8 @@ CONTENT_SECURITY_POLICY = os.environ.get(
     "base-uri 'self'; form-action 'self'",
 )
 CSRF_FAILURE_VIEW = "config.views.csrf_failure"
+# The technical 500 page (DEBUG) and error reports mask a password inside any URL (REDIS_URL).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.RedactingExceptionReporterFilter"
 
 TEST_RUNNER = "config.testing.Runner"
 
