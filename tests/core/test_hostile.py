@@ -2,7 +2,7 @@
 
 import re
 
-from django.test import Client
+from django.test import Client, SimpleTestCase, tag
 
 from tests.base import PASSWORD, RedisTestCase
 from tests.core.test_auth import every_url
@@ -114,3 +114,74 @@ class BodyLimitTest(RedisTestCase):
         self.make_staff("ann")
         signed_in = Client().post("/accounts/login/", {"username": "ann", "password": PASSWORD})
         self.assertEqual(signed_in.status_code, 302)  # a real sign-in form is well within it
+
+
+# Numbers as a hostile client writes them: other scripts' digits, fullwidth, superscript, far past
+# 64 bits (and past Python's 4,300-digit int() limit), signs, exponents, spaces, empty.
+BAD_NUMBERS = ("١٢٣", "１２", "²", "1" + "0" * 400, "9" * 5000, "-1", "1e3", "1 2", "")
+NEVER_FUZZED = {"logout", "admin_login", "exchange:download"}
+
+
+def query_names() -> list[str]:
+    """Every query parameter a page may read: each GET form's fields and the names the views read."""
+    import importlib
+
+    from django import forms
+
+    names = {"page", "o", "q", "cursor", "acc", "as", "t", "pattern", "key", "auto", "c", "op", "a", "b", "depth",
+             "under", "kp", "k", "next"}  # fmt: skip
+    for module in ("catalog.forms", "school.forms", "cms.forms", "orgchart.forms", "config.keybrowser.forms"):
+        for value in vars(importlib.import_module(module)).values():
+            if isinstance(value, type) and issubclass(value, forms.BaseForm):
+                names.update(value.base_fields)
+    return sorted(names)
+
+
+@tag("slow")
+class NumberFuzzTest(RedisTestCase):
+    """Every GET route of a seeded dashboard that answers 200, each query parameter given every bad
+    number (with and without a bad ``page``, which most lists read first): a clear refusal (404,
+    a form error, the page without it), never a 500."""
+
+    def test_no_bad_number_in_a_query_is_a_server_error(self):
+        from io import StringIO
+
+        from django.core.management import call_command
+
+        call_command("seed", "--scale", "demo", stdout=StringIO(), stderr=StringIO())
+        self.client.force_login(self.make_staff("root", is_superuser=True))
+        self.client.raise_request_exception = False
+        names = query_names()
+        paths = [path.replace("/a/", "/orgchart/", 1) for name, path in every_url() if name not in NEVER_FUZZED]
+        paths = [path for path in paths if self.client.get(path).status_code == 200]
+        self.assertGreater(len(paths), 20)
+        failures = []
+        for bad in BAD_NUMBERS:
+            for path in paths:
+                for query in ({n: bad for n in names}, {n: bad for n in names if n != "page"}):
+                    status = self.client.get(path, query).status_code
+                    if status >= 500:
+                        failures.append((path, bad[:12], len(query), status))
+        self.assertEqual(failures, [])
+
+    def test_no_bad_number_in_a_path_is_a_server_error(self):
+        self.client.raise_request_exception = False
+        for _name, route in id_routes():
+            for bad in BAD_NUMBERS:
+                path = "/" + re.sub(r"<\w+:\w+>", "1", _ID.sub(bad.strip() or "x", route, count=1))
+                with self.subTest(path=path[:80]):
+                    self.assertEqual(self.client.get(path).status_code, 404)
+
+
+class ImportedIdTest(SimpleTestCase):
+    def test_an_imported_id_of_any_length_or_script_is_refused_with_a_reason(self):
+        from config.exchange.report import Report
+        from config.exchange.spec import Record
+
+        for bad in (*BAD_NUMBERS, "9" * 19, 10**400, -(10**400), 2**53 + 1, 1e400, float("nan"), True, [1], {"1": 1}):
+            with self.subTest(bad=repr(bad)[:20]):
+                record = Record({"id": bad}, "employees", "employees.jsonl:1", {}, Report())
+                self.assertIsNone(record.id())
+                self.assertEqual([name for name, _reason in record.errors], ["id"])
+        record = Record({"id": " 12 "}, "employees", "employees.jsonl:1", {}, Report())
+        self.assertEqual(record.id(), 12)
