@@ -171,13 +171,11 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
-_SQLITE_FILE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" and str(
-    DATABASES["default"]["NAME"]
-).startswith("/")
-if _SQLITE_FILE and not TESTING:
+_database = DATABASES["default"]
+if _database["ENGINE"] == "django.db.backends.sqlite3" and str(_database["NAME"]).startswith("/") and not TESTING:
     # Created here with mode 0600 (an empty file is a new database to SQLite), whose journal
     # files take the same mode: user accounts and password hashes are for their owner alone.
-    private_file(Path(DATABASES["default"]["NAME"]))
+    private_file(Path(_database["NAME"]))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Django's cache and sessions in Redis through django-redis, told apart from the
