@@ -51,8 +51,10 @@ def _expire_windows():
 
 @invariant("core", "failed sign-in windows expire and never exceed the limit", repair=_expire_windows)
 def failure_windows_bounded():
+    per_address = keys.failed_signins_address("")
     for key, members, ttl in store.failure_windows():
         if ttl < 0:
             yield Violation(f"{key} has no TTL", [key])
-        if members > settings.SIGNIN_FAILURE_LIMIT:
-            yield Violation(f"{key} holds {members} failures, limit is {settings.SIGNIN_FAILURE_LIMIT}", [key])
+        limit = settings.SIGNIN_ADDRESS_FAILURE_LIMIT if key.startswith(per_address) else settings.SIGNIN_FAILURE_LIMIT
+        if members > limit:
+            yield Violation(f"{key} holds {members} failures, limit is {limit}", [key])

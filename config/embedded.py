@@ -86,13 +86,14 @@ class EmbeddedRedis:
 
     def ensure_running(self, timeout: float = 15.0) -> bool:
         """Start the server unless it answers already; True when this call started it."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.data_dir / "start.lock", "w") as lock:
+        self._make_private()
+        with os.fdopen(os.open(self.data_dir / "start.lock", os.O_WRONLY | os.O_CREAT, 0o600), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if self.is_running():
                 return False
             self.socket.unlink(missing_ok=True)
-            subprocess.run(self._command(), check=True, cwd=self.data_dir)
+            # umask 077: the append-only file, the log and the pid file it writes are its owner's alone.
+            subprocess.run(self._command(), check=True, cwd=self.data_dir, umask=0o077)
             deadline = time.monotonic() + timeout
             while not self.is_running():
                 if time.monotonic() > deadline:
@@ -100,6 +101,17 @@ class EmbeddedRedis:
                     raise RuntimeError(f"embedded redis-server did not start in {self.data_dir}:\n{log}")
                 time.sleep(0.02)
         return True
+
+    def _make_private(self) -> None:
+        """The data folder and everything in it readable by its owner only (0700 folders, 0600
+        files), those written before this rule included: the data is every app's records."""
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for folder, _folders, names in os.walk(self.data_dir):
+            with suppress(OSError):  # gone meanwhile, or another user's
+                Path(folder).chmod(0o700)
+            for name in names:
+                with suppress(OSError):
+                    (Path(folder) / name).chmod(0o600)
 
     def _command(self) -> list[str]:
         return [

@@ -46,10 +46,12 @@ def _wait_text(seconds: float) -> str:
 class SignInForm(AuthenticationForm):
     """Django's sign-in form behind a sliding-window limit on failures; staff only.
 
-    The attempt takes a slot in the windows of the username and of the client
-    address before the password is checked; a right password gives it back.
-    Every failure is recorded for the administrators, and the one that fills the
-    username's window writes the lock-out to the activity stream.
+    The attempt takes a slot in the window of the username from the client's address
+    and in the address's own (a higher limit) before the password is checked; a right
+    password gives it back. A stranger's guesses thus lock out the stranger's address
+    alone, never the user signing in from elsewhere, and a colleague's typos lock out
+    only the colleague. Every failure is recorded for the administrators, and the one
+    that fills a username's window writes the lock-out to the activity stream.
     """
 
     error_messages = {

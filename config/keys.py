@@ -114,28 +114,31 @@ def seed_marker() -> str:
 @key(
     "zset",
     "Sliding-window rate limit (the key-value design notes)",
-    "Failed sign-ins for one username in the last window, scored by time.",
+    "Failed sign-ins for one username from one client address in the last window, scored by time.",
     scores="time",
     why="Scores are timestamps, so ZREMRANGEBYSCORE drops what left the window and ZCARD counts the rest. "
-    "The key expires with its window, so idle users leave nothing behind.",
+    "Counting a username per address means a stranger's guesses lock out nobody but the stranger, "
+    "and one person's typos nobody else. The key expires with its window, so idle users leave nothing behind.",
     screens=("login",),
-    pattern=FAILURE_WINDOWS + "user:*",
+    pattern=FAILURE_WINDOWS + "user:*:*",
 )
-def failed_signins_user(username: str) -> str:
-    """A username is user input: it becomes part of a key only when it has the
-    shape of a Django username, else its digest stands in for it."""
+def failed_signins_user(username: str, address: str) -> str:
+    """A username is user input: it becomes part of a key only when it has the shape of a
+    Django username (no colon), else its digest stands in for it. ``address`` is checked by
+    ``ipaddress``; an IPv6 address's colons become dashes, so the key keeps its segments."""
     name = username.casefold()
     if not _USERNAME.match(name):
         name = "sha256-" + hashlib.sha256(username.encode()).hexdigest()[:24]
-    return f"{FAILURE_WINDOWS}user:{name}"
+    return f"{FAILURE_WINDOWS}user:{name}:{address.replace(':', '-')}"
 
 
 @key(
     "zset",
     "Sliding-window rate limit (the key-value design notes)",
-    "Failed sign-ins from one client address in the last window, scored by time.",
+    "Failed sign-ins from one client address in the last window, whatever the username, scored by time.",
     scores="time",
-    why="The same window per address stops one client from trying many usernames. It expires with its window.",
+    why="The same window per address, with a higher limit (colleagues may share an address), stops one "
+    "client from trying many usernames. It expires with its window.",
     screens=("login",),
 )
 def failed_signins_address(address: str) -> str:

@@ -1,11 +1,14 @@
 """What the layout (templates/base.html) needs of a request beside what Django's context
-processors give: the sidebar section the page belongs to, and the layout's own links."""
+processors give: the sidebar section the page belongs to, the layout's own links, and the
+eviction banner."""
 
 from __future__ import annotations
 
 from functools import cached_property
 
 from django.urls import reverse
+
+from config import store
 
 
 def section_of_match(match) -> str:
@@ -30,6 +33,16 @@ class Layout:
     def urls(self) -> dict[str, str]:
         """The brand's and the default breadcrumb's link, and signing out."""
         return {"dashboard": reverse("dashboard"), "logout": reverse("logout")}
+
+    @cached_property
+    def evicting(self) -> str:
+        """Redis's eviction policy when it can evict keys, for the banner; read at most every
+        ``EVICTION_CHECK_SECONDS`` per process, so nearly every page costs no round trip for it.
+        A Redis that cannot answer leaves the banner out: the page's own reads say so."""
+        try:
+            return store.evicting_policy() or ""
+        except Exception:
+            return ""
 
 
 def layout(request) -> dict:

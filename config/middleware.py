@@ -1,5 +1,5 @@
-"""Request plumbing: security headers, roles, the Redis command trace panel, and the
-503 page whenever Redis fails."""
+"""Request plumbing: request-body limits, security headers, roles, the Redis command trace
+panel, and the 503 page whenever Redis fails."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.views import redirect_to_login
 from django.core.signals import got_request_exception
 from django.dispatch import receiver
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers
 from django_redis.exceptions import ConnectionInterrupted
@@ -23,6 +23,65 @@ from config.redis import redacted
 
 PANEL_PLACEHOLDER = b"<!--redis-panel-->"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
+
+
+def _refusal(status: int, message: str) -> HttpResponse:
+    """A plain refusal for a request turned away before its body is read: no session, no
+    template, nothing that could read the body or touch Redis."""
+    return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
+
+
+class RequestBodyLimitMiddleware:
+    """Refuses a body too large (413), of no stated length (411) or of a malformed length
+    (400) from its headers alone, before anything reads it: Django spools a multipart
+    body to the temporary folder as soon as ``request.POST`` is read (the CSRF check
+    does), and caps neither a file's size nor the body's.
+
+    A chunked body (``Transfer-Encoding``) states no length: Django would read it as
+    empty, so it is refused outright rather than half understood. ``REQUEST_BODY_LIMIT``
+    is the largest import upload with room for the form around it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        meta = request.META
+        if meta.get("HTTP_TRANSFER_ENCODING"):
+            return _refusal(411, "A request body must state its length (Content-Length); chunked bodies are refused.")
+        length = meta.get("CONTENT_LENGTH") or "0"
+        if not (length.isascii() and length.isdigit()):
+            return _refusal(400, "The Content-Length header is not a number.")
+        if int(length) > settings.REQUEST_BODY_LIMIT:
+            limit = settings.REQUEST_BODY_LIMIT // (1024 * 1024)
+            return _refusal(413, f"The request body is larger than the {limit} MB the dashboard accepts.")
+        return self.get_response(request)
+
+
+class AnonymousWriteMiddleware:
+    """A visitor who is not signed in may post the sign-in form and nothing else, and that
+    form is small: every other write answers (the sign-in redirect) before its body is read.
+
+    It must come before ``CsrfViewMiddleware``, whose check reads ``request.POST`` and so
+    spools an upload to disk, even one sent with a self-chosen ``csrftoken`` cookie. Past
+    it, the body is read only for a signed-in user or as a sign-in form of at most
+    ``ANONYMOUS_BODY_LIMIT`` bytes, which Django parses in memory: nothing reaches the disk.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if request.method in SAFE_METHODS or _signed_in(request):
+            return None
+        if getattr(view_func, "login_required", True):
+            return redirect_to_login(request.get_full_path())  # what LoginRequiredMiddleware would say
+        if int(request.META.get("CONTENT_LENGTH") or 0) > settings.ANONYMOUS_BODY_LIMIT:
+            return _refusal(413, "A sign-in form is never that large.")
+        return None
 
 
 class SecurityHeadersMiddleware:

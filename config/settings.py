@@ -17,9 +17,28 @@ from config.embedded import embedded_url
 from config.redis import connection_retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
 TESTING = sys.argv[1:2] == ["test"]
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` created if missing and readable by its owner only (0700): it holds the
+    database, the secret key, the admin's password, the embedded Redis's data and staged
+    uploads. A folder this user does not own is left as its owner set it."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o700)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """``path`` created empty if missing, readable and writable by its owner only (0600)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o600)
+    return path
+
+
+VAR_DIR = private_folder(Path(os.environ.get("VAR_DIR", BASE_DIR / "var")))
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -33,10 +52,9 @@ def env_list(name: str, default: str) -> list[str]:
 
 def _development_secret() -> str:
     path = VAR_DIR / "secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
-    return path.read_text().strip()
+    if not path.exists() or not path.read_text().strip():
+        private_file(path).write_text(secrets.token_urlsafe(50))
+    return private_file(path).read_text().strip()
 
 
 SECRET_KEY = os.environ.get("SECRET_KEY") or _development_secret()
@@ -65,6 +83,11 @@ REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "2"))
 # Fixed while data exists: changing it is an export and an import.
 CATALOG_PARTITIONS = int(os.environ.get("CATALOG_PARTITIONS", "1"))
 
+# A Redis whose maxmemory-policy can evict keys (anything but noeviction) silently drops records
+# and index entries: /healthz answers 503, every page shows a banner, `serve` warns. Pages read the
+# policy at most this often per process (the test runner reads it once per test, at its start).
+EVICTION_CHECK_SECONDS = float(os.environ.get("EVICTION_CHECK_SECONDS", "3600" if TESTING else "30"))
+
 # Staff activity and sign-in limits (the Redis login-system tutorial, the key-value design notes).
 # How many reverse proxies in front of the dashboard append to X-Forwarded-For.
 # 0 (the default): the client address is the connection's own (REMOTE_ADDR), and
@@ -72,10 +95,19 @@ CATALOG_PARTITIONS = int(os.environ.get("CATALOG_PARTITIONS", "1"))
 # is the N-th address from the right of X-Forwarded-For, the one the outermost
 # trusted proxy saw; anything further left was written by the client.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+# Failed sign-ins allowed per window: for one username from one address, and from one address
+# whatever the username (higher: the people behind one office address share it).
 SIGNIN_FAILURE_LIMIT = 5
+SIGNIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("SIGNIN_ADDRESS_FAILURE_LIMIT", "30"))
 SIGNIN_FAILURE_WINDOW = 300  # seconds
 SIGNINS_KEPT = 50
 EVENTS_MAXLEN = int(os.environ.get("EVENTS_MAXLEN", "1000"))
+
+# Request bodies (config.middleware): the largest accepted, checked on Content-Length before
+# anything reads the body; the default is the largest import upload (64 MiB) with room for the
+# form around it. A visitor not signed in may post the sign-in form alone, and only this much.
+REQUEST_BODY_LIMIT = int(os.environ.get("REQUEST_BODY_LIMIT", str(65 * 1024 * 1024)))
+ANONYMOUS_BODY_LIMIT = 16 * 1024
 
 # CMS: revisions kept per post; the oldest are trimmed in the save's own
 # transaction. 0 keeps them all (a post's export line then grows with its saves).
@@ -98,6 +130,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestBodyLimitMiddleware",  # first: from the headers, before anything reads the body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
@@ -106,6 +139,7 @@ MIDDLEWARE = [
     "config.middleware.ContentionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.middleware.AnonymousWriteMiddleware",  # before the CSRF check, which reads the body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
@@ -138,6 +172,11 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+_database = DATABASES["default"]
+if _database["ENGINE"] == "django.db.backends.sqlite3" and str(_database["NAME"]).startswith("/") and not TESTING:
+    # Created here with mode 0600 (an empty file is a new database to SQLite), whose journal
+    # files take the same mode: user accounts and password hashes are for their owner alone.
+    private_file(Path(_database["NAME"]))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Django's cache and sessions in Redis through django-redis, told apart from the
@@ -225,6 +264,8 @@ CONTENT_SECURITY_POLICY = os.environ.get(
     "base-uri 'self'; form-action 'self'",
 )
 CSRF_FAILURE_VIEW = "config.views.csrf_failure"
+# The technical 500 page (DEBUG) and error reports mask a password inside any URL (REDIS_URL).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.RedactingExceptionReporterFilter"
 
 TEST_RUNNER = "config.testing.Runner"
 

@@ -34,18 +34,27 @@ def dashboard(request):
 @require_GET
 def healthz(request):
     """Status alone for anyone (a load balancer's probe); Redis's version, memory and key
-    count only for a signed-in member of staff."""
+    count only for a signed-in member of staff. A Redis that may evict keys is unhealthy
+    (503, naming its policy) even though it answers: it loses data without an error."""
     try:
         if _signed_in(request) and request.user.is_staff:
             status = {"redis": "up", **store.health()}
+            policy = status["maxmemory_policy"]
         else:
-            store.ping()
+            policy = store.maxmemory_policy(max_age=0)  # one round trip, which answers for reachability too
             status = {"redis": "up"}
     except Exception as exc:
         if not is_redis_down(exc):
             raise
         return JsonResponse({"redis": "down"}, status=503)
+    if policy and policy != store.SAFE_POLICY:
+        status.update(maxmemory_policy=policy, problem=eviction_problem(policy))
+        return JsonResponse(status, status=503)
     return JsonResponse(status)
+
+
+def eviction_problem(policy: str) -> str:
+    return f"Redis's maxmemory-policy is {policy}: it may evict keys and lose data. Set it to noeviction."
 
 
 healthz.reports_redis_down = True

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
+from config.converters import parse_id
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.saving import Saved, save_view
 from config.shortcuts import or_404
@@ -350,10 +351,11 @@ def algebra(request):
 def _course_ids(values: list[str]) -> list[int]:
     ids = []
     for value in values:
-        if not value.isdigit() or int(value) < 1:
+        pk = parse_id(value)
+        if pk is None:
             raise Http404("Course ids are positive integers")
-        if int(value) not in ids:
-            ids.append(int(value))
+        if pk not in ids:
+            ids.append(pk)
     if len(ids) > 10:
         raise Http404("At most ten courses")
     return ids

@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.staticfiles.testing import StaticLiveServerTestCase
 from django.test import TestCase, tag
 
-from config import trace
+from config import store, trace
 from config.redis import client, is_dev_server, on_cluster
 from config.store import scripts
 
@@ -109,6 +109,7 @@ class RedisMixin:
     def setUp(self):
         flush_test_redis()
         scripts.load()
+        store.maxmemory_policy(max_age=0)  # the eviction banner's policy read now, in no page's count
         super().setUp()
 
     @contextmanager

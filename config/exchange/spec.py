@@ -110,6 +110,9 @@ class Record:
             return None
         number = value
         if isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
+            if len(value.strip().lstrip("+-")) > 19:  # past any bound, and int() refuses thousands of digits
+                self.fail(name, f"must be a whole number of at most 19 digits, not one of {len(value.strip())}")
+                return None
             number = int(value)
             self._rewrote(name, value, number)
         if isinstance(number, float) and number.is_integer():

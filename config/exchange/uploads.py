@@ -46,7 +46,7 @@ def stage(described: AppExchange, upload) -> tuple[str, Path]:
     _sweep()
     token = secrets.token_hex(16)
     folder = _root() / token
-    folder.mkdir(parents=True)
+    folder.mkdir(mode=0o700, parents=True)  # an upload is its owner's alone: 0700, whatever the umask
     allowed = {f"{e.name}.jsonl" for e in described.entities}
     name = Path(upload.name or "").name
     try:

@@ -23,23 +23,24 @@ from config import keys
 from config.activity import Event, LoggedEvent, SignIn
 from config.redis import client, on_cluster
 
-# Sliding window over failed sign-ins (the key-value design notes), for a username and an address
-# at once. Atomic, so concurrent attempts cannot overrun the limit: an attempt
-# takes its slot in both windows before the password is checked, and gives it
-# back if the password was right.
+# Sliding window over failed sign-ins (the key-value design notes), for a username from one
+# address and for the address whatever the username, each with its own limit (KEYS[i] is
+# limited by ARGV[3 + i]). Atomic, so concurrent attempts cannot overrun a limit: an attempt
+# takes its slot in both windows before the password is checked, and gives it back if the
+# password was right. A refused attempt takes no slot, so a window always empties in time.
 _TAKE_ATTEMPT = """
-local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local wait = 0
-for _, key in ipairs(KEYS) do
+for i, key in ipairs(KEYS) do
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if redis.call('ZCARD', key) >= limit then
+  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then
     local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
     wait = math.max(wait, tonumber(oldest[2]) + window - now)
   end
 end
 if wait > 0 then return wait end
 for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, ARGV[4])
+  redis.call('ZADD', key, now, member)
   redis.call('PEXPIRE', key, window)
 end
 return 0
@@ -47,8 +48,8 @@ return 0
 
 
 # A failed sign-in (wrong password, or refused by the limit): listed for the
-# administrators, and when it is the one that fills the username's window, the
-# lock-out goes to the activity stream, in the same script.
+# administrators, and when it is the one that fills the window of the username from its
+# address, the lock-out goes to the activity stream, in the same script.
 _RECORD_FAILURE = """
 local entry, kept, limit, maxlen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 redis.call('LPUSH', KEYS[2], entry)
@@ -148,8 +149,8 @@ def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | N
 class Attempt:
     """A sign-in attempt that holds a slot in the failure windows."""
 
-    user_key: str
-    address_key: str
+    user_key: str  # the username's window from this address
+    address_key: str  # the address's window, whatever the username
     member: str
     retry_after: float  # seconds until the window frees a slot; 0 when allowed
 
@@ -159,20 +160,23 @@ class Attempt:
 
 
 def take_signin_attempt(username: str, address: str, now: float | None = None) -> Attempt:
+    """A slot in the window of ``username`` from ``address`` (``SIGNIN_FAILURE_LIMIT``) and in
+    the window of ``address`` (``SIGNIN_ADDRESS_FAILURE_LIMIT``, higher: colleagues behind one
+    address share it). Failures from one address never lock the username out elsewhere."""
     now_ms = int((time.time() if now is None else now) * 1000)
-    user_key, address_key = keys.failed_signins_user(username), keys.failed_signins_address(address)
+    user_key, address_key = keys.failed_signins_user(username, address), keys.failed_signins_address(address)
     member = f"{now_ms}-{uuid.uuid4().hex[:12]}"
     window_ms = settings.SIGNIN_FAILURE_WINDOW * 1000
     from config.store.scripts import run_script
 
-    args = [now_ms, window_ms, settings.SIGNIN_FAILURE_LIMIT, member]
+    args = [now_ms, window_ms, member, settings.SIGNIN_FAILURE_LIMIT, settings.SIGNIN_ADDRESS_FAILURE_LIMIT]
     wait_ms = run_script(_TAKE_ATTEMPT, [user_key, address_key], args)
     return Attempt(user_key, address_key, member, int(wait_ms) / 1000)
 
 
 def release_signin_attempt(attempt: Attempt) -> None:
-    """The password was right: the attempt was no failure, and the user's
-    earlier failures are forgiven (the address keeps its own)."""
+    """The password was right: the attempt was no failure, and the user's earlier
+    failures from this address are forgiven (the address keeps its own)."""
     pipe = client().pipeline(transaction=True)
     pipe.delete(attempt.user_key)
     pipe.zrem(attempt.address_key, attempt.member)
@@ -181,8 +185,8 @@ def release_signin_attempt(attempt: Attempt) -> None:
 
 def record_failed_signin(attempt: Attempt | None, username: str, address: str, at: datetime) -> bool:
     """A failed sign-in: wrong password (``attempt`` holds its slot), or refused by the
-    limit (``attempt`` is None). Returns whether this failure locked the account; the
-    lock-out is then in the activity stream."""
+    limit (``attempt`` is None). Returns whether this failure locked the username out
+    from this address; the lock-out is then in the activity stream."""
     from config.activity import Actor
     from config.store.scripts import run_script
 
@@ -190,10 +194,14 @@ def record_failed_signin(attempt: Attempt | None, username: str, address: str, a
     entry = json.dumps({"user": username[:150], "addr": address, "at": at.timestamp(), "refused": refused})
     limit = settings.SIGNIN_FAILURE_LIMIT
     event = Actor("sign-in limit").event(
-        "locked out", "core", "account", username[:150], f"{username[:150]} after {limit} failed sign-ins"
+        "locked out",
+        "core",
+        "account",
+        username[:150],
+        f"{username[:150]} from {address} after {limit} failed sign-ins",
     )
     fields = [part for pair in event.fields().items() for part in pair]
-    user_key = attempt.user_key if attempt else keys.failed_signins_user(username)
+    user_key = attempt.user_key if attempt else keys.failed_signins_user(username, address)
     locked = run_script(
         _RECORD_FAILURE,
         [user_key, keys.signins_failed(), keys.SIGNIN_EVENTS],
@@ -326,8 +334,8 @@ def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
 
 
 def health() -> dict:
-    """Status for /healthz: version, memory and key count in one round trip (on a cluster, one wave:
-    each primary's memory and keys, summed, and the first one's version)."""
+    """Status for /healthz: version, memory, key count and eviction policy in one round trip (on a
+    cluster, one wave: each primary's memory, keys and policy, the first one's version)."""
     if on_cluster():
         redis_cluster = client()
         primaries = redis_cluster.primaries()
@@ -335,19 +343,70 @@ def health() -> dict:
         calls += [(node, args) for node in primaries for args in (("INFO", "memory"), ("DBSIZE",))]
         server, *each = redis_cluster.on_nodes(calls)
         memory = sum(int(info["used_memory"]) for info in each[::2])
+        policy = _worst_policy(info.get("maxmemory_policy") for info in each[::2])
+        _remember_policy(policy)
         return {"version": server["redis_version"], "used_memory": memory,
-                "used_memory_human": f"{memory / 2**20:.2f}M", "keys": sum(each[1::2])}  # fmt: skip
+                "used_memory_human": f"{memory / 2**20:.2f}M", "keys": sum(each[1::2]),
+                "maxmemory_policy": policy}  # fmt: skip
     pipe = client().pipeline(transaction=False)
     pipe.info("server")
     pipe.info("memory")
     pipe.dbsize()
     server, memory, dbsize = pipe.execute()
+    _remember_policy(memory.get("maxmemory_policy"))
     return {
         "version": server["redis_version"],
         "used_memory": memory["used_memory"],
         "used_memory_human": memory["used_memory_human"],
         "keys": dbsize,
+        "maxmemory_policy": memory.get("maxmemory_policy"),
     }
+
+
+# Redis's eviction policy, read at most every EVICTION_CHECK_SECONDS per process: (when read, policy).
+_policy_seen: tuple[float, str | None] = (float("-inf"), None)
+SAFE_POLICY = "noeviction"
+
+
+def _worst_policy(policies: Iterable[str | None]) -> str | None:
+    """The first policy that can evict keys, else the safe one if any node told it."""
+    told = [p.decode() if isinstance(p, bytes) else p for p in policies if p]
+    return next((p for p in told if p != SAFE_POLICY), told[0] if told else None)
+
+
+def _remember_policy(policy: str | None) -> None:
+    global _policy_seen
+    _policy_seen = (time.monotonic(), policy)
+
+
+def maxmemory_policy(max_age: float | None = None) -> str | None:
+    """Redis's ``maxmemory-policy`` (on a cluster the first primary's that can evict keys); None
+    when the server does not tell it. Read again only when the value kept in this process is
+    older than ``max_age`` seconds (``EVICTION_CHECK_SECONDS`` by default; 0 reads it now), so
+    a page showing the eviction banner costs a round trip at most that often.
+
+    INFO memory tells the policy to any client allowed INFO, where CONFIG GET is often
+    refused on a managed Redis."""
+    at, policy = _policy_seen
+    age = settings.EVICTION_CHECK_SECONDS if max_age is None else max_age
+    if time.monotonic() - at < age:
+        return policy
+    if on_cluster():
+        redis_cluster = client()
+        replies = redis_cluster.on_nodes([(node, ("INFO", "memory")) for node in redis_cluster.primaries()])
+        policy = _worst_policy(info.get("maxmemory_policy") for info in replies)
+    else:
+        policy = client().info("memory").get("maxmemory_policy")
+    _remember_policy(policy)
+    return policy
+
+
+def evicting_policy(max_age: float | None = None) -> str | None:
+    """The policy when it lets Redis evict keys (anything but ``noeviction``), else None.
+    An evicting Redis drops records, index entries and sessions without a word: every
+    invariant the apps keep can break."""
+    policy = maxmemory_policy(max_age)
+    return policy if policy and policy != SAFE_POLICY else None
 
 
 def ping() -> bool:

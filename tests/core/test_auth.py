@@ -76,20 +76,38 @@ class RateLimitTest(RedisTestCase):
     def fail(self, username="ann", address="10.0.0.1", password="wrong"):
         return Client(REMOTE_ADDR=address).post("/accounts/login/", {"username": username, "password": password})
 
-    def test_the_sixth_failure_for_a_username_is_refused_with_a_clear_message(self):
+    def test_the_sixth_failure_for_a_username_from_one_address_is_refused_with_a_clear_message(self):
         self.make_staff("ann")
-        for n in range(5):
-            response = self.fail(address=f"10.0.0.{n + 1}")
-            self.assertContains(response, "Please enter a correct username and password")
-        response = self.fail(address="10.0.0.9", password=PASSWORD)  # even the right password
+        for _ in range(5):
+            self.assertContains(self.fail(), "Please enter a correct username and password")
+        response = self.fail(password=PASSWORD)  # even the right password
         self.assertContains(response, "Too many failed sign-ins for this username or from this address")
         self.assertContains(response, "Try again in 5 minutes")
         self.assertNotIn("_auth_user_id", self.client.session)
 
-    def test_five_failures_from_one_address_lock_out_other_usernames(self):
+    def test_a_strangers_failures_never_lock_the_user_out_from_another_address(self):
+        self.make_staff("ann")
+        for _ in range(8):  # five wrong passwords, then the refusals a stranger keeps sending
+            self.fail(address="203.0.113.9")
+        self.assertContains(self.fail(address="203.0.113.9", password=PASSWORD), "Too many failed sign-ins")
+        self.assertEqual(self.fail(address="10.0.0.1", password=PASSWORD).status_code, 302)
+        events = client().xrange(keys.SIGNIN_EVENTS)
+        self.assertEqual(len(events), 1)  # one lock-out, of ann from the stranger's address only
+        self.assertIn("ann from 203.0.113.9 after 5 failed sign-ins", " ".join(events[0][1].values()))
+
+    def test_one_persons_typos_never_lock_out_a_colleague_behind_the_same_address(self):
+        self.make_staff("ann")
         self.make_staff("bob")
-        for n in range(5):
-            self.fail(username=f"user{n}", address="10.1.1.1")
+        for _ in range(5):
+            self.fail(username="ann", address="10.1.1.1")
+        self.assertContains(self.fail(username="ann", address="10.1.1.1", password=PASSWORD), "Too many failed")
+        self.assertEqual(self.fail(username="bob", address="10.1.1.1", password=PASSWORD).status_code, 302)
+
+    @override_settings(SIGNIN_ADDRESS_FAILURE_LIMIT=12)
+    def test_an_address_trying_many_usernames_is_stopped_at_its_own_higher_limit(self):
+        self.make_staff("bob")
+        for n in range(12):
+            self.assertContains(self.fail(username=f"user{n}", address="10.1.1.1"), "Please enter a correct")
         response = self.fail(username="bob", address="10.1.1.1", password=PASSWORD)
         self.assertContains(response, "Too many failed sign-ins")
         other = Client(REMOTE_ADDR="10.2.2.2").post("/accounts/login/", {"username": "bob", "password": PASSWORD})
@@ -101,7 +119,7 @@ class RateLimitTest(RedisTestCase):
             self.fail()
         for _ in range(3):
             self.assertContains(self.fail(password=PASSWORD), "Too many failed sign-ins")
-        user_key = keys.failed_signins_user("ann")
+        user_key = keys.failed_signins_user("ann", "10.0.0.1")
         self.assertEqual(client().zcard(user_key), 5)  # refused attempts took no slot
         self.assertGreater(client().pttl(user_key), 0)
         # Age the failures past the 5-minute window, as time would.
@@ -116,13 +134,13 @@ class RateLimitTest(RedisTestCase):
         for _ in range(3):
             self.fail()
         self.assertEqual(self.fail(password=PASSWORD).status_code, 302)
-        self.assertEqual(client().zcard(keys.failed_signins_user("ann")), 0)
+        self.assertEqual(client().zcard(keys.failed_signins_user("ann", "10.0.0.1")), 0)
         self.assertEqual(client().zcard(keys.failed_signins_address("10.0.0.1")), 3)
 
     def test_usernames_that_are_not_key_safe_become_a_digest(self):
-        key = keys.failed_signins_user("x:* [evil]\n")
-        self.assertRegex(key, r"^core:\{signins\}:window:user:sha256-[0-9a-f]{24}$")
-        self.assertEqual(keys.failed_signins_user("Ann"), "core:{signins}:window:user:ann")
+        key = keys.failed_signins_user("x:* [evil]\n", "10.0.0.1")
+        self.assertRegex(key, r"^core:\{signins\}:window:user:sha256-[0-9a-f]{24}:10\.0\.0\.1$")
+        self.assertEqual(keys.failed_signins_user("Ann", "::1"), "core:{signins}:window:user:ann:--1")
 
     def test_concurrent_attempts_never_take_more_than_five_slots(self):
         allowed = []
@@ -132,7 +150,7 @@ class RateLimitTest(RedisTestCase):
 
         run_concurrently(attempt, [()] * 20)
         self.assertEqual(allowed.count(True), 5)
-        self.assertEqual(client().zcard(keys.failed_signins_user("ann")), 5)
+        self.assertEqual(client().zcard(keys.failed_signins_user("ann", "10.9.9.9")), 5)
         self.assertEqual(violations(["core"]), [])
 
 

@@ -160,7 +160,7 @@ class OnClusterTest(RedisMixin, TestCase):
     def test_a_wrong_password_is_refused_and_counted(self):
         response = self.client.post(reverse("login"), {"username": self.user.username, "password": "wrong"})
         self.assertEqual(response.status_code, 200)
-        self.assertEqual(client().zcard(keys.failed_signins_user(self.user.username)), 1)
+        self.assertEqual(client().zcard(keys.failed_signins_user(self.user.username, "127.0.0.1")), 1)
         self.assertEqual(client().llen(keys.signins_failed()), 1)
 
     def test_the_cache_stores_under_its_prefix_on_the_node_of_the_slot(self):

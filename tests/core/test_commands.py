@@ -148,20 +148,20 @@ class CheckIntegrityTest(RedisTestCase):
         for n in range(5):
             client().xadd(keys.events("cms"), {"n": n})
             client().lpush(keys.signins_recent(), f'{{"user": "ann", "addr": "", "at": {n}}}')
-        client().zadd(keys.failed_signins_user("ann"), {"x": 1})  # no TTL
+        client().zadd(keys.failed_signins_user("ann", "10.0.0.1"), {"x": 1})  # no TTL
         client().zadd(keys.signins_count(), {"ann": 1})  # fewer than listed
 
         code, out = self.run_check("--only", "core")
         self.assertEqual(code, 1)
         self.assertIn("5 events kept in core:{cms}:events, cap is 3  [core:{cms}:events]", out)
         self.assertIn("5 recent sign-ins kept, cap is 2", out)
-        self.assertIn("core:{signins}:window:user:ann has no TTL", out)
+        self.assertIn("core:{signins}:window:user:ann:10.0.0.1 has no TTL", out)
         self.assertIn("'ann' appears 5 times in recent sign-ins but has a count of 1", out)
 
         code, out = self.run_check("--only", "core", "--repair")
         self.assertEqual(client().xlen(keys.events("cms")), 3)
         self.assertEqual(client().llen(keys.signins_recent()), 2)
-        self.assertGreater(client().ttl(keys.failed_signins_user("ann")), 0)
+        self.assertGreater(client().ttl(keys.failed_signins_user("ann", "10.0.0.1")), 0)
         self.assertEqual(code, 0, out)
         self.assertEqual(client().zscore(keys.signins_count(), "ann"), 2)  # raised to the 2 still listed
 

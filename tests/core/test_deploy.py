@@ -39,6 +39,8 @@ class Served:
 
     def __init__(self, *args: str, **extra_env: str):
         self.dir = Path(tempfile.mkdtemp(prefix="rdash-serve-"))
+        self.tmp = self.dir / "tmp"  # its temporary folder, where Django would spool an upload
+        self.tmp.mkdir()
         self.port = free_port()
         env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "REDIS_TEST_URL", "DATABASE_URL", "DEBUG"}}
         env.update(
@@ -47,6 +49,7 @@ class Served:
             SECRET_KEY=secrets.token_urlsafe(50),
             DJANGO_SUPERUSER_PASSWORD=secrets.token_urlsafe(16),
             WEB_CONCURRENCY="2",
+            TMPDIR=str(self.tmp),
             **extra_env,
         )
         self.env = env
@@ -183,3 +186,70 @@ class LifecycleTest(RedisTestCase):
             served.process.wait(timeout=STARTUP_SECONDS)
         self.assertNotEqual(served.process.returncode, 0)
         self.assertFalse(served.redis.is_running(), served.output())
+
+
+def raw_request(port: int, head: bytes, body: bytes = b"", timeout: float = 30) -> bytes:
+    """Send ``head`` (request line and headers, without the blank line) and the first part
+    of a body, then read the answer's status line and headers: what a server says before the
+    client has sent the rest."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as conn:
+        conn.sendall(head + b"\r\n\r\n" + body)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        return answer
+
+
+@unittest.skipUnless(Path("/proc/self/stat").exists(), "needs /proc to find the server's processes")
+@tag("slow")
+class HostileClientTest(RedisTestCase):
+    """Slow and hostile clients against `make run` as deployed (gunicorn's threaded workers),
+    then SIGHUP, a closed terminal, which must stop everything as SIGTERM does."""
+
+    sign_in = False
+
+    def test_slow_clients_and_anonymous_uploads_cannot_starve_it_and_sighup_stops_everything(self):
+        served = Served()
+        self.addCleanup(served.close)
+        served.wait_until_up()
+        self.assertIn("--worker-class gthread", " ".join(Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+                                                         for pid in descendants(served.process.pid)))  # fmt: skip
+
+        # Three connections that send half a request and stop (two sync workers stalled for good).
+        # Each is accepted (the probe after it is answered) before the next one opens.
+        for _ in range(3):
+            conn = socket.create_connection(("127.0.0.1", served.port))
+            self.addCleanup(conn.close)
+            conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            self.assertEqual(served.get("/healthz")[0], 200)  # answered beside them, each time
+
+        # An anonymous upload with a self-chosen CSRF cookie: turned away on its headers, the 200 MB
+        # body never sent, and nothing spooled to the temporary folder.
+        token = secrets.token_hex(16)
+        head = (
+            "POST /exchange/orgchart/preview/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            "Content-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: 200000000\r\n"
+            f"Cookie: csrftoken={token}\r\nX-CSRFToken: {token}"
+        ).encode()
+        first = b'--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n' + b"x" * 65536
+        answer = raw_request(served.port, head, first)
+        self.assertTrue(answer.startswith(b"HTTP/1.1 413"), answer[:200])  # past REQUEST_BODY_LIMIT
+        small = head.replace(b"200000000", b"30000000")  # within the limit: still nobody signed in
+        answer = raw_request(served.port, small, first)
+        self.assertTrue(answer.startswith(b"HTTP/1.1 302"), answer[:200])
+        self.assertIn(b"Location: /accounts/login/?next=/exchange/orgchart/preview/", answer)
+        # A chunked body states no length: refused before any of it is read.
+        chunked = b"POST /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked"
+        self.assertTrue(raw_request(served.port, chunked, b"10000\r\n" + b"x" * 1000).startswith(b"HTTP/1.1 411"))
+        self.assertEqual([p.name for p in served.tmp.rglob("*")], [])
+        self.assertEqual(served.get("/healthz")[0], 200)
+
+        processes = descendants(served.process.pid)
+        redis_pid = served.redis.pid()
+        served.process.send_signal(signal.SIGHUP)
+        served.process.wait(timeout=STOP_SECONDS)
+        self.assertEqual([pid for pid in {*processes, redis_pid} if _alive(pid)], [], served.output())
+        self.assertIn("SIGHUP: stopping.", served.output())

@@ -40,17 +40,16 @@ class SignIns(RuleBasedStateMachine):
 
     @rule(user=USERS, address=ADDRESSES, right_password=st.booleans())
     def attempt(self, user, address, right_password):
-        windows = [keys.failed_signins_user(user), keys.failed_signins_address(address)]
+        windows = [keys.failed_signins_user(user, address), keys.failed_signins_address(address)]
+        limits = dict(zip(windows, (settings.SIGNIN_FAILURE_LIMIT, settings.SIGNIN_ADDRESS_FAILURE_LIMIT), strict=True))
         window = settings.SIGNIN_FAILURE_WINDOW
         for key in windows:
             self.failures[key] = [t for t in self.failures.get(key, []) if t > self.now - window]
-        allowed = all(len(self.failures[key]) < settings.SIGNIN_FAILURE_LIMIT for key in windows)
+        allowed = all(len(self.failures[key]) < limits[key] for key in windows)
         attempt = store.take_signin_attempt(user, address, now=self.now)
         assert attempt.allowed == allowed, (attempt, self.failures)
         if not allowed:
-            oldest = min(
-                min(self.failures[k]) for k in windows if len(self.failures[k]) >= settings.SIGNIN_FAILURE_LIMIT
-            )
+            oldest = min(min(self.failures[k]) for k in windows if len(self.failures[k]) >= limits[k])
             assert abs(attempt.retry_after - (oldest + window - self.now)) < 0.002
             return
         for key in windows:
@@ -83,6 +82,6 @@ class SignIns(RuleBasedStateMachine):
 
 
 class CorePropertiesTest(RedisMixin, SimpleTestCase):
-    @override_settings(SIGNINS_KEPT=4, SIGNIN_FAILURE_LIMIT=3)
+    @override_settings(SIGNINS_KEPT=4, SIGNIN_FAILURE_LIMIT=3, SIGNIN_ADDRESS_FAILURE_LIMIT=5)
     def test_sign_ins_and_the_failure_limit_follow_the_model(self):
         run_state_machine_as_test(SignIns, settings=BOUNDED)

@@ -382,8 +382,8 @@ class SignInLimiterTest(RedisTestCase):
 
     def test_a_lock_out_is_in_the_activity_stream_once_and_administrators_see_the_failures(self):
         self.make_staff("ann")
-        for n in range(7):
-            Client(REMOTE_ADDR=f"10.0.0.{n + 1}").post("/accounts/login/", {"username": "ann", "password": "wrong"})
+        for _ in range(7):
+            Client(REMOTE_ADDR="10.0.0.1").post("/accounts/login/", {"username": "ann", "password": "wrong"})
         events = client().xrange(keys.SIGNIN_EVENTS)
         locked = [fields for _id, fields in events if fields["verb"] == "locked out"]
         self.assertEqual(len(locked), 1)
@@ -402,3 +402,34 @@ class SignInLimiterTest(RedisTestCase):
         viewer = Client()
         viewer.force_login(self.make_staff("vera", role="viewer"))
         self.assertNotContains(viewer.get("/"), 'id="failed-signins"')
+
+
+class TechnicalErrorPageTest(RedisTestCase):
+    """Under `make dev` (DEBUG=1) a 500 is Django's technical page: settings, request metadata
+    and each frame's variables, none of which may show a Redis password."""
+
+    def report(self, url: str, password: str) -> str:
+        import sys
+
+        from django.views.debug import ExceptionReporter
+
+        def connect(url=url, options={"password": password, "host": "redis.internal"}, urls=(url,)):  # noqa: B006
+            raise ConnectionError("Error 111 connecting to redis.internal:6379")
+
+        request = RequestFactory().get("/", HTTP_X_ORIGIN=f"proxied for {url}")
+        request.META["REDIS_URL"] = url  # runserver passes the environment along as metadata
+        try:
+            connect()
+        except ConnectionError:
+            return ExceptionReporter(request, *sys.exc_info()).get_traceback_html()
+
+    def test_the_technical_500_page_masks_redis_urls_everywhere(self):
+        import secrets
+
+        password = secrets.token_hex(8)  # never in this file's source, which the page quotes
+        url = f"redis://dashboard:{password}@redis.internal:6379/0"
+        with override_settings(DEBUG=True, REDIS_URL=url, EXTRA_URLS={"primary": [url]}):
+            html = self.report(url, password)
+        self.assertIn("connecting to redis.internal:6379", html)  # the page is there, the error shown
+        self.assertFalse(password in html, "the password is on the page")
+        self.assertGreaterEqual(html.count("redis://dashboard:***@redis.internal:6379/0"), 5)

@@ -111,12 +111,12 @@ class RegistryTest(KeysTestCase):
             self.assertContains(response, '<span class="muted">missing</span>')
 
     def test_a_pattern_without_an_index_is_scanned_one_segment_per_star(self):
-        raw_client().zadd(keys.failed_signins_user("ann"), {"x": 1})
-        raw_client().zadd(keys.failed_signins_user("ann") + ":extra", {"x": 1})
+        raw_client().zadd(keys.failed_signins_user("ann", "10.0.0.1"), {"x": 1})
+        raw_client().zadd(keys.failed_signins_user("ann", "10.0.0.1") + ":extra", {"x": 1})
         with self.assertRoundTrips(2):
-            response = self.client.get("/keys/registry/keys/?pattern=core:{signins}:window:user:*")
-        self.assertContains(response, "core:<wbr>{signins}:<wbr>window:<wbr>user:<wbr>ann</span>")
-        self.assertNotContains(response, keys.failed_signins_user("ann") + ":extra")
+            response = self.client.get("/keys/registry/keys/?pattern=core:{signins}:window:user:*:*")
+        self.assertContains(response, "core:<wbr>{signins}:<wbr>window:<wbr>user:<wbr>ann:<wbr>10.0.0.1</span>")
+        self.assertNotContains(response, keys.failed_signins_user("ann", "10.0.0.1") + ":extra")
 
     def test_unknown_pattern_is_a_404(self):
         self.assertEqual(self.client.get("/keys/registry/keys/?pattern=nope:*").status_code, 404)

@@ -1,8 +1,13 @@
 """What `make run` does: migrate, an admin, demo data once, static files, gunicorn.
 
-SIGTERM or SIGINT (systemd, Docker, Ctrl-C) stops gunicorn and its workers, then
-the embedded redis-server (its SHUTDOWN fsyncs the append-only file): nothing is
-left running. `--dev` serves with Django's autoreloading runserver instead (`make dev`).
+SIGTERM, SIGINT or SIGHUP (systemd, Docker, Ctrl-C, a closed terminal) stops gunicorn
+and its workers, then the embedded redis-server (its SHUTDOWN fsyncs the append-only
+file): nothing is left running. `--dev` serves with Django's autoreloading runserver
+instead (`make dev`).
+
+gunicorn runs threaded workers (gthread): a client that sends its request slowly holds
+one thread, not a whole worker, so a few slow or half-sent connections cannot starve
+the others (`/healthz` included).
 """
 
 import os
@@ -24,10 +29,13 @@ from config.redis import redacted
 # gunicorn's time for workers to finish their requests after SIGTERM; with the
 # Redis shutdown after it, the whole stop stays within 10 s.
 GRACEFUL_SECONDS = 5
+# What stops the dashboard: the supervisor's SIGTERM, Ctrl-C, and a closed terminal's SIGHUP
+# (whose default would end this process alone, leaving the embedded Redis running).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 class Stop(Exception):
-    """SIGTERM or SIGINT arrived."""
+    """SIGTERM, SIGINT or SIGHUP arrived."""
 
 
 def _raise_stop(signum, frame):
@@ -51,21 +59,25 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "2")), help="gunicorn workers."
         )
+        parser.add_argument(
+            "--threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")), help="threads per gunicorn worker."
+        )
 
     def handle(self, *args, **options):
-        previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        previous = {sig: signal.signal(sig, _raise_stop) for sig in STOP_SIGNALS}
         server = None
         try:
             host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
             call_command("migrate", interactive=False, verbosity=0)
             password = self.ensure_admin()
+            self.warn_if_evicting()
             marker = store.seed_marker()
             if not options["no_seed"] and not marker:
                 self.seed_empty_apps()
             if not options["dev"]:
                 call_command("collectstatic", interactive=False, verbosity=0)
             self.stdout.write(self.style.SUCCESS(f"\nDashboard: http://{host}:{port}/"))
-            self.stdout.write(f"Sign in as: admin / {password}")
+            self.stdout.write(f"Sign in as: admin / {password}" if password else self.where_the_password_is())
             self.stdout.write(f"Redis: {redacted(settings.REDIS_URL)}\n")
             server = subprocess.Popen(
                 self.command(host, port, options),
@@ -79,7 +91,7 @@ class Command(BaseCommand):
         except Stop as stop:
             self.stdout.write(f"\n{stop}: stopping.")
         finally:
-            for sig in (signal.SIGTERM, signal.SIGINT):
+            for sig in STOP_SIGNALS:
                 signal.signal(sig, signal.SIG_IGN)  # a second signal must not cut the stop short
             if server is not None:
                 self.stop_group(server)
@@ -94,6 +106,8 @@ class Command(BaseCommand):
             sys.executable, "-m", "gunicorn", "config.wsgi:application",
             "--bind", f"{host}:{port}",
             "--workers", str(options["workers"]),
+            "--worker-class", "gthread",
+            "--threads", str(options["threads"]),
             "--graceful-timeout", str(GRACEFUL_SECONDS),
             "--access-logfile", "-",
         ]  # fmt: skip
@@ -125,24 +139,45 @@ class Command(BaseCommand):
             self.stdout.write(f"Seeding the demo data of {', '.join(empty)} (manage.py seed --only ...).")
             call_command("seed", scale="demo", only=empty)
 
-    def ensure_admin(self) -> str:
-        """Create the superuser `admin` once (or make an existing `admin` one); say where its password is."""
-        users = get_user_model()
+    def warn_if_evicting(self) -> None:
+        """Say at start when Redis may evict keys (the pages' banner and /healthz say it too)."""
+        from config.views import eviction_problem
+
+        policy = store.evicting_policy(max_age=0)
+        if policy:
+            warning = f"Warning: {eviction_problem(policy)} /healthz answers 503 until then."
+            self.stderr.write(self.style.WARNING(warning))
+
+    def where_the_password_is(self) -> str:
+        if os.environ.get("DJANGO_SUPERUSER_PASSWORD"):
+            return "Sign in as: admin (password: DJANGO_SUPERUSER_PASSWORD)"
         saved = settings.VAR_DIR / "admin_password"
+        if saved.exists():
+            return f"Sign in as: admin (its generated password is in {saved}, readable by you only)"
+        return "Sign in as: admin (with the password printed when it was created)"
+
+    def ensure_admin(self) -> str | None:
+        """Create the superuser `admin` once (or make an existing `admin` one). Returns its password
+        when this call generated it, else None: a password is printed once, never at every start,
+        and one given in DJANGO_SUPERUSER_PASSWORD is never printed."""
+        users = get_user_model()
         existing = users.objects.filter(username="admin").first()
         if existing is not None:
             if not (existing.is_superuser and existing.is_staff):
                 existing.is_superuser = existing.is_staff = True
                 existing.save(update_fields=["is_superuser", "is_staff"])
-            if os.environ.get("DJANGO_SUPERUSER_PASSWORD"):
-                return "(DJANGO_SUPERUSER_PASSWORD)"
-            return saved.read_text().strip() if saved.exists() else "(as printed when it was created)"
-        password = os.environ.get("DJANGO_SUPERUSER_PASSWORD")
-        if not password:
-            password = secrets.token_urlsafe(12)
-            saved.write_text(password + "\n")
-            saved.chmod(0o600)
-            self.stdout.write(self.style.WARNING(f"Created superuser admin with a generated password: {password}"))
-            self.stdout.write(f"(kept in {saved}, readable by you only)")
+            return None
+        given = os.environ.get("DJANGO_SUPERUSER_PASSWORD")
+        if given:
+            users.objects.create_superuser("admin", "admin@example.com", given)
+            return None
+        password = secrets.token_urlsafe(12)
+        saved = settings.VAR_DIR / "admin_password"
+        fd = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # never readable by others, even briefly
+        with os.fdopen(fd, "w") as out:
+            out.write(password + "\n")
+        saved.chmod(0o600)  # a file left from an earlier install keeps its mode through O_CREAT
+        self.stdout.write(self.style.WARNING(f"Created superuser admin with a generated password: {password}"))
+        self.stdout.write(f"(kept in {saved}, readable by you only)")
         users.objects.create_superuser("admin", "admin@example.com", password)
         return password
