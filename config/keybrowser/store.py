@@ -121,8 +121,8 @@ return flat
 # SCAN for keys that match no registered pattern, matched inside Redis so only the
 # orphans travel back. The registry comes as JSON (ARGV[5]): names without a wildcard
 # in a set, and Lua patterns indexed by their first two segments (or the first, or
-# none, where those hold a wildcard), so a key is looked up, then tried against its
-# own few patterns only. COUNT adapts to the orphan rate so far, as in _SCAN, and never asks past
+# none, where those hold a wildcard) and their number of segments (a ``*`` never spans
+# a ``:``), so a key is looked up, then tried against its own few patterns only. COUNT adapts to the orphan rate so far, as in _SCAN, and never asks past
 # ``most`` slots or keys examined. Stops at about ``want`` orphans, at the end of the keyspace, or at ``most``.
 _ORPHANS = """-- key browser: SCAN for orphans
 local cursor, want, most, top = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -144,7 +144,8 @@ repeat
     examined = examined + 1
     if not exact[key] then
       local first, second = string.match(key, '^([^:]*):?([^:]*)')
-      if not (owned_by(two[first .. ':' .. second] or none, key) or owned_by(one[first] or none, key)
+      local shape = '#' .. (select(2, string.gsub(key, ':', ':')) + 1)
+      if not (owned_by(two[first .. ':' .. second .. shape] or none, key) or owned_by(one[first .. shape] or none, key)
               or owned_by(any, key)) then
         found[#found + 1] = key
       end
@@ -347,14 +348,14 @@ def _orphan_registry() -> str:
     """The registry as the orphans script reads it (see _ORPHANS), as JSON."""
     exact, two, one, any_ = [], {}, {}, []
     for pattern in keyspace.patterns:
-        segments = [*pattern.segments, ""][:2]
+        segments, shape = [*pattern.segments, ""][:2], f"#{len(pattern.segments)}"
         if not any(c in pattern.pattern for c in "*?["):
             exact.append(pattern.pattern)
         elif not any(c in segments[0] for c in "*?["):
             if any(c in segments[1] for c in "*?["):
-                one.setdefault(segments[0], []).append(_lua_pattern(pattern.pattern))
+                one.setdefault(segments[0] + shape, []).append(_lua_pattern(pattern.pattern))
             else:
-                two.setdefault(":".join(segments), []).append(_lua_pattern(pattern.pattern))
+                two.setdefault(":".join(segments) + shape, []).append(_lua_pattern(pattern.pattern))
         else:
             any_.append(_lua_pattern(pattern.pattern))
     # Lua's cjson reads an empty object as an empty table, and so an empty list: both work.
