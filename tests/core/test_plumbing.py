@@ -175,7 +175,7 @@ class RedisDownTest(RedisTestCase):
             self.assertEqual(up["redis"], "up")
             self.assertRegex(up["version"], r"^\d+\.\d+\.\d+$")
             self.assertIsInstance(up["used_memory"], int)
-            self.assertEqual(up["keys"], 4)  # the session, its user's cache entry and the sign-in's two records
+            self.assertEqual(up["keys"], 5)  # the session, its user's cache entry and stamp, the sign-in's two records
             self.scratch.server.stop()
             response = self.client.get("/healthz")
             self.assertEqual(response.status_code, 503)
