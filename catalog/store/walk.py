@@ -70,7 +70,7 @@ end
 return reply
 """
 )
-WALK_STEP = 512  # ids of the sort index one call tests at most: bounds each command's time
+WALK_STEP = 256  # ids of the sort index one call tests at most (a SISMEMBER each): bounds each command's time
 
 # A slice of a set's members with their scores in the sort index: SSCAN, then ZMSCORE of what it gave.
 # KEYS: the set, the sort index. ARGV: the SSCAN cursor, its COUNT. Answers the next cursor, the members
