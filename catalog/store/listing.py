@@ -362,6 +362,13 @@ def list_products(query: ProductQuery) -> ProductList:
         reply = walk.read(query, _source_of(query.order, query.type, 0)[0], *walked, (*LIST_FIELDS, *own))
         listed = _from_pages(query, [reply], own, inline=True)
         return replace(listed, tag_cloud=fetched.with_chosen(listed.tag_cloud, query.tags_all), counts_of_catalog=True)
+    several = of_catalog and keys.PARTITIONS == 1
+    if several and (
+        sets := walk.several_sets(query, typed, fetched.sizes, fetched.one_set(0), fetched.matched.get(0, 0))
+    ):
+        reply = walk.read_filtered(query, _source_of(query.order, query.type, 0)[0], sets, (*LIST_FIELDS, *own))
+        listed = _from_pages(query, [reply], own, inline=True)
+        return replace(listed, tag_cloud=fetched.with_chosen(listed.tag_cloud, query.tags_all), counts_of_catalog=True)
     filtered = filtered and not of_catalog
     counted_tags = list(dict.fromkeys([*fetched.tags, *query.tags_all]))  # a chosen tag is always shown
     pipe = client().pipeline(transaction=keys.PARTITIONS == 1)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from catalog import keys, types
 from catalog.store import gather
 from catalog.store.prefetch import sets_of
+from config.redis import client
 from config.store.scripts import register, run_script
 from config.store.sorting import SORT_LUA
 
@@ -84,6 +85,46 @@ return {reply[1], reply[2], redis.call('ZMSCORE', KEYS[2], unpack(reply[2]))}
 )
 SCAN_STEP = 512  # members of the set one call reads at most (SSCAN's COUNT; a small set comes whole)
 
+# A slice of the smallest set a list of several filters keeps the products of, each member kept if every
+# other all-of set holds it, one any-of set at least (when there are any) and no none-of set, with its
+# score in the sort index (a member the index lacks, of another type than a type's own index, is dropped).
+# KEYS: the set scanned, the sort index, the other all-of sets, the any-of sets, the none-of sets.
+# ARGV: the SSCAN cursor, its COUNT, how many all-of, any-of and none-of sets follow. Answers the next
+# cursor, the members kept and their scores.
+_FILTERED = register(
+    """
+local reply = redis.call('SSCAN', KEYS[1], ARGV[1], 'COUNT', ARGV[2])
+local ids = reply[2]
+local alls, anys, nones = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local function keep(key, wanted)
+  if #ids == 0 then return end
+  local held, kept = redis.call('SMISMEMBER', key, unpack(ids)), {}
+  for n, one in ipairs(held) do
+    if (one == 1) == wanted then kept[#kept + 1] = ids[n] end
+  end
+  ids = kept
+end
+for i = 3, 2 + alls do keep(KEYS[i], true) end
+if anys > 0 and #ids > 0 then
+  local any = {}
+  for i = 3 + alls, 2 + alls + anys do
+    local held = redis.call('SMISMEMBER', KEYS[i], unpack(ids))
+    for n, one in ipairs(held) do
+      if one == 1 then any[n] = true end
+    end
+  end
+  local kept = {}
+  for n, id in ipairs(ids) do
+    if any[n] then kept[#kept + 1] = id end
+  end
+  ids = kept
+end
+for i = 3 + alls + anys, 2 + alls + anys + nones do keep(KEYS[i], false) end
+if #ids == 0 then return {reply[1], {}, {}} end
+return {reply[1], ids, redis.call('ZMSCORE', KEYS[2], unpack(ids))}
+"""
+)
+
 
 def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, bool] | None:
     """The one set a filter keeps the products of (True) or drops them (False), when it is nothing more
@@ -96,6 +137,53 @@ def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, b
     chosen += [(key, True) for _, key in sets_of(query, 0)]
     chosen += [(keys.tag_index(tag, 0), False) for tag in dict.fromkeys(query.tags_none)]
     return chosen[0] if len(chosen) == 1 else None
+
+
+def several_sets(query: ProductQuery, typed: bool, sizes: dict[str, int], matches: str, matched: int):
+    """The sets a filter of several keeps the products of, when each is a plain set (the search's matches
+    one set, ``Prefetched.one_set``): (all-of sets, smallest first, any-of sets, none-of sets); None
+    when it has no all-of set to read (a list of any-of or none-of sets alone is built as before)."""
+    if query.q and not matches:
+        return None
+    alls = [(matched, matches)] if query.q else []
+    if query.type and not typed:
+        alls.append((sizes[f"type:{query.type}"], keys.type_index(query.type, 0)))
+    alls += [(sizes[tag], keys.tag_index(tag, 0)) for tag in dict.fromkeys(query.tags_all)]
+    if not alls:
+        return None
+    anys = [keys.tag_index(tag, 0) for tag in dict.fromkeys(query.tags_any)]
+    nones = [keys.tag_index(tag, 0) for tag in dict.fromkeys(query.tags_none)]
+    return [key for _, key in sorted(alls)], anys, nones
+
+
+def read_filtered(query: ProductQuery, source: str, sets, fields: tuple[str, ...]) -> list:
+    """The page of a list of several sets too large to count, as ``_PAGE`` answers (one partition), read
+    from its smallest set a slice a call (``_FILTERED``): no intersection of whole sets is built, and no
+    command reads more than a slice, whatever the sets' sizes. Its total is exact (every member is
+    tested); the members kept are ordered here as the sort index orders them, then the page's rows
+    and the catalog's figures are read in one round trip."""
+    alls, anys, nones = sets
+    scored, cursor = [], 0
+    script_keys = [alls[0], source, *alls[1:], *anys, *nones]
+    while True:
+        args = [cursor, SCAN_STEP, len(alls) - 1, len(anys), len(nones)]
+        cursor, ids, scores = run_script(_FILTERED, script_keys, args)
+        scored += [(float(score), member) for member, score in zip(ids, scores) if score is not None]
+        if not int(cursor):
+            break
+    scored.sort(key=lambda pair: (pair[0], pair[1].encode()), reverse=query.order.startswith("-"))
+    page = [member for _, member in scored[query.offset : query.offset + query.limit]]
+    pipe = client().pipeline(transaction=False)
+    for product_id in page:
+        pipe.hmget(keys.product(product_id), fields)
+    pipe.zcard(keys.products(0))
+    pipe.zrevrange(keys.tags(0), 0, gather.cloud_size() - 1, withscores=True)
+    for slug in types.TYPES:
+        pipe.scard(keys.type_index(slug, 0))
+    replies = pipe.execute()
+    rows, (catalog, cloud, *type_counts) = replies[: len(page)], replies[len(page) :]
+    flat = [value for product_id, row in zip(page, rows) for value in (product_id, *row)]
+    return [len(scored), flat, catalog, [value for pair in cloud for value in pair], [], *type_counts]
 
 
 def read(query: ProductQuery, source: str, members: str, inside: bool, fields: tuple[str, ...]) -> list:

@@ -93,3 +93,51 @@ class WalkBoundsTest(RedisTestCase):
                 self.assertLessEqual(max(run.get("ZMSCORE", 0) for run in runs), 40)  # a slice: SSCAN's COUNT 10
                 self.assertFalse(any(run.get("ZINTERSTORE") for run in runs))
         self.assertEqual(list(client().scan_iter("catalog:*tmp*")), [])
+
+
+class SeveralSetsBoundsTest(RedisTestCase):
+    """A list of several sets too large to count is read from its smallest set a slice a call: the same
+    rows and exact total as the live list's, and no whole intersection, at two sizes."""
+
+    sign_in = False
+
+    def catalog(self, size: int) -> None:
+        flush_test_redis()
+        for n in range(size):
+            tags = ["even" if n % 2 == 0 else "odd", *(["third"] if n % 3 == 0 else []), "all"]
+            kind = "earbuds" if n % 4 else "game_console"
+            make_product(f"Item {n:04d} {'abc' if n % 5 == 0 else 'xyz'}", type=kind, sku=f"IT-{n}", tags=tags)
+
+    def test_several_sets_are_read_a_slice_a_call_at_any_size(self):
+        if keys.PARTITIONS > 1:
+            self.skipTest("several partitions intersect each one's index with the set")
+        queries = [
+            store.ProductQuery(type="earbuds", tags_all=("even",)),  # a type's own creation index and a tag
+            store.ProductQuery(type="earbuds", tags_all=("even",), order="price"),  # the type's set, and a tag
+            store.ProductQuery(tags_all=("even", "third"), order="-name"),
+            store.ProductQuery(tags_all=("all",), tags_any=("third", "odd"), tags_none=("even",)),
+            store.ProductQuery(q="abc", tags_all=("even",), order="name"),  # a search of one piece, and a tag
+        ]
+        for size in (90, 360):
+            self.catalog(size)
+            for base in queries:
+                query = dataclasses.replace(base, live_counts=True)
+                live = store.list_products(dataclasses.replace(query, limit=1000))
+                self.assertFalse(live.counts_of_catalog)
+                for offset in (0, 7):
+                    with (
+                        self.subTest(size=size, query=query, offset=offset),
+                        mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0),
+                        mock.patch.object(walk, "SCAN_STEP", 10),
+                        logged() as commands,
+                    ):
+                        read = store.list_products(dataclasses.replace(query, offset=offset, limit=5))
+                    self.assertTrue(read.counts_of_catalog)
+                    self.assertEqual(read.total, live.total)
+                    self.assertEqual(read.rows, live.rows[offset : offset + 5])
+                    runs = per_script(commands)
+                    self.assertTrue(any(run.get("ZMSCORE") for run in runs))
+                    self.assertLessEqual(max(run.get("ZMSCORE", 0) for run in runs), 40)  # SSCAN's COUNT 10
+                    built = {"ZINTERSTORE", "SINTERSTORE", "SDIFFSTORE", "ZDIFFSTORE", "SUNIONSTORE"}
+                    self.assertFalse([words[0] for words in commands if words[0].decode() in built])
+        self.assertEqual(list(client().scan_iter("catalog:*tmp*")), [])
