@@ -122,8 +122,9 @@ return flat
 # orphans travel back. The registry comes as JSON (ARGV[5]): names without a wildcard
 # in a set, and Lua patterns indexed by their first two segments (or the first, or
 # none, where those hold a wildcard) and their number of segments (a ``*`` never spans
-# a ``:``), so a key is looked up, then tried against its own few patterns only. COUNT adapts to the orphan rate so far, as in _SCAN, and never asks past
-# ``most`` slots or keys examined. Stops at about ``want`` orphans, at the end of the keyspace, or at ``most``.
+# a ``:``), so a key is looked up, then tried against its own few patterns only. COUNT
+# adapts to the orphan rate so far, as in _SCAN, and never asks past ``most`` slots or
+# keys examined. Stops at about ``want`` orphans, at the end of the keyspace, or at ``most``.
 _ORPHANS = """-- key browser: SCAN for orphans
 local cursor, want, most, top = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local registry = cjson.decode(ARGV[5])
@@ -145,8 +146,8 @@ repeat
     if not exact[key] then
       local first, second = string.match(key, '^([^:]*):?([^:]*)')
       local shape = '#' .. (select(2, string.gsub(key, ':', ':')) + 1)
-      if not (owned_by(two[first .. ':' .. second .. shape] or none, key) or owned_by(one[first .. shape] or none, key)
-              or owned_by(any, key)) then
+      if not (owned_by(two[first .. ':' .. second .. shape] or none, key)
+              or owned_by(one[first .. shape] or none, key) or owned_by(any, key)) then
         found[#found + 1] = key
       end
     end
