@@ -140,37 +140,44 @@ def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, b
 
 
 def several_sets(query: ProductQuery, typed: bool, sizes: dict[str, int], matches: str, matched: int):
-    """The sets a filter of several keeps the products of, when each is a plain set (the search's matches
-    one set, ``Prefetched.one_set``): (all-of sets, smallest first, any-of sets, none-of sets); None
-    when it has no all-of set to read (a list of any-of or none-of sets alone is built as before)."""
+    """How to read a filter of several sets from the sets' side, when each is a plain set (the search's
+    matches one set, ``Prefetched.one_set``): the scans to make, each (the set scanned, the other sets
+    every product kept is in, the sets it is in one of at least, the sets it is in none of). With an
+    all-of set, one scan of the smallest; with any-of sets alone, one scan of each, each leaving out
+    what an earlier one kept, so the union is counted once. None for none-of sets alone (walked, or
+    built as before)."""
     if query.q and not matches:
         return None
     alls = [(matched, matches)] if query.q else []
     if query.type and not typed:
         alls.append((sizes[f"type:{query.type}"], keys.type_index(query.type, 0)))
     alls += [(sizes[tag], keys.tag_index(tag, 0)) for tag in dict.fromkeys(query.tags_all)]
-    if not alls:
-        return None
     anys = [keys.tag_index(tag, 0) for tag in dict.fromkeys(query.tags_any)]
     nones = [keys.tag_index(tag, 0) for tag in dict.fromkeys(query.tags_none)]
-    return [key for _, key in sorted(alls)], anys, nones
+    if alls:
+        ordered = [key for _, key in sorted(alls)]
+        return [(ordered[0], ordered[1:], anys, nones)]
+    if anys:
+        return [(key, [], [], [*anys[:n], *nones]) for n, key in enumerate(anys)]
+    return None
 
 
 def read_filtered(query: ProductQuery, source: str, sets, fields: tuple[str, ...]) -> list:
     """The page of a list of several sets too large to count, as ``_PAGE`` answers (one partition), read
-    from its smallest set a slice a call (``_FILTERED``): no intersection of whole sets is built, and no
+    from the sets' side a slice a call (``_FILTERED``, the scans of ``several_sets``): no intersection or
+    union of whole sets is built, and no
     command reads more than a slice, whatever the sets' sizes. Its total is exact (every member is
     tested); the members kept are ordered here as the sort index orders them, then the page's rows
     and the catalog's figures are read in one round trip."""
-    alls, anys, nones = sets
-    scored, cursor = [], 0
-    script_keys = [alls[0], source, *alls[1:], *anys, *nones]
-    while True:
-        args = [cursor, SCAN_STEP, len(alls) - 1, len(anys), len(nones)]
-        cursor, ids, scores = run_script(_FILTERED, script_keys, args)
-        scored += [(float(score), member) for member, score in zip(ids, scores) if score is not None]
-        if not int(cursor):
-            break
+    scored = []
+    for scanned, alls, anys, nones in sets:
+        script_keys, cursor = [scanned, source, *alls, *anys, *nones], 0
+        while True:
+            args = [cursor, SCAN_STEP, len(alls), len(anys), len(nones)]
+            cursor, ids, scores = run_script(_FILTERED, script_keys, args)
+            scored += [(float(score), member) for member, score in zip(ids, scores) if score is not None]
+            if not int(cursor):
+                break
     scored.sort(key=lambda pair: (pair[0], pair[1].encode()), reverse=query.order.startswith("-"))
     page = [member for _, member in scored[query.offset : query.offset + query.limit]]
     pipe = client().pipeline(transaction=False)
