@@ -25,7 +25,7 @@ class ConfigConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from config import core_integrity, keys, signals  # noqa: F401  (registrations)
+        from config import core_integrity, keys, roles, signals  # noqa: F401  (registrations, receivers)
         from config.exchange import integrity  # noqa: F401  (registrations)
 
         post_migrate.connect(_sync_roles, sender=self, dispatch_uid="config.sync_roles")

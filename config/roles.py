@@ -13,13 +13,20 @@ exactly these permissions.
 
 from __future__ import annotations
 
+import secrets
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
+from django.contrib.auth.signals import user_logged_in
+from django.contrib.contenttypes.models import ContentType
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.db import connections, router
+from django.db import connections, router, transaction
 from django.db.models import CharField, Func, OuterRef, Subquery, Value
 from django.db.models.functions import Concat
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import receiver
 
 UserModel = get_user_model()
 
@@ -72,33 +79,155 @@ def sync_roles(apps=None) -> None:
 
 
 class RoleBackend(ModelBackend):
-    """Django's ModelBackend, with a user's permissions read in the same query that loads
-    the user for the request (two subqueries beside the user's row).
+    """Django's ModelBackend, with the user and its permissions cached in Redis beside the sessions.
 
-    ModelBackend reads them lazily, in two more queries, the first time a request asks
-    ``has_perm`` (the sidebar, the Redis panel, the permission middleware all do). Read
-    with the user, they cost no query of their own and can never be stale: every request
-    sees the groups and permissions as they are in the database at that moment, so
-    nothing needs invalidating when a group or a permission changes.
+    Every request asks who its user is and what it may do (the sidebar, the Redis panel and the
+    permission middleware all call ``has_perm``). ``get_user`` answers from one cache entry per
+    user, read with the user's and the roles' version stamps in one MGET, so a signed-in request
+    sends no SQL at all. The entry records the stamps it was built under; a change of the user,
+    its groups, its own permissions, a group's permissions or a permission (``_bump``, on the
+    model signals below) writes a new stamp, so the next request of any of the user's sessions
+    finds the entry stale and reads the database again (one query: the user's row with both
+    permission sets as subqueries, see ``_user_query``).
+
+    The stamps are read before the database, so a request that reads the rows while a change
+    commits stores an entry under the stamps it saw, which the change's own stamp then outdates.
+    Writes that bypass the model signals (``QuerySet.update``, raw SQL) are not seen until the entry
+    expires (``CACHE_SECONDS``): change users through the models, as the admin does.
     """
 
     def get_user(self, user_id):
-        db = router.db_for_read(UserModel)
-        if connections[db].vendor not in _AGGREGATE:
-            return super().get_user(user_id)
-        sql, params, position = _user_query(db)
         pk = UserModel._meta.pk
         try:
-            params[position] = pk.get_db_prep_value(pk.to_python(user_id), connections[db])
+            user_id = pk.to_python(user_id)
         except ValidationError:
             return None
+        names = (_entry_key(user_id), _stamp_key(user_id), _ALL_STAMP)
+        found = cache.get_many(names)
+        stamps = (found.get(names[1]), found.get(names[2]))
+        entry = found.get(names[0])
+        if entry is not None and entry["stamps"] == stamps:
+            user = _from_entry(entry)
+        else:
+            user = self._load(user_id)
+            if user is not None:
+                cache.set(names[0], _entry_of(user, stamps), CACHE_SECONDS)
+        return user if user is not None and self.user_can_authenticate(user) else None
+
+    def _load(self, user_id):
+        """The user with both its permission sets, in one query; None when it does not exist."""
+        db = router.db_for_read(UserModel)
+        if connections[db].vendor not in _AGGREGATE:
+            user = UserModel._default_manager.db_manager(db).filter(pk=user_id).first()
+            if user is not None:  # ModelBackend's own reads, done now so the entry holds them
+                self.get_all_permissions(user)
+            return user
+        sql, params, position = _user_query(db)
+        pk = UserModel._meta.pk
+        params[position] = pk.get_db_prep_value(user_id, connections[db])
         user = next(iter(UserModel._default_manager.db_manager(db).raw(sql, params)), None)
         if user is None:
             return None
-        if not user.is_superuser:  # a superuser has every permission, as ModelBackend reads them
+        if user.is_superuser:  # every permission, as ModelBackend reads a superuser's
+            every = set(_names_of(Permission.objects.using(db).all()))
+            user._user_perm_cache, user._group_perm_cache = every, set()
+        else:
             user._user_perm_cache = _names(user.role_user_perms)
             user._group_perm_cache = _names(user.role_group_perms)
-        return user if self.user_can_authenticate(user) else None
+        return user
+
+
+# The cache entry of a user, its stamp, and the stamp of every group and permission (a change of a
+# group's permissions concerns every member, whom one stamp outdates at once). Names of one segment
+# under the cache's prefix, as ``config.keys`` registers Django's cache entries, with one hash tag, so
+# the MGET that reads the three is one slot's on a Redis Cluster.
+CACHE_SECONDS = 24 * 3600
+_ALL_STAMP = "{auth}-stamp-all"
+
+
+def _entry_key(user_id) -> str:
+    return f"{{auth}}-user-{user_id}"
+
+
+def _stamp_key(user_id) -> str:
+    return f"{{auth}}-stamp-{user_id}"
+
+
+def _entry_of(user, stamps: tuple) -> dict:
+    fields = [f.attname for f in UserModel._meta.concrete_fields]
+    return {
+        "db": user._state.db,
+        "fields": fields,
+        "values": [getattr(user, name) for name in fields],
+        "user_perms": sorted(getattr(user, "_user_perm_cache", ())),
+        "group_perms": sorted(getattr(user, "_group_perm_cache", ())),
+        "stamps": stamps,
+    }
+
+
+def _from_entry(entry: dict):
+    user = UserModel.from_db(entry["db"], entry["fields"], entry["values"])
+    user._user_perm_cache, user._group_perm_cache = set(entry["user_perms"]), set(entry["group_perms"])
+    return user
+
+
+def _bump(user_id=None) -> None:
+    """A new stamp for one user (its entry dropped too), or for every user (``user_id`` None).
+
+    Written at once, so the rest of this request and a test inside one transaction see it, and
+    again when the transaction commits, so a request that read the old rows meanwhile cannot
+    leave an entry that looks current."""
+
+    def write():
+        if user_id is None:
+            cache.set(_ALL_STAMP, secrets.token_hex(8), None)
+        else:
+            cache.set(_stamp_key(user_id), secrets.token_hex(8), None)
+            cache.delete(_entry_key(user_id))
+
+    write()
+    transaction.on_commit(write)
+
+
+@receiver(post_save, sender=UserModel, dispatch_uid="config.roles.user_saved")
+@receiver(post_delete, sender=UserModel, dispatch_uid="config.roles.user_deleted")
+def _user_changed(sender, instance, update_fields=None, **kwargs):
+    """Every save but a sign-in's own ``last_login``: no page shows it from ``request.user``, and a
+    new stamp on every sign-in would make each of the user's other sessions read the database again."""
+    if update_fields is None or set(update_fields) != {"last_login"}:
+        _bump(instance.pk)
+
+
+@receiver(m2m_changed, sender=UserModel.groups.through, dispatch_uid="config.roles.groups_changed")
+@receiver(m2m_changed, sender=UserModel.user_permissions.through, dispatch_uid="config.roles.user_perms_changed")
+def _membership_changed(sender, instance, action, reverse, pk_set, **kwargs):
+    """A user's groups or own permissions: that user; from the group's or permission's side, every user."""
+    if action in ("post_add", "post_remove", "post_clear"):
+        _bump(None if reverse else instance.pk)
+
+
+@receiver(m2m_changed, sender=Group.permissions.through, dispatch_uid="config.roles.group_perms_changed")
+def _group_permissions_changed(sender, action, **kwargs):
+    if action in ("post_add", "post_remove", "post_clear"):
+        _bump()
+
+
+@receiver(post_save, sender=Group, dispatch_uid="config.roles.group_saved")
+@receiver(post_delete, sender=Group, dispatch_uid="config.roles.group_deleted")
+@receiver(post_save, sender=Permission, dispatch_uid="config.roles.permission_saved")
+@receiver(post_delete, sender=Permission, dispatch_uid="config.roles.permission_deleted")
+@receiver(post_save, sender=ContentType, dispatch_uid="config.roles.content_type_saved")
+@receiver(post_delete, sender=ContentType, dispatch_uid="config.roles.content_type_deleted")
+def _roles_changed(sender, **kwargs):
+    """A group or a permission deleted takes its memberships with it, with no m2m signal; a permission or
+    its content type renamed changes the names users hold."""
+    _bump()
+
+
+@receiver(user_logged_in, dispatch_uid="config.roles.signed_in")
+def _remember(sender, request, user, **kwargs):
+    """Build the entry at sign-in, so even the first page after it sends no SQL."""
+    RoleBackend().get_user(user.pk)
 
 
 _SENTINEL = -7_357_913  # stands for the user's id while the query is compiled
@@ -137,6 +266,10 @@ class _Joined(Func):
 def _joined(permissions) -> Subquery:
     """The names of ``permissions`` in one string, as a subquery of the user's row."""
     return Subquery(permissions.order_by().values(names=_Joined(_NAME, Value(_SEP))))
+
+
+def _names_of(permissions) -> list[str]:
+    return [f"{app}.{codename}" for app, codename in permissions.values_list("content_type__app_label", "codename")]
 
 
 def _names(joined: str | None) -> set[str]:

@@ -359,7 +359,14 @@ def list_products(query: ProductQuery) -> ProductList:
     fetched = prefetch(query, count_tags=filtered) if filtered or query.q else Prefetched({})
     of_catalog = filtered and not fetched.countable
     if of_catalog and keys.PARTITIONS == 1 and (walked := walk.one_set(query, typed, fetched.one_set(0))):
-        reply = walk.read(query, _source_of(query.order, query.type, 0)[0], *walked, _gets(0, own))
+        reply = walk.read(query, _source_of(query.order, query.type, 0)[0], *walked, (*LIST_FIELDS, *own))
+        listed = _from_pages(query, [reply], own, inline=True)
+        return replace(listed, tag_cloud=fetched.with_chosen(listed.tag_cloud, query.tags_all), counts_of_catalog=True)
+    several = of_catalog and keys.PARTITIONS == 1
+    if several and (
+        sets := walk.several_sets(query, typed, fetched.sizes, fetched.one_set(0), fetched.matched.get(0, 0))
+    ):
+        reply = walk.read_filtered(query, _source_of(query.order, query.type, 0)[0], sets, (*LIST_FIELDS, *own))
         listed = _from_pages(query, [reply], own, inline=True)
         return replace(listed, tag_cloud=fetched.with_chosen(listed.tag_cloud, query.tags_all), counts_of_catalog=True)
     filtered = filtered and not of_catalog

@@ -34,12 +34,16 @@ from config.redis import on_cluster, raw_client
 from config.store.scripts import queue_script, run_script, script_command
 
 PAGE = 50  # keys on a list page, members on a key page
-SCAN_COUNT = 1000  # the largest COUNT hint of a SCAN step (a page starts with COUNT = its size)
+SCAN_COUNT = 500  # the largest COUNT hint of a SCAN step (a page starts with COUNT = its size)
 # Slots a list request's SCAN steps ask for in all (their COUNTs summed), whatever the keyspace size:
 # a sparse match on a large keyspace otherwise steps on until a page fills, holding Redis for as long
-# as the keyspace is large.
-SCAN_EXAMINED = 4000
-TREE_STEPS = 4  # per tree request: about 4,000 keys examined, a bounded slice of Redis time at any size
+# as the keyspace is large. The one script a request sends spends them, so this bounds what any one
+# command visits; "Load more" continues from the cursor, a request and a slice at a time.
+SCAN_EXAMINED = 800
+# Per tree request, one script of TREE_STEPS SCAN steps of TREE_COUNT slots: each key found is split
+# and counted in Lua, so a slice of about 500 keys; "Scan further" and "count to the end" go on from there.
+TREE_STEPS = 1
+TREE_COUNT = 500
 TREE_CHILDREN = 200  # distinct children a tree node counts; the rest are counted together
 STRING_CHUNK = 16 * 1024  # bytes of a string shown per page (GETRANGE)
 
@@ -117,9 +121,10 @@ return flat
 # SCAN for keys that match no registered pattern, matched inside Redis so only the
 # orphans travel back. The registry comes as JSON (ARGV[5]): names without a wildcard
 # in a set, and Lua patterns indexed by their first two segments (or the first, or
-# none, where those hold a wildcard), so a key is looked up, then tried against its
-# own few patterns only. COUNT adapts to the orphan rate so far, as in _SCAN. Stops at
-# about ``want`` orphans, at the end of the keyspace, or after ``most`` keys examined.
+# none, where those hold a wildcard) and their number of segments (a ``*`` never spans
+# a ``:``), so a key is looked up, then tried against its own few patterns only. COUNT
+# adapts to the orphan rate so far, as in _SCAN, and never asks past ``most`` slots or
+# keys examined. Stops at about ``want`` orphans, at the end of the keyspace, or at ``most``.
 _ORPHANS = """-- key browser: SCAN for orphans
 local cursor, want, most, top = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local registry = cjson.decode(ARGV[5])
@@ -132,16 +137,17 @@ local function owned_by(list, key)
   end
   return false
 end
-local found, examined, count = {}, 0, want
+local found, examined, asked, count = {}, 0, 0, math.min(want, most)
 repeat
   local reply = redis.call('SCAN', cursor, 'COUNT', count)
-  cursor = reply[1]
+  cursor, asked = reply[1], asked + count
   for _, key in ipairs(reply[2]) do
     examined = examined + 1
     if not exact[key] then
       local first, second = string.match(key, '^([^:]*):?([^:]*)')
-      if not (owned_by(two[first .. ':' .. second] or none, key) or owned_by(one[first] or none, key)
-              or owned_by(any, key)) then
+      local shape = '#' .. (select(2, string.gsub(key, ':', ':')) + 1)
+      if not (owned_by(two[first .. ':' .. second .. shape] or none, key)
+              or owned_by(one[first .. shape] or none, key) or owned_by(any, key)) then
         found[#found + 1] = key
       end
     end
@@ -151,7 +157,8 @@ repeat
   else
     count = math.max(10, math.min(top, math.ceil((want - #found) * examined / #found)))
   end
-until cursor == '0' or #found >= want or examined >= most
+  count = math.min(count, most - math.max(examined, asked))
+until cursor == '0' or #found >= want or count <= 0
 return {cursor, examined, found}
 """
 
@@ -186,7 +193,10 @@ ENTRY = 5  # the values the script gives a key
 
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}\Z")
 OFFSET_END = 2**63  # LRANGE, ZRANGE and GETRANGE offsets are signed 64-bit
-ORPHAN_SCAN = 2000  # keys examined per orphans request at most: a few ms of Redis time
+# Keys (and SCAN slots) the one script of an orphans request examines at most: each is matched
+# against its few registered patterns in Lua, several microseconds a key. The page scans on by
+# itself (htmx), a request at a time, until it holds a page of orphans.
+ORPHAN_SCAN = 200
 
 
 class HiddenKey(Exception):
@@ -339,14 +349,14 @@ def _orphan_registry() -> str:
     """The registry as the orphans script reads it (see _ORPHANS), as JSON."""
     exact, two, one, any_ = [], {}, {}, []
     for pattern in keyspace.patterns:
-        segments = [*pattern.segments, ""][:2]
+        segments, shape = [*pattern.segments, ""][:2], f"#{len(pattern.segments)}"
         if not any(c in pattern.pattern for c in "*?["):
             exact.append(pattern.pattern)
         elif not any(c in segments[0] for c in "*?["):
             if any(c in segments[1] for c in "*?["):
-                one.setdefault(segments[0], []).append(_lua_pattern(pattern.pattern))
+                one.setdefault(segments[0] + shape, []).append(_lua_pattern(pattern.pattern))
             else:
-                two.setdefault(":".join(segments), []).append(_lua_pattern(pattern.pattern))
+                two.setdefault(":".join(segments) + shape, []).append(_lua_pattern(pattern.pattern))
         else:
             any_.append(_lua_pattern(pattern.pattern))
     # Lua's cjson reads an empty object as an empty table, and so an empty list: both work.
@@ -360,7 +370,7 @@ def orphan_page(cursor: int = 0) -> ScanPage:
     ``examined`` says how many keys were looked at, for the scan's progress."""
     if on_cluster():
         walk, found, examined = Walk(cursor), [], 0
-        replies, _ = walk.wave(_ORPHANS, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry())
+        replies, _ = walk.wave(_ORPHANS, PAGE, ORPHAN_SCAN, ORPHAN_SCAN, _orphan_registry())
         for position, seen, keys in replies:
             found.extend(keys)
             examined += int(seen)
@@ -369,7 +379,7 @@ def orphan_page(cursor: int = 0) -> ScanPage:
                 break
         next_cursor = walk.cursor
     else:
-        args = [cursor, PAGE, ORPHAN_SCAN, SCAN_COUNT, _orphan_registry()]
+        args = [cursor, PAGE, ORPHAN_SCAN, ORPHAN_SCAN, _orphan_registry()]
         next_cursor, examined, found = run_script(_ORPHANS, [], args, on=raw_client(), whole=True)
     metas, dbsize = describe(found, with_dbsize=True)  # which leaves out Django's keys
     return ScanPage(metas, int(next_cursor), 0, dbsize, examined=int(examined))
@@ -391,7 +401,7 @@ def tree_chunk(prefix: bytes, match: bytes, cursor: int = 0) -> TreeChunk:
     if on_cluster():
         return _tree_nodes(prefix, match, cursor)
     pipe = raw_client().pipeline(transaction=False)
-    args = [cursor, prefix, match, TREE_STEPS, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes()]
+    args = [cursor, prefix, match, TREE_STEPS, TREE_COUNT, TREE_CHILDREN, *hidden_prefixes()]
     queue_script(pipe, _TREE, [], args, whole=True)
     pipe.dbsize()
     flat, dbsize = pipe.execute()
@@ -402,7 +412,7 @@ def tree_chunk(prefix: bytes, match: bytes, cursor: int = 0) -> TreeChunk:
 def _tree_nodes(prefix: bytes, match: bytes, cursor: int) -> TreeChunk:
     """Every node from the cursor's counted at once (``Walk.wave``), with DBSIZE of each: one wave."""
     walk, chunk = Walk(cursor), TreeChunk({}, 0, 0, 0, 0)
-    args = (prefix, match, TREE_STEPS, SCAN_COUNT, TREE_CHILDREN, *hidden_prefixes())
+    args = (prefix, match, TREE_STEPS, TREE_COUNT, TREE_CHILDREN, *hidden_prefixes())
     replies, chunk.dbsize = walk.wave(_TREE, *args, count_keys=True)
     for flat in replies:
         for i in range(4, len(flat), 2):

@@ -253,6 +253,7 @@ def registered(request):
 
 
 ORPHANS_SHOWN = 200  # orphans a page gathers by itself before it waits for "Load more"
+ORPHANS_SCANNED = 20_000  # keys a page examines by itself, a bounded request at a time, before it waits
 
 
 @require_GET
@@ -267,16 +268,20 @@ def orphans(request):
     examined = _count(request, "examined") + page.examined
     listed = _count(request, "listed") + len(rows)
     until = _count(request, "until") or ORPHANS_SHOWN
+    stop = _count(request, "stop") or ORPHANS_SCANNED
     more = {"cursor": page.cursor, "examined": examined, "listed": listed}
     context = {
         "page": page,
         "rows": rows,
         "examined": examined,
         "listed": listed,
-        # Scans on by itself (htmx) until the keyspace is walked or the page holds ORPHANS_SHOWN more.
-        "auto": bool(page.cursor) and listed < until,
-        "next_query": _query(**more, until=until) if page.cursor else "",
-        "more_query": _query(**more, until=listed + ORPHANS_SHOWN) if page.cursor else "",
+        # Scans on by itself (htmx) until the keyspace is walked, the page holds ORPHANS_SHOWN more or
+        # ORPHANS_SCANNED more keys were examined: a keyspace of millions with no orphan waits for the user.
+        "auto": bool(page.cursor) and listed < until and examined < stop,
+        "next_query": _query(**more, until=until, stop=stop) if page.cursor else "",
+        "more_query": _query(**more, until=listed + ORPHANS_SHOWN, stop=examined + ORPHANS_SCANNED)
+        if page.cursor
+        else "",
         "continued": bool(cursor),
     }
     if request.htmx and cursor:

@@ -45,10 +45,16 @@ from dataclasses import dataclass
 from config.redis import client
 from config.store.ngramtext import N, Query, kept, kept_words, suffixes, word_grams, words
 from config.store.scripts import queue_script
-from config.store.sorting import queue_sort
+from config.store.sorting import SORT_LUA, queue_sort
 
 TEMP_TTL = 60
 VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search intersects pieces instead
+# An ordered search intersects its pieces with the order index only when its rarest piece holds at most
+# INTERSECT_LIMIT ids (the intersection walks that piece); else it walks the order index, WALK_LIMIT ids
+# at most, keeping those every piece holds. Either way one command visits a bounded number of elements,
+# whatever the size of the collection or of a common piece's set.
+INTERSECT_LIMIT = 1000
+WALK_LIMIT = 1024
 LONG = ""  # the piece that lists a name among those with a word longer than KEPT_LENGTH
 
 
@@ -104,6 +110,61 @@ for i = 3, #ARGV do
 end
 return reply
 """
+
+
+# The candidates of an ordered search, in the order index's order, in bounded steps. KEYS: the order index,
+# each piece's set, a scratch sorted set. ARGV: the candidates wanted, INTERSECT_LIMIT, WALK_LIMIT, "1" for
+# the ids alone (else each id and its name, as SORT ... GET # GET record:*->field answers), then the GET
+# patterns. A rare piece (its set holds at most ARGV[2] ids): ZINTERSTORE of the index with every piece,
+# which walks the rarest, then the first ids. A common one: the index walked in windows of 256 ids, each
+# window narrowed by SMISMEMBER of every piece (rarest first), until enough are found or ARGV[3] ids are
+# walked. Answers 1 when the walk stopped at its budget before the index's end (more may match), and the
+# ids (or ids and names) found, a prefix of the whole answer in order.
+_ORDERED = (
+    SORT_LUA
+    + """
+local order, scratch = KEYS[1], KEYS[#KEYS]
+local want, small, budget = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local gets = {}
+for i = 5, #ARGV do gets[#gets + 1] = ARGV[i] end
+local pieces = {}
+for i = 2, #KEYS - 1 do pieces[#pieces + 1] = {KEYS[i], redis.call('SCARD', KEYS[i])} end
+table.sort(pieces, function(a, b) return a[2] < b[2] end)
+local ids, stopped = {}, 0
+if pieces[1][2] == 0 then
+  ids = {}
+elseif pieces[1][2] <= small then
+  local args = {'ZINTERSTORE', scratch, #pieces + 1, order}
+  for _, piece in ipairs(pieces) do args[#args + 1] = piece[1] end
+  args[#args + 1] = 'WEIGHTS'
+  args[#args + 1] = 1
+  for _ = 1, #pieces do args[#args + 1] = 0 end
+  redis.call(unpack(args))
+  ids = redis.call('ZRANGE', scratch, 0, want - 1)
+  redis.call('UNLINK', scratch)
+else
+  local at, size = 0, redis.call('ZCARD', order)
+  while #ids < want and at < size do
+    if at >= budget then stopped = 1 break end
+    local batch = redis.call('ZRANGE', order, at, at + math.min(256, budget - at) - 1)
+    at = at + #batch
+    for _, piece in ipairs(pieces) do
+      if #batch == 0 then break end
+      local held, kept = redis.call('SMISMEMBER', piece[1], unpack(batch)), {}
+      for n, one in ipairs(held) do
+        if one == 1 then kept[#kept + 1] = batch[n] end
+      end
+      batch = kept
+    end
+    for _, id in ipairs(batch) do
+      if #ids < want then ids[#ids + 1] = id end
+    end
+  end
+end
+if ARGV[4] == '1' then return {stopped, ids} end
+return {stopped, rows_of(ids, gets)}
+"""
+)
 
 
 @dataclass(frozen=True)
@@ -278,17 +339,17 @@ class NgramIndex:
     ) -> Callable[[list], Hits]:
         """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
 
-        The candidates are the intersection of the query's pieces (Redis walks the
-        smallest set and probes the others): with ``order_key``, one ZINTERSTORE of
-        that index (weight 1) with every piece set (weight 0) into a scratch sorted
-        set, the candidates in its order; without, SINTERSTORE into a scratch set, or
-        for a query of one piece (a word of three letters) that piece's set itself.
-        Then SORT ... BY nosort LIMIT 0 cap+1 GET # GET record:*->field reads at most
-        cap+1 candidates with their names, and the scratch key is unlinked. The
-        candidates are then checked against the query (``Query.matches``). One
-        ZINTERSTORE intersects and orders them at once, cheaper than intersecting and
-        then ordering in two commands; a query of one piece reads its set as it is,
-        since a copy would cost Redis the set's size to build and again to free.
+        The candidates are the intersection of the query's pieces. With ``order_key``, one
+        script (``_ORDERED``) finds at most cap+1 of them in that index's order, with their
+        names, in bounded steps: ZINTERSTORE of the index with the pieces when the rarest is
+        small (Redis walks it), else the index walked a window at a time and narrowed by
+        SMISMEMBER of each piece, WALK_LIMIT ids at most: a common piece's set of a large
+        collection is never intersected whole (the first matches in order are what a search
+        shows). Without ``order_key``, SINTERSTORE into a scratch set, or for a query of one
+        piece (a word of three letters) that piece's set itself, then SORT ... BY nosort
+        LIMIT 0 cap+1 GET # GET record:*->field reads at most cap+1 candidates with their
+        names, and the scratch key is unlinked. The candidates are then checked against the
+        query (``Query.matches``).
 
         ``names=False`` is for a caller that needs the ids alone (the catalog's list): with an
         order index and an ``exact`` query (each word three characters) the candidates are the
@@ -303,27 +364,33 @@ class NgramIndex:
         start, scratch = len(pipe.command_stack), []
         source = pieces[0]
         if self.order_key:
-            source = self.temp_zset(token)
-            pipe.zinterstore(source, {self.order_key: 1, **dict.fromkeys(pieces, 0)}, aggregate="SUM")
-            scratch.append(source)
-        elif len(pieces) > 1:
+            ids_alone = bool(not names and query.exact)
+            gets = [] if ids_alone else ["#", f"{self.record_key('*')}->{self.text_field}"]
+            script_keys = [self.order_key, *dict.fromkeys(pieces), self.temp_zset(token)]
+            args = [cap + 1, INTERSECT_LIMIT, WALK_LIMIT, int(ids_alone), *gets]
+            queue_script(pipe, _ORDERED, script_keys, args, whole=True)  # EVAL: the callers execute the pipeline
+            at = len(pipe.command_stack) - start - 1
+
+            def read_ordered(replies: list) -> Hits:
+                stopped, found = replies[at]
+                if ids_alone:
+                    return Hits([(m, None) for m in found[:cap]], len(found) > cap or bool(stopped))
+                pairs = [(found[i], found[i + 1]) for i in range(0, len(found), 2)]
+                capped = len(pairs) > cap or bool(stopped)
+                return Hits([(m, name) for m, name in pairs[:cap] if name is not None and query.matches(name)], capped)
+
+            return read_ordered
+        if len(pieces) > 1:
             source = self.temp_set(token)
             pipe.sinterstore(source, pieces)
             scratch.append(source)
-        ids_alone = not names and self.order_key and query.exact
-        if ids_alone:
-            pipe.zrange(source, 0, cap)
-        else:
-            gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
-            queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
+        gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
+        queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
         at = len(pipe.command_stack) - start - 1  # the read's reply, counted from this search's first
         if scratch:
             pipe.unlink(*scratch)
 
         def read(replies: list) -> Hits:
-            if ids_alone:
-                ids = replies[at]
-                return Hits([(m, None) for m in ids[:cap]], len(ids) > cap)
             flat = replies[at]
             pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
             capped = len(pairs) > cap

@@ -604,8 +604,9 @@ class ListQueryTest(RedisTestCase):
                     self.assertTrue(all(c.keys[1] in tag_sets for c in counts))
 
     def test_a_walked_page_holds_the_rows_the_intersection_orders_there(self):
-        """One set's list too large to count is read by walking the sort index (or, past the walk's
-        budget, by the intersection inside the same script): the same rows as the live list's."""
+        """One set's list too large to count is read by walking the sort index, a bounded step a call
+        (or, where the set is less to read than the rest of the walk, from the set with its scores):
+        the same rows as the live list's."""
         queries = [
             store.ProductQuery(tags_all=("wireless",)),
             store.ProductQuery(tags_any=("noise-cancelling",)),
@@ -620,18 +621,18 @@ class ListQueryTest(RedisTestCase):
                 query = dataclasses.replace(base, order=order, live_counts=True)
                 whole = store.list_products(dataclasses.replace(query, limit=10))
                 self.assertFalse(whole.counts_of_catalog)
-                for budget in (store.walk.WALK_BUDGET, 1):
+                for budget in (store.walk.WALK_STEP, 1):
                     for offset in range(len(whole.rows) + 1):
                         with (
                             self.subTest(query=query, budget=budget, offset=offset),
                             mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0),
-                            mock.patch("catalog.store.walk.WALK_BUDGET", budget),
+                            mock.patch("catalog.store.walk.WALK_STEP", budget),
                         ):
                             walked = store.list_products(dataclasses.replace(query, offset=offset, limit=2))
                             self.assertTrue(walked.counts_of_catalog)
                             self.assertEqual(walked.total, whole.total)
                             self.assertEqual(walked.rows, whole.rows[offset : offset + 2])
-        self.assertEqual(list(client().scan_iter("catalog:*tmp*")), [])  # the fallback's scratch key is gone
+        self.assertEqual(list(client().scan_iter("catalog:*tmp*")), [])  # no scratch key left
         with mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0):  # a type's own creation index and a tag
             query = store.ProductQuery(type="earbuds", tags_all=("wireless",), live_counts=True)
             self.assertEqual(store.list_products(query).total, 3)  # not the tag's 4: the intersection's

@@ -11,7 +11,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from config import keys, store
 from config.invariants import violations
 from config.keyspace import keyspace
-from config.redis import client
+from config.redis import client, raw_client
 from tests.base import PASSWORD, RedisTestCase, run_concurrently
 
 PUBLIC = {"login", "healthz", "admin_login"}
@@ -62,7 +62,7 @@ class LoginRequiredTest(RedisTestCase):
     def test_the_session_lives_in_redis_under_a_digest_of_its_id(self):
         self.client.force_login(self.make_staff("ann"))
         session_id = self.client.cookies["sessionid"].value
-        (session_key,) = client().scan_iter(match="django:*")
+        (session_key,) = client().scan_iter(match="django:*:session:*")
         self.assertEqual(session_key, f"django:1:session:{hashlib.sha256(session_id.encode()).hexdigest()}")
         self.assertNotIn(session_id, session_key)
         self.assertEqual(keyspace.match(session_key).modeling, "Session (django-redis cache backend)")
@@ -198,3 +198,94 @@ class SignInRecordsTest(RedisTestCase):
         self.assertEqual(client().llen(keys.signins_recent()), 50)
         self.assertEqual(sum(score for _, score in client().zrange(keys.signins_count(), 0, -1, withscores=True)), 240)
         self.assertEqual(violations(["core"]), [])
+
+
+class CachedUserTest(RedisTestCase):
+    """The user and its permissions come from Redis with the session (``roles.RoleBackend``): no SQL on a
+    signed-in page, and every change of what the user may do seen by its very next request."""
+
+    sign_in = False
+
+    def setUp(self):
+        super().setUp()
+        self.ann = self.make_staff("ann", role="administrator")
+        response = self.client.post("/accounts/login/", {"username": "ann", "password": PASSWORD})
+        self.assertEqual(response.status_code, 302)
+
+    def page(self, path="/keys/"):
+        """A page, with no SQL query: the user, its groups' permissions and the session all from Redis."""
+        with self.assertNumQueries(0):
+            return self.client.get(path)
+
+    def test_the_first_page_after_sign_in_sends_no_sql(self):
+        response = self.page("/")
+        self.assertContains(response, "Key browser")
+        self.assertEqual(self.page().status_code, 200)
+        cached = list(client().scan_iter(match="django:*:{auth}-user-*"))
+        self.assertEqual(cached, [f"django:1:{{auth}}-user-{self.ann.pk}"])
+
+    def test_a_change_of_group_is_seen_by_the_next_request(self):
+        from django.contrib.auth.models import Group
+
+        self.assertEqual(self.page().status_code, 200)
+        self.ann.groups.set([Group.objects.get(name="viewer")])
+        self.assertEqual(self.client.get("/keys/").status_code, 403)
+        self.assertEqual(self.page().status_code, 403)  # cached again, as it now is
+        Group.objects.get(name="administrator").user_set.add(self.ann)  # from the group's side
+        self.assertEqual(self.client.get("/keys/").status_code, 200)
+
+    def test_a_change_of_a_groups_or_a_users_permissions_is_seen_by_the_next_request(self):
+        from django.contrib.auth.models import Group, Permission
+
+        browse = Permission.objects.get(codename="browse_keys")
+        Group.objects.get(name="administrator").permissions.remove(browse)
+        self.assertEqual(self.client.get("/keys/").status_code, 403)
+        self.ann.user_permissions.add(browse)
+        self.assertEqual(self.client.get("/keys/").status_code, 200)
+        self.ann.user_permissions.clear()
+        self.assertEqual(self.client.get("/keys/").status_code, 403)
+        Group.objects.get(name="administrator").permissions.add(browse)
+        self.assertEqual(self.client.get("/keys/").status_code, 200)
+        self.assertEqual(self.page().status_code, 200)
+
+    def test_a_deleted_group_takes_its_permissions_with_it_at_once(self):
+        from django.contrib.auth.models import Group
+
+        self.assertEqual(self.page().status_code, 200)
+        Group.objects.get(name="administrator").delete()  # its memberships go by cascade, with no m2m signal
+        self.assertEqual(self.client.get("/keys/").status_code, 403)
+
+    def test_a_deactivated_user_is_signed_out_by_the_next_request(self):
+        self.assertEqual(self.page().status_code, 200)
+        self.ann.is_active = False
+        self.ann.save()
+        response = self.client.get("/")
+        self.assertEqual(response.status_code, 302)
+        self.assertTrue(response["Location"].startswith("/accounts/login/"))
+
+    def test_a_new_password_signs_out_the_sessions_made_with_the_old_one(self):
+        self.assertEqual(self.page().status_code, 200)
+        self.ann.set_password("another-horse-battery-staple")
+        self.ann.save()
+        response = self.client.get("/")
+        self.assertEqual(response.status_code, 302)
+        self.assertTrue(response["Location"].startswith("/accounts/login/"))
+
+    def test_a_user_no_longer_staff_is_signed_out_by_the_next_request(self):
+        self.assertEqual(self.page().status_code, 200)
+        self.ann.is_staff = False
+        self.ann.save()
+        self.assertEqual(self.client.get("/").status_code, 302)
+
+    def test_an_entry_built_before_a_change_is_not_used_after_it(self):
+        """The race the stamps close: a request that read the rows before a change committed stores an
+        entry under the stamps it read first, which the change has replaced."""
+        from config import roles
+
+        self.assertEqual(self.page().status_code, 200)
+        name = f"django:1:{{auth}}-user-{self.ann.pk}"
+        stale = raw_client().get(name)
+        self.ann.groups.clear()
+        raw_client().set(name, stale)  # the slow request's entry, written after the change
+        self.assertEqual(self.client.get("/keys/").status_code, 403)
+        self.assertFalse(roles.RoleBackend().get_user(self.ann.pk).has_perm(roles.BROWSE_KEYS))

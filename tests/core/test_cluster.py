@@ -212,7 +212,7 @@ class OnClusterTest(RedisMixin, TestCase):
             mock.patch.object(redis_config.time, "sleep", side_effect=slept.append),
         ):
             sizes = redis_client.on_nodes(calls)
-        self.assertEqual(sum(sizes), 12)
+        self.assertEqual(sum(sizes), 13)  # the probes, and the staff member's version stamp (its group set)
         self.assertEqual(slept, list(redis_config.FAILOVER_WAITS[:2]))
         always = mock.patch.object(redis_client, "_on_nodes", side_effect=redis.ConnectionError("down"))
         with (
@@ -246,7 +246,7 @@ class OnClusterTest(RedisMixin, TestCase):
 
         with mock.patch.object(redis_client, "_on_nodes", side_effect=unreachable_once):
             sizes = redis_client.on_nodes(calls)
-        self.assertEqual(sum(sizes), 12)
+        self.assertEqual(sum(sizes), 13)  # the probes, and the staff member's version stamp (its group set)
 
     def test_a_wave_to_nodes_listed_before_another_thread_read_the_map_again_still_moves(self):
         """The caller lists the primaries (a key-browser walk), then another thread reads the map

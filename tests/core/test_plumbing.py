@@ -93,10 +93,10 @@ class TraceTest(RedisTestCase):
     def test_every_page_shows_its_round_trips_commands_and_key_links(self):
         with self.assertRoundTrips(1) as recorded:
             response = self.client.get("/")
-        total = recorded.round_trip_count(None)  # the session load is in the panel too
+        total = recorded.round_trip_count(None)  # the session and its user's cache entry are in the panel too
         self.assertGreaterEqual(total, 2)
         self.assertContains(
-            response, f'data-round-trips="{total}">1 round trip</strong> for this screen, +1 for the session'
+            response, f'data-round-trips="{total}">1 round trip</strong> for this screen, +2 for the session'
         )
         self.assertContains(response, f"{recorded.command_count(None)} commands")
         listed = panel_commands(response.content.decode())  # loaded when the panel is opened
@@ -175,7 +175,7 @@ class RedisDownTest(RedisTestCase):
             self.assertEqual(up["redis"], "up")
             self.assertRegex(up["version"], r"^\d+\.\d+\.\d+$")
             self.assertIsInstance(up["used_memory"], int)
-            self.assertEqual(up["keys"], 3)  # the session and the sign-in's two records
+            self.assertEqual(up["keys"], 5)  # the session, its user's cache entry and stamp, the sign-in's two records
             self.scratch.server.stop()
             response = self.client.get("/healthz")
             self.assertEqual(response.status_code, 503)

@@ -25,7 +25,7 @@ class PatternsFragmentTest(RedisTestCase):
 
     def test_kept_without_a_round_trip_of_its_own(self):
         self.client.get("/")
-        with self.assertRoundTrips(2, origin=None):  # the activity, and the session: no cache read
+        with self.assertRoundTrips(3, origin=None):  # the activity, the session, the user: no fragment read
             response = self.client.get("/")
         self.assertContains(response, '<section class="card" id="keyspace">')
         self.assertContains(response, "<code>cms:{cms}:post:*</code>")

@@ -84,3 +84,35 @@ def panel_commands(html: str) -> str:
 
     token = unescape(re.search(r'hx-get="/keys/behind/commands/\?t=([^"]+)"', html).group(1))
     return panel.commands_html(behind.read(token))
+
+
+@contextmanager
+def scripts_logged():
+    """Every command the server runs inside the block logged (SLOWLOG, a script's own commands too);
+    yields what gives, for each key browser script that scanned, in order, its first line and the COUNTs
+    of the SCAN steps it took: the slots one command asked for, which bound the keys it visited."""
+    server = raw_client()
+    held = server.config_get("slowlog-*")
+    server.config_set("slowlog-max-len", 10_000)
+    server.config_set("slowlog-log-slower-than", 0)
+    server.slowlog_reset()
+
+    def scripts() -> list[tuple[str, list[int]]]:
+        found, counts = [], []
+        for entry in sorted(server.slowlog_get(10_000), key=lambda e: e["id"]):
+            words = entry["command"].split()
+            if words[0] == b"SCAN":
+                counts.append(int(words[words.index(b"COUNT") + 1]))
+            elif words[0] in (b"EVAL", b"EVALSHA"):
+                first = entry["command"].split(b"\n", 1)[0].decode("utf-8", "replace")
+                if "key browser" in first and counts:
+                    found.append((first, counts))
+                counts = []
+        return found
+
+    try:
+        yield scripts
+    finally:
+        for name, value in held.items():
+            server.config_set(name, value)
+        server.slowlog_reset()

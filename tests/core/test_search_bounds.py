@@ -1,0 +1,106 @@
+"""An ordered name search visits a bounded number of elements per command, whatever the size of the
+collection or of a common piece's set (``config.store.ngrams._ORDERED``), and still answers the first
+matches in order."""
+
+from contextlib import contextmanager
+
+from catalog import keys
+from catalog.documents import name_score
+from catalog.store import NAMES
+from config.redis import raw_client
+from config.store import ngrams
+from tests.base import RedisTestCase
+
+SIZES = (2_000, 20_000)
+
+
+def load(names: dict[int, str]) -> None:
+    """Product names as the catalog's index holds them: the hash's name, the name order, the pieces' sets."""
+    index, client = NAMES[0], raw_client()
+    pipe = client.pipeline(transaction=False)
+    for pk, name in names.items():
+        pipe.hset(keys.product_in(0, pk), "name", name)
+    for start in range(0, len(names), 5_000):
+        chunk = list(names.items())[start : start + 5_000]
+        pipe.zadd(keys.sort_index("name", 0), {str(pk): name_score(name) for pk, name in chunk})
+    for key, members in index.members_by_set((str(pk), name) for pk, name in names.items()).items():
+        for start in range(0, len(members), 5_000):
+            pipe.sadd(key, *members[start : start + 5_000])
+    pipe.execute()
+
+
+@contextmanager
+def logged():
+    """Every command the server runs in the block, a script's own too (SLOWLOG), oldest first."""
+    server = raw_client()
+    server.config_set("slowlog-max-len", 10_000)
+    server.config_set("slowlog-log-slower-than", 0)
+    server.slowlog_reset()
+    found: list[list[bytes]] = []
+    try:
+        yield found
+        found += [e["command"].split() for e in sorted(server.slowlog_get(10_000), key=lambda e: e["id"])]
+    finally:
+        server.config_set("slowlog-log-slower-than", 10_000)
+        server.slowlog_reset()
+
+
+def visited(commands: list[list[bytes]]) -> dict[str, int]:
+    """Elements the search's commands walked: the ids of its ZRANGE windows of the name order, the ids it
+    tested with SMISMEMBER, and the smallest input of each intersection (what Redis walks)."""
+    client, order = raw_client(), keys.sort_index("name", 0).encode()
+    out = {"window": 0, "tested": 0, "intersected": 0}
+    for words in commands:
+        if words[0] == b"ZRANGE" and words[1] == order:
+            out["window"] += int(words[3]) - int(words[2]) + 1
+        elif words[0] == b"SMISMEMBER":
+            out["tested"] += len(words) - 2
+        elif words[0] in (b"ZINTERSTORE", b"SINTERSTORE"):
+            numkeys = int(words[2]) if words[0] == b"ZINTERSTORE" else len(words) - 2
+            inputs = words[3 : 3 + numkeys] if words[0] == b"ZINTERSTORE" else words[2:]
+            sizes = [client.zcard(k) if client.type(k) == b"zset" else client.scard(k) for k in inputs]
+            out["intersected"] = max(out["intersected"], min(sizes))
+    return out
+
+
+class OrderedSearchBoundsTest(RedisTestCase):
+    def test_a_common_piece_walks_the_same_window_at_any_size(self):
+        for size in SIZES:
+            with self.subTest(size=size):
+                raw_client().flushdb()
+                names = {pk: f"Phone {pk:05d}" for pk in range(1, size + 1)}
+                load(names)
+                with logged() as commands:
+                    hits = NAMES[0].search("phone", limit=8)
+                self.assertEqual([name for _, name in hits.items], [names[pk] for pk in range(1, 9)])
+                work = visited(commands)
+                self.assertLessEqual(work["window"], ngrams.WALK_LIMIT)
+                self.assertLessEqual(work["tested"], ngrams.WALK_LIMIT * 3)  # three pieces: pho, hon, one
+                self.assertEqual(work["intersected"], 0)  # no common piece's set intersected whole
+
+    def test_a_rare_piece_is_intersected_walking_that_piece_alone(self):
+        for size in SIZES:
+            with self.subTest(size=size):
+                raw_client().flushdb()
+                names = {pk: f"Phone {pk:05d}" for pk in range(1, size + 1)}
+                names.update({size + pk: f"Zebra phone {pk:03d}" for pk in range(1, 301)})
+                load(names)
+                with logged() as commands:
+                    hits = NAMES[0].search("zebra phone", limit=8)
+                self.assertEqual([name for _, name in hits.items], [f"Zebra phone {pk:03d}" for pk in range(1, 9)])
+                work = visited(commands)
+                self.assertLessEqual(work["intersected"], ngrams.INTERSECT_LIMIT)
+                self.assertEqual(work["window"], 0)
+
+    def test_matches_past_the_walk_are_left_for_a_narrower_query_and_the_search_says_so(self):
+        # Two common pieces whose names come after the walk's budget in name order: nothing found
+        # within it, and the search is capped rather than intersecting both sets whole.
+        names = {pk: f"Alpha {pk:05d}" for pk in range(1, 5_001)}
+        names.update({5_000 + pk: f"Zulu alpha {pk:05d}" for pk in range(1, 1_501)})
+        load(names)
+        with logged() as commands:
+            hits = NAMES[0].search("zulu alpha", limit=8)
+        self.assertTrue(hits.capped)
+        work = visited(commands)
+        self.assertLessEqual(work["window"], ngrams.WALK_LIMIT)
+        self.assertEqual(work["intersected"], 0)
