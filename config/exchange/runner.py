@@ -293,3 +293,19 @@ def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar) -
             if backup is not None:
                 shutil.rmtree(backup, ignore_errors=True)
     return plan
+
+
+# --- recovery ------------------------------------------------------------------------------------
+
+
+def interrupted() -> list[str]:
+    """The apps whose import was cut short before it finished or rolled back (a killed process, a
+    lost Redis), so their data may be neither the old nor the new. None is tracked yet."""
+    return []
+
+
+def recover(app: str | None = None) -> list[str]:
+    """Finish or roll back the interrupted import of ``app`` (of every such app when None), so
+    each holds exactly its old or its new data; returns the apps recovered. The background worker
+    calls it for an import whose worker died. None is tracked yet, so there is nothing to do."""
+    return []
