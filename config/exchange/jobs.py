@@ -22,10 +22,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
-from django_tasks import TaskContext, task
+from django_tasks import task
 
 from config.embedded import _alive
-from config.exchange import runner, uploads
+from config.exchange import files, runner, uploads
 from config.exchange.progress import Recorded
 from config.models import ExchangeJob as Job
 
@@ -108,8 +108,8 @@ def plan_of(plan: runner.Plan) -> dict:
     }
 
 
-@task(takes_context=True)
-def check_upload(context: TaskContext, job_id: str) -> None:
+@task()
+def check_upload(job_id: str) -> None:
     """The dry run of a staged upload: every file read and checked, nothing written to Redis."""
     job = _claim(job_id, Phase.CHECKING)
     if job is None:
@@ -130,8 +130,8 @@ def check_upload(context: TaskContext, job_id: str) -> None:
         uploads.discard_named(job.folder)
 
 
-@task(takes_context=True)
-def import_upload(context: TaskContext, job_id: str) -> None:
+@task()
+def import_upload(job_id: str) -> None:
     """The confirmed import: ``runner.restore`` (which checks again, then writes)."""
     job = _claim(job_id, Phase.IMPORTING)
     if job is None:
@@ -154,11 +154,9 @@ def import_upload(context: TaskContext, job_id: str) -> None:
         uploads.discard_named(job.folder)
 
 
-@task(takes_context=True)
-def export_app(context: TaskContext, job_id: str) -> None:
+@task()
+def export_app(job_id: str) -> None:
     """The app's export zip, in the job's own folder, for the job page's download link."""
-    from config.exchange import files
-
     job = _claim(job_id, Phase.EXPORTING)
     if job is None:
         return

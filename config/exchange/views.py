@@ -50,9 +50,13 @@ def index(request):
     return render(request, "exchange/index.html", {"apps": apps})
 
 
+RECENT_JOBS = 5  # the user's latest jobs of the app, listed on its screen
+
+
 def _screen(request, described, form, status=200):
     (occupied,) = runner.holding([described])
-    context = {"described": described, "form": form, "occupied": occupied}
+    recent = ExchangeJob.objects.filter(app=described.app, user=request.user)[:RECENT_JOBS]
+    context = {"described": described, "form": form, "occupied": occupied, "jobs": recent}
     return render(request, "exchange/screen.html", context, status=status)
 
 

@@ -113,6 +113,11 @@ class JobPageTest(JobScreens, RedisTestCase):
         self.assertNotContains(page, 'hx-trigger="every')
         self.assertEqual(client().hget(location(3), "name"), "Place 3")
         self.assertIsNone(uploads.folder_of(job.folder), "the upload outlived its import")
+        # The app's screen links to it, for its owner only.
+        self.assertContains(self.client.get("/exchange/orgchart/"), f'<a href="{url}">', html=False)
+        other = Client()
+        other.force_login(self.make_staff("ada", is_superuser=True))
+        self.assertNotContains(other.get("/exchange/orgchart/"), url)
 
     def test_refused_and_failed_outcomes(self):
         refused = self.upload(b'{"id": 1, "name": "Seattle"}\n{"id": 1, "name": "Austin"}\n')
@@ -364,4 +369,27 @@ class WorkerProcessTest(JobScreens, RedisTransactionTestCase):
         self.assertEqual(DBTaskResult.objects.get(pk=job.task).status, TaskResultStatus.FAILED)
         self.assertIsNone(uploads.folder_of(job.folder))
         # Killed before its write pass: the app holds its old data, exactly.
+        self.assertEqual(snapshot("orgchart:"), before)
+
+    def test_sigterm_stops_the_running_import_at_once_and_the_worker_after_it(self):
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        before = snapshot("orgchart:")
+        url = self.upload(locations(1, 1), replace=True)
+        worker = start_worker(self, self.logs / "worker.log")
+        self.wait(url, lambda page, job: job.phase == Phase.CHECKED, "the check's end")
+        self.client.post(url + "confirm/")
+        pipe = self.feed(url)
+        self.write_all(pipe, locations(1, 600))
+        self.wait(url, lambda page, job: job.phase == Phase.IMPORTING and job.done >= 500, "the import under way")
+
+        worker.send_signal(signal.SIGTERM)  # the worker waits on the pipe for more: it is not let finish
+        self.assertEqual(worker.wait(timeout=60), 0, (self.logs / "worker.log").read_text())
+        os.close(pipe)
+        job = self.job_of(url)
+        self.assertEqual(job.phase, Phase.FAILED)
+        self.assertEqual(job.reason, "Interrupted: stopped by Terminated")
+        self.assertContains(self.client.get(url), "Interrupted: stopped by Terminated")
+        self.assertEqual(DBTaskResult.objects.get(pk=job.task).status, TaskResultStatus.FAILED)
         self.assertEqual(snapshot("orgchart:"), before)
