@@ -78,6 +78,7 @@ class JobPageTest(JobScreens, RedisTestCase):
         self.admin = self.make_staff("admin", is_superuser=True)
         self.client.force_login(self.admin)
 
+    @tag("cluster")  # the queue is in the database: the same on a Redis Cluster
     def test_each_state_of_the_page(self):
         url = self.upload(locations(1, 3))
         job = self.job_of(url)
@@ -308,6 +309,7 @@ class WorkerProcessTest(JobScreens, RedisTransactionTestCase):
         os.set_blocking(fd, True)
         os.write(fd, data)
 
+    @tag("cluster")  # a worker process on a Redis Cluster too
     def test_a_long_check_then_the_import_with_its_progress_shown(self):
         url = self.upload(locations(1, 1))
         self.assertContains(self.client.get(url), "Waiting for the background worker")
