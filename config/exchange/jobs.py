@@ -292,4 +292,18 @@ def sweep() -> int:
             removed += uploads.discard_named(job.folder)
     kept = set(Job.objects.filter(phase__in=[*Job.RUNNING, Phase.CHECKED, Phase.DONE]).values_list("folder", flat=True))
     removed += uploads.sweep(kept, cutoff.timestamp())
+    _forget_old()
     return removed
+
+
+JOBS_KEPT_DAYS = 30  # a finished job's row (and the queue's record of its tasks), for its page
+
+
+def _forget_old() -> None:
+    """Drop the rows of jobs that ended long ago, and the queue's records of finished tasks as old,
+    so neither table grows without bound."""
+    from django_tasks_db.models import DBTaskResult
+
+    before = timezone.now() - timedelta(days=JOBS_KEPT_DAYS)
+    Job.objects.filter(ended__lt=before).exclude(phase__in=Job.RUNNING).delete()
+    DBTaskResult.objects.finished().filter(finished_at__lt=before).delete()

@@ -244,6 +244,17 @@ class JobPageTest(JobScreens, RedisTestCase):
         self.assertEqual(self.job_of_pk(job.pk).phase, Phase.EXPIRED)
         self.assertIsNone(uploads.folder_of(job.folder))
 
+    def test_jobs_that_ended_long_ago_are_forgotten(self):
+        old, recent = self.job_of(self.upload(locations(1, 2))), self.job_of(self.upload(locations(1, 2)))
+        run_jobs()
+        long_ago = timezone.now() - timedelta(days=jobs.JOBS_KEPT_DAYS, seconds=1)
+        ExchangeJob.objects.filter(pk=old.pk).update(phase=Phase.DONE, ended=long_ago)
+        DBTaskResult.objects.filter(pk=old.task).update(finished_at=long_ago)
+        jobs.sweep()
+        self.assertEqual(list(ExchangeJob.objects.values_list("pk", flat=True)), [recent.pk])
+        self.assertEqual([str(pk) for pk in DBTaskResult.objects.values_list("pk", flat=True)], [recent.task])
+        self.assertEqual(self.client.get(f"/exchange/orgchart/jobs/{old.pk}/").status_code, 404)
+
     def job_of_pk(self, pk) -> ExchangeJob:
         return ExchangeJob.objects.get(pk=pk)
 
