@@ -15,6 +15,7 @@ import sys
 import time
 import zipfile
 from datetime import timedelta
+from pathlib import Path
 from unittest import mock
 
 from django.conf import settings
@@ -294,19 +295,23 @@ class WorkerProcessTest(JobScreens, RedisTransactionTestCase):
         """The job page (as htmx polls it) once ``until(page, job)`` holds."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
+            job = self.job_of(url)  # before the page: the page is then at least as far on as the job
             page = self.poll(url)
-            if until(page.content.decode(), self.job_of(url)):
+            if until(page.content.decode(), job):
                 return page
             time.sleep(0.05)
         self.fail(f"the job never reached: {what}: {self.job_of(url).__dict__}")
 
-    def feed(self, url: str) -> int:
+    def pipe(self, url: str) -> Path:
         """Swap the staged file for a named pipe, so the worker's check reads only what the test
-        writes into it, when it writes it: a check as long as the test wants. Returns the write end
-        once the worker has opened the pipe."""
+        writes into it, when it writes it: a check as long as the test wants."""
         path = uploads.folder_of(self.job_of(url).folder) / "locations.jsonl"
         path.unlink()
         os.mkfifo(path, 0o600)
+        return path
+
+    def writer(self, path: Path) -> int:
+        """The pipe's write end, once the worker has opened it to read."""
         deadline = time.monotonic() + 120
         while True:
             try:
@@ -324,8 +329,9 @@ class WorkerProcessTest(JobScreens, RedisTransactionTestCase):
     def test_a_long_check_then_the_import_with_its_progress_shown(self):
         url = self.upload(locations(1, 1))
         self.assertContains(self.client.get(url), "Waiting for the background worker")
+        path = self.pipe(url)
         worker = start_worker(self, self.logs / "worker.log")
-        pipe = self.feed(url)
+        pipe = self.writer(path)
         self.write_all(pipe, locations(1, 1000))
         # Mid-check: the worker has read 1,000 documents and waits for more.
         page = self.wait(url, lambda page, job: '<span id="done">1000</span>' in page, "1,000 documents checked")
@@ -357,8 +363,9 @@ class WorkerProcessTest(JobScreens, RedisTransactionTestCase):
         url = self.upload(locations(1, 1), replace=True)
         worker = start_worker(self, self.logs / "worker.log")
         self.wait(url, lambda page, job: job.phase == Phase.CHECKED, "the check's end")
+        path = self.pipe(url)  # the import's own check pass reads it
         self.client.post(url + "confirm/")
-        pipe = self.feed(url)  # the import's own check pass reads it
+        pipe = self.writer(path)
         self.write_all(pipe, locations(1, 600))
         self.wait(url, lambda page, job: job.phase == Phase.IMPORTING and job.done >= 500, "the import under way")
 
@@ -392,8 +399,9 @@ class WorkerProcessTest(JobScreens, RedisTransactionTestCase):
         url = self.upload(locations(1, 1), replace=True)
         worker = start_worker(self, self.logs / "worker.log")
         self.wait(url, lambda page, job: job.phase == Phase.CHECKED, "the check's end")
+        path = self.pipe(url)  # the import's own check pass reads it
         self.client.post(url + "confirm/")
-        pipe = self.feed(url)
+        pipe = self.writer(path)
         self.write_all(pipe, locations(1, 600))
         self.wait(url, lambda page, job: job.phase == Phase.IMPORTING and job.done >= 500, "the import under way")
 
