@@ -261,17 +261,6 @@ def _fail_task(job: Job, reason: str) -> None:
             result.set_failed(WorkerLost(reason))
 
 
-def recover_interrupted() -> list[str]:
-    """At a worker's start: recover each app ``runner.interrupted`` names that no live job is
-    importing (an import whose reaping could not recover it, an ``import_data`` killed)."""
-    busy = {job.app for job in Job.objects.filter(phase=Phase.IMPORTING) if not gone(job)}
-    recovered = []
-    for app in runner.interrupted():
-        if app not in busy:
-            recovered += runner.recover(app)
-    return recovered
-
-
 # --- housekeeping --------------------------------------------------------------------------------
 
 

@@ -86,8 +86,6 @@ class Command(db_worker.Command):
     def run(self, worker: Worker) -> None:
         for job in jobs.reap():
             self.stdout.write(f"Job {job.pk} ({job.kind} of {job.app}) had lost its worker: marked failed.")
-        for app in jobs.recover_interrupted():
-            self.stdout.write(f"Recovered the interrupted import of {app}.")
         jobs.sweep()
         self.stdout.flush()
         close_old_connections()
