@@ -196,15 +196,15 @@ def step_text(job: Job) -> str:
 
 
 def gone(job: Job) -> bool:
-    """Whether a running job's worker has stopped: on this host, its pid no longer runs; elsewhere,
-    it has not been heard of for ``EXCHANGE_WORKER_SILENCE`` seconds (its housekeeping speaks up
-    more often than that while it lives)."""
+    """Whether a running job's worker has stopped: it has not been heard of for
+    ``EXCHANGE_WORKER_SILENCE`` seconds (its housekeeping speaks up more often than that while it
+    lives), or, on this host, at once when its pid no longer runs."""
     if job.phase not in Job.RUNNING or not job.worker:
         return False
+    if job.heard < timezone.now() - timedelta(seconds=settings.EXCHANGE_WORKER_SILENCE):
+        return True
     host, _, pid = job.worker.rpartition(":")
-    if host == socket.gethostname()[:40] and pid.isdigit():
-        return int(pid) != os.getpid() and not _alive(int(pid))
-    return job.heard < timezone.now() - timedelta(seconds=settings.EXCHANGE_WORKER_SILENCE)
+    return host == socket.gethostname()[:40] and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid))
 
 
 def reap(jobs=None) -> list[Job]:
