@@ -256,6 +256,21 @@ class JobPageTest(JobScreens, RedisTestCase):
         self.assertEqual([str(pk) for pk in DBTaskResult.objects.values_list("pk", flat=True)], [recent.task])
         self.assertEqual(self.client.get(f"/exchange/orgchart/jobs/{old.pk}/").status_code, 404)
 
+    def test_progress_costs_one_update_per_step_of_documents(self):
+        """Counted at two sizes: the job's row is written once per ``runner.STEP`` documents, never
+        per document."""
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        def updates(n: int) -> int:
+            self.upload(locations(1, n))
+            with CaptureQueriesContext(connection) as queries:
+                run_jobs()
+            return sum('UPDATE "config_exchangejob"' in q["sql"] and '"done"' in q["sql"] for q in queries)
+
+        small, large = updates(runner.STEP * 2), updates(runner.STEP * 6)
+        self.assertEqual(large - small, 4)
+
     def job_of_pk(self, pk) -> ExchangeJob:
         return ExchangeJob.objects.get(pk=pk)
 
