@@ -272,9 +272,11 @@ def run_jobs() -> None:
         call_command("worker", "--batch", "--no-reload", "--no-startup-delay", "--interval", "0", verbosity=0)
 
 
-def start_worker(test: unittest.TestCase, log_path: Path):
+def start_worker(test: unittest.TestCase, log_path: Path, stop_at: tuple[str, ...] = ()):
     """``manage.py worker`` as a process of its own on the test Redis and the test database (a
-    file: ``settings.DATABASES`` TEST NAME), stopped (killed) after the test unless it already was."""
+    file: ``settings.DATABASES`` TEST NAME), stopped (killed) after the test unless it already was.
+    ``stop_at``: a stop of tests/core/import_driver.py (``("kill-after", "1500")``), for the import
+    job it runs."""
     import signal
     import subprocess
     import sys
@@ -288,8 +290,11 @@ def start_worker(test: unittest.TestCase, log_path: Path):
         VAR_DIR=str(settings.VAR_DIR),
     )
     log = open(log_path, "w+")  # noqa: SIM115  (closed by the cleanup)
+    command = [sys.executable, "manage.py"]
+    if stop_at:
+        command = [sys.executable, "-m", "tests.core.import_driver", *stop_at, "--"]
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "worker", "--no-reload", "--no-startup-delay", "--interval", "0.1"],
+        [*command, "worker", "--no-reload", "--no-startup-delay", "--interval", "0.1"],
         cwd=settings.BASE_DIR,
         env=env,
         stdout=log,

@@ -2,7 +2,8 @@
 a job, the import's refusals and failures as its outcome, a dead worker's job reaped and its
 import recovered, unconfirmed uploads swept, exports prepared in the background; and, with a real
 worker process, an import whose check takes as long as the test decides, its progress shown, and
-a worker SIGKILLed mid-import, after which the app holds exactly its old data."""
+a worker SIGKILLed mid-import (in its check pass, in its write pass, once it is done), after which
+the app holds exactly its old data or exactly the new."""
 
 from __future__ import annotations
 
@@ -516,6 +517,46 @@ class WorkerProcessTest(JobScreens, RedisTransactionTestCase):
         self.assertEqual(snapshot("orgchart:"), before)
         self.assertEqual(exported(self), old)
         self.assertEqual(runner.interrupted(), [])
+
+    def test_a_worker_killed_in_the_write_pass_or_once_done_holds_the_old_or_the_new_data(self):
+        """SIGKILLed (tests/core/import_driver.py) when 1,500 of 2,500 documents have been handed to
+        the app (its old data cleared, the first 1,000 new ones written), then once the import's
+        journal says done: after the next worker's recovery, the old data exactly, then the new."""
+        from orgchart import store
+
+        store.save_location(None, "Seattle", actor=store.Actor("t"))
+        old = exported(self)
+        new = b"".join(b'{"id":%d,"name":"Place %d","version":1}\n' % (i, i) for i in range(1, 2501))
+        cases = [(("kill-after", "1500"), "was rolled back", "the data it held before"),
+                 (("kill-at", journal.DONE), "had completed", "the new data")]  # fmt: skip
+        for n, (stop_at, said, holds) in enumerate(cases):
+            with self.subTest(stop_at=stop_at):
+                url = self.upload(locations(1, 2500), replace=True)
+                worker = start_worker(self, self.logs / f"killed-{n}.log", stop_at=stop_at)
+                self.wait(url, lambda page, job: job.phase == Phase.CHECKED, "the check's end")
+                self.client.post(url + "confirm/")
+                self.assertEqual(worker.wait(timeout=120), -signal.SIGKILL, (self.logs / f"killed-{n}.log").read_text())
+                self.assertEqual(self.job_of(url).phase, Phase.IMPORTING, "nobody could tell yet")
+                if stop_at[0] == "kill-after":  # neither dataset: the old one cleared, a part of the new
+                    self.assertEqual(runner.interrupted(), ["orgchart"])
+                    self.assertEqual(client().hget(location(1000), "name"), "Place 1000")
+                    self.assertEqual(client().exists(location(2500)), 0)
+
+                following = start_worker(self, self.logs / f"next-{n}.log")
+                self.reaped(f"next-{n}.log")
+                following.send_signal(signal.SIGTERM)  # the next case's jobs are for the next killed worker
+                self.assertEqual(following.wait(timeout=60), 0)
+                job = self.job_of(url)
+                self.assertEqual(job.phase, Phase.FAILED)
+                self.assertContains(self.client.get(url), f"Its import {said}: the app holds exactly {holds}.")
+                self.assertEqual(runner.interrupted(), [])
+                self.assertFalse((settings.VAR_DIR / "imports" / "orgchart").exists(), "the journal stayed")
+                self.assertEqual(violations(["orgchart"]), [])
+                now = exported(self)
+                if stop_at[0] == "kill-after":
+                    self.assertEqual(now, old)
+                else:
+                    self.assertEqual(now["locations.jsonl"], new)
 
     def test_sigterm_stops_the_running_import_at_once_and_the_worker_after_it(self):
         from orgchart import store
