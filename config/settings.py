@@ -5,8 +5,10 @@ under var/redis. The test runner never uses REDIS_URL nor var/: it starts a
 server of its own in a temporary directory, or uses REDIS_TEST_URL.
 """
 
+import atexit
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -122,6 +124,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "django_tasks",
+    "django_tasks_db",
     "config.apps.ConfigConfig",
     "catalog",
     "school",
@@ -177,6 +181,21 @@ if _database["ENGINE"] == "django.db.backends.sqlite3" and str(_database["NAME"]
     # Created here with mode 0600 (an empty file is a new database to SQLite), whose journal
     # files take the same mode: user accounts and password hashes are for their owner alone.
     private_file(Path(_database["NAME"]))
+if TESTING and DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not SQLite's in-memory test database: a background worker the tests start as a process
+    # of its own must see the jobs they enqueue.
+    _test_db_dir = tempfile.mkdtemp(prefix="rdash-testdb-")
+    atexit.register(shutil.rmtree, _test_db_dir, True)
+    DATABASES["default"]["TEST"] = {"NAME": str(Path(_test_db_dir) / "test.sqlite3")}
+
+# Background jobs (imports, exports, an upload's check): the backport of Django's tasks framework,
+# with its database backend, so the queue lives in DATABASES and never depends on which Redis
+# REDIS_URL names (one server or a cluster). `manage.py serve` runs the worker (`manage.py worker`).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Uploads previewed but never confirmed are removed this many minutes after their check ended.
+EXCHANGE_UPLOAD_MINUTES = int(os.environ.get("EXCHANGE_UPLOAD_MINUTES", "10"))
+# A running job whose worker has not been heard of for this many seconds is taken as dead.
+EXCHANGE_WORKER_SILENCE = int(os.environ.get("EXCHANGE_WORKER_SILENCE", "60"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Django's cache and sessions in Redis through django-redis, told apart from the

@@ -255,3 +255,58 @@ class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
         path = SCREENSHOTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
         return path
+
+
+def run_jobs() -> None:
+    """Run every queued background job in this process and return: the worker command's own loop
+    (``manage.py worker --batch``), for tests that go through a job page without a worker process.
+    The loop's ``close_old_connections`` would close a TestCase's connection, held in its
+    transaction, as a request's end would: the test client keeps it open the same way."""
+    from unittest import mock
+
+    from django.core.management import call_command
+
+    with (
+        mock.patch("django_tasks_db.management.commands.db_worker.close_old_connections"),
+        mock.patch("config.management.commands.worker.close_old_connections"),
+    ):
+        call_command("worker", "--batch", "--no-reload", "--no-startup-delay", "--interval", "0", verbosity=0)
+
+
+def start_worker(test: unittest.TestCase, log_path: Path, stop_at: tuple[str, ...] = ()):
+    """``manage.py worker`` as a process of its own on the test Redis and the test database (a
+    file: ``settings.DATABASES`` TEST NAME), stopped (killed) after the test unless it already was.
+    ``stop_at``: a stop of tests/core/import_driver.py (``("kill-after", "1500")``), for the import
+    job it runs."""
+    import signal
+    import subprocess
+    import sys
+
+    from django.db import connection
+
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_TEST_URL"}
+    env.update(
+        REDIS_URL=settings.REDIS_URL,
+        DATABASE_URL=f"sqlite:///{connection.settings_dict['NAME']}",
+        VAR_DIR=str(settings.VAR_DIR),
+    )
+    log = open(log_path, "w+")  # noqa: SIM115  (closed by the cleanup)
+    command = [sys.executable, "manage.py"]
+    if stop_at:
+        command = [sys.executable, "-m", "tests.core.import_driver", *stop_at, "--"]
+    process = subprocess.Popen(
+        [*command, "worker", "--no-reload", "--no-startup-delay", "--interval", "0.1"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+    def stop():
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+        process.wait()
+        log.close()
+
+    test.addCleanup(stop)
+    return process

@@ -1,4 +1,4 @@
-"""The Import / export screen's forms: the upload, and the confirm that carries it."""
+"""The Import / export screen's forms: the upload, and the confirm of its checked import."""
 
 from django import forms
 
@@ -27,6 +27,4 @@ class UploadForm(forms.Form):
 
 
 class ConfirmForm(forms.Form):
-    upload = forms.CharField(widget=forms.HiddenInput)
-    replace = forms.BooleanField(required=False, widget=forms.HiddenInput)
-    merge = forms.BooleanField(required=False, widget=forms.HiddenInput)
+    """Nothing but the POST and its CSRF token: the job names the upload and whether it replaces or merges."""

@@ -1,11 +1,17 @@
-"""tqdm progress bars for the exchange commands: one bar per file, closed when the next opens."""
+"""Progress of an export or an import, as the runner reports it (``runner.Bar``: each file's label
+and total, then the documents done): tqdm bars for the commands, and the job's row for the
+Import / export screens' job page."""
 
 from __future__ import annotations
 
+from django.db.models import F
+from django.utils import timezone
 from tqdm import tqdm
 
 
 class Bars:
+    """tqdm progress bars for the exchange commands: one bar per file, closed when the next opens."""
+
     def __init__(self, stream, enabled: bool = True):
         self.stream, self.enabled, self.bar = stream, enabled, None
 
@@ -24,3 +30,21 @@ class Bars:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class Recorded:
+    """The progress of a background job, kept on its ``ExchangeJob`` row: the file it reads or
+    writes, its total when the manifest gives one, and the documents done. The runner advances
+    every ``runner.STEP`` documents, so this is one small UPDATE per step, never per document."""
+
+    def __init__(self, job_id):
+        from config.models import ExchangeJob
+
+        self.jobs = ExchangeJob.objects.filter(pk=job_id)
+
+    def __call__(self, label: str, total: int | None):
+        self.jobs.update(step=label[:100], done=0, total=total, heard=timezone.now())
+        return self.advance
+
+    def advance(self, n: int) -> None:
+        self.jobs.update(done=F("done") + n, heard=timezone.now())

@@ -486,6 +486,9 @@ def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar, m
     return plan
 
 
+# --- recovery ------------------------------------------------------------------------------------
+
+
 def interrupted() -> list[str]:
     """The apps whose import was interrupted with neither its old nor its new data whole: a look at
     the journal's files, no Redis round trip."""

@@ -1,6 +1,12 @@
 """The Import / export screens, one per app, for administrators: download the app's export as a
-zip; upload an export (zip or one .jsonl file) for a dry run that writes nothing and shows the
-counts, what would be normalized and every refused record; then confirm to write it."""
+zip (at once, or prepared in the background for a large app); upload an export (zip or one
+.jsonl file) for a dry run that writes nothing and shows what the import would add, change and
+delete per entity, what would be normalized and every refused record; then confirm to write it,
+in place of the app's data (replace) or beside it (merge).
+
+The check and the import run in the background worker (``config.exchange.jobs``), however long
+they take: a request only stages the upload or enqueues, then redirects to the job's page,
+which shows its progress (polled by htmx) and its outcome."""
 
 from __future__ import annotations
 
@@ -10,16 +16,25 @@ from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
-from django.http import FileResponse, Http404
-from django.shortcuts import redirect, render
+from django.http import FileResponse, Http404, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from config.exchange import files, journal, runner, uploads
+from config.exchange import files, jobs, runner, uploads
 from config.exchange.forms import ConfirmForm, UploadForm
+from config.models import ExchangeJob
 
 PERMISSION = "config.exchange_data"  # superusers hold every permission
 administrators = permission_required(PERMISSION, raise_exception=True)
+POLL_SECONDS = 1  # how often the job page asks for news while the job runs
+
+
+def _see_job(app: str, job: ExchangeJob) -> HttpResponseRedirect:
+    """303 See Other: after the POST that made or moved the job, its page is a GET."""
+    response = HttpResponseRedirect(reverse("exchange:job", args=[app, job.pk]))
+    response.status_code = 303
+    return response
 
 
 def _described(app: str):
@@ -36,9 +51,13 @@ def index(request):
     return render(request, "exchange/index.html", {"apps": apps})
 
 
+RECENT_JOBS = 5  # the user's latest jobs of the app, listed on its screen
+
+
 def _screen(request, described, form, status=200):
     (occupied,) = runner.holding([described])
-    context = {"described": described, "form": form, "occupied": occupied}
+    recent = ExchangeJob.objects.filter(app=described.app, user=request.user)[:RECENT_JOBS]
+    context = {"described": described, "form": form, "occupied": occupied, "jobs": recent}
     return render(request, "exchange/screen.html", context, status=status)
 
 
@@ -65,64 +84,97 @@ def download(request, app: str):
     return FileResponse(handle, as_attachment=True, filename=f"{app}-export.zip", content_type="application/zip")
 
 
-def _preview(request, described, plan, replace: bool, signed: str = "", status: int = 200, merge: bool = False):
-    confirm = None
-    if signed and plan.ok and (replace or merge or not plan.occupied):
-        confirm = ConfirmForm(initial={"upload": signed, "replace": replace, "merge": merge})
-    changes = runner.changes(plan, replace, merge) if plan.ok else None
-    context = {
-        "described": described,
-        "plan": plan,
-        "replace": replace and plan.occupied,
-        "merge": merge and plan.occupied,
-        "confirm": confirm,
-        "changes": changes,
-        "deleted": [change for change in changes or () if change.deleted],
-        "counts": [(e.name, plan.report.counts.get(e.name, 0)) for e in described.entities if e.name in plan.present],
-    }
-    return render(request, "exchange/preview.html", context, status=status)
+@administrators
+@require_POST
+def export(request, app: str):
+    """The export prepared by the background worker: for an app too large to zip within a request."""
+    described = _described(app)
+    job = jobs.start_export(described.app, request.user)
+    return _see_job(app, job)
 
 
 @administrators
 @require_POST
 def preview(request, app: str):
-    """The dry run: the upload is read and checked whole; nothing is written to Redis."""
+    """Stage the upload and enqueue its dry run; the job page shows the check and its outcome."""
     described = _described(app)
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _screen(request, described, form, status=400)
+    jobs.sweep()
+    upload = form.cleaned_data["file"]
     try:
-        token, folder = uploads.stage(described, form.cleaned_data["file"])
+        folder = uploads.stage(described, upload)
     except files.Unreadable as exc:
         form.add_error("file", str(exc))
         return _screen(request, described, form, status=400)
     replace, merge = form.cleaned_data["replace"], form.cleaned_data["merge"]
-    plan = runner.check(app, folder, merge=merge)
-    if not plan.ok:
-        uploads.discard(folder)
-        return _preview(request, described, plan, replace, status=400, merge=merge)
-    return _preview(request, described, plan, replace, uploads.sign(token, app, request.user.pk), merge=merge)
+    job = jobs.start_check(described.app, request.user, folder, upload.name or "", replace, merge)
+    return _see_job(app, job)
+
+
+def _job(request, app: str, pk) -> ExchangeJob:
+    """The signed-in user's own job of this app (another's is not found)."""
+    _described(app)
+    return get_object_or_404(ExchangeJob, pk=pk, app=app, user=request.user)
+
+
+def _job_context(described, job: ExchangeJob) -> dict:
+    plan = job.plan or {}
+    showing_plan = job.kind == "import" and (job.phase == ExchangeJob.Phase.CHECKED or plan.get("refusals"))
+    occupied = bool(plan.get("occupied"))
+    confirm = None
+    if job.phase == ExchangeJob.Phase.CHECKED and plan.get("ok") and (job.replace or job.merge or not occupied):
+        confirm = ConfirmForm()
+    changes = plan.get("changes")
+    return {
+        "described": described,
+        "job": job,
+        "replace": job.replace and occupied,
+        "merge": job.merge and occupied,
+        "changes": changes,
+        "deleted": [change for change in changes or () if change["deleted"]],
+        "Phase": ExchangeJob.Phase,
+        "running": job.phase in ExchangeJob.RUNNING,
+        "waiting": job.phase in ExchangeJob.RUNNING and not job.worker,
+        "step": jobs.step_text(job),
+        "plan": plan if showing_plan else None,
+        "counts": [(name, n) for name, n in (plan.get("counts") or {}).items()],
+        "written": [(name, n) for name, n in job.counts.items()],
+        "confirm": confirm,
+        "poll": POLL_SECONDS,
+    }
+
+
+@administrators
+def job(request, app: str, pk):
+    """The job's page: its progress while it runs, then its outcome. Polled by htmx, it answers
+    with the status fragment only. A running job whose worker has stopped is reaped here too."""
+    described = _described(app)
+    found = _job(request, app, pk)
+    if jobs.reap([found]):
+        found.refresh_from_db()
+    context = _job_context(described, found)
+    if request.htmx:
+        return render(request, "exchange/job.html#status", context)
+    return render(request, "exchange/job.html", context)
 
 
 @administrators
 @require_POST
-def confirm(request, app: str):
-    described = _described(app)
-    form = ConfirmForm(request.POST)
-    folder = uploads.unsign(form.data.get("upload", ""), app, request.user.pk) if form.is_valid() else None
-    back = redirect(reverse("exchange:screen", args=[app]))
-    if folder is None:
+def confirm(request, app: str, pk):
+    found = _job(request, app, pk)
+    if not jobs.start_import(found):
         messages.error(request, "This upload has expired or was already imported: upload the file again.")
-        return back
-    try:
-        plan = runner.restore(app, folder, replace=form.cleaned_data["replace"], merge=form.cleaned_data["merge"])
-    except runner.Refused as exc:
-        return _preview(request, described, exc.plan, form.cleaned_data["replace"], status=400)
-    except (runner.Occupied, runner.Interrupted, runner.Unrestorable, journal.UnderWay, runner.RollbackFailed) as exc:
-        messages.error(request, str(exc))
-        return back
-    finally:
-        uploads.discard(folder)
-    listed = ", ".join(f"{n} {name}" for name, n in plan.report.counts.items())
-    messages.success(request, f"Imported {listed}.")
-    return back
+        return redirect(reverse("exchange:screen", args=[app]))
+    return _see_job(app, found)
+
+
+@administrators
+def job_file(request, app: str, pk):
+    """A prepared export, for its owner, until it is swept."""
+    found = _job(request, app, pk)
+    path = jobs.export_file(found) if found.kind == "export" and found.phase == ExchangeJob.Phase.DONE else None
+    if path is None:
+        raise Http404("This export is no longer here: prepare it again.")
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/zip")

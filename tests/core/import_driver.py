@@ -1,6 +1,9 @@
 """``import_data`` in a process of its own, stopped at a chosen point, for the crash tests:
 
     python -m tests.core.import_driver MODE N [M] -- IMPORT_DATA_ARGUMENTS...
+    python -m tests.core.import_driver MODE N [M] -- worker WORKER_ARGUMENTS...
+
+(the second: the background worker, stopped at that point of the import job it runs)
 
 - ``kill-at STEP``: SIGKILL itself as soon as the journal has recorded STEP;
 - ``kill-after N``: SIGKILL itself when the write pass has handed N documents to the app;
@@ -58,7 +61,8 @@ def main() -> None:
                 yield doc
 
         runner._unspooled = counted
-    execute_from_command_line(["manage.py", "import_data", *arguments])
+    command = arguments if arguments[:1] == ["worker"] else ["import_data", *arguments]
+    execute_from_command_line(["manage.py", *command])
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from tests.base import PASSWORD, RedisTestCase, run_concurrently
 
 PUBLIC = {"login", "healthz", "admin_login"}
 _CONVERTER = re.compile(r"<(?:(\w+):)?\w+>")
+_SAMPLES = {"int": "1", "id": "1", None: "1", "uuid": "00000000-0000-4000-8000-000000000001"}
 
 
 def every_url(patterns=None, prefix=""):
@@ -27,7 +28,7 @@ def every_url(patterns=None, prefix=""):
                 continue  # Django's own admin checks its own permissions (tests.core.test_roles)
             yield from every_url(entry.url_patterns, route)
         elif isinstance(entry, URLPattern):
-            sample = _CONVERTER.sub(lambda m: "1" if m.group(1) in {"int", "id", None} else "a", route)
+            sample = _CONVERTER.sub(lambda m: _SAMPLES.get(m.group(1), "a"), route)
             yield entry.name, "/" + sample.lstrip("^").rstrip("$")
 
 

@@ -1,5 +1,6 @@
-"""`make run` as deployed: gunicorn with DEBUG off, WhiteNoise, the app's own error pages,
-and a stop on SIGTERM that leaves no process behind and the append-only file flushed."""
+"""`make run` as deployed: gunicorn with DEBUG off, WhiteNoise, the app's own error pages, the
+background worker beside it, and a stop on SIGTERM that leaves no process behind and the
+append-only file flushed."""
 
 import contextlib
 import os
@@ -32,6 +33,23 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def background_workers(pid: int) -> list[int]:
+    """The ``manage.py worker`` processes below ``pid``."""
+    found = []
+    for child in descendants(pid):
+        with contextlib.suppress(OSError):
+            if b"\0worker\0" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.append(child)
+    return found
+
+
+def wait_for(condition, seconds: float = 60):
+    deadline = time.monotonic() + seconds
+    while not (found := condition()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
 
 
 class Served:
@@ -125,10 +143,17 @@ class LifecycleTest(RedisTestCase):
         self.assertIn(b"Not found", body)
         self.assertNotIn(b"URLconf", body)  # no technical 404 listing the URL patterns
 
+        # The background worker runs beside gunicorn; one that dies is started again.
+        (worker,) = wait_for(lambda: background_workers(served.process.pid))
+        os.kill(worker, signal.SIGKILL)
+        (again,) = wait_for(lambda: [p for p in background_workers(served.process.pid) if p != worker])
+        self.assertIn("The background worker exited (-9): starting another.", served.output())
+
         processes = descendants(served.process.pid)
+        self.assertIn(again, processes)
         redis_pid = served.redis.pid()
         self.assertIsNotNone(redis_pid)
-        self.assertGreaterEqual(len(processes), 3, "gunicorn's master and two workers")
+        self.assertGreaterEqual(len(processes), 4, "gunicorn's master and two workers, the background worker")
         served.redis.client().set("written:before:sigterm", "1")
 
         served.process.send_signal(signal.SIGTERM)
@@ -145,9 +170,10 @@ class LifecycleTest(RedisTestCase):
         served = Served("--dev", DEBUG="1")
         self.addCleanup(served.close)
         served.wait_until_up()
+        self.assertEqual(len(wait_for(lambda: background_workers(served.process.pid)[1:])), 1, "no reloaded worker")
         processes = descendants(served.process.pid)
         redis_pid = served.redis.pid()
-        self.assertGreaterEqual(len(processes), 2, "runserver and its autoreloaded child")
+        self.assertGreaterEqual(len(processes), 4, "runserver, the worker, and the autoreloaded child of each")
         served.process.send_signal(signal.SIGTERM)
         served.process.wait(timeout=STOP_SECONDS)
         self.assertEqual([pid for pid in {*processes, redis_pid} if _alive(pid)], [], served.output())

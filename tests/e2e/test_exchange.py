@@ -11,7 +11,7 @@ from cms import keys as cms_keys
 from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
-from tests.base import PASSWORD, BrowserTestCase
+from tests.base import PASSWORD, BrowserTestCase, start_worker
 
 
 class ExchangeBrowserTest(BrowserTestCase):
@@ -25,6 +25,9 @@ class ExchangeBrowserTest(BrowserTestCase):
 
     def test_download_then_upload_preview_and_confirm(self):
         call_command("seed", "--scale", "demo", "--only", "cms", stdout=StringIO(), stderr=StringIO())
+        work = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, work, ignore_errors=True)
+        start_worker(self, work / "worker.log")  # checks and imports run in the background worker
         self.sign_in_as_administrator()
         page = self.page
         page.click("nav.sidebar >> text=Import / export")
@@ -32,8 +35,6 @@ class ExchangeBrowserTest(BrowserTestCase):
         self.assertIn("holds data now", page.locator("#import").inner_text())
         with page.expect_download() as caught:
             page.click("#download")
-        work = Path(tempfile.mkdtemp())
-        self.addCleanup(shutil.rmtree, work, ignore_errors=True)
         archive = work / "cms-export.zip"
         caught.value.save_as(archive)
         with zipfile.ZipFile(archive) as opened:
@@ -46,6 +47,7 @@ class ExchangeBrowserTest(BrowserTestCase):
         page.set_input_files("input[name=file]", str(bad))
         page.check("input[name=replace]")
         page.click("text=Preview the import")
+        page.wait_for_selector("#refused")  # the job page, once the worker's check has ended
         refused = page.locator("#refused").inner_text()
         self.assertIn("comments.jsonl:1", refused)
         self.assertIn("no post has id 9999", refused)
@@ -59,13 +61,15 @@ class ExchangeBrowserTest(BrowserTestCase):
         self.assertIn("holds no data", page.locator("#import").inner_text())
         page.set_input_files("input[name=file]", str(archive))
         page.click("text=Preview the import")
+        page.wait_for_selector("#counts")
         counts = page.locator("#counts").inner_text()
         self.assertIn("posts.jsonl\t100", counts)
         self.assertIn("Nothing refused.", page.locator("#refused").inner_text())
         self.assertEqual(client().exists("cms:{cms}:post:1"), 0, "the dry run wrote something")
         self.screenshot("exchange-preview")
         page.click("text=Confirm the import")
-        page.wait_for_selector("text=Imported 100 posts")
+        page.wait_for_selector("text=Imported 100 posts", timeout=120_000)
+        self.screenshot("exchange-imported")
         self.assertEqual(violations(["cms"]), [])
         with zipfile.ZipFile(io.BytesIO(self.client_download())) as again:
             self.assertEqual({name: again.read(name) for name in again.namelist()}, downloaded)
@@ -78,6 +82,7 @@ class ExchangeBrowserTest(BrowserTestCase):
         page.set_input_files("input[name=file]", str(kept))
         page.check("input[name=replace]")
         page.click("text=Preview the import")
+        page.wait_for_selector("#change-posts")  # the job page, once the worker's check has ended
         self.assertEqual(page.locator("#change-posts td").all_inner_texts()[1:], ["60", "0", "60", "40"])
         self.assertIn("It deletes 40 posts and", page.locator("#confirm").inner_text())
         button = page.locator("#confirm button")
@@ -89,9 +94,10 @@ class ExchangeBrowserTest(BrowserTestCase):
         page.set_input_files("input[name=file]", str(kept))
         page.check("input[name=merge]")
         page.click("text=Preview the import")
+        page.wait_for_selector("#change-posts")
         self.assertEqual(page.locator("#change-posts td").all_inner_texts()[1:], ["60", "0", "60", "0"])
         page.click("text=Confirm the import and merge")
-        page.wait_for_selector("text=Imported 60 posts")
+        page.wait_for_selector("text=Imported 60 posts", timeout=120_000)
         self.assertEqual(len(exchange_store.ids(cms_keys.post)), 100)
 
     def client_download(self) -> bytes:

@@ -1,9 +1,11 @@
-"""What `make run` does: migrate, an admin, demo data once, static files, gunicorn.
+"""What `make run` does: migrate, an admin, demo data once, static files, gunicorn, and the
+background worker of the Import / export jobs (`manage.py worker`) beside it.
 
-SIGTERM, SIGINT or SIGHUP (systemd, Docker, Ctrl-C, a closed terminal) stops gunicorn
-and its workers, then the embedded redis-server (its SHUTDOWN fsyncs the append-only
-file): nothing is left running. `--dev` serves with Django's autoreloading runserver
-instead (`make dev`).
+SIGTERM, SIGINT or SIGHUP (systemd, Docker, Ctrl-C, a closed terminal) stops gunicorn and
+its workers and the background worker, then the embedded redis-server (its SHUTDOWN fsyncs
+the append-only file): nothing is left running. A background worker that exits on its own
+is started again (the new one recovers the job it left). `--dev` serves with Django's
+autoreloading runserver instead (`make dev`).
 
 gunicorn runs threaded workers (gthread): a client that sends its request slowly holds
 one thread, not a whole worker, so a few slow or half-sent connections cannot starve
@@ -15,6 +17,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import time
 from contextlib import suppress
 
 from django.conf import settings
@@ -65,7 +68,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         previous = {sig: signal.signal(sig, _raise_stop) for sig in STOP_SIGNALS}
-        server = None
+        server = worker = None
         try:
             host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
             call_command("migrate", interactive=False, verbosity=0)
@@ -79,22 +82,23 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS(f"\nDashboard: http://{host}:{port}/"))
             self.stdout.write(f"Sign in as: admin / {password}" if password else self.where_the_password_is())
             self.stdout.write(f"Redis: {redacted(settings.REDIS_URL)}\n")
-            server = subprocess.Popen(
-                self.command(host, port, options),
-                cwd=settings.BASE_DIR,
-                start_new_session=True,  # its own group: stopped as a whole, workers included
-                preexec_fn=_die_with_parent,
-            )
+            worker = self.start(self.worker_command(options))
+            server = self.start(self.command(host, port, options))
             self.stdout.flush()
-            if server.wait():
-                raise CommandError(f"the web server exited with status {server.returncode}")
+            while True:
+                with suppress(subprocess.TimeoutExpired):
+                    if server.wait(timeout=1):
+                        raise CommandError(f"the web server exited with status {server.returncode}")
+                    break
+                if worker.poll() is not None:
+                    self.stdout.write(f"The background worker exited ({worker.returncode}): starting another.")
+                    worker = self.start(self.worker_command(options))
         except Stop as stop:
             self.stdout.write(f"\n{stop}: stopping.")
         finally:
             for sig in STOP_SIGNALS:
                 signal.signal(sig, signal.SIG_IGN)  # a second signal must not cut the stop short
-            if server is not None:
-                self.stop_group(server)
+            self.stop_groups([server, worker])
             self.stop_redis()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -112,16 +116,35 @@ class Command(BaseCommand):
             "--access-logfile", "-",
         ]  # fmt: skip
 
-    def stop_group(self, server: subprocess.Popen) -> None:
-        """SIGTERM to the web server's process group, SIGKILL to what is left after the grace."""
-        if server.poll() is None:
-            with suppress(ProcessLookupError):
-                os.killpg(server.pid, signal.SIGTERM)
+    def worker_command(self, options) -> list[str]:
+        """The background worker; under --dev it reloads on code changes, as runserver does."""
+        reload = "--reload" if options["dev"] else "--no-reload"
+        return [sys.executable, "manage.py", "worker", reload, "--no-startup-delay"]
+
+    def start(self, command: list[str]) -> subprocess.Popen:
+        return subprocess.Popen(
+            command,
+            cwd=settings.BASE_DIR,
+            start_new_session=True,  # its own group: stopped as a whole, workers included
+            preexec_fn=_die_with_parent,
+        )
+
+    def stop_groups(self, processes: list[subprocess.Popen | None]) -> None:
+        """SIGTERM to each process group (the web server's, the worker's) at once, SIGKILL to what
+        is left after the grace."""
+        started = [p for p in processes if p is not None]
+        for process in started:
+            if process.poll() is None:
+                with suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + GRACEFUL_SECONDS + 1
+        for process in started:
             with suppress(subprocess.TimeoutExpired):
-                server.wait(timeout=GRACEFUL_SECONDS + 1)
-        with suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)  # stragglers (a reloader's child) of a group whose leader left
-        server.wait()
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        for process in started:
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # stragglers (a reloader's child) of a group whose leader left
+            process.wait()
 
     def stop_redis(self) -> None:
         from config import apps
