@@ -62,10 +62,11 @@ class StagedUploadTest(RedisTestCase):
         self.client.force_login(self.make_staff("root", is_superuser=True))
         with override_settings(VAR_DIR=folder):
             upload = SimpleUploadedFile("locations.jsonl", b'{"id": 1, "name": "Austin"}\n')
-            self.assertEqual(self.client.post("/exchange/orgchart/preview/", {"file": upload}).status_code, 200)
+            response = self.client.post("/exchange/orgchart/preview/", {"file": upload})
+        self.assertEqual(response.status_code, 303)  # on to the job that checks it
         (staged,) = (folder / "exchange").iterdir()
         self.assertEqual(mode(staged), 0o700)
-        self.assertTrue((staged / "locations.jsonl").exists())
+        self.assertEqual(mode(staged / "locations.jsonl"), 0o600)
 
 
 @tag("slow")
