@@ -12,12 +12,11 @@ from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from config import autocomplete
 from config.activity import Actor
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.saving import Saved, save_view
+from config.saving import Saved, post_only, save_view
 from config.shortcuts import or_404
 from config.store import StoreError
 from orgchart import charts, forms, presenters, store
@@ -177,7 +176,7 @@ def _moved(data, names) -> str:
     return f"Moved {who} under {boss}." if data["manager"] is not None else f"Moved {who} to the top of the org."
 
 
-@require_POST
+@post_only(lambda pk: reverse("orgchart:employee_detail", args=[pk]) + "#chain")
 def employee_move(request, pk: int):
     """Move under a new manager (one script; a cycle is refused beside the field). A blank manager
     is the top of the org, which a confirmation page asks about first."""

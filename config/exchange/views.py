@@ -13,10 +13,10 @@ from django.contrib.auth.decorators import permission_required
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from config.exchange import files, runner, uploads
 from config.exchange.forms import ConfirmForm, UploadForm
+from config.saving import post_only
 
 PERMISSION = "config.exchange_data"  # superusers hold every permission
 administrators = permission_required(PERMISSION, raise_exception=True)
@@ -77,7 +77,7 @@ def _preview(request, described, plan, replace: bool, signed: str = "", status: 
 
 
 @administrators
-@require_POST
+@post_only(lambda app: reverse("exchange:screen", args=[app]))
 def preview(request, app: str):
     """The dry run: the upload is read and checked whole; nothing is written to Redis."""
     described = _described(app)
@@ -98,7 +98,7 @@ def preview(request, app: str):
 
 
 @administrators
-@require_POST
+@post_only(lambda app: reverse("exchange:screen", args=[app]))
 def confirm(request, app: str):
     described = _described(app)
     form = ConfirmForm(request.POST)

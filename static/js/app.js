@@ -24,7 +24,14 @@
     if (event.target instanceof HTMLImageElement && event.target.matches("[data-fallback]")) fallBack(event.target);
   }, true);
 
+  // A form shown again with errors: its summary takes the focus (and the screen), wherever it is.
+  const focusErrors = (root) => {
+    const summary = (root.matches && root.matches("[data-error-summary]")) ? root : root.querySelector("[data-error-summary]");
+    if (summary) summary.focus();
+  };
+
   const start = (root) => {
+    focusErrors(root);
     root.querySelectorAll("[data-expires-ms]").forEach(countDown);
     // Images that failed before this script ran.
     root.querySelectorAll("img[data-fallback]").forEach((img) => {
@@ -35,6 +42,27 @@
   document.addEventListener("DOMContentLoaded", () => start(document));
   // Pages swapped in by htmx (the key browser's paging) start their own countdowns.
   document.addEventListener("htmx:load", (event) => start(event.target));
+
+  // A posted form sends once: its submit buttons are disabled while the request runs, so a double
+  // click cannot send it twice (the server refuses a repeat too: config/saving.py). They are
+  // disabled after the submit event, so the button clicked is still part of what is sent.
+  const submits = (form) => Array.from(form.elements).filter((el) => el.type === "submit");
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || form.method !== "post" || event.defaultPrevented) return;
+    if (form.dataset.sending) { event.preventDefault(); return; }
+    form.dataset.sending = "1";
+    form.setAttribute("aria-busy", "true");
+    setTimeout(() => submits(form).forEach((button) => { button.disabled = true; }), 0);
+  });
+  // Back to a page kept by the browser: its forms can be sent again.
+  window.addEventListener("pageshow", () => {
+    document.querySelectorAll("form[data-sending]").forEach((form) => {
+      delete form.dataset.sending;
+      form.removeAttribute("aria-busy");
+      submits(form).forEach((button) => { button.disabled = false; });
+    });
+  });
 
   // "Go back" buttons, in place of javascript: links.
   document.addEventListener("click", (event) => {
