@@ -131,7 +131,9 @@ def save_view(
     adding = theirs is None
     if adding:
         form.fields[ONCE] = forms.CharField(
-            widget=forms.HiddenInput, required=False, validators=[RegexValidator(ONCE_PATTERN, DAMAGED)]
+            widget=forms.HiddenInput(attrs={"data-once": True}),  # static/js/app.js keeps it for Back
+            required=False,
+            validators=[RegexValidator(ONCE_PATTERN, DAMAGED)],
         )
     if request.method != "POST" or redisplay:
         if not redisplay:

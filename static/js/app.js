@@ -30,8 +30,22 @@
     if (summary) summary.focus();
   };
 
+  // An add form's one-time token (config/saving.py) is kept for its page when the form is sent.
+  // Back to that page reloads it with a new token but the user's input restored: the kept token
+  // goes back in, so saving again is known as the same form, not a new one.
+  const onceKey = () => `once:${location.pathname}${location.search}`;
+  const remember = (key, value) => { try { sessionStorage.setItem(key, value); } catch (e) { /* storage off */ } };
+  const recall = (key) => { try { return sessionStorage.getItem(key); } catch (e) { return null; } };
+  const keepToken = (root) => {
+    const input = root.querySelector("input[data-once]");
+    const arrival = performance.getEntriesByType("navigation")[0];
+    const kept = recall(onceKey());
+    if (input && kept && arrival && arrival.type === "back_forward") input.value = kept;
+  };
+
   const start = (root) => {
     focusErrors(root);
+    keepToken(root);
     root.querySelectorAll("[data-expires-ms]").forEach(countDown);
     // Images that failed before this script ran.
     root.querySelectorAll("img[data-fallback]").forEach((img) => {
@@ -52,6 +66,8 @@
     if (!(form instanceof HTMLFormElement) || form.method !== "post" || event.defaultPrevented) return;
     if (form.dataset.sending) { event.preventDefault(); return; }
     form.dataset.sending = "1";
+    const once = form.querySelector("input[data-once]");
+    if (once) remember(onceKey(), once.value);
     form.setAttribute("aria-busy", "true");
     setTimeout(() => submits(form).forEach((button) => { button.disabled = true; }), 0);
   });
