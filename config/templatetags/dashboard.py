@@ -85,7 +85,7 @@ def form_field(field) -> str:
 
 @register.simple_tag
 def error_summary(form) -> str:
-    """With two or more field errors, a summary at the top of the form (``includes/error_summary.html``)."""
+    """The summary of a form with errors, at its top (``includes/error_summary.html``)."""
     return render_to_string("includes/error_summary.html", {"form": form}) if form else ""
 
 
