@@ -337,6 +337,7 @@ class ProductEditDeleteTest(RedisTestCase):
         self.assertContains(response, '<option value="monitor" selected>')
         self.assertContains(response, 'value="Typed, not saved"')  # the user's edit, not the stored name
         self.assertNotContains(response, "<html")  # the form alone, for htmx to swap
+        self.assertNotContains(response, 'name="_switch"')  # Enter in a field presses Save, never Switch
         self.assertEqual(client().hget(keys.product(product_id), "name"), "Sonique Buds")  # nothing saved
 
     def test_switching_the_type_keeps_the_users_input_in_every_field_both_types_share(self):
