@@ -149,12 +149,14 @@ def save_view(
     if once and not store.claim_form_token(once):
         return _already_saved(request, form, page, entity, once)
     try:
-        saved = save(form.cleaned_data)
+        try:
+            saved = save(form.cleaned_data)
+        except BaseException:  # refused or failed: the same form may be sent again
+            _release(once)
+            raise
     except NotFound as missing:
-        _release(once)
         raise Http404(missing.message or "No such object.") from None
     except Refused as refused:
-        _release(once)
         form.add_error(refused.field if refused.field in form.fields else None, refused.message or str(refused))
         return page()
     except EditConflict as conflict:
@@ -162,9 +164,6 @@ def save_view(
             raise
         extra = conflict_context(conflict) if conflict_context else {}
         return page(409, **extra, conflict=_reloaded(form, theirs(conflict), entity.split(":")[1]))
-    except BaseException:
-        _release(once)
-        raise
     if once:
         store.settle_form_token(once, f"{entity}:{saved.pk}")
     return _redirect(request, saved, entity, add_query)

@@ -10,7 +10,7 @@ from unittest import mock
 
 from config import keys
 from config.redis import client
-from tests.base import PASSWORD, RedisTestCase
+from tests.base import PASSWORD, RedisTestCase, run_concurrently
 
 
 def posted(value) -> str:
@@ -257,6 +257,17 @@ class AddOnceTest(RedisTestCase):
             response = self.client.post(url, {**data, "once": token})
         self.assertContains(response, "being saved from another click or tab", status_code=409)
         self.assertEqual(snapshot(), before)
+
+    def test_of_many_posts_racing_with_one_token_exactly_one_claims_it(self):
+        from config import store
+
+        won = []
+        run_concurrently(
+            lambda n: won.append(n) if store.claim_form_token("r" * 22) else None, [(n,) for n in range(16)]
+        )
+        self.assertEqual(len(won), 1)
+        self.assertEqual(client().get(keys.form_token("r" * 22)), "")  # claimed, its save not yet recorded
+        self.assertGreater(client().ttl(keys.form_token("r" * 22)), 0)  # and it goes away by itself
 
     def test_a_damaged_token_is_refused_over_the_form(self):
         url, data = ADD_FORMS["location"]
