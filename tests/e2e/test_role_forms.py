@@ -50,6 +50,10 @@ class RoleAndFormsBrowserTest(BrowserTestCase):
         expect(page.locator("main a", has_text=re.compile(r"^(Edit|Delete)$"))).to_have_count(0)
         expect(page.locator("form[method=post]:not(.signout)")).to_have_count(0)
         found["viewer product"] = self.axe()
+        page.set_viewport_size({"width": 390, "height": 900})
+        found["viewer product 390px"] = self.axe()
+        expect(page.locator(".sidebar .role")).to_be_attached()
+        page.set_viewport_size({"width": 1280, "height": 900})
         page.goto(self.url("/catalog/products/"))
         expect(page.get_by_text("Add product")).to_have_count(0)
         expect(page.locator("input[name=ids]")).to_have_count(0)
@@ -88,7 +92,7 @@ class RoleAndFormsBrowserTest(BrowserTestCase):
         )
         page.click("form.review-form button[type=submit]")
         expect(page.locator(".messages")).to_contain_text("Your review of “Quiet Buds” was added.")
-        self.assertEqual(found, {"viewer product": []})
+        self.assertEqual(found, {"viewer product": [], "viewer product 390px": []})
 
     def test_forms_save_once_keep_input_revert_asks_and_errors_take_the_focus(self):
         page = self.page
