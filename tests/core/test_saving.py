@@ -339,6 +339,19 @@ class ExpiredSessionTest(RedisTestCase):
 
         self.assertEqual(client().zcard(catalog_keys.product_reviews(product)), 0)
 
+    def test_a_move_comes_back_to_the_employees_page_with_the_manager_typed(self):
+        from orgchart import store as orgchart_store
+        from tests.orgchart.helpers import employee
+
+        ann, bob = employee("Ann"), employee("Bob")
+        self.client.logout()
+        self.client.post(f"/orgchart/employees/{ann}/move/", {"manager": "Bob"})
+        page = self.sign_in_again(f"/orgchart/employees/{ann}/move/")
+        self.assertEqual(page.redirect_chain[-1][0], f"/orgchart/employees/{ann}/#chain")
+        self.assertContains(page, 'name="manager" id="id_manager" value="Bob"')
+        self.assertIsNone(orgchart_store.get_employee(ann).manager)  # shown again, not moved
+        self.assertIsNone(orgchart_store.get_employee(bob).manager)
+
     def test_a_post_with_a_file_is_not_kept(self):
         from django.core.files.uploadedfile import SimpleUploadedFile
 
