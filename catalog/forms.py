@@ -165,6 +165,18 @@ class ProductForm(forms.Form):
         )
 
     @classmethod
+    def switched(cls, data, product_type: types.ProductType | None) -> dict:
+        """The form's initial values when the user switches the product to ``product_type``: what
+        they sent, for every field the new type has too (the base fields, the details, a type field
+        both types share, the version and one-time tokens), not what is stored. A main image that is
+        another type's own picture becomes the new type's (none, for no type); the user's own stays."""
+        kept = (*cls.BASE, *cls.DETAILS, *(product_type.field_names if product_type else ()), "version", "once")
+        initial = {name: data.get(name, "") for name in kept if name in data}
+        if initial.get("image") in {kind.image for kind in types.TYPES.values()}:
+            initial["image"] = product_type.image if product_type else ""
+        return initial
+
+    @classmethod
     def initial_for(cls, product: Product) -> dict:
         """The edit form's initial values from a stored product."""
         return {

@@ -135,6 +135,11 @@ class ProductType:
     def field_names(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.fields)
 
+    @property
+    def image(self) -> str:
+        """The type's own picture, served by the dashboard: a product's main image until it has one."""
+        return f"/static/img/products/{self.slug}.svg"
+
 
 TYPES: dict[str, ProductType] = {
     t.slug: t

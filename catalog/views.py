@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from catalog import presenters, store, types
 from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
@@ -17,7 +17,7 @@ from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list, url_for_each
-from config.saving import Saved, save_view
+from config.saving import Saved, post_only, refill, save_view
 from config.shortcuts import or_404
 
 PRODUCTS = ListSpec(
@@ -71,7 +71,7 @@ PRODUCTS_BULK = BulkDelete(
 )  # fmt: skip
 
 
-@require_POST
+@post_only(lambda: reverse("catalog:product_list"))
 def product_bulk_delete(request):
     return bulk_delete(request, PRODUCTS_BULK, _actor(request))
 
@@ -123,6 +123,18 @@ def product_list(request):
     return render_list(request, "catalog/product_list.html", context)
 
 
+SWITCH = "_switch"  # the type select's button: show the form for the type chosen, keeping the input
+
+
+def _product_form(request, kind, initial: dict | None, product_id: int | None = None) -> tuple[ProductForm, bool]:
+    """The product form, and whether this request switches its type: then it is built unbound from
+    what the user sent (``ProductForm.switched``), so their edits stay and nothing is saved."""
+    if request.method == "POST" and SWITCH in request.POST:
+        initial = ProductForm.switched(request.POST, kind)
+        return ProductForm(initial=initial, product_type=kind, product_id=product_id), True
+    return ProductForm(request.POST or None, initial=initial, product_type=kind, product_id=product_id), False
+
+
 @require_http_methods(["GET", "POST"])
 def product_add(request):
     """Step 1 picks the type (``?type=`` absent); step 2 is that type's form."""
@@ -130,7 +142,7 @@ def product_add(request):
     if not slug:
         return render(request, "catalog/product_type_choose.html", {"types": types.TYPES.values()})
     kind = _type_or_404(slug)
-    form = ProductForm(request.POST or None, product_type=kind)
+    form, switching = _product_form(request, kind, None)
 
     def save(data) -> Saved:
         product = form.to_product()
@@ -138,9 +150,14 @@ def product_add(request):
         return Saved(product_id, f"Added {kind.label} “{product.name}”.", notes=_tag_renames(form))
 
     return save_view(
-        request, form, entity="catalog:product", template="catalog/product_form.html",
-        context={"kind": kind, "adding": True}, save=save, add_query=f"?type={kind.slug}",
+        request, form, entity="catalog:product", template=_template(request),
+        context={"kind": kind, "adding": True}, save=save, add_query=f"?type={kind.slug}", redisplay=switching,
     )  # fmt: skip
+
+
+def _template(request) -> str:
+    """The form page, or for htmx (the type select's switch) the form alone, which replaces the page's."""
+    return "catalog/product_form.html" + ("#product-form" if request.htmx else "")
 
 
 def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
@@ -157,19 +174,21 @@ def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
 
 
 def product_detail(request, pk: int):
+    """The product; its review form refilled from a review that met an expired session."""
     product = or_404(store.get, pk)
-    return render(request, "catalog/product_detail.html", _detail_context(product))
+    review = refill(request, ReviewForm(), reverse("catalog:review_add", args=[pk]))
+    context = _detail_context(product, focus_first_error(review) if review.is_bound else None)
+    return render(request, "catalog/product_detail.html", context)
 
 
 @require_http_methods(["GET", "POST"])
 def product_edit(request, pk: int):
-    """The type select reloads the type section (``?type=``); saving with a new type drops the old fields."""
+    """Switching the type (``_switch``) shows the new type's form with the user's input kept;
+    saving with a new type drops the old fields."""
     product = or_404(store.get, pk)
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type", product.type)
     kind = _type_or_404(slug) if slug else None  # a product may have no type (imported from a source without)
-    form = ProductForm(request.POST or None, initial=ProductForm.initial_for(product), product_type=kind, product_id=pk)
-    if request.htmx and request.method == "GET":
-        return render(request, "catalog/product_form.html#type-fields", {"form": form, "kind": kind})
+    form, switching = _product_form(request, kind, ProductForm.initial_for(product), pk)
 
     def save(data) -> Saved:
         changed = form.to_product()
@@ -177,8 +196,8 @@ def product_edit(request, pk: int):
         return Saved(pk, f"Saved “{changed.name}”.", notes=_tag_renames(form))
 
     return save_view(
-        request, form, entity="catalog:product", template="catalog/product_form.html",
-        context={"kind": kind, "product": product, "adding": False}, save=save,
+        request, form, entity="catalog:product", template=_template(request),
+        context={"kind": kind, "product": product, "adding": False}, save=save, redisplay=switching,
         theirs=lambda conflict: ProductForm.initial_for(or_404(store.get, pk)),
         add_query=f"?type={kind.slug}" if kind else "",
     )  # fmt: skip
@@ -214,7 +233,7 @@ def review_list(request, pk: int):
     return render_list(request, "catalog/review_list.html", context, "review-page")
 
 
-@require_POST
+@post_only(lambda pk: _detail_url(pk) + "#add-review")
 def review_add(request, pk: int):
     form = ReviewForm(request.POST)
     if form.is_valid():

@@ -7,7 +7,6 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_POST
 
 from cms import diff, presenters, store
 from cms.forms import CommentForm, CompareForm, PostEditForm, PostFilterForm, PostForm
@@ -15,7 +14,7 @@ from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
-from config.saving import Saved, save_view
+from config.saving import Saved, post_only, refill, save_view
 from config.shortcuts import or_404
 
 POSTS = ListSpec(sorts=("updated",), default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
@@ -88,7 +87,7 @@ POSTS_BULK = BulkDelete(
 )  # fmt: skip
 
 
-@require_POST
+@post_only(lambda: reverse("cms:post_list"))
 def post_bulk_delete(request):
     return bulk_delete(request, POSTS_BULK, _actor(request))
 
@@ -106,7 +105,9 @@ def _detail(request, view: store.PostPage, comment_form: CommentForm | None = No
 
 
 def post_detail(request, pk: int):
-    return _detail(request, or_404(store.get_post, pk))
+    """The post; its comment form refilled from a comment that met an expired session."""
+    comment = refill(request, CommentForm(), reverse("cms:comment_add", args=[pk]))
+    return _detail(request, or_404(store.get_post, pk), focus_first_error(comment) if comment.is_bound else None)
 
 
 def post_edit(request, pk: int):
@@ -179,23 +180,42 @@ def post_compare(request, pk: int):
     return render(request, "cms/post_compare.html", context)
 
 
-@require_POST
 def post_revert(request, pk: int, number: int):
+    """GET: what reverting to revision ``number`` would change, from the current version, and
+    the button that applies it. POST: the revert, a new version; history is never rewritten.
+
+    The page carries the version it showed the changes from: when the post was saved since,
+    nothing is reverted and the page shows the changes from the version now."""
+    current, snapshots = or_404(store.versions, pk, (number,))
+    revision = snapshots[number]
+    shown = request.POST.get("version", "") if request.method == "POST" else ""
+    if request.method == "POST" and shown in ("", str(current.version)):
+        return _revert(request, current, revision, number)
+    context = {
+        "post": current, "revision": revision, "number": number, "changes": diff.compare(current, revision),
+        "revision_when": presenters.when(revision.updated_at), "saved_at": presenters.when(current.updated_at),
+        "hidden": [("version", current.version)], "cancel_url": reverse("cms:post_history", args=[pk]),
+        "yes": f"Revert to revision {number}", "no": "No, keep the current version",
+    }  # fmt: skip
+    if request.method == "POST":
+        messages.warning(
+            request,
+            f"The post was saved again (now version {current.version}) since you looked, so nothing was "
+            "reverted: these are the changes from the version now.",
+        )
+    return render(request, "cms/post_confirm_revert.html", context, status=409 if request.method == "POST" else 200)
+
+
+def _revert(request, current, revision, number: int):
     saved = or_404(
-        _save,
-        store.revert_post,
-        pk,
-        number,
-        actor=_actor(request),
-        at=_now(),
-        author=request.POST.get("author", ""),
-        titles=(request.POST.get("title", ""), request.POST.get("revision_title", "")),
-    )
+        _save, store.revert_post, current.id, number, actor=_actor(request), at=_now(),
+        author=current.author, titles=(current.title, revision.title),
+    )  # fmt: skip
     if saved is _UNCHANGED:
         messages.info(request, f"Revision {number} has the same content as the current version: nothing to revert.")
     else:
         messages.success(request, f"“{saved.title}” reverted to revision {number}: saved as version {saved.version}.")
-    return redirect("cms:post_history", pk)
+    return redirect("cms:post_history", current.id)
 
 
 def comment_list(request, pk: int):
@@ -206,7 +226,7 @@ def comment_list(request, pk: int):
     return render_list(request, "cms/comment_list.html", context, "comments")
 
 
-@require_POST
+@post_only(lambda pk: _detail_url(pk) + "#comment-form")
 def comment_add(request, pk: int):
     form = CommentForm(request.POST)
     if form.is_valid():

@@ -146,6 +146,20 @@ def failed_signins_address(address: str) -> str:
     return f"{FAILURE_WINDOWS}addr:{address}"
 
 
+@key(
+    "string",
+    "Idempotency token (SET NX)",
+    "One add form's one-time token: empty while its save runs, then the app, entity and id it "
+    "created; a second post of the same form is shown that object instead of making another.",
+    why="SET NX claims the token atomically, so of two posts of one form (a double click, Back and Save) "
+    "exactly one saves; the key expires after a day, by when no page still holds the form.",
+    screens=("every add form",),
+)
+def form_token(token: str) -> str:
+    """``token`` is checked by the form (``config.saving.ONCE_PATTERN``) before it names a key."""
+    return f"core:once:{token}"
+
+
 # Django's own keys: named by django-redis (config/cachekeys.py), registered here so the
 # key browser can name their owner.
 register(

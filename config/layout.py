@@ -1,6 +1,6 @@
 """What the layout (templates/base.html) needs of a request beside what Django's context
-processors give: the sidebar section the page belongs to, the layout's own links, and the
-eviction banner."""
+processors give: the sidebar section the page belongs to, whether the user may write there,
+their role, the layout's own links, and the eviction banner."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cached_property
 
 from django.urls import reverse
 
-from config import store
+from config import roles, store
 
 
 def section_of_match(match) -> str:
@@ -28,6 +28,17 @@ class Layout:
     @cached_property
     def section(self) -> str:
         return section_of_match(getattr(self.request, "resolver_match", None))
+
+    @cached_property
+    def can_write(self) -> bool:
+        """Whether the user may write in the page's app: every edit, delete, add and action
+        control is shown by it, so a viewer sees none (the middleware refuses their POSTs)."""
+        return roles.may_write(self.request.user, self.section)
+
+    @cached_property
+    def role(self) -> str:
+        """The user's role as the sidebar names it."""
+        return roles.ROLE_LABELS[roles.role_of(self.request.user)]
 
     @cached_property
     def urls(self) -> dict[str, str]:

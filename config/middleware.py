@@ -8,6 +8,7 @@ import sys
 import redis
 from django.conf import settings
 from django.contrib.auth import logout
+from django.contrib.auth.middleware import LoginRequiredMiddleware
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.views import redirect_to_login
 from django.core.signals import got_request_exception
@@ -17,7 +18,7 @@ from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers
 from django_redis.exceptions import ConnectionInterrupted
 
-from config import roles, trace
+from config import roles, saving, trace
 from config.keybrowser import panel as redis_panel
 from config.redis import redacted
 
@@ -103,6 +104,17 @@ class SecurityHeadersMiddleware:
         return response
 
 
+class SignInMiddleware(LoginRequiredMiddleware):
+    """Django's LoginRequiredMiddleware, which sends the visitor to sign in and back (``next``),
+    keeping a form's post that met an expired session, so that the page sign-in returns to
+    shows the input again (``config.saving``)."""
+
+    def handle_no_permission(self, request, view_func):
+        if request.method == "POST":
+            saving.stash_post(request)
+        return super().handle_no_permission(request, view_func)
+
+
 def section_of(match) -> str:
     """The first segment of the matched route: ``catalog``, ``keys``, ``admin``, or "" for the dashboard."""
     route = getattr(match, "route", "") or ""
@@ -120,7 +132,8 @@ class PermissionMiddleware:
     - a signed-in user who is no longer staff is signed out;
     - the key browser needs ``config.browse_keys`` for every request;
     - a write (any method but the safe GET, HEAD, OPTIONS and TRACE, as for CSRF) under
-      an app's URL space needs that app's write permission.
+      an app's URL space needs that app's write permission, and so does any request for a
+      page that exists only to write (an add or edit form, a confirmation: ``roles.is_write_page``).
 
     Django's admin (``/admin/``) checks its own model permissions.
     """
@@ -146,7 +159,8 @@ class PermissionMiddleware:
                 request, "The key browser shows every record and the sign-in addresses: it is for administrators."
             )
         needed = roles.WRITE_PERMISSIONS.get(section)
-        if needed and request.method not in SAFE_METHODS and not user.has_perm(needed):
+        writes = request.method not in SAFE_METHODS or roles.is_write_page(request.resolver_match.url_name)
+        if needed and writes and not user.has_perm(needed):
             name = roles.APP_NAMES.get(section, section)
             return forbidden(request, f"Your role can read the {name} but not change it. Nothing was written.")
         return None

@@ -52,6 +52,37 @@ ROLES: dict[str, list[str]] = {
 }
 
 
+ROLE_LABELS = {VIEWER: "Viewer", EDITOR: "Editor", ADMINISTRATOR: "Administrator"}
+
+
+def role_of(user) -> str:
+    """The role a user acts in, read from what they may do rather than from their groups, so a
+    superuser reads as an administrator and a staff member without a group as a viewer."""
+    if user.has_perm(BROWSE_KEYS):
+        return ADMINISTRATOR
+    if any(user.has_perm(name) for name in WRITE_PERMISSIONS.values()):
+        return EDITOR
+    return VIEWER
+
+
+# The last word of the URL names of the pages that exist only to write (an add or edit form, a
+# confirmation, an action): every app names its routes ``<entity>_add``, ``_edit``, ``_delete`` ...
+WRITE_PAGES = frozenset({"add", "edit", "delete", "move", "revert", "relation"})
+
+
+def is_write_page(url_name: str | None) -> bool:
+    """Whether a route is a write page, which a role without the app's write permission
+    is refused even on a GET: it would show a form the role can never send."""
+    return (url_name or "").rsplit("_", 1)[-1] in WRITE_PAGES
+
+
+def may_write(user, section: str) -> bool:
+    """Whether ``user`` may write in the app whose URL space is ``section`` (the check
+    ``PermissionMiddleware`` makes of a POST there), for screens to show write controls by."""
+    needed = WRITE_PERMISSIONS.get(section)
+    return bool(needed) and user.has_perm(needed)
+
+
 def sync_roles(apps=None) -> None:
     """Create the groups and give each exactly its permissions (with historical
     models inside a migration, the real ones otherwise)."""

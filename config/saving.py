@@ -1,27 +1,45 @@
-"""The one save flow of every add and edit form, and the stale-edit token every edit form carries.
+"""The one save flow of every add and edit form, the stale-edit token every edit form carries,
+the one-time token every add form carries, and what a write's URL answers when it is not posted.
 
 Every app's store refuses a save the same way (``config.store``): ``Refused`` with the field
 it concerns, ``NotFound`` for an object that is gone, ``EditConflict`` when the object was
 saved by someone else since the form was opened. ``save_view`` turns each into what the user
 sees, so a form view only builds its form and says how to save it.
+
+A post that meets an expired session is kept in the session (``stash_post``, for a form without
+files) while the user signs in again; the page sign-in returns to fills its form from it
+(``stashed``), so nothing typed is lost.
 """
 
 from __future__ import annotations
 
+import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import wraps
 
 from django import forms
 from django.contrib import messages
 from django.core.validators import RegexValidator
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 
+from config import store
 from config.store import EditConflict, NotFound, Refused
 
 TOKEN = "version"  # the stale-edit token's hidden field, on every edit form
+ONCE = "once"  # the one-time token's hidden field, on every add form
+ONCE_PATTERN = r"\A[A-Za-z0-9_-]{22}\Z"  # secrets.token_urlsafe(16)
 DAMAGED = "This form is incomplete or damaged: reload the page and make your change again."
+ALREADY_SAVED = "This form was already sent and saved once, so nothing was added again: here is what it made."
+STILL_SAVING = "This form is being saved from another click or tab: nothing was added twice. Wait, then reload."
+RESTORED = "You were signed out before this was sent, so nothing was written: your input is kept below. Send it again."
+STASH = "saving.stashed_post"  # the session's slot for a post that met an expired session
+STASH_LIMIT = 64 * 1024  # a larger post is not kept in the session
+SETTLE_WAITS = 30  # a second post of a form still saving checks this many times for its result
+SETTLE_PAUSE = 0.1
 
 
 class VersionField(forms.CharField):
@@ -79,6 +97,7 @@ def save_view(
     theirs: Callable[[EditConflict], dict] | None = None,
     conflict_context: Callable[[EditConflict], dict] | None = None,
     add_query: str = "",
+    redisplay: bool = False,
 ) -> HttpResponse:
     """An add or edit form's view, as Django's admin has it.
 
@@ -95,6 +114,12 @@ def save_view(
     saving again replaces the other change knowingly. ``theirs(conflict)`` is the stored object
     now as the form's initial data (its version included): given for an edit form, which must
     then carry its version; ``conflict_context(conflict)`` adds to the page's context.
+
+    An add form (no ``theirs``) carries a one-time token (``ONCE``): the first valid post of it
+    claims the token in Redis and saves; a later post of the same form (a double click, Back and
+    Save) saves nothing and goes to what the first one made. A refused save gives its token back.
+    A GET shows the form filled from a post kept when the session expired (``refill``).
+    ``redisplay`` is a POST that only shows the form again (built from the post), saving nothing.
     """
 
     def page(status: int = 200, **extra) -> HttpResponse:
@@ -103,14 +128,32 @@ def save_view(
 
     if TOKEN in form.fields:
         form.fields[TOKEN].required = theirs is not None
-    if request.method != "POST":
+    adding = theirs is None
+    if adding:
+        form.fields[ONCE] = forms.CharField(
+            widget=forms.HiddenInput(attrs={"data-once": True}),  # static/js/app.js keeps it for Back
+            required=False,
+            validators=[RegexValidator(ONCE_PATTERN, DAMAGED)],
+        )
+    if request.method != "POST" or redisplay:
+        if not redisplay:
+            refill(request, form)
+        if adding and not form.is_bound and not form.initial.get(ONCE):
+            form.initial[ONCE] = secrets.token_urlsafe(16)
         return page()
     if not form.is_valid():
-        if TOKEN in form.errors:  # a hidden field: its error said over the form, where it is seen
+        if TOKEN in form.errors or ONCE in form.errors:  # a hidden field: its error said over the form
             form.add_error(None, DAMAGED)
         return page()
+    once = form.cleaned_data.get(ONCE) if adding else ""
+    if once and not store.claim_form_token(once):
+        return _already_saved(request, form, page, entity, once)
     try:
-        saved = save(form.cleaned_data)
+        try:
+            saved = save(form.cleaned_data)
+        except BaseException:  # refused or failed: the same form may be sent again
+            _release(once)
+            raise
     except NotFound as missing:
         raise Http404(missing.message or "No such object.") from None
     except Refused as refused:
@@ -121,7 +164,32 @@ def save_view(
             raise
         extra = conflict_context(conflict) if conflict_context else {}
         return page(409, **extra, conflict=_reloaded(form, theirs(conflict), entity.split(":")[1]))
+    if once:
+        store.settle_form_token(once, f"{entity}:{saved.pk}")
     return _redirect(request, saved, entity, add_query)
+
+
+def _release(once: str) -> None:
+    if once:
+        store.release_form_token(once)
+
+
+def _already_saved(request, form: forms.Form, page: Callable[..., HttpResponse], entity: str, once: str):
+    """A second post of an add form: the object the first one made, or, while that save still
+    runs, its result once it comes; nothing is saved twice either way."""
+    for _ in range(SETTLE_WAITS):
+        made = store.form_token_result(once)
+        if made:
+            made_entity, _, pk = made.rpartition(":")
+            if made_entity == entity and pk.isdigit():
+                messages.info(request, ALREADY_SAVED)
+                return HttpResponseRedirect(reverse(f"{entity}_detail", args=[int(pk)]))
+            break
+        if made is None:  # released by a refused save meanwhile: this post may save
+            break
+        time.sleep(SETTLE_PAUSE)
+    form.add_error(None, STILL_SAVING if made == "" else DAMAGED)
+    return page(409)
 
 
 def _redirect(request, saved: Saved, entity: str, add_query: str) -> HttpResponseRedirect:
@@ -169,3 +237,54 @@ def _shown(field: forms.Field, value) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(str(item) for item in value)
     return "" if value is None else str(value)
+
+
+def stash_post(request) -> None:
+    """Keep a post that met an expired session, for the page sign-in returns to (``refill``).
+    Only a form without files, and of a bounded size; the CSRF token is not kept."""
+    if int(request.META.get("CONTENT_LENGTH") or 0) > STASH_LIMIT or request.FILES:
+        return
+    data = {name: values for name, values in request.POST.lists() if name != "csrfmiddlewaretoken"}
+    request.session[STASH] = {"path": request.path, "data": data}
+
+
+def stashed(request, path: str) -> QueryDict | None:
+    """The post kept for ``path`` when the session expired, taken out of the session; else None."""
+    kept = request.session.get(STASH)
+    if not kept or kept.get("path") != path:
+        return None
+    del request.session[STASH]
+    data = QueryDict(mutable=True)
+    for name, values in kept["data"].items():
+        data.setlist(name, values)
+    return data
+
+
+def refill(request, form: forms.Form, path: str | None = None) -> forms.Form:
+    """Bind ``form`` to the post kept for ``path`` (the request's own by default), if any: the
+    user sees what they typed, checked, and sends it again. A message says why."""
+    data = stashed(request, path or request.path)
+    if data is not None and not form.is_bound:
+        form.is_bound, form.data, form._errors = True, data, None
+        messages.info(request, RESTORED)
+    return form
+
+
+def post_only(page: Callable[..., str]):
+    """A write's view that answers a GET with a page, never a bare 405: a redirect to
+    ``page(**kwargs)`` (the object's page, where the action's form is). A bookmark, Back, or
+    signing in again after the session expired mid-form (which returns to the action's URL)
+    each land there; the page refills its form from a post kept by ``stash_post``."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if request.method == "POST":
+                return view(request, *args, **kwargs)
+            if request.method in ("GET", "HEAD"):
+                return HttpResponseRedirect(page(**kwargs))
+            return HttpResponseNotAllowed(["GET", "POST"])
+
+        return wrapped
+
+    return decorate

@@ -12,12 +12,11 @@ from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from config import autocomplete
 from config.activity import Actor
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.saving import Saved, save_view
+from config.saving import Saved, post_only, refill, save_view
 from config.shortcuts import or_404
 from config.store import StoreError
 from orgchart import charts, forms, presenters, store
@@ -154,7 +153,8 @@ def employee_detail(request, pk: int):
     depth = 1  # without ?depth= there is nothing to validate
     if "depth" in request.GET and depth_form.is_valid():
         depth = depth_form.cleaned_data.get("depth") or 1
-    context = _detail_context(or_404(store.employee_detail, pk, depth), depth_form, forms.MoveForm())
+    move_form = refill(request, forms.MoveForm(), reverse("orgchart:employee_move", args=[pk]))  # a move a sign-in cut
+    context = _detail_context(or_404(store.employee_detail, pk, depth), depth_form, move_form)
     return render_list(request, "orgchart/employee_detail.html", context, "depth")
 
 
@@ -185,7 +185,7 @@ def _moved(data, names) -> str:
     return f"Moved {who} under {boss}." if data["manager"] is not None else f"Moved {who} to the top of the org."
 
 
-@require_POST
+@post_only(lambda pk: reverse("orgchart:employee_detail", args=[pk]) + "#chain")
 def employee_move(request, pk: int):
     """Move under a new manager (one script; a cycle is refused beside the field). A blank manager
     is the top of the org, which a confirmation page asks about first."""

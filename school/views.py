@@ -13,17 +13,17 @@ from functools import partial
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from config.activity import Actor
 from config.bulkdelete import BulkDelete, bulk_delete
 from config.converters import parse_id
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.saving import Saved, save_view
+from config.saving import Saved, post_only, save_view
 from config.shortcuts import or_404
 from school import conf, presenters, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
@@ -120,7 +120,7 @@ _WHAT_GOES = {
 }
 
 
-@require_POST
+@post_only(lambda entity: reverse(f"school:{entity}_list"))
 def entity_bulk_delete(request, entity: str):
     """Django admin's "delete selected" on a list: asks with the names, then one script per document."""
     ent = ENTITIES[entity]
@@ -255,8 +255,8 @@ def relation(request, side: str, pk: int, action: str):
     if act is None:
         raise Http404("No such action")
     if request.method == "GET":
-        if not act.confirm:
-            return HttpResponseNotAllowed(["POST"])
+        if not act.confirm:  # an action without a question: its form is on the object's page
+            return HttpResponseRedirect(ENTITIES[side].url("detail", pk))
         return _confirm(request, act, side, pk, action)
     form = PickForm(request.POST)
     if not form.is_valid():

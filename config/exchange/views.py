@@ -19,11 +19,11 @@ from django.contrib.auth.decorators import permission_required
 from django.http import FileResponse, Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from config.exchange import files, jobs, runner, uploads
 from config.exchange.forms import ConfirmForm, UploadForm
 from config.models import ExchangeJob
+from config.saving import post_only
 
 PERMISSION = "config.exchange_data"  # superusers hold every permission
 administrators = permission_required(PERMISSION, raise_exception=True)
@@ -85,7 +85,7 @@ def download(request, app: str):
 
 
 @administrators
-@require_POST
+@post_only(lambda app: reverse("exchange:screen", args=[app]))
 def export(request, app: str):
     """The export prepared by the background worker: for an app too large to zip within a request."""
     described = _described(app)
@@ -94,7 +94,7 @@ def export(request, app: str):
 
 
 @administrators
-@require_POST
+@post_only(lambda app: reverse("exchange:screen", args=[app]))
 def preview(request, app: str):
     """Stage the upload and enqueue its dry run; the job page shows the check and its outcome."""
     described = _described(app)
@@ -161,7 +161,7 @@ def job(request, app: str, pk):
 
 
 @administrators
-@require_POST
+@post_only(lambda app, pk: reverse("exchange:job", args=[app, pk]))
 def confirm(request, app: str, pk):
     found = _job(request, app, pk)
     if not jobs.start_import(found):

@@ -57,16 +57,24 @@ def asset(path: str) -> str:
     return static(path)
 
 
-@register.inclusion_tag("includes/empty_state.html")
-def empty_state(title="", text="", action_url="", action_label="") -> dict:
-    """An empty list's message: its title, a sentence and an optional action."""
-    return {"title": title, "text": text, "action_url": action_url, "action_label": action_label}
+@register.inclusion_tag("includes/empty_state.html", takes_context=True)
+def empty_state(context, title="", text="", action_url="", action_label="") -> dict:
+    """An empty list's message: its title, a sentence and an optional action (a write: only
+    for a user who may write in the page's app)."""
+    shown = {"title": title, "text": text, "action_url": action_url, "action_label": action_label}
+    return {**shown, "layout": context.get("layout")}
 
 
 @register.inclusion_tag("includes/pagination.html")
 def pagination(page, state=None, target="", base="") -> dict:
     """Pagination for a Django Page (``includes/pagination.html``): nothing for a single page."""
     return {"page": page, "state": state, "target": target or "", "base": base or ""}
+
+
+@register.filter
+def fields_in_error(form) -> list:
+    """The visible fields of ``form`` that have an error, in form order (the error summary's links)."""
+    return [field for field in form.visible_fields() if field.errors]
 
 
 @register.simple_tag
@@ -77,7 +85,7 @@ def form_field(field) -> str:
 
 @register.simple_tag
 def error_summary(form) -> str:
-    """With two or more field errors, a summary at the top of the form (``includes/error_summary.html``)."""
+    """The summary of a form with errors, at its top (``includes/error_summary.html``)."""
     return render_to_string("includes/error_summary.html", {"form": form}) if form else ""
 
 

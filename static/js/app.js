@@ -92,7 +92,28 @@
     if (bar) showBar(bar);
   });
 
+  // A form shown again with errors: its summary takes the focus (and the screen), wherever it is.
+  const focusErrors = (root) => {
+    const summary = (root.matches && root.matches("[data-error-summary]")) ? root : root.querySelector("[data-error-summary]");
+    if (summary) summary.focus();
+  };
+
+  // An add form's one-time token (config/saving.py) is kept for its page when the form is sent.
+  // Back to that page reloads it with a new token but the user's input restored: the kept token
+  // goes back in, so saving again is known as the same form, not a new one.
+  const onceKey = () => `once:${location.pathname}${location.search}`;
+  const remember = (key, value) => { try { sessionStorage.setItem(key, value); } catch (e) { /* storage off */ } };
+  const recall = (key) => { try { return sessionStorage.getItem(key); } catch (e) { return null; } };
+  const keepToken = (root) => {
+    const input = root.querySelector("input[data-once]");
+    const arrival = performance.getEntriesByType("navigation")[0];
+    const kept = recall(onceKey());
+    if (input && kept && arrival && arrival.type === "back_forward") input.value = kept;
+  };
+
   const start = (root) => {
+    focusErrors(root);
+    keepToken(root);
     root.querySelectorAll("[data-expires-ms]").forEach(countDown);
     root.querySelectorAll("main table").forEach(watchTable);
     if (root.matches?.("main table")) watchTable(root);
@@ -106,6 +127,29 @@
   document.addEventListener("DOMContentLoaded", () => start(document));
   // Pages swapped in by htmx (the key browser's paging) start their own countdowns.
   document.addEventListener("htmx:load", (event) => start(event.target));
+
+  // A posted form sends once: its submit buttons are disabled while the request runs, so a double
+  // click cannot send it twice (the server refuses a repeat too: config/saving.py). They are
+  // disabled after the submit event, so the button clicked is still part of what is sent.
+  const submits = (form) => Array.from(form.elements).filter((el) => el.type === "submit");
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || form.method !== "post" || event.defaultPrevented) return;
+    if (form.dataset.sending) { event.preventDefault(); return; }
+    form.dataset.sending = "1";
+    const once = form.querySelector("input[data-once]");
+    if (once) remember(onceKey(), once.value);
+    form.setAttribute("aria-busy", "true");
+    setTimeout(() => submits(form).forEach((button) => { button.disabled = true; }), 0);
+  });
+  // Back to a page kept by the browser: its forms can be sent again.
+  window.addEventListener("pageshow", () => {
+    document.querySelectorAll("form[data-sending]").forEach((form) => {
+      delete form.dataset.sending;
+      form.removeAttribute("aria-busy");
+      submits(form).forEach((button) => { button.disabled = false; });
+    });
+  });
 
   // "Go back" buttons, in place of javascript: links.
   document.addEventListener("click", (event) => {

@@ -329,10 +329,49 @@ class ProductDetailTest(RedisTestCase):
 class ProductEditDeleteTest(RedisTestCase):
     def test_the_type_select_reloads_the_type_section(self):
         product_id = make_product()
-        response = self.client.get(f"/catalog/products/{product_id}/edit/?type=monitor", headers={"HX-Request": "true"})
+        form = self.client.get(f"/catalog/products/{product_id}/edit/").context["form"]
+        post = {**{k: v for k, v in form.initial.items() if v is not None}, "images": "", "tags": ""}
+        post.update(type="monitor", name="Typed, not saved", _switch="1")
+        response = self.client.post(f"/catalog/products/{product_id}/edit/", post, headers={"HX-Request": "true"})
         self.assertContains(response, 'name="refresh_rate"')
-        self.assertContains(response, 'name="type" value="monitor"')
-        self.assertNotContains(response, 'name="name"')
+        self.assertContains(response, '<option value="monitor" selected>')
+        self.assertContains(response, 'value="Typed, not saved"')  # the user's edit, not the stored name
+        self.assertNotContains(response, "<html")  # the form alone, for htmx to swap
+        self.assertNotContains(response, 'name="_switch"')  # Enter in a field presses Save, never Switch
+        self.assertEqual(client().hget(keys.product(product_id), "name"), "Sonique Buds")  # nothing saved
+
+    def test_switching_the_type_keeps_the_users_input_in_every_field_both_types_share(self):
+        product_id = make_product("Wide View", type="monitor", attrs={"screen_size": "27", "refresh_rate": "144"})
+        form = self.client.get(f"/catalog/products/{product_id}/edit/").context["form"]
+        post = {**{k: v for k, v in form.initial.items() if v is not None}, "images": "", "tags": "sharp"}
+        post.update(name="Edited name", screen_size="31.5", image="/static/img/products/monitor.svg", _switch="1")
+        response = self.client.post(f"/catalog/products/{product_id}/edit/", {**post, "type": "phone"})
+        shown = response.context["form"]
+        self.assertEqual(response.status_code, 200)
+        self.assertFalse(shown.is_bound)  # shown again, not checked: nothing is wrong yet
+        self.assertContains(response, 'value="Edited name"')
+        self.assertContains(response, 'name="screen_size" value="31.5"')  # monitor and phone both have it: the edit
+        self.assertContains(response, 'value="sharp"')
+        self.assertNotContains(response, 'name="refresh_rate"')
+        self.assertContains(response, 'value="/static/img/products/phone.svg"')  # the type's own picture follows it
+        self.assertEqual(client().hget(keys.product(product_id), "name"), "Wide View")  # nothing saved
+        own = self.client.post(
+            f"/catalog/products/{product_id}/edit/", {**post, "type": "", "image": "https://example.com/mine.png"}
+        )
+        self.assertContains(own, 'value="https://example.com/mine.png"')  # the user's own image stays
+        untyped = self.client.post(f"/catalog/products/{product_id}/edit/", {**post, "type": ""})
+        self.assertNotContains(untyped, "/static/img/products/")  # no type, no type's picture
+
+    def test_switching_the_type_of_a_new_product_keeps_what_was_typed(self):
+        response = self.client.post(
+            "/catalog/products/add/?type=earbuds",
+            {"type": "game_console", "name": "Typed name", "price": "12.50", "battery_life": "9", "_switch": "1"},
+        )
+        self.assertContains(response, "Add game console")
+        self.assertContains(response, 'value="Typed name"')
+        self.assertContains(response, 'value="12.50"')
+        self.assertNotContains(response, 'name="battery_life"')
+        self.assertContains(response, 'name="once" value="')  # a new product's form still saves once
 
     def test_saving_with_a_new_type_drops_the_old_fields(self):
         product_id = make_product(tags=["wireless"])

@@ -251,13 +251,41 @@ class HistoryTest(RedisTestCase):
         response = self.client.get(f"/cms/posts/{self.post.id}/compare/?a=3&b=26")
         self.assertContains(response, "Nothing differs")
 
+    def test_revert_shows_the_diff_it_will_apply_then_asks(self):
+        with self.assertRoundTrips(1):
+            asked = self.client.get(f"/cms/posts/{self.post.id}/revisions/3/revert/")
+        self.assertContains(asked, "Revert to revision 3?")
+        self.assertContains(asked, "one two three <del>24</del><ins>2</ins>")  # from the current version to 3
+        self.assertContains(asked, '<input type="hidden" name="version" value="25">')
+        self.assertContains(asked, '<button type="submit" class="danger">Revert to revision 3</button>')
+        self.assertEqual(client().hget(keys.post(self.post.id), "version"), "25")
+        self.assertEqual(self.client.get(f"/cms/posts/{self.post.id}/revisions/99/revert/").status_code, 404)
+        history = self.client.get(f"/cms/posts/{self.post.id}/history/")
+        self.assertNotContains(history, 'method="post" action="/cms/posts/')  # a link to the question, no form
+
+    def test_a_revert_over_a_newer_save_shows_the_changes_now_and_reverts_nothing(self):
+        store.save_post(
+            self.post.id, {**self.post.content(), "body": "changed meanwhile"}, base_version=25,
+            actor=Actor("x"), comment="", at=T0 + 50,
+        )  # fmt: skip
+        response = self.client.post(f"/cms/posts/{self.post.id}/revisions/3/revert/", {"version": "25"})
+        self.assertContains(response, "was saved again (now version 26)", status_code=409)
+        self.assertContains(response, "<del>changed</del><ins>one</ins> <del>meanwhile</del>", status_code=409)
+        self.assertContains(response, '<input type="hidden" name="version" value="26">', status_code=409)
+        self.assertEqual(client().hget(keys.post(self.post.id), "body"), "changed meanwhile")
+        done = self.client.post(f"/cms/posts/{self.post.id}/revisions/3/revert/", {"version": "26"})
+        self.assertRedirects(done, f"/cms/posts/{self.post.id}/history/", fetch_redirect_response=False)
+        self.assertEqual(client().hget(keys.post(self.post.id), "body"), "one two three 2")
+
     def test_compare_with_bad_input_or_a_missing_revision(self):
         response = self.client.get(f"/cms/posts/{self.post.id}/compare/?a=abc")
         self.assertContains(response, "Enter a whole number.")
         self.assertEqual(self.client.get(f"/cms/posts/{self.post.id}/compare/?a=77").status_code, 404)
 
     def test_revert_adds_a_version_and_never_rewrites_history(self):
-        self.assertEqual(self.client.get(f"/cms/posts/{self.post.id}/revisions/2/revert/").status_code, 405)
+        asked = self.client.get(f"/cms/posts/{self.post.id}/revisions/2/revert/")  # the diff first, then the button
+        self.assertContains(asked, "Revert to revision 2")
+        self.assertEqual(client().hget(keys.post(self.post.id), "version"), "25")  # asking wrote nothing
         response = self.client.post(f"/cms/posts/{self.post.id}/revisions/2/revert/", follow=True)
         self.assertContains(response, "“Hello world” reverted to revision 2: saved as version 26.")
         self.assertContains(response, "Reverted to revision 2</td>")

@@ -3,11 +3,14 @@ messages, and two people editing the same object, where the second save is refus
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from unittest import mock
 
+from config import keys
 from config.redis import client
-from tests.base import RedisTestCase
+from tests.base import PASSWORD, RedisTestCase, run_concurrently
 
 
 def posted(value) -> str:
@@ -189,3 +192,169 @@ class TwoEditorsTest(RedisTestCase):
         self.assertEqual(saving.call_count, 1)  # the 404 is the save's answer
         self.assertEqual(response.status_code, 404)
         self.assertEqual(snapshot(), before)
+
+
+ADD_FORMS = {
+    "product": (
+        "/catalog/products/add/?type=earbuds",
+        {"type": "earbuds", "name": "Once Buds", "images": "", "tags": ""},
+    ),
+    "course": ("/school/courses/add/", {"code": "CS-707", "title": "Once", "capacity": "30"}),
+    "post": ("/cms/posts/add/", {"title": "Once", "body": "Text.", "author": "ann", "status": "draft", "comment": ""}),
+    "location": ("/orgchart/locations/add/", {"name": "Onceville"}),
+}
+
+
+def token_of(response) -> str:
+    """The one-time token the add form the response shows carries."""
+    found = re.search(r'<input type="hidden" name="once" value="([^"]+)"', response.content.decode())
+    assert found, "the add form carries no one-time token"
+    return found.group(1)
+
+
+class AddOnceTest(RedisTestCase):
+    """Every add form saves once: a second post of the same form shows what the first one made."""
+
+    def test_a_second_post_of_every_add_form_goes_to_what_the_first_made(self):
+        for name, (url, data) in ADD_FORMS.items():
+            with self.subTest(form=name):
+                token = token_of(self.client.get(url))
+                first = self.client.post(url, {**data, "once": token})
+                self.assertEqual(first.status_code, 302, first.content[:2000])
+                pk = int(first.url.rstrip("/").rsplit("/", 1)[1])
+                self.assertEqual(client().get(keys.form_token(token)).rsplit(":", 1)[1], str(pk))
+                before = snapshot()
+                again = self.client.post(url, {**data, "once": token})  # a double click, or Back and Save
+                self.assertRedirects(again, first.url, fetch_redirect_response=False)
+                self.assertEqual(snapshot(), before)  # nothing written
+                self.assertContains(self.client.get(again.url), "This form was already sent and saved once")
+
+    def test_a_new_form_gets_a_new_token_and_adds_again(self):
+        url, data = ADD_FORMS["post"]
+        first = self.client.post(url, {**data, "once": token_of(self.client.get(url))})
+        second = self.client.post(url, {**data, "once": token_of(self.client.get(url))})
+        self.assertNotEqual(first.url, second.url)
+
+    def test_a_refused_save_gives_its_token_back_so_the_corrected_form_saves(self):
+        from tests.orgchart.helpers import location
+
+        location("Austin")
+        url = "/orgchart/locations/add/"
+        token = token_of(self.client.get(url))
+        refused = self.client.post(url, {"name": "austin", "once": token})
+        self.assertContains(refused, "already called")
+        self.assertIsNone(client().get(keys.form_token(token)))
+        self.assertIn(f'name="once" value="{token}"', refused.content.decode())  # the same form, the same token
+        saved = self.client.post(url, {"name": "Boston", "once": token})
+        self.assertEqual(saved.status_code, 302)
+
+    def test_a_post_while_the_first_is_still_saving_adds_nothing(self):
+        url, data = ADD_FORMS["location"]
+        token = token_of(self.client.get(url))
+        client().set(keys.form_token(token), "", ex=60)  # claimed by a save that has not finished
+        with mock.patch("config.saving.SETTLE_WAITS", 2), mock.patch("config.saving.SETTLE_PAUSE", 0):
+            before = snapshot()
+            response = self.client.post(url, {**data, "once": token})
+        self.assertContains(response, "being saved from another click or tab", status_code=409)
+        self.assertEqual(snapshot(), before)
+
+    def test_of_many_posts_racing_with_one_token_exactly_one_claims_it(self):
+        from config import store
+
+        won = []
+        run_concurrently(
+            lambda n: won.append(n) if store.claim_form_token("r" * 22) else None, [(n,) for n in range(16)]
+        )
+        self.assertEqual(len(won), 1)
+        self.assertEqual(client().get(keys.form_token("r" * 22)), "")  # claimed, its save not yet recorded
+        self.assertGreater(client().ttl(keys.form_token("r" * 22)), 0)  # and it goes away by itself
+
+    def test_a_damaged_token_is_refused_over_the_form(self):
+        url, data = ADD_FORMS["location"]
+        response = self.client.post(url, {**data, "once": "x" * 5})
+        self.assertContains(response, "This form is incomplete or damaged")
+
+
+class ActionsAnswerGetTest(RedisTestCase):
+    """A GET of an action's URL lands on the page that holds the action's form, never a bare 405."""
+
+    def test_every_post_only_action_redirects_to_its_page(self):
+        from tests.catalog.helpers import make_product
+        from tests.orgchart.helpers import employee
+
+        product, post, person = make_product(), _post(), employee("Ann")
+        expected = {
+            f"/catalog/products/{product}/reviews/add/": f"/catalog/products/{product}/#add-review",
+            "/catalog/products/delete/": "/catalog/products/",
+            f"/cms/posts/{post}/comments/add/": f"/cms/posts/{post}/#comment-form",
+            "/cms/posts/delete/": "/cms/posts/",
+            f"/orgchart/employees/{person}/move/": f"/orgchart/employees/{person}/#chain",
+            "/school/students/delete/": "/school/students/",
+            "/school/courses/3/enrol/": "/school/courses/3/",
+            "/exchange/catalog/preview/": "/exchange/catalog/",
+            "/exchange/catalog/confirm/": "/exchange/catalog/",
+        }
+        for path, page in expected.items():
+            with self.subTest(path=path):
+                self.assertRedirects(self.client.get(path), page, fetch_redirect_response=False)
+        self.assertEqual(self.client.put(f"/cms/posts/{post}/comments/add/").status_code, 405)
+
+
+class ExpiredSessionTest(RedisTestCase):
+    """A post that meets an expired session comes back, after signing in, to its form with the input."""
+
+    def sign_in_again(self, next_path: str):
+        return self.client.post(
+            "/accounts/login/", {"username": self.user.username, "password": PASSWORD, "next": next_path}, follow=True
+        )
+
+    def test_an_add_form_is_refilled_after_signing_in_again(self):
+        self.client.logout()  # the session expired while the form was open
+        typed = {"title": "Typed before expiry", "body": "Kept.", "author": "ann", "status": "draft", "comment": ""}
+        response = self.client.post("/cms/posts/add/", {**typed, "once": "a" * 22})
+        self.assertRedirects(response, "/accounts/login/?next=/cms/posts/add/", fetch_redirect_response=False)
+        posts = lambda: {key: value for key, value in snapshot().items() if key.startswith("cms:")}  # noqa: E731
+        before = posts()
+        page = self.sign_in_again("/cms/posts/add/")
+        self.assertEqual(page.redirect_chain[-1][0], "/cms/posts/add/")
+        self.assertContains(page, "You were signed out before this was sent")
+        self.assertContains(page, 'value="Typed before expiry"')
+        self.assertContains(page, "Kept.</textarea>")
+        self.assertEqual(posts(), before)  # shown again, not saved behind the user's back
+        self.assertNotContains(self.client.get("/cms/posts/add/"), "Typed before expiry")  # once only
+
+    def test_a_review_comes_back_to_the_products_page_with_its_text(self):
+        from tests.catalog.helpers import make_product
+
+        product = make_product()
+        self.client.logout()
+        self.client.post(
+            f"/catalog/products/{product}/reviews/add/", {"author": "Ann", "rating": "4", "comment": "Loud."}
+        )
+        page = self.sign_in_again(f"/catalog/products/{product}/reviews/add/")
+        self.assertEqual(page.redirect_chain[-1][0], f"/catalog/products/{product}/#add-review")
+        self.assertContains(page, 'value="Ann"')
+        self.assertContains(page, "Loud.</textarea>")
+        from catalog import keys as catalog_keys
+
+        self.assertEqual(client().zcard(catalog_keys.product_reviews(product)), 0)
+
+    def test_a_move_comes_back_to_the_employees_page_with_the_manager_typed(self):
+        from orgchart import store as orgchart_store
+        from tests.orgchart.helpers import employee
+
+        ann, bob = employee("Ann"), employee("Bob")
+        self.client.logout()
+        self.client.post(f"/orgchart/employees/{ann}/move/", {"manager": "Bob"})
+        page = self.sign_in_again(f"/orgchart/employees/{ann}/move/")
+        self.assertEqual(page.redirect_chain[-1][0], f"/orgchart/employees/{ann}/#chain")
+        self.assertContains(page, 'name="manager" id="id_manager" value="Bob"')
+        self.assertIsNone(orgchart_store.get_employee(ann).manager)  # shown again, not moved
+        self.assertIsNone(orgchart_store.get_employee(bob).manager)
+
+    def test_a_post_with_a_file_is_not_kept(self):
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        self.client.logout()
+        self.client.post("/exchange/catalog/preview/", {"file": SimpleUploadedFile("a.zip", b"PK")})
+        self.assertNotIn("saving.stashed_post", self.client.session)

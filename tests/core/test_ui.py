@@ -15,11 +15,13 @@ class FormErrorsTest(RedisTestCase):
         self.assertContains(response, '<a href="#id_code">Code</a>')
         self.assertContains(response, 'class="field-error"', count=3)
 
-    def test_one_error_needs_no_summary(self):
+    def test_one_error_is_summed_up_too_so_it_is_seen_below_the_fold(self):
         self.user.is_superuser = True
         self.user.save()
         response = self.client.post("/school/courses/add/", {"code": "CS-1", "title": "", "capacity": "30"})
-        self.assertNotContains(response, 'id="error-summary"')
+        self.assertContains(response, 'id="error-summary"', count=1)
+        self.assertContains(response, "Please correct the error below.")
+        self.assertContains(response, '<a href="#id_title">Title</a>: This field is required.')
         self.assertContains(response, 'class="field-error"', count=1)
 
 

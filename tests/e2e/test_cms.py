@@ -44,7 +44,8 @@ class PostHistoryInBrowserTest(BrowserTestCase):
 
         page.go_back()
         page.wait_for_selector("table.history")
-        page.locator('tr[data-revision="1"]').get_by_role("button", name="Revert to this").click()
+        page.locator('tr[data-revision="1"]').get_by_role("link", name="Revert to this…").click()
+        page.get_by_role("button", name="Revert to revision 1").click()  # after the diff it will apply
         page.wait_for_selector("text=Reverted to revision 1: saved as version 4.")
         rows = page.locator("table.history tbody tr")
         self.assertEqual(rows.count(), 4)

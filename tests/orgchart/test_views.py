@@ -127,7 +127,10 @@ class EmployeeScreensTest(RedisTestCase):
         self.assertEqual(store.get_employee(self.ids["Bob"]).direct, 3)
 
     def test_writes_need_post(self):
-        self.assertEqual(self.client.get(f"/orgchart/employees/{self.ids['Ann']}/move/").status_code, 405)
+        before = store.get_employee(self.ids["Ann"])
+        moved = self.client.get(f"/orgchart/employees/{self.ids['Ann']}/move/", {"manager": "Bob"})
+        self.assertRedirects(moved, f"/orgchart/employees/{self.ids['Ann']}/#chain")  # its form's page, no move
+        self.assertEqual(store.get_employee(self.ids["Ann"]), before)
 
 
 class TreeAndPathScreensTest(RedisTestCase):
