@@ -8,12 +8,12 @@ import sys
 import redis
 from django.conf import settings
 from django.contrib.auth import logout
-from django.contrib.auth.middleware import LoginRequiredMiddleware
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.views import redirect_to_login
 from django.core.signals import got_request_exception
 from django.dispatch import receiver
 from django.http import HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers
 from django_redis.exceptions import ConnectionInterrupted
@@ -71,6 +71,7 @@ class AnonymousWriteMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
+        self.csrf = CsrfViewMiddleware(get_response)
 
     def __call__(self, request):
         return self.get_response(request)
@@ -79,6 +80,11 @@ class AnonymousWriteMiddleware:
         if request.method in SAFE_METHODS or _signed_in(request):
             return None
         if getattr(view_func, "login_required", True):
+            # A form's post that met an expired session is kept for the page sign-in returns to
+            # (``config.saving``): only a small one, judged from its headers before its body is read,
+            # without files, and only once its CSRF token holds, so no other site fills a form.
+            if saving.stashable(request) and self.csrf.process_view(request, view_func, view_args, view_kwargs) is None:
+                saving.stash_post(request)
             return redirect_to_login(request.get_full_path())  # what LoginRequiredMiddleware would say
         if int(request.META.get("CONTENT_LENGTH") or 0) > settings.ANONYMOUS_BODY_LIMIT:
             return _refusal(413, "A sign-in form is never that large.")
@@ -102,17 +108,6 @@ class SecurityHeadersMiddleware:
         response.headers.setdefault("Content-Security-Policy", settings.CONTENT_SECURITY_POLICY)
         add_never_cache_headers(response)
         return response
-
-
-class SignInMiddleware(LoginRequiredMiddleware):
-    """Django's LoginRequiredMiddleware, which sends the visitor to sign in and back (``next``),
-    keeping a form's post that met an expired session, so that the page sign-in returns to
-    shows the input again (``config.saving``)."""
-
-    def handle_no_permission(self, request, view_func):
-        if request.method == "POST":
-            saving.stash_post(request)
-        return super().handle_no_permission(request, view_func)
 
 
 def section_of(match) -> str:

@@ -239,10 +239,21 @@ def _shown(field: forms.Field, value) -> str:
     return "" if value is None else str(value)
 
 
+def stashable(request) -> bool:
+    """Whether a post may be read to be kept for after sign-in, from its headers alone (its body
+    unread): a form of at most ``STASH_LIMIT`` bytes, which Django parses in memory."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return False
+    forms_ = ("application/x-www-form-urlencoded", "multipart/form-data")
+    return request.content_type in forms_ and length <= STASH_LIMIT
+
+
 def stash_post(request) -> None:
-    """Keep a post that met an expired session, for the page sign-in returns to (``refill``).
-    Only a form without files, and of a bounded size; the CSRF token is not kept."""
-    if int(request.META.get("CONTENT_LENGTH") or 0) > STASH_LIMIT or request.FILES:
+    """Keep a post that met an expired session, for the page sign-in returns to (``refill``),
+    if it is ``stashable`` and sends no file; the CSRF token is not kept."""
+    if not stashable(request) or request.FILES:
         return
     data = {name: values for name, values in request.POST.lists() if name != "csrfmiddlewaretoken"}
     request.session[STASH] = {"path": request.path, "data": data}

@@ -146,7 +146,7 @@ MIDDLEWARE = [
     "config.middleware.AnonymousWriteMiddleware",  # before the CSRF check, which reads the body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "config.middleware.SignInMiddleware",
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "config.middleware.PermissionMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

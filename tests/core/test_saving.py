@@ -8,6 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from unittest import mock
 
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
 from config import keys
 from config.redis import client
 from tests.base import PASSWORD, RedisTestCase, run_concurrently
@@ -292,12 +295,16 @@ class ActionsAnswerGetTest(RedisTestCase):
             "/school/students/delete/": "/school/students/",
             "/school/courses/3/enrol/": "/school/courses/3/",
             "/exchange/catalog/preview/": "/exchange/catalog/",
-            "/exchange/catalog/confirm/": "/exchange/catalog/",
+            "/exchange/catalog/export/": "/exchange/catalog/",
+            f"/exchange/catalog/jobs/{JOB}/confirm/": f"/exchange/catalog/jobs/{JOB}/",
         }
         for path, page in expected.items():
             with self.subTest(path=path):
                 self.assertRedirects(self.client.get(path), page, fetch_redirect_response=False)
         self.assertEqual(self.client.put(f"/cms/posts/{post}/comments/add/").status_code, 405)
+
+
+JOB = "6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f"  # any job's id: the GET answers before the job is looked up
 
 
 class ExpiredSessionTest(RedisTestCase):
@@ -322,6 +329,19 @@ class ExpiredSessionTest(RedisTestCase):
         self.assertContains(page, "Kept.</textarea>")
         self.assertEqual(posts(), before)  # shown again, not saved behind the user's back
         self.assertNotContains(self.client.get("/cms/posts/add/"), "Typed before expiry")  # once only
+
+    def test_a_post_from_another_site_or_with_files_is_not_kept(self):
+        self.client.logout()
+        typed = {"title": "Planted", "body": "By another site.", "author": "ann", "status": "draft"}
+        elsewhere = Client(enforce_csrf_checks=True)  # no CSRF token: what another site's form sends
+        elsewhere.cookies = self.client.cookies
+        self.assertEqual(elsewhere.post("/cms/posts/add/", typed).status_code, 302)  # to sign in, as any post
+        with_file = {**typed, "title": "With a file", "file": SimpleUploadedFile("a.txt", b"x")}
+        self.assertEqual(self.client.post("/cms/posts/add/", with_file).status_code, 302)
+        page = self.sign_in_again("/cms/posts/add/")
+        self.assertNotContains(page, "Planted")
+        self.assertNotContains(page, "With a file")
+        self.assertNotContains(page, "You were signed out before this was sent")
 
     def test_a_review_comes_back_to_the_products_page_with_its_text(self):
         from tests.catalog.helpers import make_product
@@ -353,8 +373,6 @@ class ExpiredSessionTest(RedisTestCase):
         self.assertIsNone(orgchart_store.get_employee(bob).manager)
 
     def test_a_post_with_a_file_is_not_kept(self):
-        from django.core.files.uploadedfile import SimpleUploadedFile
-
         self.client.logout()
         self.client.post("/exchange/catalog/preview/", {"file": SimpleUploadedFile("a.zip", b"PK")})
         self.assertNotIn("saving.stashed_post", self.client.session)
