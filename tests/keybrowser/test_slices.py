@@ -88,8 +88,8 @@ class SlicesTest(KeysTestCase):
 
     def test_a_type_filter_and_a_registered_pattern_scan_one_slice_too(self):
         load_keys(20_000, "other:{}")
-        raw_client().zadd(keys.failed_signins_user("ann"), {"x": 1})
-        for url in ("/keys/?type=zset", "/keys/registry/keys/?pattern=core:{signins}:window:user:*"):
+        raw_client().zadd(keys.failed_signins_user("ann", "127.0.0.1"), {"x": 1})
+        for url in ("/keys/?type=zset", "/keys/registry/keys/?pattern=core:{signins}:window:user:*:*"):
             with self.subTest(url=url):
                 _, slots = self.fetch(url, 2)
                 self.assertEqual(slots, store.SCAN_EXAMINED)
