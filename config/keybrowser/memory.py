@@ -94,7 +94,8 @@ def _estimate(total: float, squares: float, sample: int, population: int, comple
 def summarize(walks: list[NodeWalk]) -> dict:
     """The rows the page shows, one per pattern with keys, and the totals against INFO memory: plain
     values, so the result is cached as it is."""
-    names = sorted({name for walk in walks for name in walk.tallies})
+    shown = {p.pattern for p in keyspace.patterns if not is_hidden(p.pattern)}  # each, with keys or none
+    names = sorted(shown | {name for walk in walks for name in walk.tallies})
     by_pattern = {p.pattern: p for p in keyspace.patterns}
     rows = []
     for name in names:
