@@ -6,9 +6,12 @@ from unittest import mock
 
 from django.core.management import call_command
 from django.test import tag
+from django.urls import reverse
+from django.utils.html import escape
 
 from config import trace
 from config.keybrowser import memory, store
+from config.keybrowser.display import key_url
 from config.redis import on_cluster, raw_client
 from tests.keybrowser.helpers import KeysTestCase, load_keys
 
@@ -143,6 +146,8 @@ class ServerViewTest(KeysTestCase):
         self.assertNotIn("<script>alert(1)", html)
         self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;\\x07\\n", html)
         self.assertIn(f"<code>{COURSES}</code>", html)
+        self.assertIn(f'<a href="{escape(key_url(HOSTILE))}"><span class="keyname">', html)  # the key's own page
+        self.assertIn(f'<a href="{reverse("school:course_list")}">school:course_list</a>', html)  # its screens
         self.assertIn("DEBUG", html)
         self.assertIn("<code>set</code>", html)  # INFO commandstats
         policy = raw_client().config_get("maxmemory-policy")["maxmemory-policy"]
