@@ -51,6 +51,7 @@ class SlowEntry:
     args: list[Argument]
     client: str
     client_name: str
+    keys: list[Argument]  # the arguments a registered pattern owns, each once
 
 
 def _screens(names) -> tuple[tuple[str, str], ...]:
@@ -89,14 +90,17 @@ def slow_entries(raw: list) -> list[SlowEntry]:
     entries = []
     for item in raw:
         ident, when, micros, args = item[:4]
+        shown = [argument(arg, n == 0) for n, arg in enumerate(args)]
+        keys = list({arg.text.text: arg for arg in shown if arg.pattern}.values())
         entries.append(
             SlowEntry(
                 int(ident),
                 datetime.fromtimestamp(int(when), UTC),
                 int(micros),
-                [argument(arg, n == 0) for n, arg in enumerate(args)],
+                shown,
                 _text(item[4]) if len(item) > 4 else "",
                 _text(item[5]) if len(item) > 5 else "",
+                keys,
             )
         )
     return entries
