@@ -33,6 +33,7 @@ class KeyPattern:
     index: str = ""  # a key (set or sorted set of ids) that enumerates this pattern's keys, if one exists
     url: str = ""  # path of the screen showing one document of this pattern, "{id}" for its id segment
     scores: str = ""  # "time" where a sorted set's scores are Unix times: the key browser shows dates
+    record: int = 0  # a string of fixed-size records (a bucket): bytes of one, so memory is told per record
     # The key of one document by its id, where the declaring function takes the id alone: its other
     # segments may follow from the id (a catalog partition's tag), which the glob cannot say.
     of_id: Callable[[str], str] | None = field(default=None, compare=False, repr=False)

@@ -253,6 +253,7 @@ _ROLLUP_WHY = (
     "a 24-hour chart 25 GETs. The TTL, refreshed on each write, enforces retention.",
     screens=_SENSOR_SCREENS,
     url="/orgchart/locations/{id}/",
+    record=4,
 )
 def temp_raw(location_pk: int | str, hour: str) -> str:
     return f"{_sensor(location_pk)}:raw:{hour}"

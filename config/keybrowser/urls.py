@@ -15,4 +15,6 @@ urlpatterns = [
     path("orphans/", views.orphans, name="orphans"),
     path("behind/", views.behind_screen, name="behind"),
     path("behind/commands/", views.behind_commands, name="behind_commands"),
+    path("memory/", views.memory_by_pattern, name="memory"),
+    path("server/", views.server_view, name="server"),
 ]

@@ -13,14 +13,14 @@ from datetime import timedelta
 from django.core import signing
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpResponse, StreamingHttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import Truncator
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
-from config.keybrowser import behind, display, keystore, owners, panel, store, tree
+from config.keybrowser import behind, display, keystore, memory, owners, panel, server, store, tree
 from config.keybrowser.forms import BrowseForm
 from config.keyspace import keyspace
 from config.store import glob_escape
@@ -324,3 +324,19 @@ def behind_screen(request):
         "rows": display.key_rows(metas),
     }
     return render(request, "keybrowser/behind.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def memory_by_pattern(request):
+    """``/keys/memory/``: the latest measure of memory by registered pattern, with its age; a POST
+    ("measure again") walks every primary again, a bounded slice a command, and caches the result."""
+    if request.method == "POST":
+        memory.measure()
+        return redirect("keybrowser:memory")
+    return render(request, "keybrowser/memory.html", {"result": memory.cached()})
+
+
+@require_GET
+def server_view(request):
+    """``/keys/server/``: INFO, the slow log, command stats and LATENCY DOCTOR of every node, read-only."""
+    return render(request, "keybrowser/server.html", {"nodes": server.nodes()})
