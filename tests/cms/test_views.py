@@ -223,7 +223,9 @@ class HistoryTest(RedisTestCase):
         shown = re.findall(r'<tr data-revision="(\d+)"', response.content.decode())  # the partial: rows only
         self.assertEqual(shown, ["4", "3", "2", "1"])
         self.assertNotContains(response, "(current)")
-        self.assertEqual(self.client.get(f"/cms/posts/{self.post.id}/history/?page=3").status_code, 404)
+        past = self.client.get(f"/cms/posts/{self.post.id}/history/?page=3", follow=True)  # the last page, said
+        self.assertEqual(past.redirect_chain, [(f"/cms/posts/{self.post.id}/history/?page=2", 302)])
+        self.assertContains(past, "Page 3 is past the end of the list: this is its last page, 2.")
 
     def test_compare_two_revisions_shows_an_escaped_word_diff_in_one_round_trip(self):
         store.save_post(
