@@ -10,11 +10,11 @@ the size of the collection. Holding every piece is necessary but not
 sufficient ("Phonograph One" holds all three), so the candidates' names come
 back in the same round trip and are checked here. A query whose every word is
 one piece ("air", "air max") is the exception: holding its pieces is matching,
-so a caller that needs the ids alone reads no name for it. Words shorter than
-three characters have no piece of their own: they only narrow a search that has a
-longer word (a name must have a word starting with them); a query made only of
-short words is the caller's to answer another way (a lexicographic prefix
-index is the better tool there, and for codes such as SKUs).
+so a caller that needs the ids alone reads no name for it. Every word is also
+listed under its one- and two-character pieces (``short_grams``): a query word
+shorter than three characters is one piece itself, whose set holds exactly the
+names holding it anywhere ("電" and "電話" find "📱 هاتف 電話 Phone", "x2" finds
+"Phone X2 Pro"), in the same sets and by the same reads as a trigram.
 
 An index may also keep its names' words (``word_key``, ``vocabulary_key``): each
 word of four to ``KEPT_LENGTH`` characters has a set of the ids whose name holds it, and one
@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from config.redis import client
-from config.store.ngramtext import N, Query, kept, kept_words, suffixes, word_grams, words
+from config.store.ngramtext import N, Query, kept, kept_words, short_grams, suffixes, word_grams, words
 from config.store.scripts import queue_script
 from config.store.sorting import queue_sort
 
@@ -122,7 +122,7 @@ class NgramIndex:
     index keeps its words too (see the module's docstring); such an index is
     written by ``queue_write``, which keeps the vocabulary beside the sets.
 
-    A piece is a trigram (three characters), a kept word (four or more) or ``LONG``
+    A piece is a gram (one to three characters), a kept word (four or more) or ``LONG``
     (empty: a word too long to keep), so its length says which set holds it (``piece_key``).
     """
 
@@ -137,19 +137,20 @@ class NgramIndex:
     long_key: str = ""
 
     def pieces(self, text: str | None) -> set[str]:
-        """The pieces ``text`` is listed under: its trigrams, and its kept words when the index keeps them."""
+        """The pieces ``text`` is listed under: its grams of one to three characters, and its kept words
+        when the index keeps them."""
         return self._pieces_of(set(words(text or "")))
 
     def _pieces_of(self, folded: set[str]) -> set[str]:
         """The pieces of a text's folded words (``pieces``, with the words found once)."""
-        found = {gram for word in folded for gram in word_grams(word)}
+        found = {gram for word in folded for gram in (*word_grams(word), *short_grams(word))}
         if not self.word_key:
             return found
         found |= {word if kept(word) else LONG for word in folded if len(word) > N}
         return found
 
     def piece_key(self, piece: str) -> str:
-        if len(piece) == N:
+        if piece and len(piece) <= N:
             return self.gram_key(piece)
         return self.word_key(piece) if piece else self.long_key
 
@@ -213,7 +214,8 @@ class NgramIndex:
                 for word in words(text):
                     known = by_word.get(word)
                     if known is None:
-                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)]
+                        cut = (*word_grams(word), *sorted(short_grams(word)))
+                        known = by_word[word] = [self.gram_key(gram) for gram in cut]
                         if self.word_key and len(word) > N:  # the word's own set, or the long words' one
                             known.append(self.piece_key(word if kept(word) else LONG))
                     pieces.update(known)
@@ -230,8 +232,8 @@ class NgramIndex:
 
     def matches_set(self, query: Query) -> str:
         """The key of the set holding exactly the query's matches, when there is one, else "": a query of
-        one word of three characters (``Query.exact``, one piece) matches exactly the ids its piece's set
-        holds. A list may then read that set as it reads any other of its filters, with no cap and no
+        one word of three characters or fewer (``Query.exact``, one piece) matches exactly the ids its
+        piece's set holds. A list may then read that set as it reads any other of its filters, with no cap and no
         name read, where a search builds, orders and reads its candidates."""
         return self.gram_key(query.grams[0]) if query.exact and len(query.grams) == 1 else ""
 
