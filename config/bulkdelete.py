@@ -39,6 +39,14 @@ def selected_ids(request) -> list[int]:
     return [int(v) for v in dict.fromkeys(chosen)][:LIMIT]
 
 
+def back_to_list(request, list_name: str):
+    """A redirect to the list a bulk action was sent from, with its search, sort, filters and page
+    (the form's ``back``, a query string; anything else is ignored)."""
+    query = request.POST.get("back", "")
+    ok = query.startswith("?") and len(query) < 2000 and all(32 < ord(c) < 127 for c in query)
+    return redirect(reverse(list_name) + (query if ok else ""))
+
+
 def bulk_delete(request, spec: BulkDelete, actor: Actor):
     """Ask with the names of the ticked objects; on ``confirm=yes``, delete each and say what went."""
     ids = selected_ids(request)
