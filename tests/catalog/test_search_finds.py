@@ -1,0 +1,34 @@
+"""Search that finds: any part of a name in any script, one or two characters included, and the type
+chips' counts, "all types" too, following the search."""
+
+from catalog import store
+from tests.base import RedisTestCase
+from tests.catalog.helpers import make_product
+
+
+class AnyPartTest(RedisTestCase):
+    def setUp(self):
+        super().setUp()
+        self.phone = make_product("📱 هاتف 電話 Phone", type="phone", attrs={})
+        self.buds = make_product("Quiet Buds", attrs={})
+        self.box = make_product("Box X2", type="game_console", attrs={})
+
+    def test_cjk_arabic_and_short_queries_find_their_record_anywhere_in_the_name(self):
+        for q in ("電話", "電", "話", "هاتف", "ات", "X2", "x", "2", "uds", "et"):
+            with self.subTest(q=q):
+                names = [row.name for row in self.client.get("/catalog/products/", {"q": q}).context["result"].rows]
+                expected = {
+                    "電話": ["📱 هاتف 電話 Phone"], "電": ["📱 هاتف 電話 Phone"], "話": ["📱 هاتف 電話 Phone"],
+                    "هاتف": ["📱 هاتف 電話 Phone"], "ات": ["📱 هاتف 電話 Phone"], "X2": ["Box X2"],
+                    "x": ["Box X2"], "2": ["Box X2"], "uds": ["Quiet Buds"], "et": ["Quiet Buds"],
+                }[q]  # fmt: skip
+                self.assertEqual(names, expected)
+        self.assertEqual(store.suggest("電話"), [(str(self.phone), "📱 هاتف 電話 Phone")])
+
+    def test_every_type_chip_and_all_types_count_what_the_search_finds(self):
+        response = self.client.get("/catalog/products/", {"q": "x"})
+        self.assertContains(response, ">all types · 1</a>")  # the search's one match, not the catalog's three
+        counts = {chip["value"]: chip["count"] for chip in response.context["type_chips"]}
+        self.assertEqual((counts[""], counts["game_console"], counts["phone"]), (1, 1, 0))
+        unsearched = self.client.get("/catalog/products/").content.decode()
+        self.assertIn(">all types · 3</a>", unsearched)
