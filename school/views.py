@@ -184,7 +184,7 @@ def find(request, picker: str, pk: int):
     if pick is None:
         raise Http404("No such picker")
     q = request.GET.get("q", "").strip()[:100]
-    candidates = store.find(picker, pk, q) if q else []
+    candidates, total = store.find_with_total(picker, pk, q) if q else ([], 0)
     context = {
         "picker": picker,
         "pick": pick,
@@ -192,8 +192,16 @@ def find(request, picker: str, pk: int):
         "pk": pk,
         "q": q,
         "candidates": candidates,
+        "total": total,
+        "more": max(total - len(candidates), 0),
     }
-    return render(request, "school/picker.html" if request.htmx else "school/find_page.html", context)
+    if request.htmx:
+        return render(request, "school/picker.html", context)
+    # The whole page (no JavaScript, or a link opened on its own) names what it finds for.
+    ((_, label),) = or_404(lambda: store.labels(pick.side, [pk]) or None)
+    side = ENTITIES[pick.side]
+    context.update(side=side, side_label=label, side_url=reverse(side.detail_name, args=[pk]))
+    return render(request, "school/find_page.html", context)
 
 
 # --- relation changes -----------------------------------------------------------------------

@@ -60,7 +60,17 @@ from school.store.core import (
 from school.store.deletes import delete
 from school.store.detail import CourseDetail, Hold, Pair, PersonDetail, course_detail, is_enrolled, pair, person_detail
 from school.store.entities import get, get_for_edit, queue_document, reserve_ids, save
-from school.store.listing import PICKERS, Candidate, Picker, Row, find, labels, list_page, schema_counts
+from school.store.listing import (
+    PICKERS,
+    Candidate,
+    Picker,
+    Row,
+    find,
+    find_with_total,
+    labels,
+    list_page,
+    schema_counts,
+)
 from school.store.migration import MigrationStep, migrate_step, migration_cursor
 from school.store.names import INDEXES, SEARCH_LIMIT, TEXT_FIELD, gram_drift, rebuild_grams, search_ids
 from school.store.relations import (
@@ -78,7 +88,7 @@ __all__ = [
     "Busy", "EditConflict", "NotFound", "Refused", "StoreError",
     "HOLDS_SHOWN", "PICKER_LIMIT", "now_ms", "load_scripts",
     "save", "get", "get_for_edit", "delete",
-    "Row", "labels", "list_page", "Candidate", "Picker", "PICKERS", "find", "schema_counts",
+    "Row", "labels", "list_page", "Candidate", "Picker", "PICKERS", "find", "find_with_total", "schema_counts",
     "Hold", "CourseDetail", "PersonDetail", "Pair", "course_detail", "person_detail", "pair", "is_enrolled",
     "Change", "link_instructor", "unlink_instructor", "enrol", "drop", "hold_seat", "confirm_hold", "release_hold",
     "AlgebraResult", "algebra", "course_ids_for_codes",
