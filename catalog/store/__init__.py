@@ -79,11 +79,12 @@ from catalog.store.reviews import (
     reserve_review_ids,
     review_page,
 )
+from catalog.store.tagging import Retagged, retag
 
 __all__ = [
     "NAMES", "REVIEWS", "LIVE_COUNT_LIMIT", "SEARCH_LIMIT", "TEMP_TTL",
     "EditConflict", "NotFound", "SkuTaken",
-    "new_product_id", "create", "add", "update", "delete", "get", "sku_owner",
+    "new_product_id", "create", "add", "update", "delete", "get", "sku_owner", "retag", "Retagged",
     "ProductQuery", "ProductList", "list_products", "product_page",
     "add_review", "add_named_review", "AddedReview", "reserve_review_ids",
     "delete_review", "get_review", "ReviewPage", "review_page",
