@@ -20,7 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.activity import Actor
-from config.bulkdelete import BulkDelete, bulk_delete
+from config.bulkdelete import BulkDelete, back_to_list, bulk_delete, selected_ids
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.saving import Saved, save_view
 from config.shortcuts import or_404
@@ -369,3 +369,34 @@ def _course_ids(values: list[str]) -> list[int]:
 
 # The chosen courses (?c=) are kept in every page link of the result.
 ALGEBRA = ListSpec(filters=("op",), extra={"c": _course_ids}, per_page=25)
+
+
+@require_POST
+def student_bulk_enrol(request):
+    """Enrol the ticked students in the course whose code is typed: one script, within its capacity."""
+    back, ids = back_to_list(request, "school:student_list"), selected_ids(request)
+    code = request.POST.get("course", "").strip()[:40]
+    course_id = store.course_by_code(code) if code else None
+    if course_id is None:
+        messages.error(request, f"No course has the code “{code}”; nobody was enrolled." if code else
+                       "Type a course's code to enrol the ticked students in; nobody was enrolled.")  # fmt: skip
+        return back
+    if not ids:
+        messages.warning(request, "Tick the students to enrol first; nobody was enrolled.")
+        return back
+    done = or_404(store.enrol_many, course_id, ids, actor=_actor(request))
+    if done.done:
+        names = ", ".join(done.done)
+        messages.success(
+            request, f"Enrolled {len(done.done)} student{'s' if len(done.done) != 1 else ''} in {done.code}: {names}."
+        )
+    for names, why in (
+        (done.already, "already enrolled"),
+        (done.at_limit, f"already take or hold {conf.max_courses_per_student()} courses, the most a student may have"),
+        (done.no_seat, f"not enrolled: {done.code} is full"),
+    ):
+        if names:
+            messages.info(request, f"{', '.join(names)}: {why}.")
+    if done.missing:
+        messages.info(request, f"{done.missing} of the ticked students no longer exist.")
+    return back

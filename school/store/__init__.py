@@ -65,6 +65,7 @@ from school.store.listing import (
     Candidate,
     Picker,
     Row,
+    course_by_code,
     find,
     find_with_total,
     labels,
@@ -75,9 +76,11 @@ from school.store.migration import MigrationStep, migrate_step, migration_cursor
 from school.store.names import INDEXES, SEARCH_LIMIT, TEXT_FIELD, gram_drift, rebuild_grams, search_ids
 from school.store.relations import (
     Change,
+    Enrolled,
     confirm_hold,
     drop,
     enrol,
+    enrol_many,
     hold_seat,
     link_instructor,
     release_hold,
@@ -85,6 +88,7 @@ from school.store.relations import (
 )
 
 __all__ = [
+    "Enrolled", "enrol_many", "course_by_code",
     "Busy", "EditConflict", "NotFound", "Refused", "StoreError",
     "HOLDS_SHOWN", "PICKER_LIMIT", "now_ms", "load_scripts",
     "save", "get", "get_for_edit", "delete",

@@ -40,7 +40,19 @@ def lex_id(member: str) -> int:
     return int(member.rsplit("\x00", 1)[1])
 
 
-SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk", "read_list", "read_course", "read_person", "algebra")
+SCRIPTS = (
+    "assign",
+    "unpair",
+    "seat",
+    "enrol_many",
+    "save",
+    "delete",
+    "bulk",
+    "read_list",
+    "read_course",
+    "read_person",
+    "algebra",
+)
 # Take no JSON argument, so lib.lua is not prepended: the bulk writer, and the screens' reads and the
 # set algebra, whose arguments are plain strings (no JSON to encode here or decode there).
 STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}

@@ -237,3 +237,13 @@ def labels(entity: str, ids: list[int]) -> list[tuple[int, str]]:
     pipe = client().pipeline(transaction=False)
     queue_labels(pipe, entity, ids)
     return [(doc.id, doc.label) for doc in take_docs(entity, ids, iter(pipe.execute()))]
+
+
+def course_by_code(code: str) -> int | None:
+    """The id of the course whose code is ``code`` (in any case), or None: one ZRANGEBYLEX of the code index."""
+    folded = code.strip().casefold().replace("\x00", "")
+    if not folded:
+        return None
+    low = ("[" + folded + "\x00").encode()
+    members = client().zrangebylex(keys.lex("course"), low, low + b"\xff", 0, 1)
+    return lex_id(members[0]) if members else None
