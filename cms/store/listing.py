@@ -100,6 +100,19 @@ def _title_hits(text: str, limit: int) -> Hits:
     return TITLES.search(text, limit, cap=limit) if Query.parse(text).usable else Hits([])
 
 
+AUTHORS_MATCHED = 20  # authors an author filter takes at most (those starting with what was typed)
+
+
+def authors_matching(text: str) -> list[str]:
+    """The authors the author filter means, in any case: those whose name is ``text`` casefolded, else those
+    starting with it (at most AUTHORS_MATCHED): one ZRANGEBYLEX of the authors index."""
+    folded = text.casefold().replace("\x00", "").encode()
+    members = client().zrangebylex(keys.authors(), b"[" + folded, b"[" + folded + b"\xff", 0, AUTHORS_MATCHED)
+    pairs = [member.split("\x00", 1) for member in members]
+    exact = [name for key, name in pairs if key.encode() == folded]
+    return exact or [name for _, name in pairs]
+
+
 def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
     """``list_page``'s page, total and cap, for callers that do not ask about the sort."""
     items, total, capped, _ = list_page(state)
@@ -130,11 +143,15 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     list is sorted by SORT … BY the field over its posts, when they are at most ``SORT_LIMIT``. The
     fourth value says a sort was refused for that (the list then keeps its order by last save).
     """
-    filters = []
+    filters, authors, union = [], [], ""
     if state.filters.get("status"):
         filters.append(keys.by_status(state.filters["status"]))
     if state.filters.get("author"):
-        filters.append(keys.by_author(state.filters["author"]))
+        authors = authors_matching(state.filters["author"])
+        if not authors:
+            return [], 0, False, False
+        union = keys.scratch(uuid.uuid4().hex) if len(authors) > 1 else ""
+        filters.append(union or keys.by_author(authors[0]))
     prefix = state.q.replace("\x00", "").casefold()
     found: list[str] | None = None
     capped = False
@@ -148,7 +165,10 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
             if not found:
                 return [], 0, capped, False
     scratch = keys.scratch(uuid.uuid4().hex) if matches or found or prefix or len(filters) > 1 else ""
-    pipe = client().pipeline(transaction=bool(scratch))
+    temporary = [key for key in (scratch, union) if key]
+    pipe = client().pipeline(transaction=bool(temporary))
+    if union:  # several authors match what was typed: their posts, in list order
+        pipe.zunionstore(union, [keys.by_author(author) for author in authors], aggregate="MAX")
     if matches or found:  # the matching ids, ordered by the sort index or the filters
         ids = matches
         if found:
@@ -191,10 +211,10 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
             get=gets,
             desc=state.order != "updated",
         )
-    if scratch:
-        pipe.delete(scratch)
+    if temporary:
+        pipe.delete(*temporary)
     replies = execute(pipe)
-    total, flat = replies[-3:-1] if scratch else replies[-2:]
+    total, flat = replies[-3:-1] if temporary else replies[-2:]
     if flat == [-1]:  # more posts than a sort by a field reads: the list by last save, said so
         items, total, capped, _ = list_page(replace(state, order="-updated"))
         return items, total, capped, True

@@ -124,13 +124,13 @@ def _run_save(
             [
                 keys.post(post_id), keys.revisions(post_id), keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), old_key, new_key, keys.EVENTS,
-                *leaves, *joins,
+                keys.authors(), *leaves, *joins,
             ],
             [
                 mode, number, old_author, new_author, old_indexed, new_indexed, repr(at), actor.name, comment,
                 conf.revisions_kept(), member, json.dumps(content or {}, ensure_ascii=False),
                 json.dumps(OWN_FIELDS), _flat(event), settings.EVENTS_MAXLEN, post_id, BETWEEN_SHOWN - 1, SCHEMA,
-                old_title, new_title, len(leaves),
+                old_title, new_title, len(leaves), keys.author_member(old_author), keys.author_member(new_author),
             ],
         )  # fmt: skip
         try:
@@ -230,12 +230,13 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
             scripts.DELETE,
             [
                 post_key, keys.revisions(post_id), comments_key, keys.by_updated(), keys.titles(),
-                keys.by_status("draft"), keys.by_status("published"), author_key, keys.EVENTS,
+                keys.by_status("draft"), keys.by_status("published"), author_key, keys.EVENTS, keys.authors(),
                 *pieces, *(COMMENTS.child_key(i) for i in comment_ids),
             ],
             [
                 fields.get("version", ""), fields.get("author", ""), indexed, member, post_id, _flat(event),
-                settings.EVENTS_MAXLEN, fields.get("title", ""), len(pieces), *comment_ids,
+                settings.EVENTS_MAXLEN, fields.get("title", ""), len(pieces),
+                keys.author_member(fields.get("author", "")), *comment_ids,
             ],
         )  # fmt: skip
         try:

@@ -1,6 +1,9 @@
 """The post list as a staff user works it: every column sorts, bulk publish and unpublish, select-all."""
 
+import io
 import re
+
+from django.core.management import call_command
 
 from cms import keys, store
 from config.activity import Actor
@@ -123,3 +126,32 @@ class PagingTest(RedisTestCase):
         self.assertEqual(past.redirect_chain, [("/cms/posts/?per=10&page=6", 302)])  # the rest of the query kept
         self.assertContains(past, "Page 41 is past the end of the list: this is its last page, 6.")
         self.assertEqual(shown(past), [f"Post {n:02}" for n in range(9, -1, -1)])
+
+
+class AuthorFilterTest(RedisTestCase):
+    def test_the_author_filter_finds_its_author_in_any_case_and_by_the_start_of_the_name(self):
+        make("By Ann", author="Ann")
+        make("By Andrew", author="andrew")
+        make("By Bob", author="bob")
+        for typed, expected in (("ANN", ["By Ann"]), ("ann", ["By Ann"]), ("an", ["By Andrew", "By Ann"]),
+                                ("BO", ["By Bob"]), ("zed", [])):  # fmt: skip
+            with self.subTest(typed=typed):
+                self.assertEqual(sorted(shown(self.client.get("/cms/posts/", {"author": typed}))), expected)
+        self.assertEqual(shown(self.client.get("/cms/posts/", {"author": "an", "q": "andrew"})), ["By Andrew"])
+
+    def test_the_authors_index_follows_the_writes_and_the_invariants_check_it(self):
+        first = make("One", author="Ann")
+        second = make("Two", author="Ann")
+        self.assertEqual(client().zrange(keys.authors(), 0, -1), ["ann\x00Ann"])
+        store.save_post(second.id, {"title": "Two", "body": "B.", "author": "bob", "status": "draft"}, base_version=1,
+                        actor=Actor("ann"), comment="", at=T0 + 5)  # fmt: skip
+        self.assertEqual(client().zrange(keys.authors(), 0, -1), ["ann\x00Ann", "bob\x00bob"])
+        store.delete_post(first.id, actor=Actor("ann"))  # Ann's last post
+        self.assertEqual(client().zrange(keys.authors(), 0, -1), ["bob\x00bob"])
+        self.assertEqual(violations(["cms"]), [])
+        client().zadd(keys.authors(), {"zed\x00zed": 0})  # an author with no post: found, and repaired
+        client().zrem(keys.authors(), "bob\x00bob")  # an author missing: found, and repaired
+        self.assertEqual(len(violations(["cms"])), 2)
+        call_command("check_integrity", "--only", "cms", "--repair", stdout=io.StringIO())
+        self.assertEqual(client().zrange(keys.authors(), 0, -1), ["bob\x00bob"])
+        self.assertEqual(violations(["cms"]), [])
