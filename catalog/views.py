@@ -24,7 +24,7 @@ from config.saving import Saved, save_view
 from config.shortcuts import or_404
 
 PRODUCTS = ListSpec(
-    sorts=("name", "price", "rating", "reviews", "created"),
+    sorts=("name", "price", "rating", "reviews", "created", "type", "brand", "sku"),
     default_order="-created",
     filters=("type", "tags_all", "tags_any", "tags_none"),
     filter_form=ProductFilterForm,

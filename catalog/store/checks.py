@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from catalog import keys, types
-from catalog.documents import Product, name_score, price_score, rating_score, sku_key
+from catalog.documents import Product, name_score, price_score, rating_score, sku_key, text_scores
 from catalog.store.core import NAMES, REVIEWS, lex_member, queue_indexes
 from config.redis import client
 from config.store import batched
@@ -161,6 +161,7 @@ def expected_scores(product: Product) -> dict[str, float]:
         "price": price_score(product.price),
         "rating": rating_score(product.num_reviews, product.sum_ratings),
         "reviews": float(product.num_reviews),
+        **text_scores(product),
     }
 
 

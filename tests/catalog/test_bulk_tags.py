@@ -63,3 +63,39 @@ class BulkTagTest(RedisTestCase):
         self.assertContains(empty, "Type a tag, then choose Tag selected or Untag selected")
         self.assertEqual(client().hgetall(keys.product(self.quiet)), before)
         self.assertEqual(self.client.get("/catalog/products/tags/").status_code, 405)
+
+
+class ProductSortTest(RedisTestCase):
+    def test_type_brand_and_sku_sort_as_bounded_pages_of_their_indexes(self):
+        make_product("Zeta Buds", sku="B-200")
+        make_product("Alpha Box", type="game_console", sku="A-900")
+        make_product("Mid Buds", sku="C-100")
+
+        def names(order, **filters):
+            rows = self.client.get("/catalog/products/", {"o": order, **filters}).context["result"].rows
+            return [row.name for row in rows]
+
+        self.assertEqual(names("sku"), ["Alpha Box", "Zeta Buds", "Mid Buds"])
+        self.assertEqual(names("-sku"), ["Mid Buds", "Zeta Buds", "Alpha Box"])
+        self.assertEqual(names("brand"), ["Alpha Box", "Mid Buds", "Zeta Buds"])  # the brand is the name's first word
+        self.assertEqual(names("type"), ["Zeta Buds", "Mid Buds", "Alpha Box"])  # earbuds first, then by id
+        self.assertEqual(names("-type")[0], "Alpha Box")
+        self.assertEqual(names("sku", type="earbuds"), ["Zeta Buds", "Mid Buds"])
+        page = self.client.get("/catalog/products/", {"o": "brand"}).content.decode()
+        self.assertIn('href="?o=-brand"', page)
+        self.assertEqual(violations(["catalog"]), [])
+
+    def test_a_sort_reads_one_page_whatever_the_catalog_size(self):
+        def work():
+            stats = command_stats()
+            before = {n: int(stats.get(f"cmdstat_{n}", {}).get("calls", 0)) for n in ("hmget", "zrange", "zrevrange")}
+            self.client.get("/catalog/products/", {"o": "sku", "per": "10"})
+            stats = command_stats()
+            return {n: int(stats.get(f"cmdstat_{n}", {}).get("calls", 0)) - before[n] for n in before}
+
+        for n in range(12):
+            make_product(f"Item {n:02}", sku=f"S-{n:03}")
+        small = work()
+        for n in range(12, 60):
+            make_product(f"Item {n:02}", sku=f"S-{n:03}")
+        self.assertEqual(work(), small)
