@@ -32,3 +32,17 @@ class AnyPartTest(RedisTestCase):
         self.assertEqual((counts[""], counts["game_console"], counts["phone"]), (1, 1, 0))
         unsearched = self.client.get("/catalog/products/").content.decode()
         self.assertIn(">all types · 3</a>", unsearched)
+
+
+class SuggestionsTest(RedisTestCase):
+    def test_a_cjk_word_is_suggested_and_more_matches_than_shown_are_said(self):
+        phone = make_product("📱 هاتف 電話 Phone", type="phone", attrs={})
+        response = self.client.get("/catalog/products/suggest/", {"q": "電"})
+        self.assertContains(response, f'data-href="/catalog/products/{phone}/"')
+        for n in range(10):
+            make_product(f"Phone case {n}", attrs={})
+        many = self.client.get("/catalog/products/suggest/", {"q": "phone"})
+        self.assertEqual(many.content.decode().count('role="option"'), 8)
+        self.assertContains(many, "The first 8 shown: type more of the name to find the others.")
+        few = self.client.get("/catalog/products/suggest/", {"q": "case 3"})
+        self.assertNotContains(few, "The first 8 shown")
