@@ -44,7 +44,8 @@ def respond(
     limit: int = LIMIT,
 ) -> HttpResponse:
     """The listbox's options for the typed text: the app's ``search`` (one round trip), or a hint when
-    the text is too short to search, and one when more match than the list shows. ``link(id)`` gives each option a link (for ``mode="go"``).
+    the text is too short to search, and one when more match than the list shows. ``link(id)`` gives
+    each option a link (for ``mode="go"``).
 
     htmx sends the input's value under the input's own name and names the input in the
     ``HX-Trigger-Name`` header, so one view serves a field of any name (``param`` fixes it; else "q").
