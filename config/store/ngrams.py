@@ -106,6 +106,33 @@ return reply
 """
 
 
+# A bounded read of a set of candidates with each one's field. KEYS[1]: the set. ARGV[1]: how many to read at
+# most; ARGV[2]: the field of a candidate's hash, as SORT's GET names it (``prefix*->field``). Flat: each id,
+# then its field. SSCAN walks the set a step at a time and stops once it has as many as asked, so the ids
+# visited stay near ARGV[1] whatever the set's size (a small set, kept as one compact array, comes whole:
+# 512 ids at most, set-max-intset-entries), and a field is read for ARGV[1] of them at most. SORT … LIMIT
+# would read the whole set first: a piece of one character is in nearly every name.
+_SAMPLE = """
+local want, cursor, out, seen, found = tonumber(ARGV[1]), '0', {}, {}, 0
+local star = string.find(ARGV[2], '*', 1, true)
+local arrow = string.find(ARGV[2], '->', star, true)
+local head, tail = string.sub(ARGV[2], 1, star - 1), string.sub(ARGV[2], star + 1, arrow - 1)
+local field = string.sub(ARGV[2], arrow + 2)
+repeat
+  local reply = redis.call('SSCAN', KEYS[1], cursor, 'COUNT', want)
+  cursor = reply[1]
+  for _, id in ipairs(reply[2]) do
+    if found < want and not seen[id] then
+      seen[id], found = true, found + 1
+      out[#out + 1] = id
+      out[#out + 1] = redis.call('HGET', head .. id .. tail, field)
+    end
+  end
+until cursor == '0' or found >= want
+return out
+"""
+
+
 @dataclass(frozen=True)
 class NgramIndex:
     """One app's trigram index over one field of one kind of hash.
@@ -286,7 +313,8 @@ class NgramIndex:
         set, the candidates in its order; without, SINTERSTORE into a scratch set, or
         for a query of one piece (a word of three letters) that piece's set itself.
         Then SORT ... BY nosort LIMIT 0 cap+1 GET # GET record:*->field reads at most
-        cap+1 candidates with their names, and the scratch key is unlinked. The
+        cap+1 candidates with their names (without an order: an SSCAN that stops there, ``_SAMPLE``, so a
+        piece of one character held by nearly every name costs no more), and the scratch key is unlinked. The
         candidates are then checked against the query (``Query.matches``). One
         ZINTERSTORE intersects and orders them at once, cheaper than intersecting and
         then ordering in two commands; a query of one piece reads its set as it is,
@@ -313,11 +341,13 @@ class NgramIndex:
             pipe.sinterstore(source, pieces)
             scratch.append(source)
         ids_alone = not names and self.order_key and query.exact
+        field = f"{self.record_key('*')}->{self.text_field}"
         if ids_alone:
             pipe.zrange(source, 0, cap)
-        else:
-            gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
-            queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
+        elif self.order_key:
+            queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=["#", field])
+        else:  # a set, in no order: read a bounded sample of it, whatever its size
+            queue_script(pipe, _SAMPLE, [source], [cap + 1, field], whole=True)
         at = len(pipe.command_stack) - start - 1  # the read's reply, counted from this search's first
         if scratch:
             pipe.unlink(*scratch)

@@ -47,3 +47,23 @@ class FullNameFirstTest(RedisTestCase):
             large = work("ann smith")
         self.assertEqual(small, large)  # the candidates' names read stop at the cap
         self.assertLessEqual(large["hmget"] + large["hget"], 2 * 11)
+
+    def test_a_one_character_search_reads_a_bounded_sample_at_any_size(self):
+        def work(q):
+            before = calls()
+            ids, capped = store.search_employee_ids(q)
+            after = calls()
+            return {name: after.get(name, 0) - before.get(name, 0) for name in ("hget", "sscan")}, len(ids), capped
+
+        with mock.patch("orgchart.store.names.SEARCH_LIMIT", 20):
+            for n in range(60):
+                employee(f"Kim Park {n:03}")
+            small, found, capped = work("k")  # a piece of one character: in every name
+            self.assertEqual((found, capped), (20, True))
+            for n in range(60, 300):
+                employee(f"Kim Park {n:03}")
+            large, found, capped = work("k")
+        self.assertEqual((found, capped), (20, True))
+        for work_done in (small, large):  # the sample's names and those starting with "k", each at most 21
+            self.assertLessEqual(work_done["hget"], 2 * 21)
+            self.assertLessEqual(work_done["sscan"], 3)
