@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from catalog import keys
-from catalog.documents import Product, name_key, name_score, price_score, sku_key, text_scores
+from catalog.documents import Product, name_key, name_score, price_score, searched_text, sku_key, text_scores
 from config.store import EditConflict, NotFound, Refused
 from config.store.children import ChildCollection
 from config.store.ngrams import NgramIndex
@@ -96,7 +96,9 @@ def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | Non
             pipe.zrem(keys.names(p), old_lex)
         if new_lex:
             pipe.zadd(keys.names(p), {new_lex: 0})
-    NAMES[p].queue_write(pipe, member, old and old.name, new and new.name)
+    NAMES[p].queue_write(
+        pipe, member, old and searched_text(old.name, old.sku), new and searched_text(new.name, new.sku)
+    )
     old_sku, new_sku = old and sku_key(old.sku), new and sku_key(new.sku)
     if old_sku != new_sku and keys.SKUS_WITH_PRODUCTS:  # else claimed and released beside it (``skus``)
         if old_sku:

@@ -126,7 +126,8 @@ def update(
     fields = product.to_hash()
     batch = Batch()
     batch.require_field(key, "rev", str(rev))
-    batch.require_field(key, "name", old.name)  # the name the trigrams to drop were computed from
+    batch.require_field(key, "name", old.name)  # the name and SKU the pieces to drop were computed from
+    batch.require_field(key, "sku", old.sku)
     moved = sku_key(old.sku) != sku_key(product.sku)
     claimed = [(sku_key(product.sku), product_id)] if product.sku and moved else []
     released = [(sku_key(old.sku), product_id)] if old.sku and moved else []
@@ -162,7 +163,8 @@ def delete(product_id: int, *, actor: Actor) -> Product:
         old = Product.from_hash(product_id, current)
         batch = Batch()
         batch.require_field(key, "rev", str(old.rev))
-        batch.require_field(key, "name", old.name)  # the name the trigrams to drop were computed from
+        batch.require_field(key, "name", old.name)  # the name and SKU the pieces to drop were computed from
+        batch.require_field(key, "sku", old.sku)
         batch.require_members(reviews_key, review_ids)
         REVIEWS.queue_delete_all(batch, product_id, review_ids)
         batch.unlink(key)

@@ -8,7 +8,7 @@ from unittest import mock
 from django.test import tag
 
 from catalog import keys, store
-from catalog.documents import Product
+from catalog.documents import Product, searched_text
 from catalog.integrity import name_trigrams
 from config.redis import client
 from config.store import EditConflict
@@ -254,13 +254,13 @@ class TrigramIntegrityTest(RedisTestCase):
 
         run_concurrently(worker, [(n,) for n in range(8)])
         self.assertEqual(messages(), [])
+        listed = {i: searched_text(store.get(i).name, store.get(i).sku) for i in ids}  # the name and the SKU
         for product_id in ids:
-            name = store.get(product_id).name
-            for gram in all_grams(name):
+            for gram in all_grams(listed[product_id]):
                 self.assertIn(str(product_id), holders(gram))
         held = {key.rsplit(":", 1)[1] for key in gram_keys()}
-        self.assertEqual(held, set().union(*(all_grams(store.get(i).name) for i in ids)))
-        self.assertEqual(vocabulary_words(), set().union(*(kept_words(store.get(i).name) for i in ids)))
+        self.assertEqual(held, set().union(*(all_grams(text) for text in listed.values())))
+        self.assertEqual(vocabulary_words(), set().union(*(kept_words(text) for text in listed.values())))
 
 
 def vocabulary_words(p=None):
@@ -285,7 +285,7 @@ class VocabularyTest(RedisTestCase):
         self.assertFalse(client().exists(keys.word("x2", part(phone))))  # shorter than four: its pieces do
         entries = client().zrange(keys.vocabulary(part(phone)), 0, -1)
         self.assertEqual(sorted(entries), sorted(f"{'smartphone'[i:]}\x00smartphone" for i in range(7)))
-        twin = make_product("Smartphone Y", type="phone", attrs={})
+        twin = make_product("Smartphone Y", type="phone", attrs={}, sku="TW-1")  # an SKU with no word kept
         for renamed, name in ((phone, "Featurephone X2"), (twin, "Pocket Radio")):
             product = store.get(renamed)
             product.name = name
@@ -337,7 +337,7 @@ class VocabularyTest(RedisTestCase):
         phone = make_product("Smartphone X", type="phone", attrs={})
         with self.assertRoundTrips(2):  # no long names: the vocabulary alone
             self.assertEqual([r.id for r in store.list_products(store.ProductQuery(q="phone")).rows], [phone])
-        odd = make_product(f"{long_word} Phone", type="appliance", attrs={})
+        odd = make_product(f"{long_word} Phone", type="appliance", attrs={}, sku="ODD-1")
         p = part(odd)
         self.assertEqual(client().smembers(keys.long_names(p)), {str(odd)})
         self.assertEqual(vocabulary_words(p), {"phone"} | ({"smartphone"} if part(phone) == p else set()))

@@ -2,6 +2,8 @@
 chips' counts, "all types" too, following the search."""
 
 from catalog import store
+from config.activity import Actor
+from config.invariants import violations
 from tests.base import RedisTestCase
 from tests.catalog.helpers import make_product
 
@@ -46,3 +48,19 @@ class SuggestionsTest(RedisTestCase):
         self.assertContains(many, "The first 8 shown: type more of the name to find the others.")
         few = self.client.get("/catalog/products/suggest/", {"q": "case 3"})
         self.assertNotContains(few, "The first 8 shown")
+
+
+class SkuDigitsTest(RedisTestCase):
+    def test_an_skus_digits_find_its_product_and_an_sku_change_moves_it(self):
+        box = make_product("Quiet Box", sku="QB-44718", attrs={})
+        make_product("Loud Box", sku="LB-90210", attrs={})
+        for q in ("44718", "4471", "718", "18", "qb-44718", "box 447"):
+            with self.subTest(q=q):
+                names = [row.name for row in self.client.get("/catalog/products/", {"q": q}).context["result"].rows]
+                self.assertEqual(names, ["Quiet Box"])
+        product = store.get(box)
+        product.sku = "QB-55555"
+        store.update(box, product, product.rev, actor=Actor("staff"))
+        self.assertEqual(self.client.get("/catalog/products/", {"q": "44718"}).context["result"].rows, [])
+        self.assertEqual(len(self.client.get("/catalog/products/", {"q": "55555"}).context["result"].rows), 1)
+        self.assertEqual(violations(["catalog"]), [])
