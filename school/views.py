@@ -98,7 +98,7 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
             document,
             actor=_actor(request),
             expected=data["version"] if current else "",
-            old_text=getattr(current, store.TEXT_FIELD[ent.name]) if current else None,
+            old_text=store.searched_text(ent.name, current.to_hash()) if current else None,
         )
         return Saved(pk, f"The {ent.name} “{document.label}” was {'changed' if current else 'added'}.")
 

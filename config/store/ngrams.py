@@ -359,7 +359,11 @@ class NgramIndex:
             flat = replies[at]
             pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
             capped = len(pairs) > cap
-            return Hits([(m, name) for m, name in pairs[:cap] if name is not None and query.matches(name)], capped)
+            # An exact query's candidates all match (holding its pieces is holding it): the name is read for
+            # the order alone. Else each is checked against its name.
+            exact = query.exact
+            kept = [(m, name) for m, name in pairs[:cap] if name is not None and (exact or query.matches(name))]
+            return Hits(kept, capped)
 
         return read
 

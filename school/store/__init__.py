@@ -73,7 +73,7 @@ from school.store.listing import (
     schema_counts,
 )
 from school.store.migration import MigrationStep, migrate_step, migration_cursor
-from school.store.names import INDEXES, SEARCH_LIMIT, TEXT_FIELD, gram_drift, rebuild_grams, search_ids
+from school.store.names import INDEXES, SEARCH_LIMIT, TEXT_FIELD, gram_drift, rebuild_grams, search_ids, searched_text
 from school.store.relations import (
     Change,
     Enrolled,
@@ -97,7 +97,7 @@ __all__ = [
     "Change", "link_instructor", "unlink_instructor", "enrol", "drop", "hold_seat", "confirm_hold", "release_hold",
     "AlgebraResult", "algebra", "course_ids_for_codes",
     "MigrationStep", "migrate_step", "migration_cursor",
-    "INDEXES", "SEARCH_LIMIT", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids",
+    "INDEXES", "SEARCH_LIMIT", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids", "searched_text",
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
     "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
     "SCAN_BATCH", "SIDES", "existing", "expected_indexes", "hold_entries", "id_batches", "index_members",

@@ -14,7 +14,7 @@ from config.redis import client
 from school import keys
 from school.documents import from_fields, sort_label
 from school.store.core import EditConflict, NotFound, event_args, retried, run
-from school.store.names import INDEXES, TEXT_FIELD
+from school.store.names import INDEXES, TEXT_FIELD, searched_text
 
 SCAN_COUNT = 1000
 
@@ -82,7 +82,7 @@ def delete(entity: str, pk: int, *, actor: Actor) -> str:
                     relation["holds"].append(len(script_keys))
             relations.append(relation)
         grams_from = len(script_keys) + 1
-        script_keys += INDEXES[entity].keys_for(fields.get(TEXT_FIELD[entity], ""))
+        script_keys += INDEXES[entity].keys_for(searched_text(entity, fields))  # its code is checked as its label
         label = from_fields(entity, pk, fields).label
         try:
             run(

@@ -41,11 +41,16 @@ class TrigramWriteTest(RedisTestCase):
 
     def test_save_and_delete_keep_the_trigrams_of_a_title_and_a_name(self):
         pk = course("MA-201", "Linear Algebra")
-        self.assertEqual(gram_keys("course"), sorted(keys.ngram("course", g) for g in all_grams("Linear Algebra")))
-        self.assertEqual(holders("course", "ma2"), set())  # the code is not in the title index
-        with self.assertRoundTrips(1), self.assertCommands(1):  # still one script, the old title known
+        listed = sorted(keys.ngram("course", g) for g in all_grams("MA-201 Linear Algebra"))  # the code and title
+        self.assertEqual(gram_keys("course"), listed)
+        self.assertEqual(holders("course", "201"), {str(pk)})  # the code's digits find it
+        self.assertEqual(holders("course", "ma2"), set())  # pieces never span two words
+        with self.assertRoundTrips(1), self.assertCommands(1):  # still one script, the old code and title known
             store.save(
-                "course", Course(pk, "MA-201", "Abstract Algebra", "", 30), actor=ACTOR, old_text="Linear Algebra"
+                "course",
+                Course(pk, "MA-201", "Abstract Algebra", "", 30),
+                actor=ACTOR,
+                old_text="MA-201 Linear Algebra",
             )
         self.assertEqual(holders("course", "lin"), set())
         self.assertEqual(holders("course", "abs"), {str(pk)})

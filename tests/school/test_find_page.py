@@ -2,9 +2,10 @@
 more match than they show, and their hints say what the search does."""
 
 import re
+from dataclasses import replace
 
 from tests.base import RedisTestCase
-from tests.school.helpers import course, student
+from tests.school.helpers import ACTOR, course, student
 
 
 class FindPageTest(RedisTestCase):
@@ -45,3 +46,26 @@ class FindPageTest(RedisTestCase):
         self.assertNotIn("code starts with", person_page)
         course_page = self.client.get(f"/school/courses/{self.algebra}/").content.decode()
         self.assertIn('placeholder="Any part of a name…"', course_page)
+
+
+class CodeDigitsTest(RedisTestCase):
+    def test_a_course_codes_digits_find_it_and_a_code_change_moves_it(self):
+        from config.invariants import violations
+        from school import store
+
+        algebra = course("MA-201", "Linear Algebra")
+        course("CS-101", "Intro")
+        found = self.client.get("/school/courses/", {"q": "201"})
+        self.assertEqual([row.doc.code for row in found.context["page"].object_list], ["MA-201"])
+        self.assertEqual(
+            [row.doc.code for row in self.client.get("/school/courses/", {"q": "01"}).context["page"].object_list],
+            ["CS-101", "MA-201"],
+        )
+        current = replace(store.get("course", algebra), code="MA-305")
+        store.save("course", current, actor=ACTOR, old_text="MA-201 Linear Algebra")
+        self.assertEqual(self.client.get("/school/courses/", {"q": "201"}).context["page"].object_list, [])
+        self.assertEqual(len(self.client.get("/school/courses/", {"q": "305"}).context["page"].object_list), 1)
+        self.assertEqual(violations(["school"]), [])
+        store.delete("course", algebra, actor=ACTOR)
+        self.assertEqual(self.client.get("/school/courses/", {"q": "305"}).context["page"].object_list, [])
+        self.assertEqual(violations(["school"]), [])
