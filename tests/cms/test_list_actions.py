@@ -155,3 +155,14 @@ class AuthorFilterTest(RedisTestCase):
         call_command("check_integrity", "--only", "cms", "--repair", stdout=io.StringIO())
         self.assertEqual(client().zrange(keys.authors(), 0, -1), ["bob\x00bob"])
         self.assertEqual(violations(["cms"]), [])
+
+
+class ViewerBulkTest(RedisTestCase):
+    def test_a_viewer_cannot_publish_in_bulk_and_nothing_is_written(self):
+        post = make("Draft one")
+        viewer = self.make_staff("viewer", role="viewer")
+        self.client.force_login(viewer)
+        response = self.client.post("/cms/posts/status/", {"ids": [post.id], "status": "published"})
+        self.assertEqual(response.status_code, 403)
+        self.assertEqual(client().hget(keys.post(post.id), "status"), "draft")
+        self.assertEqual(client().zcard(keys.by_status("published")), 0)
