@@ -6,7 +6,8 @@ with ``spec.read(request)``: the one place a query string is parsed. The app's
 store returns a page and its total in one round trip for an offset and a limit
 (ZCARD and ZRANGE in one pipeline, say), ``page_of`` wraps them in Django's own
 Page so the pagination partial works whatever the backend, and ``render_list``
-renders the screen, or only its partial for an htmx request.
+renders the screen, or only its partial for an htmx request. ``?per=`` picks a page size
+among ``PAGE_SIZES``; a page past the end redirects to the last one (``PastEndMiddleware``).
 """
 
 from __future__ import annotations
@@ -239,7 +240,8 @@ class _ReachingPaginator(Paginator):
 
 def page_of(items: list, total: int, state: ListState, reachable: int | None = None) -> Page:
     """A Django Page from one page of items already read, and the total; ``reachable``, where a list's
-    pages stop short of its total (a partitioned catalog's result window)."""
+    pages stop short of its total (a partitioned catalog's result window). A page past the last raises
+    ``PastEnd``, which ``PastEndMiddleware`` turns into the last page and a message."""
     if reachable is None or reachable >= total:
         paginator = Paginator(_Counted(total), state.per_page, allow_empty_first_page=True)
     else:
