@@ -64,13 +64,20 @@ def product_suggest(request):
     return autocomplete.respond(request, store.suggest, link=url_for_each("catalog:product_detail"))
 
 
+def _delete_products(ids: list[int], actor: Actor) -> tuple[list[str], int]:
+    """The ticked products deleted in one script (a partition): their names, and how many were gone."""
+    deleted, gone = store.delete_many(ids, actor=actor)
+    return [product.name for product in deleted], gone
+
+
 PRODUCTS_BULK = BulkDelete(
     noun="product", plural="products", list_name="catalog:product_list", detail_name="catalog:product_detail",
     action_name="catalog:product_bulk_delete", labels=store.product_labels,
     delete=lambda pk, actor: store.delete(pk, actor=actor).name,
     what_goes="with their reviews",
-    pattern_note="one Lua script with every key in KEYS (its hash, reviews, type and tag memberships, sort, name "
-    "and trigram index entries).",
+    delete_many=lambda ids, actor: _delete_products(ids, actor),
+    pattern_note="in one Lua script (one a partition) with every key in KEYS: their hashes, reviews, type and tag "
+    "memberships, sort, name and n-gram index entries.",
 )  # fmt: skip
 
 

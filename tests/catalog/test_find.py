@@ -10,6 +10,7 @@ from django.test import tag
 from catalog import keys, store
 from catalog.documents import Product, searched_text
 from catalog.integrity import name_trigrams
+from catalog.store.batch import Batch
 from config.redis import client
 from config.store import EditConflict
 from config.store.ngramtext import Query, all_grams, kept_words, words
@@ -467,14 +468,35 @@ class BulkDeleteTest(RedisTestCase):
         self.assertContains(response, f'<input type="hidden" name="ids" value="{self.a}">', html=True)
         self.assertTrue(client().exists(keys.product(self.a), keys.product(self.b)) == 2)
 
-    def test_confirming_deletes_each_in_its_own_script_and_names_them(self):
-        with self.assertRoundTrips(4 + 2 * SKU_TRIP):  # per product: its hash and review ids, its script (its release)
+    def test_confirming_deletes_them_in_one_script_a_partition_and_names_them(self):
+        scripts = len({part(self.a), part(self.b)})  # one a partition: all its products go together
+        with self.assertRoundTrips(1 + scripts + SKU_TRIP):  # every hash and review ids, the scripts (the releases)
             response = self.client.post("/catalog/products/delete/", {"ids": [self.a, self.b], "confirm": "yes"})
         response = self.client.get(response["Location"])
         self.assertContains(response, "Deleted 2 products with their reviews: “Alpha Buds”, “Beta &lt;Buds&gt;”.")
         self.assertFalse(client().exists(keys.product(self.a), keys.product(self.b)))
         self.assertTrue(client().exists(keys.product(self.c)))
         self.assertEqual(holders("alp"), set())
+        self.assertEqual(messages(), [])
+        self.assertEqual(client().zcard(keys.product_reviews(self.a)), 0)
+
+    def test_an_edit_between_the_read_and_the_script_makes_the_batch_read_again(self):
+        real, calls = Batch.run, []
+
+        def edit_first(batch):  # an edit lands once, after the products were read
+            calls.append(1)
+            if len(calls) == 1:
+                product = store.get(self.c)
+                product.name = "Gamma Buds II"
+                store.update(self.c, product, product.rev, actor=TESTER)
+            return real(batch)
+
+        with mock.patch.object(Batch, "run", edit_first):
+            deleted, gone = store.delete_many([self.b, self.c], actor=TESTER)
+        self.assertEqual(sorted(p.id for p in deleted), sorted([self.b, self.c]))
+        self.assertEqual(gone, 0)
+        self.assertGreaterEqual(len(calls), 3)  # the edit's own script, the refused batch, the batch again
+        self.assertFalse(client().exists(keys.product(self.b), keys.product(self.c)))
         self.assertEqual(messages(), [])
 
     def test_nothing_ticked_says_so_and_a_get_is_refused(self):
