@@ -81,13 +81,20 @@ def post_add(request):
     )
 
 
+def _delete_posts(ids: list[int], actor: Actor) -> tuple[list[str], int]:
+    """The ticked posts deleted in one transaction: their titles, and how many were gone."""
+    deleted, gone = store.delete_posts(ids, actor=actor)
+    return [post.title for post in deleted], gone
+
+
 POSTS_BULK = BulkDelete(
     noun="post", plural="posts", list_name="cms:post_list", detail_name="cms:post_detail",
     action_name="cms:post_bulk_delete", labels=store.post_labels,
     delete=lambda pk, actor: store.delete_post(pk, actor=actor).title,
     what_goes="with their revisions and comments",
-    pattern_note="a read of its comment ids, then one Lua script with every key in KEYS (the post, its "
-    "revisions, its comments, its index entries and trigram sets).",
+    delete_many=lambda ids, actor: _delete_posts(ids, actor),
+    pattern_note="after a read of their comment ids, in one MULTI/EXEC of their delete scripts, each with every "
+    "key in KEYS (the post, its revisions, its comments, its index entries and n-gram sets).",
 )  # fmt: skip
 
 

@@ -49,13 +49,13 @@ from cms.store.comments import (
 )
 from cms.store.core import APP, COMMENTS, TITLES, Busy, EditConflict, NotFound, entries
 from cms.store.listing import SEARCH_LIMIT, SORT_LIMIT, SORTS, list_page, list_posts, post_labels, search_titles
-from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
+from cms.store.posts import PostPage, create_post, delete_post, delete_posts, get_post, revert_post, save_post
 from cms.store.revisions import history, versions
 from cms.store.status import StatusChange, set_status
 
 __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
-    "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
+    "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post", "delete_posts",
     "history", "versions", "list_posts", "list_page", "SORT_LIMIT", "SORTS",
     "post_labels", "search_titles", "SEARCH_LIMIT", "comments_page", "add_comment",
     "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",

@@ -10,7 +10,7 @@ from django.test import tag
 
 from cms import keys, store
 from cms.documents import Post
-from cms.store import scripts
+from cms.store import posts, scripts
 from cms.store.listing import SEARCH_LIMIT
 from config.activity import Actor
 from config.listing import ListState
@@ -286,9 +286,11 @@ class BulkDeleteTest(RedisTestCase):
         self.assertContains(response, f'<input type="hidden" name="ids" value="{self.a}">', html=True)
         self.assertEqual(client().exists(keys.post(self.a), keys.post(self.b)), 2)
 
-    def test_confirming_deletes_each_in_its_own_script_and_names_them(self):
-        with self.assertRoundTrips(4):  # per post: its fields and comment ids, then its script
+    def test_confirming_deletes_them_in_one_transaction_and_names_them(self):
+        with self.assertRoundTrips(2) as trace:  # every post's fields and comment ids, then one MULTI/EXEC
             response = self.client.post("/cms/posts/delete/", {"ids": [self.a, self.b], "confirm": "yes"})
+        sent = [c.name for c in trace.trips("data")[1].commands]
+        self.assertEqual(sent, ["MULTI", "EVAL", "EVAL", "EXEC"])  # both deletes in one transaction
         response = self.client.get(response["Location"])
         self.assertContains(
             response, "Deleted 2 posts with their revisions and comments: “Alpha post”, “Beta &lt;post&gt;”."
@@ -296,6 +298,23 @@ class BulkDeleteTest(RedisTestCase):
         self.assertFalse(client().exists(keys.post(self.a), keys.post(self.b)))
         self.assertTrue(client().exists(keys.post(self.c)))
         self.assertEqual(holders("alp"), set())
+        self.assertEqual(messages(), [])
+
+    def test_a_post_that_changed_in_between_is_read_again_and_deleted(self):
+        real, calls = posts.queue_script, []
+
+        def comment_first(pipe, source, script_keys, args, **kwargs):  # a comment lands after the read, once
+            calls.append(1)
+            if len(calls) == 1:
+                store.add_comment(self.a, author="cat", text="meanwhile", at=T0 + 1, actor=ANN)
+            return real(pipe, source, script_keys, args, **kwargs)
+
+        with mock.patch.object(posts, "queue_script", comment_first):
+            deleted, gone = store.delete_posts([self.a, self.b, 999], actor=ANN)
+        self.assertEqual(sorted(post.id for post in deleted), sorted([self.a, self.b]))
+        self.assertEqual(gone, 1)
+        self.assertEqual(len(calls), 3)  # both deletes, then the one whose comments changed, again
+        self.assertFalse(client().exists(keys.post(self.a), keys.post(self.b), keys.post_comments(self.a)))
         self.assertEqual(messages(), [])
 
     def test_nothing_ticked_says_so_a_get_is_refused_and_the_list_offers_checkboxes(self):
