@@ -121,14 +121,15 @@ _WHAT_GOES = {
 
 @require_POST
 def entity_bulk_delete(request, entity: str):
-    """Django admin's "delete selected" on a list: asks with the names, then one script per document."""
+    """Django admin's "delete selected" on a list: asks with the names, then their scripts in one transaction."""
     ent = ENTITIES[entity]
     spec = BulkDelete(
         noun=entity, plural=ent.plural, list_name=f"school:{entity}_list", detail_name=f"school:{entity}_detail",
         action_name=f"school:{entity}_bulk_delete", labels=partial(store.labels, entity),
         delete=lambda pk, actor: store.delete(entity, pk, actor=actor), what_goes=_WHAT_GOES[entity],
-        pattern_note="a read of its relations, then one Lua script with every key in KEYS (the document, both "
-        "sides of every relation, its index and trigram entries).",
+        delete_many=lambda ids, actor: store.delete_many(entity, ids, actor=actor),
+        pattern_note="after a read of their relations, in one MULTI/EXEC of their delete scripts, each with every "
+        "key in KEYS (the document, both sides of every relation, its index and n-gram entries).",
     )  # fmt: skip
     return bulk_delete(request, spec, _actor(request))
 

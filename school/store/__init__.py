@@ -57,7 +57,7 @@ from school.store.core import (
     load_scripts,
     now_ms,
 )
-from school.store.deletes import delete
+from school.store.deletes import delete, delete_many
 from school.store.detail import CourseDetail, Hold, Pair, PersonDetail, course_detail, is_enrolled, pair, person_detail
 from school.store.entities import get, get_for_edit, queue_document, reserve_ids, save
 from school.store.listing import (
@@ -91,7 +91,7 @@ __all__ = [
     "Enrolled", "enrol_many", "course_by_code",
     "Busy", "EditConflict", "NotFound", "Refused", "StoreError",
     "HOLDS_SHOWN", "PICKER_LIMIT", "now_ms", "load_scripts",
-    "save", "get", "get_for_edit", "delete",
+    "save", "get", "get_for_edit", "delete", "delete_many",
     "Row", "labels", "list_page", "Candidate", "Picker", "PICKERS", "find", "find_with_total", "schema_counts",
     "Hold", "CourseDetail", "PersonDetail", "Pair", "course_detail", "person_detail", "pair", "is_enrolled",
     "Change", "link_instructor", "unlink_instructor", "enrol", "drop", "hold_seat", "confirm_hold", "release_hold",
