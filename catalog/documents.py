@@ -93,6 +93,19 @@ def name_score(name: str) -> float:
     return float(score)
 
 
+def searched_text(name: str | None, sku: str | None) -> str:
+    """What the name index lists a product under: its name and its SKU, so that any part of either finds it
+    (an SKU's digits, "4471" of "SPX-4471")."""
+    return f"{name or ''} {sku or ''}".strip()
+
+
+def text_scores(product) -> dict[str, float]:
+    """The scores of the columns a list sorts as text, as ``name_score`` orders a name: the type (by its
+    slug, which reads as its label), the brand and the SKU (an empty one first)."""
+    return {"type": name_score(product.type or ""), "brand": name_score(product.brand or ""),
+            "sku": name_score(product.sku or "")}  # fmt: skip
+
+
 def price_score(price: Decimal | None) -> float:
     """Unpriced products sort as 0."""
     return float(price) if price is not None else 0.0

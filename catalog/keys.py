@@ -78,7 +78,7 @@ key = keyspace.declarer(APP)
 LIST = ("catalog:product_list",)
 DETAIL = ("catalog:product_detail",)
 PRODUCT_URL = "/catalog/products/{id}/"
-SORTS = ("name", "price", "rating", "reviews")
+SORTS = ("name", "price", "rating", "reviews", "type", "brand", "sku")
 EBOOK = "8 Data Modeling Patterns in Redis"
 
 
@@ -191,7 +191,7 @@ def products(p: int | str) -> str:
     screens=LIST,
 )
 def sort_index(name: str, p: int | str) -> str:
-    """One sorted set per sortable column (name, price, rating, reviews) and partition."""
+    """One sorted set per sortable column (name, price, rating, reviews, type, brand, SKU) and partition."""
     return f"catalog:{{{_tag(p)}}}:index:by:{name}"
 
 

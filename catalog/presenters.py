@@ -82,10 +82,13 @@ def _chip(query: str, label: str, count: int, value: str = "", current: bool = F
 
 
 def type_chips(state, chips, chosen: str, catalog_size: int) -> list[dict]:
-    """ "all types" and one chip per type with its count, the chosen one marked current."""
+    """ "all types" and one chip per type with its count, the chosen one marked current. Every product has
+    one type, so "all types" counts what the type chips count together: the search and the tags' matches
+    when they follow them, the catalog when they are its counts (``catalog_size`` where none is counted)."""
     of_type = state.varying("type")
+    every = sum(count for _, count in chips) if chips else catalog_size
     return [
-        _chip(of_type(""), "all types", catalog_size, current=not chosen),
+        _chip(of_type(""), "all types", every, current=not chosen),
         *(_chip(of_type(k.slug), k.label, count, k.slug, chosen == k.slug) for k, count in chips),
     ]
 

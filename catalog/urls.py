@@ -9,6 +9,7 @@ urlpatterns = [
     path("products/add/", views.product_add, name="product_add"),
     path("products/suggest/", views.product_suggest, name="product_suggest"),
     path("products/delete/", views.product_bulk_delete, name="product_bulk_delete"),
+    path("products/tags/", views.product_bulk_tag, name="product_bulk_tag"),
     path("products/<id:pk>/", views.product_detail, name="product_detail"),
     path("products/<id:pk>/edit/", views.product_edit, name="product_edit"),
     path("products/<id:pk>/delete/", views.product_delete, name="product_delete"),

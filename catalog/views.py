@@ -5,23 +5,26 @@ from __future__ import annotations
 from dataclasses import replace
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from catalog import presenters, store, types
-from catalog.forms import ProductFilterForm, ProductForm, ReviewForm
+from catalog.documents import MAX_TAGS
+from catalog.forms import ProductFilterForm, ProductForm, ReviewForm, TagsField
 from config import autocomplete
 from config.activity import Actor
-from config.bulkdelete import BulkDelete, bulk_delete
+from config.bulkdelete import BulkDelete, back_to_list, bulk_delete, selected_ids
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list, url_for_each
 from config.saving import Saved, post_only, refill, save_view
 from config.shortcuts import or_404
 
 PRODUCTS = ListSpec(
-    sorts=("name", "price", "rating", "reviews", "created"),
+    sorts=("name", "price", "rating", "reviews", "created", "type", "brand", "sku"),
     default_order="-created",
     filters=("type", "tags_all", "tags_any", "tags_none"),
     filter_form=ProductFilterForm,
@@ -61,19 +64,59 @@ def product_suggest(request):
     return autocomplete.respond(request, store.suggest, link=url_for_each("catalog:product_detail"))
 
 
+def _delete_products(ids: list[int], actor: Actor) -> tuple[list[str], int]:
+    """The ticked products deleted in one script (a partition): their names, and how many were gone."""
+    deleted, gone = store.delete_many(ids, actor=actor)
+    return [product.name for product in deleted], gone
+
+
 PRODUCTS_BULK = BulkDelete(
     noun="product", plural="products", list_name="catalog:product_list", detail_name="catalog:product_detail",
     action_name="catalog:product_bulk_delete", labels=store.product_labels,
     delete=lambda pk, actor: store.delete(pk, actor=actor).name,
     what_goes="with their reviews",
-    pattern_note="one Lua script with every key in KEYS (its hash, reviews, type and tag memberships, sort, name "
-    "and trigram index entries).",
+    delete_many=lambda ids, actor: _delete_products(ids, actor),
+    pattern_note="in one Lua script (one a partition) with every key in KEYS: their hashes, reviews, type and tag "
+    "memberships, sort, name and n-gram index entries.",
 )  # fmt: skip
 
 
 @post_only(lambda: reverse("catalog:product_list"))
 def product_bulk_delete(request):
     return bulk_delete(request, PRODUCTS_BULK, _actor(request))
+
+
+@post_only(lambda: reverse("catalog:product_list"))
+def product_bulk_tag(request):
+    """Tag or untag the ticked products with the typed tags: one script (a partition), every index kept."""
+    back, ids, action = back_to_list(request, "catalog:product_list"), selected_ids(request), request.POST.get("action")
+    field = TagsField(limit=5)
+    try:
+        tags = field.clean(request.POST.get("tag", ""))
+    except ValidationError as error:
+        messages.error(request, f"{' '.join(error.messages)} Nothing was changed.")
+        return back
+    if action not in ("tag", "untag") or not tags:
+        messages.error(request, "Type a tag, then choose Tag selected or Untag selected; nothing was changed.")
+        return back
+    if not ids:
+        messages.warning(request, "Tick the products to change first; nothing was changed.")
+        return back
+    adding = action == "tag"
+    done = store.retag(ids, add=tags if adding else (), remove=() if adding else tags, actor=_actor(request))
+    listed = ", ".join(tags)
+    if done.changed:
+        names = ", ".join(f"“{name}”" for name in done.changed)
+        verb = f"Tagged {listed}:" if adding else f"Took {listed} from"
+        messages.success(request, f"{verb} {len(done.changed)} product{pluralize(len(done.changed))}: {names}.")
+    if done.unchanged:
+        held = f"had {listed} already" if adding else f"did not have {listed}"
+        messages.info(request, f"{done.unchanged} of the selected products {held}: left as they were.")
+    if done.skipped:
+        messages.info(
+            request, f"{done.skipped} of the selected products were deleted meanwhile or hold {MAX_TAGS} tags: skipped."
+        )
+    return back
 
 
 def _list_query(request) -> tuple:

@@ -145,6 +145,24 @@ def by_author(author: str) -> str:
 @key(
     "zset",
     "Lexicographic index (key-value design notes)",
+    "Every author with a post, as `casefolded author NUL author`, all scored 0: the author filter in any case.",
+    why='The author filter finds its authors by a ZRANGEBYLEX of what was typed, casefolded ("ANN" and '
+    '"an" find Ann), then reads their own indexes; kept by the writes that add an author\'s first post '
+    "or take their last.",
+    screens=LIST,
+)
+def authors() -> str:
+    return "cms:{cms}:index:authors"
+
+
+def author_member(author: str) -> str:
+    """An author's member of the authors index: casefolded, NUL, as written."""
+    return f"{author.casefold()}\x00{author}"
+
+
+@key(
+    "zset",
+    "Lexicographic index (key-value design notes)",
     "Every post as `lowercased title NUL id`, all scored 0: title prefix search with ZRANGE BYLEX.",
     why="With equal scores a sorted set orders its members bytewise, so the titles starting with a prefix are "
     "one range, found in O(log n) instead of a scan.",

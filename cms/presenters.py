@@ -94,3 +94,10 @@ def history_rows(current, revisions: list[HistoryRow], first_page: bool) -> list
         at = when(r.updated_at, SECOND, zone)
         rows.append(_version(r.number, at, r.by, r.comment, r.changed, r.title, revert(r.number)))
     return rows
+
+
+def sort_heads(state, columns) -> list[tuple[str, object, str]]:
+    """(label, head, aria-sort) of each sortable column: its head's link and mark (``ListState.heads``),
+    and "ascending" or "descending" on the column the list is sorted by."""
+    sorted_as = "descending" if state.descending else "ascending"
+    return [(label, state.heads[key], sorted_as if state.sort_key == key else "") for key, label in columns]

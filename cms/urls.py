@@ -7,6 +7,7 @@ urlpatterns = [
     path("posts/", views.post_list, name="post_list"),
     path("posts/add/", views.post_add, name="post_add"),
     path("posts/delete/", views.post_bulk_delete, name="post_bulk_delete"),
+    path("posts/status/", views.post_bulk_status, name="post_bulk_status"),
     path("posts/<id:pk>/", views.post_detail, name="post_detail"),
     path("posts/<id:pk>/edit/", views.post_edit, name="post_edit"),
     path("posts/<id:pk>/delete/", views.post_delete, name="post_delete"),

@@ -11,13 +11,13 @@ from django.utils import timezone
 from cms import diff, presenters, store
 from cms.forms import CommentForm, CompareForm, PostEditForm, PostFilterForm, PostForm
 from config.activity import Actor
-from config.bulkdelete import BulkDelete, bulk_delete
+from config.bulkdelete import BulkDelete, back_to_list, bulk_delete, selected_ids
 from config.forms import focus_first_error
 from config.listing import ListSpec, page_of, render_list
 from config.saving import Saved, post_only, refill, save_view
 from config.shortcuts import or_404
 
-POSTS = ListSpec(sorts=("updated",), default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
+POSTS = ListSpec(sorts=store.SORTS, default_order="-updated", filters=("status", "author"), filter_form=PostFilterForm)
 # The list with no filter in its query string (the list as most visits see it): no filter form to build
 # and validate, and the status select is the blank one, rendered once per process.
 UNFILTERED = replace(POSTS, filter_form=None)
@@ -54,9 +54,12 @@ def _save(write, *args, **kwargs):
 def post_list(request):
     filtered = any(request.GET.get(name) for name in POSTS.filters)
     state = (POSTS if filtered else UNFILTERED).read(request)
-    items, total, capped = store.list_posts(state)
+    items, total, capped, unsorted = store.list_page(state)
     context = {
         "page": page_of(items, total, state), "state": state, "filter_form": state.form,
+        "sort_refused": unsorted, "sort_limit": store.SORT_LIMIT, "back": state.query(),
+        "sort_heads": presenters.sort_heads(state, (("title", "Title"), ("author", "Author"), ("status", "Status"),
+                                                   ("updated", "Updated"))),
         "search_capped": capped, "search_limit": store.SEARCH_LIMIT,
         "rows": presenters.post_rows(items),
         "status_select": state.form["status"] if filtered else presenters.blank_status_select(),
@@ -77,13 +80,20 @@ def post_add(request):
     )
 
 
+def _delete_posts(ids: list[int], actor: Actor) -> tuple[list[str], int]:
+    """The ticked posts deleted in one transaction: their titles, and how many were gone."""
+    deleted, gone = store.delete_posts(ids, actor=actor)
+    return [post.title for post in deleted], gone
+
+
 POSTS_BULK = BulkDelete(
     noun="post", plural="posts", list_name="cms:post_list", detail_name="cms:post_detail",
     action_name="cms:post_bulk_delete", labels=store.post_labels,
     delete=lambda pk, actor: store.delete_post(pk, actor=actor).title,
     what_goes="with their revisions and comments",
-    pattern_note="a read of its comment ids, then one Lua script with every key in KEYS (the post, its "
-    "revisions, its comments, its index entries and trigram sets).",
+    delete_many=lambda ids, actor: _delete_posts(ids, actor),
+    pattern_note="after a read of their comment ids, in one MULTI/EXEC of their delete scripts, each with every "
+    "key in KEYS (the post, its revisions, its comments, its index entries and n-gram sets).",
 )  # fmt: skip
 
 
@@ -249,3 +259,31 @@ def comment_delete(request, pk: int, comment_id: int):
     context = {"pk": pk, "title": title, "comment": comment, "cancel_url": _detail_url(pk) + "#comments"}
     context["comment_when"] = presenters.when(comment.at, presenters.MINUTE)
     return render(request, "cms/comment_confirm_delete.html", context)
+
+
+_VERBS = {"published": "Published", "draft": "Unpublished"}
+
+
+@post_only(lambda: reverse("cms:post_list"))
+def post_bulk_status(request):
+    """Publish or unpublish the ticked posts: one script, each changed post saved as a new version."""
+    status, ids = request.POST.get("status", ""), selected_ids(request)
+    back = back_to_list(request, "cms:post_list")
+    if status not in _VERBS:
+        messages.error(request, "Choose Publish or Unpublish; nothing was changed.")
+        return back
+    if not ids:
+        messages.warning(request, "Tick the posts to change first; nothing was changed.")
+        return back
+    done = store.set_status(ids, status, actor=_actor(request), at=_now())
+    if done.changed:
+        names = ", ".join(f"“{title}”" for title in done.changed)
+        messages.success(
+            request, f"{_VERBS[status]} {len(done.changed)} post{'s' if len(done.changed) != 1 else ''}: {names}."
+        )
+    if done.unchanged:
+        word = "published" if status == "published" else "drafts"
+        messages.info(request, f"{len(done.unchanged)} of the selected posts were already {word}: left as they were.")
+    if done.skipped:
+        messages.info(request, f"{done.skipped} of the selected posts were deleted or changed meanwhile: skipped.")
+    return back

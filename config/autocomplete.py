@@ -16,13 +16,22 @@ is the app's store read, one round trip, returning (id, label) pairs.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 LIMIT = 8
-MIN_CHARS = 3  # the trigram index needs a word of three characters
+MIN_CHARS = 3  # fewer Latin letters match too many names to be a hint
+
+
+def long_enough(text: str) -> bool:
+    """Whether ``text`` is worth suggesting for: MIN_CHARS characters, or one wide character (a CJK
+    character is a word of its own: "電" or "電話" is as narrow a hint as three Latin letters)."""
+    return len(text) >= MIN_CHARS or any(unicodedata.east_asian_width(c) in "WF" for c in text)
+
+
 MAX_CHARS = 100
 
 
@@ -35,7 +44,8 @@ def respond(
     limit: int = LIMIT,
 ) -> HttpResponse:
     """The listbox's options for the typed text: the app's ``search`` (one round trip), or a hint when
-    the text is too short to search. ``link(id)`` gives each option a link (for ``mode="go"``).
+    the text is too short to search, and one when more match than the list shows. ``link(id)`` gives
+    each option a link (for ``mode="go"``).
 
     htmx sends the input's value under the input's own name and names the input in the
     ``HX-Trigger-Name`` header, so one view serves a field of any name (``param`` fixes it; else "q").
@@ -43,12 +53,15 @@ def respond(
     name = param or request.headers.get("HX-Trigger-Name") or "q"
     text = request.GET.get(name, "").strip()[:MAX_CHARS]
     listbox = request.GET.get("listbox", "suggestions")
-    options = search(text, limit) if len(text) >= MIN_CHARS else []
+    short = not long_enough(text)
+    options = [] if short else search(text, limit + 1)  # one more than shown: whether there are more
     context = {
+        "more": len(options) > limit,
+        "limit": limit,
         "text": text,
         "listbox": listbox if listbox.replace("-", "").replace("_", "").isalnum() else "suggestions",
-        "options": [(str(record_id), label, link(record_id) if link else "") for record_id, label in options],
-        "too_short": len(text) < MIN_CHARS,
+        "options": [(str(record_id), label, link(record_id) if link else "") for record_id, label in options[:limit]],
+        "too_short": short,
         "min_chars": MIN_CHARS,
     }
     return render(request, "includes/autocomplete_options.html", context)

@@ -1,8 +1,9 @@
 """Django admin's "delete selected", the same way in every app.
 
 The list posts the ticked ids; a page names what they are and asks; confirming
-deletes each object in its own transaction (so one already gone never holds up
-the others, and none is half deleted) and a message says what went.
+deletes them all in one transaction where the app can (``delete_many``: the
+list never shows half a bulk delete), else each in its own (so one already gone
+never holds up the others, and none is half deleted), and a message says what went.
 """
 
 from __future__ import annotations
@@ -31,12 +32,23 @@ class BulkDelete:
     delete: Callable[[int, Actor], str]  # deletes one object in one transaction; its label; NotFound if gone
     what_goes: str  # "with its reviews and index entries": said on the page and in the message
     pattern_note: str = ""
+    # Deletes them all in one transaction (a script, a MULTI/EXEC): (labels deleted, how many were gone).
+    # Without it, each object is deleted in its own transaction.
+    delete_many: Callable[[list[int], Actor], tuple[list[str], int]] | None = None
 
 
 def selected_ids(request) -> list[int]:
     """The ticked rows: ASCII-digit ids, each once, at most LIMIT (anything else is ignored)."""
     chosen = [v for v in request.POST.getlist("ids") if v.isascii() and v.isdigit() and len(v) < 19]
     return [int(v) for v in dict.fromkeys(chosen)][:LIMIT]
+
+
+def back_to_list(request, list_name: str):
+    """A redirect to the list a bulk action was sent from, with its search, sort, filters and page
+    (the form's ``back``, a query string; anything else is ignored)."""
+    query = request.POST.get("back", "")
+    ok = query.startswith("?") and len(query) < 2000 and all(32 < ord(c) < 127 for c in query)
+    return redirect(reverse(list_name) + (query if ok else ""))
 
 
 def bulk_delete(request, spec: BulkDelete, actor: Actor):
@@ -56,7 +68,9 @@ def bulk_delete(request, spec: BulkDelete, actor: Actor):
         }
         return render(request, "includes/confirm_bulk_delete.html", context)
     deleted, gone = [], 0
-    for pk in ids:
+    if spec.delete_many is not None:
+        deleted, gone = spec.delete_many(ids, actor)
+    for pk in ids if spec.delete_many is None else ():
         try:
             deleted.append(spec.delete(pk, actor))
         except NotFound:

@@ -6,7 +6,8 @@ with ``spec.read(request)``: the one place a query string is parsed. The app's
 store returns a page and its total in one round trip for an offset and a limit
 (ZCARD and ZRANGE in one pipeline, say), ``page_of`` wraps them in Django's own
 Page so the pagination partial works whatever the backend, and ``render_list``
-renders the screen, or only its partial for an htmx request.
+renders the screen, or only its partial for an htmx request. ``?per=`` picks a page size
+among ``PAGE_SIZES``; a page past the end redirects to the last one (``PastEndMiddleware``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from functools import cached_property
 from typing import ClassVar, NamedTuple
 from urllib.parse import quote_plus, urlencode
 
+from django.contrib import messages
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 
 # ASCII digits only (``int`` would take "٣", " 3", "+3" and "3_0"), and few of them:
@@ -31,6 +33,9 @@ _PAGE = re.compile(r"[1-9][0-9]{0,8}")
 # encoded as "%00" too, which ``varying`` checks.
 _MARK = "\x00"
 _MARK_ENCODED = quote_plus(_MARK)
+# The page sizes a list offers (``?per=``), beside its own default: a bounded choice, so a link can
+# never ask Redis for an unbounded page.
+PAGE_SIZES = (10, 25, 50, 100)
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class ListState:
     extra: tuple[tuple[str, tuple], ...] = ()
     form: object = field(default=None, compare=False, repr=False)  # the bound filter form, if any
     sorts: tuple[str, ...] = ()  # the columns it may be sorted by: each gets its head's link once (``heads``)
+    default_per_page: int = 0  # the list's own page size: ``?per=`` is kept in links only when it differs
 
     @property
     def offset(self) -> int:
@@ -59,11 +65,22 @@ class ListState:
 
     def query(self, **changes) -> str:
         """The query string of this state with some parameters changed."""
-        params = {"q": self.q, "o": self.order, "page": self.page, **self.filters}
+        per = self.per_page if self.default_per_page and self.per_page != self.default_per_page else ""
+        params = {"q": self.q, "o": self.order, "page": self.page, **self.filters, "per": per}
         params.update(changes)
         kept = [(k, v) for k, v in params.items() if v not in ("", None) and not (k == "page" and v == 1)]
         kept += [(name, value) for name, values in self.extra for value in values]
         return "?" + urlencode(kept)
+
+    def kept_params(self) -> list[tuple[str, str]]:
+        """Every parameter but the page and its size, as (name, value): the page size form's hidden inputs."""
+        params = [(k, str(v)) for k, v in {"q": self.q, "o": self.order, **self.filters}.items() if v]
+        return params + [(name, str(value)) for name, values in self.extra for value in values]
+
+    @property
+    def page_sizes(self) -> list[int]:
+        """The sizes the page size choice offers: the shared ones and the list's own."""
+        return sorted({*PAGE_SIZES, self.default_per_page or self.per_page})
 
     def varying(self, name: str) -> Callable[[str], str]:
         """``self.query(**{name: value}, page=1)`` for many values, the other parameters encoded once.
@@ -130,7 +147,11 @@ def list_state(
     page = int(raw)
     # Filter values are cut like the search, so no link on the page repeats an unbounded query.
     chosen = {name: params[name][:max_filter] for name in filters if params.get(name)}
-    return ListState(params.get("q", "").strip()[:max_q], order, page, chosen, per_page, sorts=tuple(sorts))
+    # A page size outside the choice is the list's own, as an unknown sort is its default.
+    per = params.get("per", "")
+    size = int(per) if per.isascii() and per.isdigit() and int(per) in PAGE_SIZES else per_page
+    q = params.get("q", "").strip()[:max_q]
+    return ListState(q, order, page, chosen, size, sorts=tuple(sorts), default_per_page=per_page)
 
 
 @dataclass(frozen=True)
@@ -219,14 +240,47 @@ class _ReachingPaginator(Paginator):
 
 def page_of(items: list, total: int, state: ListState, reachable: int | None = None) -> Page:
     """A Django Page from one page of items already read, and the total; ``reachable``, where a list's
-    pages stop short of its total (a partitioned catalog's result window)."""
+    pages stop short of its total (a partitioned catalog's result window). A page past the last raises
+    ``PastEnd``, which ``PastEndMiddleware`` turns into the last page and a message."""
     if reachable is None or reachable >= total:
         paginator = Paginator(_Counted(total), state.per_page, allow_empty_first_page=True)
     else:
         paginator = _ReachingPaginator(total, reachable, state.per_page)
     if state.page > paginator.num_pages:
-        raise Http404("That page is past the end of the list")
+        raise PastEnd(paginator.num_pages)
     return Page(items, state.page, paginator)
+
+
+class PastEnd(Http404):
+    """A page number past a list's last page: ``PastEndMiddleware`` answers with the last page and
+    a message, as a list that shrank since its link was made should; anything else, a 404."""
+
+    def __init__(self, last: int):
+        super().__init__("That page is past the end of the list")
+        self.last = last
+
+
+class PastEndMiddleware:
+    """Sends a request for a page past the end of a list to its last page, saying so (Django's own
+    list views answer a 404 there; a list that shrank under a bookmark or a deletion should not)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, PastEnd) or request.method != "GET":
+            return None
+        params = request.GET.copy()
+        asked = params.get("page", "")
+        if exception.last > 1:
+            params["page"] = str(exception.last)
+        else:
+            params.pop("page", None)
+        messages.info(request, f"Page {asked} is past the end of the list: this is its last page, {exception.last}.")
+        return redirect(f"{request.path}?{params.urlencode()}" if params else request.path)
 
 
 _ANY_ID = 987_654_321_987  # a valid ``<id:...>`` that no other part of a path holds

@@ -149,6 +149,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "config.middleware.PermissionMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "config.listing.PastEndMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from django.contrib import messages
@@ -67,6 +67,7 @@ def _write(form, write):
 
 
 BY_NAME = ListSpec(sorts=("name",), default_order="name")
+EMPLOYEE_SORTS = ListSpec(sorts=("name", "title", "location", "direct", "total"), default_order="name")
 STAFF = ListSpec(filters=("under",))
 
 
@@ -106,10 +107,24 @@ def _delete(request, kind: Kind, found, form, delete):
 
 def _name_list(request, kind: Kind):
     """A list in name order with prefix search and paging; htmx gets the results partial."""
-    state = BY_NAME.read(request)
-    items, total, capped = kind.page(state)
+    state = (EMPLOYEE_SORTS if kind is EMPLOYEES else BY_NAME).read(request)
+    sort_refused = False
+    try:
+        items, total, capped = kind.page(state)
+    except store.TooManyToSort:  # the whole org by another column: by name, and the page says to search
+        state, sort_refused = replace(state, order="name"), True
+        items, total, capped = kind.page(state)
     present = presenters.employee_rows if kind is EMPLOYEES else presenters.location_rows
     context = {
+        "sort_refused": sort_refused,
+        "sort_columns": (
+            ("name", "Name", False),
+            ("title", "Title", False),
+            ("location", "Location", False),
+            ("direct", "Direct reports", True),
+            ("total", "All reports", True),
+        ),
+        "sort_limit": store.SORT_LIMIT,
         "kind": kind,
         "page": page_of(items, total, state),
         "search_capped": capped,

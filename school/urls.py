@@ -26,6 +26,7 @@ urlpatterns = [
     path("students/", views.entity_list, STUDENT, name="student_list"),
     path("students/add/", views.entity_add, STUDENT, name="student_add"),
     path("students/delete/", views.entity_bulk_delete, STUDENT, name="student_bulk_delete"),
+    path("students/enrol/", views.student_bulk_enrol, name="student_bulk_enrol"),
     path("students/<id:pk>/", views.person_detail, STUDENT, name="student_detail"),
     path("students/<id:pk>/edit/", views.entity_edit, STUDENT, name="student_edit"),
     path("students/<id:pk>/delete/", views.entity_delete, STUDENT, name="student_delete"),

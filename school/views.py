@@ -20,7 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from config.activity import Actor
-from config.bulkdelete import BulkDelete, bulk_delete
+from config.bulkdelete import BulkDelete, back_to_list, bulk_delete, selected_ids
 from config.converters import parse_id
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.saving import Saved, post_only, save_view
@@ -99,7 +99,7 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
             document,
             actor=_actor(request),
             expected=data["version"] if current else "",
-            old_text=getattr(current, store.TEXT_FIELD[ent.name]) if current else None,
+            old_text=store.searched_text(ent.name, current.to_hash()) if current else None,
         )
         return Saved(pk, f"The {ent.name} “{document.label}” was {'changed' if current else 'added'}.")
 
@@ -122,14 +122,15 @@ _WHAT_GOES = {
 
 @post_only(lambda entity: reverse(f"school:{entity}_list"))
 def entity_bulk_delete(request, entity: str):
-    """Django admin's "delete selected" on a list: asks with the names, then one script per document."""
+    """Django admin's "delete selected" on a list: asks with the names, then their scripts in one transaction."""
     ent = ENTITIES[entity]
     spec = BulkDelete(
         noun=entity, plural=ent.plural, list_name=f"school:{entity}_list", detail_name=f"school:{entity}_detail",
         action_name=f"school:{entity}_bulk_delete", labels=partial(store.labels, entity),
         delete=lambda pk, actor: store.delete(entity, pk, actor=actor), what_goes=_WHAT_GOES[entity],
-        pattern_note="a read of its relations, then one Lua script with every key in KEYS (the document, both "
-        "sides of every relation, its index and trigram entries).",
+        delete_many=lambda ids, actor: store.delete_many(entity, ids, actor=actor),
+        pattern_note="after a read of their relations, in one MULTI/EXEC of their delete scripts, each with every "
+        "key in KEYS (the document, both sides of every relation, its index and n-gram entries).",
     )  # fmt: skip
     return bulk_delete(request, spec, _actor(request))
 
@@ -185,7 +186,7 @@ def find(request, picker: str, pk: int):
     if pick is None:
         raise Http404("No such picker")
     q = request.GET.get("q", "").strip()[:100]
-    candidates = store.find(picker, pk, q) if q else []
+    candidates, total = store.find_with_total(picker, pk, q) if q else ([], 0)
     context = {
         "picker": picker,
         "pick": pick,
@@ -193,8 +194,16 @@ def find(request, picker: str, pk: int):
         "pk": pk,
         "q": q,
         "candidates": candidates,
+        "total": total,
+        "more": max(total - len(candidates), 0),
     }
-    return render(request, "school/picker.html" if request.htmx else "school/find_page.html", context)
+    if request.htmx:
+        return render(request, "school/picker.html", context)
+    # The whole page (no JavaScript, or a link opened on its own) names what it finds for.
+    ((_, label),) = or_404(lambda: store.labels(pick.side, [pk]) or None)
+    side = ENTITIES[pick.side]
+    context.update(side=side, side_label=label, side_url=reverse(side.detail_name, args=[pk]))
+    return render(request, "school/find_page.html", context)
 
 
 # --- relation changes -----------------------------------------------------------------------
@@ -363,3 +372,34 @@ def _course_ids(values: list[str]) -> list[int]:
 
 # The chosen courses (?c=) are kept in every page link of the result.
 ALGEBRA = ListSpec(filters=("op",), extra={"c": _course_ids}, per_page=25)
+
+
+@post_only(lambda: reverse("school:student_list"))
+def student_bulk_enrol(request):
+    """Enrol the ticked students in the course whose code is typed: one script, within its capacity."""
+    back, ids = back_to_list(request, "school:student_list"), selected_ids(request)
+    code = request.POST.get("course", "").strip()[:40]
+    course_id = store.course_by_code(code) if code else None
+    if course_id is None:
+        messages.error(request, f"No course has the code “{code}”; nobody was enrolled." if code else
+                       "Type a course's code to enrol the ticked students in; nobody was enrolled.")  # fmt: skip
+        return back
+    if not ids:
+        messages.warning(request, "Tick the students to enrol first; nobody was enrolled.")
+        return back
+    done = or_404(store.enrol_many, course_id, ids, actor=_actor(request))
+    if done.done:
+        names = ", ".join(done.done)
+        messages.success(
+            request, f"Enrolled {len(done.done)} student{'s' if len(done.done) != 1 else ''} in {done.code}: {names}."
+        )
+    for names, why in (
+        (done.already, "already enrolled"),
+        (done.at_limit, f"already take or hold {conf.max_courses_per_student()} courses, the most a student may have"),
+        (done.no_seat, f"not enrolled: {done.code} is full"),
+    ):
+        if names:
+            messages.info(request, f"{', '.join(names)}: {why}.")
+    if done.missing:
+        messages.info(request, f"{done.missing} of the ticked students no longer exist.")
+    return back

@@ -68,7 +68,7 @@ from catalog.store.listing import (
     suggest,
 )
 from catalog.store.prefetch import LIVE_COUNT_LIMIT, SEARCH_LIMIT
-from catalog.store.products import add, create, delete, get, new_product_id, sku_owner, update
+from catalog.store.products import add, create, delete, delete_many, get, new_product_id, sku_owner, update
 from catalog.store.reviews import (
     AddedReview,
     ReviewPage,
@@ -79,11 +79,12 @@ from catalog.store.reviews import (
     reserve_review_ids,
     review_page,
 )
+from catalog.store.tagging import Retagged, retag
 
 __all__ = [
     "NAMES", "REVIEWS", "LIVE_COUNT_LIMIT", "SEARCH_LIMIT", "TEMP_TTL",
     "EditConflict", "NotFound", "SkuTaken",
-    "new_product_id", "create", "add", "update", "delete", "get", "sku_owner",
+    "new_product_id", "create", "add", "update", "delete", "delete_many", "get", "sku_owner", "retag", "Retagged",
     "ProductQuery", "ProductList", "list_products", "product_page",
     "add_review", "add_named_review", "AddedReview", "reserve_review_ids",
     "delete_review", "get_review", "ReviewPage", "review_page",

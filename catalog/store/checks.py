@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from catalog import keys, types
-from catalog.documents import Product, name_score, price_score, rating_score, sku_key
+from catalog.documents import Product, name_score, price_score, rating_score, searched_text, sku_key, text_scores
 from catalog.store.core import NAMES, REVIEWS, lex_member, queue_indexes
 from config.redis import client
 from config.store import batched
@@ -161,6 +161,7 @@ def expected_scores(product: Product) -> dict[str, float]:
         "price": price_score(product.price),
         "rating": rating_score(product.num_reviews, product.sum_ratings),
         "reviews": float(product.num_reviews),
+        **text_scores(product),
     }
 
 
@@ -303,15 +304,16 @@ def repair_reviews(product_id: int) -> None:
 
 
 def product_names() -> dict[int, dict[str, str]]:
-    """The name of every product by id, in each partition: one SCAN for the hashes, HGET 500 a round trip."""
+    """What the name index lists every product under (its name and SKU, ``searched_text``), by id, in each
+    partition: one SCAN for the hashes, HMGET 500 a round trip."""
     names: dict[int, dict[str, str]] = {p: {} for p in keys.partitions()}
     for chunk in batched(iter_product_ids()):
         pipe = client().pipeline(transaction=False)
         for product_id in chunk:
-            pipe.hget(keys.product(product_id), "name")
-        for product_id, name in zip(chunk, pipe.execute()):
+            pipe.hmget(keys.product(product_id), "name", "sku")
+        for product_id, (name, sku) in zip(chunk, pipe.execute()):
             if name is not None:
-                names[keys.partition_of(product_id)][str(product_id)] = name
+                names[keys.partition_of(product_id)][str(product_id)] = searched_text(name, sku)
     return names
 
 

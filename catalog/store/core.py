@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from catalog import keys
-from catalog.documents import Product, name_key, name_score, price_score, sku_key
+from catalog.documents import Product, name_key, name_score, price_score, searched_text, sku_key, text_scores
 from config.store import EditConflict, NotFound, Refused
 from config.store.children import ChildCollection
 from config.store.ngrams import NgramIndex
@@ -80,11 +80,13 @@ def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | Non
     member, p = str(product_id), keys.partition_of(product_id)
     if new is None:
         pipe.zrem(keys.products(p), member)
-        for name in ("name", "price"):
+        for name in ("name", "price", "type", "brand", "sku"):
             pipe.zrem(keys.sort_index(name, p), member)
     else:
         pipe.zadd(keys.sort_index("name", p), {member: name_score(new.name)})
         pipe.zadd(keys.sort_index("price", p), {member: price_score(new.price)})
+        for name, score in text_scores(new).items():  # the columns sorted as text: type, brand, SKU
+            pipe.zadd(keys.sort_index(name, p), {member: score})
         if old is None:
             pipe.zadd(keys.products(p), {member: new.created_at})
             REVIEWS.queue_scores(pipe, product_id, new.num_reviews, new.sum_ratings)
@@ -94,7 +96,9 @@ def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | Non
             pipe.zrem(keys.names(p), old_lex)
         if new_lex:
             pipe.zadd(keys.names(p), {new_lex: 0})
-    NAMES[p].queue_write(pipe, member, old and old.name, new and new.name)
+    NAMES[p].queue_write(
+        pipe, member, old and searched_text(old.name, old.sku), new and searched_text(new.name, new.sku)
+    )
     old_sku, new_sku = old and sku_key(old.sku), new and sku_key(new.sku)
     if old_sku != new_sku and keys.SKUS_WITH_PRODUCTS:  # else claimed and released beside it (``skus``)
         if old_sku:

@@ -126,7 +126,8 @@ def update(
     fields = product.to_hash()
     batch = Batch()
     batch.require_field(key, "rev", str(rev))
-    batch.require_field(key, "name", old.name)  # the name the trigrams to drop were computed from
+    batch.require_field(key, "name", old.name)  # the name and SKU the pieces to drop were computed from
+    batch.require_field(key, "sku", old.sku)
     moved = sku_key(old.sku) != sku_key(product.sku)
     claimed = [(sku_key(product.sku), product_id)] if product.sku and moved else []
     released = [(sku_key(old.sku), product_id)] if old.sku and moved else []
@@ -162,7 +163,8 @@ def delete(product_id: int, *, actor: Actor) -> Product:
         old = Product.from_hash(product_id, current)
         batch = Batch()
         batch.require_field(key, "rev", str(old.rev))
-        batch.require_field(key, "name", old.name)  # the name the trigrams to drop were computed from
+        batch.require_field(key, "name", old.name)  # the name and SKU the pieces to drop were computed from
+        batch.require_field(key, "sku", old.sku)
         batch.require_members(reviews_key, review_ids)
         REVIEWS.queue_delete_all(batch, product_id, review_ids)
         batch.unlink(key)
@@ -178,6 +180,50 @@ def delete(product_id: int, *, actor: Actor) -> Product:
             skus.give_back([(sku_key(old.sku), product_id)])
         return old
     raise Busy(key)
+
+
+def delete_many(product_ids: list[int], *, actor: Actor) -> tuple[list[Product], int]:
+    """Delete many products, each with its reviews and every index entry: one checked script a
+    partition, so a partition's products all go or none does; returns the products deleted and how
+    many were already gone.
+
+    Two round trips, as ``delete``: every product's hash and review ids, then the script, which checks
+    each is still as read (an edit or a review meanwhile makes the whole batch read again; with several
+    partitions, one already written is then read as gone).
+    """
+    for attempt in range(watch_retries()):
+        pipe = client().pipeline(transaction=False)
+        for product_id in product_ids:
+            pipe.hgetall(keys.product(product_id))
+            pipe.zrange(keys.product_reviews(product_id), 0, -1)
+        replies = pipe.execute()
+        batches: dict[int, Batch] = {}
+        found = []
+        for product_id, current, review_ids in zip(product_ids, replies[::2], replies[1::2]):
+            if not current:
+                continue
+            old = Product.from_hash(product_id, current)
+            key = keys.product(product_id)
+            batch = batches.setdefault(keys.partition_of(product_id), Batch())
+            batch.require_field(key, "rev", str(old.rev))
+            batch.require_field(key, "name", old.name)
+            batch.require_field(key, "sku", old.sku)
+            batch.require_members(keys.product_reviews(product_id), review_ids)
+            REVIEWS.queue_delete_all(batch, product_id, review_ids)
+            batch.unlink(key)
+            queue_indexes(batch, product_id, old, None)
+            event = actor.event("deleted", APP, "product", product_id, old.name, gone=True)
+            queue_event(batch, event, keys.events_of(product_id))
+            found.append(old)
+        try:
+            for batch in batches.values():
+                outcome(batch.run())
+        except EditConflict:
+            time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+            continue
+        skus.give_back([(sku_key(old.sku), old.id) for old in found if old.sku])
+        return found, len(product_ids) - len(found)
+    raise Busy(keys.product(product_ids[0]))
 
 
 def get(product_id: int) -> Product | None:

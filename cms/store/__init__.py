@@ -7,6 +7,7 @@
 - ``listing``: the post list from the sorted indexes, in one round trip.
 - ``comments``: a page of comments, add and delete (the shared children machinery).
 - ``bulk``: whole posts with their histories at once, for the seeder and the benchmark.
+- ``status``: publish or unpublish many posts in one script.
 - ``scripts``: the Lua of the writes.
 - ``checks``: the integrity reads and repairs behind ``cms/integrity.py``.
 """
@@ -47,14 +48,16 @@ from cms.store.comments import (
     get_comment,
 )
 from cms.store.core import APP, COMMENTS, TITLES, Busy, EditConflict, NotFound, entries
-from cms.store.listing import SEARCH_LIMIT, list_posts, post_labels, search_titles
-from cms.store.posts import PostPage, create_post, delete_post, get_post, revert_post, save_post
+from cms.store.listing import SEARCH_LIMIT, SORT_LIMIT, SORTS, list_page, list_posts, post_labels, search_titles
+from cms.store.posts import PostPage, create_post, delete_post, delete_posts, get_post, revert_post, save_post
 from cms.store.revisions import history, versions
+from cms.store.status import StatusChange, set_status
 
 __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
-    "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post",
-    "history", "versions", "list_posts", "post_labels", "search_titles", "SEARCH_LIMIT", "comments_page", "add_comment",
+    "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post", "delete_posts",
+    "history", "versions", "list_posts", "list_page", "SORT_LIMIT", "SORTS",
+    "post_labels", "search_titles", "SEARCH_LIMIT", "comments_page", "add_comment",
     "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
     "delete_comment",
     "get_comment",
@@ -62,5 +65,5 @@ __all__ = [
     "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
     "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
     "post_titles", "rebuild_title_grams", "title_gram_drift",
-    "stale_index_members", "trim_revisions",
+    "stale_index_members", "trim_revisions", "StatusChange", "set_status",
 ]  # fmt: skip

@@ -96,6 +96,7 @@ def _post(post_id: int, fields: dict[str, str | None]) -> Post:
 def stale_index_members(batch: int = 500) -> Iterator[tuple[str, str]]:
     """(index key, member) for every index member that is not an entry of an existing post, by ZSCAN."""
     index_keys = [keys.by_updated(), keys.titles(), *_scan(keys.by_status("*")), *_scan(keys.by_author("*"))]
+    yield from _stale_authors()
     for key in index_keys:
         members = [member for member, _ in client().zscan_iter(key, count=1000)]
         for start in range(0, len(members), batch):
@@ -107,6 +108,23 @@ def stale_index_members(batch: int = 500) -> Iterator[tuple[str, str]]:
                     continue
                 if (key, member) not in entries(_post(post_id, fields)):
                     yield key, member
+
+
+def _stale_authors() -> Iterator[tuple[str, str]]:
+    """(authors index, member) for every author listed with no post left in their own index (ZSCAN, ZCARD)."""
+    members = [member for member, _ in client().zscan_iter(keys.authors(), count=1000)]
+    for start in range(0, len(members), 500):
+        chunk = members[start : start + 500]
+        named = [m.split("\x00", 1)[-1] for m in chunk]
+        pipe = client().pipeline(transaction=False)
+        for author in named:
+            if keys.AUTHOR_RE.match(author):
+                pipe.zcard(keys.by_author(author))
+        counts = iter(pipe.execute())
+        for member, author in zip(chunk, named):
+            held = next(counts) if keys.AUTHOR_RE.match(author) else 0
+            if not held or member != keys.author_member(author):
+                yield keys.authors(), member
 
 
 def embeds(ids) -> Iterator[tuple[int, dict[str, str | None], list[dict[str, str]], int]]:
@@ -166,7 +184,7 @@ def rebuild_indexes() -> None:
             members[post_id] = post.title_member
             for key, member in entries(post):
                 staged.setdefault(key, {})[member] = score(key, post)
-    old = [keys.by_updated(), keys.titles(), *_scan(keys.by_status("*")), *_scan(keys.by_author("*"))]
+    old = [keys.by_updated(), keys.titles(), keys.authors(), *_scan(keys.by_status("*")), *_scan(keys.by_author("*"))]
     pipe = client().pipeline(transaction=True)
     pipe.unlink(*old)
     for key, found in staged.items():

@@ -55,9 +55,10 @@ def entries(post: Post) -> list[tuple[str, str]]:
         found.append((keys.by_status(post.status), member))
     if keys.AUTHOR_RE.match(post.author):
         found.append((keys.by_author(post.author), member))
+        found.append((keys.authors(), keys.author_member(post.author)))
     return found
 
 
 def score(key: str, post: Post) -> float:
-    """An index entry's score: 0 in the lexicographic title index, the last save elsewhere."""
-    return 0 if key == keys.titles() else post.updated_at
+    """An index entry's score: 0 in the lexicographic title and author indexes, the last save elsewhere."""
+    return 0 if key in (keys.titles(), keys.authors()) else post.updated_at

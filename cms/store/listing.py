@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 from cms import keys
 from cms.documents import SUMMARY, PostSummary
@@ -12,9 +13,57 @@ from config.redis import client
 from config.store.ngrams import Hits
 from config.store.ngramtext import Query
 from config.store.scripts import execute, queue_script, register
-from config.store.sorting import queue_sort
+from config.store.sorting import SORT_LUA, queue_sort, sort_options
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
+# The most posts a filtered list sorts by a field (SORT … BY post:*->field ALPHA reads each one's field):
+# past it, the list asks for a narrower filter and keeps its order by last save.
+SORT_LIMIT = 2000
+SORTS = ("updated", "title", "author", "status")
+
+# A filtered or searched list sorted by a field. KEYS[1]: the posts (a sorted set). ARGV[1]: the most it may
+# hold; ARGV[2...]: SORT's options. {-1} when it holds more, else SORT's reply.
+_SORTED = register(
+    SORT_LUA
+    + """
+if redis.call('ZCARD', KEYS[1]) > tonumber(ARGV[1]) then return {-1} end
+return sort(KEYS[1], unpack(ARGV, 2))
+"""
+)
+
+# The whole list by title: a page of the title index (``folded title\0id``, in title order), each row's
+# fields. KEYS[1]: the title index. ARGV: offset, count, "1" for descending, then the GET patterns.
+_BY_TITLE = register(
+    SORT_LUA
+    + """
+local offset, count = tonumber(ARGV[1]), tonumber(ARGV[2])
+local range = 'ZRANGE'
+if ARGV[3] == '1' then range = 'ZREVRANGE' end
+local ids = {}
+for i, member in ipairs(redis.call(range, KEYS[1], offset, offset + count - 1)) do
+  ids[i] = string.match(member, '%z(%d+)$')
+end
+return rows_of(ids, {unpack(ARGV, 4)})
+"""
+)
+
+# The whole list by status: the drafts then the published posts (descending: the other way), each status
+# newest save first. KEYS: the first status's index, the second's. ARGV: offset, count, GET patterns.
+_BY_STATUS = register(
+    SORT_LUA
+    + """
+local offset, count = tonumber(ARGV[1]), tonumber(ARGV[2])
+local first = redis.call('ZCARD', KEYS[1])
+local ids = {}
+if offset < first then ids = redis.call('ZREVRANGE', KEYS[1], offset, math.min(first, offset + count) - 1) end
+local left = count - #ids
+if left > 0 then
+  local from = math.max(0, offset - first)
+  for _, id in ipairs(redis.call('ZREVRANGE', KEYS[2], from, from + left - 1)) do ids[#ids + 1] = id end
+end
+return rows_of(ids, {unpack(ARGV, 3)})
+"""
+)
 
 # Title prefix search, filtered, into a scratch sorted set scored like the list
 # index. KEYS: title index, scratch key, then one or more sorted indexes a post
@@ -51,7 +100,26 @@ def _title_hits(text: str, limit: int) -> Hits:
     return TITLES.search(text, limit, cap=limit) if Query.parse(text).usable else Hits([])
 
 
+AUTHORS_MATCHED = 20  # authors an author filter takes at most (those starting with what was typed)
+
+
+def authors_matching(text: str) -> list[str]:
+    """The authors the author filter means, in any case: those whose name is ``text`` casefolded, else those
+    starting with it (at most AUTHORS_MATCHED): one ZRANGEBYLEX of the authors index."""
+    folded = text.casefold().replace("\x00", "").encode()
+    members = client().zrangebylex(keys.authors(), b"[" + folded, b"[" + folded + b"\xff", 0, AUTHORS_MATCHED)
+    pairs = [member.split("\x00", 1) for member in members]
+    exact = [name for key, name in pairs if key.encode() == folded]
+    return exact or [name for _, name in pairs]
+
+
 def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
+    """``list_page``'s page, total and cap, for callers that do not ask about the sort."""
+    items, total, capped, _ = list_page(state)
+    return items, total, capped
+
+
+def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     """One page of the post list, its total, and whether a title search took ``SEARCH_LIMIT`` matches and
     left more (the list then holds only those): one round trip (two for most searches anywhere in titles).
 
@@ -69,12 +137,21 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
     transaction intersects that set itself, in one round trip, with no cap and no
     title read (else a common word reads a page's worth of titles to check). Shorter words keep the lexicographic
     index's title prefix search, the better tool for one or two letters.
+
+    Sorted by title, author or status (``?o=``): the whole list pages the title index, or the two
+    status indexes one after the other, bounded whatever the number of posts; a filtered or searched
+    list is sorted by SORT … BY the field over its posts, when they are at most ``SORT_LIMIT``. The
+    fourth value says a sort was refused for that (the list then keeps its order by last save).
     """
-    filters = []
+    filters, authors, union = [], [], ""
     if state.filters.get("status"):
         filters.append(keys.by_status(state.filters["status"]))
     if state.filters.get("author"):
-        filters.append(keys.by_author(state.filters["author"]))
+        authors = authors_matching(state.filters["author"])
+        if not authors:
+            return [], 0, False, False
+        union = keys.scratch(uuid.uuid4().hex) if len(authors) > 1 else ""
+        filters.append(union or keys.by_author(authors[0]))
     prefix = state.q.replace("\x00", "").casefold()
     found: list[str] | None = None
     capped = False
@@ -86,9 +163,12 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
             hits = _title_hits(state.q, SEARCH_LIMIT)
             found, capped = hits.ids, hits.capped
             if not found:
-                return [], 0, capped
+                return [], 0, capped, False
     scratch = keys.scratch(uuid.uuid4().hex) if matches or found or prefix or len(filters) > 1 else ""
-    pipe = client().pipeline(transaction=bool(scratch))
+    temporary = [key for key in (scratch, union) if key]
+    pipe = client().pipeline(transaction=bool(temporary))
+    if union:  # several authors match what was typed: their posts, in list order
+        pipe.zunionstore(union, [keys.by_author(author) for author in authors], aggregate="MAX")
     if matches or found:  # the matching ids, ordered by the sort index or the filters
         ids = matches
         if found:
@@ -109,14 +189,36 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
         source = filters[0] if filters else keys.by_updated()
     pipe.zcard(source)
     gets = ["#", *(f"{keys.post('*')}->{name}" for name in SUMMARY)]
-    queue_sort(
-        pipe, source, start=state.offset, num=state.per_page, by_nosort=True, get=gets, desc=state.order != "updated"
-    )
-    if scratch:
-        pipe.delete(scratch)
+    field, desc = state.sort_key, state.descending
+    whole = source == keys.by_updated()
+    if field == "title" and whole:
+        queue_script(pipe, _BY_TITLE, [keys.titles()], [state.offset, state.per_page, "1" if desc else "0", *gets])
+    elif field == "status" and whole:
+        order = [keys.by_status("published"), keys.by_status("draft")] if desc else [
+            keys.by_status("draft"), keys.by_status("published")]  # fmt: skip
+        queue_script(pipe, _BY_STATUS, order, [state.offset, state.per_page, *gets])
+    elif field in ("title", "author", "status"):
+        by = f"{keys.post('*')}->{'title_member' if field == 'title' else field}"  # a title: folded, as listed
+        options = sort_options(start=state.offset, num=state.per_page, by=by, get=gets, desc=desc, alpha=True)
+        queue_script(pipe, _SORTED, [source], [SORT_LIMIT, *options])
+    else:
+        queue_sort(
+            pipe,
+            source,
+            start=state.offset,
+            num=state.per_page,
+            by_nosort=True,
+            get=gets,
+            desc=state.order != "updated",
+        )
+    if temporary:
+        pipe.delete(*temporary)
     replies = execute(pipe)
-    total, flat = replies[-3:-1] if scratch else replies[-2:]
-    return _summaries(flat), total, capped
+    total, flat = replies[-3:-1] if temporary else replies[-2:]
+    if flat == [-1]:  # more posts than a sort by a field reads: the list by last save, said so
+        items, total, capped, _ = list_page(replace(state, order="-updated"))
+        return items, total, capped, True
+    return _summaries(flat), total, capped, False
 
 
 def _summaries(flat: list) -> list[PostSummary]:

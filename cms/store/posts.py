@@ -47,7 +47,7 @@ from config.activity import Actor, Event
 from config.redis import client
 from config.store import EditConflict as StaleEdit
 from config.store import watch_retries
-from config.store.scripts import outcome, run_script
+from config.store.scripts import outcome, queue_script, run_script
 
 DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
 
@@ -124,13 +124,13 @@ def _run_save(
             [
                 keys.post(post_id), keys.revisions(post_id), keys.by_updated(), keys.titles(),
                 keys.by_status("draft"), keys.by_status("published"), old_key, new_key, keys.EVENTS,
-                *leaves, *joins,
+                keys.authors(), *leaves, *joins,
             ],
             [
                 mode, number, old_author, new_author, old_indexed, new_indexed, repr(at), actor.name, comment,
                 conf.revisions_kept(), member, json.dumps(content or {}, ensure_ascii=False),
                 json.dumps(OWN_FIELDS), _flat(event), settings.EVENTS_MAXLEN, post_id, BETWEEN_SHOWN - 1, SCHEMA,
-                old_title, new_title, len(leaves),
+                old_title, new_title, len(leaves), keys.author_member(old_author), keys.author_member(new_author),
             ],
         )  # fmt: skip
         try:
@@ -204,6 +204,35 @@ def revert_post(
     )
 
 
+def _delete_call(post_id: int, values: list, comment_ids: list[str], actor: Actor):
+    """From what was read of a post (``DELETE_READS``, its comment ids): the post, and the delete script's
+    keys and arguments; None when it is gone."""
+    fields = {name: value for name, value in zip(DELETE_READS, values) if value is not None}
+    if "version" not in fields:
+        return None
+    post = Post.from_fields(post_id, fields)
+    author_key, indexed = _author_key(fields.get("author", ""))
+    member = fields.get("title_member") or post.title_member  # the entry the title index holds
+    pieces = TITLES.keys_for(fields.get("title", ""))
+    event = actor.event("deleted", APP, "post", post_id, post.title, gone=True)
+    script_keys = [
+        keys.post(post_id), keys.revisions(post_id), keys.post_comments(post_id), keys.by_updated(), keys.titles(),
+        keys.by_status("draft"), keys.by_status("published"), author_key, keys.EVENTS, keys.authors(),
+        *pieces, *(COMMENTS.child_key(i) for i in comment_ids),
+    ]  # fmt: skip
+    args = [
+        fields.get("version", ""), fields.get("author", ""), indexed, member, post_id, _flat(event),
+        settings.EVENTS_MAXLEN, fields.get("title", ""), len(pieces),
+        keys.author_member(fields.get("author", "")), *comment_ids,
+    ]  # fmt: skip
+    return post, script_keys, args
+
+
+def _queue_delete_reads(pipe, post_id: int) -> None:
+    pipe.hmget(keys.post(post_id), DELETE_READS)
+    pipe.zrange(keys.post_comments(post_id), 0, -1)
+
+
 def delete_post(post_id: int, *, actor: Actor) -> Post:
     """Remove the post, its revisions, its comments and its index entries; returns the post as it was.
 
@@ -212,35 +241,53 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
     deletes only if the post is still at the version read and its comment set
     still holds exactly those ids; a comment added in between makes it read again.
     """
-    post_key, comments_key = keys.post(post_id), keys.post_comments(post_id)
     for _ in range(watch_retries()):
         pipe = client().pipeline(transaction=False)
-        pipe.hmget(post_key, DELETE_READS)
-        pipe.zrange(comments_key, 0, -1)
-        values, comment_ids = pipe.execute()
-        fields = {name: value for name, value in zip(DELETE_READS, values) if value is not None}
-        if "version" not in fields:
-            raise NotFound(post_key)
-        post = Post.from_fields(post_id, fields)
-        author_key, indexed = _author_key(fields.get("author", ""))
-        member = fields.get("title_member") or post.title_member  # the entry the title index holds
-        pieces = TITLES.keys_for(fields.get("title", ""))
-        event = actor.event("deleted", APP, "post", post_id, post.title, gone=True)
-        reply = run_script(
-            scripts.DELETE,
-            [
-                post_key, keys.revisions(post_id), comments_key, keys.by_updated(), keys.titles(),
-                keys.by_status("draft"), keys.by_status("published"), author_key, keys.EVENTS,
-                *pieces, *(COMMENTS.child_key(i) for i in comment_ids),
-            ],
-            [
-                fields.get("version", ""), fields.get("author", ""), indexed, member, post_id, _flat(event),
-                settings.EVENTS_MAXLEN, fields.get("title", ""), len(pieces), *comment_ids,
-            ],
-        )  # fmt: skip
+        _queue_delete_reads(pipe, post_id)
+        call = _delete_call(post_id, *pipe.execute(), actor)
+        if call is None:
+            raise NotFound(keys.post(post_id))
+        post, script_keys, args = call
         try:
-            outcome(reply)
+            outcome(run_script(scripts.DELETE, script_keys, args))
             return post
         except StaleEdit:  # changed since the read: read it again
             continue
-    raise Busy(post_key)
+    raise Busy(keys.post(post_id))
+
+
+def delete_posts(post_ids: list[int], *, actor: Actor) -> tuple[list[Post], int]:
+    """Remove many posts as ``delete_post`` removes one, their delete scripts in one MULTI/EXEC: they go
+    together, so the list never shows half a bulk delete. Returns the posts deleted and how many were
+    gone. Two round trips (every post's fields and comment ids, then the transaction); a post that
+    changed in between (a comment added) is read again, and its delete sent again."""
+    deleted, gone, remaining = [], 0, list(post_ids)
+    for _ in range(watch_retries()):
+        pipe = client().pipeline(transaction=False)
+        for post_id in remaining:
+            _queue_delete_reads(pipe, post_id)
+        replies = pipe.execute()
+        calls = []
+        for post_id, values, comment_ids in zip(remaining, replies[::2], replies[1::2]):
+            call = _delete_call(post_id, values, comment_ids, actor)
+            if call is None:
+                gone += 1
+            else:
+                calls.append((post_id, *call))
+        transaction = client().pipeline(transaction=True)
+        for _, _, script_keys, args in calls:
+            queue_script(transaction, scripts.DELETE, script_keys, args, whole=True)  # EVAL: no NOSCRIPT mid-MULTI
+        remaining = []
+        for (post_id, post, _, _), reply in zip(calls, transaction.execute(raise_on_error=False) if calls else []):
+            if isinstance(reply, Exception):
+                raise reply
+            try:
+                outcome(reply)
+                deleted.append(post)
+            except StaleEdit:
+                remaining.append(post_id)
+            except NotFound:
+                gone += 1
+        if not remaining:
+            return deleted, gone
+    raise Busy(keys.post(remaining[0]))

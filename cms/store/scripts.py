@@ -22,9 +22,10 @@ from config.store.scripts import load, register
 #       13 the post's own fields (JSON list), 14 event (JSON list of name, value; its label
 #       becomes the saved title),
 #       15 events kept, 16 post id, 17 revisions shown on a conflict, 18 schema,
-#       19 expected current title, 20 expected new title, 21 how many of KEYS 10.. the post leaves.
-# KEYS 10..: the title trigram sets the post leaves (SREM), then those it joins (SADD), computed
-#       from the two expected titles; the script checks both hold, else writes nothing.
+#       19 expected current title, 20 expected new title, 21 how many of KEYS 11.. the post leaves,
+#       22 the old author's member of the authors index, 23 the new author's.
+# KEYS 10: the authors index. KEYS 11..: the title piece sets the post leaves (SREM), then those it
+#       joins (SADD), computed from the two expected titles; the script checks both hold, else writes nothing.
 # Replies (config/store/scripts.py): {"missing", what} | {"conflict", "version", current JSON, base snapshot
 #        or "", newer...} | {"conflict", "keys", current author, new author, new title, current title} (the
 #        guess of the keys was wrong: call again) | {"ok"} (nothing changed) | {"ok", new JSON}.
@@ -87,8 +88,8 @@ redis.call('HSET', post, unpack(flat))
 
 local id, at = ARGV[16], ARGV[7]
 local leaves = tonumber(ARGV[21])
-for i = 10, 9 + leaves do redis.call('SREM', KEYS[i], id) end
-for i = 10 + leaves, #KEYS do redis.call('SADD', KEYS[i], id) end
+for i = 11, 10 + leaves do redis.call('SREM', KEYS[i], id) end
+for i = 11 + leaves, #KEYS do redis.call('SADD', KEYS[i], id) end
 redis.call('ZADD', KEYS[3], at, id)
 if current['title_member'] and current['title_member'] ~= member then
   redis.call('ZREM', KEYS[4], current['title_member'])
@@ -99,8 +100,14 @@ local old_status = status_index[current['status'] or 'draft']
 local new_status = status_index[new['status']]
 if old_status and old_status ~= new_status then redis.call('ZREM', old_status, id) end
 if new_status then redis.call('ZADD', new_status, at, id) end
-if ARGV[5] == '1' and author ~= new['author'] then redis.call('ZREM', KEYS[7], id) end
-if ARGV[6] == '1' then redis.call('ZADD', KEYS[8], at, id) end
+if ARGV[5] == '1' and author ~= new['author'] then
+  redis.call('ZREM', KEYS[7], id)
+  if redis.call('ZCARD', KEYS[7]) == 0 then redis.call('ZREM', KEYS[10], ARGV[22]) end  -- their last post
+end
+if ARGV[6] == '1' then
+  redis.call('ZADD', KEYS[8], at, id)
+  redis.call('ZADD', KEYS[10], 0, ARGV[23])
+end
 
 local event = cjson.decode(ARGV[14])
 for i = 1, #event, 2 do
@@ -112,34 +119,38 @@ return {'ok', cjson.encode(new)}
 
 # Delete a post with everything that refers to it, if it is still as read.
 # KEYS: 1 post, 2 revisions, 3 comment set, 4 updated index, 5 title index,
-#       6 draft index, 7 published index, 8 author's index, 9 events, 10.. the title's trigram
-#       sets (ARGV 9 of them), then the comment hashes.
+#       6 draft index, 7 published index, 8 author's index, 9 events, 10 the authors index, 11.. the
+#       title's piece sets (ARGV 9 of them), then the comment hashes.
 # ARGV: 1 version read, 2 author read, 3 author indexed ("1"/"0"), 4 title member,
-#       5 post id, 6 event (JSON list), 7 events kept, 8 title read, 9 how many trigram sets,
-#       10.. the comment ids read (as the KEYS after the trigram sets).
+#       5 post id, 6 event (JSON list), 7 events kept, 8 title read, 9 how many piece sets,
+#       10 the author's member of the authors index, 11.. the comment ids read (as the KEYS after the
+#       piece sets).
 # Replies: {"missing", post} | {"conflict"} (changed since the read: nothing written) | {"ok"}.
 DELETE = register(r"""
 local post, comments = KEYS[1], KEYS[3]
 local held = redis.call('HMGET', post, 'version', 'author', 'title')
 if not held[1] then return {'missing', post} end
 if held[1] ~= ARGV[1] or (held[2] or '') ~= ARGV[2] or (held[3] or '') ~= ARGV[8] then return {'conflict'} end
-local ids = #ARGV - 9
+local ids = #ARGV - 10
 if redis.call('ZCARD', comments) ~= ids then return {'conflict'} end
-for i = 10, #ARGV do
+for i = 11, #ARGV do
   if not redis.call('ZSCORE', comments, ARGV[i]) then return {'conflict'} end
 end
 local id = ARGV[5]
 local pieces = tonumber(ARGV[9])
-for i = 10, 9 + pieces do redis.call('SREM', KEYS[i], id) end
+for i = 11, 10 + pieces do redis.call('SREM', KEYS[i], id) end
 redis.call('UNLINK', post, KEYS[2], comments)
-for first = 10 + pieces, #KEYS, 1000 do
+for first = 11 + pieces, #KEYS, 1000 do
   redis.call('UNLINK', unpack(KEYS, first, math.min(first + 999, #KEYS)))
 end
 redis.call('ZREM', KEYS[4], id)
 redis.call('ZREM', KEYS[5], ARGV[4])
 redis.call('ZREM', KEYS[6], id)
 redis.call('ZREM', KEYS[7], id)
-if ARGV[3] == '1' then redis.call('ZREM', KEYS[8], id) end
+if ARGV[3] == '1' then
+  redis.call('ZREM', KEYS[8], id)
+  if redis.call('ZCARD', KEYS[8]) == 0 then redis.call('ZREM', KEYS[10], ARGV[10]) end  -- their last post
+end
 local event = cjson.decode(ARGV[6])
 redis.call('XADD', KEYS[9], 'MAXLEN', tonumber(ARGV[7]), '*', unpack(event))
 return {'ok'}

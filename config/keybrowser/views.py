@@ -65,6 +65,10 @@ def browse(request):
         "listed": listed,
         "exact": display.key_rows([page.exact])[0] if page and page.exact else None,
         "next_query": _query(**filters, cursor=page.cursor, listed=listed) if page and page.cursor else "",
+        # While nothing matched yet, the scan goes on by itself (htmx), so a search that matches nothing
+        # ends on "0 keys match" with no click; once keys are listed, "Load more" waits for the user.
+        "auto": bool(page and page.cursor) and listed == 0,
+        "none_text": "0 keys match",
         "continued": bool(form.is_valid() and form.cleaned_data["cursor"]),
         "first_query": _query(**filters),
         "scan_count": store.SCAN_COUNT,
@@ -283,6 +287,7 @@ def orphans(request):
         if page.cursor
         else "",
         "continued": bool(cursor),
+        "none_text": "0 orphans",
     }
     if request.htmx and cursor:
         return render(request, "keybrowser/orphans.html#more", {**context, "oob": True})

@@ -10,11 +10,11 @@ the size of the collection. Holding every piece is necessary but not
 sufficient ("Phonograph One" holds all three), so the candidates' names come
 back in the same round trip and are checked here. A query whose every word is
 one piece ("air", "air max") is the exception: holding its pieces is matching,
-so a caller that needs the ids alone reads no name for it. Words shorter than
-three characters have no piece of their own: they only narrow a search that has a
-longer word (a name must have a word starting with them); a query made only of
-short words is the caller's to answer another way (a lexicographic prefix
-index is the better tool there, and for codes such as SKUs).
+so a caller that needs the ids alone reads no name for it. Every word is also
+listed under its one- and two-character pieces (``short_grams``): a query word
+shorter than three characters is one piece itself, whose set holds exactly the
+names holding it anywhere ("電" and "電話" find "📱 هاتف 電話 Phone", "x2" finds
+"Phone X2 Pro"), in the same sets and by the same reads as a trigram.
 
 An index may also keep its names' words (``word_key``, ``vocabulary_key``): each
 word of four to ``KEPT_LENGTH`` characters has a set of the ids whose name holds it, and one
@@ -43,9 +43,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from config.redis import client
-from config.store.ngramtext import N, Query, kept, kept_words, suffixes, word_grams, words
+from config.store.ngramtext import N, Query, kept, kept_words, short_grams, suffixes, word_grams, words
 from config.store.scripts import queue_script
-from config.store.sorting import SORT_LUA, queue_sort
+from config.store.sorting import SORT_LUA
 
 TEMP_TTL = 60
 VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search intersects pieces instead
@@ -167,6 +167,33 @@ return {stopped, rows_of(ids, gets)}
 )
 
 
+# A bounded read of a set of candidates with each one's field. KEYS[1]: the set. ARGV[1]: how many to read at
+# most; ARGV[2]: the field of a candidate's hash, as SORT's GET names it (``prefix*->field``). Flat: each id,
+# then its field. SSCAN walks the set a step at a time and stops once it has as many as asked, so the ids
+# visited stay near ARGV[1] whatever the set's size (a small set, kept as one compact array, comes whole:
+# 512 ids at most, set-max-intset-entries), and a field is read for ARGV[1] of them at most. SORT … LIMIT
+# would read the whole set first: a piece of one character is in nearly every name.
+_SAMPLE = """
+local want, cursor, out, seen, found = tonumber(ARGV[1]), '0', {}, {}, 0
+local star = string.find(ARGV[2], '*', 1, true)
+local arrow = string.find(ARGV[2], '->', star, true)
+local head, tail = string.sub(ARGV[2], 1, star - 1), string.sub(ARGV[2], star + 1, arrow - 1)
+local field = string.sub(ARGV[2], arrow + 2)
+repeat
+  local reply = redis.call('SSCAN', KEYS[1], cursor, 'COUNT', want)
+  cursor = reply[1]
+  for _, id in ipairs(reply[2]) do
+    if found < want and not seen[id] then
+      seen[id], found = true, found + 1
+      out[#out + 1] = id
+      out[#out + 1] = redis.call('HGET', head .. id .. tail, field)
+    end
+  end
+until cursor == '0' or found >= want
+return out
+"""
+
+
 @dataclass(frozen=True)
 class NgramIndex:
     """One app's trigram index over one field of one kind of hash.
@@ -183,7 +210,7 @@ class NgramIndex:
     index keeps its words too (see the module's docstring); such an index is
     written by ``queue_write``, which keeps the vocabulary beside the sets.
 
-    A piece is a trigram (three characters), a kept word (four or more) or ``LONG``
+    A piece is a gram (one to three characters), a kept word (four or more) or ``LONG``
     (empty: a word too long to keep), so its length says which set holds it (``piece_key``).
     """
 
@@ -198,19 +225,20 @@ class NgramIndex:
     long_key: str = ""
 
     def pieces(self, text: str | None) -> set[str]:
-        """The pieces ``text`` is listed under: its trigrams, and its kept words when the index keeps them."""
+        """The pieces ``text`` is listed under: its grams of one to three characters, and its kept words
+        when the index keeps them."""
         return self._pieces_of(set(words(text or "")))
 
     def _pieces_of(self, folded: set[str]) -> set[str]:
         """The pieces of a text's folded words (``pieces``, with the words found once)."""
-        found = {gram for word in folded for gram in word_grams(word)}
+        found = {gram for word in folded for gram in (*word_grams(word), *short_grams(word))}
         if not self.word_key:
             return found
         found |= {word if kept(word) else LONG for word in folded if len(word) > N}
         return found
 
     def piece_key(self, piece: str) -> str:
-        if len(piece) == N:
+        if piece and len(piece) <= N:
             return self.gram_key(piece)
         return self.word_key(piece) if piece else self.long_key
 
@@ -274,7 +302,8 @@ class NgramIndex:
                 for word in words(text):
                     known = by_word.get(word)
                     if known is None:
-                        known = by_word[word] = [self.gram_key(gram) for gram in word_grams(word)]
+                        cut = (*word_grams(word), *sorted(short_grams(word)))
+                        known = by_word[word] = [self.gram_key(gram) for gram in cut]
                         if self.word_key and len(word) > N:  # the word's own set, or the long words' one
                             known.append(self.piece_key(word if kept(word) else LONG))
                     pieces.update(known)
@@ -291,8 +320,8 @@ class NgramIndex:
 
     def matches_set(self, query: Query) -> str:
         """The key of the set holding exactly the query's matches, when there is one, else "": a query of
-        one word of three characters (``Query.exact``, one piece) matches exactly the ids its piece's set
-        holds. A list may then read that set as it reads any other of its filters, with no cap and no
+        one word of three characters or fewer (``Query.exact``, one piece) matches exactly the ids its
+        piece's set holds. A list may then read that set as it reads any other of its filters, with no cap and no
         name read, where a search builds, orders and reads its candidates."""
         return self.gram_key(query.grams[0]) if query.exact and len(query.grams) == 1 else ""
 
@@ -346,9 +375,9 @@ class NgramIndex:
         SMISMEMBER of each piece, WALK_LIMIT ids at most: a common piece's set of a large
         collection is never intersected whole (the first matches in order are what a search
         shows). Without ``order_key``, SINTERSTORE into a scratch set, or for a query of one
-        piece (a word of three letters) that piece's set itself, then SORT ... BY nosort
-        LIMIT 0 cap+1 GET # GET record:*->field reads at most cap+1 candidates with their
-        names, and the scratch key is unlinked. The candidates are then checked against the
+        piece that piece's set itself, then an SSCAN that stops at cap+1 candidates with their
+        names (``_SAMPLE``: a piece of one character, held by nearly every name, costs no
+        more), and the scratch key is unlinked. The candidates are then checked against the
         query (``Query.matches``).
 
         ``names=False`` is for a caller that needs the ids alone (the catalog's list): with an
@@ -384,8 +413,8 @@ class NgramIndex:
             source = self.temp_set(token)
             pipe.sinterstore(source, pieces)
             scratch.append(source)
-        gets = ["#", f"{self.record_key('*')}->{self.text_field}"]
-        queue_sort(pipe, source, start=0, num=cap + 1, by_nosort=True, get=gets)
+        field = f"{self.record_key('*')}->{self.text_field}"
+        queue_script(pipe, _SAMPLE, [source], [cap + 1, field], whole=True)  # a set, in no order: a bounded sample
         at = len(pipe.command_stack) - start - 1  # the read's reply, counted from this search's first
         if scratch:
             pipe.unlink(*scratch)
@@ -394,7 +423,11 @@ class NgramIndex:
             flat = replies[at]
             pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
             capped = len(pairs) > cap
-            return Hits([(m, name) for m, name in pairs[:cap] if name is not None and query.matches(name)], capped)
+            # An exact query's candidates all match (holding its pieces is holding it): the name is read for
+            # the order alone. Else each is checked against its name.
+            exact = query.exact
+            kept = [(m, name) for m, name in pairs[:cap] if name is not None and (exact or query.matches(name))]
+            return Hits(kept, capped)
 
         return read
 

@@ -4,9 +4,11 @@ and the apps' writers and checks share it.
 
 A word is a run of letters and digits, case and accents folded (``fold``, ``words``). Each word of
 three characters or more is cut into its overlapping three-character pieces (``word_grams``,
-``grams``). A word of four to ``KEPT_LENGTH`` characters is one a vocabulary keeps (``kept``), listed
-under its suffixes (``suffixes``). A query's words of three characters or more must each lie inside
-the name, and its shorter ones must each start one of its words (``Query.matches``).
+``grams``), and every word into its one- and two-character pieces (``short_grams``): a query of one or
+two characters ("電", "電話", "x2") is then one piece, whose set holds exactly the names holding it
+anywhere, in any script. A word of four to ``KEPT_LENGTH`` characters is one a vocabulary keeps
+(``kept``), listed under its suffixes (``suffixes``). Each of a query's words must lie inside the name
+(``Query.matches``).
 """
 
 from __future__ import annotations
@@ -42,9 +44,19 @@ def word_grams(word: str) -> list[str]:
     return [word[i : i + N] for i in range(len(word) - N + 1)]
 
 
+def short_grams(word: str) -> set[str]:
+    """The one- and two-character pieces of one folded word: what a query of one or two characters is."""
+    return {word[i : i + size] for size in (1, 2) for i in range(len(word) - size + 1)}
+
+
 def grams(text: str) -> set[str]:
     """Every three-character piece of every word of ``text`` (none for words shorter than three)."""
     return {gram for word in words(text) for gram in word_grams(word)}
+
+
+def all_grams(text: str) -> set[str]:
+    """Every piece of one to three characters of every word of ``text``: the gram sets it is listed in."""
+    return {gram for word in words(text) for gram in (*word_grams(word), *short_grams(word))}
 
 
 def kept(word: str) -> bool:
@@ -68,7 +80,7 @@ class Query:
     """A search, read as the index reads names: the pieces to intersect, and what checks the candidates."""
 
     long: tuple[str, ...]  # words of three characters or more: each a substring of the name
-    short: tuple[str, ...]  # shorter words: each the start of a word of the name
+    short: tuple[str, ...]  # shorter words: each a substring of the name too, one piece of its own
     grams: tuple[str, ...] = field(default=())
 
     @classmethod
@@ -76,28 +88,22 @@ class Query:
         found = words(text)
         long = tuple(dict.fromkeys(w for w in found if len(w) >= N))
         short = tuple(dict.fromkeys(w for w in found if len(w) < N))
-        return cls(long, short, tuple(sorted({g for w in long for g in grams(w)})))
+        return cls(long, short, tuple(sorted({g for w in long for g in grams(w)} | set(short))))
 
     @property
     def usable(self) -> bool:
-        """Whether the index can answer it (it has a word of three characters or more)."""
+        """Whether the index can answer it (it has a word)."""
         return bool(self.grams)
 
     @property
     def exact(self) -> bool:
-        """Whether holding every piece is matching: each word is one piece (three characters), and
-        none is shorter. A word of letters and digits found inside a folded name lies inside one of
-        its words, whose pieces hold it; so no candidate's name needs checking."""
-        return not self.short and all(len(w) == N for w in self.long)
+        """Whether holding every piece is matching: each word is one piece (three characters or fewer).
+        A word of letters and digits found inside a folded name lies inside one of its words, whose
+        pieces hold it; so no candidate's name needs checking."""
+        return all(len(w) <= N for w in (*self.long, *self.short))
 
     def matches(self, name: str) -> bool:
-        """Whether ``name`` really holds the query: every long word inside it, every short one starting a
-        word. The name is folded once, and cut into words only for a query with short words (a search
-        checks up to a thousand or two candidates' names in a page)."""
+        """Whether ``name`` really holds the query: every word inside it. The name is folded once (a
+        search checks up to a thousand or two candidates' names in a page)."""
         folded = fold(name)
-        if not all(w in folded for w in self.long):
-            return False
-        if not self.short:
-            return True
-        name_words = _WORD.findall(folded)
-        return all(any(nw.startswith(s) for nw in name_words) for s in self.short)
+        return all(w in folded for w in self.long) and all(w in folded for w in self.short)

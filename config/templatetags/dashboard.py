@@ -67,8 +67,10 @@ def empty_state(context, title="", text="", action_url="", action_label="") -> d
 
 @register.inclusion_tag("includes/pagination.html")
 def pagination(page, state=None, target="", base="") -> dict:
-    """Pagination for a Django Page (``includes/pagination.html``): nothing for a single page."""
-    return {"page": page, "state": state, "target": target or "", "base": base or ""}
+    """Pagination for a Django Page (``includes/pagination.html``): numbered and elided pages, and a
+    page size choice; nothing but the count for a single page."""
+    pages = page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1)
+    return {"page": page, "pages": pages, "state": state, "target": target or "", "base": base or ""}
 
 
 @register.filter

@@ -6,6 +6,8 @@ from config.store import Busy, EditConflict, NotFound, Refused, StoreError
 from orgchart.documents import Employee, Location
 from orgchart.store.core import MAX_DEPTH, NODE_LIMIT, load_scripts
 from orgchart.store.employees import (
+    SORT_LIMIT,
+    TooManyToSort,
     delete_employee,
     employee_form_data,
     employee_page,
@@ -88,6 +90,7 @@ from orgchart.store.tree import (
 __all__ = [
     "MAX_DEPTH", "NODE_LIMIT", "Actor", "Busy", "EditConflict", "Employee", "Location", "NotFound", "Refused",
     "StoreError", "load_scripts",
+    "SORT_LIMIT", "TooManyToSort",
     "delete_employee", "employee_form_data", "employee_page", "get_employee", "move_employee",
     "parse_employee_ref", "resolve_employee", "resolve_employees", "save_employee",
     "Imported", "import_graph", "location_names", "record_import", "write_locations", "write_people",

@@ -14,7 +14,8 @@ from config.activity import Actor
 from config.redis import client
 from config.store import Busy, watch_retries
 from config.store.ngramtext import Query
-from config.store.scripts import execute
+from config.store.scripts import execute, register, run_script
+from config.store.sorting import SORT_LUA
 from orgchart import keys
 from orgchart.documents import Employee, fold
 from orgchart.store.core import (
@@ -285,6 +286,42 @@ def get_employee(pk: int) -> Employee | None:
     return Employee.from_hash(pk, data) if data else None
 
 
+# The columns the employee list sorts by beside the name, each a field of the employee hash, and whether
+# its values are numbers.
+SORT_FIELDS = {"title": ("title", False), "location": ("location_name", False), "direct": ("direct", True),
+               "total": ("total", True)}  # fmt: skip
+SORT_LIMIT = 5000  # the most employees the whole list is sorted by another column than the name (a script's read)
+
+# The whole list sorted by a field, names breaking ties. KEYS[1]: the lexical name index. ARGV: the most it may
+# hold, the employee hash pattern, the field, "1" for numbers, "1" for descending, offset, count. {-1} past the
+# most; else the count, then the page's ids.
+_BY_FIELD = register(
+    SORT_LUA
+    + """
+local n = redis.call('ZCARD', KEYS[1])
+if n > tonumber(ARGV[1]) then return {-1} end
+local numeric, desc = ARGV[4] == '1', ARGV[5] == '1'
+local rows = {}
+for rank, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local id = string.match(member, '%z(%d+)$')
+  local value = lookup(ARGV[2] .. '->' .. ARGV[3], id) or ''
+  if numeric then value = tonumber(value) or 0 else value = string.lower(value) end
+  rows[#rows + 1] = {id, value, rank}
+end
+table.sort(rows, function(a, b)
+  if a[2] ~= b[2] then
+    if desc then return a[2] > b[2] end
+    return a[2] < b[2]
+  end
+  return a[3] < b[3]
+end)
+local reply, offset, count = {n}, tonumber(ARGV[6]), tonumber(ARGV[7])
+for i = offset + 1, math.min(#rows, offset + count) do reply[#reply + 1] = rows[i][1] end
+return reply
+"""
+)
+
+
 def employee_page(state) -> tuple[list[Employee], int, bool]:
     """One page of employees in name order, the total, and whether a search took ``SEARCH_LIMIT``
     matches and left more. Without a search, or with one or two letters (a prefix),
@@ -294,11 +331,22 @@ def employee_page(state) -> tuple[list[Employee], int, bool]:
     ``?q=`` with a word of three characters or more finds any part of a name (the trigram index:
     every match, up to ``SEARCH_LIMIT``, in name order, paged here); shorter text matches the start
     of the name (the lexical name index, the better tool for one or two letters)."""
+    sorted_by = SORT_FIELDS.get(state.sort_key)
     if Query.parse(state.q).usable:
         found, capped = search_employee_ids(state.q)
-        if state.descending:
+        if sorted_by:
+            found = _sorted_by(found, *sorted_by, state.descending)
+        elif state.descending:
             found.reverse()
         total, pks = len(found), found[state.offset : state.offset + state.per_page]
+    elif sorted_by:
+        field, numeric = sorted_by
+        args = [SORT_LIMIT, keys.employee_pattern(), field, int(numeric), int(state.descending), state.offset,
+                state.per_page]  # fmt: skip
+        reply = run_script(_BY_FIELD, [keys.employee_names()], args)
+        if reply == [-1]:  # more employees than a sort by a field reads: search first (the page says so)
+            raise TooManyToSort(SORT_LIMIT)
+        total, pks, capped = reply[0], [int(pk) for pk in reply[1:]], False
     else:
         total, flat = name_page(keys.employee_names(), state, "employee")
         return sorted_rows(flat), total, False
@@ -436,3 +484,24 @@ def _follow_renames(attempt, name: str, pk: int) -> list:
             return reply
         name = reply[1]
     raise Busy(keys.employee(pk))
+
+
+class TooManyToSort(Exception):
+    """The whole list is too long to sort by a field other than the name: a search narrows it first."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"more than {limit} employees to sort")
+        self.limit = limit
+
+
+def _sorted_by(ids: list[int], field: str, numeric: bool, descending: bool) -> list[int]:
+    """A search's ids (at most ``SEARCH_LIMIT``) by one field of theirs, their order so far breaking ties:
+    one pipeline of HGETs."""
+    pipe = pipeline()
+    for pk in ids:
+        pipe.hget(keys.employee(pk), field)
+    values = pipe.execute()
+    keyed = [((float(v or 0) if numeric else (v or "").casefold()), rank, pk) for rank, (pk, v) in
+             enumerate(zip(ids, values))]  # fmt: skip
+    keyed.sort(key=lambda row: row[0], reverse=descending)
+    return [pk for _, _, pk in keyed]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from config.redis import client
 from config.store import batched
-from config.store.ngrams import NgramIndex
+from config.store.ngrams import Hits, NgramIndex
 from config.store.ngramtext import Query
 from orgchart import keys
-from orgchart.store.core import member_id
+from orgchart.documents import fold
+from orgchart.store.core import member_id, search_range
 
 SEARCH_LIMIT = 1000  # name matches taken into a list search; more is not a useful search
 
@@ -21,22 +22,54 @@ NAMES = NgramIndex(
 )
 
 
+def _ranked(text: str, limit: int, cap: int) -> tuple[list[tuple[str, str]], bool]:
+    """(id, name) of the employees whose name holds ``text``: the names that are ``text`` first, then those
+    starting with it, then any other holding it, each group in name order; and whether more matched.
+
+    One round trip (a MULTI): the lexical name index's range of names starting with the text
+    (ZRANGEBYLEX … LIMIT, at most ``limit`` + 1 entries) beside the n-gram search (at most ``cap``
+    candidates). The pieces' candidates are read in no useful order, so in a large org the one person
+    whose full name was typed could be past their cap; the name index's range holds that person (and
+    everyone whose name starts so) whatever the cap: what a user typed whole is never hidden."""
+    query = Query.parse(text)
+    if not query.usable:
+        return [], False
+    low, high = search_range(text.strip())
+    pipe = client().pipeline(transaction=True)
+    pipe.zrangebylex(keys.employee_names(), low, high, 0, limit + 1)
+    read = NAMES.queue_search(pipe, query, cap)
+    replies = pipe.execute()
+    hits = read(replies[1:])
+    starting = replies[0]
+    prefixed = [str(member_id(entry)) for entry in starting[:limit]]
+    names = dict(hits.items)
+    missing = [pk for pk in prefixed if pk not in names]
+    if missing:  # a prefix match past the pieces' cap: its name, in one more read
+        pipe = client().pipeline(transaction=False)
+        for pk in missing:
+            pipe.hget(keys.employee(pk), "name")
+        names.update({pk: name for pk, name in zip(missing, pipe.execute()) if name is not None})
+    folded = fold(text.strip())
+    first = [pk for pk in prefixed if pk in names]
+    first.sort(key=lambda pk: (fold(names[pk]) != folded, fold(names[pk]), int(pk)))
+    shown = set(first)
+    rest = [(pk, name) for pk, name in Hits(hits.items).in_name_order() if pk not in shown]
+    ranked = [(pk, names[pk]) for pk in first] + rest
+    return ranked[:limit], hits.capped or len(starting) > limit or len(ranked) > limit
+
+
 def suggest_employees(text: str, limit: int = 8) -> list[tuple[str, str]]:
-    """(id, name) of the employees whose name holds ``text`` anywhere, in name order: one round trip
-    (the trigram index). Text with no word of three characters suggests nothing."""
-    if not Query.parse(text).usable:
-        return []
-    hits = NAMES.search(text, limit, cap=limit * 8)
-    return hits.in_name_order()
+    """(id, name) of the employees whose name holds ``text`` anywhere, the name itself and the names
+    starting with it first (``_ranked``): one round trip (two when a name starting so was past the cap)."""
+    return _ranked(text, limit, limit * 8)[0]
 
 
 def search_employee_ids(text: str) -> tuple[list[int], bool]:
-    """Every matching employee id (up to ``SEARCH_LIMIT``), in name order, and whether more matched: one
-    round trip, reading at most ``SEARCH_LIMIT`` candidates with their names, as the other apps' lists do
-    (not the index's default of four times as many, meant for a suggestion's few)."""
-    hits = NAMES.search(text, SEARCH_LIMIT, cap=SEARCH_LIMIT)
-    ids = [int(pk) for pk, _ in hits.in_name_order()]
-    return ids, hits.capped
+    """Every matching employee id (up to ``SEARCH_LIMIT``), the exact and prefix matches first, then the
+    others in name order (``_ranked``), and whether more matched: one round trip, reading at most
+    ``SEARCH_LIMIT`` candidates with their names, as the other apps' lists do."""
+    ranked, capped = _ranked(text, SEARCH_LIMIT, SEARCH_LIMIT)
+    return [int(pk) for pk, _ in ranked], capped
 
 
 def _names() -> dict[str, str]:

@@ -57,17 +57,30 @@ from school.store.core import (
     load_scripts,
     now_ms,
 )
-from school.store.deletes import delete
+from school.store.deletes import delete, delete_many
 from school.store.detail import CourseDetail, Hold, Pair, PersonDetail, course_detail, is_enrolled, pair, person_detail
 from school.store.entities import get, get_for_edit, queue_document, reserve_ids, save
-from school.store.listing import PICKERS, Candidate, Picker, Row, find, labels, list_page, schema_counts
+from school.store.listing import (
+    PICKERS,
+    Candidate,
+    Picker,
+    Row,
+    course_by_code,
+    find,
+    find_with_total,
+    labels,
+    list_page,
+    schema_counts,
+)
 from school.store.migration import MigrationStep, migrate_step, migration_cursor
-from school.store.names import INDEXES, SEARCH_LIMIT, TEXT_FIELD, gram_drift, rebuild_grams, search_ids
+from school.store.names import INDEXES, SEARCH_LIMIT, TEXT_FIELD, gram_drift, rebuild_grams, search_ids, searched_text
 from school.store.relations import (
     Change,
+    Enrolled,
     confirm_hold,
     drop,
     enrol,
+    enrol_many,
     hold_seat,
     link_instructor,
     release_hold,
@@ -75,15 +88,16 @@ from school.store.relations import (
 )
 
 __all__ = [
+    "Enrolled", "enrol_many", "course_by_code",
     "Busy", "EditConflict", "NotFound", "Refused", "StoreError",
     "HOLDS_SHOWN", "PICKER_LIMIT", "now_ms", "load_scripts",
-    "save", "get", "get_for_edit", "delete",
-    "Row", "labels", "list_page", "Candidate", "Picker", "PICKERS", "find", "schema_counts",
+    "save", "get", "get_for_edit", "delete", "delete_many",
+    "Row", "labels", "list_page", "Candidate", "Picker", "PICKERS", "find", "find_with_total", "schema_counts",
     "Hold", "CourseDetail", "PersonDetail", "Pair", "course_detail", "person_detail", "pair", "is_enrolled",
     "Change", "link_instructor", "unlink_instructor", "enrol", "drop", "hold_seat", "confirm_hold", "release_hold",
     "AlgebraResult", "algebra", "course_ids_for_codes",
     "MigrationStep", "migrate_step", "migration_cursor",
-    "INDEXES", "SEARCH_LIMIT", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids",
+    "INDEXES", "SEARCH_LIMIT", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids", "searched_text",
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
     "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
     "SCAN_BATCH", "SIDES", "existing", "expected_indexes", "hold_entries", "id_batches", "index_members",

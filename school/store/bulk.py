@@ -21,7 +21,7 @@ from config.store.scripts import queue_script, run_script
 from school import conf, keys
 from school.store.core import SOURCES, Refused, lex_member
 from school.store.entities import queue_document, reserve_ids
-from school.store.names import INDEXES, TEXT_FIELD
+from school.store.names import INDEXES, searched_text
 
 __all__ = [
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
@@ -97,8 +97,9 @@ def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]])
         batch.hset(keys.doc(entity, pk), fields)
     batch.zadd(keys.index(entity), [(str(pk), str(pk)) for pk in documents])
     batch.zadd(keys.lex(entity), [("0", lex_member(entity, pk, fields)) for pk, fields in documents.items()])
-    text_field = TEXT_FIELD[entity]
-    pieces = INDEXES[entity].members_by_set((str(pk), fields.get(text_field, "")) for pk, fields in documents.items())
+    pieces = INDEXES[entity].members_by_set(
+        (str(pk), searched_text(entity, fields)) for pk, fields in documents.items()
+    )
     for gram_key, members in sorted(pieces.items()):
         batch.sadd(gram_key, members)
     if entity == "course":

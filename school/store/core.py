@@ -16,7 +16,7 @@ from django.conf import settings
 
 from config.activity import Actor
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
-from config.store.scripts import load, outcome, register, run_script
+from config.store.scripts import load, outcome, queue_script, register, run_script
 from config.store.sorting import SORT_LUA
 from school import keys
 from school.documents import LIST_FIELDS, from_hmget, sort_label
@@ -40,7 +40,19 @@ def lex_id(member: str) -> int:
     return int(member.rsplit("\x00", 1)[1])
 
 
-SCRIPTS = ("assign", "unpair", "seat", "save", "delete", "bulk", "read_list", "read_course", "read_person", "algebra")
+SCRIPTS = (
+    "assign",
+    "unpair",
+    "seat",
+    "enrol_many",
+    "save",
+    "delete",
+    "bulk",
+    "read_list",
+    "read_course",
+    "read_person",
+    "algebra",
+)
 # Take no JSON argument, so lib.lua is not prepended: the bulk writer, and the screens' reads and the
 # set algebra, whose arguments are plain strings (no JSON to encode here or decode there).
 STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}
@@ -72,6 +84,12 @@ def run(name: str, script_keys: list[str], args: dict) -> list:
     ``load_scripts``)."""
     encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
     return outcome(run_script(SOURCES[name], [*script_keys, keys.EVENTS], [encoded]))
+
+
+def queue_run(pipe, name: str, script_keys: list[str], args: dict) -> None:
+    """Queue ``run``'s call on a transaction, whole (EVAL: a MULTI cannot load a script in the middle)."""
+    encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
+    queue_script(pipe, SOURCES[name], [*script_keys, keys.EVENTS], [encoded], whole=True)
 
 
 def read(name: str, script_keys: list[str], args: list) -> list:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from config.activity import Actor
 from config.redis import client
+from config.store import Busy, watch_retries
+from config.store.scripts import outcome
 from school import keys
 from school.documents import from_fields, sort_label
-from school.store.core import EditConflict, NotFound, event_args, retried, run
-from school.store.names import INDEXES, TEXT_FIELD
+from school.store.core import EditConflict, NotFound, event_args, queue_run, retried, run
+from school.store.names import INDEXES, TEXT_FIELD, searched_text
 
 SCAN_COUNT = 1000
 
@@ -59,50 +61,89 @@ def _read(entity: str, pk: int) -> tuple[dict[str, str], list[list[str]]]:
     return fields, members
 
 
-def delete(entity: str, pk: int, *, actor: Actor) -> str:
-    """Delete a document and every reference to it; returns its label."""
-    doc_key = keys.doc(entity, pk)
+def _delete_call(entity: str, pk: int, actor: Actor) -> tuple[str, list[str], dict] | None:
+    """Read a document's relations and build its delete script's call: (its label, the keys, the
+    arguments); None when it is gone."""
+    fields, members = _read(entity, pk)
+    if not fields:
+        return None
     tail = keys.course_codes() if entity == "course" else keys.schemas(entity)
     label_field = "code" if entity == "course" else "name"
+    script_keys = [keys.doc(entity, pk), keys.index(entity), keys.lex(entity), tail]
+    relations = []
+    for (own, kind, other, hold), ids in zip(_RELATIONS[entity], members):
+        relation = {"own": len(script_keys) + 1, "kind": kind, "members": ids, "others": [], "holds": []}
+        script_keys.append(own(pk))
+        for other_id in ids:
+            script_keys.append(other(int(other_id)))
+            relation["others"].append(len(script_keys))
+            if hold:
+                script_keys.append(hold(pk, int(other_id)))
+                relation["holds"].append(len(script_keys))
+        relations.append(relation)
+    grams_from = len(script_keys) + 1
+    script_keys += INDEXES[entity].keys_for(searched_text(entity, fields))  # its code is checked as its label
+    label = from_fields(entity, pk, fields).label
+    args = {
+        "entity": entity,
+        "id": str(pk),
+        "label_field": label_field,
+        "label": fields.get(label_field, ""),
+        "sort": sort_label(entity, fields),
+        "relations": relations,
+        "gram_field": TEXT_FIELD[entity],
+        "gram_text": fields.get(TEXT_FIELD[entity], ""),
+        "grams_from": grams_from,
+        "event": event_args(actor, "deleted", entity, pk, label, gone=True),
+    }
+    return label, script_keys, args
+
+
+def delete(entity: str, pk: int, *, actor: Actor) -> str:
+    """Delete a document and every reference to it; returns its label."""
 
     def attempt():
-        fields, members = _read(entity, pk)
-        if not fields:
+        call = _delete_call(entity, pk, actor)
+        if call is None:
             raise NotFound(f"{entity} {pk} does not exist")
-        script_keys = [doc_key, keys.index(entity), keys.lex(entity), tail]
-        relations = []
-        for (own, kind, other, hold), ids in zip(_RELATIONS[entity], members):
-            relation = {"own": len(script_keys) + 1, "kind": kind, "members": ids, "others": [], "holds": []}
-            script_keys.append(own(pk))
-            for other_id in ids:
-                script_keys.append(other(int(other_id)))
-                relation["others"].append(len(script_keys))
-                if hold:
-                    script_keys.append(hold(pk, int(other_id)))
-                    relation["holds"].append(len(script_keys))
-            relations.append(relation)
-        grams_from = len(script_keys) + 1
-        script_keys += INDEXES[entity].keys_for(fields.get(TEXT_FIELD[entity], ""))
-        label = from_fields(entity, pk, fields).label
+        label, script_keys, args = call
         try:
-            run(
-                "delete",
-                script_keys,
-                {
-                    "entity": entity,
-                    "id": str(pk),
-                    "label_field": label_field,
-                    "label": fields.get(label_field, ""),
-                    "sort": sort_label(entity, fields),
-                    "relations": relations,
-                    "gram_field": TEXT_FIELD[entity],
-                    "gram_text": fields.get(TEXT_FIELD[entity], ""),
-                    "grams_from": grams_from,
-                    "event": event_args(actor, "deleted", entity, pk, label, gone=True),
-                },
-            )
+            run("delete", script_keys, args)
         except EditConflict:  # its relations changed since they were read: read them again
             return None
         return label
 
     return retried(attempt)
+
+
+def delete_many(entity: str, ids: list[int], *, actor: Actor) -> tuple[list[str], int]:
+    """Delete many documents as ``delete`` deletes one, their delete scripts in one MULTI/EXEC: they go
+    together. Returns the labels deleted and how many were gone. Each document's relations are read
+    first (a round trip each, as for one); one whose relations changed in between is read again and
+    its delete sent again."""
+    deleted, gone, remaining = [], 0, list(ids)
+    for _ in range(watch_retries()):
+        calls = []
+        for pk in remaining:
+            call = _delete_call(entity, pk, actor)
+            if call is None:
+                gone += 1
+            else:
+                calls.append((pk, *call))
+        transaction = client().pipeline(transaction=True)
+        for _, _, script_keys, args in calls:
+            queue_run(transaction, "delete", script_keys, args)
+        remaining = []
+        for (pk, label, _, _), reply in zip(calls, transaction.execute(raise_on_error=False) if calls else []):
+            if isinstance(reply, Exception):
+                raise reply
+            try:
+                outcome(reply)
+                deleted.append(label)
+            except EditConflict:
+                remaining.append(pk)
+            except NotFound:
+                gone += 1
+        if not remaining:
+            return deleted, gone
+    raise Busy("Too many concurrent changes; please try again.")

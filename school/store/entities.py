@@ -7,7 +7,7 @@ from config.redis import client
 from school import keys
 from school.documents import Course, Person, fingerprint, from_fields, sort_label
 from school.store.core import EditConflict, NotFound, event_args, lex_member, retried, run
-from school.store.names import INDEXES, TEXT_FIELD
+from school.store.names import INDEXES, searched_text
 
 
 def queue_document(pipe, entity: str, pk: int, fields: dict[str, str], old: dict[str, str] | None = None) -> None:
@@ -27,8 +27,7 @@ def queue_document(pipe, entity: str, pk: int, fields: dict[str, str], old: dict
     elif entity != "course":
         pipe.hincrby(keys.schemas(entity), fields["schema"], 1)
     pipe.hset(key, mapping=fields)
-    text_field = TEXT_FIELD[entity]
-    INDEXES[entity].queue_write(pipe, str(pk), (old or {}).get(text_field), fields.get(text_field))
+    INDEXES[entity].queue_write(pipe, str(pk), searched_text(entity, old or None), searched_text(entity, fields))
     pipe.zadd(keys.index(entity), {str(pk): pk})
     pipe.zadd(keys.lex(entity), {lex_member(entity, pk, fields): 0})
     if entity == "course":
@@ -83,11 +82,11 @@ def save(
             "capacity": "{taken} seats are taken (enrolled and held); capacity cannot be lower.",
         },
     }
-    index, text_field = INDEXES[entity], TEXT_FIELD[entity]
-    stored = {"text": "" if creating else fields.get(text_field, "") if old_text is None else old_text}
+    index, text = INDEXES[entity], searched_text(entity, fields)
+    stored = {"text": "" if creating else text if old_text is None else old_text}
 
     def attempt():
-        leaves, joins = index.diff(stored["text"], fields.get(text_field, ""))
+        leaves, joins = index.diff(stored["text"], text)
         args.update(gram_text=stored["text"], grams_out=len(leaves))
         try:
             return run("save", [*_save_keys(entity, pk), *leaves, *joins], args)

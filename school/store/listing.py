@@ -54,26 +54,31 @@ _ROW_COUNTS = {
 
 
 def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[str, str], bool]:
-    """A search of any part of a name (a course's title) or, for a course, the start of its code:
-    one transaction, the trigram search with the code prefix range and the schema counts beside it.
-    Returns (the page's ids, the total, the schema counts, whether the search took ``SEARCH_LIMIT``
-    names and left more)."""
+    """A search of any part of a name (a course's title), the start of a course's code or a person's
+    name first: one transaction, the n-gram search with the lexicographic index's prefix range (by
+    code, by name) and the schema counts beside it. Returns (the page's ids, the total, the schema
+    counts, whether the search took ``SEARCH_LIMIT`` names and left more).
+
+    The prefix range is read whatever the n-gram search's cap, so the code or the name typed whole
+    is never hidden behind other matches: the name itself first, then those starting with it."""
     first = client().pipeline(transaction=True)
     read = queue_search(first, entity, state.q)
     searched = len(first.command_stack)
-    if entity == "course":
-        prefix = state.q.casefold().replace("\x00", "").encode()
-        first.zrangebylex(keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff", 0, SEARCH_LIMIT)
-    else:
+    folded = state.q.casefold().replace("\x00", "")
+    prefix = folded.encode()
+    first.zrangebylex(keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff", 0, SEARCH_LIMIT)
+    if entity != "course":
         first.hgetall(keys.schemas(entity))
     replies = first.execute()
     found, capped = read(replies[:searched])
-    if entity == "course":  # codes starting with the text first, then titles holding it
-        found = list(dict.fromkeys([*(lex_id(m) for m in replies[searched]), *found]))
+    starting = replies[searched]
+    exact = [lex_id(m) for m in starting if m.rsplit("\x00", 1)[0] == folded]
+    found = list(dict.fromkeys([*exact, *(lex_id(m) for m in starting), *found]))
+    capped = capped or len(starting) >= SEARCH_LIMIT
     if state.descending:
         found.reverse()
     page = found[state.offset : state.offset + state.per_page]
-    return page, len(found), {} if entity == "course" else replies[searched], capped
+    return page, len(found), {} if entity == "course" else replies[searched + 1], capped
 
 
 def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, int], bool]:
@@ -173,21 +178,26 @@ PICKERS = {
 
 
 def find(picker: str, pk: int, q: str) -> list[Candidate]:
+    """``find_with_total``'s candidates."""
+    return find_with_total(picker, pk, q)[0]
+
+
+def find_with_total(picker: str, pk: int, q: str) -> tuple[list[Candidate], int]:
     """Up to PICKER_LIMIT documents of the picker's other side whose name (a course's title) holds
-    ``q`` anywhere (a course's code, or text of one or two letters: starts with it),
-    each with one SISMEMBER on the page's related set (and its hold's score), and for seats
-    whether the course is full: two round trips."""
+    ``q`` anywhere (a course's code: starts with it), the code or name typed whole first, each with one
+    SISMEMBER on the page's related set (and its hold's score), and for seats whether the course is
+    full; and how many match in all (the page says when it shows fewer): two round trips."""
     pick = PICKERS[picker]
     state = ListState(q=q, per_page=PICKER_LIMIT)
     if usable(q):
-        ids = _search_page(pick.other, state)[0]
+        ids, total = _search_page(pick.other, state)[:2]
     else:
         first = client().pipeline(transaction=False)
         _queue_id_page(first, pick.other, state)
-        _, members = first.execute()
+        total, members = first.execute()
         ids = _ids_of(state, members)
     if not ids:
-        return []
+        return [], 0
     related, holds = pick.related(pk), pick.holds(pk) if pick.holds else ""
     now = now_ms()
     # Seats left: of the page's course once, or of each candidate course from a student's page.
@@ -215,7 +225,7 @@ def find(picker: str, pk: int, q: str) -> list[Candidate]:
             held_until = int(score) if score and score > now else 0
             is_full = full.get(pk if pick.side == "course" else other, False)
             found.append(Candidate(doc, bool(member), held_until, is_full))
-    return found
+    return found, total
 
 
 def schema_counts(entity: str) -> dict[str, int]:
@@ -227,3 +237,13 @@ def labels(entity: str, ids: list[int]) -> list[tuple[int, str]]:
     pipe = client().pipeline(transaction=False)
     queue_labels(pipe, entity, ids)
     return [(doc.id, doc.label) for doc in take_docs(entity, ids, iter(pipe.execute()))]
+
+
+def course_by_code(code: str) -> int | None:
+    """The id of the course whose code is ``code`` (in any case), or None: one ZRANGEBYLEX of the code index."""
+    folded = code.strip().casefold().replace("\x00", "")
+    if not folded:
+        return None
+    low = ("[" + folded + "\x00").encode()
+    members = client().zrangebylex(keys.lex("course"), low, low + b"\xff", 0, 1)
+    return lex_id(members[0]) if members else None

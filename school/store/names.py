@@ -25,6 +25,16 @@ INDEXES = {
 }
 
 
+def searched_text(entity: str, fields: dict[str, str] | None) -> str | None:
+    """What a document is listed under in its index: a person's name; a course's code and title together,
+    so that any part of either finds it ("101" of "CS-101"). None for no document."""
+    if fields is None:
+        return None
+    if entity == "course":
+        return f"{fields.get('code', '')} {fields.get('title', '')}"
+    return fields.get("name", "")
+
+
 def usable(q: str) -> bool:
     """Whether ``q`` is for the trigram index (a word of three characters or more)."""
     return Query.parse(q).usable
@@ -51,16 +61,19 @@ def search_ids(entity: str, q: str, limit: int = SEARCH_LIMIT) -> list[int]:
 
 
 def texts(entity: str) -> dict[str, str]:
-    """Every document's indexed text by id: the id index by rank, HGET 500 a round trip."""
+    """Every document's indexed text (``searched_text``) by id: the id index by rank, HMGET 500 a round trip."""
     found: dict[str, str] = {}
     start = 0
     while True:
         chunk = [int(pk) for pk in client().zrange(keys.index(entity), start, start + 999)]
         for part in batched(chunk):
             pipe = client().pipeline(transaction=False)
+            fields = ("code", "title") if entity == "course" else ("name",)
             for pk in part:
-                pipe.hget(keys.doc(entity, pk), TEXT_FIELD[entity])
-            found.update({str(pk): text for pk, text in zip(part, pipe.execute()) if text is not None})
+                pipe.hmget(keys.doc(entity, pk), *fields)
+            for pk, values in zip(part, pipe.execute()):
+                if values[-1] is not None:
+                    found[str(pk)] = searched_text(entity, dict(zip(fields, values)))
         if len(chunk) < 1000:
             return found
         start += 1000

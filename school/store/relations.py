@@ -158,3 +158,43 @@ def drop(course_id: int, student_id: int, *, actor: Actor) -> Change:
         "{name} is not enrolled in {code}.",
         event_args(actor, "dropped", "course", course_id, "{name} from {code}"),
     )
+
+
+@dataclass(frozen=True)
+class Enrolled:
+    """What enrolling many students did, by name: enrolled now, enrolled already, refused (their bound
+    reached, or the course full by then), and how many no longer exist."""
+
+    code: str
+    done: list[str]
+    already: list[str]
+    at_limit: list[str]
+    no_seat: list[str]
+    missing: int
+
+
+def enrol_many(course_id: int, student_ids: list[int], *, actor: Actor) -> Enrolled:
+    """Enrol each student of ``student_ids`` in the course, in order, while it has seats: one script
+    (``lua/enrol_many.lua``), so the roster and the students' sides are written together or not at all.
+    Raises NotFound when the course is gone."""
+    script_keys = [keys.doc("course", course_id), keys.course_students(course_id), keys.course_holds(course_id)]
+    for student_id in student_ids:
+        script_keys += [
+            keys.doc("student", student_id), keys.student_courses(student_id), keys.student_holds(student_id),
+            keys.hold(course_id, student_id),
+        ]  # fmt: skip
+    reply = run(
+        "enrol_many",
+        script_keys,
+        {
+            "course": str(course_id),
+            "students": [str(s) for s in student_ids],
+            "per_student": conf.max_courses_per_student(),
+            "event": event_args(actor, "enrolled", "course", course_id, "{name} in {code}"),
+        },
+    )
+    code, rest = reply[0], reply[1:]
+    found: dict[str, list[str]] = {"done": [], "enrolled": [], "limit": [], "full": [], "missing": []}
+    for i in range(0, len(rest), 3):
+        found[rest[i + 1]].append(rest[i + 2])
+    return Enrolled(code, found["done"], found["enrolled"], found["limit"], found["full"], len(found["missing"]))

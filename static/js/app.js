@@ -151,6 +151,25 @@
     });
   });
 
+  // A list's "select all" box (``data-select-all`` names the row boxes' input name) ticks or clears
+  // every row box of its table with that name, and follows them: checked when all are, mixed when some are.
+  document.addEventListener("change", (event) => {
+    const box = event.target;
+    if (!(box instanceof HTMLInputElement) || box.type !== "checkbox") return;
+    const table = box.closest("table");
+    const name = box.dataset.selectAll || box.name;
+    const all = table && name && table.querySelector(`[data-select-all="${CSS.escape(name)}"]`);
+    if (!all) return;
+    const rows = [...table.querySelectorAll(`input[type=checkbox][name="${CSS.escape(name)}"]`)];
+    if (box === all) {
+      rows.forEach((row) => { row.checked = all.checked; });
+    } else {
+      const ticked = rows.filter((row) => row.checked).length;
+      all.checked = ticked === rows.length;
+      all.indeterminate = ticked > 0 && ticked < rows.length;
+    }
+  });
+
   // "Go back" buttons, in place of javascript: links.
   document.addEventListener("click", (event) => {
     if (event.target.closest("[data-history-back]")) history.back();

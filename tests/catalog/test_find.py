@@ -8,11 +8,12 @@ from unittest import mock
 from django.test import tag
 
 from catalog import keys, store
-from catalog.documents import Product
+from catalog.documents import Product, searched_text
 from catalog.integrity import name_trigrams
+from catalog.store.batch import Batch
 from config.redis import client
 from config.store import EditConflict
-from config.store.ngramtext import Query, grams, kept_words, words
+from config.store.ngramtext import Query, all_grams, kept_words, words
 from tests.base import RedisTestCase, run_concurrently
 from tests.catalog.helpers import SKU_TRIP, TESTER, holders_of, make_product, part, review, waves
 from tests.catalog.test_integrity import messages, repair
@@ -35,7 +36,7 @@ class TrigramWriteTest(RedisTestCase):
         product = Product(type="phone", name="Smartphone X", brand="", sku="", price=None, tags=[], attrs={})
         with self.assertRoundTrips(1), self.assertCommands(1):  # still one script
             store.create(phone, product, actor=TESTER)
-        self.assertEqual(gram_keys(), sorted(keys.ngram(g, part(phone)) for g in grams("Smartphone X")))
+        self.assertEqual(gram_keys(), sorted(keys.ngram(g, part(phone)) for g in all_grams("Smartphone X")))
         self.assertEqual(holders("pho"), {str(phone)})
         product = store.get(phone)
         product.name = "Featurephone Y"
@@ -117,8 +118,9 @@ class TrigramSearchTest(RedisTestCase):
             self.assertEqual(names("phone"), ["Smartphone X"])
         self.assertEqual(names("one"), ["Honey Stone", "Phonograph One", "Smartphone X"])
         self.assertEqual(names("spx-1"), ["Smartphone X"])
-        self.assertEqual(names("ph"), ["Phonograph One"])  # one or two letters: names starting with them
-        self.assertEqual(names("phone ph"), [])
+        self.assertEqual(names("ph"), ["Phonograph One", "Smartphone X"])  # one or two letters: anywhere
+        self.assertEqual(names("phone ph"), ["Smartphone X"])
+        self.assertEqual(names("phone zq"), [])
 
     def test_the_lists_search_is_set_algebra_of_pieces_and_the_vocabularys_words_no_name_read(self):
         def searched(q):
@@ -251,13 +253,13 @@ class TrigramIntegrityTest(RedisTestCase):
 
         run_concurrently(worker, [(n,) for n in range(8)])
         self.assertEqual(messages(), [])
+        listed = {i: searched_text(store.get(i).name, store.get(i).sku) for i in ids}  # the name and the SKU
         for product_id in ids:
-            name = store.get(product_id).name
-            for gram in grams(name):
+            for gram in all_grams(listed[product_id]):
                 self.assertIn(str(product_id), holders(gram))
         held = {key.rsplit(":", 1)[1] for key in gram_keys()}
-        self.assertEqual(held, set().union(*(grams(store.get(i).name) for i in ids)))
-        self.assertEqual(vocabulary_words(), set().union(*(kept_words(store.get(i).name) for i in ids)))
+        self.assertEqual(held, set().union(*(all_grams(text) for text in listed.values())))
+        self.assertEqual(vocabulary_words(), set().union(*(kept_words(text) for text in listed.values())))
 
 
 def vocabulary_words(p=None):
@@ -282,7 +284,7 @@ class VocabularyTest(RedisTestCase):
         self.assertFalse(client().exists(keys.word("x2", part(phone))))  # shorter than four: its pieces do
         entries = client().zrange(keys.vocabulary(part(phone)), 0, -1)
         self.assertEqual(sorted(entries), sorted(f"{'smartphone'[i:]}\x00smartphone" for i in range(7)))
-        twin = make_product("Smartphone Y", type="phone", attrs={})
+        twin = make_product("Smartphone Y", type="phone", attrs={}, sku="TW-1")  # an SKU with no word kept
         for renamed, name in ((phone, "Featurephone X2"), (twin, "Pocket Radio")):
             product = store.get(renamed)
             product.name = name
@@ -334,7 +336,7 @@ class VocabularyTest(RedisTestCase):
         phone = make_product("Smartphone X", type="phone", attrs={})
         with self.assertRoundTrips(2):  # no long names: the vocabulary alone
             self.assertEqual([r.id for r in store.list_products(store.ProductQuery(q="phone")).rows], [phone])
-        odd = make_product(f"{long_word} Phone", type="appliance", attrs={})
+        odd = make_product(f"{long_word} Phone", type="appliance", attrs={}, sku="ODD-1")
         p = part(odd)
         self.assertEqual(client().smembers(keys.long_names(p)), {str(odd)})
         self.assertEqual(vocabulary_words(p), {"phone"} | ({"smartphone"} if part(phone) == p else set()))
@@ -464,14 +466,35 @@ class BulkDeleteTest(RedisTestCase):
         self.assertContains(response, f'<input type="hidden" name="ids" value="{self.a}">', html=True)
         self.assertTrue(client().exists(keys.product(self.a), keys.product(self.b)) == 2)
 
-    def test_confirming_deletes_each_in_its_own_script_and_names_them(self):
-        with self.assertRoundTrips(4 + 2 * SKU_TRIP):  # per product: its hash and review ids, its script (its release)
+    def test_confirming_deletes_them_in_one_script_a_partition_and_names_them(self):
+        scripts = len({part(self.a), part(self.b)})  # one a partition: all its products go together
+        with self.assertRoundTrips(1 + scripts + SKU_TRIP):  # every hash and review ids, the scripts (the releases)
             response = self.client.post("/catalog/products/delete/", {"ids": [self.a, self.b], "confirm": "yes"})
         response = self.client.get(response["Location"])
         self.assertContains(response, "Deleted 2 products with their reviews: “Alpha Buds”, “Beta &lt;Buds&gt;”.")
         self.assertFalse(client().exists(keys.product(self.a), keys.product(self.b)))
         self.assertTrue(client().exists(keys.product(self.c)))
         self.assertEqual(holders("alp"), set())
+        self.assertEqual(messages(), [])
+        self.assertEqual(client().zcard(keys.product_reviews(self.a)), 0)
+
+    def test_an_edit_between_the_read_and_the_script_makes_the_batch_read_again(self):
+        real, calls = Batch.run, []
+
+        def edit_first(batch):  # an edit lands once, after the products were read
+            calls.append(1)
+            if len(calls) == 1:
+                product = store.get(self.c)
+                product.name = "Gamma Buds II"
+                store.update(self.c, product, product.rev, actor=TESTER)
+            return real(batch)
+
+        with mock.patch.object(Batch, "run", edit_first):
+            deleted, gone = store.delete_many([self.b, self.c], actor=TESTER)
+        self.assertEqual(sorted(p.id for p in deleted), sorted([self.b, self.c]))
+        self.assertEqual(gone, 0)
+        self.assertGreaterEqual(len(calls), 3)  # the edit's own script, the refused batch, the batch again
+        self.assertFalse(client().exists(keys.product(self.b), keys.product(self.c)))
         self.assertEqual(messages(), [])
 
     def test_nothing_ticked_says_so_and_a_get_is_refused(self):

@@ -199,7 +199,9 @@ class ProductListTest(RedisTestCase):
         response = self.client.get("/catalog/products/?tags_all=wired", headers={"HX-Request": "true"})
         self.assertContains(response, "No product matches these filters.")
         self.assertNotContains(response, "<html")
-        self.assertEqual(self.client.get("/catalog/products/?page=9").status_code, 404)
+        past = self.client.get("/catalog/products/?page=9", follow=True)  # past the end: the last page, said
+        self.assertEqual(past.redirect_chain, [("/catalog/products/", 302)])
+        self.assertContains(past, "Page 9 is past the end of the list: this is its last page, 1.")
 
     def test_stored_text_is_escaped(self):
         make_product("<script>alert(1)</script> Buds", sku="XSS-1")
@@ -323,7 +325,9 @@ class ProductDetailTest(RedisTestCase):
         self.assertContains(response, "writer02")
         self.assertContains(response, "writer00")
         self.assertNotContains(response, "writer03")
-        self.assertEqual(self.client.get(f"/catalog/products/{product_id}/reviews/?page=3").status_code, 404)
+        past = self.client.get(f"/catalog/products/{product_id}/reviews/?page=3", follow=True)  # the last page, said
+        self.assertEqual(past.redirect_chain, [(f"/catalog/products/{product_id}/reviews/?page=2", 302)])
+        self.assertContains(past, "Page 3 is past the end of the list")
 
 
 class ProductEditDeleteTest(RedisTestCase):

@@ -6,7 +6,7 @@ from django.test import SimpleTestCase, tag
 
 from catalog import keys
 from config.keyspace import keyspace
-from config.store.ngramtext import Query, fold, grams, words
+from config.store.ngramtext import Query, fold, grams, short_grams, words
 
 
 class NgramTextTest(SimpleTestCase):
@@ -30,37 +30,48 @@ class NgramTextTest(SimpleTestCase):
         self.assertEqual(grams("TV 4K"), set())  # words shorter than three have none
         self.assertEqual(grams("abc abc"), {"abc"})
 
-    def test_a_query_needs_its_long_words_inside_and_its_short_words_starting_a_word(self):
+    def test_a_query_needs_each_word_inside_the_name_short_ones_included(self):
         query = Query.parse("Phone x")
-        self.assertEqual((query.long, query.short, query.grams), (("phone",), ("x",), ("hon", "one", "pho")))
+        self.assertEqual((query.long, query.short, query.grams), (("phone",), ("x",), ("hon", "one", "pho", "x")))
         self.assertTrue(query.matches("Smartphone X"))
+        self.assertTrue(query.matches("Smartphone Box"))  # a short word anywhere, not only starting a word
         self.assertFalse(query.matches("Phonograph One"))  # holds every piece, not the word
         self.assertFalse(query.matches("Smartphone Y"))
-        self.assertFalse(Query.parse("tv").usable)
+        self.assertTrue(Query.parse("tv").usable)
+        self.assertEqual(Query.parse("電話").grams, ("電話",))  # one piece of its own, in any script
+        self.assertTrue(Query.parse("電").matches("📱 هاتف 電話 Phone"))
+
+    def test_every_word_gives_its_one_and_two_character_pieces(self):
+        self.assertEqual(short_grams("電話"), {"電", "話", "電話"})
+        self.assertEqual(short_grams("x2"), {"x", "2", "x2"})
+        self.assertEqual(short_grams("abc"), {"a", "b", "c", "ab", "bc"})
 
     @tag("slow")
     def test_a_query_of_three_character_words_is_exact_holding_its_pieces_is_matching(self):
         self.assertTrue(Query.parse("air").exact)
         self.assertTrue(Query.parse("Air MAX").exact)
         self.assertFalse(Query.parse("phone").exact)  # three pieces: a name may hold them apart
-        self.assertFalse(Query.parse("air x").exact)  # a short word must start a word: names are checked
+        self.assertTrue(Query.parse("air x").exact)  # a short word is one piece of its own
         rng = random.Random(16)
         letters = "abcaeiourstßéÉ_-1 ﬁ"
         names = ["".join(rng.choice(letters) for _ in range(rng.randint(3, 14))) for _ in range(3000)]
         queries = {w[i : i + 3] for name in names[:300] for w in words(name) for i in range(len(w) - 2)}
-        for text in sorted(queries)[:300]:
+        queries |= {g for name in names[:100] for w in words(name) for g in short_grams(w)}
+        pieces = {name: grams(name) | {g for w in words(name) for g in short_grams(w)} for name in names}
+        for text in sorted(queries)[:400]:
             query = Query.parse(text)
             self.assertTrue(query.exact, text)
-            holding = {name for name in names if set(query.grams) <= grams(name)}
+            holding = {name for name in names if set(query.grams) <= pieces[name]}
             self.assertEqual(holding, {name for name in names if query.matches(name)}, text)
 
     def test_a_rename_touches_only_the_pieces_that_change(self):
         from catalog.store import NAMES
 
         dropped, added = NAMES[0].diff("Smartphone X", "Featurephone X")
-        lost = [keys.ngram(g, 0) for g in ("art", "mar", "rtp", "sma")] + [keys.word("smartphone", 0)]
-        self.assertEqual(dropped, [*lost, keys.ngram("tph", 0)])  # a word of four characters or more: its own set
-        self.assertEqual(added[:2], [keys.ngram("atu", 0), keys.ngram("eat", 0)])
+        lost = [keys.ngram(g, 0) for g in ("ar", "art", "m", "ma", "mar", "rt", "rtp", "s", "sm", "sma")]
+        lost += [keys.word("smartphone", 0)]  # a word of four characters or more: its own set
+        self.assertEqual(dropped, [*lost, keys.ngram("tp", 0), keys.ngram("tph", 0)])
+        self.assertEqual(added[:4], [keys.ngram(g, 0) for g in ("at", "atu", "ea", "eat")])
         self.assertIn(keys.word("featurephone", 0), added)
         self.assertNotIn(keys.ngram("pho", 0), dropped + added)
 

@@ -16,8 +16,10 @@ class EmployeeScreensTest(RedisTestCase):
         self.where = location("Seattle")
         self.ids = org(SPEC, self.where)
 
-    def test_list_is_one_round_trip_and_searches_by_prefix(self):
+    def test_list_is_one_round_trip_and_a_search_two(self):
         with self.assertRoundTrips(1):
+            self.client.get("/orgchart/employees/")
+        with self.assertRoundTrips(2):  # the matching ids (one letter: its piece's set), then their rows
             response = self.client.get("/orgchart/employees/?q=d")
         self.assertContains(response, "Doug")
         self.assertContains(response, "Dee")
@@ -40,7 +42,9 @@ class EmployeeScreensTest(RedisTestCase):
         self.assertEqual(names[0], "Zed 29")
         self.assertEqual(len(names), 25)
         self.assertContains(response, "Page 1 of 2")
-        self.assertEqual(self.client.get("/orgchart/employees/?page=9").status_code, 404)
+        past = self.client.get("/orgchart/employees/?page=9", follow=True)  # past the end: the last page, said
+        self.assertEqual(past.redirect_chain, [("/orgchart/employees/?page=2", 302)])
+        self.assertContains(past, "Page 9 is past the end of the list")
 
     def test_detail_shows_chain_depth_and_reports_by_depth(self):
         with self.assertRoundTrips(1):

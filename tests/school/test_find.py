@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from config.invariants import violations
 from config.redis import client
-from config.store.ngramtext import grams
+from config.store.ngramtext import all_grams
 from school import keys, store
 from school.documents import Course, Person
 from tests.base import RedisTestCase, run_concurrently
@@ -41,11 +41,16 @@ class TrigramWriteTest(RedisTestCase):
 
     def test_save_and_delete_keep_the_trigrams_of_a_title_and_a_name(self):
         pk = course("MA-201", "Linear Algebra")
-        self.assertEqual(gram_keys("course"), sorted(keys.ngram("course", g) for g in grams("Linear Algebra")))
-        self.assertEqual(holders("course", "ma2"), set())  # the code is not in the title index
-        with self.assertRoundTrips(1), self.assertCommands(1):  # still one script, the old title known
+        listed = sorted(keys.ngram("course", g) for g in all_grams("MA-201 Linear Algebra"))  # the code and title
+        self.assertEqual(gram_keys("course"), listed)
+        self.assertEqual(holders("course", "201"), {str(pk)})  # the code's digits find it
+        self.assertEqual(holders("course", "ma2"), set())  # pieces never span two words
+        with self.assertRoundTrips(1), self.assertCommands(1):  # still one script, the old code and title known
             store.save(
-                "course", Course(pk, "MA-201", "Abstract Algebra", "", 30), actor=ACTOR, old_text="Linear Algebra"
+                "course",
+                Course(pk, "MA-201", "Abstract Algebra", "", 30),
+                actor=ACTOR,
+                old_text="MA-201 Linear Algebra",
             )
         self.assertEqual(holders("course", "lin"), set())
         self.assertEqual(holders("course", "abs"), {str(pk)})
@@ -215,7 +220,7 @@ class IntegrityTest(RedisTestCase):
         run_concurrently(worker, [(n,) for n in range(6)])
         self.assertEqual(messages(), [])
         held = {key.rsplit(":", 1)[1] for key in gram_keys("student")}
-        self.assertEqual(held, set().union(*(grams(store.get("student", i).name) for i in ids)))
+        self.assertEqual(held, set().union(*(all_grams(store.get("student", i).name) for i in ids)))
 
 
 class SaveAndTest(RedisTestCase):

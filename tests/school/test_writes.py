@@ -84,7 +84,7 @@ class WriteCountTest(RedisTestCase):
         with self.assertWrite(2, 2):
             pk = store.save("course", Course(0, "MA-201", "Algebra", "", 10), actor=ACTOR)
         with self.assertWrite(1, 1):
-            store.save("course", Course(pk, "MA-202", "Algebra II", "", 12), actor=ACTOR, old_text="Algebra")
+            store.save("course", Course(pk, "MA-202", "Algebra II", "", 12), actor=ACTOR, old_text="MA-201 Algebra")
         with self.assertWrite(2, 2):
             store.save("student", Person(0, "Edsger", "e@example.org"), actor=ACTOR)
         person, loaded = store.get_for_edit("student", self.s)

@@ -2,16 +2,20 @@
 -- KEYS (course): document, id index, lex index, code index, roster, course's holds, then the title's
 --   trigram sets (args.grams_out the document leaves, then those it joins), events.
 -- KEYS (person): document, id index, lex index, version counts, then the name's trigram sets, events.
--- The trigram sets were computed from args.gram_text, the stored title or name; if another is
--- stored, nothing is written and the reply asks for the sets of that one ({'conflict', 'text', stored}).
+-- The piece sets were computed from args.gram_text, the stored name, or code and title (``searched_text``);
+-- if another is stored, nothing is written and the reply asks for the sets of that one
+-- ({'conflict', 'text', stored}).
 local course = args.entity == 'course'
 local flat = redis.call('HGETALL', KEYS[1])
 local old, exists = as_table(flat), #flat > 0
 if not args.creating and not exists then return missing(args.entity, args.id) end
 if args.expected ~= '' and fingerprint(flat) ~= args.expected then return {'conflict', 'stale'} end
 local new = args.fields
-local text_field = course and 'title' or 'name'
-if (old[text_field] or '') ~= args.gram_text then return {'conflict', 'text', old[text_field] or ''} end
+local stored = ''
+if exists then
+  if course then stored = (old.code or '') .. ' ' .. (old.title or '') else stored = old.name or '' end
+end
+if stored ~= args.gram_text then return {'conflict', 'text', stored} end
 if course then
   local owner = redis.call('HGET', KEYS[4], new.code)
   if owner and owner ~= args.id then return refuse('code', 'code_taken', new) end
