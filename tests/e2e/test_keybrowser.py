@@ -125,7 +125,7 @@ class LiveTtlTest(BrowserTestCase):
 
 class OrphansFillByThemselvesTest(BrowserTestCase):
     def test_the_orphans_table_fills_by_itself_with_the_scan_progress(self):
-        load_keys(12_000, "core:{{signins}}:window:user:{}")  # owned by a registered pattern
+        load_keys(12_000, "core:{{signins}}:window:user:{}:127.0.0.1")  # owned by a registered pattern
         load_keys(120, "stray:{}")  # orphans, sparse among them
         self.sign_in()
         page = self.page
