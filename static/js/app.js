@@ -34,8 +34,12 @@
     if (!on || !first) return;
     const cells = [...first.cells];
     const key = Math.max(0, cells.findIndex((cell) => cell.querySelector("a[href]")));
-    const stuck = cells.slice(0, key).flatMap((cell, i) => cell.querySelector("input[type=checkbox]") ? [i] : []);
+    let stuck = cells.slice(0, key).flatMap((cell, i) => cell.querySelector("input[type=checkbox]") ? [i] : []);
     stuck.push(key);
+    // On a narrow box the checkbox columns scroll with the rest when keeping them would leave less than
+    // half of the box for the columns scrolled to: the row's name alone stays.
+    const width = (i) => cells[i].offsetWidth;
+    if (stuck.reduce((sum, i) => sum + width(i), 0) > table.parentElement.clientWidth / 2) stuck = [key];
     const lefts = [];
     stuck.reduce((left, i) => { lefts.push(left); return left + cells[i].offsetWidth; }, 0);
     for (const row of table.rows) {
@@ -117,7 +121,8 @@
     root.querySelectorAll("[data-expires-ms]").forEach(countDown);
     root.querySelectorAll("main table").forEach(watchTable);
     if (root.matches?.("main table")) watchTable(root);
-    root.querySelectorAll(".filter-panel").forEach((panel) => { panel.open = filtersOpen ?? wide.matches; });
+    // A filtered list comes with its panel open (the filters in use stay in sight).
+    root.querySelectorAll(".filter-panel").forEach((panel) => { panel.open = filtersOpen ?? (wide.matches || panel.open); });
     // Images that failed before this script ran.
     root.querySelectorAll("img[data-fallback]").forEach((img) => {
       if (img.complete && img.naturalWidth === 0) fallBack(img);

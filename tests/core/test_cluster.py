@@ -318,7 +318,7 @@ class OnClusterTest(RedisMixin, TestCase):
             self.assertContains(response, f"{node} · slot {key_slot(name.encode())}")
         response = self.client.get(key_url("doc:{a}"))
         self.assertContains(response, f"slot {key_slot(b'a')}")
-        self.assertEqual(response.context["content"].rows, [(b"f", b"v")])
+        self.assertEqual(response.context["content"].rows, [(b"f", 1, b"v", 1)])  # each with its full length
 
     def test_the_tree_and_the_orphans_count_keys_of_every_node(self):
         names = self.keys_on_every_primary(30, "tree:{}")

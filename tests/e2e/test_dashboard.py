@@ -42,7 +42,7 @@ class DashboardBrowserTest(BrowserTestCase):
         panel = self.page.locator("#redis-panel")
         self.assertRegex(
             panel.locator("summary").inner_text(),
-            r"Redis: 1 round trip for this screen, \+1 for the session · \d+ commands, [\d.]+ ms",
+            r"Redis: 1 round trip for this screen, \+2 for the session · \d+ commands, [\d.]+ ms",  # and its user
         )
         panel.locator("summary").click(position={"x": 6, "y": 10})  # the toggle, not the link beside it
         expect(
