@@ -187,24 +187,25 @@ def delete_many(product_ids: list[int], *, actor: Actor) -> tuple[list[Product],
     partition, so a partition's products all go or none does; returns the products deleted and how
     many were already gone.
 
-    Two round trips, as ``delete``: every product's hash and review ids, then the script, which checks
-    each is still as read (an edit or a review meanwhile makes the whole batch read again; with several
-    partitions, one already written is then read as gone).
+    Two round trips, as ``delete``: every product's hash and review ids, then the scripts, each of
+    which checks its products are still as read. An edit or a review meanwhile makes that partition's
+    batch read again; the partitions already written stay done.
     """
+    deleted: list[Product] = []
+    remaining, conflict = list(product_ids), False
     for attempt in range(watch_retries()):
         pipe = client().pipeline(transaction=False)
-        for product_id in product_ids:
+        for product_id in remaining:
             pipe.hgetall(keys.product(product_id))
             pipe.zrange(keys.product_reviews(product_id), 0, -1)
         replies = pipe.execute()
-        batches: dict[int, Batch] = {}
-        found = []
-        for product_id, current, review_ids in zip(product_ids, replies[::2], replies[1::2]):
+        batches: dict[int, tuple[Batch, list[Product]]] = {}
+        for product_id, current, review_ids in zip(remaining, replies[::2], replies[1::2]):
             if not current:
                 continue
             old = Product.from_hash(product_id, current)
             key = keys.product(product_id)
-            batch = batches.setdefault(keys.partition_of(product_id), Batch())
+            batch, olds = batches.setdefault(keys.partition_of(product_id), (Batch(), []))
             batch.require_field(key, "rev", str(old.rev))
             batch.require_field(key, "name", old.name)
             batch.require_field(key, "sku", old.sku)
@@ -214,16 +215,24 @@ def delete_many(product_ids: list[int], *, actor: Actor) -> tuple[list[Product],
             queue_indexes(batch, product_id, old, None)
             event = actor.event("deleted", APP, "product", product_id, old.name, gone=True)
             queue_event(batch, event, keys.events_of(product_id))
-            found.append(old)
-        try:
-            for batch in batches.values():
+            olds.append(old)
+        conflict = False
+        for batch, olds in batches.values():
+            try:
                 outcome(batch.run())
-        except EditConflict:
-            time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
-            continue
-        skus.give_back([(sku_key(old.sku), old.id) for old in found if old.sku])
-        return found, len(product_ids) - len(found)
-    raise Busy(keys.product(product_ids[0]))
+            except EditConflict:
+                conflict = True
+                continue
+            deleted.extend(olds)
+        if not conflict:
+            break
+        done = {old.id for old in deleted}
+        remaining = [product_id for product_id in remaining if product_id not in done]
+        time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+    skus.give_back([(sku_key(old.sku), old.id) for old in deleted if old.sku])  # one round trip for them all
+    if conflict:
+        raise Busy(keys.product(remaining[0]))
+    return deleted, len(product_ids) - len(deleted)
 
 
 def get(product_id: int) -> Product | None:
