@@ -75,7 +75,9 @@ class Load:
 
     @property
     def bytes_per_command(self) -> float:
-        return _over(self.input_bytes, self.commands)
+        """The bytes the server read per command it ran: what a redis-benchmark SET must carry to be as
+        large (a script's own calls are counted here, so a batch's script is not priced as one SET)."""
+        return _over(self.input_bytes, self.server_commands or self.commands)
 
 
 def _over(amount: float, per: float) -> float:

@@ -85,7 +85,7 @@ def redis_benchmark(server, requests: int, data_size: int = 0, runs: int = 1) ->
     exe = shutil.which("redis-benchmark")
     sized = ["-d", str(data_size)] if data_size else []
     if data_size:
-        requests = max(10_000, min(requests, SIZED_BYTES // data_size))
+        requests = max(1_000, min(requests, SIZED_BYTES // data_size))
     shown = f"redis-benchmark -P 32 -n {requests} -r 100000 -t {' '.join([TESTS, *sized])} --csv"
     if exe is None:
         return Ceiling(0.0, shown, INSTALL_HINT, data_size)
