@@ -47,7 +47,7 @@ from config.activity import Actor, Event
 from config.redis import client
 from config.store import EditConflict as StaleEdit
 from config.store import watch_retries
-from config.store.scripts import outcome, queue_script, run_script
+from config.store.scripts import outcome, queue_script, run_script, run_together
 
 DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
 
@@ -274,20 +274,11 @@ def delete_posts(post_ids: list[int], *, actor: Actor) -> tuple[list[Post], int]
                 gone += 1
             else:
                 calls.append((post_id, *call))
-        transaction = client().pipeline(transaction=True)
-        for _, _, script_keys, args in calls:
-            queue_script(transaction, scripts.DELETE, script_keys, args, whole=True)  # EVAL: no NOSCRIPT mid-MULTI
-        remaining = []
-        for (post_id, post, _, _), reply in zip(calls, transaction.execute(raise_on_error=False) if calls else []):
-            if isinstance(reply, Exception):
-                raise reply
-            try:
-                outcome(reply)
-                deleted.append(post)
-            except StaleEdit:
-                remaining.append(post_id)
-            except NotFound:
-                gone += 1
+        done, remaining, missing = run_together(  # EVAL: no NOSCRIPT mid-MULTI
+            calls, lambda pipe, script_keys, args: queue_script(pipe, scripts.DELETE, script_keys, args, whole=True)
+        )
+        deleted += done
+        gone += missing
         if not remaining:
             return deleted, gone
     raise Busy(keys.post(remaining[0]))

@@ -133,3 +133,24 @@ def load(*sources: str, pipe=None) -> None:
         queue.script_load(source)
     if pipe is None:
         queue.execute()
+
+
+def run_together(calls: list[tuple], queue) -> tuple[list, list, int]:
+    """Run the write scripts of ``calls`` ((id, result, script keys, args) each) in one MULTI/EXEC, each
+    queued by ``queue(transaction, script keys, args)``, so they go together: the results of those that
+    wrote, the ids of those refused as stale (to read again), and how many found their record gone."""
+    transaction = client().pipeline(transaction=True)
+    for _, _, script_keys, args in calls:
+        queue(transaction, script_keys, args)
+    done, stale, gone = [], [], 0
+    for (pk, result, _, _), reply in zip(calls, transaction.execute(raise_on_error=False) if calls else []):
+        if isinstance(reply, Exception):
+            raise reply
+        try:
+            outcome(reply)
+            done.append(result)
+        except EditConflict:
+            stale.append(pk)
+        except NotFound:
+            gone += 1
+    return done, stale, gone

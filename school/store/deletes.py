@@ -12,7 +12,7 @@ from __future__ import annotations
 from config.activity import Actor
 from config.redis import client
 from config.store import Busy, watch_retries
-from config.store.scripts import outcome
+from config.store.scripts import run_together
 from school import keys
 from school.documents import from_fields, sort_label
 from school.store.core import EditConflict, NotFound, event_args, queue_run, retried, run
@@ -130,20 +130,11 @@ def delete_many(entity: str, ids: list[int], *, actor: Actor) -> tuple[list[str]
                 gone += 1
             else:
                 calls.append((pk, *call))
-        transaction = client().pipeline(transaction=True)
-        for _, _, script_keys, args in calls:
-            queue_run(transaction, "delete", script_keys, args)
-        remaining = []
-        for (pk, label, _, _), reply in zip(calls, transaction.execute(raise_on_error=False) if calls else []):
-            if isinstance(reply, Exception):
-                raise reply
-            try:
-                outcome(reply)
-                deleted.append(label)
-            except EditConflict:
-                remaining.append(pk)
-            except NotFound:
-                gone += 1
+        done, remaining, missing = run_together(
+            calls, lambda pipe, script_keys, args: queue_run(pipe, "delete", script_keys, args)
+        )
+        deleted += done
+        gone += missing
         if not remaining:
             return deleted, gone
     raise Busy("Too many concurrent changes; please try again.")
