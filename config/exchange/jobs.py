@@ -116,6 +116,14 @@ def plan_of(plan: runner.Plan, changes: list[runner.Change] | None = None) -> di
     }
 
 
+def _staged(job: Job, what: str) -> Path:
+    """The job's own folder; ``FileNotFoundError`` (the job's failure) when it was swept meanwhile."""
+    folder = uploads.folder_of(job.folder)
+    if folder is None:
+        raise FileNotFoundError(f"{what} is no longer there")
+    return folder
+
+
 @task()
 def check_upload(job_id: str) -> None:
     """The dry run of a staged upload: every file read and checked, nothing written to Redis; then
@@ -123,10 +131,8 @@ def check_upload(job_id: str) -> None:
     job = _claim(job_id, Phase.CHECKING)
     if job is None:
         return
-    folder = uploads.folder_of(job.folder)
     try:
-        if folder is None:
-            raise FileNotFoundError("the upload is no longer there")
+        folder = _staged(job, "the upload")
         plan = runner.check(job.app, folder, Recorded(job.pk), merge=job.merge)
         changes = runner.changes(plan, job.replace, job.merge) if plan.ok else None
     except BaseException as exc:
@@ -154,9 +160,7 @@ def import_upload(job_id: str) -> None:
         return
     label = runner.exchange_of(job.app).label
     try:
-        folder = uploads.folder_of(job.folder)
-        if folder is None:
-            raise FileNotFoundError("the upload is no longer there")
+        folder = _staged(job, "the upload")
         plan = runner.restore(job.app, folder, replace=job.replace, bar=Recorded(job.pk), merge=job.merge)
     except runner.Refused as exc:
         _end(job, Phase.REFUSED, plan=plan_of(exc.plan))
@@ -183,10 +187,8 @@ def export_app(job_id: str) -> None:
     job = _claim(job_id, Phase.EXPORTING)
     if job is None:
         return
-    folder = uploads.folder_of(job.folder)
     try:
-        if folder is None:
-            raise FileNotFoundError("the export's folder is no longer there")
+        folder = _staged(job, "the export's folder")
         counts = runner.export(job.app, folder / job.app, Recorded(job.pk))
         files.pack(folder / job.app, folder / f"{job.app}-export.zip")
         uploads.discard(folder / job.app)
