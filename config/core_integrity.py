@@ -7,24 +7,25 @@ from django.conf import settings
 
 from config import keys, store
 from config.invariants import Violation, invariant
+from config.store import signins
 
 
-@invariant("core", "recent sign-ins list is capped", repair=store.trim_signins)
+@invariant("core", "recent sign-ins list is capped", repair=signins.trim_signins)
 def signins_capped():
-    _, _, length = store.signin_records()
+    _, _, length = signins.signin_records()
     if length > settings.SIGNINS_KEPT:
         yield Violation(f"{length} recent sign-ins kept, cap is {settings.SIGNINS_KEPT}", [keys.signins_recent()])
 
 
 def _short_counts():
-    recent, counts, _ = store.signin_records()
+    recent, counts, _ = signins.signin_records()
     listed = Counter(s.username for s in recent)
     return {user: (n, counts.get(user, 0)) for user, n in listed.items() if counts.get(user, 0) < n}
 
 
 def _raise_counts():
     """The list is capped, so it cannot give the true count, only a floor."""
-    store.raise_signin_counts({user: listed for user, (listed, _) in _short_counts().items()})
+    signins.raise_signin_counts({user: listed for user, (listed, _) in _short_counts().items()})
 
 
 @invariant("core", "each user's sign-in count covers their recent sign-ins", repair=_raise_counts)
@@ -44,15 +45,15 @@ def events_capped():
 
 
 def _expire_windows():
-    for key, _, ttl in store.failure_windows():
+    for key, _, ttl in signins.failure_windows():
         if ttl < 0:
-            store.expire_window(key)
+            signins.expire_window(key)
 
 
 @invariant("core", "failed sign-in windows expire and never exceed the limit", repair=_expire_windows)
 def failure_windows_bounded():
     per_address = keys.failed_signins_address("")
-    for key, members, ttl in store.failure_windows():
+    for key, members, ttl in signins.failure_windows():
         if ttl < 0:
             yield Violation(f"{key} has no TTL", [key])
         limit = settings.SIGNIN_ADDRESS_FAILURE_LIMIT if key.startswith(per_address) else settings.SIGNIN_FAILURE_LIMIT

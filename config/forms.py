@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils import timezone
 
-from config import store
+from config.store import signins
 
 
 def _checked(value: str) -> str | None:
@@ -64,9 +64,9 @@ class SignInForm(AuthenticationForm):
         if username is None or not self.cleaned_data.get("password"):
             return self.cleaned_data
         address = client_address(self.request)
-        attempt = store.take_signin_attempt(username, address)
+        attempt = signins.take_signin_attempt(username, address)
         if not attempt.allowed:
-            store.record_failed_signin(None, username, address, timezone.now())
+            signins.record_failed_signin(None, username, address, timezone.now())
             raise forms.ValidationError(
                 self.error_messages["rate_limited"],
                 code="rate_limited",
@@ -75,9 +75,9 @@ class SignInForm(AuthenticationForm):
         try:
             cleaned = super().clean()
         except forms.ValidationError:
-            store.record_failed_signin(attempt, username, address, timezone.now())
+            signins.record_failed_signin(attempt, username, address, timezone.now())
             raise
-        store.release_signin_attempt(attempt)
+        signins.release_signin_attempt(attempt)
         return cleaned
 
     def confirm_login_allowed(self, user):

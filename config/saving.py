@@ -26,8 +26,8 @@ from django.http import Http404, HttpResponse, HttpResponseNotAllowed, HttpRespo
 from django.shortcuts import render
 from django.urls import reverse
 
-from config import store
 from config.store import EditConflict, NotFound, Refused
+from config.store.once import claim_form_token, form_token_result, release_form_token, settle_form_token
 
 TOKEN = "version"  # the stale-edit token's hidden field, on every edit form
 ONCE = "once"  # the one-time token's hidden field, on every add form
@@ -146,7 +146,7 @@ def save_view(
             form.add_error(None, DAMAGED)
         return page()
     once = form.cleaned_data.get(ONCE) if adding else ""
-    if once and not store.claim_form_token(once):
+    if once and not claim_form_token(once):
         return _already_saved(request, form, page, entity, once)
     try:
         try:
@@ -165,20 +165,20 @@ def save_view(
         extra = conflict_context(conflict) if conflict_context else {}
         return page(409, **extra, conflict=_reloaded(form, theirs(conflict), entity.split(":")[1]))
     if once:
-        store.settle_form_token(once, f"{entity}:{saved.pk}")
+        settle_form_token(once, f"{entity}:{saved.pk}")
     return _redirect(request, saved, entity, add_query)
 
 
 def _release(once: str) -> None:
     if once:
-        store.release_form_token(once)
+        release_form_token(once)
 
 
 def _already_saved(request, form: forms.Form, page: Callable[..., HttpResponse], entity: str, once: str):
     """A second post of an add form: the object the first one made, or, while that save still
     runs, its result once it comes; nothing is saved twice either way."""
     for _ in range(SETTLE_WAITS):
-        made = store.form_token_result(once)
+        made = form_token_result(once)
         if made:
             made_entity, _, pk = made.rpartition(":")
             if made_entity == entity and pk.isdigit():

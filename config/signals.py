@@ -5,13 +5,13 @@ from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.dispatch import receiver
 from django.utils import timezone
 
-from config import store
 from config.forms import client_address
+from config.store import signins
 
 
 @receiver(user_logged_in)
 def record_signin(sender, request, user, **kwargs):
-    store.record_signin(user.get_username(), client_address(request) if request else "", timezone.now())
+    signins.record_signin(user.get_username(), client_address(request) if request else "", timezone.now())
 
 
 @receiver(user_logged_out)

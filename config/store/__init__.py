@@ -1,4 +1,5 @@
-"""Redis access for the cross-cutting pieces: sign-ins, rate limit, events, health.
+"""Redis access for the cross-cutting pieces: the error family, transactions, events, health.
+Sign-ins and their rate limit are in ``config.store.signins``, add forms' tokens in ``config.store.once``.
 
 The only module of the config app that talks to Redis (besides the client
 factory in ``config.redis``).
@@ -10,7 +11,6 @@ import heapq
 import json
 import random
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -22,45 +22,6 @@ from django.conf import settings
 from config import keys
 from config.activity import Event, LoggedEvent, SignIn
 from config.redis import client, on_cluster
-
-# Sliding window over failed sign-ins (the key-value design notes), for a username from one
-# address and for the address whatever the username, each with its own limit (KEYS[i] is
-# limited by ARGV[3 + i]). Atomic, so concurrent attempts cannot overrun a limit: an attempt
-# takes its slot in both windows before the password is checked, and gives it back if the
-# password was right. A refused attempt takes no slot, so a window always empties in time.
-_TAKE_ATTEMPT = """
-local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local wait = 0
-for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    wait = math.max(wait, tonumber(oldest[2]) + window - now)
-  end
-end
-if wait > 0 then return wait end
-for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, member)
-  redis.call('PEXPIRE', key, window)
-end
-return 0
-"""
-
-
-# A failed sign-in (wrong password, or refused by the limit): listed for the
-# administrators, and when it is the one that fills the window of the username from its
-# address, the lock-out goes to the activity stream, in the same script.
-_RECORD_FAILURE = """
-local entry, kept, limit, maxlen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-redis.call('LPUSH', KEYS[2], entry)
-redis.call('LTRIM', KEYS[2], 0, kept - 1)
-if ARGV[5] == '1' and redis.call('ZCARD', KEYS[1]) == limit then
-  redis.call('XADD', KEYS[3], 'MAXLEN', maxlen, '*', unpack(ARGV, 6))
-  return 1
-end
-return 0
-"""
-
 
 T = TypeVar("T")
 
@@ -143,81 +104,6 @@ def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | N
             except redis.WatchError:
                 time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
     raise Busy(", ".join(watched) or "the watched keys")
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """A sign-in attempt that holds a slot in the failure windows."""
-
-    user_key: str  # the username's window from this address
-    address_key: str  # the address's window, whatever the username
-    member: str
-    retry_after: float  # seconds until the window frees a slot; 0 when allowed
-
-    @property
-    def allowed(self) -> bool:
-        return self.retry_after == 0
-
-
-def take_signin_attempt(username: str, address: str, now: float | None = None) -> Attempt:
-    """A slot in the window of ``username`` from ``address`` (``SIGNIN_FAILURE_LIMIT``) and in
-    the window of ``address`` (``SIGNIN_ADDRESS_FAILURE_LIMIT``, higher: colleagues behind one
-    address share it). Failures from one address never lock the username out elsewhere."""
-    now_ms = int((time.time() if now is None else now) * 1000)
-    user_key, address_key = keys.failed_signins_user(username, address), keys.failed_signins_address(address)
-    member = f"{now_ms}-{uuid.uuid4().hex[:12]}"
-    window_ms = settings.SIGNIN_FAILURE_WINDOW * 1000
-    from config.store.scripts import run_script
-
-    args = [now_ms, window_ms, member, settings.SIGNIN_FAILURE_LIMIT, settings.SIGNIN_ADDRESS_FAILURE_LIMIT]
-    wait_ms = run_script(_TAKE_ATTEMPT, [user_key, address_key], args)
-    return Attempt(user_key, address_key, member, int(wait_ms) / 1000)
-
-
-def release_signin_attempt(attempt: Attempt) -> None:
-    """The password was right: the attempt was no failure, and the user's earlier
-    failures from this address are forgiven (the address keeps its own)."""
-    pipe = client().pipeline(transaction=True)
-    pipe.delete(attempt.user_key)
-    pipe.zrem(attempt.address_key, attempt.member)
-    pipe.execute()
-
-
-def record_failed_signin(attempt: Attempt | None, username: str, address: str, at: datetime) -> bool:
-    """A failed sign-in: wrong password (``attempt`` holds its slot), or refused by the
-    limit (``attempt`` is None). Returns whether this failure locked the username out
-    from this address; the lock-out is then in the activity stream."""
-    from config.activity import Actor
-    from config.store.scripts import run_script
-
-    refused = attempt is None or not attempt.allowed
-    entry = json.dumps({"user": username[:150], "addr": address, "at": at.timestamp(), "refused": refused})
-    limit = settings.SIGNIN_FAILURE_LIMIT
-    event = Actor("sign-in limit").event(
-        "locked out",
-        "core",
-        "account",
-        username[:150],
-        f"{username[:150]} from {address} after {limit} failed sign-ins",
-    )
-    fields = [part for pair in event.fields().items() for part in pair]
-    user_key = attempt.user_key if attempt else keys.failed_signins_user(username, address)
-    locked = run_script(
-        _RECORD_FAILURE,
-        [user_key, keys.signins_failed(), keys.SIGNIN_EVENTS],
-        [entry, settings.SIGNINS_KEPT, limit, settings.EVENTS_MAXLEN, "0" if refused else "1", *fields],
-    )
-    return bool(locked)
-
-
-def record_signin(username: str, address: str, at: datetime) -> None:
-    """The Redis login-system tutorial: a capped list of recent sign-ins and a count per user."""
-    entry = json.dumps({"user": username, "addr": address, "at": at.timestamp()})
-    pipe = client().pipeline(transaction=True)
-    pipe.lpush(keys.signins_recent(), entry)
-    pipe.ltrim(keys.signins_recent(), 0, settings.SIGNINS_KEPT - 1)
-    pipe.zincrby(keys.signins_count(), 1, username)
-    pipe.execute()
 
 
 def batched(items: Iterable[T], size: int = 500) -> Iterator[list[T]]:
@@ -451,28 +337,6 @@ def _queue_unlink(pipe, key: str) -> None:
 # --- integrity reads and repairs (see config/core_integrity.py) ---------------------
 
 
-def signin_records() -> tuple[list[SignIn], dict[str, float], int]:
-    """The recent list (whole, it is capped), each listed user's count, and its length."""
-    pipe = client().pipeline(transaction=False)
-    pipe.lrange(keys.signins_recent(), 0, -1)
-    pipe.llen(keys.signins_recent())
-    recent_raw, length = pipe.execute()
-    recent = [_signin(raw) for raw in recent_raw]
-    users = sorted({s.username for s in recent})
-    scores = client().zmscore(keys.signins_count(), users) if users else []
-    return recent, dict(zip(users, (s or 0 for s in scores))), length
-
-
-def trim_signins() -> None:
-    client().ltrim(keys.signins_recent(), 0, settings.SIGNINS_KEPT - 1)
-
-
-def raise_signin_counts(floors: dict[str, int]) -> None:
-    """Raise counts to at least the given floors (ZADD GT never lowers one)."""
-    if floors:
-        client().zadd(keys.signins_count(), floors, gt=True)
-
-
 def events_lengths() -> dict[str, int]:
     """Each activity stream's length, by key."""
     streams = keys.event_streams()
@@ -483,43 +347,3 @@ def trim_events() -> None:
     pipelined(
         keys.event_streams(), lambda pipe, stream: pipe.xtrim(stream, maxlen=settings.EVENTS_MAXLEN, approximate=False)
     )
-
-
-def failure_windows() -> list[tuple[str, int, int]]:
-    """(key, members, ttl in ms) for every failed-sign-in window."""
-    found = list(scan_prefix(keys.FAILURE_WINDOWS))
-    pipe = client().pipeline(transaction=False)
-    for key in found:
-        pipe.zcard(key)
-        pipe.pttl(key)
-    replies = pipe.execute() if found else []
-    return [(key, replies[2 * i], replies[2 * i + 1]) for i, key in enumerate(found)]
-
-
-def expire_window(key: str) -> None:
-    client().pexpire(key, settings.SIGNIN_FAILURE_WINDOW * 1000)
-
-
-ONCE_TTL = 86_400  # a form's one-time token is remembered for a day
-
-
-def claim_form_token(token: str) -> bool:
-    """Claim an add form's one-time token: True for the first post of the form, False for any
-    later one (SET NX, atomic, so two posts racing cannot both win)."""
-    return bool(client().set(keys.form_token(token), "", nx=True, ex=ONCE_TTL))
-
-
-def settle_form_token(token: str, made: str) -> None:
-    """Record what the claimed token's save made (``app:entity:id``), for the posts after it."""
-    client().set(keys.form_token(token), made, xx=True, keepttl=True)
-
-
-def release_form_token(token: str) -> None:
-    """Give a token back when its save wrote nothing (refused, or failed), so the corrected
-    form can be sent again."""
-    client().delete(keys.form_token(token))
-
-
-def form_token_result(token: str) -> str | None:
-    """What the token's save made; "" while it runs, None when the token is unknown."""
-    return client().get(keys.form_token(token))

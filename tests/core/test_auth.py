@@ -12,6 +12,7 @@ from config import keys, store
 from config.invariants import violations
 from config.keyspace import keyspace
 from config.redis import client, raw_client
+from config.store import signins
 from tests.base import PASSWORD, RedisTestCase, run_concurrently
 
 PUBLIC = {"login", "healthz", "admin_login"}
@@ -147,7 +148,7 @@ class RateLimitTest(RedisTestCase):
         allowed = []
 
         def attempt():
-            allowed.append(store.take_signin_attempt("ann", "10.9.9.9").allowed)
+            allowed.append(signins.take_signin_attempt("ann", "10.9.9.9").allowed)
 
         run_concurrently(attempt, [()] * 20)
         self.assertEqual(allowed.count(True), 5)
@@ -193,7 +194,7 @@ class SignInRecordsTest(RedisTestCase):
 
         def sign_ins(name):
             for _ in range(30):
-                store.record_signin(name, "127.0.0.1", timezone.now())
+                signins.record_signin(name, "127.0.0.1", timezone.now())
 
         run_concurrently(sign_ins, [(f"user{i}",) for i in range(8)])
         self.assertEqual(client().llen(keys.signins_recent()), 50)

@@ -13,9 +13,10 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from config import keys, store
+from config import keys
 from config.invariants import violations
 from config.redis import client
+from config.store import signins
 from tests.base import RedisMixin, flush_test_redis
 
 USERS = st.sampled_from(["ann", "bob", "Chen", "x:* [y]"])  # the last is no key-safe name: it becomes a digest
@@ -34,7 +35,7 @@ class SignIns(RuleBasedStateMachine):
 
     @rule(user=USERS, address=ADDRESSES)
     def sign_in(self, user, address):
-        store.record_signin(user, address, datetime.fromtimestamp(self.now, UTC))
+        signins.record_signin(user, address, datetime.fromtimestamp(self.now, UTC))
         self.recent = [(user, address), *self.recent][: settings.SIGNINS_KEPT]
         self.counts[user] = self.counts.get(user, 0) + 1
 
@@ -46,7 +47,7 @@ class SignIns(RuleBasedStateMachine):
         for key in windows:
             self.failures[key] = [t for t in self.failures.get(key, []) if t > self.now - window]
         allowed = all(len(self.failures[key]) < limits[key] for key in windows)
-        attempt = store.take_signin_attempt(user, address, now=self.now)
+        attempt = signins.take_signin_attempt(user, address, now=self.now)
         assert attempt.allowed == allowed, (attempt, self.failures)
         if not allowed:
             oldest = min(min(self.failures[k]) for k in windows if len(self.failures[k]) >= limits[k])
@@ -55,7 +56,7 @@ class SignIns(RuleBasedStateMachine):
         for key in windows:
             self.failures[key].append(self.now)
         if right_password:
-            store.release_signin_attempt(attempt)
+            signins.release_signin_attempt(attempt)
             self.failures[windows[0]] = []
             self.failures[windows[1]].remove(self.now)
 
@@ -69,7 +70,7 @@ class SignIns(RuleBasedStateMachine):
 
     @invariant()
     def redis_agrees_with_the_model(self):
-        recent, counts, length = store.signin_records()
+        recent, counts, length = signins.signin_records()
         assert [(s.username, s.address) for s in recent] == self.recent
         assert length == len(self.recent)
         for user, count in self.counts.items():

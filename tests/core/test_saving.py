@@ -262,11 +262,11 @@ class AddOnceTest(RedisTestCase):
         self.assertEqual(snapshot(), before)
 
     def test_of_many_posts_racing_with_one_token_exactly_one_claims_it(self):
-        from config import store
+        from config.store import once
 
         won = []
         run_concurrently(
-            lambda n: won.append(n) if store.claim_form_token("r" * 22) else None, [(n,) for n in range(16)]
+            lambda n: won.append(n) if once.claim_form_token("r" * 22) else None, [(n,) for n in range(16)]
         )
         self.assertEqual(len(won), 1)
         self.assertEqual(client().get(keys.form_token("r" * 22)), "")  # claimed, its save not yet recorded
