@@ -1,8 +1,8 @@
 """Memory by registered pattern: the walk over every primary, its estimates and their margins.
 
-The walk (``measure``) goes over each primary a slice at a time (``store.memory_slice``), tallying
+The walk (``measure``) goes over each primary a slice at a time (``serverstore.memory_slice``), tallying
 each key under its registered pattern (or under none). A primary walked to its end is counted
-exactly; one with more keys than ``store.MEMORY_WALK`` is estimated from the keys described, a
+exactly; one with more keys than ``serverstore.MEMORY_WALK`` is estimated from the keys described, a
 uniform sample of its keyspace as SCAN visits it: a pattern's keys and bytes on that primary are its
 sample's scaled by DBSIZE over the sample's size, with a 95% interval from the sample's spread (the
 finite population correction makes it zero once the sample is the whole keyspace). The result is
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.utils import timezone
 
-from config.keybrowser import store
+from config.keybrowser import serverstore
 from config.keybrowser.display import is_hidden
 from config.keyspace import KeyPattern, keyspace
 
@@ -55,11 +55,11 @@ def records_of(meta, pattern: KeyPattern | None) -> int:
     return meta.length or 0
 
 
-def walk_node(index: int, node: store.NodeMemory) -> NodeWalk:
+def walk_node(index: int, node: serverstore.NodeMemory) -> NodeWalk:
     """One primary, a slice at a time, until its SCAN ends or MEMORY_WALK keys are described."""
     walk, position = NodeWalk(node.name, node.dbsize, node.info), 0
     while True:
-        metas, position = store.memory_slice(index, position)
+        metas, position = serverstore.memory_slice(index, position)
         for meta in metas:
             if not meta.exists or is_hidden(meta.key):
                 continue
@@ -75,7 +75,7 @@ def walk_node(index: int, node: store.NodeMemory) -> NodeWalk:
         if not position:
             walk.complete = True
             return walk
-        if walk.described >= store.MEMORY_WALK:
+        if walk.described >= serverstore.MEMORY_WALK:
             return walk
 
 
@@ -154,8 +154,8 @@ def summarize(walks: list[NodeWalk]) -> dict:
         "used_memory": sum(int(walk.info.get("used_memory", 0)) for walk in walks),
         "used_memory_dataset": dataset,
         "ratio": measured / dataset if dataset else 0,
-        "slice": store.MEMORY_SLICE,
-        "walk": store.MEMORY_WALK,
+        "slice": serverstore.MEMORY_SLICE,
+        "walk": serverstore.MEMORY_WALK,
     }
 
 
@@ -188,7 +188,7 @@ def buckets(rows: list[dict]) -> list[dict]:
 
 def measure() -> dict:
     """Walk every primary, summarize and cache the result; returns it."""
-    walks = [walk_node(index, node) for index, node in enumerate(store.memory_nodes())]
+    walks = [walk_node(index, node) for index, node in enumerate(serverstore.memory_nodes())]
     result = summarize(walks)
     cache.set(CACHE_KEY, result, None)
     return result

@@ -1,6 +1,6 @@
 """The server's own view, prepared for its template: INFO by section, the slow log with each key it
 names tied to its registered pattern and screens, the command stats, LATENCY DOCTOR. No Redis here
-(``store.server_view`` reads it), no markup: every value is text the template escapes."""
+(``serverstore.server_view`` reads it), no markup: every value is text the template escapes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from django.urls import NoReverseMatch, reverse
 
-from config.keybrowser import display, store
+from config.keybrowser import display, serverstore
 from config.keyspace import KeyPattern, keyspace
 
 # The fields shown of each INFO section (the page links nothing else); commandstats is shown whole.
@@ -134,5 +134,5 @@ def nodes() -> list[dict]:
             "commandstats": command_stats(node.info["commandstats"]),
             "latency": node.latency,
         }
-        for node in store.server_view()
+        for node in serverstore.server_view()
     ]

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from config import trace
-from config.keybrowser import memory, store
+from config.keybrowser import memory, serverstore, store
 from config.keybrowser.display import key_url
 from config.redis import on_cluster, raw_client
 from tests.keybrowser.helpers import KeysTestCase, load_keys
@@ -93,18 +93,18 @@ class MemoryTest(KeysTestCase):
         large = self.walk(8_000, "bulk:more:{}")  # 10,000 keys in all
         self.assertEqual((small[0], large[0]), (2_000, 10_000))  # every key described
         for described, slices, most, step in (small, large):  # by more slices, each as small
-            self.assertGreaterEqual(slices, described // (2 * store.MEMORY_SLICE))
-            self.assertLessEqual(most, 2 * store.MEMORY_SLICE)
+            self.assertGreaterEqual(slices, described // (2 * serverstore.MEMORY_SLICE))
+            self.assertLessEqual(most, 2 * serverstore.MEMORY_SLICE)
             self.assertLessEqual(step, store.SCAN_COUNT)
         self.assertGreater(large[1], 4 * small[1] * 0.9)
 
     def test_past_the_walk_bound_counts_are_estimated_with_a_margin(self):
         load_keys(3_000)
-        with mock.patch.object(store, "MEMORY_WALK", 1_000):
+        with mock.patch.object(serverstore, "MEMORY_WALK", 1_000):
             self.client.post("/keys/memory/")
         result = memory.cached()
         self.assertFalse(result["complete"])
-        self.assertLess(result["described"], 1_000 + 2 * store.MEMORY_SLICE)
+        self.assertLess(result["described"], 1_000 + 2 * serverstore.MEMORY_SLICE)
         row = next(r for r in result["rows"] if r["pattern"] == "(no registered pattern)")
         self.assertLessEqual(abs(row["keys"] - 3_000), row["keys_margin"] + 50)
         self.assertContains(self.client.get("/keys/memory/"), "the figures are estimates")
