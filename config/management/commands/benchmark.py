@@ -8,6 +8,7 @@ import signal
 from django.core.management.base import BaseCommand, CommandError
 
 from config.benchmark import report
+from config.benchmark.figures import as_json
 from config.benchmark.runner import Mismatch
 from config.benchmark.suite import BUDGETS, benchmark, parts
 
@@ -94,7 +95,7 @@ class Command(BaseCommand):
                 raise CommandError(f"correctness check failed, nothing timed: {exc}") from exc
         finally:
             signal.signal(signal.SIGTERM, previous)
-        figures = report.as_json(outcome)
+        figures = as_json(outcome)
         earlier = None
         if baseline:
             with open(baseline) as source:
