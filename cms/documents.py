@@ -17,17 +17,6 @@ STATUSES = ("draft", "published")
 CONTENT = ("title", "body", "author", "status")  # what an editor changes; a save changes one or it is no save
 SUMMARY = ("title", "author", "status", "updated_at", "version", "num_comments")  # what the list reads
 TITLE_CHARS = 200  # of the casefolded title kept in the title index
-# One JSON string, quotes included, as json.dumps(..., ensure_ascii=False) writes it (the C encoder).
-_JSON_STRING = json.encoder.encode_basestring
-
-
-def snapshot_json(fields: dict[str, str]) -> str:
-    """A revision's snapshot: the post's own fields as compact JSON, text as is, keys in ``to_fields``
-    order (nothing compares snapshots as text: the save script writes its own with cjson, in no set
-    order). Every value is a string, so the object is its pairs joined: the same bytes as
-    ``json.dumps(fields, separators=(",", ":"), ensure_ascii=False)``, without the general encoder's
-    work for values of any type (the bulk loads encode hundreds of thousands)."""
-    return "{" + ",".join([f"{_JSON_STRING(name)}:{_JSON_STRING(value)}" for name, value in fields.items()]) + "}"
 
 
 def title_member(post_id: int, title: str) -> str:
@@ -44,10 +33,6 @@ OWN_FIELDS = (
     "version", "comment", "changed", "title_member",
 )  # fmt: skip  # a post's own hash fields: what a revision snapshots (the comment embed is not)
 
-
-_NUMBERS = ("schema", "created_at", "updated_at", "version")  # written as digits: nothing in them to escape
-# A snapshot's JSON with a %-slot for each value, in to_fields order; a number's slot sits inside its quotes.
-_SNAPSHOT = "{" + ",".join(_JSON_STRING(name) + (':"%s"' if name in _NUMBERS else ":%s") for name in OWN_FIELDS) + "}"
 
 
 @dataclass(frozen=True)
@@ -169,14 +154,9 @@ class Revision:
         return self.post.changed
 
     def to_json(self) -> str:
-        """``snapshot_json(self.post.to_fields())`` without the dict: one format of the escaped strings (the
-        numbers need no escaping): two thirds of the time, and the bulk loads encode every revision."""
-        p, text = self.post, _JSON_STRING
-        return _SNAPSHOT % (
-            p.schema, text(p.title), text(p.body), text(p.author), text(p.status), text(p.last_saved_by),
-            repr(p.created_at), repr(p.updated_at), p.version, text(p.comment), text(",".join(p.changed)),
-            text(title_member(p.id, p.title)),
-        )  # fmt: skip
+        """The snapshot as stored: the post's own fields as compact JSON, text as is (nothing compares
+        snapshots as text: the save script writes its own with cjson, in no set order)."""
+        return json.dumps(self.post.to_fields(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
     def from_json(cls, post_id: int, raw: str) -> Revision:

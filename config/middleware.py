@@ -16,6 +16,7 @@ from django.http import HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers
+from django.utils.deprecation import MiddlewareMixin
 from django_redis.exceptions import ConnectionInterrupted
 
 from config import roles, saving, trace
@@ -32,7 +33,7 @@ def _refusal(status: int, message: str) -> HttpResponse:
     return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
 
 
-class RequestBodyLimitMiddleware:
+class RequestBodyLimitMiddleware(MiddlewareMixin):
     """Refuses a body too large (413), of no stated length (411) or of a malformed length
     (400) from its headers alone, before anything reads it: Django spools a multipart
     body to the temporary folder as soon as ``request.POST`` is read (the CSRF check
@@ -43,10 +44,7 @@ class RequestBodyLimitMiddleware:
     is the largest import upload with room for the form around it.
     """
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
+    def process_request(self, request):
         meta = request.META
         if meta.get("HTTP_TRANSFER_ENCODING"):
             return _refusal(411, "A request body must state its length (Content-Length); chunked bodies are refused.")
@@ -56,10 +54,10 @@ class RequestBodyLimitMiddleware:
         if int(length) > settings.REQUEST_BODY_LIMIT:
             limit = settings.REQUEST_BODY_LIMIT // (1024 * 1024)
             return _refusal(413, f"The request body is larger than the {limit} MB the dashboard accepts.")
-        return self.get_response(request)
+        return None
 
 
-class AnonymousWriteMiddleware:
+class AnonymousWriteMiddleware(MiddlewareMixin):
     """A visitor who is not signed in may post the sign-in form and nothing else, and that
     form is small: every other write answers (the sign-in redirect) before its body is read.
 
@@ -70,11 +68,8 @@ class AnonymousWriteMiddleware:
     """
 
     def __init__(self, get_response):
-        self.get_response = get_response
+        super().__init__(get_response)
         self.csrf = CsrfViewMiddleware(get_response)
-
-    def __call__(self, request):
-        return self.get_response(request)
 
     def process_view(self, request, view_func, view_args, view_kwargs):
         if request.method in SAFE_METHODS or _signed_in(request):
@@ -91,7 +86,7 @@ class AnonymousWriteMiddleware:
         return None
 
 
-class SecurityHeadersMiddleware:
+class SecurityHeadersMiddleware(MiddlewareMixin):
     """The Content-Security-Policy on every response, and ``Cache-Control: no-store`` on
     every page the app renders (static files are answered by WhiteNoise before this, with
     their own long cache headers): a signed-in page must never be kept by a shared cache
@@ -100,11 +95,7 @@ class SecurityHeadersMiddleware:
     Django 5.2 has no CSP setting of its own (6.0 adds one); this is the one header it lacks.
     """
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        response = self.get_response(request)
+    def process_response(self, request, response):
         response.headers.setdefault("Content-Security-Policy", settings.CONTENT_SECURITY_POLICY)
         add_never_cache_headers(response)
         return response
@@ -120,7 +111,7 @@ def forbidden(request, message: str = ""):
     return render(request, "403.html", {"reason": message}, status=403)
 
 
-class PermissionMiddleware:
+class PermissionMiddleware(MiddlewareMixin):
     """Roles (``config.roles``) enforced in one place, before any view runs, so a refused
     request writes nothing and no app view carries its own check:
 
@@ -132,12 +123,6 @@ class PermissionMiddleware:
 
     Django's admin (``/admin/``) checks its own model permissions.
     """
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        return self.get_response(request)
 
     def process_view(self, request, view_func, view_args, view_kwargs):
         if not getattr(view_func, "login_required", True):
@@ -288,7 +273,7 @@ def unavailable(request, exc: BaseException):
     return response
 
 
-class RedisUnavailableMiddleware:
+class RedisUnavailableMiddleware(MiddlewareMixin):
     """Every page answers 503 with a plain explanation while Redis is unreachable.
 
     Three ways a request can meet a dead Redis, three catches: loading the
@@ -299,11 +284,7 @@ class RedisUnavailableMiddleware:
     so the next request after Redis is back is served normally.
     """
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        response = self.get_response(request)
+    def process_response(self, request, response):
         failure = getattr(request, "_redis_failure", None)
         return unavailable(request, failure) if failure is not None else response
 
@@ -329,19 +310,13 @@ def _mark_redis_failure(sender, request=None, **kwargs):
         request._redis_failure = exc
 
 
-class ContentionMiddleware:
+class ContentionMiddleware(MiddlewareMixin):
     """A write that lost its WATCH race too many times in a row answers 409.
 
     Each app turns its own refusals into form errors; this catches what
     escapes a view (``config.store.Busy``), so the user
     reads that nothing was written and can try again, never a 500.
     """
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        return self.get_response(request)
 
     def process_exception(self, request, exception):
         from config.store import Busy
