@@ -34,7 +34,6 @@ OWN_FIELDS = (
 )  # fmt: skip  # a post's own hash fields: what a revision snapshots (the comment embed is not)
 
 
-
 @dataclass(frozen=True)
 class Post:
     id: int

@@ -27,21 +27,13 @@ def _text(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _texts(values) -> list[str]:
-    """``_text`` of each value, the strings (most scores a bulk writer hands over) passed as they are."""
-    return [v if v.__class__ is str else repr(v) if v.__class__ is float else str(v) for v in values]
-
-
-_COUNTS = [str(n) for n in range(1001)]  # a command's argument count as text, up to BulkWrite.CHUNK
-
-
 class BulkWrite:
     """New records and their index entries, sent as one script of plain commands per ``send``.
 
     It takes a pipeline's signatures (the catalog's ``queue_indexes``, the CMS's
     post loader, the review machinery's bulk writer and ``queue_event`` write to
-    it as to a pipeline), and two of its own for a record's many small writes
-    (``hset_many``, ``sadd_each``), which callers use when it has them. New records
+    it as to a pipeline), and one of its own for a record's many small writes
+    (``sadd_each``), which callers use when it has it. New records
     only add to the indexes (members, fields, counts), and adds commute, so the
     additions to one key become one ZADD/SADD/HSET (and one ZINCRBY per tag)
     for the whole batch: exactly what one command per record would write, in
@@ -62,8 +54,7 @@ class BulkWrite:
 
     def _op(self, command: str, key: str, args: list[str]) -> None:
         self.keys.append(key)
-        self.args += (_COUNTS[len(args)], command)
-        self.args += args
+        self.args += (str(len(args)), command, *args)
 
     def _ops(self, command: str, key: str, args: list[str]) -> None:
         if len(args) <= self.CHUNK:
@@ -73,28 +64,15 @@ class BulkWrite:
             self._op(command, key, args[start : start + self.CHUNK])
 
     def zadd(self, key, mapping):
-        held = self.zsets.get(key)  # not setdefault: that would build an empty dict on every call
-        if held is None:
-            self.zsets[key] = dict(mapping)
-        else:
-            held.update(mapping)
+        self.zsets.setdefault(key, {}).update(mapping)
 
     def sadd(self, key, *members):
-        held = self.sets.get(key)
-        if held is None:
-            self.sets[key] = set(members)
-        else:
-            held.update(members)
+        self.sets.setdefault(key, set()).update(members)
 
     def sadd_each(self, keys: Iterable[str], member: str) -> None:
         """``sadd(key, member)`` for each key: a record's trigram sets in one call."""
-        sets = self.sets
         for key in keys:
-            held = sets.get(key)
-            if held is None:
-                sets[key] = {member}
-            else:
-                held.add(member)
+            self.sadd(key, member)
 
     def zincrby(self, key, amount, value):
         self.counts[(key, value)] = self.counts.get((key, value), 0) + amount
@@ -103,24 +81,8 @@ class BulkWrite:
         """A whole hash (``mapping``) is written at once; single fields of one key are merged."""
         if mapping is None:
             self.fields.setdefault(key, {})[field] = _text(value)
-        elif 2 * len(mapping) <= self.CHUNK:  # a record's hash: one command, its pairs added as they are
-            self.keys.append(key)
-            self.args += (_COUNTS[2 * len(mapping)], "HSET")
-            self.args += chain.from_iterable(mapping.items())
         else:
-            self._ops("HSET", key, [part for pair in mapping.items() for part in pair])
-
-    def hset_many(self, hashes: Iterable[tuple[str, dict[str, str]]]) -> None:
-        """``hset(key, mapping=fields)`` for each (key, fields): a bulk load's thousands of small hashes
-        (a batch's reviews) in one call, each its own command."""
-        keys, args, chunk = self.keys, self.args, self.CHUNK
-        for key, fields in hashes:
-            if 2 * len(fields) > chunk:
-                self.hset(key, mapping=fields)
-                continue
-            keys.append(key)
-            args += (_COUNTS[2 * len(fields)], "HSET")
-            args += chain.from_iterable(fields.items())
+            self._ops("HSET", key, [*chain.from_iterable(mapping.items())])
 
     def set(self, key, value):
         self._op("SET", key, [_text(value)])
@@ -131,7 +93,7 @@ class BulkWrite:
 
     def _flush(self) -> None:
         for key, scores in self.zsets.items():
-            self._ops("ZADD", key, [*chain.from_iterable(zip(_texts(scores.values()), scores))])
+            self._ops("ZADD", key, [*chain.from_iterable(zip(map(_text, scores.values()), scores))])
         for key, members in self.sets.items():
             self._ops("SADD", key, sorted(members))
         for key, fields in self.fields.items():

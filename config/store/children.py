@@ -33,8 +33,6 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -246,35 +244,17 @@ class ChildCollection:
         hashes = list(zip(map(self.child_key, [child.id for child in children]), stored_all))
         rows = [(child.at, str(child.id), stored) for child, stored in zip(children, stored_all)]
         total = sum(int(stored[summed]) for stored in stored_all) if summed else 0
-        hset_many = getattr(pipe, "hset_many", None)  # a bulk writer's: one call for them all
-        if hset_many is not None:
-            hset_many(hashes)
-        else:
-            for key, stored in hashes:
-                pipe.hset(key, mapping=stored)
+        for key, stored in hashes:
+            pipe.hset(key, mapping=stored)
         if rows:
             pipe.zadd(self.index_key(parent_id), {member: stored[time_field] for _, member, stored in rows})
         # Only the newest are copied: chosen as ``_newest`` orders the copies (a time's repr reads back the same).
         rows.sort(key=_TIME_THEN_ID, reverse=True)
-        derived = {self.embed_field: self._embed_json(rows[: self.embed_size]), self.count_field: str(len(rows))}
+        copies = [self._copy(member, stored) for _, member, stored in rows[: self.embed_size]]
+        derived = {self.embed_field: json.dumps(copies), self.count_field: str(len(rows))}
         if self.sum_field:
             derived[self.sum_field] = str(total)
         return derived
-
-    def _embed_json(self, rows: list[tuple[float, str, dict[str, str]]]) -> str:
-        """``json.dumps`` of the copies of these (time, id, stored fields) rows, written straight into
-        a template of the copy (its names fixed, each value an escaped string): the same text, with
-        no dict per copy. A value that is not a string goes through ``json.dumps`` itself."""
-        try:
-            template = _copy_format(self.embed_fields)
-            copies = [template % self._copy_values(member, stored) for _, member, stored in rows]
-        except TypeError:
-            return json.dumps([self._copy(member, stored) for _, member, stored in rows])
-        return "[" + ", ".join(copies) + "]"
-
-    def _copy_values(self, member: str, stored: dict[str, str]) -> tuple[str, ...]:
-        get, encode = stored.get, encode_basestring_ascii
-        return (encode(member), *[encode(get(name, "")) for name in self.embed_fields])
 
     def queue_scores(self, pipe, parent_id: int, count: int, total: int) -> None:
         """Queue the score indexes for a parent's aggregate (creation, bulk writes, repairs)."""
@@ -409,12 +389,6 @@ class ChildCollection:
         """The embed copies of these children, read in one pipeline."""
         values = pipelined(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
         return [{"id": i, **dict(zip(self.embed_fields, (v or "" for v in held)))} for i, held in zip(ids, values)]
-
-
-@cache
-def _copy_format(embed_fields: tuple[str, ...]) -> str:
-    """An embedded copy as ``json.dumps`` writes it, with a %-slot for each escaped value."""
-    return "{" + ", ".join(f"{json.dumps(name)}: %s" for name in ("id", *embed_fields)) + "}"
 
 
 def average_score(count: int, total: int) -> float:
