@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from catalog import keys, store, types
 from catalog.store import REVIEWS
-from config.invariants import Violation, invariant
+from config.invariants import Violation, gram_drift, invariant
 from config.store import batched
 
 
@@ -264,19 +264,11 @@ def no_dangling_reviews():
 )
 def name_trigrams():
     for p, (missing, extra) in store.name_gram_drift().items():
-        for product_id in sorted(set(missing) | set(extra), key=int):
-            lost, stray = sorted(missing.get(product_id, ())), sorted(extra.get(product_id, ()))
-            lost, stray = ([piece or "(a word too long to keep)" for piece in side] for side in (lost, stray))
-            if lost:
-                yield Violation(
-                    f"product {product_id}: its name's pieces {lost[:5]} do not list it",
-                    [store.NAMES[p].piece_key(piece) for piece in sorted(missing[product_id])[:5]],
-                )
-            if stray:
-                yield Violation(
-                    f"product {product_id} is listed under {stray[:5]}, which its name does not hold",
-                    [store.NAMES[p].piece_key(piece) for piece in sorted(extra[product_id])[:5]],
-                )
+        yield from gram_drift("product", "name", missing, extra, store.NAMES[p].piece_key, _too_long)
+
+
+def _too_long(piece: str) -> str:
+    return piece or "(a word too long to keep)"
 
 
 @invariant(

@@ -6,7 +6,7 @@ derived and are rebuilt from the post and comment hashes.
 """
 
 from cms import keys, store
-from config.invariants import Violation, invariant
+from config.invariants import Violation, gram_drift, invariant
 
 
 @invariant("cms", "revision numbers are contiguous and end just below the post's version")
@@ -88,17 +88,7 @@ def indexes_match_posts():
 )
 def title_trigrams():
     missing, extra = store.title_gram_drift()
-    for post_id in sorted(set(missing) | set(extra), key=int):
-        lost, stray = sorted(missing.get(post_id, ())), sorted(extra.get(post_id, ()))
-        if lost:
-            yield Violation(
-                f"post {post_id}: its title's pieces {lost[:5]} do not list it", [keys.ngram(g) for g in lost[:5]]
-            )
-        if stray:
-            yield Violation(
-                f"post {post_id} is listed under {stray[:5]}, which its title does not hold",
-                [keys.ngram(g) for g in stray[:5]],
-            )
+    yield from gram_drift("post", "title", missing, extra, keys.ngram)
 
 
 def _ids(embed) -> list[str]:

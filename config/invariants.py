@@ -15,7 +15,7 @@ from its source of truth and is run by ``check_integrity --repair``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 
@@ -61,3 +61,21 @@ invariant = registry.add
 def violations(apps: Iterable[str] | None = None) -> list[tuple[Invariant, Violation]]:
     """Run the invariants of ``apps`` (all when None); return every violation."""
     return [(inv, v) for inv in registry.for_apps(apps) for v in inv.check()]
+
+
+def gram_drift(
+    noun: str, text: str, missing: dict, extra: dict, piece_key: Callable[[str], str], shown=lambda piece: piece
+) -> Iterator[Violation]:
+    """The violations of a name index's drift, as every app's search index reports it: for each id,
+    the pieces (``missing``) that should list it and do not, and those (``extra``) listing it that its
+    ``text`` ("name", "title") does not hold, five of each named with their keys."""
+    for pk in sorted(set(missing) | set(extra), key=int):
+        lost, stray = sorted(missing.get(pk, ()))[:5], sorted(extra.get(pk, ()))[:5]
+        if lost:
+            pieces = [shown(piece) for piece in lost]
+            yield Violation(f"{noun} {pk}: its {text}'s pieces {pieces} do not list it", map(piece_key, lost))
+        if stray:
+            pieces = [shown(piece) for piece in stray]
+            yield Violation(
+                f"{noun} {pk} is listed under {pieces}, which its {text} does not hold", map(piece_key, stray)
+            )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from config.invariants import Violation, invariant
+from config.invariants import Violation, gram_drift, invariant
 from orgchart import keys
 from orgchart.documents import fold
 from orgchart.store import checks as audit
@@ -123,17 +123,7 @@ def staff_name_indexes():
 )
 def name_trigrams():
     missing, extra = store_names.name_gram_drift()
-    for pk in sorted(set(missing) | set(extra), key=int):
-        lost, stray = sorted(missing.get(pk, ())), sorted(extra.get(pk, ()))
-        if lost:
-            yield Violation(
-                f"employee {pk}: its name's pieces {lost[:5]} do not list it", [keys.ngram(g) for g in lost[:5]]
-            )
-        if stray:
-            yield Violation(
-                f"employee {pk} is listed under {stray[:5]}, which its name does not hold",
-                [keys.ngram(g) for g in stray[:5]],
-            )
+    yield from gram_drift("employee", "name", missing, extra, keys.ngram)
 
 
 def _aggregate(values) -> tuple[int, int, int, int]:

@@ -1,7 +1,9 @@
 """Invariants of the school: symmetric relations, bounds and capacity, no dangling id,
 valid schemas, and the derived indexes and counts (``manage.py check_integrity``)."""
 
-from config.invariants import Violation, invariant
+from functools import partial
+
+from config.invariants import Violation, gram_drift, invariant
 from school import conf, keys, store
 from school.documents import schema_problem
 
@@ -128,11 +130,4 @@ def holds_indexed():
 def name_trigrams():
     for entity, field in store.TEXT_FIELD.items():
         missing, extra = store.gram_drift(entity)
-        for pk in sorted(set(missing) | set(extra), key=int):
-            lost, stray = sorted(missing.get(pk, ())), sorted(extra.get(pk, ()))
-            if lost:
-                where = [keys.ngram(entity, g) for g in lost[:5]]
-                yield Violation(f"{entity} {pk}: its {field}'s pieces {lost[:5]} do not list it", where)
-            if stray:
-                where = [keys.ngram(entity, g) for g in stray[:5]]
-                yield Violation(f"{entity} {pk} is listed under {stray[:5]}, which its {field} does not hold", where)
+        yield from gram_drift(entity, field, missing, extra, partial(keys.ngram, entity))
