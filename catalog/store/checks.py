@@ -9,15 +9,12 @@ from catalog import keys, types
 from catalog.documents import Product, name_score, price_score, rating_score, searched_text, sku_key, text_scores
 from catalog.store.core import NAMES, REVIEWS, lex_member, queue_indexes
 from config.redis import client
-from config.store import batched
+from config.store import batched, scan_ids
 
 
-def iter_product_ids(batch: int = 1000) -> Iterator[int]:
+def iter_product_ids() -> Iterator[int]:
     """Every product hash's id, by SCAN (never KEYS)."""
-    for key in client().scan_iter(match=keys.product("*"), count=batch, _type="hash"):
-        tail = key.rsplit(":", 1)[1]
-        if tail.isdigit():
-            yield int(tail)
+    return scan_ids(keys.product("*"))
 
 
 def misplaced_products(batch: int = 1000) -> Iterator[str]:
@@ -29,11 +26,8 @@ def misplaced_products(batch: int = 1000) -> Iterator[str]:
             yield key
 
 
-def iter_review_ids(batch: int = 1000) -> Iterator[int]:
-    for key in client().scan_iter(match=keys.review("*"), count=batch, _type="hash"):
-        tail = key.rsplit(":", 1)[1]
-        if tail.isdigit():
-            yield int(tail)
+def iter_review_ids() -> Iterator[int]:
+    return scan_ids(keys.review("*"))
 
 
 def review_counts(product_ids: list[int]) -> dict[int, tuple[int, int]]:

@@ -12,7 +12,7 @@ from cms import conf, keys
 from cms.documents import Post
 from cms.store.core import COMMENTS, POST_INDEXED, TITLES, entries, score
 from config.redis import client
-from config.store import batched
+from config.store import batched, scan_ids
 
 
 def _scan(match: str) -> Iterator[str]:
@@ -32,10 +32,7 @@ def post_ids_in_index(batch: int = 1000) -> Iterator[int]:
 
 def post_ids_in_keys() -> Iterator[int]:
     """Every id that has a post hash, by SCAN."""
-    for key in _scan(keys.post("*")):
-        tail = key.removeprefix(keys.post(""))
-        if tail.isdigit():
-            yield int(tail)
+    return scan_ids(keys.post("*"))
 
 
 def revision_bounds(ids) -> Iterator[tuple[int, int | None, int, int | None, int | None]]:
@@ -146,8 +143,7 @@ def posts_fields(ids: list[int], names: tuple[str, ...]) -> list[dict[str, str |
 
 def comment_parents() -> Iterator[tuple[int, str | None, bool]]:
     """(comment id, its post id, whether its post's set holds it) for every comment hash, by SCAN."""
-    found = [int(k.removeprefix(keys.comment(""))) for k in _scan(keys.comment("*"))]
-    for chunk in batched(found):
+    for chunk in batched(scan_ids(keys.comment("*"))):
         pipe = client().pipeline(transaction=False)
         for comment_id in chunk:
             pipe.hget(keys.comment(comment_id), COMMENTS.parent_field)

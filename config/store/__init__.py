@@ -319,6 +319,15 @@ def scan_prefix(prefix: str, count: int = 1000):
     yield from client().scan_iter(match=glob_escape(prefix) + "*", count=count)
 
 
+def scan_ids(match: str, kind: str = "hash", count: int = 1000) -> Iterator[int]:
+    """The ids of the keys of type ``kind`` matching ``match`` (a record's key with ``*`` for its id,
+    last), by SCAN (never KEYS); a key whose last segment is not a number is no record."""
+    for key in client().scan_iter(match=match, count=count, _type=kind):
+        tail = key.rsplit(":", 1)[1]
+        if tail.isdigit():
+            yield int(tail)
+
+
 def holds_prefix(prefix: str) -> bool:
     """Whether any key lies under ``prefix``: SCAN stops at the first one found."""
     return next(scan_prefix(prefix), None) is not None
