@@ -119,7 +119,7 @@ class RoleBackend(ModelBackend):
     its groups, its own permissions, a group's permissions or a permission (``_bump``, on the
     model signals below) writes a new stamp, so the next request of any of the user's sessions
     finds the entry stale and reads the database again (one query: the user's row with both
-    permission sets as subqueries, see ``_user_query``).
+    permission sets as subqueries, see ``_load``).
 
     The stamps are read before the database, so a request that reads the rows while a change
     commits stores an entry under the stamps it saw, which the change's own stamp then outdates.
@@ -148,15 +148,20 @@ class RoleBackend(ModelBackend):
     def _load(self, user_id):
         """The user with both its permission sets, in one query; None when it does not exist."""
         db = router.db_for_read(UserModel)
+        users = UserModel._default_manager.db_manager(db)
         if connections[db].vendor not in _AGGREGATE:
-            user = UserModel._default_manager.db_manager(db).filter(pk=user_id).first()
+            user = users.filter(pk=user_id).first()
             if user is not None:  # ModelBackend's own reads, done now so the entry holds them
                 self.get_all_permissions(user)
             return user
-        sql, params, position = _user_query(db)
-        pk = UserModel._meta.pk
-        params[position] = pk.get_db_prep_value(user_id, connections[db])
-        user = next(iter(UserModel._default_manager.db_manager(db).raw(sql, params)), None)
+        user = (
+            users.annotate(
+                role_user_perms=_joined(Permission.objects.filter(user=OuterRef("pk"))),
+                role_group_perms=_joined(Permission.objects.filter(group__user=OuterRef("pk"))),
+            )
+            .filter(pk=user_id)
+            .first()
+        )
         if user is None:
             return None
         if user.is_superuser:  # every permission, as ModelBackend reads a superuser's
@@ -259,23 +264,6 @@ def _roles_changed(sender, **kwargs):
 def _remember(sender, request, user, **kwargs):
     """Build the entry at sign-in, so even the first page after it sends no SQL."""
     RoleBackend().get_user(user.pk)
-
-
-_SENTINEL = -7_357_913  # stands for the user's id while the query is compiled
-_queries: dict[str, tuple[str, tuple]] = {}  # database alias -> the query's SQL and its parameters
-
-
-def _user_query(db: str) -> tuple[str, list, int]:
-    """The user's row and permissions, as SQL compiled once per database by the ORM (building
-    the query is what costs, not running it); its parameters and where the user's id goes."""
-    if db not in _queries:
-        users = UserModel._default_manager.db_manager(db).annotate(
-            role_user_perms=_joined(Permission.objects.filter(user=OuterRef("pk"))),
-            role_group_perms=_joined(Permission.objects.filter(group__user=OuterRef("pk"))),
-        )
-        _queries[db] = users.filter(pk=_SENTINEL).query.sql_with_params()
-    sql, params = _queries[db]
-    return sql, list(params), params.index(_SENTINEL)
 
 
 _SEP = "\n"  # between two permission names ("app_label.codename"), which never hold one
