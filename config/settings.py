@@ -209,7 +209,7 @@ CACHES = {
         "KEY_FUNCTION": "config.cachekeys.make_key",
         "OPTIONS": {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
-            "REDIS_CLIENT_CLASS": "config.redis.DjangoTracedRedis",
+            "REDIS_CLIENT_CLASS": "config.redis.traced.DjangoTracedRedis",
             "CONNECTION_FACTORY": "config.redis.DjangoConnectionFactory",  # a RedisCluster for a cluster URL
             "SOCKET_CONNECT_TIMEOUT": REDIS_CONNECT_TIMEOUT,
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,

@@ -30,34 +30,8 @@ from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from config.embedded import embedded_url
-from config.redis.cluster import (
-    FAILOVER_WAITS,
-    DjangoTracedRedisCluster,
-    TracedClusterPipeline,
-    TracedRedisCluster,
-)
-from config.redis.traced import DjangoTracedRedis, TracedPipeline, TracedRedis
-
-__all__ = [
-    "FAILOVER_WAITS",
-    "DjangoConnectionFactory",
-    "DjangoTracedRedis",
-    "DjangoTracedRedisCluster",
-    "TracedClusterPipeline",
-    "TracedPipeline",
-    "TracedRedis",
-    "TracedRedisCluster",
-    "client",
-    "connection_retry",
-    "is_cluster_url",
-    "is_dev_server",
-    "node_url",
-    "on_cluster",
-    "raw_client",
-    "redacted",
-    "reset_clients",
-    "scan_beside",
-]
+from config.redis.cluster import DjangoTracedRedisCluster, TracedRedisCluster
+from config.redis.traced import TracedRedis
 
 # Query parameters that carry a credential in a Redis URL (redis-py reads
 # ``password`` and ``username`` from the query too, also of a unix socket URL).

@@ -14,6 +14,7 @@ from config.cluster import SLOTS, LocalCluster
 from config.keybrowser import panel
 from config.keybrowser.display import key_url
 from config.redis import client, is_cluster_url, node_url, on_cluster, raw_client, redacted
+from config.redis.cluster import FAILOVER_WAITS
 from tests.base import PASSWORD, RedisMixin
 from tests.keybrowser.helpers import panel_commands
 
@@ -213,7 +214,7 @@ class OnClusterTest(RedisMixin, TestCase):
         ):
             sizes = redis_client.on_nodes(calls)
         self.assertEqual(sum(sizes), 13)  # the probes, and the staff member's version stamp (its group set)
-        self.assertEqual(slept, list(redis_config.FAILOVER_WAITS[:2]))
+        self.assertEqual(slept, list(FAILOVER_WAITS[:2]))
         always = mock.patch.object(redis_client, "_on_nodes", side_effect=redis.ConnectionError("down"))
         with (
             always,
@@ -221,7 +222,7 @@ class OnClusterTest(RedisMixin, TestCase):
             self.assertRaises(redis.ConnectionError),
         ):
             redis_client.on_nodes(calls)
-        self.assertEqual(slept[2:], list(redis_config.FAILOVER_WAITS))  # then it gives up
+        self.assertEqual(slept[2:], list(FAILOVER_WAITS))  # then it gives up
 
     def test_a_wave_whose_dead_node_another_thread_already_dropped_from_the_map_still_moves(self):
         """Another thread may read the slot map again first (the app's threads all meet the failover): the

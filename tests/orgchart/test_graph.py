@@ -208,7 +208,9 @@ class FlatRepliesTest(RedisTestCase):
     def test_every_read_script_answers_a_flat_array(self):
         import random
 
-        from config.redis import TracedClusterPipeline, TracedPipeline, on_cluster
+        from config.redis import on_cluster
+        from config.redis.cluster import TracedClusterPipeline
+        from config.redis.traced import TracedPipeline
         from orgchart import sensorfeed
 
         store.load_scripts()
