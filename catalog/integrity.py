@@ -10,21 +10,21 @@ the tag cloud's counts.
 from __future__ import annotations
 
 from catalog import keys, store, types
-from catalog.store import REVIEWS
+from catalog.store import REVIEWS, checks
 from config.invariants import Violation, gram_drift, invariant
 from config.store import batched
 
 
 def _product_chunks():
     """Products, 500 a round trip."""
-    for chunk in batched(store.iter_product_ids()):
-        yield list(store.products_by_id(chunk).values())
+    for chunk in batched(checks.iter_product_ids()):
+        yield list(checks.products_by_id(chunk).values())
 
 
 def _count_violations():
     """num_reviews against ZCARD, 500 products a round trip."""
-    for chunk in batched(store.iter_product_ids()):
-        for product_id, (stored, actual) in store.review_counts(chunk).items():
+    for chunk in batched(checks.iter_product_ids()):
+        for product_id, (stored, actual) in checks.review_counts(chunk).items():
             if stored != actual:
                 yield (
                     product_id,
@@ -56,7 +56,7 @@ def _repairing(found):
 
     def repair():
         for product_id in sorted({product_id for product_id, _ in found()}):
-            store.repair_reviews(product_id)
+            checks.repair_reviews(product_id)
 
     return repair
 
@@ -84,7 +84,7 @@ def _wrong_embeds():
 
 def _repair_embeds():
     for product, _ in list(_wrong_embeds()):
-        store.repair_reviews(product.id)
+        checks.repair_reviews(product.id)
 
 
 @invariant("catalog", "recent_reviews holds the 3 newest reviews", repair=_repair_embeds)
@@ -98,12 +98,12 @@ def recent_reviews():
 
 
 def _index_violations_of(products):
-    entries = store.index_entries(products)
+    entries = checks.index_entries(products)
     for product in products:
         found, member, p = entries[product.id], str(product.id), keys.partition_of(product.id)
         if found.created is None:
             yield Violation(f"product {product.id} is missing from the product index", [keys.products(p)])
-        for name, score in store.expected_scores(product).items():
+        for name, score in checks.expected_scores(product).items():
             held = found.scores[name]
             if held is None or abs(held - score) > 1e-6:
                 yield Violation(
@@ -120,16 +120,16 @@ def _index_violations_of(products):
                 yield Violation(f"product {product.id} is missing from tag set {tag!r}", [keys.tag_index(tag, p)])
 
 
-def _held_by_indexes() -> tuple[dict[str, store.Held], list[Violation]]:
+def _held_by_indexes() -> tuple[dict[str, checks.Held], list[Violation]]:
     """What the indexes hold, per product id: one pass over every index (ZSCAN/SSCAN/HSCAN); and
     the entries that sit in another partition than their product's."""
-    held: dict[str, store.Held] = {}
+    held: dict[str, checks.Held] = {}
     misplaced = []
-    for p, kind, value, product_id in store.index_members():
+    for p, kind, value, product_id in checks.index_members():
         if p >= 0 and product_id.isdigit() and keys.partition_of(product_id) != p:
             misplaced.append(Violation(f"partition {p}'s {kind} index holds product {product_id} of another partition"))
             continue
-        entry = held.setdefault(product_id, store.Held())
+        entry = held.setdefault(product_id, checks.Held())
         if kind == "type":
             entry.types.add(value)
         elif kind == "tag":
@@ -146,7 +146,7 @@ def _reverse_violations():
     held, misplaced = _held_by_indexes()
     yield from misplaced
     for chunk in batched(sorted(held), 1000):
-        alive = store.products_by_id([int(i) for i in chunk])
+        alive = checks.products_by_id([int(i) for i in chunk])
         for product_id in chunk:
             entry, product = held[product_id], alive.get(int(product_id))
             if product is None:
@@ -168,13 +168,13 @@ def _reverse_violations():
                 yield Violation(f"product {product_id} owns {entry.skus} SKUs in the SKU index", [keys.skus()])
 
 
-@invariant("catalog", "every index and tag set agrees with the product hashes", repair=store.rebuild_indexes)
+@invariant("catalog", "every index and tag set agrees with the product hashes", repair=checks.rebuild_indexes)
 def indexes_agree():
     for products in _product_chunks():
         yield from _index_violations_of(products)
     yield from _reverse_violations()
     for p in keys.partitions():
-        cloud, sizes = store.tag_counts(p)
+        cloud, sizes = checks.tag_counts(p)
         for tag in sorted(set(cloud) | set(sizes)):
             if cloud.get(tag, 0) != sizes.get(tag, 0):
                 yield Violation(
@@ -187,8 +187,8 @@ def _type_created_violations():
     """Each product scored by its creation time in its own type's creation index and in no other;
     then every id those indexes hold names a product (HMGET and ZMSCORE 500 a round trip, then ZSCAN)."""
     seen: set[str] = set()
-    for chunk in batched(store.iter_product_ids()):
-        for product_id, entry in store.type_entries(chunk).items():
+    for chunk in batched(checks.iter_product_ids()):
+        for product_id, entry in checks.type_entries(chunk).items():
             seen.add(str(product_id))
             for (p, slug), held in entry.scores.items():
                 key = keys.type_created(slug, p)
@@ -206,7 +206,7 @@ def _type_created_violations():
                     )
     for p in keys.partitions():
         for slug in types.TYPES:
-            for member in store.type_created_members(slug, p):
+            for member in checks.type_created_members(slug, p):
                 if member not in seen:
                     yield Violation(
                         f"the {slug} creation index holds product {member}, which does not exist",
@@ -217,7 +217,7 @@ def _type_created_violations():
 @invariant(
     "catalog",
     "each type's creation index holds exactly that type's products, scored by creation time",
-    repair=store.rebuild_type_created,
+    repair=checks.rebuild_type_created,
 )
 def type_creation_indexes():
     yield from _type_created_violations()
@@ -225,11 +225,11 @@ def type_creation_indexes():
 
 def _dangling():
     """(product id, review id, why) for every review reference or review hash that dangles."""
-    for product_id, review_ids in store.review_sets():
-        for review_id in store.missing_reviews(review_ids):
+    for product_id, review_ids in checks.review_sets():
+        for review_id in checks.missing_reviews(review_ids):
             yield product_id, review_id, "set"
-    for chunk in batched(store.iter_review_ids(), 1000):
-        for review_id, (owner, listed) in store.review_links(chunk).items():
+    for chunk in batched(checks.iter_review_ids(), 1000):
+        for review_id, (owner, listed) in checks.review_links(chunk).items():
             if not owner or not listed:
                 yield owner, review_id, "hash"
 
@@ -237,9 +237,9 @@ def _dangling():
 def _repair_dangling():
     for product_id, review_id, where in list(_dangling()):
         if where == "set":
-            store.drop_review_refs(product_id, [review_id])
+            checks.drop_review_refs(product_id, [review_id])
         else:
-            store.drop_orphan_review(int(review_id))
+            checks.drop_orphan_review(int(review_id))
 
 
 @invariant("catalog", "no review id dangles", repair=_repair_dangling)
@@ -260,10 +260,10 @@ def no_dangling_reviews():
 @invariant(
     "catalog",
     "the name index holds each product under exactly the pieces and words of its name",
-    repair=store.rebuild_name_grams,
+    repair=checks.rebuild_name_grams,
 )
 def name_trigrams():
-    for p, (missing, extra) in store.name_gram_drift().items():
+    for p, (missing, extra) in checks.name_gram_drift().items():
         yield from gram_drift("product", "name", missing, extra, store.NAMES[p].piece_key, _too_long)
 
 
@@ -274,11 +274,11 @@ def _too_long(piece: str) -> str:
 @invariant(
     "catalog",
     "the vocabulary holds exactly the words of four characters or more of the names",
-    repair=store.rebuild_name_grams,
+    repair=checks.rebuild_name_grams,
 )
 def name_vocabulary():
     """A word missing is a search that misses every name holding it; an extra one, a word no name holds."""
-    for p, (missing, extra) in store.vocabulary_drift().items():
+    for p, (missing, extra) in checks.vocabulary_drift().items():
         if missing:
             yield Violation(
                 f"the vocabulary lacks the words {sorted(missing)[:5]} ({len(missing)} in all), which names hold",
@@ -295,7 +295,7 @@ def name_vocabulary():
 def partition_layout():
     """Data written with another partition count is invisible to every read by id: it is told, never
     moved here (an export, then an import with the new count, moves it; docs/cluster.md)."""
-    for key in store.misplaced_products():
+    for key in checks.misplaced_products():
         yield Violation(
             f"{key} is laid out for another partition count than CATALOG_PARTITIONS={keys.PARTITIONS}: "
             "set the count the data was written with, or export it and import it with the new one",

@@ -6,12 +6,13 @@ derived and are rebuilt from the post and comment hashes.
 """
 
 from cms import keys, store
+from cms.store import checks
 from config.invariants import Violation, gram_drift, invariant
 
 
 @invariant("cms", "revision numbers are contiguous and end just below the post's version")
 def revisions_contiguous():
-    for post_id, version, count, low, high in store.revision_bounds(store.post_ids_in_index()):
+    for post_id, version, count, low, high in checks.revision_bounds(checks.post_ids_in_index()):
         where = [keys.post(post_id), keys.revisions(post_id)]
         if version is None:
             continue  # a dangling index entry: reported by the index invariant
@@ -25,23 +26,23 @@ def revisions_contiguous():
             yield Violation(f"post {post_id}: {count} revisions numbered {low}..{high} are not contiguous", where)
 
 
-@invariant("cms", "each post keeps at most CMS_REVISIONS_KEPT revisions", repair=store.trim_revisions)
+@invariant("cms", "each post keeps at most CMS_REVISIONS_KEPT revisions", repair=checks.trim_revisions)
 def revisions_capped():
     cap = store.revisions_kept()
     if not cap:
         return
-    for post_id, _, count, _, _ in store.revision_bounds(store.post_ids_in_index()):
+    for post_id, _, count, _, _ in checks.revision_bounds(checks.post_ids_in_index()):
         if count > cap:
             yield Violation(f"post {post_id} keeps {count} revisions, cap is {cap}", [keys.revisions(post_id)])
 
 
 def _repair_comments():
-    store.drop_dangling_comments()
+    checks.drop_dangling_comments()
 
 
 @invariant("cms", "embedded comments are the 3 newest and num_comments counts them", repair=_repair_comments)
 def comment_embed():
-    for post_id, fields, expected, count in store.embeds(store.post_ids_in_index()):
+    for post_id, fields, expected, count in checks.embeds(checks.post_ids_in_index()):
         if fields[store.COMMENTS.count_field] is None:
             continue  # a dangling index entry: reported by the index invariant
         stored = store.COMMENTS.embedded(fields)
@@ -55,10 +56,10 @@ def comment_embed():
 
 @invariant("cms", "no id dangles: comment sets and comment hashes point at each other", repair=_repair_comments)
 def comment_references():
-    for post_id, member, ok in store.comment_set_members(store.post_ids_in_keys()):
+    for post_id, member, ok in checks.comment_set_members(checks.post_ids_in_keys()):
         if not ok:
             yield Violation(f"post {post_id} lists comment {member}, which is not its comment", _keys(post_id))
-    for comment_id, parent, held in store.comment_parents():
+    for comment_id, parent, held in checks.comment_parents():
         if not held:
             message = f"comment {comment_id} of post {parent} is not in its post's set"
             yield Violation(message, [keys.comment(comment_id)])
@@ -67,27 +68,27 @@ def comment_references():
 @invariant(
     "cms",
     "no id dangles: each post is in its indexes (by its title_member), each entry a post",
-    repair=store.rebuild_indexes,
+    repair=checks.rebuild_indexes,
 )
 def indexes_match_posts():
-    for post, missing, member in store.index_entries(sorted(store.post_ids_in_keys())):
+    for post, missing, member in checks.index_entries(sorted(checks.post_ids_in_keys())):
         for key, _ in missing:
             message = f"post {post.id} ({post.status}, {post.author}) is missing from {key}"
             yield Violation(message, [keys.post(post.id), key])
         if member != post.title_member:
             message = f"post {post.id}: title_member {member!r} is not its title's entry {post.title_member!r}"
             yield Violation(message, [keys.post(post.id)])
-    for key, member in store.stale_index_members():
+    for key, member in checks.stale_index_members():
         yield Violation(f"{key} holds {member!r}, which is not an entry of an existing post", [key])
 
 
 @invariant(
     "cms",
     "the title trigram index holds each post under exactly the pieces of its title",
-    repair=store.rebuild_title_grams,
+    repair=checks.rebuild_title_grams,
 )
 def title_trigrams():
-    missing, extra = store.title_gram_drift()
+    missing, extra = checks.title_gram_drift()
     yield from gram_drift("post", "title", missing, extra, keys.ngram)
 
 

@@ -6,13 +6,14 @@ from functools import partial
 from config.invariants import Violation, gram_drift, invariant
 from school import conf, keys, store
 from school.documents import schema_problem
+from school.store import checks
 
 APP = keys.APP
 
 
 def _symmetric(relation: str, entities: tuple[str, str]):
     for entity in entities:
-        for a, b, key_a, key_b in store.one_sided(relation, entity):
+        for a, b, key_a, key_b in checks.one_sided(relation, entity):
             yield Violation(f"{entity} {a} lists {b} in {key_a}, but {key_b} lacks {a}", [key_a, key_b])
 
 
@@ -34,14 +35,14 @@ def bounds_hold():
         ("enrolment", "student", conf.max_courses_per_student(), keys.student_courses),
     )
     for relation, entity, limit, key in limits:
-        for pk, size in store.relation_sizes(relation, entity):
+        for pk, size in checks.relation_sizes(relation, entity):
             if size > limit:
                 yield Violation(f"{entity} {pk} has {size} in {key(pk)}, limit {limit}", [key(pk)])
 
 
 @invariant(APP, "no course has more enrolled students plus live holds than its capacity")
 def capacity_holds():
-    for pk, capacity, enrolled, held in store.seat_counts():
+    for pk, capacity, enrolled, held in checks.seat_counts():
         if enrolled + held > capacity:
             yield Violation(
                 f"course {pk}: {enrolled} enrolled + {held} held > capacity {capacity}",
@@ -63,20 +64,20 @@ _RELATION_KEYS = (
 @invariant(APP, "no id dangles: every related id and every relation's owner is a document")
 def no_dangling_ids():
     for pattern, owner in _RELATION_KEYS:
-        for key in store.scan_keys(pattern):
+        for key in checks.scan_keys(pattern):
             owner_id = int(key.split(":")[-2])  # …:<owner>:<id>:<relation>
-            if not store.existing(owner, [owner_id]):
+            if not checks.existing(owner, [owner_id]):
                 yield Violation(f"{key} belongs to {owner} {owner_id}, which does not exist", [key])
-    for (relation, entity), (own, other, _) in store.SIDES.items():
-        for pk, members in store.relation_members(relation, entity):
-            for missing in sorted(set(members) - store.existing(other, members)):
+    for (relation, entity), (own, other, _) in checks.SIDES.items():
+        for pk, members in checks.relation_members(relation, entity):
+            for missing in sorted(set(members) - checks.existing(other, members)):
                 yield Violation(f"{own(pk)} names {other} {missing}, which does not exist", [own(pk)])
 
 
 @invariant(APP, "every instructor and student is a valid schema 1 or 2 document, every course valid")
 def schemas_valid():
     for entity in keys.ENTITIES:
-        for batch in store.scan_documents(entity):
+        for batch in checks.scan_documents(entity):
             for pk, fields in batch:
                 problem = schema_problem(entity, fields)
                 if problem:
@@ -85,14 +86,14 @@ def schemas_valid():
 
 def _rebuild_all():
     for entity in keys.ENTITIES:
-        store.rebuild_indexes(entity)
+        checks.rebuild_indexes(entity)
 
 
 @invariant(APP, "id, name and code indexes and per-version counts match the documents", repair=_rebuild_all)
 def indexes_match():
     for entity in keys.ENTITIES:
-        ids, lex, codes = store.index_members(entity)
-        want_ids, want_lex, want_codes, versions = store.expected_indexes(entity)
+        ids, lex, codes = checks.index_members(entity)
+        want_ids, want_lex, want_codes, versions = checks.expected_indexes(entity)
         if ids != want_ids:
             yield Violation(f"{keys.index(entity)} differs from the {entity} documents", [keys.index(entity)])
         if lex != want_lex:
@@ -107,14 +108,14 @@ def indexes_match():
 
 @invariant(APP, "every seat hold key expires and is indexed on both sides with its deadline")
 def holds_indexed():
-    for key, c, s, pttl, course_score, student_score, now in store.hold_entries():
+    for key, c, s, pttl, course_score, student_score, now in checks.hold_entries():
         if pttl < 0:
             yield Violation(f"{key} has no TTL", [key])
             continue
         for index_key, score in ((keys.course_holds(c), course_score), (keys.student_holds(s), student_score)):
             if score is None or abs(score - (now + pttl)) > 2000:
                 yield Violation(f"{key} expires in {pttl} ms but {index_key} says {score}", [key, index_key])
-    for c, s, _, found in store.live_index_holds():
+    for c, s, _, found in checks.live_index_holds():
         if not found:
             yield Violation(
                 f"{keys.course_holds(c)} counts a live hold of student {s}, but its key is gone",

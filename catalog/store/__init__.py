@@ -28,35 +28,7 @@ from catalog.store.bulk import (
     write_batch,
     write_batches,
 )
-from catalog.store.checks import (
-    Held,
-    IndexEntries,
-    TypeEntry,
-    drop_orphan_review,
-    drop_review_refs,
-    expected_scores,
-    index_entries,
-    index_members,
-    iter_product_ids,
-    iter_review_ids,
-    misplaced_products,
-    missing_reviews,
-    name_gram_drift,
-    product_names,
-    products_by_id,
-    rebuild_indexes,
-    rebuild_name_grams,
-    rebuild_type_created,
-    repair_reviews,
-    review_counts,
-    review_links,
-    review_sets,
-    set_index_keys,
-    tag_counts,
-    type_created_members,
-    type_entries,
-    vocabulary_drift,
-)
+from catalog.store.checks import rebuild_indexes, rebuild_type_created
 from catalog.store.core import NAMES, REVIEWS, EditConflict, NotFound, SkuTaken
 from catalog.store.listing import (
     TEMP_TTL,
@@ -92,9 +64,5 @@ __all__ = [
     "ids_in_an_empty_catalog", "queue_new_product", "import_products", "write_batch",
     "write_batches",
     "restore_products", "restore_reviews",
-    "Held", "IndexEntries", "drop_orphan_review", "drop_review_refs", "expected_scores",
-    "index_entries", "index_members", "iter_product_ids", "iter_review_ids", "missing_reviews", "misplaced_products",
-    "products_by_id", "rebuild_indexes", "repair_reviews", "review_counts", "review_links", "review_sets",
-    "set_index_keys", "tag_counts", "TypeEntry", "type_entries", "type_created_members", "rebuild_type_created",
-    "name_gram_drift", "product_names", "rebuild_name_grams", "suggest", "product_labels", "vocabulary_drift",
-]  # fmt: skip
+    "rebuild_indexes", "rebuild_type_created",
+    "suggest", "product_labels", ]  # fmt: skip

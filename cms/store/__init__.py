@@ -20,23 +20,6 @@ from cms.store.bulk import (
     reserve_comment_ids,
     reserve_post_ids,
 )
-from cms.store.checks import (
-    comment_parents,
-    comment_set_members,
-    drop_dangling_comments,
-    embeds,
-    index_entries,
-    post_ids_in_index,
-    post_ids_in_keys,
-    post_titles,
-    posts_fields,
-    rebuild_indexes,
-    rebuild_title_grams,
-    revision_bounds,
-    stale_index_members,
-    title_gram_drift,
-    trim_revisions,
-)
 from cms.store.comments import (
     AddedComment,
     add_comment,
@@ -62,8 +45,5 @@ __all__ = [
     "delete_comment",
     "get_comment",
     "CommentLoad", "posts_write", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
-    "comment_parents", "comment_set_members", "drop_dangling_comments", "embeds", "index_entries",
-    "post_ids_in_index", "post_ids_in_keys", "posts_fields", "rebuild_indexes", "revision_bounds",
-    "post_titles", "rebuild_title_grams", "title_gram_drift",
-    "stale_index_members", "trim_revisions", "StatusChange", "set_status",
+    "StatusChange", "set_status",
 ]  # fmt: skip

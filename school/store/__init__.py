@@ -29,23 +29,7 @@ from school.store.bulk import (
     queue_seed_event,
     transaction,
 )
-from school.store.checks import (
-    SCAN_BATCH,
-    SIDES,
-    existing,
-    expected_indexes,
-    hold_entries,
-    id_batches,
-    index_members,
-    live_index_holds,
-    one_sided,
-    rebuild_indexes,
-    relation_members,
-    relation_sizes,
-    scan_documents,
-    scan_keys,
-    seat_counts,
-)
+from school.store.checks import relation_members, scan_documents
 from school.store.core import (
     HOLDS_SHOWN,
     PICKER_LIMIT,
@@ -100,7 +84,5 @@ __all__ = [
     "INDEXES", "SEARCH_LIMIT", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids", "searched_text",
     "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
     "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
-    "SCAN_BATCH", "SIDES", "existing", "expected_indexes", "hold_entries", "id_batches", "index_members",
-    "live_index_holds", "one_sided", "rebuild_indexes", "relation_members", "relation_sizes", "scan_documents",
-    "scan_keys", "seat_counts",
-]  # fmt: skip
+    "relation_members", "scan_documents",
+    ]  # fmt: skip
