@@ -11,7 +11,6 @@ activity feed (a summary, in its last transaction), not one per record.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -80,58 +79,12 @@ def _clean_version(record: Record) -> dict:
     }
 
 
-VERSION_FIELDS = frozenset(
-    ("title", "body", "author", "status", "last_saved_by", "created_at", "updated_at", "version", "comment", "changed")
-)
-_LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # what Record.text refuses in one-line text
-_TEXT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # ... in multi-line text (tab, CR, LF allowed)
-_SPACES = re.compile(r"\s+")
-
-
-def _line(value, max_length: int, required: bool = True) -> bool:
-    """Whether ``value`` is one-line text that ``Record.text`` takes as it is: no control character,
-    its whitespace already collapsed, within ``max_length``, not blank when required."""
-    return (
-        type(value) is str and len(value) <= max_length and (value or not required)
-        and not _LINE_CONTROL.search(value) and _SPACES.sub(" ", value).strip() == value
-    )  # fmt: skip
-
-
-def _when(value) -> bool:
-    return type(value) in (int, float) and math.isfinite(value)
-
-
-def _as_exported(item) -> dict | None:
-    """A revision exactly as ``export_data`` writes it, which the field-by-field checks would take
-    unchanged, nothing to rewrite or report: the same dict, checked in a few comparisons. Anything
-    else (None) goes through those checks, for their exact messages and rewrites. A large import
-    holds hundreds of thousands of revisions, each read twice (the check, then the write)."""
-    if type(item) is not dict or item.keys() != VERSION_FIELDS:
-        return None
-    body, changed = item["body"], item["changed"]
-    if not (
-        _line(item["title"], TITLE_MAX) and _line(item["comment"], COMMENT_MAX, required=False)
-        and _line(item["author"], NAME_MAX) and _AUTHOR.fullmatch(item["author"])
-        and _line(item["last_saved_by"], NAME_MAX) and _AUTHOR.fullmatch(item["last_saved_by"])
-        and item["status"] in STATUSES and type(body) is str and len(body) <= BODY_MAX and body.strip()
-        and not _TEXT_CONTROL.search(body) and _when(item["created_at"]) and _when(item["updated_at"])
-        and type(item["version"]) is int and 1 <= item["version"] <= 2**31
-        and type(changed) is list and all(type(name) is str and name in CONTENT for name in changed)
-    ):  # fmt: skip
-        return None
-    return dict(item)
-
-
 def _clean_post(record: Record) -> dict:
     doc = {"id": record.id(), **_clean_version(record)}
     revisions = []
     for number, item in enumerate(record.list("revisions") or [], start=1):
         if not isinstance(item, dict):
             record.fail("revisions", f"revision {number} must be an object")
-            continue
-        exported = _as_exported(item)
-        if exported is not None:
-            revisions.append(exported)
             continue
         inner = Record(item, record.entity, record.where, record.seen, record.report)
         revisions.append(_clean_version(inner))
