@@ -17,8 +17,6 @@ event, a summary ("1,000 students").
 
 from __future__ import annotations
 
-import threading
-
 from config.exchange import store as exchange
 from config.exchange.spec import AppExchange, Entity, Record
 from config.store import batched
@@ -28,27 +26,6 @@ from school.documents import Course, Person
 BATCH = 2_000  # documents or pairs per MULTI/EXEC
 _COURSE_FIELDS = ("code", "title", "description", "capacity")
 _PERSON_FIELDS = ("name", "contact", "emails")
-
-
-class _Rebound:
-    """One instance of a web form, bound again to each imported document: the same fields and
-    rules as ``form_class(data=...)``, without copying every field per record (half an import's
-    time). Each record's form is used before the next one is bound; one instance per thread, so
-    two imports at once (the import screen) never share one."""
-
-    def __init__(self, form_class):
-        self.form_class, self.local = form_class, threading.local()
-
-    def __call__(self, data):
-        form = getattr(self.local, "form", None)
-        if form is None:
-            form = self.local.form = self.form_class()
-        form.data, form.is_bound, form._errors = data, True, None
-        form.__dict__.pop("cleaned_data", None)
-        return form
-
-
-_COURSE_FORM, _PERSON_FORM = _Rebound(forms.CourseForm), _Rebound(forms.PersonForm)
 
 
 def _doc(entity: str):
@@ -63,7 +40,7 @@ def _export_courses():
 
 def _clean_course(record: Record) -> dict:
     pk = record.id()
-    form = record.form(_COURSE_FORM, _COURSE_FIELDS)
+    form = record.form(forms.CourseForm, _COURSE_FIELDS)
     if form is None:
         return {"id": pk}
     course = form.document(pk or 0)
@@ -90,7 +67,7 @@ def _clean_person(record: Record) -> dict:
     emails = record.texts("emails", max_items=11) or []
     contact = record.doc.get("contact")
     others = "\n".join(e for e in emails if e != contact)
-    form = record.form(_PERSON_FORM, _PERSON_FIELDS, emails=others)
+    form = record.form(forms.PersonForm, _PERSON_FIELDS, emails=others)
     if form is None:
         return {"id": pk}
     person = form.document(pk or 0)
