@@ -4,6 +4,7 @@ detection, history, compare, revert, and all comments. Thin: the store does Redi
 from dataclasses import replace
 
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -40,15 +41,6 @@ def _link(entity: str, object_id: str) -> str:
 
 def _actor(request) -> Actor:
     return Actor(request.user.get_username(), link=_link)
-
-
-_UNCHANGED = object()  # a save or revert that changed nothing
-
-
-def _save(write, *args, **kwargs):
-    """A save that changed nothing (None) is no 404: tell or_404 apart from a missing post."""
-    saved = write(*args, **kwargs)
-    return _UNCHANGED if saved is None else saved
 
 
 def post_list(request):
@@ -217,11 +209,14 @@ def post_revert(request, pk: int, number: int):
 
 
 def _revert(request, current, revision, number: int):
-    saved = or_404(
-        _save, store.revert_post, current.id, number, actor=_actor(request), at=_now(),
-        author=current.author, titles=(current.title, revision.title),
-    )  # fmt: skip
-    if saved is _UNCHANGED:
+    try:
+        saved = store.revert_post(
+            current.id, number, actor=_actor(request), at=_now(), author=current.author,
+            titles=(current.title, revision.title),
+        )  # fmt: skip
+    except store.NotFound:
+        raise Http404("No such object.") from None
+    if saved is None:
         messages.info(request, f"Revision {number} has the same content as the current version: nothing to revert.")
     else:
         messages.success(request, f"“{saved.title}” reverted to revision {number}: saved as version {saved.version}.")

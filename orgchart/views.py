@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from config import autocomplete
 from config.activity import Actor
+from config.converters import parse_id
 from config.listing import Listed, ListSpec, page_of, render_list
 from config.saving import Saved, post_only, refill, save_view
 from config.shortcuts import or_404
@@ -22,7 +23,6 @@ from config.store import StoreError
 from orgchart import charts, forms, presenters, store
 
 _NUMBER = re.compile(r"[0-9]{1,30}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
-_ID = re.compile(r"[1-9][0-9]{0,17}")  # what an id counter hands out, as the <id:pk> converter
 MAX_OFFSET = 10**6
 
 
@@ -47,11 +47,10 @@ def _query_number(request, name: str, maximum: int) -> int | None:
 def _query_id(request, name: str) -> int | None:
     """An id from the query string: as the ``<id:pk>`` converter takes it, else a 400; None when absent."""
     text = request.GET.get(name, "")
-    if not text:
-        return None
-    if not _ID.fullmatch(text):
+    pk = parse_id(text)
+    if text and pk is None:
         raise BadRequest(f"?{name}= takes an id.")
-    return int(text)
+    return pk
 
 
 def _write(form, write):
