@@ -26,19 +26,6 @@ TAG_MAX = 32
 
 # The fields the list page reads (HMGET / SORT GET): never details, images or reviews.
 LIST_FIELDS = ("name", "brand", "sku", "type", "price", "tags", "num_reviews", "sum_ratings")
-# Editable fields every product has, whatever its type.
-BASE_FIELDS = (
-    "name",
-    "brand",
-    "sku",
-    "model",
-    "price",
-    "image",
-    "description",
-    "manufacturer",
-    "dimensions",
-    "weight",
-)
 
 
 def is_tag(text: str) -> bool:

@@ -94,16 +94,6 @@ def ids(entity: str, p: int | str) -> str:
     return f"catalog:{{{_tag(p)}}}:ids:{entity}"
 
 
-def id_counters() -> dict[str, str]:
-    """Every id counter by the name an export gives it: ``product`` and ``review``, with ``.<p>``
-    after the name when there are several partitions."""
-    return {
-        entity if PARTITIONS == 1 else f"{entity}.{p}": ids(entity, p)
-        for entity in ("product", "review")
-        for p in partitions()
-    }
-
-
 def product_ids(p: int) -> str:
     return ids("product", p)
 

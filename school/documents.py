@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 COURSE_SCHEMA = 1
 PERSON_SCHEMA = 2
-PERSON_SCHEMAS = ("1", "2")
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,7 @@ _CHECKED_BATCH = register("""
 local spec = cjson.decode(ARGV[1])
 for _, check in ipairs(spec.checks) do
   local kind, key = check[1], KEYS[check[2]]
-  if kind == 'exists' then
-    if redis.call('EXISTS', key) == 0 then return {'missing', key} end
-  elseif kind == 'absent' then
+  if kind == 'absent' then
     if redis.call('EXISTS', key) == 1 then return {'conflict', 'exists', key} end
   elseif kind == 'drawn' then
     if tonumber(redis.call('GET', key) or '0') < tonumber(check[3]) then return {'conflict', 'stale', key} end
@@ -86,9 +84,6 @@ class Batch:
             self._op(command, (key,), *parts[start : start + step])
 
     # --- preconditions ----------------------------------------------------------
-
-    def require_exists(self, key: str) -> None:
-        self.checks.append(["exists", self._at(key)])
 
     def require_absent(self, key: str) -> None:
         self.checks.append(["absent", self._at(key)])

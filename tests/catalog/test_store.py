@@ -27,7 +27,7 @@ def mock_run(replacement):
 
 
 def catalog_keys():
-    counters = set(keys.id_counters().values())
+    counters = set(store.counter_keys())
     return sorted(k for k in client().scan_iter(match="catalog:*") if k not in counters)
 
 
