@@ -18,6 +18,7 @@ import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import cached_property
 
 ARG_CHARS = 60
 ARGS_SHOWN = 8
@@ -81,11 +82,8 @@ class Command:
     the first ``LISTED``), so a page of a few hundred commands pays for a tuple each.
     """
 
-    __slots__ = ("sent", "given", "_name", "_keys", "_args", "_arg_keys")
-
     def __init__(self, sent: tuple, given: tuple | None = None):
         self.sent, self.given = sent, given  # the arguments as sent, its name first; the keys it was given
-        self._name = None
 
     @classmethod
     def of(cls, args: tuple, keys: tuple | None = None) -> Command:
@@ -93,13 +91,12 @@ class Command:
         script given one cluster node's keys of many slots), else those its name says."""
         return cls(args, keys)
 
-    def _parsed(self) -> Command:
-        """This command, its shown parts worked out (once)."""
-        if self._name is None:
-            self._parse()
-        return self
+    @cached_property
+    def _shown(self) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        """The name, keys, arguments and argument keys as shown, worked out the first time one is asked for."""
+        return self._parse()
 
-    def _parse(self) -> None:
+    def _parse(self) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         args = self.sent
         name = as_text(args[0]).upper()
         rest = args[1:]
@@ -118,26 +115,26 @@ class Command:
         if len(rest) > ARGS_SHOWN:
             shown.append(f"…(+{len(rest) - ARGS_SHOWN})")
             arg_keys.append("")
-        self._name, self._keys, self._args, self._arg_keys = shown_name, keys, tuple(shown), tuple(arg_keys)
+        return shown_name, keys, tuple(shown), tuple(arg_keys)
 
     @property
     def name(self) -> str:
-        return self._parsed()._name
+        return self._shown[0]
 
     @property
     def keys(self) -> tuple[str, ...]:
         """The key arguments, whole."""
-        return self._parsed()._keys
+        return self._shown[1]
 
     @property
     def args(self) -> tuple[str, ...]:
         """The arguments as shown: cut to ARG_CHARS, at most ARGS_SHOWN of them."""
-        return self._parsed()._args
+        return self._shown[2]
 
     @property
     def arg_keys(self) -> tuple[str, ...]:
         """For each shown argument, the whole key it names, or ""."""
-        return self._parsed()._arg_keys
+        return self._shown[3]
 
     @property
     def parts(self) -> list[tuple[str, str]]:
@@ -147,7 +144,7 @@ class Command:
     def __eq__(self, other) -> bool:
         if not isinstance(other, Command):
             return NotImplemented
-        return (self.name, self.keys, self.args, self.arg_keys) == (other.name, other.keys, other.args, other.arg_keys)
+        return self._shown == other._shown
 
     __hash__ = None
 
