@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import chain
 
-from config.store.scripts import run_script
+from config.store.scripts import queue_script, run_script
 
 # KEYS: the key of each command, in order. ARGV, command after command: its argument count,
 # its name, its arguments; every argument a string (a score is never rounded on the way), no
@@ -74,6 +74,9 @@ class BulkWrite:
         for key in keys:
             self.sadd(key, member)
 
+    def hincrby(self, key, field, amount):
+        self._op("HINCRBY", key, [field, str(amount)])
+
     def zincrby(self, key, amount, value):
         self.counts[(key, value)] = self.counts.get((key, value), 0) + amount
 
@@ -108,6 +111,13 @@ class BulkWrite:
         keys, args = self.keys, self.args
         self.keys, self.args = [], []
         return keys, args
+
+    def queue(self, pipe) -> None:
+        """Queue everything queued as one script on ``pipe`` (a transaction with other writes); the
+        pipeline makes sure the server has the script first."""
+        keys, args = self.prepared()
+        if keys:
+            queue_script(pipe, BULK, keys, args, checked=True)
 
     def send(self) -> int:
         """Run everything queued as one script (one round trip); returns the commands it ran."""

@@ -4,22 +4,21 @@ The seeder keeps the bounds itself (it chooses what it writes), and the import
 checks each batch of pairs against them (``Room``), so these
 paths skip the scripts' per-item checks, fold a batch's index entries and
 relation members into one variadic command per key (one ZADD for a batch's ids,
-one SADD per set), and send a batch as one call of ``lua/bulk.lua`` (every key in
-KEYS, the commands as one JSON argument) that runs thousands of commands;
+one SADD per set), and send a batch as one script of plain commands (``config.store.bulk``,
+every key in KEYS) that runs thousands of commands;
 ``check_integrity`` after seeding or importing proves the result.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from itertools import chain
 
 from config.activity import Actor
 from config.redis import client
 from config.store import queue_event
-from config.store.scripts import queue_script, run_script
+from config.store.bulk import BulkWrite
 from school import conf, keys
-from school.store.core import SOURCES, Refused, lex_member
+from school.store.core import Refused, lex_member
 from school.store.entities import queue_document, reserve_ids
 from school.store.names import INDEXES, searched_text
 
@@ -29,61 +28,9 @@ __all__ = [
 ]  # fmt: skip
 
 
-class Batch:
-    """One call of ``lua/bulk.lua``: a batch's commands, their keys in KEYS (each once), and in
-    ARGV each command as its letter, its key's position, its argument count and its arguments.
-    The client sends one command whatever the batch holds, and Redis runs the commands itself.
-
-    Queued on a pipeline (``queue``) or sent alone (``send``, the seeder's: one EVALSHA, its event
-    inside, no MULTI/EXEC around it)."""
-
-    CHUNK = 1000  # members per SADD or ZADD (Lua's unpack takes at most a few thousand)
-
-    def __init__(self):
-        self.keys: list[str] = []
-        self._position: dict[str, str] = {}
-        self.argv: list[str] = []
-
-    def _command(self, letter: str, key: str, args: list[str]) -> None:
-        position = self._position.get(key)
-        if position is None:
-            self.keys.append(key)
-            position = self._position[key] = str(len(self.keys))
-        self.argv += (letter, position, str(len(args)))
-        self.argv += args
-
-    def hset(self, key: str, mapping: dict[str, str]) -> None:
-        self._command("h", key, [*chain.from_iterable(mapping.items())])
-
-    def zadd(self, key: str, scored: list[tuple[str, str]]) -> None:
-        for start in range(0, len(scored), self.CHUNK):
-            self._command("z", key, [*chain.from_iterable(scored[start : start + self.CHUNK])])
-
-    def sadd(self, key: str, members: list[str]) -> None:
-        for start in range(0, len(members), self.CHUNK):
-            self._command("s", key, members[start : start + self.CHUNK])
-
-    def hincrby(self, key: str, field: str, amount: int) -> None:
-        self._command("i", key, [field, str(amount)])
-
-    def xadd(self, key: str, fields: dict[str, str], maxlen: int | None = None, approximate: bool = True) -> None:
-        """A stream entry, with a pipeline's signature (``queue_event`` writes the batch's event here)."""
-        limit = ["MAXLEN", *(["~"] if approximate else []), str(maxlen)] if maxlen else []
-        self._command("x", key, [*limit, "*", *chain.from_iterable(fields.items())])
-
-    def queue(self, pipe) -> None:
-        """Queue the batch on ``pipe``: one EVALSHA (the pipeline loads the script if the server lacks it)."""
-        if self.keys:
-            queue_script(pipe, SOURCES["bulk"], self.keys, self.argv, checked=True)
-
-    def send(self) -> int:
-        """Run the batch alone: one EVALSHA; the commands it ran."""
-        return run_script(SOURCES["bulk"], self.keys, self.argv) if self.keys else 0
-
-
-def _batch_of(pipe) -> Batch:
+def _batch_of(pipe) -> BulkWrite:
     """The batch to queue on: ``pipe`` itself when it is one, else a new one for ``pipe``."""
-    return pipe if isinstance(pipe, Batch) else Batch()
+    return pipe if isinstance(pipe, BulkWrite) else BulkWrite()
 
 
 def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]]) -> None:
@@ -94,16 +41,16 @@ def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]])
         return
     batch = _batch_of(pipe)
     for pk, fields in documents.items():
-        batch.hset(keys.doc(entity, pk), fields)
-    batch.zadd(keys.index(entity), [(str(pk), str(pk)) for pk in documents])
-    batch.zadd(keys.lex(entity), [("0", lex_member(entity, pk, fields)) for pk, fields in documents.items()])
+        batch.hset(keys.doc(entity, pk), mapping=fields)
+    batch.zadd(keys.index(entity), {str(pk): pk for pk in documents})
+    batch.zadd(keys.lex(entity), {lex_member(entity, pk, fields): 0 for pk, fields in documents.items()})
     pieces = INDEXES[entity].members_by_set(
         (str(pk), searched_text(entity, fields)) for pk, fields in documents.items()
     )
     for gram_key, members in sorted(pieces.items()):
-        batch.sadd(gram_key, members)
+        batch.sadd(gram_key, *members)
     if entity == "course":
-        batch.hset(keys.course_codes(), {fields["code"]: str(pk) for pk, fields in documents.items()})
+        batch.hset(keys.course_codes(), mapping={fields["code"]: str(pk) for pk, fields in documents.items()})
     else:
         for version, count in sorted(Counter(fields["schema"] for fields in documents.values()).items()):
             batch.hincrby(keys.schemas(entity), version, count)
@@ -176,9 +123,9 @@ def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
         by_other[other_id].append(str(course_id))
     batch = _batch_of(pipe)
     for course_id, others in by_course.items():
-        batch.sadd(course_side(course_id), others)
+        batch.sadd(course_side(course_id), *others)
     for other_id, courses in by_other.items():
-        batch.sadd(other_side(other_id), courses)
+        batch.sadd(other_side(other_id), *courses)
     if batch is not pipe:
         batch.queue(pipe)
 
@@ -204,6 +151,6 @@ def transaction():
     return client().pipeline(transaction=True)
 
 
-def bulk_batch() -> Batch:
+def bulk_batch() -> BulkWrite:
     """A seeder's batch: documents, pairs and the event queued on it, then ``send`` (one script)."""
-    return Batch()
+    return BulkWrite()

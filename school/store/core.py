@@ -47,15 +47,14 @@ SCRIPTS = (
     "enrol_many",
     "save",
     "delete",
-    "bulk",
     "read_list",
     "read_course",
     "read_person",
     "algebra",
 )
-# Take no JSON argument, so lib.lua is not prepended: the bulk writer, and the screens' reads and the
-# set algebra, whose arguments are plain strings (no JSON to encode here or decode there).
-STANDALONE = {"bulk", "read_list", "read_course", "read_person", "algebra"}
+# Take no JSON argument, so lib.lua is not prepended: the screens' reads and the set algebra, whose
+# arguments are plain strings (no JSON to encode here or decode there).
+STANDALONE = {"read_list", "read_course", "read_person", "algebra"}
 # Join ids with their fields as SORT … GET would, by ``sort`` (config.store.sorting): a cluster refuses
 # SORT's GET patterns.
 SORTING = {"read_course", "read_person", "algebra"}
