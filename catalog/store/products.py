@@ -12,7 +12,7 @@ from catalog.store.batch import Batch
 from catalog.store.core import APP, REVIEWS, EditConflict, NotFound, SkuTaken, queue_indexes
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, queue_event, watch_retries
+from config.store import Busy, back_off, queue_event, watch_retries
 from config.store.ids import IdBlock
 from config.store.scripts import outcome
 
@@ -174,7 +174,7 @@ def delete(product_id: int, *, actor: Actor) -> Product:
         try:
             outcome(batch.run())
         except EditConflict:  # an edit or a review meanwhile: read again
-            time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+            back_off(attempt)
             continue
         if old.sku:
             skus.give_back([(sku_key(old.sku), product_id)])
@@ -228,7 +228,7 @@ def delete_many(product_ids: list[int], *, actor: Actor) -> tuple[list[Product],
             break
         done = {old.id for old in deleted}
         remaining = [product_id for product_id in remaining if product_id not in done]
-        time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+        back_off(attempt)
     skus.give_back([(sku_key(old.sku), old.id) for old in deleted if old.sku])  # one round trip for them all
     if conflict:
         raise Busy(keys.product(remaining[0]))

@@ -9,7 +9,6 @@ each partition's products are one script (their keys share that partition's slot
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass, replace
 
@@ -19,7 +18,7 @@ from catalog.store.batch import Batch
 from catalog.store.core import APP, EditConflict, queue_indexes
 from config.activity import Actor
 from config.redis import client
-from config.store import Busy, queue_event, watch_retries
+from config.store import Busy, back_off, queue_event, watch_retries
 from config.store.scripts import outcome
 
 
@@ -66,7 +65,7 @@ def retag(product_ids: list[int], *, add: list[str] = (), remove: list[str] = ()
             for batch in batches.values():
                 outcome(batch.run())
         except EditConflict:  # an edit meanwhile: read again (a partition already written is read as it is now)
-            time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+            back_off(attempt)
             continue
         return Retagged(changed, unchanged, len(product_ids) - len(found) + full)
     raise Busy(keys.product(product_ids[0]))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-import time
 from dataclasses import dataclass, replace
 
 from cms import keys
@@ -11,7 +9,7 @@ from cms.documents import Comment
 from cms.store.core import APP, COMMENTS, Busy, NotFound
 from config.activity import Actor
 from config.redis import client
-from config.store import EditConflict, watch_retries
+from config.store import EditConflict, back_off, watch_retries
 from config.store.children_scripts import DELETE
 from config.store.ids import IdBlock
 
@@ -93,7 +91,7 @@ def delete_named_comment(post_id: int, comment_id: int, *, actor: Actor) -> tupl
             return title, Comment.from_row({**fields, "id": str(comment_id)})
         except EditConflict:  # another writer went first
             pass
-        time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))  # stale: another writer went first
+        back_off(attempt)  # stale: another writer went first
     raise Busy(comment_key)
 
 

@@ -78,6 +78,12 @@ def watch_retries() -> int:
     return getattr(settings, "STORE_WATCH_RETRIES", 50)
 
 
+def back_off(attempt: int) -> None:
+    """A short random pause that grows with each lost race (at most 50 ms), so that writers
+    colliding on one hot key spread out instead of colliding again in lockstep."""
+    time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+
+
 def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | None = None) -> T:
     """Optimistic read-modify-write, the one WATCH loop of every app.
 
@@ -85,11 +91,9 @@ def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | N
     read is its own round trip until MULTI), may WATCH more keys, calls
     ``pipe.multi()`` and queues its writes, or returns before ``multi()`` to
     write nothing. EXEC then applies the writes whole, or fails because a
-    watched key changed, and the whole thing runs again on fresh reads after a
-    short random pause that grows with each lost race (at most 50 ms), so that
-    writers colliding on one hot key spread out instead of colliding again in
-    lockstep. Past ``retries`` lost races (the ``STORE_WATCH_RETRIES`` setting
-    by default): Busy.
+    watched key changed, and the whole thing runs again on fresh reads after
+    ``back_off``. Past ``retries`` lost races (the ``STORE_WATCH_RETRIES``
+    setting by default): Busy.
     """
     watched = tuple(watch)
     for attempt in range(retries or watch_retries()):
@@ -102,7 +106,7 @@ def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | N
                     pipe.execute()
                 return result
             except redis.WatchError:
-                time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+                back_off(attempt)
     raise Busy(", ".join(watched) or "the watched keys")
 
 

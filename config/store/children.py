@@ -29,8 +29,6 @@ so the embed can be checked against the set exactly.
 from __future__ import annotations
 
 import json
-import random
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -40,7 +38,7 @@ from django.conf import settings
 
 from config.activity import Event
 from config.redis import client
-from config.store import Busy, EditConflict, NotFound, pipelined, watch_retries
+from config.store import Busy, EditConflict, NotFound, back_off, pipelined, watch_retries
 from config.store.children_scripts import ADD, ADD_DRAWN, DELETE, RESERVE
 from config.store.ids import IdBlock
 from config.store.scripts import outcome, run_script
@@ -225,7 +223,7 @@ class ChildCollection:
                 return child
             except EditConflict:  # the newest ids changed since they were read: read them again
                 pass
-            time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+            back_off(attempt)
         raise Busy(child_key)
 
     def queue_bulk(self, pipe, parent_id: int, children: Sequence[Child]) -> dict[str, str]:
