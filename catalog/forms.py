@@ -14,7 +14,7 @@ SKU = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z", "Letters, digits, do
 
 def is_site_path(text: str) -> bool:
     """A path on this site ("/static/img/products/phone.svg"): the seeded images, served by the
-    dashboard itself. The same rule as the ``web_link`` filter that links it."""
+    dashboard itself. The same rule as the ``site_link`` filter that links it."""
     return text.startswith("/") and not text.startswith("//") and not any(c in text for c in "\\\x00\r\n\t ")
 
 
