@@ -6,11 +6,9 @@ from dataclasses import dataclass, replace
 
 from cms import keys
 from cms.documents import Comment
-from cms.store.core import APP, COMMENTS, Busy, NotFound
+from cms.store.core import APP, COMMENTS, NotFound
 from config.activity import Actor
 from config.redis import client
-from config.store import EditConflict, back_off, watch_retries
-from config.store.children_scripts import DELETE
 from config.store.ids import IdBlock
 
 _IDS = IdBlock(keys.comment_ids())  # this process's block of comment ids
@@ -72,35 +70,15 @@ def delete_named_comment(post_id: int, comment_id: int, *, actor: Actor) -> tupl
     makes it read again (bounded, then Busy). NotFound, nothing written, for a comment of another
     post or a missing one.
     """
-    comment_key, post_key = keys.comment(comment_id), keys.post(post_id)
-    index_key = keys.post_comments(post_id)
     event = actor.event("deleted", APP, "comment", comment_id, "a comment")
     event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
-    for attempt in range(watch_retries()):
-        pipe = client().pipeline(transaction=False)
-        pipe.hget(post_key, "title")
-        pipe.hgetall(comment_key)
-        pipe.zrevrange(index_key, 0, COMMENTS.embed_size)
-        title, fields, top = pipe.execute()
-        if title is None or fields.get(COMMENTS.parent_field) != str(post_id):
-            raise NotFound(comment_key)
-        spec = {"id": str(comment_id), "parent_field": COMMENTS.parent_field, "top": top, "summed": ""}
-        extra = [keys.comment(i) for i in top]
-        try:
-            COMMENTS._run(DELETE, [comment_key, post_key, index_key], spec, post_id, event, extra=extra)
-            return title, Comment.from_row({**fields, "id": str(comment_id)})
-        except EditConflict:  # another writer went first
-            pass
-        back_off(attempt)  # stale: another writer went first
-    raise Busy(comment_key)
+    title, fields = COMMENTS.delete_named(comment_id, event=event, expected_parent=post_id, label="title")
+    return title, Comment.from_row({**fields, "id": str(comment_id)})
 
 
 def delete_comment(post_id: int, comment_id: int, *, actor: Actor) -> Comment:
     """Delete a comment of this post and return it (NotFound if it belongs to another, nothing written)."""
-    event = actor.event("deleted", APP, "comment", comment_id, "a comment")
-    event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
-    fields = COMMENTS.delete(comment_id, event=event, expected_parent=post_id)
-    return Comment.from_row({**fields, "id": str(comment_id)})
+    return delete_named_comment(post_id, comment_id, actor=actor)[1]
 
 
 def get_comment(post_id: int, comment_id: int) -> tuple[str, Comment]:

@@ -206,9 +206,20 @@ class ChildCollection:
         of another parent is NotFound (a URL naming both ids must not reach a
         child through the wrong parent).
         """
+        return self.delete_named(child_id, event, expected_parent)[1]
+
+    def delete_named(
+        self,
+        child_id: int,
+        event: Event | Callable[[dict[str, str]], Event] | None = None,
+        expected_parent: int | None = None,
+        label: str = "",
+    ) -> tuple[str | None, dict[str, str]]:
+        """``delete``, with the parent's ``label`` field (for the screen's message) read in the same
+        round trip as the child when ``expected_parent`` is given; NotFound when that parent is gone."""
         child_key = self.child_key(child_id)
         for attempt in range(watch_retries()):
-            child, top = self._read_for_delete(child_key, expected_parent)
+            child, top, named = self._read_for_delete(child_key, expected_parent, label)
             parent_id = int(child[self.parent_field])
             spec = {
                 "id": str(child_id),
@@ -220,7 +231,7 @@ class ChildCollection:
             logged = event(child) if callable(event) else event
             try:
                 self._run(DELETE, keys, spec, parent_id, logged, extra=[self.child_key(i) for i in top])
-                return child
+                return named, child
             except EditConflict:  # the newest ids changed since they were read: read them again
                 pass
             back_off(attempt)
@@ -359,19 +370,29 @@ class ChildCollection:
         }
         return outcome(run_script(source, [*keys, *extra], [json.dumps(spec)]))
 
-    def _read_for_delete(self, child_key: str, expected_parent: int | None) -> tuple[dict[str, str], list[str]]:
-        """The child's fields and its parent's newest N+1 ids; NotFound for a missing child
-        or, with ``expected_parent``, a child of another parent."""
+    def _read_for_delete(
+        self, child_key: str, expected_parent: int | None, label: str = ""
+    ) -> tuple[dict[str, str], list[str], str | None]:
+        """The child's fields, its parent's newest N+1 ids and (with ``label`` and ``expected_parent``)
+        the parent's ``label`` field; NotFound for a missing child or, with ``expected_parent``, a child
+        of another parent or of one that is gone."""
+        named = label and expected_parent is not None
         pipe = client().pipeline(transaction=False)
+        if named:
+            pipe.hget(self.parent_key(expected_parent), label)
         pipe.hgetall(child_key)
         if expected_parent is not None:
             pipe.zrevrange(self.index_key(expected_parent), 0, self.embed_size)
-        child, *top = pipe.execute()
+        replies = pipe.execute()
+        held = replies.pop(0) if named else None
+        child, *rest = replies
         if not child or (expected_parent is not None and child.get(self.parent_field) != str(expected_parent)):
             raise NotFound(child_key)
+        if named and held is None:
+            raise NotFound(child_key)
         if expected_parent is None:
-            top = [client().zrevrange(self.index_key(int(child[self.parent_field])), 0, self.embed_size)]
-        return child, top[0]
+            rest = [client().zrevrange(self.index_key(int(child[self.parent_field])), 0, self.embed_size)]
+        return child, rest[0], held
 
     def _amounts(self, ids: list[str]) -> list[int]:
         if not self.summed:
