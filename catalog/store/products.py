@@ -152,34 +152,10 @@ def delete(product_id: int, *, actor: Actor) -> Product:
     still what was read; a review added or an edit saved meanwhile makes it
     read again (bounded by STORE_WATCH_RETRIES, then Busy), so none is left dangling.
     """
-    key, reviews_key = keys.product(product_id), keys.product_reviews(product_id)
-    for attempt in range(watch_retries()):
-        pipe = client().pipeline(transaction=False)
-        pipe.hgetall(key)
-        pipe.zrange(reviews_key, 0, -1)
-        current, review_ids = pipe.execute()
-        if not current:
-            raise NotFound(key)
-        old = Product.from_hash(product_id, current)
-        batch = Batch()
-        batch.require_field(key, "rev", str(old.rev))
-        batch.require_field(key, "name", old.name)  # the name and SKU the pieces to drop were computed from
-        batch.require_field(key, "sku", old.sku)
-        batch.require_members(reviews_key, review_ids)
-        REVIEWS.queue_delete_all(batch, product_id, review_ids)
-        batch.unlink(key)
-        queue_indexes(batch, product_id, old, None)
-        event = actor.event("deleted", APP, "product", product_id, old.name, gone=True)
-        queue_event(batch, event, keys.events_of(product_id))
-        try:
-            outcome(batch.run())
-        except EditConflict:  # an edit or a review meanwhile: read again
-            back_off(attempt)
-            continue
-        if old.sku:
-            skus.give_back([(sku_key(old.sku), product_id)])
-        return old
-    raise Busy(key)
+    deleted, _ = delete_many([product_id], actor=actor)
+    if not deleted:
+        raise NotFound(keys.product(product_id))
+    return deleted[0]
 
 
 def delete_many(product_ids: list[int], *, actor: Actor) -> tuple[list[Product], int]:
@@ -207,7 +183,7 @@ def delete_many(product_ids: list[int], *, actor: Actor) -> tuple[list[Product],
             key = keys.product(product_id)
             batch, olds = batches.setdefault(keys.partition_of(product_id), (Batch(), []))
             batch.require_field(key, "rev", str(old.rev))
-            batch.require_field(key, "name", old.name)
+            batch.require_field(key, "name", old.name)  # the name and SKU the pieces to drop were computed from
             batch.require_field(key, "sku", old.sku)
             batch.require_members(keys.product_reviews(product_id), review_ids)
             REVIEWS.queue_delete_all(batch, product_id, review_ids)
