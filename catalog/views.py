@@ -73,9 +73,8 @@ def _delete_products(ids: list[int], actor: Actor) -> tuple[list[str], int]:
 PRODUCTS_BULK = BulkDelete(
     noun="product", plural="products", list_name="catalog:product_list", detail_name="catalog:product_detail",
     action_name="catalog:product_bulk_delete", labels=store.product_labels,
-    delete=lambda pk, actor: store.delete(pk, actor=actor).name,
     what_goes="with their reviews",
-    delete_many=lambda ids, actor: _delete_products(ids, actor),
+    delete_many=_delete_products,
     pattern_note="in one Lua script (one a partition) with every key in KEYS: their hashes, reviews, type and tag "
     "memberships, sort, name and n-gram index entries.",
 )  # fmt: skip

@@ -81,9 +81,8 @@ def _delete_posts(ids: list[int], actor: Actor) -> tuple[list[str], int]:
 POSTS_BULK = BulkDelete(
     noun="post", plural="posts", list_name="cms:post_list", detail_name="cms:post_detail",
     action_name="cms:post_bulk_delete", labels=store.post_labels,
-    delete=lambda pk, actor: store.delete_post(pk, actor=actor).title,
     what_goes="with their revisions and comments",
-    delete_many=lambda ids, actor: _delete_posts(ids, actor),
+    delete_many=_delete_posts,
     pattern_note="after a read of their comment ids, in one MULTI/EXEC of their delete scripts, each with every "
     "key in KEYS (the post, its revisions, its comments, its index entries and n-gram sets).",
 )  # fmt: skip

@@ -1,9 +1,8 @@
 """Django admin's "delete selected", the same way in every app.
 
 The list posts the ticked ids; a page names what they are and asks; confirming
-deletes them all in one transaction where the app can (``delete_many``: the
-list never shows half a bulk delete), else each in its own (so one already gone
-never holds up the others, and none is half deleted), and a message says what went.
+deletes them all in one transaction (``delete_many``: the list never shows half a
+bulk delete; one already gone is skipped), and a message says what went.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from config.activity import Actor
-from config.store import NotFound
 
 LIMIT = 100  # objects one bulk delete takes
 
@@ -29,12 +27,10 @@ class BulkDelete:
     detail_name: str  # URL name of one object's page (its id as the argument)
     action_name: str  # URL name of the bulk delete itself
     labels: Callable[[list[int]], list[tuple[int, str]]]  # (id, label) of those that exist, one round trip
-    delete: Callable[[int, Actor], str]  # deletes one object in one transaction; its label; NotFound if gone
+    # Deletes them all in one transaction (a script, a MULTI/EXEC): (labels deleted, how many were gone).
+    delete_many: Callable[[list[int], Actor], tuple[list[str], int]]
     what_goes: str  # "with its reviews and index entries": said on the page and in the message
     pattern_note: str = ""
-    # Deletes them all in one transaction (a script, a MULTI/EXEC): (labels deleted, how many were gone).
-    # Without it, each object is deleted in its own transaction.
-    delete_many: Callable[[list[int], Actor], tuple[list[str], int]] | None = None
 
 
 def selected_ids(request) -> list[int]:
@@ -67,14 +63,7 @@ def bulk_delete(request, spec: BulkDelete, actor: Actor):
             "yes": f"Yes, delete {len(found)} {spec.noun if len(found) == 1 else spec.plural}",
         }
         return render(request, "includes/confirm_bulk_delete.html", context)
-    deleted, gone = [], 0
-    if spec.delete_many is not None:
-        deleted, gone = spec.delete_many(ids, actor)
-    for pk in ids if spec.delete_many is None else ():
-        try:
-            deleted.append(spec.delete(pk, actor))
-        except NotFound:
-            gone += 1
+    deleted, gone = spec.delete_many(ids, actor)
     if deleted:
         names = ", ".join(f"“{label}”" for label in deleted)
         noun = spec.noun if len(deleted) == 1 else spec.plural

@@ -127,7 +127,7 @@ def entity_bulk_delete(request, entity: str):
     spec = BulkDelete(
         noun=entity, plural=ent.plural, list_name=f"school:{entity}_list", detail_name=f"school:{entity}_detail",
         action_name=f"school:{entity}_bulk_delete", labels=partial(store.labels, entity),
-        delete=lambda pk, actor: store.delete(entity, pk, actor=actor), what_goes=_WHAT_GOES[entity],
+        what_goes=_WHAT_GOES[entity],
         delete_many=lambda ids, actor: store.delete_many(entity, ids, actor=actor),
         pattern_note="after a read of their relations, in one MULTI/EXEC of their delete scripts, each with every "
         "key in KEYS (the document, both sides of every relation, its index and n-gram entries).",
