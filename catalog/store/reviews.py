@@ -54,7 +54,7 @@ def add_named_review(
         return actor.event("created", APP, "review", review_id, f"{rating}★ by {author}")
 
     block = _IDS[keys.partition_of(product_id)]
-    review_id, name = REVIEWS.add_drawn(block, product_id, fields, at, event, label="name")
+    review_id, name = REVIEWS.add(block, product_id, fields, at, event, label="name")
     return AddedReview(review_id, name)
 
 

@@ -39,7 +39,7 @@ def add_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor
 
 def add_named_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor) -> AddedComment:
     """A new comment and its post's title (for the screen's message); the post's embed of the newest 3
-    and its count move with it. One round trip: the shared machinery's ``add_drawn``, its id from this
+    and its count move with it. One round trip: the shared machinery's ``add``, its id from this
     process's block (``config.store.ids.IdBlock``: one INCRBY every ``ID_BLOCK`` comments, and again when
     the script refuses a stale id). Raises NotFound, and then writes nothing, for a missing post.
 
@@ -52,7 +52,7 @@ def add_named_comment(post_id: int, *, author: str, text: str, at: float, actor:
         return replace(created, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
 
     fields = {"author": author, "text": text}
-    comment_id, title = COMMENTS.add_drawn(_IDS, post_id, fields, at, event, label="title")
+    comment_id, title = COMMENTS.add(_IDS, post_id, fields, at, event, label="title")
     return AddedComment(comment_id, title)
 
 

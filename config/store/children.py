@@ -18,8 +18,8 @@ reviews and the CMS's comments:
 Every add and delete is one Lua script that checks and writes the child, the
 set, the parent's embed and aggregate, the score indexes and the event
 atomically, with every key it touches passed in KEYS (no key name is built
-inside Lua). An add takes two round trips: a script that draws the id only if
-the parent exists, then the write. A delete reads the child and the newest
+inside Lua). An add is one round trip: its id comes from this process's block
+(``config.store.ids``), which the script checks. A delete reads the child and the newest
 N+1 ids first (the embed's refill needs their keys), then runs a script that
 refuses, and is retried, if those ids changed meanwhile. "Newest" is the
 sorted set's own reverse order: score, then member, as ZREVRANGE returns them,
@@ -39,7 +39,7 @@ from django.conf import settings
 from config.activity import Event
 from config.redis import client
 from config.store import Busy, EditConflict, NotFound, back_off, pipelined, watch_retries
-from config.store.children_scripts import ADD, ADD_DRAWN, DELETE, RESERVE
+from config.store.children_scripts import ADD, DELETE
 from config.store.ids import IdBlock
 from config.store.scripts import outcome, run_script
 from config.store.sorting import queue_sort
@@ -133,29 +133,6 @@ class ChildCollection:
     # --- writes -----------------------------------------------------------------
 
     def add(
-        self, parent_id: int, fields: dict[str, str], at: float, event: Event | Callable[[int], Event] | None = None
-    ) -> int:
-        """Add a child to a parent; returns its id. Raises NotFound for a missing parent.
-
-        Two round trips: the id is drawn only when the parent exists (so a
-        missing parent leaves the counter untouched), then one script writes
-        the child, the set, the embed, the aggregate, the score indexes and
-        ``event``: an Event (its object id filled with the new child's id if
-        empty), or a function of the new id that builds it.
-        """
-        parent_key = self.parent_key(parent_id)
-        child_id = int(run_script(RESERVE, [parent_key, self.ids_key(parent_id)], [self.count_field]))
-        if not child_id:
-            raise NotFound(parent_key)
-        spec = self._add_spec(child_id, parent_id, fields, at)
-        keys = [parent_key, self.index_key(parent_id), self.child_key(child_id)]
-        if callable(event):
-            event = event(child_id)
-        # NotFound when the parent went between the two round trips; the id stays unused
-        self._run(ADD, keys, spec, parent_id, event and _with_id(event, child_id))
-        return child_id
-
-    def add_drawn(
         self,
         block: IdBlock,
         parent_id: int,
@@ -167,10 +144,10 @@ class ChildCollection:
         """Add a child whose id comes from this process's ``block``; returns its id and the parent's
         ``label`` field (for the screen's message).
 
-        One round trip: ``ADD_DRAWN`` writes what ``add`` does, after refusing an id the counter has not
-        reached (the data was reset since the block was drawn) or that a child holds; the block is then
-        drawn again, once. Raises NotFound, writing nothing, for a missing parent, and Busy when the new
-        block's id is refused too.
+        One round trip: ``ADD`` writes the child, the set, the embed, the aggregate, the score indexes
+        and the event, after refusing an id the counter has not reached (the data was reset since the
+        block was drawn) or that a child holds; the block is then drawn again, once. Raises NotFound,
+        writing nothing, for a missing parent, and Busy when the new block's id is refused too.
         """
         parent_key = self.parent_key(parent_id)
         for _ in range(2):
@@ -179,7 +156,7 @@ class ChildCollection:
             spec["drawn"] = str(block.count_of(child_id))
             keys = [parent_key, self.index_key(parent_id), self.child_key(child_id), self.ids_key(parent_id)]
             try:
-                (parent_label,) = self._run(ADD_DRAWN, keys, spec, parent_id, event(child_id))
+                (parent_label,) = self._run(ADD, keys, spec, parent_id, event(child_id))
                 return child_id, parent_label
             except NotFound:
                 block.put_back(child_id)
@@ -413,10 +390,3 @@ class ChildCollection:
 def average_score(count: int, total: int) -> float:
     """The average as the scripts score it: rounded to 6 decimals, 0 with no children."""
     return round(total / count, 6) if count else 0.0
-
-
-def _with_id(event: Event, object_id: int) -> Event:
-    """The event of a child that had no id until now."""
-    if event.object_id:
-        return event
-    return Event(**{**event.fields(), "object_id": str(object_id)})

@@ -9,12 +9,6 @@ from __future__ import annotations
 
 from config.store.scripts import register
 
-# Draws a child id only when the parent exists. KEYS: parent, id counter. ARGV: count field.
-RESERVE = register("""
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-return redis.call('INCR', KEYS[2])
-""")
-
 # Shared by add and delete: the new embed from the set's newest ids, the
 # aggregate's score indexes, the event. ``held`` maps id -> copy.
 FINISH = """
@@ -67,27 +61,13 @@ if s.sum ~= '' then total = redis.call('HINCRBY', parent, s.sum, s.amount) end
 finish(s, parent, index, held, before, count, total)
 """
 
-# KEYS: parent, index, child, then the score indexes and the event stream. ARGV: the spec as JSON.
-ADD = register(
-    FINISH
-    + """
-local s = cjson.decode(ARGV[1])
-local parent, index, child = KEYS[1], KEYS[2], KEYS[3]
-if redis.call('HEXISTS', parent, s.count) == 0 then return {'missing', parent} end
-"""
-    + _WRITE_CHILD
-    + """
-return {'ok', count, total}
-"""
-)
-
-# ADD, with an id this process drew in a block (``config.store.ids``) and checked here (``s.drawn``,
+# An add, with an id this process drew in a block (``config.store.ids``) and checked here (``s.drawn``,
 # the count that handed it out, against the counter), and the parent's ``s.label`` field answered
 # for the screen's message.
 # KEYS: parent, index, child, the id counter, then the score indexes and the event stream.
 # ARGV: the spec as JSON. Replies: {"missing", parent} | {"conflict"} (the id is not the counter's to give
 # yet, or a child holds it: nothing written) | {"ok", label}.
-ADD_DRAWN = register(
+ADD = register(
     FINISH
     + """
 local s = cjson.decode(ARGV[1])

@@ -9,6 +9,7 @@ from django.test import tag
 from config.activity import Event
 from config.redis import client
 from config.store.children import Child, ChildCollection, NotFound
+from config.store.ids import IdBlock
 from tests.base import RedisTestCase, run_concurrently
 
 NOTES = ChildCollection(
@@ -32,8 +33,13 @@ def make_parent(parent_id=1):
     client().hset(NOTES.parent_key(parent_id), mapping={"title": "A post", **NOTES.initial_fields()})
 
 
-def add(parent_id, n, stars=3, at=None):
-    return NOTES.add(parent_id, {"author": f"a{n}", "stars": str(stars), "text": f"note {n}"}, at or 1000.0 + n)
+IDS = IdBlock("test:{notes}:ids:note")  # this process's block of note ids, as an app's
+
+
+def add(parent_id, n, stars=3, at=None, event=lambda child_id: None, collection=NOTES):
+    fields = {"author": f"a{n}", "stars": str(stars), "text": f"note {n}"}
+    child_id, _ = collection.add(IDS, parent_id, fields, at or 1000.0 + n, event, "title")
+    return child_id
 
 
 class ChildCollectionTest(RedisTestCase):
@@ -100,7 +106,7 @@ class ChildCollectionTest(RedisTestCase):
 
     def test_the_event_is_written_with_the_child(self):
         make_parent()
-        child = NOTES.add(1, {"author": "x", "stars": "4"}, 5.0, event=Event("ann", "created", "test", "note", "", "n"))
+        child = add(1, 0, event=lambda child_id: Event("ann", "created", "test", "note", str(child_id), "n"))
         ((stream_id, fields),) = client().xrange("test:{notes}:events")
         self.assertEqual(fields["object_id"], str(child))
         self.assertEqual(fields["actor"], "ann")
@@ -147,10 +153,10 @@ class ChildCollectionTest(RedisTestCase):
 class ScriptedWritesTest(RedisTestCase):
     sign_in = False
 
-    def test_an_add_is_two_round_trips_and_a_delete_through_its_parent_two(self):
+    def test_an_add_is_one_round_trip_and_a_delete_through_its_parent_two(self):
         make_parent()
         add(1, 0)
-        with self.assertRoundTrips(2), self.assertCommands(2):  # the id (only for an existing parent), the script
+        with self.assertRoundTrips(1), self.assertCommands(1):  # the script: the id comes from the block
             child = add(1, 1)
         with self.assertRoundTrips(2), self.assertCommands(3):  # the child and the newest ids, then the script
             NOTES.delete(child, expected_parent=1)
@@ -159,10 +165,13 @@ class ScriptedWritesTest(RedisTestCase):
     def embedded_ids(self, parent_id=1):
         return [item["id"] for item in NOTES.embedded(client().hgetall(NOTES.parent_key(parent_id)))]
 
-    def test_a_missing_parent_draws_no_id(self):
+    def test_a_missing_parent_writes_nothing_and_its_id_goes_to_the_next_add(self):
+        make_parent()
+        first = add(1, 0)
         with self.assertRaises(NotFound):
             add(7, 1)
-        self.assertIsNone(client().get(NOTES.ids_key(1)))
+        self.assertFalse(client().exists(NOTES.child_key(first + 1)))
+        self.assertEqual(add(1, 2), first + 1)
 
     def test_a_child_of_another_parent_is_not_found_through_the_wrong_parent(self):
         make_parent(1)
@@ -215,8 +224,8 @@ class ScriptedWritesTest(RedisTestCase):
         scores = ((lambda post_id: by_avg, "average"), (lambda post_id: by_n, "count"))
         scored = ChildCollection(**{**NOTES.__dict__, "scores": scores})
         make_parent()
-        scored.add(1, {"author": "a", "stars": "2"}, 1.0)
-        second = scored.add(1, {"author": "b", "stars": "5"}, 2.0)
+        add(1, 0, stars=2, at=1.0, collection=scored)
+        second = add(1, 1, stars=5, at=2.0, collection=scored)
         self.assertEqual((client().zscore(by_avg, "1"), client().zscore(by_n, "1")), (3.5, 2))
         scored.delete(second)
         self.assertEqual((client().zscore(by_avg, "1"), client().zscore(by_n, "1")), (2, 1))
