@@ -52,12 +52,6 @@ class TypeField:
     unit: str = ""
     required: bool = False
 
-    @property
-    def camel(self) -> str:
-        """The camelCase spelling the e-book's Redis OM schema uses (``batteryLife``)."""
-        head, *rest = self.name.split("_")
-        return head + "".join(part.title() for part in rest)
-
     def form_field(self) -> forms.Field:
         help_text = self.unit and f"in {self.unit}"
         common = {"label": self.label, "required": self.required, "help_text": help_text}

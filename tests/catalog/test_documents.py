@@ -30,7 +30,7 @@ class DocumentTest(SimpleTestCase):
         self.assertIsNone(types.get("game:console"))
         self.assertEqual(snake("batteryLife"), "battery_life")
         self.assertEqual(snake("usb_ports"), "usb_ports")
-        self.assertEqual(types.TYPES["earbuds"].fields[0].camel, "batteryLife")
+        self.assertEqual(snake("batteryLife"), types.TYPES["earbuds"].fields[0].name)
 
     def test_no_type_field_shadows_a_shared_field(self):
         from catalog.documents import Product
