@@ -238,7 +238,7 @@ LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-# The currency prices are shown in ({{ price|money }}, config/formats.py): an ISO 4217 code.
+# The currency prices are shown in ({{ price|money }}, config/templatetags/formats.py): an ISO 4217 code.
 CURRENCY = os.environ.get("CURRENCY", "USD")
 USE_I18N = True
 USE_TZ = True

@@ -1,4 +1,4 @@
-"""The money and time filters (config/formats.py, config/templatetags/formats.py): what a screen prints."""
+"""The money and time filters (config/templatetags/formats.py): what a screen prints."""
 
 from decimal import Decimal
 
