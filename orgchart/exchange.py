@@ -170,6 +170,8 @@ def _clean_samples(record: Record) -> dict:
             break
         last = item[0]
         clean.append((start + item[0] if start is not None else 0, item[1]))
+    if not readings:
+        record.fail("readings", "at least one [second of the hour, degrees] reading")  # an export writes none empty
     return {"location": location, "hour": start, "readings": clean}
 
 
