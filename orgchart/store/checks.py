@@ -63,7 +63,11 @@ def _members(names: list[str], size: str, whole: str, cursor: str) -> list:
     large one (a manager of 100,000) by cursor, so that no command reads more than about ``BIG``."""
     sizes = _bulk([(size, (k,)) for k in names])
     small = [k for k, n in zip(names, sizes) if n <= BIG]
-    read = dict(zip(small, _bulk([(whole, (k,) if whole == "smembers" else (k, 0, -1)) for k in small])))
+    whole_args = {"smembers": lambda k: (k,), "zrange": lambda k: (k, 0, -1)}
+    if whole == "zrange_scored":
+        read = dict(zip(small, _bulk([("zrange", (k, 0, -1), {"withscores": True}) for k in small])))
+    else:
+        read = dict(zip(small, _bulk([(whole, whole_args[whole](k)) for k in small])))
     r = client()
     return [read[k] if k in read else list(getattr(r, cursor)(k, count=BIG)) for k in names]
 
@@ -80,7 +84,7 @@ def snapshot() -> Snapshot:
     for (pk, _), members in zip(named, _members([k for _, k in named], "zcard", "zrange", "zscan_iter")):
         snap.report_names[pk] = {m if isinstance(m, str) else m[0] for m in members}
     tall = [(int(p[-3]), k) for k, p in _scan(keys.report_heights("*"), "zset")]
-    for (pk, _), members in zip(tall, _bulk([("zrange", (k, 0, -1), {"withscores": True}) for _, k in tall])):
+    for (pk, _), members in zip(tall, _members([k for _, k in tall], "zcard", "zrange_scored", "zscan_iter")):
         snap.heights[pk] = {int(m): int(score) for m, score in members}
     places = [(int(p[-1]), k) for k, p in _scan(keys.location("*"), "hash") if len(p) == _LOCATION_PARTS]
     for (pk, _), (name, folded) in zip(places, _bulk([("hmget", (k, "name", "folded")) for _, k in places])):
