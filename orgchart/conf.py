@@ -14,6 +14,16 @@ DEFAULTS = {
     # Manager fields one script call reads walking up a chain of command past what a page shows (the
     # whole chain, a path's two walks, each that many): a chain of any depth is read that many a call.
     "ORGCHART_CLIMB_SLICE": 250,
+    # The most levels a chain of command may have, its top person the first. Every write walks the
+    # chain above the people it places (for cycles and report counts), so this bounds each write's
+    # script; the import, the add and move forms and the delete refuse what would go deeper.
+    "ORGCHART_MAX_DEPTH": 50,
+    # The most ids one command of a walk down reads from report sets: a larger report set (a
+    # manager of 100,000) is read by SSCAN, that many a command, and never whole by a script.
+    "ORGCHART_WIDE_SET": 5000,
+    # Direct reports one script hands over to a successor: a delete of a manager of more goes in
+    # slices, the org whole after each.
+    "ORGCHART_HANDOVER_SLICE": 500,
     # Locations offered in a form's menu; an org with more would want a search field.
     "ORGCHART_LOCATION_CHOICES": 500,
     # People an import writes in one transaction; a larger import would hold Redis for seconds in
@@ -34,6 +44,18 @@ def walk_budget() -> int:
 
 def climb_slice() -> int:
     return max(1, int(get("ORGCHART_CLIMB_SLICE")))
+
+
+def max_depth() -> int:
+    return max(2, int(get("ORGCHART_MAX_DEPTH")))
+
+
+def wide_set() -> int:
+    return max(1, int(get("ORGCHART_WIDE_SET")))
+
+
+def handover_slice() -> int:
+    return max(1, int(get("ORGCHART_HANDOVER_SLICE")))
 
 
 def import_atomic_limit() -> int:

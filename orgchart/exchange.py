@@ -18,6 +18,7 @@ from config.exchange.spec import AppExchange, Entity, Record
 from orgchart import keys, store
 from orgchart.documents import Employee, Location, fold
 from orgchart.forms import NAME_MAX
+from orgchart.importing import depth_refusal, too_deep
 
 HOUR_FORMAT = "%Y-%m-%dT%H:00:00Z"
 INGEST_HOURS = 200  # sensor-hours per call of the write path (which sends 48 a round trip)
@@ -98,7 +99,8 @@ def _clean_employee(record: Record) -> dict:
 
 
 def _verify_employees(state: dict, seen) -> list[tuple[str, str, str]]:
-    """Managers that exist, and no cycle: each person walked up once (linear in the head count)."""
+    """Managers that exist, no cycle, and no chain of command deeper than ``conf.max_depth()``: each
+    person walked up once (linear in the head count)."""
     managers = state.get("managers", {})
     known = seen.get("employees", set())
     found = [(where, "manager", f"no employee has id {boss}") for boss, where in managers.values() if boss not in known]
@@ -112,6 +114,8 @@ def _verify_employees(state: dict, seen) -> list[tuple[str, str, str]]:
         if cur is not None and walk_of[cur] == walk:
             closing = max(trail[trail.index(cur) :], key=lambda pk: int(managers[pk][1].rsplit(":", 1)[1]))
             found.append((managers[closing][1], "manager", f"reporting to #{managers[closing][0]} makes a cycle"))
+    for pk in too_deep({pk: boss for pk, (boss, _) in managers.items()}):
+        found.append((managers[pk][1], "manager", depth_refusal(f"#{pk}")))
     return found
 
 
@@ -166,6 +170,8 @@ def _clean_samples(record: Record) -> dict:
             break
         last = item[0]
         clean.append((start + item[0] if start is not None else 0, item[1]))
+    if not readings:
+        record.fail("readings", "at least one [second of the hour, degrees] reading")  # an export writes none empty
     return {"location": location, "hour": start, "readings": clean}
 
 

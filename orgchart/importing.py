@@ -20,6 +20,7 @@ from pathlib import Path
 
 from config.exchange.report import Report
 from config.store import Refused
+from orgchart import conf
 from orgchart.documents import fold
 from orgchart.forms import NAME_MAX
 
@@ -171,6 +172,9 @@ def read(directory: str | Path) -> tuple[OrgData, Report]:
             continue
         person.manager, edge_line[src] = dest, number
     _check_cycles(data, edge_line, report)
+    for name in too_deep({pk: p.manager for pk, p in data.people.items()}):
+        person = data.people[name]
+        report.refuse(f"REPORTS_TO.csv:{edge_line[name]}", "dest", depth_refusal(person.name))
     for number, cells in _rows(base / "WORKS_AT.csv", report):
         where = f"WORKS_AT.csv:{number}"
         src, dest = fold(cells[0]), fold(cells[1])
@@ -234,3 +238,31 @@ def _check_cycles(data: OrgData, edge_line: dict[str, int], report: Report) -> N
                 f"REPORTS_TO.csv:{edge_line[closing]}", "dest",
                 f"{person.name!r} reporting to {data.people[person.manager].name!r} makes a cycle",
             )  # fmt: skip
+
+
+def too_deep(managers: dict) -> list:
+    """The first node of each branch deeper than ``conf.max_depth()`` levels,
+    in a forest given as {node: manager or None}, the tops at level 1: each node walked once (a
+    cycle, refused elsewhere, ends a walk)."""
+    limit, level, found = conf.max_depth(), {}, []
+    for start in managers:
+        trail, on_trail, cur = [], set(), start
+        while cur is not None and cur not in level and cur not in on_trail:
+            trail.append(cur)
+            on_trail.add(cur)
+            cur = managers.get(cur)
+        below = level.get(cur, 0) if cur is not None else 0
+        for node in reversed(trail):
+            below += 1
+            level[node] = below
+            if below == limit + 1:
+                found.append(node)
+    return found
+
+
+def depth_refusal(name: str) -> str:
+    limit = conf.max_depth()
+    return (
+        f"{name!r} would be more than {limit} levels down the chain of command, the most the org chart "
+        f"allows (ORGCHART_MAX_DEPTH): report to someone higher up"
+    )

@@ -57,6 +57,35 @@ def counts():
             )
 
 
+@invariant("orgchart", "each manager's heights index scores its reports who manage others", repair=audit.rebuild)
+def heights_agree():
+    """A move reads the depth of the team it moves from the heights index (its top score plus one):
+    a wrong score would let a chain of command grow past ORGCHART_MAX_DEPTH, or refuse a move that fits."""
+    snap, found = _state()
+    want = audit.expected_heights(snap, found)
+    for boss in sorted(set(snap.heights) | set(want)):
+        have, should = snap.heights.get(boss, {}), want.get(boss, {})
+        if have != should:
+            wrong = sorted(set(have.items()) ^ set(should.items()))
+            yield Violation(
+                f"employee {boss}: heights index differs from the tree in {len(wrong)} entries (e.g. {wrong[:5]})",
+                [keys.report_heights(boss)],
+            )
+
+
+@invariant("orgchart", "each manager's report name index lists exactly its direct reports", repair=audit.rebuild)
+def report_name_indexes():
+    snap, found = _state()
+    for boss in sorted(set(snap.report_names) | set(found.reports)):
+        want = {f"{fold(snap.employees[pk]['name'])}\0{pk}" for pk in found.reports.get(boss, ())}
+        have = snap.report_names.get(boss, set())
+        if have != want:
+            yield Violation(
+                f"employee {boss}: report name index differs from the manager fields in {len(have ^ want)} entries",
+                [keys.report_names(boss)],
+            )
+
+
 @invariant("orgchart", "no chain of command is stored; folded names match the names", repair=audit.rebuild)
 def edges_only():
     """The chain of command is derived by walking up, never stored (a stored chain would go stale

@@ -75,12 +75,60 @@ def reports(pk: int | str) -> str:
     return f"orgchart:{{orgchart}}:employee:{_id(pk)}:reports"
 
 
+@key(
+    "zset",
+    TREE,
+    "The direct reports of this employee who have reports of their own, each scored by the longest chain "
+    "of command below it (1: direct reports only).",
+    why="A move must know how deep the team it moves goes, to keep every chain of command within "
+    "ORGCHART_MAX_DEPTH: the top score plus one is that depth, one ZREVRANGE, without a walk down. Written "
+    "in the same scripts as the report set, up the chain of managers while a depth changes.",
+    screens=EMPLOYEE_SCREENS,
+    url="/orgchart/employees/{id}/",
+)
+def report_heights(pk: int | str) -> str:
+    """The reports of one manager who manage others, by the depth of the team below each."""
+    return f"orgchart:{{orgchart}}:employee:{_id(pk)}:reports:heights"
+
+
+@key(
+    "zset",
+    INDEX,
+    "The direct reports of this employee as `folded name\\0id`, all scores 0: the employee page's and the "
+    "tree's name order.",
+    why="A page of direct reports in name order is ZRANGE ... BYLEX with LIMIT, its cost the page's and not "
+    "the head count's (a SORT of the report set BY name reads every member's name: 100,000 of them for a "
+    "manager of 100,000). Written in the same scripts as the report set.",
+    screens=EMPLOYEE_SCREENS,
+    url="/orgchart/employees/{id}/",
+)
+def report_names(pk: int | str) -> str:
+    """The direct reports of one manager in name order (lexical, all scores 0)."""
+    return f"orgchart:{{orgchart}}:employee:{_id(pk)}:reports:names"
+
+
+def report_names_suffix() -> str:
+    """What a script appends to a report set's name for the same manager's name index."""
+    return report_names("0")[len(reports("0")) :]
+
+
+def report_heights_suffix() -> str:
+    """What a script appends to a report set's name for the same manager's heights index."""
+    return report_heights("0")[len(reports("0")) :]
+
+
 def report_sets(ids: list[str]) -> list[str]:
     """The report sets of many employees at once, for a walk down that reads thousands: the ids
     come from report sets and are checked as digits, as ``_id`` would."""
     if not all(map(str.isdigit, ids)):
         raise ValueError("an employee id is a number")
     return [f"orgchart:{{orgchart}}:employee:{pk}:reports" for pk in ids]
+
+
+def report_set_owners(names: list[str]) -> list[str]:
+    """The ids whose report sets ``names`` are (``report_sets`` read back)."""
+    head, tail = "orgchart:{orgchart}:employee:", ":reports"
+    return [name[len(head) : -len(tail)] for name in names]
 
 
 @key(

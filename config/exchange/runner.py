@@ -1,5 +1,6 @@
 """Export, check and import one app's documents: what ``export_data``, ``import_data`` and the
-Import / export screens run.
+Import / export screens run. The check pass is ``config.exchange.checking``, the formats'
+registry ``config.exchange.registry``, the bars and the spool ``config.exchange.spooling``.
 
 An import reads its files once. The first pass checks every document (and every reference
 between files) and writes nothing: a refused file leaves Redis as it was, even with
@@ -20,102 +21,26 @@ does it later.
 
 from __future__ import annotations
 
-import pickle
 import shutil
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
-
-from django.apps import apps
-from django.utils.module_loading import module_has_submodule
 
 from config.activity import Actor
 from config.exchange import files, journal, store
+from config.exchange.checking import Change, Plan, changes, check
+from config.exchange.registry import exchange_of, exchanges, holding
 from config.exchange.report import Report
-from config.exchange.spec import AppExchange, Entity, Record, Seen, Writer
+from config.exchange.spec import AppExchange, Writer
+from config.exchange.spooling import STEP, Bar, _counted, _no_bar, _unspooled
 from config.store import Refused as Refusal
 
-Bar = Callable[[str, int | None], Callable[[int], None]]  # (label, total) -> advance(n)
-
-
-def _no_bar(label: str, total: int | None) -> Callable[[int], None]:
-    return lambda n: None
-
-
-STEP = 500  # records between two advances of a progress bar: a bar costs nothing per record
-
-
-def _counted(docs: Iterable[dict], advance: Callable[[int], None]) -> Iterator[dict]:
-    """``docs`` as they come, telling ``advance`` every ``STEP`` documents and at the end."""
-    pending = 0
-    for doc in docs:
-        yield doc
-        pending += 1
-        if pending == STEP:
-            advance(pending)
-            pending = 0
-    if pending:
-        advance(pending)
-
-
-SPOOL_BATCH = 1000  # cleaned documents per pickled batch in a spool file
-
-
-def _spool(docs: Iterable[dict], path: Path) -> Iterator[dict]:
-    """``docs`` as they come, each also kept in ``path`` (pickled in batches) for the write pass."""
-    batch = []
-    with path.open("wb") as handle:
-        for doc in docs:
-            batch.append(doc)
-            if len(batch) == SPOOL_BATCH:
-                handle.write(pickle.dumps(batch, pickle.HIGHEST_PROTOCOL))
-                batch = []
-            yield doc
-        if batch:
-            handle.write(pickle.dumps(batch, pickle.HIGHEST_PROTOCOL))
-
-
-def _unspooled(path: Path) -> Iterator[dict]:
-    """The documents ``_spool`` kept, in their order (a file this process wrote in its own folder)."""
-    with path.open("rb") as handle:
-        while True:
-            try:
-                batch = pickle.load(handle)
-            except EOFError:
-                return
-            yield from batch
-
-
-def exchanges() -> dict[str, AppExchange]:
-    """Every app's format, from its ``exchange.py`` (``EXCHANGE``), in INSTALLED_APPS order."""
-    found = {}
-    for config in apps.get_app_configs():
-        if module_has_submodule(config.module, "exchange"):
-            described = getattr(import_module(f"{config.name}.exchange"), "EXCHANGE", None)
-            if isinstance(described, AppExchange):
-                found[described.app] = described
-    return found
-
-
-def holding(described: Iterable[AppExchange]) -> list[bool]:
-    """Whether each app holds data: whether any of its id counters exists, in one round trip for
-    every app, whatever else the server holds. Every document an app writes draws its id from
-    one (an import marks them before its first document, ``_write``), and only clearing the app
-    removes them, so this answers as a SCAN for any key under the app's prefix did, without
-    walking every key of the server to find that an app is empty."""
-    return store.any_exists([d.every_counter_key() for d in described])
-
-
-def exchange_of(app: str) -> AppExchange:
-    found = exchanges()
-    if app not in found:
-        raise KeyError(f"no exchange format for {app!r}; known: {', '.join(found)}")
-    return found[app]
-
+__all__ = [
+    "STEP", "Bar", "Change", "Plan", "changes", "check", "exchange_of", "exchanges", "export", "holding",
+    "interrupted", "recover", "recover_hint", "restore",
+]  # fmt: skip
 
 # --- export --------------------------------------------------------------------------------------
 
@@ -132,132 +57,6 @@ def export(app: str, folder: Path, bar: Bar = _no_bar) -> dict[str, int]:
         counts[entity.name] = files.write_lines(folder / f"{entity.name}.jsonl", _counted(entity.export(), advance))
     files.write_manifest(folder, app, counts, counters)
     return counts
-
-
-# --- check ---------------------------------------------------------------------------------------
-
-
-@dataclass
-class Plan:
-    """What an import of a folder would do: the report of its first pass, and whether the app
-    holds data now (then only ``replace`` may write)."""
-
-    app: str
-    report: Report
-    present: list[str] = field(default_factory=list)  # entity files found
-    occupied: bool = False
-    counters: dict[str, int] = field(default_factory=dict)  # from the manifest
-    highest: dict[str, int] = field(default_factory=dict)  # each entity's highest id in its file
-    ids: dict[str, set] = field(default_factory=dict, repr=False)  # each entity's ids in its file
-    held: dict[str, set] | None = field(default=None, repr=False)  # the ids the app holds, when read
-    signal: int | None = None  # SIGTERM or SIGINT received as the import completed: the caller stops
-
-    @property
-    def ok(self) -> bool:
-        return self.report.ok and bool(self.present)
-
-
-def _cleaned(
-    described: AppExchange, entity: Entity, folder: Path, seen: Seen, report: Report, found: Seen
-) -> Iterator[dict]:
-    """The documents of one file that pass every check, noting each refusal in ``report``; their ids
-    go to ``seen`` (what later references may name) and ``found`` (the files' own)."""
-    path = folder / f"{entity.name}.jsonl"
-    ids, own = seen.setdefault(entity.name, set()), found.setdefault(entity.name, set())
-    previous, state, file_name = None, {}, path.name
-    for number, doc in files.read_lines(path, report):
-        where = f"{file_name}:{number}"
-        record = Record(doc, entity.name, where, seen, report, state)
-        clean = entity.clean(record)
-        for name in record.unknown():
-            record.fail(name, "unknown field")
-        key = tuple(clean.get(name) for name in entity.order)
-        if None not in key:
-            if previous is not None and key <= previous:
-                record.fail(entity.order[0], f"{', '.join(map(str, key))} comes after {', '.join(map(str, previous))}: "
-                            f"the file must be in ascending {', '.join(entity.order)} order, each once")  # fmt: skip
-            else:
-                previous = key
-        if record.errors:
-            for name, reason in record.errors:
-                report.refuse(where, name, reason)
-            continue
-        if "id" in clean:
-            ids.add(clean["id"])
-            own.add(clean["id"])
-        report.counts[entity.name] += 1
-        yield clean
-    if entity.verify is not None:
-        for where, name, reason in entity.verify(state, seen):
-            report.refuse(where, name, reason)
-
-
-def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None, merge: bool = False) -> Plan:
-    """The first pass: every file read and checked, nothing written to Redis. With ``spool`` (a
-    private folder), each entity's accepted documents are also kept there for the write pass. With
-    ``merge``, a reference may also name a document the app holds (their ids read by SCAN)."""
-    described = exchange_of(app)
-    report = Report()
-    (occupied,) = holding([described])
-    plan = Plan(app, report, occupied=occupied)
-    manifest = files.read_manifest(folder, app, report)
-    plan.counters = manifest.get("counters", {})
-    unknown = sorted(set(plan.counters) - set(described.counters))
-    if unknown:
-        report.refuse(files.MANIFEST, "counters", f"unknown counter(s) {', '.join(unknown)}")
-    if merge and occupied:
-        plan.held = {entity.name: set(store.ids(entity.key)) for entity in described.entities if entity.key}
-    seen: Seen = {name: set(ids) for name, ids in (plan.held or {}).items()}
-    found: Seen = {}
-    for entity in described.entities:
-        if not (folder / f"{entity.name}.jsonl").exists():
-            continue
-        plan.present.append(entity.name)
-        advance = bar(f"check {app}.{entity.name}", manifest.get("counts", {}).get(entity.name))
-        docs = _cleaned(described, entity, folder, seen, report, found)
-        if spool is not None:
-            docs = _spool(docs, spool / f"{entity.name}.pickle")
-        for _ in _counted(docs, advance):
-            pass
-    plan.ids = {name: ids for name, ids in found.items() if all(isinstance(i, int) for i in ids)}
-    plan.highest = {name: max(ids) for name, ids in plan.ids.items() if ids}
-    if not plan.present:
-        expected = ", ".join(f"{e.name}.jsonl" for e in described.entities)
-        report.refuse(str(folder.name or folder), "", f"no file of {app} found; expected one of {expected}")
-    return plan
-
-
-@dataclass(frozen=True)
-class Change:
-    """What an import would do to one entity: documents added, changed (an id the app holds now,
-    written again) and deleted. None where the entity has no ids of its own (a relation, a series):
-    it is written whole, and a replace deletes every one the app holds now."""
-
-    entity: str
-    documents: int  # in the files
-    added: int | None
-    changed: int | None
-    deleted: int | None
-
-
-def changes(plan: Plan, replace: bool = False, merge: bool = False) -> list[Change]:
-    """Each entity's counts for ``plan`` (a checked plan): the ids of the files, which the check
-    pass collected, against the ids the app holds (a SCAN by the entity's key pattern, only when the
-    app holds data). A replace deletes what the files do not hold again; a merge deletes nothing."""
-    rows = []
-    for entity in exchange_of(plan.app).entities:
-        documents = plan.report.counts.get(entity.name, 0)
-        if entity.key is None:
-            rows.append(Change(entity.name, documents, None, None, None))
-            continue
-        if plan.held is not None:
-            held = plan.held.get(entity.name, set())
-        else:
-            held = set(store.ids(entity.key)) if plan.occupied else set()
-        incoming = plan.ids.get(entity.name, set())
-        deleted = len(held - incoming) if replace and not merge else 0
-        rows.append(Change(entity.name, documents, len(incoming - held), len(incoming & held), deleted))
-    return rows
 
 
 # --- import --------------------------------------------------------------------------------------

@@ -151,6 +151,8 @@ class Record:
                 number = None
             else:
                 self._rewrote(name, value, number)
+        if isinstance(number, int) and not isinstance(number, bool) and abs(number) > 2**63:
+            number = None  # past any stored number, and past what a float holds exactly (or at all)
         if isinstance(number, bool) or not isinstance(number, int | float) or not math.isfinite(number):
             self.fail(name, f"must be a number, not {value!r}")
             return None

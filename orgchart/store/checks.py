@@ -22,6 +22,8 @@ class Snapshot:
     reports: dict[int, set[int]] = field(default_factory=dict)
     staff: dict[int, set[int]] = field(default_factory=dict)
     staff_names: dict[int, set[str]] = field(default_factory=dict)
+    heights: dict[int, dict[int, int]] = field(default_factory=dict)  # each heights index: {report: score}
+    report_names: dict[int, set[str]] = field(default_factory=dict)  # each report name index's members
     locations: dict[int, str] = field(default_factory=dict)
     location_folded: dict[int, str] = field(default_factory=dict)
     roots: set[int] = field(default_factory=set)
@@ -47,10 +49,27 @@ def _bulk(commands, chunk: int = 1000) -> list:
     replies = []
     for i in range(0, len(commands), chunk):
         pipe = client().pipeline(transaction=False)
-        for name, args in commands[i : i + chunk]:
-            getattr(pipe, name)(*args)
+        for name, args, *options in commands[i : i + chunk]:
+            getattr(pipe, name)(*args, **(options[0] if options else {}))
         replies += pipe.execute()
     return replies
+
+
+BIG = 1000  # members past which a set is read by cursor, a thousand a command
+
+
+def _members(names: list[str], size: str, whole: str, cursor: str) -> list:
+    """The members of each set or sorted set named: small ones in one command each (pipelined), a
+    large one (a manager of 100,000) by cursor, so that no command reads more than about ``BIG``."""
+    sizes = _bulk([(size, (k,)) for k in names])
+    small = [k for k, n in zip(names, sizes) if n <= BIG]
+    whole_args = {"smembers": lambda k: (k,), "zrange": lambda k: (k, 0, -1)}
+    if whole == "zrange_scored":
+        read = dict(zip(small, _bulk([("zrange", (k, 0, -1), {"withscores": True}) for k in small])))
+    else:
+        read = dict(zip(small, _bulk([(whole, whole_args[whole](k)) for k in small])))
+    r = client()
+    return [read[k] if k in read else list(getattr(r, cursor)(k, count=BIG)) for k in names]
 
 
 def snapshot() -> Snapshot:
@@ -59,8 +78,14 @@ def snapshot() -> Snapshot:
     for (pk, _), row in zip(hashes, _bulk([("hmget", (k, *_FIELDS)) for _, k in hashes])):
         snap.employees[pk] = {f: v or "" for f, v in zip(_FIELDS, row)}
     sets = [(int(p[-2]), k) for k, p in _scan(keys.reports("*"), "set")]
-    for (pk, _), members in zip(sets, _bulk([("smembers", (k,)) for _, k in sets])):
+    for (pk, _), members in zip(sets, _members([k for _, k in sets], "scard", "smembers", "sscan_iter")):
         snap.reports[pk] = {int(m) for m in members}
+    named = [(int(p[-3]), k) for k, p in _scan(keys.report_names("*"), "zset")]
+    for (pk, _), members in zip(named, _members([k for _, k in named], "zcard", "zrange", "zscan_iter")):
+        snap.report_names[pk] = {m if isinstance(m, str) else m[0] for m in members}
+    tall = [(int(p[-3]), k) for k, p in _scan(keys.report_heights("*"), "zset")]
+    for (pk, _), members in zip(tall, _members([k for _, k in tall], "zcard", "zrange_scored", "zscan_iter")):
+        snap.heights[pk] = {int(m): int(score) for m, score in members}
     places = [(int(p[-1]), k) for k, p in _scan(keys.location("*"), "hash") if len(p) == _LOCATION_PARTS]
     for (pk, _), (name, folded) in zip(places, _bulk([("hmget", (k, "name", "folded")) for _, k in places])):
         snap.locations[pk] = name or ""
@@ -92,6 +117,7 @@ class Derived:
     cycles: list[list[int]]
     staff: dict[int, set[int]]
     depth: int  # the longest chain of command
+    heights: dict[int, int] = field(default_factory=dict)  # the longest chain of reports below each
 
 
 def derive(snap: Snapshot) -> Derived:
@@ -111,16 +137,28 @@ def derive(snap: Snapshot) -> Derived:
         level = [child for pk in level for child in reports.get(pk, ())]
         depth += 1 if level else 0
     totals = dict.fromkeys(snap.employees, 0)
+    heights = dict.fromkeys(snap.employees, 0)
     for pk in reversed(order):
         boss = snap.manager(pk)
         if pk not in roots:
             totals[boss] += totals[pk] + 1
+            heights[boss] = max(heights[boss], heights[pk] + 1)
     cycles = _cycles(snap, set(snap.employees) - set(order))
     staff: dict[int, set[int]] = {}
     for pk, row in snap.employees.items():
         if row.get("location"):
             staff.setdefault(int(row["location"]), set()).add(pk)
-    return Derived(reports, roots, totals, cycles, staff, depth)
+    return Derived(reports, roots, totals, cycles, staff, depth, heights)
+
+
+def expected_heights(snap: Snapshot, found: Derived) -> dict[int, dict[int, int]]:
+    """What each manager's heights index should hold: its reports who manage others, by height."""
+    want: dict[int, dict[int, int]] = {}
+    for boss, members in found.reports.items():
+        tall = {pk: found.heights[pk] for pk in members if found.heights.get(pk)}
+        if tall:
+            want[boss] = tall
+    return want
 
 
 def _cycles(snap: Snapshot, unreached: set[int]) -> list[list[int]]:
@@ -154,6 +192,8 @@ def rebuild() -> None:
     pipe.delete(*[keys.reports(pk) for pk in snap.reports] or [keys.roots()])
     pipe.delete(*[keys.staff(pk) for pk in snap.staff] or [keys.roots()])
     pipe.delete(*[keys.staff_names(pk) for pk in snap.staff_names] or [keys.roots()])
+    pipe.delete(*[keys.report_heights(pk) for pk in snap.heights] or [keys.roots()])
+    pipe.delete(*[keys.report_names(pk) for pk in snap.report_names] or [keys.roots()])
     for pk, row in snap.employees.items():
         location = int(row["location"]) if row.get("location") else None
         if location is not None and location not in snap.locations:
@@ -173,7 +213,13 @@ def rebuild() -> None:
         pipe.zadd(keys.employee_names(), {f"{fold(row['name'])}\0{pk}": 0})
         pipe.hset(keys.employee_by_name(), fold(row["name"]), pk)
     for boss, members in found.reports.items():
-        pipe.sadd(keys.reports(boss), *members)
+        ordered = sorted(members)
+        for at in range(0, len(ordered), BIG):
+            pipe.sadd(keys.reports(boss), *ordered[at : at + BIG])
+            part = {f"{fold(snap.employees[pk]['name'])}\0{pk}": 0 for pk in ordered[at : at + BIG]}
+            pipe.zadd(keys.report_names(boss), part)
+    for boss, tall in expected_heights(snap, found).items():
+        pipe.zadd(keys.report_heights(boss), tall)
     if found.roots:
         pipe.sadd(keys.roots(), *found.roots)
     for place, members in found.staff.items():

@@ -55,17 +55,6 @@ local function put_list(out, list)
   out[#out + 1] = #list
   for i = 1, #list do out[#out + 1] = list[i] end
 end
--- The chain of command above ``id``, nearest manager first: one HGET per level. The guard only
--- stops a walk round a cycle that check_integrity would report.
-local function up(id)
-  local chain, cur = {}, redis.call('HGET', E .. id, 'manager')
-  while cur and cur ~= '' do
-    chain[#chain + 1] = cur
-    if #chain > 1000000 then error('the chain of command has a cycle') end
-    cur = redis.call('HGET', E .. cur, 'manager')
-  end
-  return chain
-end
 local function event(stream, verb, entity, id, label, link)
   redis.call('XADD', stream, 'MAXLEN', ARGV[5], '*', 'actor', ARGV[6], 'verb', verb, 'app', 'orgchart',
     'entity', entity, 'object_id', id, 'label', label, 'link', link)

@@ -192,7 +192,8 @@ def write_people(people, location_names: dict[int, str], *, places=(), event: Ev
 
 def _queue_people(pipe, rows: list, location_names: dict[int, str], event: Event | None) -> None:
     """The people's bulk calls and trigram sets, on ``pipe``, sent every ``BULK_CALLS`` calls."""
-    direct, total = report_counts({row[0]: row[3] for row in rows})
+    managers = {row[0]: row[3] for row in rows}
+    direct, total, height = tree_counts(managers)
     fields = list(Employee(0, "").to_hash())
     head = [len(fields), *fields]
     calls = 0
@@ -219,7 +220,8 @@ def _queue_people(pipe, rows: list, location_names: dict[int, str], event: Event
         if calls >= BULK_CALLS:
             pipe.execute()
             calls = 0
-    queued = calls
+    folded = {row[0]: fold(row[1]) for row in rows}
+    queued = calls + queue_report_indexes(pipe, managers, height, folded)
     pieces = NAMES.members_by_set((row[0], row[1]) for row in rows)
     for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
         for at in range(0, len(members), 1000):
@@ -239,7 +241,8 @@ def _writes(data, first_e: int, first_l: int, actor: Actor):
     people, places = list(data.people.items()), list(data.locations.items())
     emp_id = {folded: first_e + i for i, (folded, _) in enumerate(people)}
     loc_id = {folded: first_l + i for i, (folded, _) in enumerate(places)}
-    direct, total = report_counts({folded: person.manager for folded, person in people})
+    managers = {folded: person.manager for folded, person in people}
+    direct, total, height = tree_counts(managers)
     for folded, name in places:
         pk = loc_id[folded]
         yield lambda pipe, pk=pk, name=name: pipe.hset(keys.location(pk), mapping=Location(pk, name).to_hash())
@@ -265,6 +268,7 @@ def _writes(data, first_e: int, first_l: int, actor: Actor):
         yield lambda pipe, pk=pk, folded=folded: _index(
             pipe, keys.employee_names(), keys.employee_by_name(), folded, pk
         )
+    yield lambda pipe: queue_report_indexes(pipe, managers, height, {f: f for f in managers}, emp_id)
     pieces = NAMES.members_by_set((emp_id[folded], person.name) for folded, person in people)
     for gram_key, members in sorted(pieces.items()):  # one SADD per trigram set (a thousand ids at most)
         for start in range(0, len(members), 1000):
@@ -280,14 +284,16 @@ def _index(pipe, names: str, byname: str, folded: str, pk: int) -> None:
     pipe.hset(byname, folded, pk)
 
 
-def report_counts(managers: dict) -> tuple[dict, dict]:
-    """Direct and total report counts of an acyclic forest given as {node: manager or None}, in
-    linear time: each node's count is final once all its reports have been counted (leaves first)."""
+def tree_counts(managers: dict) -> tuple[dict, dict, dict]:
+    """Direct and total report counts and heights (the longest chain of reports below each node, 0
+    for none) of an acyclic forest given as {node: manager or None}, in linear time: each node's
+    count is final once all its reports have been counted (leaves first)."""
     direct: dict = {}
     for boss in managers.values():
         if boss is not None:
             direct[boss] = direct.get(boss, 0) + 1
     total = dict.fromkeys(managers, 0)
+    height = dict.fromkeys(managers, 0)
     waiting = dict(direct)  # reports not yet added to their manager's total
     ready = [node for node in managers if node not in direct]
     while ready:
@@ -296,7 +302,32 @@ def report_counts(managers: dict) -> tuple[dict, dict]:
         if boss is None or boss not in total:
             continue
         total[boss] += total[node] + 1
+        height[boss] = max(height[boss], height[node] + 1)
         waiting[boss] -= 1
         if not waiting[boss]:
             ready.append(boss)
-    return direct, total
+    return direct, total, height
+
+
+def queue_report_indexes(pipe, managers: dict, height: dict, folded: dict, ids=None) -> int:
+    """ZADDs of every manager's heights index (``keys.report_heights``: the reports who manage others,
+    by their height) and report name index (``keys.report_names``), a thousand members a command.
+    ``folded`` gives each node's folded name, ``ids`` its id (else the node is one). Returns the
+    commands queued."""
+    tall: dict = {}
+    named: dict = {}
+    for node, boss in managers.items():
+        if boss is None:
+            continue
+        pk, chief = (ids[node], ids[boss]) if ids else (node, boss)
+        named.setdefault(chief, {})[f"{folded[node]}\0{pk}"] = 0
+        if height.get(node):
+            tall.setdefault(chief, {})[pk] = height[node]
+    queued = 0
+    for index, groups in ((keys.report_heights, tall), (keys.report_names, named)):
+        for boss, members in groups.items():
+            items = list(members.items())
+            for at in range(0, len(items), 1000):
+                pipe.zadd(index(boss), dict(items[at : at + 1000]))
+                queued += 1
+    return queued

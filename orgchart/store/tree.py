@@ -21,6 +21,7 @@ from orgchart import conf, keys
 from orgchart.documents import Employee
 from orgchart.store.core import (
     MAX_DEPTH,
+    NAME_PAGE,
     NODE_LIMIT,
     PREFIXES,
     Flat,
@@ -39,27 +40,41 @@ PATH_SHOWN = 10
 CHAIN_PAGE = NODE_LIMIT
 
 # Walk down one level at a time from ``cur`` (people at ``level``): the report sets of up to a
-# chunk of a level's people (a quarter of the budget left) are read by one SUNION (a tree's report
-# sets are disjoint, so the union is exactly the next level's people, and a leaf's missing set
-# costs a lookup, not a command). Each set read and each person found is a step; the walk stops
+# chunk of a level's people (a quarter of the budget left, and at most ``WIDE`` ids, the
+# ``conf.wide_set()`` each script is given) are read by one SUNION after a SCARD each (a tree's
+# report sets are disjoint, so the union is exactly the next level's people). A set of more than
+# ``WIDE`` ids stops the walk before it: the caller reads it by cursor. Each set read and
+# each person found is a step; the walk stops
 # when the budget is spent, below ``maxdepth`` or at the bottom. Ids stay the strings Redis holds
 # (a number would cost a conversion each way). Returns the lists of people found, one per level
 # below ``level``, and how many people of the last level walked had their sets read (a prefix:
 # the rest, and everyone in the last list, are still to walk).
 DOWN = """
-local function down(cur, level, maxdepth, budget)
-  local lists, used, pos = {}, 0, 1
+local function down(cur, level, maxdepth, budget, WIDE)
+  local lists, used, pos, blocked = {}, 0, 1, false
   repeat
     local nxt = {}
     pos = 1
-    while pos <= #cur and used < budget do
+    while pos <= #cur and used < budget and not blocked do
       -- a quarter of what is left: each set read brings its people (a few) into the budget too
       local chunk = math.max(1, math.min(1000, math.floor((budget - used) / 4)))
-      local last, names = math.min(#cur, pos + chunk - 1), {}
-      for i = pos, last do names[i - pos + 1] = E .. cur[i] .. RS end
-      local got = redis.call('SUNION', unpack(names))
-      if #nxt == 0 then nxt = got else for _, id in ipairs(got) do nxt[#nxt + 1] = id end end
-      used = used + (last - pos + 1) + #got
+      local last, names, members = math.min(#cur, pos + chunk - 1), {}, 0
+      -- No SUNION reads more than WIDE ids; a set larger than that (a manager of 100,000) is never
+      -- read whole: the walk stops before it, and the caller reads it by cursor.
+      for i = pos, last do
+        local key = E .. cur[i] .. RS
+        local n = redis.call('SCARD', key)
+        if n > WIDE or (members + n > WIDE and #names > 0) then
+          last, blocked = i - 1, n > WIDE
+          break
+        end
+        names[#names + 1], members = key, members + n
+      end
+      if #names > 0 then
+        local got = redis.call('SUNION', unpack(names))
+        if #nxt == 0 then nxt = got else for _, id in ipairs(got) do nxt[#nxt + 1] = id end end
+        used = used + #names + #got
+      end
       pos = last + 1
     end
     lists[#lists + 1] = nxt
@@ -122,8 +137,8 @@ _SUBTREE = Script(
     DOWN
     + """
 local cur = {}
-for i = 11, #ARGV do cur[i - 10] = ARGV[i] end
-local lists, walked = down(cur, tonumber(ARGV[10]), tonumber(ARGV[8]), tonumber(ARGV[9]))
+for i = 12, #ARGV do cur[i - 11] = ARGV[i] end
+local lists, walked = down(cur, tonumber(ARGV[10]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[11]))
 local out = {walked}
 for i, list in ipairs(lists) do out[i + 1] = '[' .. table.concat(list, ',') .. ']' end
 return '[' .. table.concat(out, ',') .. ']'
@@ -141,15 +156,19 @@ _DETAIL = Script(
 local pk, depth, budget, limit = ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local data = redis.call('HGETALL', KEYS[1])
 if #data == 0 then return {} end
-local lists, walked = down({pk}, 0, depth, budget)
-local sizes, deepest = {}, lists[depth] or {}
-for i = 1, depth do sizes[i] = lists[i] and #lists[i] or 0 end
+local direct = 0
+for i = 1, #data, 2 do if data[i] == 'direct' then direct = tonumber(data[i + 1]) or 0 end end
+-- The first level is the direct count, whatever its size: a walk reads sets only for depth 2 on.
+local lists, walked = {}, 0
+if depth > 1 then lists, walked = down({pk}, 0, depth, budget, tonumber(ARGV[13])) end
+local sizes, deepest = {direct}, lists[depth] or {}
+for i = 2, depth do sizes[i] = lists[i] and #lists[i] or 0 end
 if depth > 1 then deepest = by_id(deepest) end
 local out = {}
 put_employee_chain(out, pk, data, tonumber(ARGV[12]))
 put_list(out, sizes)
-out[#out + 1] = #deepest
-out[#out + 1] = cut({pk}, lists, walked, 0, depth) and 1 or 0
+out[#out + 1] = depth > 1 and #deepest or direct
+out[#out + 1] = depth > 1 and cut({pk}, lists, walked, 0, depth) and 1 or 0
 put_rows(out, depth > 1 and deepest or {}, limit)
 return out
 """
@@ -222,7 +241,7 @@ return out
 _STAFF_UNDER = Script(
     WALK
     + """
-local lists, walked = down({ARGV[8]}, 0, 1000000, tonumber(ARGV[9]))
+local lists, walked = down({ARGV[8]}, 0, 1000000, tonumber(ARGV[9]), tonumber(ARGV[11]))
 local found = {}
 for _, list in ipairs(lists) do
   for i = 1, #list, 1000 do
@@ -240,14 +259,25 @@ return out
 )
 
 
+def _queue_reports_page(pipe, pk: int, offset: int = 0) -> None:
+    """One page of ``pk``'s direct reports in name order with their rows: a range of its report name
+    index (``keys.report_names``), each row read in the same script, so its cost is the page's,
+    whatever the head count (a SORT of the report set BY name reads every member's name)."""
+    NAME_PAGE.queue(pipe, [keys.report_names(pk)], ["-", "+", offset, NODE_LIMIT, "0", "employee"])
+
+
+def _reports_page(reply: list) -> list[Employee]:
+    return sorted_rows(reply[1:])
+
+
 def tree_children(pk: int, offset: int = 0) -> list[Employee] | None:
     """Up to NODE_LIMIT direct reports of one node from ``offset``, by name, with their counts:
-    one SORT ... GET, one round trip. None when there is no such employee."""
+    one round trip. None when there is no such employee."""
     pipe = pipeline()
     pipe.exists(keys.employee(pk))
-    queue_sorted_children(pipe, keys.reports(pk), offset)
-    exists, rows = pipe.execute()
-    return sorted_rows(rows) if exists else None
+    _queue_reports_page(pipe, pk, offset)
+    exists, rows = execute(pipe)
+    return _reports_page(rows) if exists else None
 
 
 def tree_root(pk: int | None, offset: int = 0) -> tuple[Employee | None, list[Employee]]:
@@ -258,11 +288,11 @@ def tree_root(pk: int | None, offset: int = 0) -> tuple[Employee | None, list[Em
         queue_sorted_children(pipe, keys.roots(), offset)
         return None, sorted_rows(pipe.execute()[0])
     pipe.hgetall(keys.employee(pk))
-    queue_sorted_children(pipe, keys.reports(pk), offset)
-    data, children = pipe.execute()
+    _queue_reports_page(pipe, pk, offset)
+    data, children = execute(pipe)
     if not data:
         return None, []
-    return Employee.from_hash(pk, data), sorted_rows(children)
+    return Employee.from_hash(pk, data), _reports_page(children)
 
 
 @dataclass
@@ -318,18 +348,18 @@ def employee_detail(
 ) -> tuple[Chain, list[Employee], DepthReport] | None:
     """Everything the employee page shows, in one round trip whatever the depth: a script walks up
     for the nearest ``managers`` of the chain of command and down to ``depth`` for the level sizes
-    and the people at the depth (at most ``conf.walk_budget()`` people), beside one SORT ... GET for
-    the direct reports. A deeper chain costs no more: the page links to the rest."""
+    and the people at the depth (at most ``conf.walk_budget()`` people), beside a page of the direct
+    reports' name index. A deeper chain costs no more: the page links to the rest."""
     depth = max(1, min(depth, MAX_DEPTH))
     pipe = pipeline()
-    _DETAIL.queue(pipe, [keys.employee(pk)], [pk, depth, conf.walk_budget(), NODE_LIMIT, managers])
-    queue_sorted_children(pipe, keys.reports(pk))
+    _DETAIL.queue(pipe, [keys.employee(pk)], [pk, depth, conf.walk_budget(), NODE_LIMIT, managers, conf.wide_set()])
+    _queue_reports_page(pipe, pk)
     found, children = execute(pipe)
     if not found:
         return None
     chain, reply = _chain_reply(pk, found)
     sizes, count, cut = reply.list(), reply.one(), reply.one()
-    direct = sorted_rows(children)
+    direct = _reports_page(children)
     at_depth = direct if depth == 1 else sorted(reply.rows(), key=by_name)
     return chain, direct, DepthReport(depth, sizes, at_depth, count, bool(cut))
 
@@ -342,7 +372,7 @@ def _walk(pk: int, depth: int) -> list[list[int]]:
     budget = conf.walk_budget()
     # The levels' ids read as JSON: the parser's C turns them into numbers, where splitting strings
     # and converting each id in Python works a step per id.
-    walked, *found = json.loads(_SUBTREE.read([keys.reports(pk)], [depth, budget, 0, pk]))
+    walked, *found = json.loads(_SUBTREE.read([keys.reports(pk)], [depth, budget, 0, conf.wide_set(), pk]))
     levels = [ids for ids in found if ids]
     pending: dict[int, list[str]] = {}  # level: ids whose report sets are still to read (past the budget)
     before = found[-2] if len(found) > 1 else [pk]
@@ -357,26 +387,58 @@ def _walk(pk: int, depth: int) -> list[list[int]]:
 
 
 def _walk_on(pending: dict[int, list[str]], levels: list[list[int]], depth: int, chunk: int) -> list[list[int]]:
-    """Past the script's budget, ``levels`` filled in by plain SUNIONs of ``chunk`` report sets each
-    (no script: the server has no reply to convert for Lua, and every command stays short), one
-    pipeline a level: each asks for the report sets of the people the one before found."""
+    """Past the script's budget, ``levels`` filled in by ``_LEVEL`` calls of ``chunk`` report sets
+    each (a SCARD each, then one SUNION of at most ``conf.wide_set()`` ids, the sets left over sent
+    again), one pipeline a level: each asks for the report sets of the people the one before found.
+    A set larger than that is read by SSCAN, that many ids a command."""
+    r, wide = client(), conf.wide_set()
     while pending:
-        pipe = client().pipeline(transaction=False)
-        asked = []  # the level each SUNION fills, in order
+        pipe = r.pipeline(transaction=False)
+        asked = []  # the level each call fills, in order
         for level, ids in sorted(pending.items()):
             for start in range(0, len(ids), chunk):
-                pipe.sunion(*keys.report_sets(ids[start : start + chunk]))
+                _LEVEL.queue(pipe, keys.report_sets(ids[start : start + chunk]), [wide])
                 asked.append(level)
         pending = {}
-        for level, got in zip(asked, pipe.execute()):
+        for level, reply in zip(asked, execute(pipe)):
+            got, large, left = json.loads(reply)
+            for key in large:
+                got += [int(m) for m in r.sscan_iter(key, count=wide)]
+            if left:
+                pending.setdefault(level, []).extend(keys.report_set_owners(left))
             if not got:
                 continue
-            if len(levels) == level:
+            while len(levels) <= level:
                 levels.append([])
-            levels[level].extend(map(int, got))
+            levels[level].extend(got)
             if level + 1 < depth:
-                pending.setdefault(level + 1, []).extend(got)
+                pending.setdefault(level + 1, []).extend(map(str, got))
     return levels
+
+
+# KEYS: report sets. ARGV: the most ids one SUNION reads. Their members, read by one SUNION of at
+# most that many ids after a SCARD each: one JSON array of three lists, the ids found, the sets
+# larger than that (for SSCAN) and those left for another call.
+_LEVEL = Script(
+    """
+local wide, found, large, left, batch, total = tonumber(ARGV[8]), {}, {}, {}, {}, 0
+for _, key in ipairs(KEYS) do
+  local n = redis.call('SCARD', key)
+  if n > wide then
+    large[#large + 1] = '"' .. key .. '"'
+  elseif n > 0 then
+    if total + n > wide then
+      left[#left + 1] = '"' .. key .. '"'
+    else
+      batch[#batch + 1], total = key, total + n
+    end
+  end
+end
+if #batch > 0 then found = redis.call('SUNION', unpack(batch)) end
+return '[[' .. table.concat(found, ',') .. '],[' .. table.concat(large, ',') .. '],[' .. table.concat(left, ',') .. ']]'
+""",
+    prelude=PREFIXES,
+)
 
 
 def reports_by_depth(pk: int, depth: int) -> list[list[int]]:
@@ -535,7 +597,9 @@ def staff_reporting_to(location: int, manager: int) -> list[Employee]:
     """Staff of ``location`` who report, directly or not, to ``manager`` (the first NODE_LIMIT by
     id, shown by name): one round trip, a script walking the manager's subtree within the budget."""
     pipe = pipeline()
-    _STAFF_UNDER.queue(pipe, [keys.employee(manager), keys.staff(location)], [manager, conf.walk_budget(), NODE_LIMIT])
+    _STAFF_UNDER.queue(
+        pipe, [keys.employee(manager), keys.staff(location)], [manager, conf.walk_budget(), NODE_LIMIT, conf.wide_set()]
+    )
     reply = Flat(execute(pipe)[0])
     reply.take(2)  # how many, and whether the budget cut the walk
     return sorted(reply.rows(), key=by_name)

@@ -17,7 +17,7 @@ from catalog import keys as catalog_keys
 from catalog import store as catalog_store
 from config import trace
 from config.activity import Actor
-from config.exchange import files, runner
+from config.exchange import checking, files, runner
 from config.exchange import store as exchange_store
 from config.invariants import violations
 from config.redis import client
@@ -373,7 +373,10 @@ class WritePassTest(ExchangeTest):
             opened.append((label, total))
             return lambda n: advances.append((label, n))
 
-        with mock.patch.object(runner, "exchange_of", return_value=spied):
+        with (
+            mock.patch.object(runner, "exchange_of", return_value=spied),
+            mock.patch.object(checking, "exchange_of", return_value=spied),
+        ):
             runner.restore("cms", folder, bar=bar)
         lines = {name: (folder / f"{name}.jsonl").read_text().splitlines() for name in ("posts", "comments")}
         self.assertEqual(order, {name: [json.loads(line)["id"] for line in lines[name]] for name in lines})

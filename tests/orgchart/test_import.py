@@ -203,6 +203,7 @@ class ImportTest(RedisTestCase):
         self.assertIn("Employee.csv: file not found", str(caught.exception))
 
 
+@override_settings(ORGCHART_MAX_DEPTH=10_000)  # chains far deeper than the default limit, to count the check
 class CycleCheckCostTest(RedisTestCase):
     """The cycle check visits each person once: the work of a chain grows with its length, not its square."""
 
