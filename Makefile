@@ -36,8 +36,9 @@ dev: bootstrap
 # "failover" kills a node of a cluster of its own. The cluster pass runs the "cluster" tests on a
 # throwaway 3-primary Redis Cluster (`manage.py test --cluster`), with the catalog in 3 partitions
 # so its products and reviews spread over the primaries (docs/cluster.md).
-# Both run test classes in one process per core (--parallel), each with a Redis (or a cluster) of
-# its own; TEST_PROCESSES=1 runs them one at a time, `--slowest 20` names the slowest classes.
+# `make check` and `make test` run test classes in one process per core (--parallel), each with a
+# Redis (or a cluster) of its own; TEST_PROCESSES=1 runs them one at a time, and `manage.py test
+# --slowest 20` names the slowest classes.
 TEST_PROCESSES ?= auto
 
 check: bootstrap-dev
