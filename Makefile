@@ -36,12 +36,17 @@ dev: bootstrap
 # "failover" kills a node of a cluster of its own. The cluster pass runs the "cluster" tests on a
 # throwaway 3-primary Redis Cluster (`manage.py test --cluster`), with the catalog in 3 partitions
 # so its products and reviews spread over the primaries (docs/cluster.md).
+# `make check` and `make test` run test classes in one process per core (--parallel), each with a
+# Redis (or a cluster) of its own; TEST_PROCESSES=1 runs them one at a time, and `manage.py test
+# --slowest 20` names the slowest classes.
+TEST_PROCESSES ?= auto
+
 check: bootstrap-dev
-	$(PY) manage.py test --exclude-tag browser --exclude-tag slow
+	$(PY) manage.py test --parallel $(TEST_PROCESSES) --exclude-tag browser --exclude-tag slow
 
 test: bootstrap-dev
-	$(PY) manage.py test --exclude-tag failover
-	CATALOG_PARTITIONS=3 $(PY) manage.py test --cluster --tag cluster
+	$(PY) manage.py test --parallel $(TEST_PROCESSES) --exclude-tag failover
+	CATALOG_PARTITIONS=3 $(PY) manage.py test --parallel $(TEST_PROCESSES) --cluster --tag cluster
 
 lint: bootstrap-dev
 	$(VENV)/bin/ruff check .

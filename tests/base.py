@@ -227,6 +227,10 @@ class BrowserTestCase(RedisMixin, StaticLiveServerTestCase):
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
         super().setUpClass()
         cls.browser = chromium()
+        from playwright.sync_api import expect
+
+        # expect() waits as long as the page's own waits (setUp): on a busy machine 5 s is short.
+        expect.set_options(timeout=15_000)
 
     def setUp(self):
         super().setUp()

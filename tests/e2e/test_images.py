@@ -1,5 +1,7 @@
 """Product images come from the dashboard itself; one that fails shows the placeholder."""
 
+from playwright.sync_api import expect
+
 from catalog import store
 from catalog.documents import Product
 from tests.base import BrowserTestCase
@@ -23,7 +25,7 @@ class ProductImageTest(BrowserTestCase):
 
         self.page.goto(self.url(f"/catalog/products/{shown}/"))
         image = self.page.locator("img.product-image")
-        self.page.wait_for_function("() => document.querySelector('img.product-image').complete")
+        expect(image.first).to_have_js_property("complete", True)
         self.assertGreater(image.evaluate("img => img.naturalWidth"), 0)
         self.assertNotIn("broken", image.get_attribute("class"))
 

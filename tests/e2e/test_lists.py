@@ -1,6 +1,8 @@
 """In Chromium: a list worked as a staff user works it: numbered pages, a page past the end, a page
 size, select-all and a bulk action, a column sort, and a search in another script."""
 
+from playwright.sync_api import expect
+
 from catalog.documents import Product
 from cms import keys as cms_keys
 from cms import store as cms_store
@@ -35,7 +37,7 @@ class ListInBrowserTest(BrowserTestCase):
         page.goto(self.url("/cms/posts/"))
         page.select_option("nav.pagination select[name=per]", "10")
         page.locator("nav.pagination").get_by_role("button", name="Show").click()
-        page.wait_for_function("document.querySelectorAll('tbody tr').length === 10")
+        expect(page.locator("tbody tr")).to_have_count(10)  # expect(): wait_for_function's string needs eval
         self.assertIn("per=10", page.url)
 
         # Select all on the page, then publish them at once.

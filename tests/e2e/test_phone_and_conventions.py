@@ -7,6 +7,8 @@ serious or critical on these screens at either width, in the light scheme or the
 
 import re
 
+from playwright.sync_api import expect
+
 from config.redis import client
 from tests.base import BrowserTestCase
 from tests.e2e.screens import seed, sign_in_as_admin
@@ -61,7 +63,7 @@ class PhoneLayoutAndConventionsTest(BrowserTestCase):
         self.assertIn("Swipe sideways for more columns", cue["cue"])
         self.assertIn("gradient", cue["shadow"])
         self.page.evaluate(SCROLL_TO_END, table)
-        self.page.wait_for_function(f"document.querySelector('{table}').parentElement.classList.contains('at-end')")
+        expect(self.page.locator(table).first.locator("xpath=..")).to_have_class(re.compile(r"\bat-end\b"))
         header = self.page.evaluate(HEADER, [table, column])
         self.assertLessEqual(header["right"], PHONE, f"{column} is reachable")
         self.assertGreaterEqual(header["left"], 0)
@@ -107,8 +109,8 @@ class PhoneLayoutAndConventionsTest(BrowserTestCase):
         page.evaluate("document.querySelector('#results').dataset.before = '1'")
         page.locator("form.filters button[type=submit]").click()
         page.wait_for_url(re.compile(r"type=phone"))
-        page.wait_for_function("!document.querySelector('#results').dataset.before")  # the new list swapped in
-        page.wait_for_function("[...document.querySelectorAll('td.price')].length > 0")
+        expect(page.locator("#results").first).not_to_have_attribute("data-before", "1")  # the new list swapped in
+        expect(page.locator("td.price").first).to_be_attached()
         self.assertTrue(page.locator("#id_q").is_visible())
         self.assertEqual(page.locator("#id_type").input_value(), "phone")
 

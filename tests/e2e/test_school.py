@@ -1,5 +1,7 @@
 """A real browser enrols a student from the course page; the roster and the student's page agree."""
 
+from playwright.sync_api import expect
+
 from config.redis import client
 from school import keys, store
 from tests.base import BrowserTestCase
@@ -50,7 +52,7 @@ class SchoolBrowserTest(BrowserTestCase):
         timer = page.locator(f'#holds tr[data-student="{alan}"] .time-left')
         first = timer.inner_text()
         self.assertRegex(first, r"^(10:00|9:[0-5]\d)$")
-        page.wait_for_function("t => document.querySelector('#holds .time-left').textContent !== t", arg=first)
+        expect(page.locator("#holds .time-left").first).not_to_have_text(first)
         self.assertEqual(page.locator("[data-seats-left]").inner_text(), "0")
         page.locator("#full").get_by_text("Full").wait_for()
         self.assertEqual(page.locator("#find-course-student").count(), 0)
