@@ -95,6 +95,10 @@ class Cms(Part):
                       dba=lambda db, n: dba_history(db, post)),
         ]  # fmt: skip
 
+    @classmethod
+    def sql_texts(cls, dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...]]]:
+        return {"6": {"postgres": HISTORY, "dba": (DBA_HISTORY,)}}
+
     def pages(self) -> list[tuple[str, str]]:
         return [("list", "/cms/posts/"), ("detail", f"/cms/posts/{self.post}/"),
                 ("history", f"/cms/posts/{self.post}/history/")]  # fmt: skip
@@ -110,30 +114,33 @@ def history(post_id: int) -> tuple:
     return current.title, current.version, total, rows
 
 
+HISTORY = (
+    "SELECT title, version FROM posts WHERE id = ?",
+    "SELECT COUNT(*) FROM revisions WHERE post_id = ?",
+    """SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = ?
+ORDER BY version DESC LIMIT ?""",
+)
+DBA_HISTORY = """SELECT p.title, p.version, (SELECT COUNT(*) FROM revisions WHERE post_id = p.id),
+       (SELECT COALESCE(json_agg(json_build_array(version, saved_by, comment, saved_at, title)
+                                 ORDER BY version DESC), '[]')
+          FROM (SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = p.id
+                ORDER BY version DESC LIMIT ?) page)
+FROM posts p WHERE p.id = ?"""
+
+
 def sql_history(db, post_id: int) -> tuple:
     """6. The post, its revision count and one page of revisions, newest first."""
-    title, version = db.one("SELECT title, version FROM posts WHERE id = ?", (post_id,))
-    (total,) = db.one("SELECT COUNT(*) FROM revisions WHERE post_id = ?", (post_id,))
-    rows = db.all(
-        """SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = ?
-           ORDER BY version DESC LIMIT ?""",
-        (post_id, HISTORY_PAGE),
-    )
+    post, count, page = HISTORY
+    title, version = db.one(post, (post_id,))
+    (total,) = db.one(count, (post_id,))
+    rows = db.all(page, (post_id, HISTORY_PAGE))
     return title, version, total, rows
 
 
 def dba_history(db, post_id: int) -> tuple:
     """6. The post, its revision count and one page of revisions in one row: the page a range of the
     primary key, newest first."""
-    title, version, total, rows = db.one(
-        """SELECT p.title, p.version, (SELECT COUNT(*) FROM revisions WHERE post_id = p.id),
-                  (SELECT COALESCE(json_agg(json_build_array(version, saved_by, comment, saved_at, title)
-                                            ORDER BY version DESC), '[]')
-                     FROM (SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = p.id
-                           ORDER BY version DESC LIMIT ?) page)
-           FROM posts p WHERE p.id = ?""",
-        (HISTORY_PAGE, post_id),
-    )
+    title, version, total, rows = db.one(DBA_HISTORY, (HISTORY_PAGE, post_id))
     return title, version, total, [tuple(row) for row in rows]
 
 

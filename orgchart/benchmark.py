@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from config.activity import Actor
 from config.benchmark import Extra, Load, Operation, Part, part
-from config.benchmark.sql import timed_load
+from config.benchmark.sql import month, timed_load
 from config.seeding import SEED_EPOCH
 from orgchart import seeds, sensorfeed
 from orgchart import store as org
@@ -209,6 +209,11 @@ class Orgchart(Part):
                       dba=lambda db, n: dba_monthly(db, location)),
         ]  # fmt: skip
 
+    @classmethod
+    def sql_texts(cls, dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...]]]:
+        walk = {"postgres": (_WALK,), "dba": (_WALK,)}  # no precomputation a walk could use: the same CTE
+        return {"7a": walk, "7b": walk, "8": {"postgres": (LAST_READING, monthly_sql(dialect)), "dba": (DBA_MONTHLY,)}}
+
     def pages(self) -> list[tuple[str, str]]:
         return [("list", "/orgchart/employees/"), ("detail", f"/orgchart/employees/{self.top}/"),
                 ("sensor", f"/orgchart/locations/{self.location}/")]  # fmt: skip
@@ -271,15 +276,27 @@ def monthly(location: int) -> tuple:
 
 # --- hand-written SQL --------------------------------------------------------------------------
 
-_WALK = """
-WITH RECURSIVE below (id, depth) AS (
+_WALK = """WITH RECURSIVE below (id, depth) AS (
     SELECT id, 1 FROM employees WHERE manager_id = ?
     UNION ALL
     SELECT e.id, below.depth + 1 FROM employees e JOIN below ON e.manager_id = below.id
     WHERE below.depth < ?
 )
-SELECT depth, id FROM below ORDER BY depth, id
-"""
+SELECT depth, id FROM below ORDER BY depth, id"""
+LAST_READING = "SELECT MAX(ts) FROM temperature_readings WHERE location_id = ?"
+
+
+def monthly_sql(dialect: str) -> str:
+    """12 months of raw rows grouped by month, in the dialect's spelling of a month."""
+    return f"""SELECT {month(dialect, "ts")}, COUNT(*), AVG(temperature) FROM temperature_readings
+WHERE location_id = ? AND ts >= ? GROUP BY 1 ORDER BY 1"""
+
+
+DBA_MONTHLY = """SELECT month, readings, total / readings FROM temperature_monthly
+WHERE location_id = ? AND month >= (
+    SELECT to_char(to_date(MAX(month), 'YYYYMM') - INTERVAL '11 months', 'YYYYMM')
+      FROM temperature_monthly WHERE location_id = ?)
+ORDER BY month"""
 
 
 def _grouped(rows) -> tuple:
@@ -303,29 +320,13 @@ def _first_month(last: int) -> int:
 
 def sql_monthly(db, location: int) -> tuple:
     """8. GROUP BY month over the raw rows of the 12 months ending at the newest reading."""
-    (last,) = db.one("SELECT MAX(ts) FROM temperature_readings WHERE location_id = ?", (location,))
-    month = db.month("ts")
-    return tuple(
-        db.all(
-            f"""SELECT {month}, COUNT(*), AVG(temperature) FROM temperature_readings
-                WHERE location_id = ? AND ts >= ? GROUP BY 1 ORDER BY 1""",
-            (location, _first_month(last)),
-        )
-    )
+    (last,) = db.one(LAST_READING, (location,))
+    return tuple(db.all(monthly_sql(db.dialect), (location, _first_month(last))))
 
 
 def dba_monthly(db, location: int) -> tuple:
     """8. The rollup's rows of the 12 months ending at the newest one: one index range."""
-    return tuple(
-        db.all(
-            """SELECT month, readings, total / readings FROM temperature_monthly
-               WHERE location_id = ? AND month >= (
-                   SELECT to_char(to_date(MAX(month), 'YYYYMM') - INTERVAL '11 months', 'YYYYMM')
-                     FROM temperature_monthly WHERE location_id = ?)
-               ORDER BY month""",
-            (location, location),
-        )
-    )
+    return tuple(db.all(DBA_MONTHLY, (location, location)))
 
 
 # --- the Django ORM ----------------------------------------------------------------------------
