@@ -19,6 +19,7 @@ from cms.store import scripts
 from config.activity import Actor
 from config.benchmark import Extra, Load, Operation, Part, part
 from config.benchmark.sql import timed_load
+from config.listing import ListState
 from config.seeding import SEED_EPOCH, SeedContext
 
 SIZES = {"tiny": (6, 4, 40), "demo": (300, 8, 40), "large": (20_000, 20, 30)}  # posts, saves each, words a body
@@ -38,11 +39,27 @@ CREATE TABLE revisions (
     body TEXT NOT NULL, author TEXT NOT NULL, status TEXT NOT NULL, saved_by TEXT NOT NULL,
     saved_at {real} NOT NULL, comment TEXT NOT NULL, PRIMARY KEY (post_id, version)) {without_rowid};
 """
+PAGE = 25
+
+# The DBA's precomputation, as the Redis model keeps it: the post list's order by last save (Redis's
+# sorted index) and the number of posts (its size), kept by a trigger.
+DBA_SCHEMA = """
+CREATE INDEX posts_last_saved ON posts (updated_at DESC);
+CREATE TABLE cms_counts (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);
+INSERT INTO cms_counts SELECT 'posts', COUNT(*) FROM posts;
+CREATE FUNCTION cms_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE cms_counts SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER posts_counted AFTER INSERT OR DELETE ON posts FOR EACH ROW EXECUTE FUNCTION cms_counts_kept();
+"""
 
 
 @part("cms", order=30)
 class Cms(Part):
     schema = SCHEMA  # revisions keyed by (post, version): the history's page is already an index range
+    dba_schema = DBA_SCHEMA
 
     def generate(self) -> None:
         posts, saves, words = SIZES[self.scale]
@@ -93,11 +110,17 @@ class Cms(Part):
             Operation("6", "post with its revision history page", lambda n: history(post),
                       lambda db, n: sql_history(db, post), lambda a, n: orm_history(a, post),
                       dba=lambda db, n: dba_history(db, post)),
+            Operation("15", "first page of the post list, last saved first", lambda n: post_list(),
+                      lambda db, n: sql_post_list(db), lambda a, n: orm_post_list(a),
+                      dba=lambda db, n: dba_post_list(db)),
         ]  # fmt: skip
 
     @classmethod
     def sql_texts(cls, dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...]]]:
-        return {"6": {"postgres": HISTORY, "dba": (DBA_HISTORY,)}}
+        return {
+            "6": {"postgres": HISTORY, "dba": (DBA_HISTORY,)},
+            "15": {"postgres": POST_LIST, "dba": (DBA_POST_LIST,)},
+        }
 
     def pages(self) -> list[tuple[str, str]]:
         return [("list", "/cms/posts/"), ("detail", f"/cms/posts/{self.post}/"),
@@ -114,6 +137,12 @@ def history(post_id: int) -> tuple:
     return current.title, current.version, total, rows
 
 
+POST_LIST = (
+    "SELECT COUNT(*) FROM posts",
+    "SELECT id, title, author, status, updated_at, version FROM posts ORDER BY updated_at DESC LIMIT ?",
+)
+DBA_POST_LIST = """SELECT n.rows, p.id, p.title, p.author, p.status, p.updated_at, p.version
+FROM cms_counts n CROSS JOIN posts p WHERE n.entity = 'posts' ORDER BY p.updated_at DESC LIMIT ?"""
 HISTORY = (
     "SELECT title, version FROM posts WHERE id = ?",
     "SELECT COUNT(*) FROM revisions WHERE post_id = ?",
@@ -126,6 +155,34 @@ DBA_HISTORY = """SELECT p.title, p.version, (SELECT COUNT(*) FROM revisions WHER
           FROM (SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = p.id
                 ORDER BY version DESC LIMIT ?) page)
 FROM posts p WHERE p.id = ?"""
+
+
+def post_list() -> tuple:
+    """15. The post list's first page: SORT of the last-saved index BY nosort, GET of each row's fields,
+    one round trip (the comment counts it also reads are left out: comments are not in the benchmark)."""
+    rows, total, _, _ = cms.list_page(ListState(order="-updated"))
+    return total, [(r.id, r.title, r.author, r.status, r.updated_at, r.version) for r in rows]
+
+
+def sql_post_list(db) -> tuple:
+    """15. The post count, then the newest saved page (the plain model has no index on the time)."""
+    count, page = POST_LIST
+    (total,) = db.one(count)
+    return total, db.all(page, (PAGE,))
+
+
+def dba_post_list(db) -> tuple:
+    """15. The page straight from the time index, the count from its row."""
+    rows = db.all(DBA_POST_LIST, (PAGE,))
+    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+
+
+def orm_post_list(alias: str) -> tuple:
+    from config.benchmark.models import Post as PostRow
+
+    posts = PostRow.objects.using(alias)
+    rows = posts.order_by("-updated_at").values_list("id", "title", "author", "status", "updated_at", "version")
+    return posts.count(), list(rows[:PAGE])
 
 
 def sql_history(db, post_id: int) -> tuple:

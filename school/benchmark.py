@@ -43,7 +43,7 @@ CREATE INDEX enrollments_student ON enrollments (student_id, course_id);
 
 
 # The DBA's precomputation, as the Redis model keeps it: each course's head count and each student's
-# course count (Redis's set sizes) and the number of courses and of students (its index sizes), kept by
+# course count (Redis's set sizes) and the number of courses, students and instructors (its index sizes), kept by
 # triggers; an enrolment is one call of a function that locks
 # the course row, checks both bounds and inserts.
 DBA_SCHEMA = """
@@ -71,6 +71,7 @@ CREATE TRIGGER enrollments_counted AFTER INSERT OR DELETE ON enrollments
 CREATE TABLE school_counts (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);
 INSERT INTO school_counts SELECT 'courses', COUNT(*) FROM courses;
 INSERT INTO school_counts SELECT 'students', COUNT(*) FROM students;
+INSERT INTO school_counts SELECT 'instructors', COUNT(*) FROM instructors;
 CREATE FUNCTION school_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     UPDATE school_counts SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
@@ -78,6 +79,8 @@ BEGIN
 END $$;
 CREATE TRIGGER courses_counted AFTER INSERT OR DELETE ON courses FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
 CREATE TRIGGER students_counted AFTER INSERT OR DELETE ON students FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
+CREATE TRIGGER instructors_counted AFTER INSERT OR DELETE ON instructors
+    FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
 
 CREATE FUNCTION enrol(course BIGINT, student BIGINT, most INTEGER) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
 BEGIN
@@ -215,6 +218,9 @@ class School(Part):
             Operation("14", "first page of the student list, with course counts", lambda n: student_list(),
                       lambda db, n: sql_student_list(db), lambda a, n: orm_student_list(a),
                       dba=lambda db, n: dba_student_list(db)),
+            Operation("18", "first page of the instructor list, with course counts", lambda n: instructor_list(),
+                      lambda db, n: sql_instructor_list(db), lambda a, n: orm_instructor_list(a),
+                      dba=lambda db, n: dba_instructor_list(db)),
         ]  # fmt: skip
 
     @classmethod
@@ -226,6 +232,7 @@ class School(Part):
             "12": {"postgres": STUDENT_COURSES, "dba": (DBA_STUDENT_COURSES,)},
             "13": {"postgres": COURSE_LIST, "dba": (DBA_COURSE_LIST,)},
             "14": {"postgres": STUDENT_LIST, "dba": (DBA_STUDENT_LIST,)},
+            "18": {"postgres": INSTRUCTOR_LIST, "dba": (DBA_INSTRUCTOR_LIST,)},
         }
 
     def pages(self) -> list[tuple[str, str]]:
@@ -266,10 +273,15 @@ def course_list() -> tuple:
     return total, [(r.doc.id, r.doc.code, r.doc.title, r.doc.capacity, *map(int, r.counts.values())) for r in rows]
 
 
-def student_list() -> tuple:
+def student_list(entity: str = "student") -> tuple:
     """14. The student list by id: one script, each row's name and course set's size."""
-    rows, total, _, _ = school.list_page("student", ListState(order="id"))
+    rows, total, _, _ = school.list_page(entity, ListState(order="id"))
     return total, [(r.doc.id, r.doc.name, int(r.counts["courses"])) for r in rows]
+
+
+def instructor_list() -> tuple:
+    """18. The instructor list by id: the same script over the instructors."""
+    return student_list("instructor")
 
 
 def enrol(course: int, student: int) -> None:
@@ -325,6 +337,11 @@ STUDENT_LIST = (
     """SELECT s.id, s.name, (SELECT COUNT(*) FROM enrollments e WHERE e.student_id = s.id)
 FROM students s ORDER BY s.id LIMIT ?""",
 )
+INSTRUCTOR_LIST = (
+    "SELECT COUNT(*) FROM instructors",
+    """SELECT i.id, i.name, (SELECT COUNT(*) FROM courses_instructors ci WHERE ci.instructor_id = i.id)
+FROM instructors i ORDER BY i.id LIMIT ?""",
+)
 
 
 def sql_in_both(db, first: int, second: int) -> tuple:
@@ -368,6 +385,13 @@ def sql_course_list(db) -> tuple:
 def sql_student_list(db) -> tuple:
     """14. The student count, and a page of students by id with their course counts."""
     count, page = STUDENT_LIST
+    (total,) = db.one(count)
+    return total, db.all(page, (PAGE,))
+
+
+def sql_instructor_list(db) -> tuple:
+    """18. The instructor count, and a page of instructors by id with the courses each teaches."""
+    count, page = INSTRUCTOR_LIST
     (total,) = db.one(count)
     return total, db.all(page, (PAGE,))
 
@@ -423,6 +447,9 @@ DBA_COURSE_LIST = """SELECT n.rows, c.id, c.code, c.title, c.capacity, c.enrolle
 FROM school_counts n CROSS JOIN courses c WHERE n.entity = 'courses' ORDER BY c.id LIMIT ?"""
 DBA_STUDENT_LIST = """SELECT n.rows, s.id, s.name, s.taking
 FROM school_counts n CROSS JOIN students s WHERE n.entity = 'students' ORDER BY s.id LIMIT ?"""
+DBA_INSTRUCTOR_LIST = """SELECT n.rows, i.id, i.name,
+       (SELECT COUNT(*) FROM courses_instructors ci WHERE ci.instructor_id = i.id)
+FROM school_counts n CROSS JOIN instructors i WHERE n.entity = 'instructors' ORDER BY i.id LIMIT ?"""
 
 
 def dba_in_both(db, first: int, second: int) -> tuple:
@@ -458,6 +485,12 @@ def dba_course_list(db) -> tuple:
 def dba_student_list(db) -> tuple:
     """14. The page by the primary key, each course count from its column, the student count from its row."""
     rows = db.all(DBA_STUDENT_LIST, (PAGE,))
+    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+
+
+def dba_instructor_list(db) -> tuple:
+    """18. The page by the primary key, the courses taught counted from the instructor index (at most 10)."""
+    rows = db.all(DBA_INSTRUCTOR_LIST, (PAGE,))
     return (rows[0][0] if rows else 0), [row[1:] for row in rows]
 
 
@@ -585,6 +618,16 @@ def orm_student_list(alias: str) -> tuple:
     students = Student.objects.using(alias)
     rows = students.annotate(n=Count("enrollments")).order_by("id").values_list("id", "name", "n")[:PAGE]
     return students.count(), list(rows)
+
+
+def orm_instructor_list(alias: str) -> tuple:
+    from django.db.models import Count
+
+    from config.benchmark.models import Instructor
+
+    people = Instructor.objects.using(alias)
+    rows = people.annotate(n=Count("teaching")).order_by("id").values_list("id", "name", "n")[:PAGE]
+    return people.count(), list(rows)
 
 
 def orm_enrol(alias: str, course: int, student: int, limit: int) -> None:
