@@ -76,6 +76,7 @@ class ScreenTwinTest(RedisTestCase):
                 (section,) = SECTION.findall(page)
                 self.assertIn("<details><summary>In SQL", section)  # one <details>, not open
                 self.assertNotIn("<details open", section)
+                self.assertNotIn("<b>", section)  # the file's text is escaped
                 operations = OPERATION.findall(section)
                 self.assertEqual([key for key, _ in operations], list(sqltwin.SCREENS[name]))
                 if not operations:
