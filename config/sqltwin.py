@@ -33,7 +33,7 @@ SCREENS = {
     "school:instructor_detail": ("5",),
     "school:algebra": ("4",),
     "cms:post_list": ("15",),
-    "cms:post_detail": (),
+    "cms:post_detail": ("19",),
     "cms:post_history": ("6",),
     "orgchart:employee_list": ("16",),
     "orgchart:employee_detail": ("7a",),
@@ -100,9 +100,11 @@ def _parsed(path: str, version: int) -> dict:
 
 def twins(view_name: str) -> list[Twin]:
     """The twins of one screen, one per benchmark operation asking its question."""
+    if view_name not in SCREENS:
+        return []
     texts, measured = sql_texts(), results()
     found = []
-    for key in SCREENS.get(view_name, ()):
+    for key in SCREENS[view_name]:
         runs = {scale: measured.get(scale, {}).get(key) for scale in SCALES}
         name = next((run["name"] for run in runs.values() if run), f"operation {key}")
         statements = tuple(Statements(side, label, texts[key][side]) for side, label in SQL_SIDES.items())

@@ -8,9 +8,7 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def sql_twins(context) -> dict | None:
-    """None off the main screens; else whether a benchmark operation asks this screen's question, and its twins."""
+def sql_twins(context) -> list[sqltwin.Twin]:
+    """The twins of this screen: none off the main screens."""
     match = getattr(context.get("request"), "resolver_match", None)
-    if match is None or match.view_name not in sqltwin.SCREENS:
-        return None
-    return {"twins": sqltwin.twins(match.view_name)}
+    return sqltwin.twins(match.view_name) if match else []
