@@ -21,7 +21,7 @@ from tests.school import helpers as school
 
 SECTION = re.compile(r'<section class="card sql-twin"[^>]*>(.*?)</section>', re.S)
 OPERATION = re.compile(r'<div class="sql-twin-operation" data-operation="([^"]+)">(.*?)</div>', re.S)
-STATEMENT = re.compile(r'<pre class="sql" data-side="(\w+)"><code>(.*?)</code></pre>', re.S)
+STATEMENT = re.compile(r'<pre class="sql" data-side="(\w+)" tabindex="0"><code>(.*?)</code></pre>', re.S)
 TABLE = re.compile(r'<table class="sql-figures" data-scale="(\w+)">\s*<caption>(.*?)</caption>(.*?)</table>', re.S)
 ROW = re.compile(r'<tr data-side="(\w+)"><th scope="row">[^<]*</th><td class="num">([\d.]+)</td><td class="num">(\d+)')
 
