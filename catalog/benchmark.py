@@ -109,6 +109,56 @@ def _price_cents(text: str) -> int | None:
     return int(Decimal(text) * 100) if text else None
 
 
+# --- the SQL each side sends, one source for the benchmark and the screens' "In SQL" twins ----------
+
+COUNT_PRODUCTS = "SELECT COUNT(*) FROM products"
+LIST_BY_RATING = """SELECT p.id, p.name, p.brand, p.price_cents, COUNT(r.rating), AVG(r.rating)
+FROM products p LEFT JOIN product_reviews r ON r.product_id = p.id
+GROUP BY p.id
+ORDER BY COALESCE(AVG(r.rating), 0) DESC, CAST(p.id AS TEXT) DESC
+LIMIT ?"""
+DETAIL = (
+    """SELECT p.name, p.brand, p.price_cents, d.description, d.manufacturer
+FROM products p JOIN product_details d ON d.product_id = p.id WHERE p.id = ?""",
+    "SELECT url FROM product_images WHERE product_id = ? ORDER BY position",
+    "SELECT COUNT(*), AVG(rating) FROM product_reviews WHERE product_id = ?",
+    """SELECT id, author, rating, comment, published_at FROM product_reviews WHERE product_id = ?
+ORDER BY published_at DESC, CAST(id AS TEXT) DESC LIMIT 3""",
+)
+
+
+def of_type_sql(slug: str) -> tuple[str, str]:
+    """The count and the page of one type JOIN that type's own table."""
+    columns = ", ".join(f"t.{name}" for name in types.get(slug).field_names)
+    page = f"""SELECT p.id, p.name, {columns}
+FROM products p JOIN {_type_table(slug)} t ON t.product_id = p.id
+WHERE p.type = ? ORDER BY p.created_at DESC LIMIT ?"""
+    return "SELECT COUNT(*) FROM products WHERE type = ?", page
+
+
+_AVERAGE = "CASE WHEN p.num_reviews > 0 THEN p.sum_ratings::float8 / p.num_reviews"
+DBA_LIST_BY_RATING = f"""SELECT c.products, p.id, p.name, p.brand, p.price_cents, p.num_reviews, {_AVERAGE} END
+FROM product_counts c CROSS JOIN products p WHERE c.type = ''
+ORDER BY ({_AVERAGE} ELSE 0 END) DESC, (p.id::text) DESC LIMIT ?"""
+DBA_DETAIL = f"""SELECT p.name, p.brand, p.price_cents, d.description, d.manufacturer,
+       ARRAY(SELECT url FROM product_images WHERE product_id = p.id ORDER BY position),
+       p.num_reviews, {_AVERAGE} END,
+       (SELECT COALESCE(json_agg(json_build_array(id, author, rating, comment, published_at)
+                                 ORDER BY published_at DESC, id::text DESC), '[]')
+          FROM (SELECT id, author, rating, comment, published_at FROM product_reviews
+                 WHERE product_id = p.id ORDER BY published_at DESC, id::text DESC LIMIT 3) r)
+FROM products p JOIN product_details d ON d.product_id = p.id WHERE p.id = ?"""
+
+
+def dba_of_type_sql(slug: str) -> str:
+    """The type's count from its row beside the newest page of the type JOIN its own table."""
+    columns = ", ".join(f"t.{name}" for name in types.get(slug).field_names)
+    return f"""SELECT c.products, p.id, p.name, {columns}
+FROM product_counts c JOIN products p ON p.type = c.type
+JOIN {_type_table(slug)} t ON t.product_id = p.id
+WHERE c.type = ? ORDER BY p.created_at DESC LIMIT ?"""
+
+
 @part("catalog", order=10)
 class Catalog(Part):
     dba_schema = DBA_SCHEMA
@@ -138,6 +188,14 @@ class Catalog(Part):
 
     def records(self) -> dict[str, int]:
         return {"products": len(self.products), "reviews": self.reviews}
+
+    @classmethod
+    def sql_texts(cls, dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...]]]:
+        return {
+            "1": {"postgres": (COUNT_PRODUCTS, LIST_BY_RATING), "dba": (DBA_LIST_BY_RATING,)},
+            "2": {"postgres": DETAIL, "dba": (DBA_DETAIL,)},
+            "3": {"postgres": of_type_sql(TYPE), "dba": (dba_of_type_sql(TYPE),)},
+        }
 
     # -- loading
 
@@ -296,46 +354,25 @@ def add_review(product_id: int, n: int, at: float) -> int:
 
 def sql_list_by_rating(db) -> tuple:
     """1. GROUP BY with AVG over every review, then the page (ties in the order Redis keeps them)."""
-    (total,) = db.one("SELECT COUNT(*) FROM products")
-    rows = db.all(
-        """SELECT p.id, p.name, p.brand, p.price_cents, COUNT(r.rating), AVG(r.rating)
-           FROM products p LEFT JOIN product_reviews r ON r.product_id = p.id
-           GROUP BY p.id
-           ORDER BY COALESCE(AVG(r.rating), 0) DESC, CAST(p.id AS TEXT) DESC
-           LIMIT ?""",
-        (PAGE,),
-    )
-    return total, rows
+    (total,) = db.one(COUNT_PRODUCTS)
+    return total, db.all(LIST_BY_RATING, (PAGE,))
 
 
 def sql_detail(db, product_id: int) -> tuple:
     """2. The product JOIN its details, its images, the aggregate and the 3 newest reviews."""
-    name, brand, cents, description, manufacturer = db.one(
-        """SELECT p.name, p.brand, p.price_cents, d.description, d.manufacturer
-           FROM products p JOIN product_details d ON d.product_id = p.id WHERE p.id = ?""",
-        (product_id,),
-    )
-    images = [url for (url,) in db.all("SELECT url FROM product_images WHERE product_id = ? ORDER BY position",
-                                        (product_id,))]  # fmt: skip
-    count, avg = db.one("SELECT COUNT(*), AVG(rating) FROM product_reviews WHERE product_id = ?", (product_id,))
-    recent = db.all(
-        """SELECT id, author, rating, comment, published_at FROM product_reviews WHERE product_id = ?
-           ORDER BY published_at DESC, CAST(id AS TEXT) DESC LIMIT 3""",
-        (product_id,),
-    )
+    product, images, aggregate, newest = DETAIL
+    name, brand, cents, description, manufacturer = db.one(product, (product_id,))
+    images = [url for (url,) in db.all(images, (product_id,))]
+    count, avg = db.one(aggregate, (product_id,))
+    recent = db.all(newest, (product_id,))
     return name, brand, cents, description, manufacturer, images, count, avg, recent
 
 
 def sql_of_type(db, slug: str) -> tuple:
     """3. The newest products of one type JOIN that type's own table."""
-    kind = types.get(slug)
-    (total,) = db.one("SELECT COUNT(*) FROM products WHERE type = ?", (slug,))
-    columns = ", ".join(f"t.{name}" for name in kind.field_names)
-    rows = db.all(
-        f"""SELECT p.id, p.name, {columns} FROM products p JOIN {_type_table(slug)} t ON t.product_id = p.id
-            WHERE p.type = ? ORDER BY p.created_at DESC LIMIT ?""",
-        (slug, PAGE),
-    )
+    count, page = of_type_sql(slug)
+    (total,) = db.one(count, (slug,))
+    rows = db.all(page, (slug, PAGE))
     return total, [(row[0], row[1], ["" if v is None else v for v in row[2:]]) for row in rows]
 
 
@@ -350,48 +387,23 @@ def sql_add_review(db, product_id: int, n: int, at: float) -> None:
 
 # --- the DBA's SQL: one statement each, on DBA_SCHEMA --------------------------------------
 
-_AVERAGE = "CASE WHEN p.num_reviews > 0 THEN p.sum_ratings::float8 / p.num_reviews"
-
 
 def dba_list_by_rating(db) -> tuple:
     """1. The page straight from the rating index, the aggregate read from its columns, the count from
     its row."""
-    rows = db.all(
-        f"""SELECT c.products, p.id, p.name, p.brand, p.price_cents, p.num_reviews, {_AVERAGE} END
-            FROM product_counts c CROSS JOIN products p WHERE c.type = ''
-            ORDER BY ({_AVERAGE} ELSE 0 END) DESC, (p.id::text) DESC LIMIT ?""",
-        (PAGE,),
-    )
+    rows = db.all(DBA_LIST_BY_RATING, (PAGE,))
     return (rows[0][0] if rows else 0), [row[1:] for row in rows]
 
 
 def dba_detail(db, product_id: int) -> tuple:
     """2. The product, its details, its images and its 3 newest reviews in one row (arrays and JSON)."""
-    *head, recent = db.one(
-        f"""SELECT p.name, p.brand, p.price_cents, d.description, d.manufacturer,
-                   ARRAY(SELECT url FROM product_images WHERE product_id = p.id ORDER BY position),
-                   p.num_reviews, {_AVERAGE} END,
-                   (SELECT COALESCE(json_agg(json_build_array(id, author, rating, comment, published_at)
-                                             ORDER BY published_at DESC, id::text DESC), '[]')
-                      FROM (SELECT id, author, rating, comment, published_at FROM product_reviews
-                             WHERE product_id = p.id ORDER BY published_at DESC, id::text DESC LIMIT 3) r)
-            FROM products p JOIN product_details d ON d.product_id = p.id WHERE p.id = ?""",
-        (product_id,),
-    )
+    *head, recent = db.one(DBA_DETAIL, (product_id,))
     return (*head, [tuple(review) for review in recent])
 
 
 def dba_of_type(db, slug: str) -> tuple:
     """3. The type's count from its row, beside the newest page of the type JOIN its own table."""
-    kind = types.get(slug)
-    columns = ", ".join(f"t.{name}" for name in kind.field_names)
-    rows = db.all(
-        f"""SELECT c.products, p.id, p.name, {columns}
-            FROM product_counts c JOIN products p ON p.type = c.type
-            JOIN {_type_table(slug)} t ON t.product_id = p.id
-            WHERE c.type = ? ORDER BY p.created_at DESC LIMIT ?""",
-        (slug, PAGE),
-    )
+    rows = db.all(dba_of_type_sql(slug), (slug, PAGE))
     total = rows[0][0] if rows else 0
     return total, [(row[1], row[2], ["" if v is None else v for v in row[3:]]) for row in rows]
 

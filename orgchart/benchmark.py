@@ -19,7 +19,8 @@ from datetime import UTC, datetime, timedelta
 
 from config.activity import Actor
 from config.benchmark import Extra, Load, Operation, Part, part
-from config.benchmark.sql import timed_load
+from config.benchmark.sql import month, timed_load
+from config.listing import ListState
 from config.seeding import SEED_EPOCH
 from orgchart import seeds, sensorfeed
 from orgchart import store as org
@@ -47,7 +48,8 @@ CREATE TABLE temperature_readings (
 
 
 # The DBA's precomputation, as the Redis model keeps it (the bucket pattern's rollups): each location's
-# readings counted and summed per month, filled from the rows, then kept by a trigger on every insert.
+# readings counted and summed per month, filled from the rows, then kept by a trigger on every insert;
+# the name order of the lists (Redis's lexical indexes) and the counts of people and places (their sizes).
 # The walks need none: the adjacency list and its index, walked by one recursive CTE.
 DBA_SCHEMA = """
 CREATE TABLE temperature_monthly (
@@ -67,6 +69,19 @@ BEGIN
 END $$;
 CREATE TRIGGER temperature_monthly_kept AFTER INSERT ON temperature_readings
     FOR EACH ROW EXECUTE FUNCTION temperature_monthly_kept();
+
+CREATE INDEX employees_by_name ON employees (lower(name));
+CREATE INDEX locations_by_name ON locations (lower(name));
+CREATE TABLE org_counts (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);
+INSERT INTO org_counts SELECT 'employees', COUNT(*) FROM employees;
+INSERT INTO org_counts SELECT 'locations', COUNT(*) FROM locations;
+CREATE FUNCTION org_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE org_counts SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER employees_counted AFTER INSERT OR DELETE ON employees FOR EACH ROW EXECUTE FUNCTION org_counts_kept();
+CREATE TRIGGER locations_counted AFTER INSERT OR DELETE ON locations FOR EACH ROW EXECUTE FUNCTION org_counts_kept();
 """
 
 
@@ -207,7 +222,22 @@ class Orgchart(Part):
             Operation("8", "monthly average temperature over a year", lambda n: monthly(location),
                       lambda db, n: sql_monthly(db, location), lambda a, n: orm_monthly(a, location),
                       dba=lambda db, n: dba_monthly(db, location)),
+            Operation("16", "first page of the employee list, by name, with direct report counts",
+                      lambda n: employee_list(), lambda db, n: sql_employee_list(db),
+                      lambda a, n: orm_employee_list(a), dba=lambda db, n: dba_employee_list(db)),
+            Operation("17", "first page of the location list, by name, with head counts",
+                      lambda n: location_list(), lambda db, n: sql_location_list(db),
+                      lambda a, n: orm_location_list(a), dba=lambda db, n: dba_location_list(db)),
         ]  # fmt: skip
+
+    @classmethod
+    def sql_texts(cls, dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...]]]:
+        walk = {"postgres": (_WALK,), "dba": (_WALK,)}  # no precomputation a walk could use: the same CTE
+        return {
+            "7a": walk, "7b": walk, "8": {"postgres": (LAST_READING, monthly_sql(dialect)), "dba": (DBA_MONTHLY,)},
+            "16": {"postgres": EMPLOYEE_LIST, "dba": (DBA_EMPLOYEE_LIST,)},
+            "17": {"postgres": LOCATION_LIST, "dba": (DBA_LOCATION_LIST,)},
+        }  # fmt: skip
 
     def pages(self) -> list[tuple[str, str]]:
         return [("list", "/orgchart/employees/"), ("detail", f"/orgchart/employees/{self.top}/"),
@@ -269,17 +299,85 @@ def monthly(location: int) -> tuple:
     return tuple((m.start.strftime("%Y%m"), m.count, m.sum / m.count / 100) for m in org.monthly_rollups(location))
 
 
+def employee_list() -> tuple:
+    """16. The employee list's first page: one script reads the name index's page and each row's fields."""
+    rows, total, _ = org.employee_page(ListState())
+    return total, [(e.id, e.name, e.title, e.direct) for e in rows]
+
+
+def location_list() -> tuple:
+    """17. The location list's first page: one script reads the name index's page, names and head counts."""
+    rows, total, _ = org.location_page(ListState())
+    return total, [(place.id, place.name, staff) for place, staff in rows]
+
+
 # --- hand-written SQL --------------------------------------------------------------------------
 
-_WALK = """
-WITH RECURSIVE below (id, depth) AS (
+_WALK = """WITH RECURSIVE below (id, depth) AS (
     SELECT id, 1 FROM employees WHERE manager_id = ?
     UNION ALL
     SELECT e.id, below.depth + 1 FROM employees e JOIN below ON e.manager_id = below.id
     WHERE below.depth < ?
 )
-SELECT depth, id FROM below ORDER BY depth, id
-"""
+SELECT depth, id FROM below ORDER BY depth, id"""
+LAST_READING = "SELECT MAX(ts) FROM temperature_readings WHERE location_id = ?"
+
+
+def monthly_sql(dialect: str) -> str:
+    """12 months of raw rows grouped by month, in the dialect's spelling of a month."""
+    return f"""SELECT {month(dialect, "ts")}, COUNT(*), AVG(temperature) FROM temperature_readings
+WHERE location_id = ? AND ts >= ? GROUP BY 1 ORDER BY 1"""
+
+
+DBA_MONTHLY = """SELECT month, readings, total / readings FROM temperature_monthly
+WHERE location_id = ? AND month >= (
+    SELECT to_char(to_date(MAX(month), 'YYYYMM') - INTERVAL '11 months', 'YYYYMM')
+      FROM temperature_monthly WHERE location_id = ?)
+ORDER BY month"""
+
+
+# Names compare as Redis's name indexes hold them (folded: lower case, in the byte order of the C locale).
+EMPLOYEE_LIST = (
+    "SELECT COUNT(*) FROM employees",
+    """SELECT e.id, e.name, e.title, (SELECT COUNT(*) FROM employees r WHERE r.manager_id = e.id)
+FROM employees e ORDER BY lower(e.name) LIMIT ?""",
+)
+LOCATION_LIST = (
+    "SELECT COUNT(*) FROM locations",
+    """SELECT l.id, l.name, (SELECT COUNT(*) FROM employees e WHERE e.location_id = l.id)
+FROM locations l ORDER BY lower(l.name) LIMIT ?""",
+)
+DBA_EMPLOYEE_LIST = """SELECT n.rows, e.id, e.name, e.title,
+       (SELECT COUNT(*) FROM employees r WHERE r.manager_id = e.id)
+FROM org_counts n CROSS JOIN employees e WHERE n.entity = 'employees' ORDER BY lower(e.name) LIMIT ?"""
+DBA_LOCATION_LIST = """SELECT n.rows, l.id, l.name, (SELECT COUNT(*) FROM employees e WHERE e.location_id = l.id)
+FROM org_counts n CROSS JOIN locations l WHERE n.entity = 'locations' ORDER BY lower(l.name) LIMIT ?"""
+
+
+def sql_employee_list(db) -> tuple:
+    """16. The head count, then a page by name with each one's direct reports counted."""
+    count, page = EMPLOYEE_LIST
+    (total,) = db.one(count)
+    return total, db.all(page, (PAGE,))
+
+
+def sql_location_list(db) -> tuple:
+    """17. The location count, then a page by name with each one's staff counted."""
+    count, page = LOCATION_LIST
+    (total,) = db.one(count)
+    return total, db.all(page, (PAGE,))
+
+
+def dba_employee_list(db) -> tuple:
+    """16. The page from the name index, the count from its row, each direct count from the manager index."""
+    rows = db.all(DBA_EMPLOYEE_LIST, (PAGE,))
+    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+
+
+def dba_location_list(db) -> tuple:
+    """17. The page from the name index, the count from its row, each head count from the location index."""
+    rows = db.all(DBA_LOCATION_LIST, (PAGE,))
+    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
 
 
 def _grouped(rows) -> tuple:
@@ -303,29 +401,13 @@ def _first_month(last: int) -> int:
 
 def sql_monthly(db, location: int) -> tuple:
     """8. GROUP BY month over the raw rows of the 12 months ending at the newest reading."""
-    (last,) = db.one("SELECT MAX(ts) FROM temperature_readings WHERE location_id = ?", (location,))
-    month = db.month("ts")
-    return tuple(
-        db.all(
-            f"""SELECT {month}, COUNT(*), AVG(temperature) FROM temperature_readings
-                WHERE location_id = ? AND ts >= ? GROUP BY 1 ORDER BY 1""",
-            (location, _first_month(last)),
-        )
-    )
+    (last,) = db.one(LAST_READING, (location,))
+    return tuple(db.all(monthly_sql(db.dialect), (location, _first_month(last))))
 
 
 def dba_monthly(db, location: int) -> tuple:
     """8. The rollup's rows of the 12 months ending at the newest one: one index range."""
-    return tuple(
-        db.all(
-            """SELECT month, readings, total / readings FROM temperature_monthly
-               WHERE location_id = ? AND month >= (
-                   SELECT to_char(to_date(MAX(month), 'YYYYMM') - INTERVAL '11 months', 'YYYYMM')
-                     FROM temperature_monthly WHERE location_id = ?)
-               ORDER BY month""",
-            (location, location),
-        )
-    )
+    return tuple(db.all(DBA_MONTHLY, (location, location)))
 
 
 # --- the Django ORM ----------------------------------------------------------------------------
@@ -338,6 +420,28 @@ def orm_levels(alias: str, manager: int, depth: int) -> tuple:
 
     walked = Employee.objects.using(alias).raw(_WALK.replace("?", "%s"), [manager, depth])
     return _grouped((employee.depth, employee.id) for employee in walked)
+
+
+def orm_employee_list(alias: str) -> tuple:
+    from django.db.models import Count
+    from django.db.models.functions import Lower
+
+    from config.benchmark.models import Employee
+
+    people = Employee.objects.using(alias)
+    rows = people.annotate(n=Count("reports")).order_by(Lower("name")).values_list("id", "name", "title", "n")
+    return people.count(), list(rows[:PAGE])
+
+
+def orm_location_list(alias: str) -> tuple:
+    from django.db.models import Count
+    from django.db.models.functions import Lower
+
+    from config.benchmark.models import Location
+
+    places = Location.objects.using(alias)
+    rows = places.annotate(n=Count("staff")).order_by(Lower("name")).values_list("id", "name", "n")
+    return places.count(), list(rows[:PAGE])
 
 
 def orm_monthly(alias: str, location: int) -> tuple:

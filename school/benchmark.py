@@ -15,6 +15,7 @@ from collections import Counter
 from config.activity import Actor
 from config.benchmark import Load, Operation, Part, part
 from config.benchmark.sql import timed_load
+from config.listing import ListState
 from config.seeding import SeedContext
 from school import conf, seeds
 from school import store as school
@@ -42,7 +43,8 @@ CREATE INDEX enrollments_student ON enrollments (student_id, course_id);
 
 
 # The DBA's precomputation, as the Redis model keeps it: each course's head count and each student's
-# course count (Redis's set sizes), kept by a trigger; an enrolment is one call of a function that locks
+# course count (Redis's set sizes) and the number of courses, students and instructors (its index sizes), kept by
+# triggers; an enrolment is one call of a function that locks
 # the course row, checks both bounds and inserts.
 DBA_SCHEMA = """
 ALTER TABLE courses ADD COLUMN enrolled INTEGER NOT NULL DEFAULT 0;
@@ -65,6 +67,20 @@ BEGIN
 END $$;
 CREATE TRIGGER enrollments_counted AFTER INSERT OR DELETE ON enrollments
     FOR EACH ROW EXECUTE FUNCTION enrollments_counted();
+
+CREATE TABLE school_counts (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);
+INSERT INTO school_counts SELECT 'courses', COUNT(*) FROM courses;
+INSERT INTO school_counts SELECT 'students', COUNT(*) FROM students;
+INSERT INTO school_counts SELECT 'instructors', COUNT(*) FROM instructors;
+CREATE FUNCTION school_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE school_counts SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER courses_counted AFTER INSERT OR DELETE ON courses FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
+CREATE TRIGGER students_counted AFTER INSERT OR DELETE ON students FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
+CREATE TRIGGER instructors_counted AFTER INSERT OR DELETE ON instructors
+    FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
 
 CREATE FUNCTION enrol(course BIGINT, student BIGINT, most INTEGER) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
 BEGIN
@@ -169,6 +185,7 @@ class School(Part):
         instructor = busiest(self.teaching, 1)[0]
         limit = conf.max_courses_per_student()
         pairs = self.enrolment_pairs(limit, runs + 1)
+        course, student = busiest(self.enrolments, 0)[0], busiest(self.enrolments, 1)[0]
         return [
             Operation("4", "students in both of two courses", lambda n: in_both(first, second),
                       lambda db, n: sql_in_both(db, first, second), lambda a, n: orm_in_both(a, first, second),
@@ -188,7 +205,35 @@ class School(Part):
                                 dba=lambda db, n: dba_enrolment_of(db, *pairs[0])),
                 write=True,
             ),
+            Operation("11", "a course with its instructors and a page of its roster", lambda n: course_page(course),
+                      lambda db, n: sql_course_page(db, course), lambda a, n: orm_course_page(a, course),
+                      dba=lambda db, n: dba_course_page(db, course)),
+            Operation("12", "courses of one student", lambda n: courses_of_student(student),
+                      lambda db, n: sql_courses_of_student(db, student),
+                      lambda a, n: orm_courses_of_student(a, student),
+                      dba=lambda db, n: dba_courses_of_student(db, student)),
+            Operation("13", "first page of the course list, with head counts", lambda n: course_list(),
+                      lambda db, n: sql_course_list(db), lambda a, n: orm_course_list(a),
+                      dba=lambda db, n: dba_course_list(db)),
+            Operation("14", "first page of the student list, with course counts", lambda n: student_list(),
+                      lambda db, n: sql_student_list(db), lambda a, n: orm_student_list(a),
+                      dba=lambda db, n: dba_student_list(db)),
+            Operation("18", "first page of the instructor list, with course counts", lambda n: instructor_list(),
+                      lambda db, n: sql_instructor_list(db), lambda a, n: orm_instructor_list(a),
+                      dba=lambda db, n: dba_instructor_list(db)),
         ]  # fmt: skip
+
+    @classmethod
+    def sql_texts(cls, dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...]]]:
+        return {
+            "4": {"postgres": IN_BOTH, "dba": (DBA_IN_BOTH,)},
+            "5": {"postgres": COURSES_OF, "dba": (DBA_COURSES_OF,)},
+            "11": {"postgres": COURSE_PAGE, "dba": (DBA_COURSE_PAGE,)},
+            "12": {"postgres": STUDENT_COURSES, "dba": (DBA_STUDENT_COURSES,)},
+            "13": {"postgres": COURSE_LIST, "dba": (DBA_COURSE_LIST,)},
+            "14": {"postgres": STUDENT_LIST, "dba": (DBA_STUDENT_LIST,)},
+            "18": {"postgres": INSTRUCTOR_LIST, "dba": (DBA_INSTRUCTOR_LIST,)},
+        }
 
     def pages(self) -> list[tuple[str, str]]:
         return [("list", "/school/courses/"), ("detail", f"/school/courses/{busiest(self.enrolments, 0)[0]}/")]
@@ -209,6 +254,36 @@ def courses_of(instructor: int) -> tuple:
     return detail.person.name, [(c.id, c.code, c.title) for c in detail.courses]
 
 
+def course_page(course: int) -> tuple:
+    """11. The course screen: the course, its instructors and a page of its roster, one script."""
+    found = school.course_detail(course, 0, PAGE)
+    people = [[(p.id, p.name) for p in side] for side in (found.instructors, found.roster)]
+    return found.course.code, found.course.title, found.course.capacity, found.enrolled, *people
+
+
+def courses_of_student(student: int) -> tuple:
+    """12. The student screen: the student's course set (bounded), with the courses' list fields."""
+    found = school.person_detail("student", student)
+    return found.person.name, [(c.id, c.code, c.title) for c in found.courses]
+
+
+def course_list() -> tuple:
+    """13. The course list by id: one script, each row's fields and its two sets' sizes."""
+    rows, total, _, _ = school.list_page("course", ListState(order="id"))
+    return total, [(r.doc.id, r.doc.code, r.doc.title, r.doc.capacity, *map(int, r.counts.values())) for r in rows]
+
+
+def student_list(entity: str = "student") -> tuple:
+    """14. The student list by id: one script, each row's name and course set's size."""
+    rows, total, _, _ = school.list_page(entity, ListState(order="id"))
+    return total, [(r.doc.id, r.doc.name, int(r.counts["courses"])) for r in rows]
+
+
+def instructor_list() -> tuple:
+    """18. The instructor list by id: the same script over the instructors."""
+    return student_list("instructor")
+
+
 def enrol(course: int, student: int) -> None:
     """10. Enrol within both bounds, with both sides of the pair and the event."""
     school.enrol(course, student, actor=BENCH)
@@ -222,33 +297,103 @@ def enrolment_of(course: int, student: int) -> tuple:
 # --- hand-written SQL --------------------------------------------------------------------------
 
 _BOTH = """FROM enrollments a JOIN enrollments b ON b.course_id = ? AND b.student_id = a.student_id
-           WHERE a.course_id = ?"""
+WHERE a.course_id = ?"""
+IN_BOTH = (
+    f"SELECT COUNT(*) {_BOTH}",
+    "SELECT course_id, COUNT(*) FROM enrollments WHERE course_id IN (?, ?) GROUP BY course_id ORDER BY course_id",
+    """SELECT s.id, s.name FROM enrollments a JOIN enrollments b ON b.course_id = ? AND b.student_id = a.student_id
+JOIN students s ON s.id = a.student_id
+WHERE a.course_id = ?
+ORDER BY a.student_id LIMIT ?""",
+)
+COURSES_OF = (
+    "SELECT name FROM instructors WHERE id = ?",
+    """SELECT c.id, c.code, c.title FROM courses_instructors ci JOIN courses c ON c.id = ci.course_id
+WHERE ci.instructor_id = ? ORDER BY c.id""",
+)
+
+COURSE_PAGE = (
+    "SELECT code, title, capacity FROM courses WHERE id = ?",
+    "SELECT COUNT(*) FROM enrollments WHERE course_id = ?",
+    """SELECT i.id, i.name FROM courses_instructors ci JOIN instructors i ON i.id = ci.instructor_id
+WHERE ci.course_id = ? ORDER BY i.id""",
+    """SELECT s.id, s.name FROM enrollments e JOIN students s ON s.id = e.student_id
+WHERE e.course_id = ? ORDER BY e.student_id LIMIT ?""",
+)
+STUDENT_COURSES = (
+    "SELECT name FROM students WHERE id = ?",
+    """SELECT c.id, c.code, c.title FROM enrollments e JOIN courses c ON c.id = e.course_id
+WHERE e.student_id = ? ORDER BY c.id""",
+)
+COURSE_LIST = (
+    "SELECT COUNT(*) FROM courses",
+    """SELECT c.id, c.code, c.title, c.capacity,
+       (SELECT COUNT(*) FROM enrollments e WHERE e.course_id = c.id),
+       (SELECT COUNT(*) FROM courses_instructors ci WHERE ci.course_id = c.id)
+FROM courses c ORDER BY c.id LIMIT ?""",
+)
+STUDENT_LIST = (
+    "SELECT COUNT(*) FROM students",
+    """SELECT s.id, s.name, (SELECT COUNT(*) FROM enrollments e WHERE e.student_id = s.id)
+FROM students s ORDER BY s.id LIMIT ?""",
+)
+INSTRUCTOR_LIST = (
+    "SELECT COUNT(*) FROM instructors",
+    """SELECT i.id, i.name, (SELECT COUNT(*) FROM courses_instructors ci WHERE ci.instructor_id = i.id)
+FROM instructors i ORDER BY i.id LIMIT ?""",
+)
 
 
 def sql_in_both(db, first: int, second: int) -> tuple:
     """4. A self-join of enrollments on the student, its count, one page by id, and each roster's size."""
-    (total,) = db.one(f"SELECT COUNT(*) {_BOTH}", (second, first))
-    sizes = db.all(
-        "SELECT course_id, COUNT(*) FROM enrollments WHERE course_id IN (?, ?) GROUP BY course_id ORDER BY course_id",
-        (first, second),
-    )
-    page = db.all(
-        f"SELECT s.id, s.name {_BOTH.replace('WHERE', 'JOIN students s ON s.id = a.student_id WHERE')} "
-        "ORDER BY a.student_id LIMIT ?",
-        (second, first, PAGE),
-    )
+    count, sizes, page = IN_BOTH
+    (total,) = db.one(count, (second, first))
+    sizes = db.all(sizes, (first, second))
+    page = db.all(page, (second, first, PAGE))
     return total, sizes, page
 
 
 def sql_courses_of(db, instructor: int) -> tuple:
     """5. The instructor, and its courses through the join table."""
-    (name,) = db.one("SELECT name FROM instructors WHERE id = ?", (instructor,))
-    rows = db.all(
-        """SELECT c.id, c.code, c.title FROM courses_instructors ci JOIN courses c ON c.id = ci.course_id
-           WHERE ci.instructor_id = ? ORDER BY c.id""",
-        (instructor,),
-    )
-    return name, rows
+    person, courses = COURSES_OF
+    (name,) = db.one(person, (instructor,))
+    return name, db.all(courses, (instructor,))
+
+
+def sql_course_page(db, course: int) -> tuple:
+    """11. The course, its head count, its instructors and the first page of its roster."""
+    row, count, instructors, roster = COURSE_PAGE
+    code, title, capacity = db.one(row, (course,))
+    (enrolled,) = db.one(count, (course,))
+    return code, title, capacity, enrolled, db.all(instructors, (course,)), db.all(roster, (course, PAGE))
+
+
+def sql_courses_of_student(db, student: int) -> tuple:
+    """12. The student, and their courses through the enrolments."""
+    person, courses = STUDENT_COURSES
+    (name,) = db.one(person, (student,))
+    return name, db.all(courses, (student,))
+
+
+def sql_course_list(db) -> tuple:
+    """13. The course count, and a page of courses by id with their roster and instructor counts."""
+    count, page = COURSE_LIST
+    (total,) = db.one(count)
+    return total, db.all(page, (PAGE,))
+
+
+def sql_student_list(db) -> tuple:
+    """14. The student count, and a page of students by id with their course counts."""
+    count, page = STUDENT_LIST
+    (total,) = db.one(count)
+    return total, db.all(page, (PAGE,))
+
+
+def sql_instructor_list(db) -> tuple:
+    """18. The instructor count, and a page of instructors by id with the courses each teaches."""
+    count, page = INSTRUCTOR_LIST
+    (total,) = db.one(count)
+    return total, db.all(page, (PAGE,))
 
 
 def sql_enrol(db, course: int, student: int, limit: int) -> None:
@@ -273,33 +418,80 @@ def sql_enrolment_of(db, course: int, student: int) -> tuple:
 
 # --- the DBA's SQL: one statement each, on DBA_SCHEMA ------------------------------------------
 
+DBA_IN_BOTH = """WITH both_courses AS (
+    SELECT a.student_id FROM enrollments a
+    JOIN enrollments b ON b.course_id = ? AND b.student_id = a.student_id WHERE a.course_id = ?)
+SELECT (SELECT COUNT(*) FROM both_courses),
+       (SELECT json_agg(json_build_array(id, enrolled) ORDER BY id) FROM courses WHERE id IN (?, ?)),
+       (SELECT COALESCE(json_agg(json_build_array(s.id, s.name) ORDER BY s.id), '[]')
+          FROM (SELECT student_id FROM both_courses ORDER BY student_id LIMIT ?) page
+          JOIN students s ON s.id = page.student_id)"""
+DBA_COURSES_OF = """SELECT i.name, COALESCE((SELECT json_agg(json_build_array(c.id, c.code, c.title) ORDER BY c.id)
+                          FROM courses_instructors ci JOIN courses c ON c.id = ci.course_id
+                         WHERE ci.instructor_id = i.id), '[]')
+FROM instructors i WHERE i.id = ?"""
+DBA_COURSE_PAGE = """SELECT c.code, c.title, c.capacity, c.enrolled,
+       COALESCE((SELECT json_agg(json_build_array(i.id, i.name) ORDER BY i.id)
+                   FROM courses_instructors ci JOIN instructors i ON i.id = ci.instructor_id
+                  WHERE ci.course_id = c.id), '[]'),
+       COALESCE((SELECT json_agg(json_build_array(s.id, s.name) ORDER BY s.id)
+                   FROM (SELECT student_id FROM enrollments WHERE course_id = c.id ORDER BY student_id LIMIT ?) page
+                   JOIN students s ON s.id = page.student_id), '[]')
+FROM courses c WHERE c.id = ?"""
+DBA_STUDENT_COURSES = """SELECT s.name, COALESCE((SELECT json_agg(json_build_array(c.id, c.code, c.title) ORDER BY c.id)
+                          FROM enrollments e JOIN courses c ON c.id = e.course_id
+                         WHERE e.student_id = s.id), '[]')
+FROM students s WHERE s.id = ?"""
+DBA_COURSE_LIST = """SELECT n.rows, c.id, c.code, c.title, c.capacity, c.enrolled,
+       (SELECT COUNT(*) FROM courses_instructors ci WHERE ci.course_id = c.id)
+FROM school_counts n CROSS JOIN courses c WHERE n.entity = 'courses' ORDER BY c.id LIMIT ?"""
+DBA_STUDENT_LIST = """SELECT n.rows, s.id, s.name, s.taking
+FROM school_counts n CROSS JOIN students s WHERE n.entity = 'students' ORDER BY s.id LIMIT ?"""
+DBA_INSTRUCTOR_LIST = """SELECT n.rows, i.id, i.name,
+       (SELECT COUNT(*) FROM courses_instructors ci WHERE ci.instructor_id = i.id)
+FROM school_counts n CROSS JOIN instructors i WHERE n.entity = 'instructors' ORDER BY i.id LIMIT ?"""
+
 
 def dba_in_both(db, first: int, second: int) -> tuple:
     """4. The self-join once (a CTE): its count and its first page, with both head counts from their rows."""
-    total, sizes, page = db.one(
-        """WITH both_courses AS (
-               SELECT a.student_id FROM enrollments a
-               JOIN enrollments b ON b.course_id = ? AND b.student_id = a.student_id WHERE a.course_id = ?)
-           SELECT (SELECT COUNT(*) FROM both_courses),
-                  (SELECT json_agg(json_build_array(id, enrolled) ORDER BY id) FROM courses WHERE id IN (?, ?)),
-                  (SELECT COALESCE(json_agg(json_build_array(s.id, s.name) ORDER BY s.id), '[]')
-                     FROM (SELECT student_id FROM both_courses ORDER BY student_id LIMIT ?) page
-                     JOIN students s ON s.id = page.student_id)""",
-        (second, first, first, second, PAGE),
-    )
+    total, sizes, page = db.one(DBA_IN_BOTH, (second, first, first, second, PAGE))
     return total, [tuple(size) for size in sizes], [tuple(row) for row in page]
 
 
 def dba_courses_of(db, instructor: int) -> tuple:
     """5. The instructor's name beside its courses, through the join table, in one row."""
-    name, courses = db.one(
-        """SELECT i.name, COALESCE((SELECT json_agg(json_build_array(c.id, c.code, c.title) ORDER BY c.id)
-                                      FROM courses_instructors ci JOIN courses c ON c.id = ci.course_id
-                                     WHERE ci.instructor_id = i.id), '[]')
-           FROM instructors i WHERE i.id = ?""",
-        (instructor,),
-    )
+    name, courses = db.one(DBA_COURSES_OF, (instructor,))
     return name, [tuple(course) for course in courses]
+
+
+def dba_course_page(db, course: int) -> tuple:
+    """11. The course with its kept head count, its instructors and its roster's first page, in one row."""
+    code, title, capacity, enrolled, instructors, roster = db.one(DBA_COURSE_PAGE, (PAGE, course))
+    return code, title, capacity, enrolled, [tuple(p) for p in instructors], [tuple(p) for p in roster]
+
+
+def dba_courses_of_student(db, student: int) -> tuple:
+    """12. The student's name beside their courses, in one row."""
+    name, courses = db.one(DBA_STUDENT_COURSES, (student,))
+    return name, [tuple(course) for course in courses]
+
+
+def dba_course_list(db) -> tuple:
+    """13. The page by the primary key, the head count from its column, the course count from its row."""
+    rows = db.all(DBA_COURSE_LIST, (PAGE,))
+    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+
+
+def dba_student_list(db) -> tuple:
+    """14. The page by the primary key, each course count from its column, the student count from its row."""
+    rows = db.all(DBA_STUDENT_LIST, (PAGE,))
+    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+
+
+def dba_instructor_list(db) -> tuple:
+    """18. The page by the primary key, the courses taught counted from the instructor index (at most 10)."""
+    rows = db.all(DBA_INSTRUCTOR_LIST, (PAGE,))
+    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
 
 
 def dba_enrol(db, course: int, student: int, limit: int) -> None:
@@ -352,6 +544,90 @@ def orm_courses_of(alias: str, instructor: int) -> tuple:
         .annotate(courses=ArraySubquery(courses)).values_list("name", "courses").get()
     )  # fmt: skip
     return name, [(row["id"], row["code"], row["title"]) for row in rows]
+
+
+def orm_course_page(alias: str, course: int) -> tuple:
+    """One query: the course with its head count, its instructors and its roster's first page annotated on
+    (``Count`` in a ``Subquery``, ``ArraySubquery`` of ``JSONObject``)."""
+    from django.contrib.postgres.expressions import ArraySubquery
+    from django.db.models import Count, OuterRef, Subquery
+    from django.db.models.functions import JSONObject
+
+    from config.benchmark.models import Course as CourseRow
+    from config.benchmark.models import Enrollment, Instructor, Student
+
+    enrolled = Enrollment.objects.using(alias).filter(course_id=OuterRef("pk")).order_by().values("course_id")
+    instructors = Instructor.objects.using(alias).filter(teaching__course_id=OuterRef("pk")).order_by("id")
+    page = Student.objects.using(alias).filter(enrollments__course_id=OuterRef("pk")).order_by("id")
+    code, title, capacity, count, teachers, roster = (
+        CourseRow.objects.using(alias).filter(pk=course)
+        .annotate(
+            n=Subquery(enrolled.annotate(n=Count("*")).values("n")),
+            teachers=ArraySubquery(instructors.values(row=JSONObject(id="id", name="name"))),
+            roster=ArraySubquery(page.values(row=JSONObject(id="id", name="name"))[:PAGE]),
+        )
+        .values_list("code", "title", "capacity", "n", "teachers", "roster").get()
+    )  # fmt: skip
+    people = [[(p["id"], p["name"]) for p in side] for side in (teachers, roster)]
+    return code, title, capacity, count or 0, *people
+
+
+def orm_courses_of_student(alias: str, student: int) -> tuple:
+    """One query: the student with their courses annotated on as an array (``ArraySubquery``)."""
+    from django.contrib.postgres.expressions import ArraySubquery
+    from django.db.models import OuterRef
+    from django.db.models.functions import JSONObject
+
+    from config.benchmark.models import Course as CourseRow
+    from config.benchmark.models import Student
+
+    courses = (
+        CourseRow.objects.using(alias).filter(enrollments__student_id=OuterRef("pk")).order_by("id")
+        .values(row=JSONObject(id="id", code="code", title="title"))
+    )  # fmt: skip
+    name, rows = (
+        Student.objects.using(alias).filter(pk=student)
+        .annotate(courses=ArraySubquery(courses)).values_list("name", "courses").get()
+    )  # fmt: skip
+    return name, [(row["id"], row["code"], row["title"]) for row in rows]
+
+
+def orm_course_list(alias: str) -> tuple:
+    """The count, then the page with both counts annotated as subqueries (two ``Count`` joins would
+    multiply each other)."""
+    from django.db.models import Count, OuterRef, Subquery
+
+    from config.benchmark.models import Course as CourseRow
+    from config.benchmark.models import Enrollment, Teaching
+
+    def counted(model):
+        of_course = model.objects.using(alias).filter(course_id=OuterRef("pk")).order_by().values("course_id")
+        return Subquery(of_course.annotate(n=Count("*")).values("n"))
+
+    courses = CourseRow.objects.using(alias)
+    page = courses.annotate(students=counted(Enrollment), teachers=counted(Teaching)).order_by("id")
+    rows = page.values_list("id", "code", "title", "capacity", "students", "teachers")[:PAGE]
+    return courses.count(), [(*row[:4], row[4] or 0, row[5] or 0) for row in rows]
+
+
+def orm_student_list(alias: str) -> tuple:
+    from django.db.models import Count
+
+    from config.benchmark.models import Student
+
+    students = Student.objects.using(alias)
+    rows = students.annotate(n=Count("enrollments")).order_by("id").values_list("id", "name", "n")[:PAGE]
+    return students.count(), list(rows)
+
+
+def orm_instructor_list(alias: str) -> tuple:
+    from django.db.models import Count
+
+    from config.benchmark.models import Instructor
+
+    people = Instructor.objects.using(alias)
+    rows = people.annotate(n=Count("teaching")).order_by("id").values_list("id", "name", "n")[:PAGE]
+    return people.count(), list(rows)
 
 
 def orm_enrol(alias: str, course: int, student: int, limit: int) -> None:

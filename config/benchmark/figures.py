@@ -1,5 +1,5 @@
 """A benchmark run's outcome as the figures it records (``--json``), which every table is built
-from (``report``)."""
+from (``report``); and the shipped results file (``--results``) the screens' SQL twins read."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def as_json(outcome) -> dict:
                         **timing(t),
                         "statements": r.statements.get(side),
                         "round_trips": r.round_trips if side == "redis" else r.statements.get(side),
+                        "sql": r.sent.get(side),
                     }
                     for side, t in r.timings.items()
                 },
@@ -108,3 +109,24 @@ def as_json(outcome) -> dict:
             for x in outcome.exchange
         ],  # fmt: skip
     }
+
+
+RESULTS_SIDES = ("redis", "postgres", "dba", "orm")  # what a screen's twin shows (SQLite's run is the tests')
+RESULTS_FIGURES = ("median_ms", "p95_ms", "statements", "sql")
+
+
+def merged_results(figures: dict, earlier: dict | None) -> dict:
+    """The results file with this run's operations put in at its scale: per operation, each side's median,
+    p95, statements and their text, with the run's date and command. Operations this run left out
+    (``--only``) keep their earlier figures, each still with its own run's date and command."""
+    results = {scale: dict(ran) for scale, ran in (earlier or {}).items()}
+    at_scale = results.setdefault(figures["scale"], {})
+    for op in figures["operations"]:
+        sides = {
+            side: {name: timing[name] for name in RESULTS_FIGURES if timing.get(name) is not None}
+            for side, timing in op["sides"].items()
+            if side in RESULTS_SIDES
+        }
+        at_scale[op["key"]] = {"name": op["name"], "date": figures["date"], "command": figures["command"],
+                               "round_trips": op["round_trips"], "sides": sides}  # fmt: skip
+    return results

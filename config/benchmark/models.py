@@ -97,6 +97,16 @@ class Post(Base):
         db_table = "posts"
 
 
+class Comment(Base):
+    post = models.ForeignKey(Post, models.DO_NOTHING, related_name="comments")
+    author = models.TextField()
+    text = models.TextField()
+    at = models.FloatField()
+
+    class Meta(Base.Meta):
+        db_table = "comments"
+
+
 class Revision(Base):
     pk = models.CompositePrimaryKey("post_id", "version")
     post = models.ForeignKey(Post, models.DO_NOTHING, related_name="revisions")

@@ -132,6 +132,12 @@ class Part:
     def records(self) -> dict[str, int]:
         return {}
 
+    @classmethod
+    def sql_texts(cls, dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...]]]:
+        """Operation key -> SQL side ("postgres": the e-book's plain model, "dba") -> the statements one run of
+        it sends, in ``dialect``: the text the screens' "In SQL" twins show, the same the benchmark runs."""
+        return {}
+
     def spread_writes(self) -> list[tuple[str, Callable[[int], Any]]]:
         """Writes whose run number ``n`` picks a different object each time (a review of product n, a sample
         of location n), so that on a cluster they spread over the primaries: ``benchmark --cluster`` times

@@ -63,7 +63,12 @@ class Result:
     timings: dict[str, Timing]
     round_trips: int
     commands: int
-    statements: dict[str, int] = field(default_factory=dict)  # SQL side -> statements one run sent
+    sent: dict[str, list[str]] = field(default_factory=dict)  # SQL side -> the statements one run sent
+
+    @property
+    def statements(self) -> dict[str, int]:
+        """SQL side -> how many statements one run sent."""
+        return {side: len(texts) for side, texts in self.sent.items()}
 
     def ratio(self, side: str) -> float:
         """How many times faster Redis answered (the other side's median / Redis's median)."""
@@ -122,30 +127,35 @@ class Sides:
         return calls
 
 
-def _statements(sides: Sides, side: str, call: Callable[[], Any]) -> tuple[Any, int | None]:
-    """``call()``'s answer and the SQL statements it sent (None for Redis)."""
+def _statements(sides: Sides, side: str, call: Callable[[], Any]) -> tuple[Any, list[str] | None]:
+    """``call()``'s answer and the text of each SQL statement it sent (None for Redis)."""
     if side == "redis":
         return call(), None
     if side == "orm":
         with CaptureQueriesContext(connections[sides.orm]) as queries:
             answer = call()
-        return answer, len(queries)
+        return answer, [query["sql"] for query in queries]
     db = getattr(sides, side)
-    before = getattr(db, "statements", None)
-    answer = call()
-    return answer, None if before is None else db.statements - before
+    if not hasattr(db, "sent"):
+        return call(), None
+    db.sent = []
+    try:
+        answer = call()
+        return answer, db.sent
+    finally:
+        db.sent = None
 
 
-def check(op: Operation, sides: Sides) -> tuple[int, int, frozenset[str], dict[str, int]]:
+def check(op: Operation, sides: Sides) -> tuple[int, int, frozenset[str], dict[str, list[str]]]:
     """Ask every side once and compare each with Redis; returns Redis's round trips, commands and the
-    names of the commands it sent, and each SQL side's statements."""
+    names of the commands it sent, and the text of each statement each SQL side sent."""
     calls = sides.calls(op)
     with trace.recording() as recorded:
         answers = {"redis": calls["redis"](0)}
-    statements = {}
+    sent = {}
     for side, call in calls.items():
         if side != "redis":
-            answers[side], statements[side] = _statements(sides, side, lambda call=call: call(0))
+            answers[side], sent[side] = _statements(sides, side, lambda call=call: call(0))
     if op.check is not None:
         answers = {side: call(0) for side, call in sides.calls(op.check).items()}
     for side, answer in answers.items():
@@ -154,7 +164,12 @@ def check(op: Operation, sides: Sides) -> tuple[int, int, frozenset[str], dict[s
                 f"operation {op.key} ({op.name}) differs:\n  Redis: {answers['redis']!r}\n  {LABELS[side]}: {answer!r}"
             )
     names = frozenset(c.name.lower() for t in recorded.trips("data") for c in t.commands)
-    return recorded.round_trip_count("data"), recorded.command_count("data"), names, statements
+    return (
+        recorded.round_trip_count("data"),
+        recorded.command_count("data"),
+        names,
+        {side: texts for side, texts in sent.items() if texts is not None},
+    )
 
 
 def interleaved(
@@ -196,9 +211,9 @@ def run(
         progress(f"checked {op.key}: {op.name}")
     results = []
     for op in operations:
-        round_trips, commands, names, statements = counts[op.key]
+        round_trips, commands, names, sent = counts[op.key]
         timings = interleaved(sides.calls(op), runs, min_runs, budget, sides.sending(names))
-        results.append(Result(op, timings, round_trips, commands, statements))
+        results.append(Result(op, timings, round_trips, commands, sent))
         progress(f"timed {op.key}: {op.name}")
     return results
 

@@ -25,11 +25,13 @@ DDL = {
 
 class Db:
     """A connection of one dialect, in autocommit; writes open their own transaction. ``statements``
-    counts what the client sent (a transaction's BEGIN and COMMIT too: each is a round trip)."""
+    counts what the client sent (a transaction's BEGIN and COMMIT too: each is a round trip); ``sent``,
+    while a list, keeps each statement's text as written, for the results file and the screens' twins."""
 
     def __init__(self, dialect: str, conn):
         self.dialect, self.conn = dialect, conn
         self.statements = 0
+        self.sent: list[str] | None = None
 
     @classmethod
     def sqlite(cls, path) -> Db:
@@ -59,8 +61,13 @@ class Db:
         return None if row is None else tuple(row)
 
     def execute(self, sql: str, params=()):
-        self.statements += 1
+        self._count(sql)
         return self.conn.execute(self._sql(sql), params)
+
+    def _count(self, sql: str) -> None:
+        self.statements += 1
+        if self.sent is not None:
+            self.sent.append(sql)
 
     def script(self, ddl: str) -> None:
         ddl = ddl.format(**DDL[self.dialect])
@@ -86,28 +93,28 @@ class Db:
     def transaction(self, immediate: bool = False):
         """One transaction; ``immediate`` takes SQLite's write lock before the first read (PostgreSQL
         locks the rows it reads ``FOR UPDATE`` instead)."""
-        self.statements += 2
-        if self.dialect == "sqlite":
-            self.conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
-            try:
-                yield self
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
-        else:
-            with self.conn.transaction():
-                yield self
+        self._count("BEGIN IMMEDIATE" if immediate and self.dialect == "sqlite" else "BEGIN")
+        try:
+            if self.dialect == "sqlite":
+                self.conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+                try:
+                    yield self
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+                self.conn.execute("COMMIT")
+            else:
+                with self.conn.transaction():
+                    yield self
+        finally:
+            self._count("COMMIT")  # or its ROLLBACK: one round trip either way
 
     @property
     def for_update(self) -> str:
         return "" if self.dialect == "sqlite" else " FOR UPDATE"
 
     def month(self, column: str) -> str:
-        """``YYYYMM`` of a Unix time column, in UTC."""
-        if self.dialect == "sqlite":
-            return f"strftime('%Y%m', {column}, 'unixepoch')"
-        return f"to_char(to_timestamp({column}) AT TIME ZONE 'UTC', 'YYYYMM')"
+        return month(self.dialect, column)
 
     def after_load(self) -> None:
         """Statistics for the planner, and identity columns past the ids the load gave."""
@@ -127,6 +134,13 @@ class Db:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def month(dialect: str, column: str) -> str:
+    """``YYYYMM`` of a Unix time column, in UTC."""
+    if dialect == "sqlite":
+        return f"strftime('%Y%m', {column}, 'unixepoch')"
+    return f"to_char(to_timestamp({column}) AT TIME ZONE 'UTC', 'YYYYMM')"
 
 
 def timed_load(db: Db, app: str, records: int, write) -> Load:

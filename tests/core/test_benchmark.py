@@ -22,6 +22,7 @@ from django.core.management import CommandError, call_command
 from django.test import SimpleTestCase, tag
 from django.test.utils import override_settings
 
+from config import sqltwin
 from config.benchmark import Operation, exchange, pages, placement, postgres, redisrun, report, runner, seeding, suite
 from config.redis import client
 from tests.base import RedisTestCase
@@ -42,6 +43,15 @@ OPERATIONS = {
     "8": "monthly average temperature over a year",
     "9": "add a review with all its derived data",
     "10": "enrol a student, within both bounds",
+    "11": "a course with its instructors and a page of its roster",
+    "12": "courses of one student",
+    "13": "first page of the course list, with head counts",
+    "14": "first page of the student list, with course counts",
+    "15": "first page of the post list, last saved first",
+    "16": "first page of the employee list, by name, with direct report counts",
+    "17": "first page of the location list, by name, with head counts",
+    "18": "first page of the instructor list, with course counts",
+    "19": "post with its 3 newest comments and its counts",
 }
 # (round trips, commands) of one run on the Redis side, MULTI and EXEC counted as commands.
 EXPECTED = {
@@ -56,6 +66,15 @@ EXPECTED = {
     "8": (2, 2),  # the location's newest reading (HGET); then one script reading the 12 monthly rollups
     "9": (1, 1),  # the script that writes everything, its id from the process's block of review ids
     "10": (1, 1),  # one EVALSHA: the script reads both bounds, writes both sides and the event
+    "11": (1, 1),  # one EVALSHA (read_course.lua): HGETALL, SORT ... GET of the instructors and of a roster page
+    "12": (1, 1),  # one EVALSHA (read_person.lua): HGETALL and SORT ... GET of the student's courses
+    "13": (1, 1),  # one EVALSHA (read_list.lua): ZCARD, ZRANGE of the id index, each row's HMGET and SCARDs
+    "14": (1, 1),  # the same script over the students' index
+    "15": (1, 2),  # one pipeline: ZCARD, and SORT ... BY nosort GET of the fields listed
+    "16": (1, 1),  # one script: the name index's page and each row's fields
+    "17": (1, 1),  # one script: the name index's page, each name and SCARD of its staff
+    "18": (1, 1),  # the same list script over the instructors' index
+    "19": (1, 2),  # one pipeline: HGETALL (the comments' embed and count inside) and ZCARD of the revisions
 }
 PAGES = {  # (app, kind): domain round trips of the whole page
     ("catalog", "list"): 1,
@@ -87,9 +106,10 @@ class BenchmarkCommandTest(RedisTestCase):
         super().setUpClass()
         cls.out = StringIO()
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "bench.json"
-            call_command("benchmark", "--tiny", "--json", str(path), stdout=cls.out)
+            path, results = Path(tmp) / "bench.json", Path(tmp) / "results.json"
+            call_command("benchmark", "--tiny", "--json", str(path), "--results", str(results), stdout=cls.out)
             cls.figures = json.loads(path.read_text())
+            cls.results = json.loads(results.read_text())
         cls.text = cls.out.getvalue()
         cls.sides = ["redis", "sqlite"] + ([] if NO_POSTGRES else ["postgres", "dba", "orm"])
 
@@ -118,9 +138,47 @@ class BenchmarkCommandTest(RedisTestCase):
                 self.assertGreaterEqual(sides[side]["statements"], 1, (op["key"], side))
         self.assertEqual(
             {op["key"]: op["sides"]["postgres"]["statements"] for op in self.figures["operations"]},
-            {"1": 2, "2": 4, "3": 2, "4": 3, "5": 2, "6": 3, "7a": 1, "7b": 1, "8": 2, "9": 3, "10": 6},
+            {
+                "1": 2,
+                "2": 4,
+                "3": 2,
+                "4": 3,
+                "5": 2,
+                "6": 3,
+                "7a": 1,
+                "7b": 1,
+                "8": 2,
+                "9": 3,
+                "10": 6,
+                "11": 4,
+                "12": 2,
+                "13": 2,
+                "14": 2,
+                "15": 2,
+                "16": 2,
+                "17": 2,
+                "18": 2,
+                "19": 4,
+            },
         )  # the e-book's plain model, as a first version writes it: BEGIN and COMMIT count for the writes
         self.assertRegex(self.text, r"- every operation at least as fast as PostgreSQL DBA \(one statement each\): ")
+
+    def test_the_screens_sql_twins_show_the_statements_each_side_sent(self):
+        """What each SQL side really sent (the statements the run recorded) is what the screens show."""
+        shown = {dialect: sqltwin.sql_texts(dialect) for dialect in ("sqlite", "postgresql")}
+        measured = {op["key"]: op["sides"] for op in self.figures["operations"]}
+        self.assertTrue(set(shown["sqlite"]) <= set(measured))
+        for key, sides in shown["sqlite"].items():
+            self.assertEqual(measured[key]["sqlite"]["sql"], list(sides["postgres"]), key)  # the plain model
+            if not NO_POSTGRES:
+                for side, statements in shown["postgresql"][key].items():
+                    self.assertEqual(measured[key][side]["sql"], list(statements), (key, side))
+                    self.assertEqual(self.results["tiny"][key]["sides"][side]["sql"], list(statements), (key, side))
+        for op in self.figures["operations"]:  # the results file: this run's medians, date and command
+            kept = self.results["tiny"][op["key"]]
+            self.assertEqual((kept["date"], kept["command"]), (self.figures["date"], self.figures["command"]))
+            self.assertEqual(kept["sides"]["redis"]["median_ms"], op["sides"]["redis"]["median_ms"])
+            self.assertNotIn("sqlite", kept["sides"])
 
     def test_report_names_every_operation(self):
         self.assertEqual({op["key"]: op["name"] for op in self.figures["operations"]}, OPERATIONS)
@@ -378,7 +436,7 @@ class ClusterComparisonTest(RedisTestCase):
         rows = re.findall(
             r"^\| (\w+) \| [^|]+ \| [\d.,]+ \| [\d.,]+ \| [\d.]+× \| (\d+) \| (\d+), (\d+) \|$", text, re.M
         )
-        order = ["1", "2", "3", "4", "5", "7a", "7b", "8", "9", "10"]
+        order = ["1", "2", "3", "4", "5", "7a", "7b", "8", "9", "10", "11", "12", "13", "14", "16", "17", "18"]
         self.assertEqual([key for key, *_ in rows], order)  # in the benchmark's order
         for key, one_server, waves, nodes in rows:  # each operation's keys in one slot
             self.assertEqual((one_server, waves, nodes), ("2" if key == "8" else "1",) * 2 + ("1",), key)

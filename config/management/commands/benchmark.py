@@ -4,11 +4,13 @@ side by side, in one run; or the key browser on a million keys."""
 import argparse
 import json
 import signal
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config import sqltwin
 from config.benchmark import report
-from config.benchmark.figures import as_json
+from config.benchmark.figures import as_json, merged_results
 from config.benchmark.runner import Mismatch
 from config.benchmark.suite import BUDGETS, benchmark, parts
 
@@ -23,6 +25,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--scale", choices=["demo", "large"], default="demo")
         parser.add_argument("--json", metavar="FILE", dest="json_file", help="also write the figures as JSON")
+        parser.add_argument(
+            "--results", nargs="?", const=str(sqltwin.RESULTS), metavar="FILE",
+            help="put this run's operations into the results file the screens' SQL twins show "
+            f"(default: {sqltwin.RESULTS.relative_to(sqltwin.RESULTS.parents[2])})",
+        )  # fmt: skip
         parser.add_argument(
             "--baseline", metavar="FILE", help="a run's JSON at another scale: adds the growth table against it"
         )
@@ -47,8 +54,9 @@ class Command(BaseCommand):
         parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)
 
     def handle(
-        self, *args, scale, json_file, baseline, no_postgres, only, keybrowser, tiny, verbosity, cluster, **options
-    ):
+        self, *args, scale, json_file, results, baseline, no_postgres, only, keybrowser, tiny, verbosity, cluster,
+        **options
+    ):  # fmt: skip
         scale = "tiny" if tiny else scale
         assert scale in BUDGETS
         exchange_seconds = options["exchange_seconds"]
@@ -104,6 +112,9 @@ class Command(BaseCommand):
         if json_file:
             with open(json_file, "w") as out:
                 json.dump(figures, out, indent=2)
+        if results:
+            earlier = json.loads(Path(results).read_text()) if Path(results).exists() else None
+            Path(results).write_text(json.dumps(merged_results(figures, earlier), indent=1, sort_keys=True) + "\n")
         failed = [x for x in figures["exchange"] if not x["ok"]]
         if failed:
             said = "; ".join(
