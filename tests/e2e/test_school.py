@@ -5,6 +5,13 @@ from school import keys, store
 from tests.base import BrowserTestCase
 from tests.school.helpers import ACTOR, course, instructor, student
 
+# Each column's head as a screen reader names it, and how many cells the table's first row has.
+HEADS = """(table) => {
+  const t = document.querySelector(table);
+  const heads = [...t.querySelectorAll('thead th')].map(th => th.textContent.trim());
+  return [heads, t.querySelector('tbody tr').cells.length];
+}"""
+
 
 class SchoolBrowserTest(BrowserTestCase):
     def test_enrol_from_the_course_page(self):
@@ -24,6 +31,8 @@ class SchoolBrowserTest(BrowserTestCase):
         roster = page.locator(f'#roster tr[data-student="{ada}"]')
         self.assertEqual(roster.locator("td a").first.inner_text(), "Ada Lovelace")
         self.assertEqual(page.locator("[data-enrolled]").inner_text(), "1")
+        # Every column has a head that names it, the Drop buttons' too (Lighthouse's td-has-header).
+        self.assertEqual(page.evaluate(HEADS, "#roster table"), [["#", "Student", "Contact", "Actions"], 4])
         # The picker now says so, from one SISMEMBER.
         page.fill("#find-course-student", "ada")
         page.locator(f'#found-course-student li[data-id="{ada}"] .badge').get_by_text("enrolled").wait_for()
@@ -32,6 +41,7 @@ class SchoolBrowserTest(BrowserTestCase):
         page.wait_for_url(self.url(f"/school/students/{ada}/"))
         row = page.locator(f'#courses tr[data-course="{c}"]')
         self.assertEqual(row.locator("td a").first.inner_text(), "CS-101")
+        self.assertEqual(page.evaluate(HEADS, "#courses table"), [["Code", "Title", "Actions"], 3])
         self.assertEqual(client().smembers(keys.student_courses(ada)), {str(c)})
         self.assertEqual(client().smembers(keys.course_students(c)), {str(ada)})
         self.screenshot("school-student")
