@@ -1,8 +1,10 @@
 """A real browser enrols a student from the course page; the roster and the student's page agree."""
 
+import re
+
 from config.redis import client
 from school import keys, store
-from tests.base import BrowserTestCase
+from tests.base import PASSWORD, BrowserTestCase
 from tests.school.helpers import ACTOR, course, instructor, student
 
 # Each column's head as a screen reader names it, and how many cells the table's first row has.
@@ -75,6 +77,16 @@ class SchoolBrowserTest(BrowserTestCase):
         page.goto(self.url(f"/school/courses/{c}/"))
         page.get_by_role("link", name="Release the seat held for Alan Turing").click()
         page.get_by_role("heading", name="Release the seat held for Alan Turing in MA-201?").wait_for()
+        self.assertTrue(client().exists(keys.hold(c, alan)))
+        # The session expires before "Yes": after signing in again, the same question, not "Not found".
+        self.context.clear_cookies(name="sessionid")
+        page.get_by_role("button", name="Yes, release").click()
+        page.wait_for_url(re.compile(r"/accounts/login/\?next="))
+        page.fill("input[name=username]", "staff")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        page.get_by_role("heading", name="Release the seat held for Alan Turing in MA-201?").wait_for()
+        page.locator(".message").get_by_text("nothing was written").wait_for()
         self.assertTrue(client().exists(keys.hold(c, alan)))
         page.get_by_role("button", name="Yes, release").click()
         page.wait_for_url(self.url(f"/school/courses/{c}/"))
