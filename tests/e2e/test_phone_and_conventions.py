@@ -97,6 +97,15 @@ class PhoneLayoutAndConventionsTest(BrowserTestCase):
         page.keyboard.press("Enter")
         self.assertEqual(page.evaluate("document.activeElement.id"), "main")
 
+        # A tag is one pill on one line, never broken inside ("noise-" over "cancelling").
+        broken = page.evaluate(
+            """() => [...document.querySelectorAll('span.tag, .chips a')].filter(e => {
+                 const range = document.createRange(); range.selectNodeContents(e);
+                 return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;
+               }).map(e => e.textContent)"""
+        )
+        self.assertEqual(broken, [])
+
         # Filters behind a button: the list starts near the top, the fields one tap away.
         self.assertFalse(page.locator("details.filter-panel").evaluate("d => d.open"))
         self.assertFalse(page.locator("#id_q").is_visible())
