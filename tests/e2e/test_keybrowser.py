@@ -69,6 +69,12 @@ class KeysBehindProductTest(BrowserTestCase):
         for value in ("Ana", "5", "Great sound"):
             self.assertIn(value, review_fields)
 
+        # The server's page: its headings go down one level at a time (Lighthouse's heading-order).
+        page.goto(self.url("/keys/server/"))
+        levels = page.evaluate("() => [...document.querySelectorAll('main :is(h1, h2, h3)')].map(h => +h.tagName[1])")
+        self.assertEqual(levels[0], 1)
+        self.assertEqual([b for a, b in zip(levels, levels[1:]) if b > a + 1], [])
+
 
 @tag("cluster")
 class LoadMoreTest(BrowserTestCase):
