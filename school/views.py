@@ -23,7 +23,7 @@ from config.activity import Actor
 from config.bulkdelete import BulkDelete, back_to_list, bulk_delete, selected_ids
 from config.converters import parse_id
 from config.listing import Listed, ListSpec, page_of, render_list
-from config.saving import Saved, post_only, save_view
+from config.saving import RESTORED, Saved, post_only, save_view, stashed
 from config.shortcuts import or_404
 from school import conf, presenters, store
 from school.forms import AlgebraForm, CourseForm, PersonForm, PickForm
@@ -285,8 +285,11 @@ def relation(request, side: str, pk: int, action: str):
 
 
 def _confirm(request, act: Action, side: str, pk: int, action: str):
-    """Ask before a destructive relation change: a page whose one button POSTs it (one round trip)."""
-    form = PickForm(request.GET)
+    """Ask before a destructive relation change: a page whose one button POSTs it (one round trip).
+    Its answer posted as the session expired comes back here after sign-in: the same question again."""
+    kept = None if "other" in request.GET else stashed(request, request.path)
+    data = request.GET if kept is None else kept
+    form = PickForm(data)
     if not form.is_valid():
         raise Http404("Pick one from the list.")
     other = form.cleaned_data["other"]
@@ -294,7 +297,9 @@ def _confirm(request, act: Action, side: str, pk: int, action: str):
     person = side if side != "course" else ("instructor" if action.endswith("assign") else "student")
     found = or_404(store.pair, course_id, person, other_id, act.kind)
     names = {"name": found.other.label, "code": found.course.code}
-    back = _back(request, ENTITIES[side].url("detail", pk), field="next", data=request.GET)
+    back = _back(request, ENTITIES[side].url("detail", pk), field="next", data=data)
+    if kept is not None:
+        messages.info(request, RESTORED)
     context = {
         "act": act,
         "entity": ENTITIES[side],

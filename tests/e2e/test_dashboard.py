@@ -7,6 +7,7 @@ from config import store
 from config.activity import Event
 from config.redis import client
 from tests.base import PASSWORD, BrowserTestCase
+from tests.e2e.test_accessibility import AXE, RUN_AXE
 
 
 class DashboardBrowserTest(BrowserTestCase):
@@ -53,3 +54,7 @@ class DashboardBrowserTest(BrowserTestCase):
 
         self.page.click("text=Sign out")
         self.page.wait_for_url("**/accounts/login/")
+        # The sign-in page says so, in a list inside its live region: axe finds nothing serious.
+        expect(self.page.locator("[role=status] > ul.messages > li")).to_have_text("ann signed out.")
+        self.page.evaluate(AXE)
+        self.assertEqual(self.page.evaluate(RUN_AXE), [])

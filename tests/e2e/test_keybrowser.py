@@ -69,6 +69,20 @@ class KeysBehindProductTest(BrowserTestCase):
         for value in ("Ana", "5", "Great sound"):
             self.assertIn(value, review_fields)
 
+        # The server's page: its headings go down one level at a time (Lighthouse's heading-order).
+        page.goto(self.url("/keys/server/"))
+        levels = page.evaluate("() => [...document.querySelectorAll('main :is(h1, h2, h3)')].map(h => +h.tagName[1])")
+        self.assertEqual(levels[0], 1)
+        self.assertEqual([b for a, b in zip(levels, levels[1:]) if b > a + 1], [])
+
+        # A search that matches nothing among more keys than one SCAN page, on a phone: the table scans
+        # on to its count alone, with no column heads squeezed over nothing.
+        load_keys(5000, "filler:{}")
+        page.set_viewport_size({"width": 390, "height": 900})
+        page.goto(self.url("/keys/?pattern=no-such-key:"))
+        expect(page.locator("#none-row")).to_contain_text("0 keys match")
+        expect(page.locator("#key-table thead")).to_be_hidden()
+
 
 @tag("cluster")
 class LoadMoreTest(BrowserTestCase):

@@ -99,6 +99,15 @@ class PhoneLayoutAndConventionsTest(BrowserTestCase):
         page.keyboard.press("Enter")
         self.assertEqual(page.evaluate("document.activeElement.id"), "main")
 
+        # A tag is one pill on one line, never broken inside ("noise-" over "cancelling").
+        broken = page.evaluate(
+            """() => [...document.querySelectorAll('span.tag, .chips a')].filter(e => {
+                 const range = document.createRange(); range.selectNodeContents(e);
+                 return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;
+               }).map(e => e.textContent)"""
+        )
+        self.assertEqual(broken, [])
+
         # Filters behind a button: the list starts near the top, the fields one tap away.
         self.assertFalse(page.locator("details.filter-panel").evaluate("d => d.open"))
         self.assertFalse(page.locator("#id_q").is_visible())
@@ -151,6 +160,14 @@ class PhoneLayoutAndConventionsTest(BrowserTestCase):
         self.assertEqual(readout.inner_text(), bar.get_attribute("aria-label"))
         self.assertRegex(readout.inner_text(), r"mean -?\d+\.\d\d °C, min .* samples$")
 
+        # A short page: the footer follows the content, with no screenful of gap before it.
+        self.go("/orgchart/tree/")
+        gap = page.evaluate(
+            "() => document.querySelector('body > footer').getBoundingClientRect().top"
+            " - document.querySelector('main').lastElementChild.getBoundingClientRect().bottom"
+        )
+        self.assertLess(gap, 60)
+
         # The type chooser: cards, no bullets.
         self.go("/catalog/products/add/")
         self.assertEqual(page.locator("ul.type-chooser").evaluate("u => getComputedStyle(u).listStyleType"), "none")
@@ -167,6 +184,13 @@ class PhoneLayoutAndConventionsTest(BrowserTestCase):
                                          document.scrollingElement.scrollHeight]""")
         self.assertGreater(bottom[1], 1800)
         self.assertGreaterEqual(bottom[0], bottom[1] - 1)
+        # The user, the role and "Sign out" in the sidebar: no word broken over two lines.
+        lines = page.evaluate(
+            """() => [...document.querySelectorAll('.signout .who, .signout .role, .signout button')].map(e => {
+                 const range = document.createRange(); range.selectNodeContents(e);
+                 return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size; })"""
+        )
+        self.assertEqual(lines, [1, 1, 1])
 
         # One look per role: every list's Add button is the primary button.
         looks = {}

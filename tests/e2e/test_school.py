@@ -1,11 +1,20 @@
 """A real browser enrols a student from the course page; the roster and the student's page agree."""
 
+import re
+
 from playwright.sync_api import expect
 
 from config.redis import client
 from school import keys, store
-from tests.base import BrowserTestCase
+from tests.base import PASSWORD, BrowserTestCase
 from tests.school.helpers import ACTOR, course, instructor, student
+
+# Each column's head as a screen reader names it, and how many cells the table's first row has.
+HEADS = """(table) => {
+  const t = document.querySelector(table);
+  const heads = [...t.querySelectorAll('thead th')].map(th => th.textContent.trim());
+  return [heads, t.querySelector('tbody tr').cells.length];
+}"""
 
 
 class SchoolBrowserTest(BrowserTestCase):
@@ -26,6 +35,8 @@ class SchoolBrowserTest(BrowserTestCase):
         roster = page.locator(f'#roster tr[data-student="{ada}"]')
         self.assertEqual(roster.locator("td a").first.inner_text(), "Ada Lovelace")
         self.assertEqual(page.locator("[data-enrolled]").inner_text(), "1")
+        # Every column has a head that names it, the Drop buttons' too (Lighthouse's td-has-header).
+        self.assertEqual(page.evaluate(HEADS, "#roster table"), [["#", "Student", "Contact", "Actions"], 4])
         # The picker now says so, from one SISMEMBER.
         page.fill("#find-course-student", "ada")
         page.locator(f'#found-course-student li[data-id="{ada}"] .badge').get_by_text("enrolled").wait_for()
@@ -34,6 +45,7 @@ class SchoolBrowserTest(BrowserTestCase):
         page.wait_for_url(self.url(f"/school/students/{ada}/"))
         row = page.locator(f'#courses tr[data-course="{c}"]')
         self.assertEqual(row.locator("td a").first.inner_text(), "CS-101")
+        self.assertEqual(page.evaluate(HEADS, "#courses table"), [["Code", "Title", "Actions"], 3])
         self.assertEqual(client().smembers(keys.student_courses(ada)), {str(c)})
         self.assertEqual(client().smembers(keys.course_students(c)), {str(ada)})
         self.screenshot("school-student")
@@ -67,6 +79,16 @@ class SchoolBrowserTest(BrowserTestCase):
         page.goto(self.url(f"/school/courses/{c}/"))
         page.get_by_role("link", name="Release the seat held for Alan Turing").click()
         page.get_by_role("heading", name="Release the seat held for Alan Turing in MA-201?").wait_for()
+        self.assertTrue(client().exists(keys.hold(c, alan)))
+        # The session expires before "Yes": after signing in again, the same question, not "Not found".
+        self.context.clear_cookies(name="sessionid")
+        page.get_by_role("button", name="Yes, release").click()
+        page.wait_for_url(re.compile(r"/accounts/login/\?next="))
+        page.fill("input[name=username]", "staff")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        page.get_by_role("heading", name="Release the seat held for Alan Turing in MA-201?").wait_for()
+        page.locator(".message").get_by_text("nothing was written").wait_for()
         self.assertTrue(client().exists(keys.hold(c, alan)))
         page.get_by_role("button", name="Yes, release").click()
         page.wait_for_url(self.url(f"/school/courses/{c}/"))

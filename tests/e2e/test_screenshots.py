@@ -48,13 +48,17 @@ class Screenshots(BrowserTestCase):
         for name, path, follow in SCREENS:
             self.page.goto(self.url(path))
             if follow:
-                self.page.goto(self.url(self.first_link(follow)))
+                path = self.first_link(follow)
             for width in WIDTHS:
+                # Loaded at each width, as a user there sees it (the filters start closed on a phone).
+                self.page.set_viewport_size({"width": width, "height": 900})
+                self.page.goto(self.url(path))
                 self.shoot(name, width)
         self.page.set_viewport_size({"width": 390, "height": 900})
         self.page.click("label.nav-toggle-label")
         self.shoot("menu-open", 390)
         self.context.clear_cookies()
-        self.page.goto(self.url("/accounts/login/"))
         for width in WIDTHS:
+            self.page.set_viewport_size({"width": width, "height": 900})
+            self.page.goto(self.url("/accounts/login/"))
             self.shoot("sign-in", width)
