@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 from catalog import keys
 from catalog.documents import name_score
-from catalog.store import NAMES
+from catalog.store import NAMES, suggest
 from config.redis import raw_client
 from config.store import ngrams
 from tests.base import RedisTestCase
@@ -104,3 +104,20 @@ class OrderedSearchBoundsTest(RedisTestCase):
         work = visited(commands)
         self.assertLessEqual(work["window"], ngrams.WALK_LIMIT)
         self.assertEqual(work["intersected"], 0)
+
+    def test_two_letters_suggest_from_the_same_bounded_window_at_any_size(self):
+        # "ph" is one piece held by every name: the suggestion walks a window of the name order, the
+        # same work at both sizes, never the piece's set or the whole index.
+        work = []
+        for size in SIZES:
+            with self.subTest(size=size):
+                raw_client().flushdb()
+                names = {pk: f"Phone {pk:05d}" for pk in range(1, size + 1)}
+                load(names)
+                with logged() as commands:
+                    found = suggest("ph", limit=8)
+                self.assertEqual([name for _, name in found], [names[pk] for pk in range(1, 9)])
+                work.append(visited(commands))
+                self.assertEqual(work[-1]["intersected"], 0)
+                self.assertLessEqual(work[-1]["window"], ngrams.WALK_LIMIT)
+        self.assertEqual(work[0], work[1])
