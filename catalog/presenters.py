@@ -2,7 +2,7 @@
 
 The templates write every row, chip and card; here each list row gets its link
 (one ``reverse`` for the page, ``url_for_each``), its type's label and its
-rating as the screens print it (the price goes to the ``money`` filter as stored). Rows and chips are dicts: the
+price and rating as the screens print them. Rows and chips are dicts: the
 template language finds a key at its first try, where an attribute costs it a
 failed lookup first, and a list page reads a few hundred of them.
 """
@@ -19,6 +19,7 @@ from django.utils.safestring import SafeString
 from catalog import types
 from catalog.documents import Review, split_tags, tag_slug
 from catalog.forms import ProductFilterForm, ReviewForm
+from config.formats import money
 from config.listing import url_for_each
 
 DASH = "—"
@@ -67,7 +68,7 @@ def product_rows(rows, columns: list[dict]) -> list[dict]:
             "brand": row.brand,
             "sku": row.sku,
             "tags": row.tags,
-            "price": row.price,  # printed by the money filter
+            "price": money(row.price),
             "rating": rating_of(row.num_reviews, row.sum_ratings),
             "reviews": row.num_reviews,
             "cells": [{**c, "text": row.attrs.get(c["name"]) or DASH} for c in columns],
