@@ -119,6 +119,15 @@ def review_items(reviews: list[Review], product_id: int) -> list[dict]:
     return items
 
 
+def filter_fields(form) -> SafeString | None:
+    """The list's filter fields when nothing is chosen in them (no form, or a search alone): the same
+    on every such page, rendered once (``empty_filter_fields``); else None, for the page to render the
+    bound form's. A field left out of the query renders as the unbound form's does."""
+    if form is None or not any(form.data.get(name) for name in form.fields if name != "q"):
+        return empty_filter_fields()
+    return None
+
+
 @cache
 def empty_filter_fields() -> SafeString:
     """The list's filter fields with nothing chosen: the same on every unfiltered list, rendered once."""

@@ -3,9 +3,11 @@
 import json
 from unittest import mock
 
+from django.template.loader import render_to_string
 from django.test import tag
 
 from catalog import keys, store
+from catalog.forms import ProductFilterForm
 from config.redis import client
 from tests.base import RedisTestCase
 from tests.catalog.helpers import SKU_TRIP, make_product, review
@@ -106,6 +108,20 @@ class ProductListTest(RedisTestCase):
         self.assertContains(response, f'<a href="/catalog/products/{rated}/">Rated Buds</a>', html=True)
         self.assertContains(response, '<td class="num rating">4.50</td>', html=False)
         self.assertContains(response, '<td class="num rating">—</td>', html=False)
+
+    def test_a_search_alone_shows_the_empty_filter_fields_without_rendering_a_widget(self):
+        make_product("Air Buds", tags=["wireless"])
+        bound = ProductFilterForm({"q": "air"})
+        fields = render_to_string("catalog/product_list.html#filter-fields", {"filters": bound})
+        self.assertHTMLEqual(
+            fields, render_to_string("catalog/product_list.html#filter-fields", {"filters": ProductFilterForm()})
+        )
+        response = self.client.get("/catalog/products/", {"q": "air"})
+        self.assertEqual([t.name for t in response.templates if t.name.startswith("django/forms/")], [])
+        self.assertContains(response, fields, html=False)
+        self.assertContains(response, "Air Buds")
+        chosen = self.client.get("/catalog/products/", {"q": "air", "tags_all": "wireless"})
+        self.assertContains(chosen, 'value="wireless"')  # a chosen filter shows in its field
 
     def test_the_issue_example_query_filters_and_sorts(self):
         best = make_product("Best Buds", tags=["wireless", "noise-cancelling"])
