@@ -3,6 +3,8 @@
 import json
 from unittest import mock
 
+from django.core.cache import caches
+from django.template.base import render_value_in_context
 from django.template.loader import render_to_string
 from django.test import tag
 
@@ -122,6 +124,23 @@ class ProductListTest(RedisTestCase):
         self.assertContains(response, "Air Buds")
         chosen = self.client.get("/catalog/products/", {"q": "air", "tags_all": "wireless"})
         self.assertContains(chosen, 'value="wireless"')  # a chosen filter shows in its field
+
+    def test_the_chips_are_rendered_once_for_the_same_counts_and_follow_a_change(self):
+        caches["fragments"].clear()
+        make_product("Best Buds", tags=["wireless"])
+        make_product("Box", type="game_console", tags=["wireless"])
+        self.client.get("/catalog/products/?o=name")  # what a first page renders once, other chips
+        with mock.patch("django.template.base.render_value_in_context", wraps=render_value_in_context) as rendered:
+            first = self.client.get("/catalog/products/")
+            values = rendered.call_count
+            rendered.reset_mock()
+            again = self.client.get("/catalog/products/")
+        chips = first.content.count(b"data-type=") + first.content.count(b"data-tag=")
+        self.assertGreater(chips, 2)
+        self.assertLessEqual(rendered.call_count, values - 4 * chips)  # no chip's href, label or count again
+        self.assertContains(again, 'data-tag="wireless">wireless · 2</a>', html=False)
+        make_product("Cable", tags=["wireless"])
+        self.assertContains(self.client.get("/catalog/products/"), 'data-tag="wireless">wireless · 3</a>', html=False)
 
     def test_the_issue_example_query_filters_and_sorts(self):
         best = make_product("Best Buds", tags=["wireless", "noise-cancelling"])
