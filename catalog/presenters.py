@@ -2,9 +2,10 @@
 
 The templates write every row, chip and card; here each list row gets its link
 (one ``reverse`` for the page, ``url_for_each``), its type's label and its
-rating as the screens print it (the price goes to the ``money`` filter as stored). Rows and chips are dicts: the
+price and rating as the screens print them. Rows and chips are dicts: the
 template language finds a key at its first try, where an attribute costs it a
-failed lookup first, and a list page reads a few hundred of them.
+failed lookup first, and a list page reads a few hundred of them. The template keeps the chips'
+HTML in the fragment cache, keyed by their content: the same counts and links render once.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.utils.safestring import SafeString
 from catalog import types
 from catalog.documents import Review, split_tags, tag_slug
 from catalog.forms import ProductFilterForm, ReviewForm
+from config.formats import money
 from config.listing import url_for_each
 
 DASH = "—"
@@ -67,7 +69,7 @@ def product_rows(rows, columns: list[dict]) -> list[dict]:
             "brand": row.brand,
             "sku": row.sku,
             "tags": row.tags,
-            "price": row.price,  # printed by the money filter
+            "price": money(row.price),
             "rating": rating_of(row.num_reviews, row.sum_ratings),
             "reviews": row.num_reviews,
             "cells": [{**c, "text": row.attrs.get(c["name"]) or DASH} for c in columns],
@@ -116,6 +118,15 @@ def review_items(reviews: list[Review], product_id: int) -> list[dict]:
             "iso": published.isoformat(), "published": timezone.localtime(published).strftime("%Y-%m-%d %H:%M"),
         })  # fmt: skip
     return items
+
+
+def filter_fields(form) -> SafeString | None:
+    """The list's filter fields when nothing is chosen in them (no form, or a search alone): the same
+    on every such page, rendered once (``empty_filter_fields``); else None, for the page to render the
+    bound form's. A field left out of the query renders as the unbound form's does."""
+    if form is None or not any(form.data.get(name) for name in form.fields if name != "q"):
+        return empty_filter_fields()
+    return None
 
 
 @cache

@@ -148,7 +148,7 @@ def product_list(request):
         "page": page_of(result.rows, result.total, state, reachable=result.reachable),
         "state": state,
         "filters": filters,
-        "filter_fields": None if filters is not None else presenters.empty_filter_fields(),
+        "filter_fields": presenters.filter_fields(filters),
         "result": result,
         "rows": presenters.product_rows(result.rows, columns),
         "columns": columns,

@@ -23,12 +23,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 LIMIT = 8
-MIN_CHARS = 3  # fewer Latin letters match too many names to be a hint
+# Two letters are one piece of the name index, whose search reads a bounded window whatever the size of
+# the collection (``config.store.ngrams``); one Latin letter matches too many names to be a hint.
+MIN_CHARS = 2
 
 
 def long_enough(text: str) -> bool:
     """Whether ``text`` is worth suggesting for: MIN_CHARS characters, or one wide character (a CJK
-    character is a word of its own: "電" or "電話" is as narrow a hint as three Latin letters)."""
+    character is a word of its own: "電" is as narrow a hint as two Latin letters)."""
     return len(text) >= MIN_CHARS or any(unicodedata.east_asian_width(c) in "WF" for c in text)
 
 

@@ -7,13 +7,41 @@ to an employee's or a location's page: each such URL is reversed once per page
 
 from __future__ import annotations
 
+from functools import cache
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
 from config.listing import url_for_each
+from orgchart.forms import ReportsToForm
 
 
 def people(employees) -> list[tuple]:
     """(employee, their page's URL) for each employee."""
     url = url_for_each("orgchart:employee_detail")
     return [(e, url(e.id)) for e in employees]
+
+
+def staff_rows(employees) -> list[dict]:
+    """A location's staff as its table prints them: dicts, which the template language reads at its first
+    try (an attribute costs it a failed lookup first), a row's link and its time as words."""
+    url = url_for_each("orgchart:employee_detail")
+    return [
+        {
+            "url": url(e.id),
+            "name": e.name,
+            "title": e.title,
+            "time": "full" if e.full_time else "part",
+            "total": e.total,
+        }
+        for e in employees
+    ]
+
+
+@cache
+def empty_under_fields() -> SafeString:
+    """The staff filter's fields, unbound: the same on every location page, rendered once."""
+    return render_to_string("orgchart/location_detail.html#under-fields", {"under_form": ReportsToForm()})
 
 
 def employee_rows(employees) -> list[tuple]:

@@ -288,8 +288,9 @@ def location_detail(request, pk: int):
         "page": page,
         "state": state,
         "under_form": under_form,
+        "under_fields": None if under_form.is_bound else presenters.empty_under_fields(),
         "reporting": reporting,
-        "staff": presenters.people(overview.staff),
+        "staff": presenters.staff_rows(overview.staff),
         "temperature": charts.temperature(sensor),
     }
     return render_list(request, "orgchart/location_detail.html", context, "staff")

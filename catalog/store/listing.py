@@ -409,8 +409,8 @@ def list_products(query: ProductQuery) -> ProductList:
 def suggest(text: str, limit: int = 8) -> list[tuple[str, str]]:
     """Up to ``limit`` (id, name) pairs whose name holds ``text``, ordered by name: one round trip
     (the trigram index, ``NAMES.search``; with several partitions, each one's search in one pipeline,
-    merged by name). Text with no word of three characters suggests nothing: the caller asks for more
-    (a prefix of one or two letters would match too much to be a hint)."""
+    merged by name). Two letters are one piece: its search walks a bounded window of the name order, so
+    a short hint costs what a long one does."""
     query = Query.parse(text)
     if not query.usable:
         return []

@@ -319,11 +319,14 @@ class NgramIndex:
     # --- the search read --------------------------------------------------------
 
     def matches_set(self, query: Query) -> str:
-        """The key of the set holding exactly the query's matches, when there is one, else "": a query of
-        one word of three characters or fewer (``Query.exact``, one piece) matches exactly the ids its
-        piece's set holds. A list may then read that set as it reads any other of its filters, with no cap and no
-        name read, where a search builds, orders and reads its candidates."""
-        return self.gram_key(query.grams[0]) if query.exact and len(query.grams) == 1 else ""
+        """The key of the set holding exactly the query's matches, for a list to read whole, else "": a query
+        of one word of three characters (``Query.exact``, one piece) matches exactly the ids its piece's set
+        holds. A list may then read that set as it reads any other of its filters, with no cap and no name
+        read, where a search builds, orders and reads its candidates. A piece of one or two characters is in
+        most names (a letter, in nearly all): its set would be intersected whole, so such a query is a
+        search (``queue_search``), which reads the order index in bounded steps."""
+        one = query.exact and len(query.grams) == 1 and len(query.grams[0]) == N
+        return self.gram_key(query.grams[0]) if one else ""
 
     def queue_vocabulary(self, pipe, query: Query) -> Callable[[list], Vocabulary | None] | None:
         """Queue the read that turns ``query`` into set algebra, when the index keeps its words and the query

@@ -387,6 +387,15 @@ class AutocompleteViewTest(RedisTestCase):
         self.assertNotContains(response, "<X>")
         self.assertContains(response, 'id="id_q-listbox-1"')
 
+    def test_two_latin_letters_suggest_names_holding_them_anywhere_in_one_round_trip(self):
+        phone = make_product("Smartphone X", type="phone", attrs={})
+        make_product("Laptop Pro", type="laptop", attrs={})
+        with self.assertRoundTrips(1):
+            response = self.client.get("/catalog/products/suggest/?q=Ph")
+        self.assertContains(response, f'data-href="/catalog/products/{phone}/"')
+        self.assertNotContains(response, "Laptop Pro")
+        self.assertNotContains(response, "letters or more")
+
     def test_a_field_of_another_name_is_read_by_the_name_htmx_gives(self):
         make_product("Smartphone X", type="phone", attrs={})
         response = self.client.get("/catalog/products/suggest/?manager=phone", headers={"HX-Trigger-Name": "manager"})
@@ -394,8 +403,8 @@ class AutocompleteViewTest(RedisTestCase):
 
     def test_short_text_asks_for_more_without_reading_and_nothing_found_says_so(self):
         with self.assertRoundTrips(0):
-            response = self.client.get("/catalog/products/suggest/?q=ph")
-        self.assertContains(response, "Type 3 letters or more")
+            response = self.client.get("/catalog/products/suggest/?q=p")
+        self.assertContains(response, "Type 2 letters or more")
         response = self.client.get("/catalog/products/suggest/?q=nothing")
         self.assertContains(response, "Nothing matches “nothing”")
 

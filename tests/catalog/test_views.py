@@ -3,9 +3,13 @@
 import json
 from unittest import mock
 
+from django.core.cache import caches
+from django.template.base import render_value_in_context
+from django.template.loader import render_to_string
 from django.test import tag
 
 from catalog import keys, store
+from catalog.forms import ProductFilterForm
 from config.redis import client
 from tests.base import RedisTestCase
 from tests.catalog.helpers import SKU_TRIP, make_product, review
@@ -106,6 +110,37 @@ class ProductListTest(RedisTestCase):
         self.assertContains(response, f'<a href="/catalog/products/{rated}/">Rated Buds</a>', html=True)
         self.assertContains(response, '<td class="num rating">4.50</td>', html=False)
         self.assertContains(response, '<td class="num rating">—</td>', html=False)
+
+    def test_a_search_alone_shows_the_empty_filter_fields_without_rendering_a_widget(self):
+        make_product("Air Buds", tags=["wireless"])
+        bound = ProductFilterForm({"q": "air"})
+        fields = render_to_string("catalog/product_list.html#filter-fields", {"filters": bound})
+        self.assertHTMLEqual(
+            fields, render_to_string("catalog/product_list.html#filter-fields", {"filters": ProductFilterForm()})
+        )
+        response = self.client.get("/catalog/products/", {"q": "air"})
+        self.assertEqual([t.name for t in response.templates if t.name.startswith("django/forms/")], [])
+        self.assertContains(response, fields, html=False)
+        self.assertContains(response, "Air Buds")
+        chosen = self.client.get("/catalog/products/", {"q": "air", "tags_all": "wireless"})
+        self.assertContains(chosen, 'value="wireless"')  # a chosen filter shows in its field
+
+    def test_the_chips_are_rendered_once_for_the_same_counts_and_follow_a_change(self):
+        caches["fragments"].clear()
+        make_product("Best Buds", tags=["wireless"])
+        make_product("Box", type="game_console", tags=["wireless"])
+        self.client.get("/catalog/products/?o=name")  # what a first page renders once, other chips
+        with mock.patch("django.template.base.render_value_in_context", wraps=render_value_in_context) as rendered:
+            first = self.client.get("/catalog/products/")
+            values = rendered.call_count
+            rendered.reset_mock()
+            again = self.client.get("/catalog/products/")
+        chips = first.content.count(b"data-type=") + first.content.count(b"data-tag=")
+        self.assertGreater(chips, 2)
+        self.assertLessEqual(rendered.call_count, values - 4 * chips)  # no chip's href, label or count again
+        self.assertContains(again, 'data-tag="wireless">wireless · 2</a>', html=False)
+        make_product("Cable", tags=["wireless"])
+        self.assertContains(self.client.get("/catalog/products/"), 'data-tag="wireless">wireless · 3</a>', html=False)
 
     def test_the_issue_example_query_filters_and_sorts(self):
         best = make_product("Best Buds", tags=["wireless", "noise-cancelling"])

@@ -181,7 +181,7 @@ class OnClusterTest(RedisMixin, TestCase):
         self.client.force_login(self.user)
         response = self.client.get("/keys/?pattern=probe:")
         self.assertEqual(response.status_code, 200)
-        listed = sorted(row.meta.key.decode() for row in response.context["rows"])
+        listed = sorted(row["meta"].key.decode() for row in response.context["rows"])
         self.assertEqual(listed, sorted(names))
         for name in names:
             slot = key_slot(name.encode())
@@ -290,7 +290,7 @@ class OnClusterTest(RedisMixin, TestCase):
         while query:
             response = self.client.get("/keys/" + query)
             self.assertEqual(response.status_code, 200)
-            seen.extend(row.meta.key.decode() for row in response.context["rows"])
+            seen.extend(row["meta"].key.decode() for row in response.context["rows"])
             cursors.append(response.context["page"].cursor)
             query, pages = response.context["next_query"], pages + 1
             self.assertLess(pages, 100)
@@ -329,7 +329,7 @@ class OnClusterTest(RedisMixin, TestCase):
         self.assertEqual(response.context["chunk"].seen, len(names))
         response = self.client.get("/keys/orphans/")
         self.assertEqual(response.status_code, 200)
-        self.assertEqual(sorted(r.meta.key.decode() for r in response.context["rows"]), sorted(names))
+        self.assertEqual(sorted(r["meta"].key.decode() for r in response.context["rows"]), sorted(names))
 
     # --- the panel ----------------------------------------------------------------------
 

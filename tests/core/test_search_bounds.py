@@ -6,7 +6,10 @@ from contextlib import contextmanager
 
 from catalog import keys
 from catalog.documents import name_score
-from catalog.store import NAMES
+from catalog.store import NAMES, suggest
+from cms import keys as cms_keys
+from cms import store as cms
+from config.listing import ListState
 from config.redis import raw_client
 from config.store import ngrams
 from tests.base import RedisTestCase
@@ -45,10 +48,10 @@ def logged():
         server.slowlog_reset()
 
 
-def visited(commands: list[list[bytes]]) -> dict[str, int]:
-    """Elements the search's commands walked: the ids of its ZRANGE windows of the name order, the ids it
+def visited(commands: list[list[bytes]], order: str = keys.sort_index("name", 0)) -> dict[str, int]:
+    """Elements the search's commands walked: the ids of its ZRANGE windows of the ``order`` index, the ids it
     tested with SMISMEMBER, and the smallest input of each intersection (what Redis walks)."""
-    client, order = raw_client(), keys.sort_index("name", 0).encode()
+    client, order = raw_client(), order.encode()
     out = {"window": 0, "tested": 0, "intersected": 0}
     for words in commands:
         if words[0] == b"ZRANGE" and words[1] == order:
@@ -104,3 +107,46 @@ class OrderedSearchBoundsTest(RedisTestCase):
         work = visited(commands)
         self.assertLessEqual(work["window"], ngrams.WALK_LIMIT)
         self.assertEqual(work["intersected"], 0)
+
+    def test_two_letters_suggest_from_the_same_bounded_window_at_any_size(self):
+        # "ph" is one piece held by every name: the suggestion walks a window of the name order, the
+        # same work at both sizes, never the piece's set or the whole index.
+        work = []
+        for size in SIZES:
+            with self.subTest(size=size):
+                raw_client().flushdb()
+                names = {pk: f"Phone {pk:05d}" for pk in range(1, size + 1)}
+                load(names)
+                with logged() as commands:
+                    found = suggest("ph", limit=8)
+                self.assertEqual([name for _, name in found], [names[pk] for pk in range(1, 9)])
+                work.append(visited(commands))
+                self.assertEqual(work[-1]["intersected"], 0)
+                self.assertLessEqual(work[-1]["window"], ngrams.WALK_LIMIT)
+        self.assertEqual(work[0], work[1])
+
+
+class ShortPieceListTest(RedisTestCase):
+    def test_a_one_letter_list_search_walks_a_bounded_window_not_the_letters_set(self):
+        # A letter is in nearly every title: the list searches it in bounded steps and intersects at most
+        # the matches it took, the same work at both sizes, where reading the letter's set as a filter
+        # intersected it whole.
+        work = []
+        for size in SIZES:
+            raw_client().flushdb()
+            pipe = raw_client().pipeline(transaction=False)
+            titles = {pk: f"Post {pk:05d}" for pk in range(1, size + 1)}
+            for pk, title in titles.items():
+                pipe.hset(cms_keys.post(pk), mapping={"title": title, "status": "draft"})
+            pipe.zadd(cms_keys.by_updated(), {str(pk): pk for pk in titles})
+            for key, members in cms.TITLES.members_by_set((str(pk), t) for pk, t in titles.items()).items():
+                pipe.sadd(key, *members)
+            pipe.execute()
+            with logged() as commands:
+                items, total, capped = cms.list_posts(ListState(q="p", order="-updated"))
+            self.assertEqual(len(items), 25)
+            self.assertTrue(capped)  # more titles hold "p" than a list search takes: the page says so
+            work.append(visited(commands, cms_keys.by_updated()))
+            self.assertLessEqual(work[-1]["intersected"], cms.SEARCH_LIMIT + 1)
+            self.assertLessEqual(work[-1]["window"], ngrams.WALK_LIMIT)
+        self.assertEqual(work[0], work[1])

@@ -198,15 +198,16 @@ class KeyRowsTest(SimpleTestCase):
         # whichever way it goes, the row is what they make of the name.
         meta = KeyMeta(key=raw, type="hash", length=1, ttl_ms=None, encoding="listpack", memory=None)
         (row,) = key_rows([meta])
-        self.assertEqual(row.name, show(raw, NAME_SHOWN, name=True))
-        self.assertEqual(row.url, key_url(raw))
-        self.assertIs(row.owner, owner(raw))
+        self.assertEqual(row["name"], show(raw, NAME_SHOWN, name=True))
+        self.assertEqual(row["url"], key_url(raw))
+        pattern = owner(raw)
+        self.assertEqual(row["pattern"], pattern.pattern if pattern else "")
 
     def test_a_registered_name_links_to_its_screen(self):
         meta = KeyMeta(key=b"school:{school}:course:4", type="hash", length=1, ttl_ms=None, encoding="", memory=None)
         (row,) = key_rows([meta])
         self.assertEqual(
-            (row.url, row.screen_url), ("/keys/?key=school%3A%7Bschool%7D%3Acourse%3A4", "/school/courses/4/")
+            (row["url"], row["screen_url"]), ("/keys/?key=school%3A%7Bschool%7D%3Acourse%3A4", "/school/courses/4/")
         )
 
 

@@ -193,7 +193,7 @@ class BehindTest(KeysTestCase):
     def test_a_trace_too_long_for_a_link_as_it_is_is_compressed(self):
         load_keys(200, name="bulk:{}:a-key-name-long-enough-that-fifty-of-them-need-zlib")  # no shared prefix
         page = self.client.get("/keys/")
-        listed = {row.meta.key.decode() for row in page.context["rows"]}
+        listed = {row["meta"].key.decode() for row in page.context["rows"]}
         self.assertGreater(len(listed), 40)
         token = self.behind_link(page).split("?t=", 1)[1]
         self.assertTrue(token.startswith("."))
@@ -206,7 +206,7 @@ class BehindTest(KeysTestCase):
         page = self.client.get("/keys/?pattern=plain&match=contains")
         self.assertIn("plain", behind.read(self.behind_link(page).split("?t=", 1)[1]).keys)
         page = self.client.get("/keys/?pattern=bulk:")
-        listed = [row.meta.key.decode() for row in page.context["rows"]]
+        listed = [row["meta"].key.decode() for row in page.context["rows"]]
         self.assertGreater(len(listed), 40)
         token = self.behind_link(page).split("?t=", 1)[1]
         self.assertFalse(token.startswith("."))

@@ -191,6 +191,15 @@ class LocationScreensTest(RedisTestCase):
         self.assertContains(response, "<svg", count=3)
         self.assertContains(response, "Bucket pattern")
 
+    def test_the_unfiltered_staff_form_is_rendered_once_and_the_same_on_every_page(self):
+        first = self.client.get(f"/orgchart/locations/{self.where}/")
+        again = self.client.get(f"/orgchart/locations/{self.other}/")
+        widgets = [t.name for t in again.templates if t.name.startswith(("django/forms/", "includes/autocomplete"))]
+        self.assertEqual(widgets, [])  # the fields' HTML was kept from the first page: no widget rendered
+        for response in (first, again):
+            self.assertContains(response, "Who report to")
+            self.assertContains(response, 'name="under"')
+
     def test_latest_reading_and_chart_captions(self):
         store.record_readings(self.where, [(1767600000 - 3600, 18.5), (1767600000, 21.375)])
         response = self.client.get(f"/orgchart/locations/{self.where}/")
