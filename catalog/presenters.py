@@ -20,8 +20,8 @@ from django.utils.safestring import SafeString
 from catalog import types
 from catalog.documents import Review, split_tags, tag_slug
 from catalog.forms import ProductFilterForm, ReviewForm
-from config.formats import money
 from config.listing import url_for_each
+from config.templatetags.formats import money
 
 DASH = "—"
 NUMERIC = ("int", "decimal")
