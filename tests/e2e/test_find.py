@@ -43,7 +43,7 @@ class FindBrowserTest(BrowserTestCase):
         box.press("Escape")
         expect(page.locator("#id_q-listbox")).to_be_hidden()
         box.press("Enter")  # no option chosen: the filter form searches
-        expect(page.locator("tbody tr")).to_have_count(3)
+        expect(page.locator("#results tbody tr")).to_have_count(3)
         self.assertIn("q=pho", page.url)
         self.assertEqual(self.errors, [])
 
@@ -64,7 +64,7 @@ class FindBrowserTest(BrowserTestCase):
         expect(page.locator(".messages")).to_contain_text(
             "Deleted 2 products with their reviews: “Beta Buds”, “Alpha Buds”."
         )
-        expect(page.locator("tbody tr")).to_have_count(1)
+        expect(page.locator("#results tbody tr")).to_have_count(1)
         self.assertFalse(client().exists(keys.product(a), keys.product(b)))
         self.assertTrue(client().exists(keys.product(c)))
         self.assertEqual(self.errors, [])
@@ -159,6 +159,6 @@ class FindInEveryAppBrowserTest(BrowserTestCase):
         page.goto(self.url("/cms/posts/"))
         page.fill("input[name=q]", "epth")
         page.press("input[name=q]", "Enter")
-        expect(page.locator("tbody tr")).to_have_count(1)
-        expect(page.locator("tbody")).to_contain_text("Hashes in depth")
+        expect(page.locator("#results tbody tr")).to_have_count(1)
+        expect(page.locator("#results tbody")).to_contain_text("Hashes in depth")
         self.assertEqual(self.errors, [])
