@@ -244,6 +244,27 @@ def dba_goal(operations: list[dict]) -> str:
     return f"- every operation at least as fast as {LABELS['dba']} (one statement each): {verdict}"
 
 
+def dba_losses(figures: dict) -> list[str]:
+    """One line per operation where the DBA's statement answers first: the gap split into the client's
+    CPU (redis-py and the store's decoding, against psycopg's) and the server's own time, so the report
+    says where each loss lies rather than only that it exists."""
+    lines = []
+    for op in figures["operations"]:
+        redis, dba = op["sides"]["redis"], op["sides"].get("dba")
+        if not dba or dba["median_ms"] >= redis["median_ms"]:
+            continue
+        client = redis["cpu_ms"] - dba["cpu_ms"]
+        server = None if None in (redis["server_ms"], dba["server_ms"]) else redis["server_ms"] - dba["server_ms"]
+        where = "the client" if server is None or client >= server else "the server"
+        split = f"client CPU {client:+.3f} ms" + ("" if server is None else f", server {server:+.3f} ms")
+        why = f"; {INHERENT[op['key']]}" if op["key"] in INHERENT else ""
+        lines.append(
+            f"- {op['key']} {op['name']}: {_ms(redis['median_ms'])} against {_ms(dba['median_ms'])} ms "
+            f"({split}): most of the gap is in {where}{why}"
+        )
+    return lines
+
+
 def goals(figures: dict) -> list[str]:
     """The goals, each with whether this run met it."""
     lines = []
@@ -360,7 +381,9 @@ def text(figures: dict, baseline: dict | None = None) -> list[str]:
         lines.append(m["postgres_note"] + ".")
     lines += [f"All operations answered alike on every side ({sides}).", "", "Floors:", *floors_table(m), "",
               "Operations (medians):", *operations_table(m), "", "Where the time goes:", *split_table(m), "",
-              "Goals:", *goals(m), "", "Loads:", *loads_table(m), "", "Pages against their floors:", *pages_table(m),
+              "Goals:", *goals(m), *(["", f"Where {LABELS['dba']} answers first:", *dba_losses(m)]
+                                     if "dba" in m["floors"] and dba_losses(m) else []),
+              "", "Loads:", *loads_table(m), "", "Pages against their floors:", *pages_table(m),
               "", "Measurements at this scale:", *extras_table(m)]  # fmt: skip
     if m.get("exchange"):
         lines += ["", "Export and import (export_data, then import_data into the emptied app):", *exchange_table(m)]

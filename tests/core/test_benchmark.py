@@ -6,6 +6,7 @@ of its own) and a real scratch PostgreSQL cluster; the PostgreSQL assertions
 are skipped only when the server binaries are not installed.
 """
 
+import copy
 import json
 import os
 import re
@@ -207,6 +208,21 @@ class BenchmarkCommandTest(RedisTestCase):
     def test_goals_stated(self):
         self.assertIn("- every write one round trip: ", self.text)
         self.assertIn("at least 100× faster than", self.text)
+
+    def test_each_operation_the_dba_side_answers_first_says_where_the_gap_lies(self):
+        if "dba" not in self.figures["floors"]:
+            self.skipTest("PostgreSQL is not installed: no DBA side")
+        ops = self.figures["operations"]
+        first = [op["key"] for op in ops if op["sides"]["dba"]["median_ms"] < op["sides"]["redis"]["median_ms"]]
+        self.assertEqual([line.split()[1] for line in report.dba_losses(self.figures)], first)
+        op = copy.deepcopy(ops[0])
+        dba = op["sides"]["dba"]
+        slower = {"median_ms": 2 * dba["median_ms"], "cpu_ms": dba["cpu_ms"], "server_ms": dba["server_ms"] + 1}
+        op["sides"]["redis"].update(slower)
+        (line,) = report.dba_losses({**self.figures, "operations": [op]})
+        self.assertRegex(line, rf"^- {op['key']} .*client CPU \+0\.000 ms, server \+1\.000 ms\): .* in the server$")
+        op["sides"]["redis"]["median_ms"] = dba["median_ms"]
+        self.assertEqual(report.dba_losses({**self.figures, "operations": [op]}), [])
 
     def test_the_redis_panel_timed_at_a_few_commands_and_at_thousands(self):
         timed = {x["key"]: x for x in self.figures["extras"] if x["key"].startswith("panel:")}
