@@ -45,7 +45,7 @@ CREATE TABLE comments (
 CREATE INDEX comments_of_post ON comments (post_id, at);
 """
 PAGE = 25
-COMMENTS = {"tiny": 4, "demo": 6, "large": 2}  # the most comments a post has
+COMMENTS = {"tiny": 4, "demo": 6, "large": 6}  # the most comments a post has (3 or more: one full embed)
 
 # The DBA's precomputation, as the Redis model keeps it: the post list's order by last save (Redis's
 # sorted index), the number of posts (its size) and each post's comment count (its embed's count), kept by
