@@ -37,6 +37,16 @@ FIRST_CELL = """(selector) => {
 }"""
 
 
+# Each box with a placeholder: its name, the placeholder's width in the box's font, and the room inside.
+PLACEHOLDER_ROOM = """els => els.map(el => {
+  const style = getComputedStyle(el), text = document.createElement("canvas").getContext("2d");
+  text.font = style.font;
+  const spin = el.type === "number" ? 16 : 0;
+  const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - spin;
+  return [el.name, Math.ceil(text.measureText(el.placeholder).width), room];
+})"""
+
+
 class PhoneLayoutAndConventionsTest(BrowserTestCase):
     maxDiff = None
 
@@ -141,6 +151,9 @@ class PhoneLayoutAndConventionsTest(BrowserTestCase):
             self.assertLess(rows.nth(i).bounding_box()["height"], 130)
         revert = page.locator("table.history a", has_text="Revert to this").first.bounding_box()  # to its confirm page
         self.assertLessEqual(revert["x"] + revert["width"], PHONE)
+        # Its compare boxes show their whole hint (a number box's spin buttons take their own room).
+        for name, hint, room in page.eval_on_selector_all("main input[placeholder]", PLACEHOLDER_ROOM):
+            self.assertLessEqual(hint, room, f"the {name!r} box cuts off its placeholder")
 
         # Charts: legible labels, no bar in the tab order, a tap shows the bar's values.
         self.go(location)
