@@ -1,18 +1,17 @@
-"""The only code of the org chart that talks to Redis: the graph (core, employees, names,
+"""The only code of the org chart that talks to Redis: the graph (core, employees, chain, names,
 tree, locations, importing), the integrity reads (checks, sensorchecks), the sensors and their charts."""
 
 from config.activity import Actor
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError
 from orgchart.documents import Employee, Location
+from orgchart.store.chain import delete_employee, move_employee
 from orgchart.store.core import MAX_DEPTH, NODE_LIMIT, load_scripts
 from orgchart.store.employees import (
     SORT_LIMIT,
     TooManyToSort,
-    delete_employee,
     employee_form_data,
     employee_page,
     get_employee,
-    move_employee,
     parse_employee_ref,
     resolve_employee,
     resolve_employees,
