@@ -391,8 +391,7 @@ def sql_add_review(db, product_id: int, n: int, at: float) -> None:
 def dba_list_by_rating(db) -> tuple:
     """1. The page straight from the rating index, the aggregate read from its columns, the count from
     its row."""
-    rows = db.all(DBA_LIST_BY_RATING, (PAGE,))
-    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+    return db.page_with_total(DBA_LIST_BY_RATING, (PAGE,))
 
 
 def dba_detail(db, product_id: int) -> tuple:

@@ -217,15 +217,12 @@ def post_list() -> tuple:
 
 def sql_post_list(db) -> tuple:
     """15. The post count, then the newest saved page (the plain model has no index on the time)."""
-    count, page = POST_LIST
-    (total,) = db.one(count)
-    return total, db.all(page, (PAGE,))
+    return db.counted_page(POST_LIST, PAGE)
 
 
 def dba_post_list(db) -> tuple:
     """15. The page straight from the time index, the count from its row."""
-    rows = db.all(DBA_POST_LIST, (PAGE,))
-    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+    return db.page_with_total(DBA_POST_LIST, (PAGE,))
 
 
 def orm_post_list(alias: str) -> tuple:

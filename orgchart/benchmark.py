@@ -356,28 +356,22 @@ FROM org_counts n CROSS JOIN locations l WHERE n.entity = 'locations' ORDER BY l
 
 def sql_employee_list(db) -> tuple:
     """16. The head count, then a page by name with each one's direct reports counted."""
-    count, page = EMPLOYEE_LIST
-    (total,) = db.one(count)
-    return total, db.all(page, (PAGE,))
+    return db.counted_page(EMPLOYEE_LIST, PAGE)
 
 
 def sql_location_list(db) -> tuple:
     """17. The location count, then a page by name with each one's staff counted."""
-    count, page = LOCATION_LIST
-    (total,) = db.one(count)
-    return total, db.all(page, (PAGE,))
+    return db.counted_page(LOCATION_LIST, PAGE)
 
 
 def dba_employee_list(db) -> tuple:
     """16. The page from the name index, the count from its row, each direct count from the manager index."""
-    rows = db.all(DBA_EMPLOYEE_LIST, (PAGE,))
-    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+    return db.page_with_total(DBA_EMPLOYEE_LIST, (PAGE,))
 
 
 def dba_location_list(db) -> tuple:
     """17. The page from the name index, the count from its row, each head count from the location index."""
-    rows = db.all(DBA_LOCATION_LIST, (PAGE,))
-    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+    return db.page_with_total(DBA_LOCATION_LIST, (PAGE,))
 
 
 def _grouped(rows) -> tuple:

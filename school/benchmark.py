@@ -377,23 +377,17 @@ def sql_courses_of_student(db, student: int) -> tuple:
 
 def sql_course_list(db) -> tuple:
     """13. The course count, and a page of courses by id with their roster and instructor counts."""
-    count, page = COURSE_LIST
-    (total,) = db.one(count)
-    return total, db.all(page, (PAGE,))
+    return db.counted_page(COURSE_LIST, PAGE)
 
 
 def sql_student_list(db) -> tuple:
     """14. The student count, and a page of students by id with their course counts."""
-    count, page = STUDENT_LIST
-    (total,) = db.one(count)
-    return total, db.all(page, (PAGE,))
+    return db.counted_page(STUDENT_LIST, PAGE)
 
 
 def sql_instructor_list(db) -> tuple:
     """18. The instructor count, and a page of instructors by id with the courses each teaches."""
-    count, page = INSTRUCTOR_LIST
-    (total,) = db.one(count)
-    return total, db.all(page, (PAGE,))
+    return db.counted_page(INSTRUCTOR_LIST, PAGE)
 
 
 def sql_enrol(db, course: int, student: int, limit: int) -> None:
@@ -478,20 +472,17 @@ def dba_courses_of_student(db, student: int) -> tuple:
 
 def dba_course_list(db) -> tuple:
     """13. The page by the primary key, the head count from its column, the course count from its row."""
-    rows = db.all(DBA_COURSE_LIST, (PAGE,))
-    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+    return db.page_with_total(DBA_COURSE_LIST, (PAGE,))
 
 
 def dba_student_list(db) -> tuple:
     """14. The page by the primary key, each course count from its column, the student count from its row."""
-    rows = db.all(DBA_STUDENT_LIST, (PAGE,))
-    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+    return db.page_with_total(DBA_STUDENT_LIST, (PAGE,))
 
 
 def dba_instructor_list(db) -> tuple:
     """18. The page by the primary key, the courses taught counted from the instructor index (at most 10)."""
-    rows = db.all(DBA_INSTRUCTOR_LIST, (PAGE,))
-    return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+    return db.page_with_total(DBA_INSTRUCTOR_LIST, (PAGE,))
 
 
 def dba_enrol(db, course: int, student: int, limit: int) -> None:

@@ -56,6 +56,17 @@ class Db:
     def all(self, sql: str, params=()) -> list[tuple]:
         return [tuple(row) for row in self.execute(sql, params).fetchall()]
 
+    def counted_page(self, statements: tuple[str, str], limit: int) -> tuple:
+        """The plain model's list read: its count, then its page, two statements."""
+        count, page = statements
+        (total,) = self.one(count)
+        return total, self.all(page, (limit,))
+
+    def page_with_total(self, sql: str, params=()) -> tuple:
+        """The DBA's list read: one statement whose rows carry the kept count in their first column."""
+        rows = self.all(sql, params)
+        return (rows[0][0] if rows else 0), [row[1:] for row in rows]
+
     def one(self, sql: str, params=()) -> tuple | None:
         row = self.execute(sql, params).fetchone()
         return None if row is None else tuple(row)
