@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config.keybrowser.display import hidden_prefixes
-from config.keybrowser.store import _SCAN, SCAN_COUNT, SCAN_EXAMINED, KeyMeta, describe
+from config.keybrowser.store import SCAN_COUNT, SCAN_EXAMINED, SCAN_PAGE, KeyMeta, describe
 from config.redis import on_cluster, raw_client
 from config.store.scripts import run_script, script_command
 
@@ -52,13 +52,13 @@ def memory_slice(node: int, position: int) -> tuple[list[KeyMeta], int]:
     args = [b"*", "", MEMORY_SLICE, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes()]
     if on_cluster():
         client = raw_client()
-        call = script_command(_SCAN, [], [position, *args], whole=True)
+        call = script_command(SCAN_PAGE, [], [position, *args], whole=True)
         (reply,) = client.on_nodes([(client.primaries()[node], call)])
         if isinstance(reply, Exception):
             raise reply
         next_position, _, found = reply
     else:
-        next_position, _, found = run_script(_SCAN, [], [position, *args], on=raw_client(), whole=True)
+        next_position, _, found = run_script(SCAN_PAGE, [], [position, *args], on=raw_client(), whole=True)
     metas, _ = describe(list(found))
     return metas, int(next_position)
 

@@ -50,7 +50,7 @@ STRING_CHUNK = 16 * 1024  # bytes of a string shown per page (GETRANGE)
 # SCAN in steps until a page is full, the keyspace is walked, or the slots the
 # steps may ask for in all (ARGV[5]) are asked. Hidden prefixes are dropped here so
 # they never leave Redis.
-_SCAN = """-- key browser: SCAN a page
+SCAN_PAGE = """-- key browser: SCAN a page
 local cursor, match, kind = ARGV[1], ARGV[2], ARGV[3]
 local want, budget, most = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local found, done, asked, count = {}, 0, 0, math.min(want, budget)
@@ -123,7 +123,7 @@ return flat
 # in a set, and Lua patterns indexed by their first two segments (or the first, or
 # none, where those hold a wildcard) and their number of segments (a ``*`` never spans
 # a ``:``), so a key is looked up, then tried against its own few patterns only. COUNT
-# adapts to the orphan rate so far, as in _SCAN, and never asks past ``most`` slots or
+# adapts to the orphan rate so far, as in SCAN_PAGE, and never asks past ``most`` slots or
 # keys examined. Stops at about ``want`` orphans, at the end of the keyspace, or at ``most``.
 _ORPHANS = """-- key browser: SCAN for orphans
 local cursor, want, most, top = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -287,14 +287,14 @@ def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -
     if on_cluster():
         return _scan_nodes(match, kind, cursor, want)
     args = [cursor, match, kind, want, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes()]
-    next_cursor, done, found = run_script(_SCAN, [], args, on=raw_client(), whole=True)
+    next_cursor, done, found = run_script(SCAN_PAGE, [], args, on=raw_client(), whole=True)
     return list(found), int(next_cursor), int(done)
 
 
 def _scan_nodes(match: bytes, kind: str, cursor: int, want: int) -> tuple[list[bytes], int, int]:
     """Every node from the cursor's scanned at once (``Walk.wave``), their keys taken in node order."""
     walk, found, steps = Walk(cursor), [], 0
-    replies, _ = walk.wave(_SCAN, match, kind, want, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes())
+    replies, _ = walk.wave(SCAN_PAGE, match, kind, want, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes())
     for position, done, keys in replies:
         found.extend(keys)
         steps = max(steps, int(done))

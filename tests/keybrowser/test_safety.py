@@ -84,7 +84,7 @@ class ReadOnlyTest(KeysTestCase):
     def test_the_lua_scripts_only_read(self):
         reads = {"SCAN", "TYPE", "STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"}
         reads |= {"PTTL", "OBJECT", "MEMORY", "DBSIZE"}
-        for script in (store._SCAN, store._TREE, store._ORPHANS, store._DESCRIBE_KEYS):
+        for script in (store.SCAN_PAGE, store._TREE, store._ORPHANS, store._DESCRIBE_KEYS):
             called = set(re.findall(r"redis\.p?call\('([A-Z]+)'", script))
             self.assertLessEqual(called, reads)
             # Every call names its command, but the length's, read from a table of read commands.
