@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 from django.conf import settings
 
 from config.activity import Actor
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watch_retries
-from config.store.scripts import load, outcome, queue_script, register, run_script
+from config.store.scripts import load, lua, outcome, queue_script, register, run_script
 from config.store.sorting import SORT_LUA
 from school import keys
 from school.documents import LIST_FIELDS, from_hmget, sort_label
@@ -25,7 +24,6 @@ __all__ = ["Busy", "EditConflict", "NotFound", "Refused", "StoreError", "watch_r
 
 PICKER_LIMIT = 10
 HOLDS_SHOWN = 50
-LUA = Path(__file__).with_name("lua")
 
 
 def now_ms() -> int:
@@ -61,10 +59,10 @@ SORTING = {"read_course", "read_person", "algebra"}
 
 
 def _source(name: str) -> str:
-    own = (LUA / f"{name}.lua").read_text()
+    own = lua(__file__, name)
     if name in SORTING:
         own = SORT_LUA + "\n" + own
-    return register(own if name in STANDALONE else (LUA / "lib.lua").read_text() + "\n" + own)
+    return register(own if name in STANDALONE else lua(__file__, "lib", name))
 
 
 SOURCES = {name: _source(name) for name in SCRIPTS}
