@@ -61,7 +61,9 @@ def _tag_renames(form: ProductForm) -> tuple[str, ...]:
 
 def product_suggest(request):
     """The search box's suggestions: products whose name holds the text, each a link to its page."""
-    return autocomplete.respond(request, store.suggest, link=url_for_each("catalog:product_detail"))
+    return autocomplete.respond(
+        request, store.suggest, link=url_for_each("catalog:product_detail"), page="catalog:product_list"
+    )
 
 
 def _delete_products(ids: list[int], actor: Actor) -> tuple[list[str], int]:

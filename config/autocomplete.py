@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 
 LIMIT = 8
 # Two letters are one piece of the name index, whose search reads a bounded window whatever the size of
@@ -44,6 +46,7 @@ def respond(
     link: Callable[[str], str] | None = None,
     param: str = "",
     limit: int = LIMIT,
+    page: str,
 ) -> HttpResponse:
     """The listbox's options for the typed text: the app's ``search`` (one round trip), or a hint when
     the text is too short to search, and one when more match than the list shows. ``link(id)`` gives
@@ -51,9 +54,13 @@ def respond(
 
     htmx sends the input's value under the input's own name and names the input in the
     ``HX-Trigger-Name`` header, so one view serves a field of any name (``param`` fixes it; else "q").
+    The options are a fragment for htmx: a browser that opens the view itself (a link from the key
+    browser's screens) goes to the list ``page`` (a URL name) searched for the text instead.
     """
     name = param or request.headers.get("HX-Trigger-Name") or "q"
     text = request.GET.get(name, "").strip()[:MAX_CHARS]
+    if not request.htmx:
+        return redirect(reverse(page) + (f"?{urlencode({'q': text})}" if text else ""))
     listbox = request.GET.get("listbox", "suggestions")
     short = not long_enough(text)
     options = [] if short else search(text, limit + 1)  # one more than shown: whether there are more

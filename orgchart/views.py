@@ -140,7 +140,7 @@ def employee_list(request):
 
 def employee_suggest(request):
     """The employee pickers' suggestions (manager, successor): people whose name holds the text."""
-    return autocomplete.respond(request, store.suggest_employees)
+    return autocomplete.respond(request, store.suggest_employees, page="orgchart:employee_list")
 
 
 def _detail_context(found, depth_form, move_form) -> dict:

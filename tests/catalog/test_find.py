@@ -376,11 +376,14 @@ class VocabularyTest(RedisTestCase):
         self.assertEqual([row.id for row in names], [phone])
 
 
+HTMX = {"HX-Request": "true"}  # what htmx sends with every request
+
+
 class AutocompleteViewTest(RedisTestCase):
     def test_suggestions_are_one_round_trip_links_to_the_products_and_escaped(self):
         phone = make_product("Smartphone <X>", type="phone", attrs={})
         with self.assertRoundTrips(1):
-            response = self.client.get("/catalog/products/suggest/?q=phone&listbox=id_q-listbox")
+            response = self.client.get("/catalog/products/suggest/?q=phone&listbox=id_q-listbox", headers=HTMX)
         self.assertContains(response, 'role="option"')
         self.assertContains(response, f'data-href="/catalog/products/{phone}/"')
         self.assertContains(response, "Smartphone &lt;X&gt;")
@@ -391,21 +394,22 @@ class AutocompleteViewTest(RedisTestCase):
         phone = make_product("Smartphone X", type="phone", attrs={})
         make_product("Laptop Pro", type="laptop", attrs={})
         with self.assertRoundTrips(1):
-            response = self.client.get("/catalog/products/suggest/?q=Ph")
+            response = self.client.get("/catalog/products/suggest/?q=Ph", headers=HTMX)
         self.assertContains(response, f'data-href="/catalog/products/{phone}/"')
         self.assertNotContains(response, "Laptop Pro")
         self.assertNotContains(response, "letters or more")
 
     def test_a_field_of_another_name_is_read_by_the_name_htmx_gives(self):
         make_product("Smartphone X", type="phone", attrs={})
-        response = self.client.get("/catalog/products/suggest/?manager=phone", headers={"HX-Trigger-Name": "manager"})
+        named = {**HTMX, "HX-Trigger-Name": "manager"}
+        response = self.client.get("/catalog/products/suggest/?manager=phone", headers=named)
         self.assertContains(response, "Smartphone X")
 
     def test_short_text_asks_for_more_without_reading_and_nothing_found_says_so(self):
         with self.assertRoundTrips(0):
-            response = self.client.get("/catalog/products/suggest/?q=p")
+            response = self.client.get("/catalog/products/suggest/?q=p", headers=HTMX)
         self.assertContains(response, "Type 2 letters or more")
-        response = self.client.get("/catalog/products/suggest/?q=nothing")
+        response = self.client.get("/catalog/products/suggest/?q=nothing", headers=HTMX)
         self.assertContains(response, "Nothing matches “nothing”")
 
     def test_the_list_search_box_is_a_combobox_fed_by_the_suggestions(self):
@@ -418,8 +422,18 @@ class AutocompleteViewTest(RedisTestCase):
 
     def test_signed_out_is_sent_to_sign_in(self):
         self.client.logout()
-        response = self.client.get("/catalog/products/suggest/?q=phone")
+        response = self.client.get("/catalog/products/suggest/?q=phone", headers=HTMX)
         self.assertEqual(response.status_code, 302)
+        self.assertTrue(response["Location"].startswith("/accounts/login/"))
+
+    def test_opened_in_the_browser_it_is_the_list_searched_for_the_text(self):
+        """The key browser links the screens that read a key, this fragment's view among them."""
+        make_product("Smartphone X", type="phone", attrs={})
+        response = self.client.get("/catalog/products/suggest/?q=phone x", follow=True)
+        self.assertEqual(response.redirect_chain, [("/catalog/products/?q=phone+x", 302)])
+        self.assertContains(response, "<title>")
+        self.assertContains(response, "Smartphone X")
+        self.assertRedirects(self.client.get("/catalog/products/suggest/"), "/catalog/products/")
 
 
 class LiveCountTest(RedisTestCase):

@@ -7,6 +7,8 @@ from config.invariants import violations
 from tests.base import RedisTestCase
 from tests.catalog.helpers import make_product
 
+HTMX = {"HX-Request": "true"}  # what htmx sends with every request
+
 
 class AnyPartTest(RedisTestCase):
     def setUp(self):
@@ -39,14 +41,14 @@ class AnyPartTest(RedisTestCase):
 class SuggestionsTest(RedisTestCase):
     def test_a_cjk_word_is_suggested_and_more_matches_than_shown_are_said(self):
         phone = make_product("📱 هاتف 電話 Phone", type="phone", attrs={})
-        response = self.client.get("/catalog/products/suggest/", {"q": "電"})
+        response = self.client.get("/catalog/products/suggest/", {"q": "電"}, headers=HTMX)
         self.assertContains(response, f'data-href="/catalog/products/{phone}/"')
         for n in range(10):
             make_product(f"Phone case {n}", attrs={})
-        many = self.client.get("/catalog/products/suggest/", {"q": "phone"})
+        many = self.client.get("/catalog/products/suggest/", {"q": "phone"}, headers=HTMX)
         self.assertEqual(many.content.decode().count('role="option"'), 8)
         self.assertContains(many, "The first 8 shown: type more of the name to find the others.")
-        few = self.client.get("/catalog/products/suggest/", {"q": "case 3"})
+        few = self.client.get("/catalog/products/suggest/", {"q": "case 3"}, headers=HTMX)
         self.assertNotContains(few, "The first 8 shown")
 
 

@@ -122,9 +122,8 @@ class NameSearchTest(RedisTestCase):
     def test_the_suggestions_view_escapes_and_fills_ids(self):
         evil = employee("Eve <b>Bold</b>")
         with self.assertRoundTrips(1):
-            response = self.client.get(
-                "/orgchart/employees/suggest/?manager=bold", headers={"HX-Trigger-Name": "manager"}
-            )
+            named = {"HX-Request": "true", "HX-Trigger-Name": "manager"}
+            response = self.client.get("/orgchart/employees/suggest/?manager=bold", headers=named)
         self.assertContains(response, f'data-id="{evil}"')
         self.assertContains(response, "Eve &lt;b&gt;Bold&lt;/b&gt;")
         self.assertNotContains(response, "<b>Bold")
