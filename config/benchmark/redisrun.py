@@ -190,21 +190,23 @@ class RedisRun:
 
     def longest_command(self, action):
         """Run ``action()``; returns (its result or the exception it raised, seconds, the longest command's
-        ms and name from SLOWLOG). SLOWLOG keeps every command over ``SLOW_US`` meanwhile (a bounded log: a
-        move of thousands of people sends more commands than it could keep were every one logged); none
-        logged means none took that long."""
+        ms and name from SLOWLOG, with the main thread's CPU time meanwhile). SLOWLOG keeps every command
+        over ``SLOW_US`` meanwhile (a bounded log: a move of thousands of people sends more commands than
+        it could keep were every one logged); none logged means none took that long."""
         redis = client()
         old = redis.config_get("slowlog-log-slower-than")["slowlog-log-slower-than"]
         old_len = redis.config_get("slowlog-max-len")["slowlog-max-len"]
         redis.config_set("slowlog-max-len", 10_000)
         redis.config_set("slowlog-log-slower-than", SLOW_US)
         redis.slowlog_reset()
+        cpu_before = _main_thread_cpu(redis)
         started = time.perf_counter()
         try:
             outcome = action()
         except Exception as error:  # a refusal (Busy ...) is a result to report, not a crash of the run
             outcome = error
         seconds = time.perf_counter() - started
+        busy = f"the server's main thread busy {(_main_thread_cpu(redis) - cpu_before) * 1000:.2f} ms in all"
         entries = redis.slowlog_get(10_000)
         redis.config_set("slowlog-log-slower-than", old)
         redis.config_set("slowlog-max-len", old_len)
@@ -212,9 +214,18 @@ class RedisRun:
         named = [(e["duration"], _name(e["command"])) for e in entries]
         named = [(duration, name) for duration, name in named if name not in {"SLOWLOG", "CONFIG"}]  # our own
         if not named:
-            return outcome, seconds, 0.0, f"none over {SLOW_US / 1000:g} ms"
+            return outcome, seconds, 0.0, f"none over {SLOW_US / 1000:g} ms; {busy}"
         duration, name = max(named)
-        return outcome, seconds, duration / 1000, name
+        return outcome, seconds, duration / 1000, f"{name}; {busy}"
+
+
+def _main_thread_cpu(redis) -> float:
+    """CPU seconds of the server's main thread, where commands run (INFO cpu). SLOWLOG times a command
+    by the wall clock, so a server the machine descheduled logs a long command that did little work:
+    the two side by side tell them apart."""
+    cpu = redis.info("cpu")
+    nodes = [cpu] if "used_cpu_user_main_thread" in cpu else list(cpu.values())  # a cluster: per node
+    return sum(float(node["used_cpu_user_main_thread"]) + float(node["used_cpu_sys_main_thread"]) for node in nodes)
 
 
 def _name(command) -> str:
