@@ -220,7 +220,14 @@ class BenchmarkCommandTest(RedisTestCase):
         slower = {"median_ms": 2 * dba["median_ms"], "cpu_ms": dba["cpu_ms"], "server_ms": dba["server_ms"] + 1}
         op["sides"]["redis"].update(slower)
         (line,) = report.dba_losses({**self.figures, "operations": [op]})
-        self.assertRegex(line, rf"^- {op['key']} .*client CPU \+0\.000 ms, server \+1\.000 ms\): .* in the server$")
+        self.assertRegex(line, rf"^- {op['key']} .*client CPU \+0\.000 ms, server \+1\.000 ms\): .* in the server; ")
+        self.assertTrue(line.endswith(report.SERVER_WHY))
+        self.assertTrue(report.dba_goal([op]).endswith(f": not met by {op['key']}"))  # the model's to improve
+        op["sides"]["redis"].update(cpu_ms=dba["cpu_ms"] + 2)  # the client's cost the larger: inherent to it
+        (line,) = report.dba_losses({**self.figures, "operations": [op]})
+        self.assertTrue(line.endswith(f"in the client; {report.CLIENT_WHY}"), line)
+        verdict = f": met but for inherent losses; inherent losses (see below): {op['key']}"
+        self.assertTrue(report.dba_goal([op]).endswith(verdict), report.dba_goal([op]))
         op["sides"]["redis"]["median_ms"] = dba["median_ms"]
         self.assertEqual(report.dba_losses({**self.figures, "operations": [op]}), [])
 
