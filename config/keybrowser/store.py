@@ -31,7 +31,7 @@ from config.keybrowser.display import hidden_prefixes, is_hidden
 from config.keybrowser.nodes import Walk, by_node, placed
 from config.keyspace import KeyPattern, keyspace
 from config.redis import on_cluster, raw_client
-from config.store.scripts import queue_script, run_script, script_command
+from config.store.scripts import lua, queue_script, run_script, script_command
 
 PAGE = 50  # keys on a list page, members on a key page
 SCAN_COUNT = 500  # the largest COUNT hint of a SCAN step (a page starts with COUNT = its size)
@@ -47,155 +47,18 @@ TREE_COUNT = 500
 TREE_CHILDREN = 200  # distinct children a tree node counts; the rest are counted together
 STRING_CHUNK = 16 * 1024  # bytes of a string shown per page (GETRANGE)
 
-# SCAN in steps until a page is full, the keyspace is walked, or the slots the
-# steps may ask for in all (ARGV[5]) are asked. Hidden prefixes are dropped here so
-# they never leave Redis.
-SCAN_PAGE = """-- key browser: SCAN a page
-local cursor, match, kind = ARGV[1], ARGV[2], ARGV[3]
-local want, budget, most = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local found, done, asked, count = {}, 0, 0, math.min(want, budget)
-repeat
-  local reply
-  if kind == '' then
-    reply = redis.call('SCAN', cursor, 'MATCH', match, 'COUNT', count)
-  else
-    reply = redis.call('SCAN', cursor, 'MATCH', match, 'COUNT', count, 'TYPE', kind)
-  end
-  cursor, done, asked = reply[1], done + 1, asked + count
-  for _, key in ipairs(reply[2]) do
-    local shown = true
-    for i = 7, #ARGV do
-      if string.sub(key, 1, #ARGV[i]) == ARGV[i] then shown = false break end
-    end
-    if shown then found[#found + 1] = key end
-  end
-  -- Ask for as many slots as the hit rate so far says the page still needs, within the budget.
-  if #found == 0 then
-    count = math.min(count * 4, most)
-  else
-    count = math.max(10, math.min(most, math.ceil((want - #found) * asked / #found)))
-  end
-  count = math.min(count, budget - asked)
-until cursor == '0' or #found >= want or count <= 0
-return {cursor, done, found}
-"""
-
-# SCAN under one prefix, counting keys by their next ``:`` segment, so a tree
-# node costs one round trip and ships counts, not key names.
-_TREE = """-- key browser: count a prefix by segment
-local cursor, prefix, match = ARGV[1], ARGV[2], ARGV[3]
-local steps, count, most = tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
-local counts, order, others, done, seen = {}, {}, 0, 0, 0
-repeat
-  local reply = redis.call('SCAN', cursor, 'MATCH', match, 'COUNT', count)
-  cursor, done = reply[1], done + 1
-  for _, key in ipairs(reply[2]) do
-    local shown = true
-    for i = 7, #ARGV do
-      if string.sub(key, 1, #ARGV[i]) == ARGV[i] then shown = false break end
-    end
-    if shown then
-      seen = seen + 1
-      local rest = string.sub(key, #prefix + 1)
-      local sep = string.find(rest, ':', 1, true)
-      local child = sep and string.sub(rest, 1, sep) or rest
-      if counts[child] then
-        counts[child] = counts[child] + 1
-      elseif #order < most then
-        order[#order + 1] = child
-        counts[child] = 1
-      else
-        others = others + 1
-      end
-    end
-  end
-until cursor == '0' or done >= steps
-local flat = {cursor, done, seen, others}
-for _, child in ipairs(order) do
-  flat[#flat + 1] = child
-  flat[#flat + 1] = counts[child]
-end
-return flat
-"""
-
-# SCAN for keys that match no registered pattern, matched inside Redis so only the
-# orphans travel back. The registry comes as JSON (ARGV[5]): names without a wildcard
-# in a set, and Lua patterns indexed by their first two segments (or the first, or
-# none, where those hold a wildcard) and their number of segments (a ``*`` never spans
-# a ``:``), so a key is looked up, then tried against its own few patterns only. COUNT
-# adapts to the orphan rate so far, as in SCAN_PAGE, and never asks past ``most`` slots or
-# keys examined. Stops at about ``want`` orphans, at the end of the keyspace, or at ``most``.
-_ORPHANS = """-- key browser: SCAN for orphans
-local cursor, want, most, top = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local registry = cjson.decode(ARGV[5])
-local exact, two, one, any = {}, registry.two, registry.one, registry.any
-for _, name in ipairs(registry.exact) do exact[name] = true end
-local none = {}
-local function owned_by(list, key)
-  for _, pattern in ipairs(list) do
-    if string.find(key, pattern) then return true end
-  end
-  return false
-end
-local found, examined, asked, count = {}, 0, 0, math.min(want, most)
-repeat
-  local reply = redis.call('SCAN', cursor, 'COUNT', count)
-  cursor, asked = reply[1], asked + count
-  for _, key in ipairs(reply[2]) do
-    examined = examined + 1
-    if not exact[key] then
-      local first, second = string.match(key, '^([^:]*):?([^:]*)')
-      local shape = '#' .. (select(2, string.gsub(key, ':', ':')) + 1)
-      if not (owned_by(two[first .. ':' .. second .. shape] or none, key)
-              or owned_by(one[first .. shape] or none, key) or owned_by(any, key)) then
-        found[#found + 1] = key
-      end
-    end
-  end
-  if #found == 0 then
-    count = math.min(count * 4, top)
-  else
-    count = math.max(10, math.min(top, math.ceil((want - #found) * examined / #found)))
-  end
-  count = math.min(count, most - math.max(examined, asked))
-until cursor == '0' or #found >= want or count <= 0
-return {cursor, examined, found}
-"""
-
-# Everything a list shows of each key in KEYS, in one command whatever the type and the
-# number of keys: type, length, PTTL, encoding, memory for each key in turn ("none", -1, -2
-# and nil for a missing one), then DBSIZE when ARGV[1] is "1". One flat array: Redis 6.2
-# writes each nested table of a script's reply to the socket by a write() of its own, and
-# the client reads them by as many recv() calls. A script runs alone, so a key TYPE found
-# stays until its last read (OBJECT and MEMORY cannot meet a missing key). A Lua array
-# stops at its first nil, so a missing reply travels as false (a nil reply).
-_DESCRIBE_KEYS = """-- key browser: describe keys
-local lengths = {string = 'STRLEN', hash = 'HLEN', list = 'LLEN', set = 'SCARD', zset = 'ZCARD', stream = 'XLEN'}
-local out = {}
--- On one server the keys are KEYS; on a cluster they are one node's keys of many slots, given after the
--- flag in ARGV (a script's KEYS must share one slot, while its commands may read any key of its node).
-local names = KEYS
-if #KEYS == 0 then names = {unpack(ARGV, 2)} end
-for i, key in ipairs(names) do
-  local t, at = redis.call('TYPE', key)['ok'], (i - 1) * 5
-  out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = t, -1, -2, false, false
-  if t ~= 'none' then
-    if lengths[t] then out[at + 2] = redis.call(lengths[t], key) end
-    out[at + 3] = redis.call('PTTL', key)
-    out[at + 4] = redis.call('OBJECT', 'ENCODING', key)
-    out[at + 5] = redis.call('MEMORY', 'USAGE', key)
-  end
-end
-if ARGV[1] == '1' then out[#names * 5 + 1] = redis.call('DBSIZE') end
-return out
-"""
+# The list's, the tree's, the orphans' and the description's scripts: read-only, sent whole (EVAL).
+SCAN_PAGE = lua(__file__, "scan_page")
+_TREE = lua(__file__, "tree")
+_ORPHANS = lua(__file__, "orphans")
+_DESCRIBE_KEYS = lua(__file__, "describe_keys")
 ENTRY = 5  # the values the script gives a key
 
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}\Z")
 OFFSET_END = 2**63  # LRANGE, ZRANGE and GETRANGE offsets are signed 64-bit
-# Keys (and SCAN slots) the one script of an orphans request examines at most: each is matched
-# against its few registered patterns in Lua, several microseconds a key. The page scans on by
-# itself (htmx), a request at a time, until it holds a page of orphans.
+# Keys (and SCAN slots) the one script of an orphans request examines at most, each matched against
+# its few registered patterns in Lua. The page scans on by itself (htmx), a request at a time, until
+# it holds a page of orphans.
 ORPHAN_SCAN = 200
 
 
@@ -346,7 +209,7 @@ def _lua_pattern(glob: str) -> str:
 
 
 def _orphan_registry() -> str:
-    """The registry as the orphans script reads it (see _ORPHANS), as JSON."""
+    """The registry as the orphans script reads it (see lua/orphans.lua), as JSON."""
     exact, two, one, any_ = [], {}, {}, []
     for pattern in keyspace.patterns:
         segments, shape = [*pattern.segments, ""][:2], f"#{len(pattern.segments)}"
