@@ -287,7 +287,7 @@ CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 # The technical 500 page (DEBUG) and error reports mask a password inside any URL (REDIS_URL).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.RedactingExceptionReporterFilter"
 
-TEST_RUNNER = "config.testing.Runner"
+TEST_RUNNER = "tests.runner.Runner"
 
 LOGGING = {
     "version": 1,
