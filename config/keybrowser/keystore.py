@@ -1,10 +1,5 @@
-"""The key browser's reads of one key's page and of a registered pattern's index page.
-
-Split from ``store.py`` (the scans: lists, the namespace tree, orphans), with the
-same rules: read-only, every collection read in bounded pages, the raw client
-so binary names and values stay bytes. On a cluster the client sends each read
-to the node that holds its key, and the page names that node and the slot.
-"""
+"""The key browser's reads of one key's page and of a registered pattern's index page, with the
+rules of ``store.py``: read-only, every collection read in bounded pages, bytes kept as bytes."""
 
 from __future__ import annotations
 
@@ -64,9 +59,8 @@ class KeyContent:
 
 
 def parse_cursor(kind: str, text: str) -> str:
-    """A position inside a key of ``kind``, checked: a stream id, or ASCII digits inside
-    Redis's range (a SCAN cursor of a set or hash below 2^64, an offset below 2^63);
-    ValueError otherwise, so Redis never answers an error for it."""
+    """A position inside a key of ``kind``: a stream id, or digits inside Redis's range (a SCAN
+    cursor below 2^64, an offset below 2^63); ValueError otherwise, so Redis never refuses it."""
     text = text or ("+" if kind == "stream" else "0")
     if kind == "stream":
         if text == "+" or (_STREAM_ID.match(text) and all(int(p) < SCAN_CURSOR_END for p in text.split("-"))):
@@ -150,9 +144,8 @@ def entries(flat: list) -> list[Entry]:
 
 
 def read_entry(key: bytes, entry_id: str, cursor: str = "") -> KeyContent:
-    """One stream entry's page of fields (``PAGE`` from ``cursor``, a field index), each value cut
-    to ``VALUE_SHOWN`` by the script: one round trip with the key's metadata. ValueError for an id
-    or a position that is not one."""
+    """One stream entry's page of fields (``PAGE`` from ``cursor``, a field index), with the key's
+    metadata: one round trip. ValueError for an id or a position that is not one."""
     if is_hidden(key):
         raise HiddenKey(key)
     entry_id = parse_cursor("stream", entry_id)
@@ -174,10 +167,9 @@ def read_entry(key: bytes, entry_id: str, cursor: str = "") -> KeyContent:
 
 
 def download(key: bytes, field: bytes | None = None, entry_id: str = "", index: str = "") -> Iterator[bytes] | None:
-    """The whole value of a string, of a hash ``field`` or of a stream entry's field (its ``index``),
-    a ``DOWNLOAD_CHUNK`` a command (GETRANGE, or a script's slice): an iterator of its bytes, or
-    None when there is no such value. The first chunk is read here, so that a missing value is
-    known before anything is sent."""
+    """The whole value of a string, a hash ``field`` or a stream entry's field (its ``index``), a
+    ``DOWNLOAD_CHUNK`` a command: its bytes, or None when there is no such value. The first chunk
+    is read here, so that a missing value is known before anything is sent."""
     if is_hidden(key):
         raise HiddenKey(key)
     client = raw_client()
@@ -225,13 +217,9 @@ def _string_chunks(client, key: bytes) -> Iterator[bytes]:
 
 
 def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[bytes, ...] = ()) -> KeyContent:
-    """A key's metadata, whether its ``related`` keys exist, and one page of what it holds.
-
-    One round trip when the key is of its registered type (``expected``): the
-    page read rides in the same pipeline as the metadata. Otherwise a second
-    round trip reads the page once TYPE is known. ``cursor`` is checked for
-    the key's actual type (ValueError when it does not fit).
-    """
+    """A key's metadata, whether its ``related`` keys exist, and one page of what it holds: one
+    round trip when the key is of its registered type (``expected``), else a second once TYPE is
+    known. ``cursor`` is checked for the key's actual type (ValueError when it does not fit)."""
     if is_hidden(key):
         raise HiddenKey(key)
     related = tuple(k for k in related if not is_hidden(k))
@@ -272,8 +260,7 @@ class IndexPage:
 
 
 def pattern_index_page(pattern: KeyPattern, cursor: str) -> IndexPage:
-    """Keys of ``pattern`` through the app's own index of ids (ZRANGE by offset, or
-    SSCAN): two round trips, the index page, then the keys' metadata."""
+    """Keys of ``pattern`` through the app's index of ids (ZRANGE by offset, or SSCAN): two round trips."""
     index_owner = keyspace.match(pattern.index)
     kind = index_owner.type if index_owner else "zset"
     position = int(parse_cursor(kind, cursor))

@@ -2,23 +2,15 @@
 page and a pattern's index, ``serverstore`` the memory walk's slices and the server's own view,
 ``nodes`` walks a cluster's primaries. These modules are the only code that talks to Redis for it.
 
-Read-only by construction: the only commands sent are SCAN and the HSCAN /
-SSCAN / ZRANGE / LRANGE / XRANGE / GETRANGE family with limits, DBSIZE, the
-cardinality commands, and small read-only Lua scripts sent whole (EVAL, by
-``config.store.scripts``, so a flushed script cache never costs a second round
-trip nor a SCRIPT LOAD): the SCAN loops, and the
-description of a page of keys (TYPE, length, PTTL, OBJECT ENCODING, MEMORY
-USAGE, each key in KEYS) in one command. Never KEYS, never a whole read of a
-collection.
+Read-only by construction: SCAN, the HSCAN / SSCAN / ZRANGE / LRANGE / XRANGE / GETRANGE family
+with limits, DBSIZE, the cardinality commands, and small read-only Lua scripts (``lua/*.lua``)
+sent whole (EVAL: a flushed script cache never costs a second round trip nor a SCRIPT LOAD).
+Never KEYS, never a whole read of a collection. The raw client keeps bytes, so binary names and
+values reach ``display`` intact; Django's cache and session keys are refused here as well as
+hidden from listings (``display.is_hidden``).
 
-The raw client keeps bytes, so binary names and values reach ``display``
-intact. Django's cache and session keys are refused here as well as hidden
-from listings (see ``display.is_hidden``).
-
-On a Redis Cluster each scan asks every primary node at once, in one wave, and
-takes their keys in a stable node order; its cursor names the node as well as
-the SCAN position on it (see ``nodes.Walk``). A page's keys are described on
-their nodes, each node's in one script, in one wave, with their node and slot.
+On a Redis Cluster each scan asks every primary at once, in one wave, and takes their keys in a
+stable node order; its cursor names the node as well as the SCAN position on it (``nodes.Walk``).
 """
 
 from __future__ import annotations
@@ -93,15 +85,13 @@ class ScanPage:
 
 
 def _queue_describe(pipe, keys: list[bytes], with_dbsize: bool = False) -> None:
-    """One command describing ``keys`` (and DBSIZE): every key of it in KEYS, so on a
-    cluster, where a script's keys must share a slot, it is queued once per key."""
+    """One command describing ``keys`` (and DBSIZE), every key in KEYS: on a cluster, one key a call."""
     if keys or with_dbsize:
         queue_script(pipe, _DESCRIBE_KEYS, keys, ["1" if with_dbsize else "0"], whole=True)
 
 
 def _meta(key: bytes, entry) -> KeyMeta:
-    """A key's description from its ``ENTRY`` values of ``_DESCRIBE_KEYS`` (an exception when the
-    script failed)."""
+    """A key's description from its ``ENTRY`` values (an exception when the script failed)."""
     if not isinstance(entry, list):
         return KeyMeta(key=key, type="none", length=None, ttl_ms=None, encoding="", memory=None)
     kind, length, pttl, encoding, memory = entry
@@ -116,10 +106,8 @@ def _meta(key: bytes, entry) -> KeyMeta:
 
 
 def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta], int]:
-    """Type, length, TTL, encoding and memory of every key, and DBSIZE, in one round trip:
-    one script for all the keys on one server, so a page of 50 keys is one command and not
-    two hundred (on a cluster, a script per key, pipelined: one round trip per node the
-    keys live on, sent together, and DBSIZE on every primary)."""
+    """Type, length, TTL, encoding and memory of every key, and DBSIZE, in one command (on a
+    cluster, one per node, in one wave), so a page of 50 keys is not two hundred commands."""
     hidden = hidden_prefixes()  # once: a page describes fifty keys
     keys = [k for k in keys if not k.startswith(hidden)]
     if not keys and not with_dbsize:
@@ -142,38 +130,34 @@ def describe(keys: list[bytes], with_dbsize: bool = False) -> tuple[list[KeyMeta
     return placed([found[key] for key in keys]), total
 
 
-def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -> tuple[list[bytes], int, int]:
-    """Key names by SCAN from ``cursor``, in one round trip: (keys, next cursor, SCAN steps).
-
-    On a cluster, one wave: the cursor's node and every later one scanned at once, their keys
-    taken in node order up to the first node whose walk did not end or a full page."""
-    if on_cluster():
-        return _scan_nodes(match, kind, cursor, want)
-    args = [cursor, match, kind, want, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes()]
-    next_cursor, done, found = run_script(SCAN_PAGE, [], args, on=raw_client(), whole=True)
-    return list(found), int(next_cursor), int(done)
-
-
-def _scan_nodes(match: bytes, kind: str, cursor: int, want: int) -> tuple[list[bytes], int, int]:
-    """Every node from the cursor's scanned at once (``Walk.wave``), their keys taken in node order."""
-    walk, found, steps = Walk(cursor), [], 0
-    replies, _ = walk.wave(SCAN_PAGE, match, kind, want, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes())
-    for position, done, keys in replies:
+def _scan(script: str, cursor: int, want: int, *args) -> tuple[list[bytes], int, int, int]:
+    """A SCAN script's keys from ``cursor``: (keys, next cursor, most steps, counts summed). On a
+    cluster, one wave: every node from the cursor's at once (``Walk.wave``), their keys taken in node
+    order up to the first node whose walk did not end or a full page."""
+    if not on_cluster():
+        position, count, found = run_script(script, [], [cursor, *args], on=raw_client(), whole=True)
+        return list(found), int(position), int(count), int(count)
+    walk, found, most, total = Walk(cursor), [], 0, 0
+    replies, _ = walk.wave(script, *args)
+    for position, count, keys in replies:
         found.extend(keys)
-        steps = max(steps, int(done))
+        most, total = max(most, int(count)), total + int(count)
         walk.advance(int(position))
         if int(position) or len(found) >= want:
             break
-    return found, walk.cursor, steps
+    return found, walk.cursor, most, total
+
+
+def scan_keys(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE) -> tuple[list[bytes], int, int]:
+    """Key names by SCAN from ``cursor``, in one round trip (one wave): (keys, next cursor, steps)."""
+    args = [match, kind, want, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes()]
+    found, next_cursor, steps, _ = _scan(SCAN_PAGE, cursor, want, *args)
+    return found, next_cursor, steps
 
 
 def scan_page(match: bytes, kind: str = "", cursor: int = 0, want: int = PAGE, exact: bytes = b"") -> ScanPage:
-    """One page of keys by SCAN from ``cursor``, with their metadata: two round trips.
-
-    ``exact``, a name searched for literally, is described in the same pipeline,
-    so a key found by its full name shows at once, not after a walk through a
-    million keys with "load more".
-    """
+    """One page of keys by SCAN from ``cursor``, with their metadata: two round trips. ``exact``, a
+    name searched for literally, is described with them, so it shows at once, not after "load more"."""
     found, next_cursor, done = scan_keys(match, kind, cursor, want)
     extra = [exact] if exact and not cursor and exact not in found and not is_hidden(exact) else []
     metas, dbsize = describe(found + extra, with_dbsize=True)
@@ -227,25 +211,11 @@ def _orphan_registry() -> str:
 
 
 def orphan_page(cursor: int = 0) -> ScanPage:
-    """Keys that match no registered pattern, up to a page of them among at most
-    ORPHAN_SCAN keys examined, matched inside Redis: two round trips (on a cluster,
-    two waves: every node from the cursor's at once, then each node's description).
-    ``examined`` says how many keys were looked at, for the scan's progress."""
-    if on_cluster():
-        walk, found, examined = Walk(cursor), [], 0
-        replies, _ = walk.wave(_ORPHANS, PAGE, ORPHAN_SCAN, ORPHAN_SCAN, _orphan_registry())
-        for position, seen, keys in replies:
-            found.extend(keys)
-            examined += int(seen)
-            walk.advance(int(position))
-            if int(position) or len(found) >= PAGE:
-                break
-        next_cursor = walk.cursor
-    else:
-        args = [cursor, PAGE, ORPHAN_SCAN, ORPHAN_SCAN, _orphan_registry()]
-        next_cursor, examined, found = run_script(_ORPHANS, [], args, on=raw_client(), whole=True)
+    """Keys that match no registered pattern, up to a page among at most ORPHAN_SCAN examined, matched
+    inside Redis: two round trips (two waves on a cluster). ``examined`` feeds the scan's progress."""
+    found, next_cursor, _, examined = _scan(_ORPHANS, cursor, PAGE, PAGE, ORPHAN_SCAN, ORPHAN_SCAN, _orphan_registry())
     metas, dbsize = describe(found, with_dbsize=True)  # which leaves out Django's keys
-    return ScanPage(metas, int(next_cursor), 0, dbsize, examined=int(examined))
+    return ScanPage(metas, next_cursor, 0, dbsize, examined=examined)
 
 
 @dataclass
