@@ -338,17 +338,8 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     if kind == "hash":
         return {
             "fields": [
-                (
-                    cell(name, limit=NAME_SHOWN, whole=name_size, **links),
-                    cell(
-                        value,
-                        field_id_pattern(name, key_owner),
-                        whole=value_size,
-                        download=_field_download(key, name, name_size, value_size),
-                        **links,
-                    ),
-                )
-                for name, name_size, value, value_size in content.rows
+                _field(field, links, field_id_pattern(field[0], key_owner), _field_download(key, field))
+                for field in content.rows
             ]
         }
     if kind == "set":
@@ -370,27 +361,26 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     return {}
 
 
-def _field_download(key: bytes, name: bytes, name_size: int, value_size: int) -> str:
+def _field(field: tuple, links: dict, ids_of: KeyPattern | None, download: str) -> tuple[Cell, Cell]:
+    """A hash field's or a stream entry's field's (name, value, their whole sizes) name and value cells."""
+    name, name_size, value, value_size = field
+    return cell(name, limit=NAME_SHOWN, whole=name_size, **links), cell(
+        value, ids_of, whole=value_size, download=download, **links
+    )
+
+
+def _field_download(key: bytes, field: tuple) -> str:
     """The download of a hash field's value the page cuts (none when its name was cut too)."""
+    name, name_size, _, value_size = field
     return download_url(key, field=bytes(name)) if value_size > VALUE_SHOWN and name_size == len(name) else ""
 
 
 def _entry_view(key: bytes, entry, links: dict) -> EntryView:
     """One entry (``keystore.Entry``) as a page shows it: each cut value with its download."""
     entry_id = entry.id.decode()
-    fields = []
-    for i, (name, name_size, value, value_size) in enumerate(entry.fields, start=entry.first):
-        cut = value_size > len(value)
-        fields.append(
-            (
-                cell(name, limit=NAME_SHOWN, whole=name_size, **links),
-                cell(
-                    value,
-                    whole=value_size,
-                    download=download_url(key, entry=entry_id, index=str(i)) if cut else "",
-                    **links,
-                ),
-            )
-        )
+    fields = [
+        _field(field, links, None, download_url(key, entry=entry_id, index=str(i)) if field[3] > len(field[2]) else "")
+        for i, field in enumerate(entry.fields, start=entry.first)
+    ]
     url = key_url(key)
     return EntryView(entry_id, fields, entry.hidden, entry.size, f"{url}&entry={entry_id}" if url else "")

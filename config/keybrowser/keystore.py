@@ -101,16 +101,15 @@ def _content(meta: KeyMeta, cursor: str, reply, related: dict[bytes, bool]) -> K
         whole = cursor == "0" and not content.next_cursor
         # One page holding the whole key reads best sorted; a page of many keeps SCAN's order.
         content.rows = (sorted(found) if whole else found) if kind == "hash" else sorted(found)
-    elif kind in {"zset", "list"}:
-        content.rows, content.offset = list(reply), int(cursor)
-        end = int(cursor) + len(reply)
-        content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
     elif kind == "stream":
         more, content.rows = reply[0], entries(reply[1:])
         content.next_cursor = content.rows[-1].id.decode() if more and content.rows else ""
-    elif kind == "string":
-        content.value, content.offset = reply, int(cursor)
-        end = int(cursor) + len(reply)
+    elif kind in {"zset", "list", "string"}:  # paged by offset: a string's chunk, or its rows
+        if kind == "string":
+            content.value = reply
+        else:
+            content.rows = list(reply)
+        content.offset, end = int(cursor), int(cursor) + len(reply)
         content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
     return content
 
