@@ -25,9 +25,8 @@ _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _NAME_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _PRINTABLE_ASCII = re.compile(rb"[\x20-\x7e]*")  # bytes shown as they are, name or value
 NAME_SHOWN = 300  # bytes of a key name shown in a list; the key page shows it whole
-# Bytes of a key name that a link may carry: percent-encoded, at most about 3 KB of URL, under the
-# 4 KB request line of common servers. A longer name is listed, cut, with no link (no server
-# would accept the request); the keys of the dashboard's own patterns are far shorter.
+# Bytes of a key name that a link may carry: percent-encoded, about 3 KB of URL, under the 4 KB request
+# line of common servers. A longer name is listed, cut, with no link (no server would accept it).
 LINK_LIMIT = 1000
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 DASH = "—"  # a length Redis does not give

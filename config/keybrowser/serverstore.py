@@ -10,11 +10,9 @@ from config.keybrowser.store import SCAN_COUNT, SCAN_EXAMINED, SCAN_PAGE, KeyMet
 from config.redis import on_cluster, raw_client
 from config.store.scripts import run_script, script_command
 
-# The memory walk (``/keys/memory/``): the list's SCAN script and the list's description script, a
-# slice at a time, so no one command visits more than SCAN_EXAMINED slots nor describes more than
-# about MEMORY_SLICE keys (TYPE, length, OBJECT ENCODING, MEMORY USAGE with its default of 5 samples
-# of a collection's elements). A primary's walk stops after MEMORY_WALK keys: past that, its counts
-# and bytes are estimated from the keys described (see ``memory``).
+# The memory walk (``/keys/memory/``): the list's SCAN and description scripts, a slice at a time, so
+# no one command visits more than SCAN_EXAMINED slots nor describes more than about MEMORY_SLICE keys.
+# A primary's walk stops after MEMORY_WALK keys: past that, ``memory`` estimates from the keys described.
 MEMORY_SLICE = 100
 MEMORY_WALK = 20_000
 

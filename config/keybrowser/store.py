@@ -27,9 +27,8 @@ from config.store.scripts import lua, queue_script, run_script, script_command
 
 PAGE = 50  # keys on a list page, members on a key page
 SCAN_COUNT = 500  # the largest COUNT hint of a SCAN step (a page starts with COUNT = its size)
-# Slots a list request's SCAN steps ask for in all (their COUNTs summed), whatever the keyspace size:
-# a sparse match on a large keyspace otherwise steps on until a page fills, holding Redis for as long
-# as the keyspace is large. The one script a request sends spends them, so this bounds what any one
+# Slots a list request's SCAN steps ask for in all (their COUNTs summed), whatever the keyspace size,
+# so a sparse match never holds Redis for as long as the keyspace is large: this bounds what any one
 # command visits; "Load more" continues from the cursor, a request and a slice at a time.
 SCAN_EXAMINED = 800
 # Per tree request, one script of TREE_STEPS SCAN steps of TREE_COUNT slots: each key found is split
