@@ -1,10 +1,9 @@
 """Staff activity: the event every write appends, and the sign-in records.
 
-Views pass an ``Actor`` (who writes, and how to link to what they wrote)
-keyword-only to every store write (``*, actor``). The store builds the
-``Event`` with ``actor.event(...)`` and queues it with
-``config.store.queue_event`` on the same transaction as the write itself, so
-the log never shows a write that did not happen nor misses one that did.
+Views pass an ``Actor`` (who writes, and how to link to what they wrote) keyword-only to every store
+write (``*, actor``). The store builds the ``Event`` with ``actor.event(...)`` and queues it with
+``config.store.queue_event`` on the same transaction as the write itself, so the log never shows a
+write that did not happen nor misses one that did.
 """
 
 from __future__ import annotations
@@ -39,11 +38,8 @@ class Event:
 
 @dataclass(frozen=True)
 class Actor:
-    """Who writes (a username, or "seed"/"import"), and how to link to an object they wrote.
-
-    ``link(entity, object_id)`` gives the path of the object's screen; views
-    build it from ``reverse`` so stores never know URLs.
-    """
+    """Who writes (a username, or "seed"/"import"), and ``link(entity, object_id)``, the path of an
+    object's screen, built by views from ``reverse`` so stores never know URLs."""
 
     name: str
     link: Callable[[str, str], str] = _no_link

@@ -1,14 +1,12 @@
 """Autocomplete for any screen that picks a record by name: one view helper, two partials, one static script.
 
-The field is ``templates/includes/autocomplete.html``, an ARIA combobox: a text
-input that htmx sends, debounced, to a suggestions view on each pause in
-typing (``hx-sync`` drops a request a newer keystroke replaces), and a listbox
-the reply fills. ``static/js/autocomplete.js`` (no inline script) makes it
-keyboard operable: arrows move through the options, Enter picks one, Escape
-closes. Picking either follows the option's link (``mode="go"``: the product
-list's search goes to the product) or fills a hidden input with the record's id
-and the visible one with its name (``mode="fill"``: a person, a course, a
-manager). Without JavaScript the input is a plain text field of its form.
+The field is ``templates/includes/autocomplete.html``, an ARIA combobox: a text input that htmx
+sends, debounced, to a suggestions view on each pause in typing (``hx-sync`` drops a request a newer
+keystroke replaces), and a listbox the reply fills. ``static/js/autocomplete.js`` (no inline script)
+makes it keyboard operable: arrows move through the options, Enter picks one, Escape closes. Picking
+either follows the option's link (``mode="go"``: the product list's search goes to the product) or
+fills a hidden input with the record's id and the visible one with its name (``mode="fill"``: a
+person, a course, a manager). Without JavaScript the input is a plain text field of its form.
 
 The suggestions view is ``respond(request, search)``: ``search(text, limit)``
 is the app's store read, one round trip, returning (id, label) pairs.

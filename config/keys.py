@@ -1,13 +1,11 @@
 """Key names of the cross-cutting pieces: staff activity, sign-in limits, seeding.
 
-Each key is declared once, on the function that builds it (``keyspace.declarer``).
-Django's own cache and session keys live under ``django:`` (the cache's
-KEY_PREFIX), the domain apps under their own prefixes, so a key's owner shows
-in its name.
+Each key is declared once, on the function that builds it (``keyspace.declarer``). Django's own
+cache and session keys live under ``django:`` (the cache's KEY_PREFIX), the domain apps under their
+own prefixes, so a key's owner shows in its name.
 
-The sign-in keys share the hash tag ``{signins}``: a sign-in's script and
-transactions touch several of them at once, and on a Redis Cluster these must
-find all their keys in one slot (docs/cluster.md).
+The sign-in keys share the hash tag ``{signins}``: a sign-in's script and transactions touch several
+of them at once, which on a Redis Cluster must be in one slot (docs/cluster.md).
 """
 
 import hashlib
@@ -67,10 +65,8 @@ _EVENT_TAGS: list[str] = []  # every stream's hash tag, in the order registered
 
 
 def register_event_stream(tag: str) -> str:
-    """Declare one activity stream, for the slot group ``tag`` (an app, a catalog partition).
-
-    Returns its key. The dashboard merges every stream registered here, so the
-    streams are known without a SCAN."""
+    """Declare (and name) the activity stream of the slot group ``tag`` (an app, a catalog partition):
+    the dashboard merges every stream registered here, known without a SCAN."""
     if tag not in _EVENT_TAGS:
         _EVENT_TAGS.append(tag)
     return events(tag)

@@ -1,13 +1,11 @@
 """Registry of every key pattern the project writes.
 
-Each app's ``keys.py`` registers its patterns here when it is imported (the
-config app imports every ``keys`` module at start-up). The dashboard lists
-them, the key browser uses them to name a key's owner, ``seed --reset`` uses
-the app prefixes, and tests check that every key Redis holds is registered.
+Each app's ``keys.py`` registers its patterns here when it is imported (at start-up). The dashboard
+lists them, the key browser names a key's owner by them, ``seed --reset`` uses the app prefixes, and
+tests check that every key Redis holds is registered.
 
-Patterns are globs over ``:``-separated segments, where ``*`` stands for
-exactly one segment: ``catalog:product:*`` matches ``catalog:product:42`` but
-not ``catalog:product:42:reviews``, which has a pattern of its own.
+Patterns are globs over ``:``-separated segments, where ``*`` stands for exactly one segment:
+``catalog:product:*`` matches ``catalog:product:42`` but not ``catalog:product:42:reviews``.
 """
 
 from __future__ import annotations
@@ -86,12 +84,11 @@ class KeySpace:
     def declarer(self, app: str) -> Callable[..., Callable[[Callable[..., str]], Callable[..., str]]]:
         """A decorator factory for ``app``'s keys.py: each key is declared once, on its function.
 
-        ``@key("hash", modeling, serves, why=..., screens=...)`` registers the
-        glob the function returns when every required parameter is ``"*"``,
-        so the name and its registration cannot drift apart. A function that
-        rewrites its argument (a digest of user input, say) names its glob with
-        ``pattern=``. The function keeps working as before and carries its entry
-        as ``.entry``.
+        ``@key("hash", modeling, serves, why=..., screens=...)`` registers the glob the function
+        returns when every required parameter is ``"*"``, so the name and its registration cannot
+        drift apart. A function that rewrites its argument (a digest of user input, say) names its
+        glob with ``pattern=``. The function keeps working as before and carries its entry as
+        ``.entry``.
         """
 
         def key(

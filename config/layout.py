@@ -31,8 +31,7 @@ class Layout:
 
     @cached_property
     def can_write(self) -> bool:
-        """Whether the user may write in the page's app: every edit, delete, add and action
-        control is shown by it, so a viewer sees none (the middleware refuses their POSTs)."""
+        """Whether the user may write in the page's app: every write control is shown by it."""
         return roles.may_write(self.request.user, self.section)
 
     @cached_property
@@ -48,8 +47,7 @@ class Layout:
     @cached_property
     def evicting(self) -> str:
         """Redis's eviction policy when it can evict keys, for the banner; read at most every
-        ``EVICTION_CHECK_SECONDS`` per process, so nearly every page costs no round trip for it.
-        A Redis that cannot answer leaves the banner out: the page's own reads say so."""
+        ``EVICTION_CHECK_SECONDS`` per process. A Redis that cannot answer leaves the banner out."""
         try:
             return store.evicting_policy() or ""
         except Exception:

@@ -1,12 +1,10 @@
 """List screens: their state (search, sort, filters, page), paging over Redis, and htmx partials.
 
-A list screen declares a ``ListSpec`` once (its sorts, default order, filters and
-their form, extra parameters, page size) and reads its state from the request
-with ``spec.read(request)``: the one place a query string is parsed. The app's
-store returns a page and its total in one round trip for an offset and a limit
-(ZCARD and ZRANGE in one pipeline, say), ``page_of`` wraps them in Django's own
-Page so the pagination partial works whatever the backend, and ``render_list``
-renders the screen, or only its partial for an htmx request. ``?per=`` picks a page size
+A list screen declares a ``ListSpec`` once (sorts, default order, filters and their form, extra
+parameters, page size) and reads its state with ``spec.read(request)``: the one place a query
+string is parsed. The app's store returns a page and its total in one round trip, ``page_of``
+wraps them in Django's own Page so the pagination partial works whatever the backend, and
+``render_list`` renders the screen, or only its partial for htmx. ``?per=`` picks a page size
 among ``PAGE_SIZES``; a page past the end redirects to the last one (``PastEndMiddleware``).
 """
 
@@ -25,9 +23,8 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-# ASCII digits only (``int`` would take "٣", " 3", "+3" and "3_0"), and few of them:
-# a page number this long is past any list, and its offset stays far inside the
-# 64-bit range Redis accepts.
+# ASCII digits only (``int`` would take "٣", " 3", "+3" and "3_0"), and few of them: the offset
+# stays far inside the 64-bit range Redis accepts.
 _PAGE = re.compile(r"[1-9][0-9]{0,8}")
 # Stands for the one value that varies in ``ListState.varying``'s links; a value holding it is
 # encoded as "%00" too, which ``varying`` checks.
@@ -83,15 +80,10 @@ class ListState:
         return sorted({*PAGE_SIZES, self.default_per_page or self.per_page})
 
     def varying(self, name: str) -> Callable[[str], str]:
-        """``self.query(**{name: value}, page=1)`` for many values, the other parameters encoded once.
-
-        A page has dozens of links that differ in one parameter (its chips, its
-        column heads): the query string is encoded once with a mark where the
-        value goes, and each link's value is encoded into it (``urlencode``
-        encodes each value with ``quote_plus``, so the result is the same
-        string). An empty value drops the parameter, and a state already
-        holding the mark's encoding cannot use it: both ask ``query`` itself.
-        """
+        """``self.query(**{name: value}, page=1)`` for many values (a page's chips, its column heads),
+        the other parameters encoded once with a mark where the value goes (``urlencode`` quotes each
+        value with ``quote_plus``, so the string is the same). An empty value, or a state already
+        holding the mark's encoding, asks ``query`` itself."""
         base = self.query(**{name: _MARK, "page": 1})
         reliable = base.count(_MARK_ENCODED) == 1
 
@@ -112,8 +104,7 @@ class ListState:
 
     @cached_property
     def heads(self) -> dict[str, SortHead]:
-        """Each sortable column's head, computed once per page: ``state.heads.name.href``
-        (the link that sorts by it, toggling the direction) and ``.mark`` (▲ or ▼ when sorted by it)."""
+        """Each sortable column's head, once per page: ``state.heads.name.href`` and ``.mark``."""
         heads, ordered = {}, self.varying("o")
         for key in self.sorts:
             order = "-" + key if self.order == key else key
@@ -136,8 +127,7 @@ def list_state(
     max_q: int = 100,
     max_filter: int = 200,
 ) -> ListState:
-    """Read ``?q=&o=&page=`` and the named filters; unknown sorts fall back to the default,
-    a malformed page number is a 404 as in Django's own list views."""
+    """Read ``?q=&o=&page=`` and the named filters: an unknown sort is the default, a bad page a 404."""
     order = params.get("o", default_order)
     if order.lstrip("-") not in sorts:
         order = default_order
@@ -183,8 +173,7 @@ class ListSpec:
 
 @dataclass(frozen=True)
 class Listed:
-    """One kind of object with list, add, detail, edit and delete screens named
-    ``<app>:<name>_<view>``: what an app's shared list, form and delete templates ask of it."""
+    """One kind of object whose screens are named ``<app>:<name>_<view>``, for an app's shared templates."""
 
     app: ClassVar[str] = ""  # set by the app's subclass
     name: str
@@ -209,8 +198,7 @@ class Listed:
 def render_list(
     request: HttpRequest, template: str, context: dict, partial: str = "results", status: int = 200
 ) -> HttpResponse:
-    """Render a screen, or for htmx (not a boosted link, which wants the whole page) only its
-    ``{% partialdef %}``: the one way every screen picks its htmx partial."""
+    """Render a screen, or for htmx (not a boosted link) only its ``{% partialdef %}``."""
     if request.htmx and not request.htmx.boosted:
         template = f"{template}#{partial}"
     return render(request, template, context, status=status)
@@ -239,9 +227,8 @@ class _ReachingPaginator(Paginator):
 
 
 def page_of(items: list, total: int, state: ListState, reachable: int | None = None) -> Page:
-    """A Django Page from one page of items already read, and the total; ``reachable``, where a list's
-    pages stop short of its total (a partitioned catalog's result window). A page past the last raises
-    ``PastEnd``, which ``PastEndMiddleware`` turns into the last page and a message."""
+    """A Django Page from one page of items already read, and the total; ``reachable``, where pages stop
+    short of the total (a partitioned catalog's result window). A page past the last raises ``PastEnd``."""
     if reachable is None or reachable >= total:
         paginator = Paginator(_Counted(total), state.per_page, allow_empty_first_page=True)
     else:
@@ -252,8 +239,7 @@ def page_of(items: list, total: int, state: ListState, reachable: int | None = N
 
 
 class PastEnd(Http404):
-    """A page number past a list's last page: ``PastEndMiddleware`` answers with the last page and
-    a message, as a list that shrank since its link was made should; anything else, a 404."""
+    """A page number past a list's last page: the last page and a message by ``PastEndMiddleware``, else a 404."""
 
     def __init__(self, last: int):
         super().__init__("That page is past the end of the list")
@@ -261,8 +247,7 @@ class PastEnd(Http404):
 
 
 class PastEndMiddleware:
-    """Sends a request for a page past the end of a list to its last page, saying so (Django's own
-    list views answer a 404 there; a list that shrank under a bookmark or a deletion should not)."""
+    """Sends a GET past a list's end to its last page, saying so: a list may shrink under a bookmark."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -287,7 +272,6 @@ _ANY_ID = 987_654_321_987  # a valid ``<id:...>`` that no other part of a path h
 
 
 def url_for_each(name: str, *args) -> Callable[[int], str]:
-    """``reverse(name, args=[*args, pk])`` for every row of a page, reversed once: the rows' id goes
-    where a placeholder id was, so a change in ``urls.py`` still changes every link."""
+    """``reverse(name, args=[*args, pk])`` for every row of a page, reversed once with a placeholder id."""
     head, _, tail = reverse(name, args=[*args, _ANY_ID]).rpartition(str(_ANY_ID))
     return lambda pk: f"{head}{pk}{tail}"

@@ -28,20 +28,15 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
 
 
 def _refusal(status: int, message: str) -> HttpResponse:
-    """A plain refusal for a request turned away before its body is read: no session, no
-    template, nothing that could read the body or touch Redis."""
+    """A plain refusal before the body is read: no session, no template, no Redis."""
     return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
 
 
 class RequestBodyLimitMiddleware(MiddlewareMixin):
-    """Refuses a body too large (413), of no stated length (411) or of a malformed length
-    (400) from its headers alone, before anything reads it: Django spools a multipart
-    body to the temporary folder as soon as ``request.POST`` is read (the CSRF check
-    does), and caps neither a file's size nor the body's.
-
-    A chunked body (``Transfer-Encoding``) states no length: Django would read it as
-    empty, so it is refused outright rather than half understood. ``REQUEST_BODY_LIMIT``
-    is the largest import upload with room for the form around it.
+    """Refuses a body too large (413), of no stated length (411) or of a malformed length (400) from
+    its headers alone: Django spools a multipart body to disk as soon as ``request.POST`` is read (the
+    CSRF check does), and caps neither a file's size nor the body's. A chunked body states no length
+    and Django would read it as empty, so it is refused rather than half understood.
     """
 
     def process_request(self, request):
@@ -58,13 +53,10 @@ class RequestBodyLimitMiddleware(MiddlewareMixin):
 
 
 class AnonymousWriteMiddleware(MiddlewareMixin):
-    """A visitor who is not signed in may post the sign-in form and nothing else, and that
-    form is small: every other write answers (the sign-in redirect) before its body is read.
-
-    It must come before ``CsrfViewMiddleware``, whose check reads ``request.POST`` and so
-    spools an upload to disk, even one sent with a self-chosen ``csrftoken`` cookie. Past
-    it, the body is read only for a signed-in user or as a sign-in form of at most
-    ``ANONYMOUS_BODY_LIMIT`` bytes, which Django parses in memory: nothing reaches the disk.
+    """A visitor who is not signed in may post the small sign-in form and nothing else: every other
+    write answers (the sign-in redirect) before its body is read. It comes before
+    ``CsrfViewMiddleware``, whose check reads ``request.POST`` and so spools an upload to disk, even
+    one sent with a self-chosen ``csrftoken`` cookie.
     """
 
     def __init__(self, get_response):
@@ -87,12 +79,9 @@ class AnonymousWriteMiddleware(MiddlewareMixin):
 
 
 class SecurityHeadersMiddleware(MiddlewareMixin):
-    """The Content-Security-Policy on every response, and ``Cache-Control: no-store`` on
-    every page the app renders (static files are answered by WhiteNoise before this, with
-    their own long cache headers): a signed-in page must never be kept by a shared cache
-    or shown again from the browser's history after signing out.
-
-    Django 5.2 has no CSP setting of its own (6.0 adds one); this is the one header it lacks.
+    """The Content-Security-Policy (Django 5.2 has no setting for it) on every response, and
+    ``Cache-Control: no-store`` on every page the app renders (WhiteNoise answers static files
+    before this): a signed-in page must never be kept by a shared cache or the browser's history.
     """
 
     def process_response(self, request, response):
@@ -112,16 +101,11 @@ def forbidden(request, message: str = ""):
 
 
 class PermissionMiddleware(MiddlewareMixin):
-    """Roles (``config.roles``) enforced in one place, before any view runs, so a refused
-    request writes nothing and no app view carries its own check:
-
-    - a signed-in user who is no longer staff is signed out;
-    - the key browser needs ``config.browse_keys`` for every request;
-    - a write (any method but the safe GET, HEAD, OPTIONS and TRACE, as for CSRF) under
-      an app's URL space needs that app's write permission, and so does any request for a
-      page that exists only to write (an add or edit form, a confirmation: ``roles.is_write_page``).
-
-    Django's admin (``/admin/``) checks its own model permissions.
+    """Roles (``config.roles``) enforced in one place, before any view runs, so a refused request
+    writes nothing and no app view carries its own check: a user no longer staff is signed out; the
+    key browser needs ``config.browse_keys``; a write (any method but the safe ones, as for CSRF)
+    under an app's URL space, or a page that exists only to write (``roles.is_write_page``), needs
+    that app's write permission. Django's admin checks its own model permissions.
     """
 
     def process_view(self, request, view_func, view_args, view_kwargs):
@@ -147,12 +131,9 @@ class PermissionMiddleware(MiddlewareMixin):
 
 
 class TraceMiddleware:
-    """Records every Redis command of the request and shows them in the page.
-
-    It sits outermost, so the session load and save are in the trace too, and
-    it renders the panel after the response is complete, in place of the
-    placeholder in base.html. An htmx partial gets the panel as an
-    out-of-band swap, so the panel always describes what was just loaded.
+    """Records every Redis command of the request and shows them in the page. Outermost, so the
+    session's load and save are traced too; the panel replaces base.html's placeholder once the
+    response is complete, and comes as an out-of-band swap with an htmx partial.
     """
 
     def __init__(self, get_response):
@@ -169,14 +150,12 @@ class TraceMiddleware:
         is_htmx = request.headers.get("HX-Request") == "true"
         if PANEL_PLACEHOLDER not in response.content and not is_htmx:
             return response
-        if not _may_see_keys(request):
-            # The panel names keys and links to the key browser: the same permission.
-            if PANEL_PLACEHOLDER in response.content:
-                response.content = response.content.replace(PANEL_PLACEHOLDER, b"", 1)
-                if response.has_header("Content-Length"):
-                    response["Content-Length"] = str(len(response.content))
-            return response
-        panel = redis_panel.panel_html(recorded, request.get_full_path(), is_htmx).encode()
+        # The panel names keys and links to the key browser: the same permission.
+        panel = (
+            redis_panel.panel_html(recorded, request.get_full_path(), is_htmx).encode()
+            if _may_see_keys(request)
+            else b""
+        )
         if PANEL_PLACEHOLDER in response.content:
             response.content = response.content.replace(PANEL_PLACEHOLDER, panel, 1)
         else:
@@ -203,8 +182,7 @@ def _chain(exc: BaseException | None):
 
 
 def is_redis_down(exc: BaseException | None) -> bool:
-    """Whether Redis failed the request: unreachable, timed out, or any error reply
-    (BUSY, LOADING, READONLY, OOM, MASTERDOWN, ...). Each is the 503 page, never a 500."""
+    """Whether Redis failed the request (unreachable, timed out, any error reply): a 503, never a 500."""
     failed = (redis.RedisError, ConnectionInterrupted)
     return any(isinstance(e, failed) for e in _chain(exc))
 
@@ -248,8 +226,7 @@ def failure_of(exc: BaseException) -> dict:
 
 
 def _signed_in(request) -> bool:
-    """Whether the session says so; when the session cannot be read (it lives in Redis),
-    the visitor is treated as anonymous, so the page renders and shows nothing private."""
+    """Whether the session says so; anonymous when the session (in Redis) cannot be read."""
     try:
         return bool(request.user.is_authenticated)
     except Exception:
@@ -274,14 +251,10 @@ def unavailable(request, exc: BaseException):
 
 
 class RedisUnavailableMiddleware(MiddlewareMixin):
-    """Every page answers 503 with a plain explanation while Redis is unreachable.
-
-    Three ways a request can meet a dead Redis, three catches: loading the
-    session (forced here in process_view, before the login check needs it),
-    the view itself (process_exception), and anything later in the response
-    cycle (the got_request_exception signal marks the request, and the
-    response is replaced on the way out). Nothing is cached about the failure,
-    so the next request after Redis is back is served normally.
+    """Every page answers 503 with a plain explanation while Redis is unreachable. Three catches:
+    loading the session (forced in process_view), the view itself (process_exception), and anything
+    later (the got_request_exception signal marks the request; its response is replaced on the way
+    out). Nothing is cached about the failure, so the first request after Redis is back is served.
     """
 
     def process_response(self, request, response):
@@ -311,12 +284,8 @@ def _mark_redis_failure(sender, request=None, **kwargs):
 
 
 class ContentionMiddleware(MiddlewareMixin):
-    """A write that lost its WATCH race too many times in a row answers 409.
-
-    Each app turns its own refusals into form errors; this catches what
-    escapes a view (``config.store.Busy``), so the user
-    reads that nothing was written and can try again, never a 500.
-    """
+    """A write that lost its WATCH race too many times in a row (``Busy``, escaping a view) answers
+    409: nothing was written, try again; never a 500."""
 
     def process_exception(self, request, exception):
         from config.store import Busy

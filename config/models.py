@@ -1,8 +1,7 @@
 """Permissions of the dashboard: the data lives in Redis, so the model holds no rows.
 
-Django's groups and permissions need a model to hang permissions on; ``Access``
-is that model, unmanaged (no table). The roles (groups) that use them are in
-``config.roles``.
+Django's groups and permissions need a model to hang permissions on; ``Access`` is that model,
+unmanaged (no table). The roles (groups) that use them are in ``config.roles``.
 """
 
 import uuid

@@ -5,10 +5,9 @@
 - administrator: everything: the apps, the key browser, failed sign-ins, each
   app's import and export, and users and groups in Django's admin.
 
-A staff user without a group can sign in and reads like a viewer; a superuser
-has every permission. ``sync_roles`` runs from a migration and again after
-every ``migrate`` (and a test database flush), so the groups always exist with
-exactly these permissions.
+A staff user without a group reads like a viewer; a superuser has every permission.
+``sync_roles`` runs from a migration and after every ``migrate`` (and a test database flush), so
+the groups always exist with exactly these permissions.
 """
 
 from __future__ import annotations
@@ -56,8 +55,7 @@ ROLE_LABELS = {VIEWER: "Viewer", EDITOR: "Editor", ADMINISTRATOR: "Administrator
 
 
 def role_of(user) -> str:
-    """The role a user acts in, read from what they may do rather than from their groups, so a
-    superuser reads as an administrator and a staff member without a group as a viewer."""
+    """The role a user acts in, read from what they may do rather than from their groups."""
     if user.has_perm(BROWSE_KEYS):
         return ADMINISTRATOR
     if any(user.has_perm(name) for name in WRITE_PERMISSIONS.values()):
@@ -71,21 +69,18 @@ WRITE_PAGES = frozenset({"add", "edit", "delete", "move", "revert", "relation"})
 
 
 def is_write_page(url_name: str | None) -> bool:
-    """Whether a route is a write page, which a role without the app's write permission
-    is refused even on a GET: it would show a form the role can never send."""
+    """Whether a route is a write page, refused even on a GET to a role that can never send its form."""
     return (url_name or "").rsplit("_", 1)[-1] in WRITE_PAGES
 
 
 def may_write(user, section: str) -> bool:
-    """Whether ``user`` may write in the app whose URL space is ``section`` (the check
-    ``PermissionMiddleware`` makes of a POST there), for screens to show write controls by."""
+    """Whether ``user`` may write in the app of URL space ``section``, for screens' write controls."""
     needed = WRITE_PERMISSIONS.get(section)
     return bool(needed) and user.has_perm(needed)
 
 
 def sync_roles(apps=None) -> None:
-    """Create the groups and give each exactly its permissions (with historical
-    models inside a migration, the real ones otherwise)."""
+    """Create the groups and give each exactly its permissions (``apps``: a migration's models)."""
     from django.contrib.auth.management import create_permissions
 
     if apps is None:
@@ -112,19 +107,13 @@ def sync_roles(apps=None) -> None:
 class RoleBackend(ModelBackend):
     """Django's ModelBackend, with the user and its permissions cached in Redis beside the sessions.
 
-    Every request asks who its user is and what it may do (the sidebar, the Redis panel and the
-    permission middleware all call ``has_perm``). ``get_user`` answers from one cache entry per
-    user, read with the user's and the roles' version stamps in one MGET, so a signed-in request
-    sends no SQL at all. The entry records the stamps it was built under; a change of the user,
-    its groups, its own permissions, a group's permissions or a permission (``_bump``, on the
-    model signals below) writes a new stamp, so the next request of any of the user's sessions
-    finds the entry stale and reads the database again (one query: the user's row with both
-    permission sets as subqueries, see ``_load``).
-
-    The stamps are read before the database, so a request that reads the rows while a change
-    commits stores an entry under the stamps it saw, which the change's own stamp then outdates.
-    Writes that bypass the model signals (``QuerySet.update``, raw SQL) are not seen until the entry
-    expires (``CACHE_SECONDS``): change users through the models, as the admin does.
+    ``get_user`` answers from one cache entry per user, read with the user's and the roles' version
+    stamps in one MGET, so a signed-in request sends no SQL. A change of the user, its groups or
+    permissions, a group's permissions or a permission (``_bump``, on the model signals below)
+    writes a new stamp, so the next request finds the entry stale and reads the database again (one
+    query, ``_load``). The stamps are read before the database, so an entry built while a change
+    commits is outdated by the change's own stamp. Writes that bypass the model signals
+    (``QuerySet.update``, raw SQL) are not seen until the entry expires (``CACHE_SECONDS``).
     """
 
     def get_user(self, user_id):
@@ -208,11 +197,8 @@ def _from_entry(entry: dict):
 
 
 def _bump(user_id=None) -> None:
-    """A new stamp for one user (its entry dropped too), or for every user (``user_id`` None).
-
-    Written at once, so the rest of this request and a test inside one transaction see it, and
-    again when the transaction commits, so a request that read the old rows meanwhile cannot
-    leave an entry that looks current."""
+    """A new stamp for one user (its entry dropped), or for every user: written at once, and again at
+    commit, so a request that read the old rows meanwhile cannot leave an entry that looks current."""
 
     def write():
         if user_id is None:
@@ -228,8 +214,7 @@ def _bump(user_id=None) -> None:
 @receiver(post_save, sender=UserModel, dispatch_uid="config.roles.user_saved")
 @receiver(post_delete, sender=UserModel, dispatch_uid="config.roles.user_deleted")
 def _user_changed(sender, instance, update_fields=None, **kwargs):
-    """Every save but a sign-in's own ``last_login``: no page shows it from ``request.user``, and a
-    new stamp on every sign-in would make each of the user's other sessions read the database again."""
+    """Every save but a sign-in's own ``last_login``, which no page shows from ``request.user``."""
     if update_fields is None or set(update_fields) != {"last_login"}:
         _bump(instance.pk)
 
@@ -255,8 +240,7 @@ def _group_permissions_changed(sender, action, **kwargs):
 @receiver(post_save, sender=ContentType, dispatch_uid="config.roles.content_type_saved")
 @receiver(post_delete, sender=ContentType, dispatch_uid="config.roles.content_type_deleted")
 def _roles_changed(sender, **kwargs):
-    """A group or a permission deleted takes its memberships with it, with no m2m signal; a permission or
-    its content type renamed changes the names users hold."""
+    """A group or permission deleted takes its memberships with it (no m2m signal); a rename renames."""
     _bump()
 
 
@@ -272,8 +256,8 @@ _NAME = Concat("content_type__app_label", Value("."), "codename", output_field=C
 
 
 class _Joined(Func):
-    """The subquery's rows joined in one string: GROUP_CONCAT(x, sep), STRING_AGG(x, sep) on
-    PostgreSQL. A plain Func, not an Aggregate, so the subquery has no GROUP BY: one row."""
+    """The subquery's rows joined in one string (STRING_AGG on PostgreSQL): a Func, not an Aggregate,
+    so the subquery has no GROUP BY."""
 
     function = "GROUP_CONCAT"
     output_field = CharField()

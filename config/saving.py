@@ -43,12 +43,9 @@ SETTLE_PAUSE = 0.1
 
 
 class VersionField(forms.CharField):
-    """The stale-edit token: the stored object's version when its edit form was opened. The save
-    sends it back and the store refuses it (``EditConflict``) when the object holds another one.
-
-    Opaque to the browser: a count of saves that grows with each one (the stores that keep a
-    counter on the document), or a digest of the stored fields (``digest=True``, where the store
-    derives it). An add form leaves it blank; ``save_view`` requires it of an edit.
+    """The stale-edit token: the stored object's version when its edit form was opened, refused by the
+    store (``EditConflict``) when the object holds another. A count of saves, or a digest of the
+    stored fields (``digest=True``). An add form leaves it blank; ``save_view`` requires it of an edit.
     """
 
     widget = forms.HiddenInput
@@ -101,25 +98,22 @@ def save_view(
 ) -> HttpResponse:
     """An add or edit form's view, as Django's admin has it.
 
-    A GET, or a form with errors, is the page: ``template`` with ``form`` and ``context`` (or
-    what ``context()`` returns, read only when a page is shown: a save reads nothing more). A
-    valid POST runs ``save(cleaned_data)``; then "Save" goes to the object's page, "Save and add
-    another" (``_addanother``) to a new form (``add_query`` appended) and "Save and continue
-    editing" (``_continue``) back to the edit form, each with the message. ``entity`` is
-    ``app:name``, whose URL names ``<entity>_detail``, ``_add`` and ``_edit`` they take.
+    A GET, or a form with errors, is ``template`` with ``form`` and ``context`` (or what ``context()``
+    returns, read only when a page is shown). A valid POST runs ``save(cleaned_data)``, then goes to
+    the object's page, a new form (``_addanother``, ``add_query`` appended) or the edit form
+    (``_continue``), with the message; ``entity`` is ``app:name``, whose ``<entity>_detail``,
+    ``_add`` and ``_edit`` URLs they are.
 
-    What the store refuses, nothing written: ``Refused`` is an error beside its field (or over
-    the form), ``NotFound`` a 404, and ``EditConflict`` the conflict page (status 409): the user's
-    input kept, what is stored now beside it, and the form carrying the stored version, so that
-    saving again replaces the other change knowingly. ``theirs(conflict)`` is the stored object
-    now as the form's initial data (its version included): given for an edit form, which must
-    then carry its version; ``conflict_context(conflict)`` adds to the page's context.
+    What the store refuses writes nothing: ``Refused`` is an error beside its field, ``NotFound`` a
+    404, ``EditConflict`` the conflict page (409): the input kept, what is stored now beside it, and
+    the stored version in the form, so saving again replaces the other change knowingly.
+    ``theirs(conflict)``, given for an edit form, is the stored object as initial data (its version
+    included); ``conflict_context(conflict)`` adds to the page's context.
 
-    An add form (no ``theirs``) carries a one-time token (``ONCE``): the first valid post of it
-    claims the token in Redis and saves; a later post of the same form (a double click, Back and
-    Save) saves nothing and goes to what the first one made. A refused save gives its token back.
-    A GET shows the form filled from a post kept when the session expired (``refill``).
-    ``redisplay`` is a POST that only shows the form again (built from the post), saving nothing.
+    An add form (no ``theirs``) carries a one-time token (``ONCE``): its first valid post claims it
+    in Redis and saves; a later post of the same form (a double click, Back and Save) goes to what
+    the first one made. A refused save gives its token back. ``redisplay`` is a POST that only
+    shows the form again, saving nothing.
     """
 
     def page(status: int = 200, **extra) -> HttpResponse:
@@ -152,7 +146,8 @@ def save_view(
         try:
             saved = save(form.cleaned_data)
         except BaseException:  # refused or failed: the same form may be sent again
-            _release(once)
+            if once:
+                release_form_token(once)
             raise
     except NotFound as missing:
         raise Http404(missing.message or "No such object.") from None
@@ -169,14 +164,8 @@ def save_view(
     return _redirect(request, saved, entity, add_query)
 
 
-def _release(once: str) -> None:
-    if once:
-        release_form_token(once)
-
-
 def _already_saved(request, form: forms.Form, page: Callable[..., HttpResponse], entity: str, once: str):
-    """A second post of an add form: the object the first one made, or, while that save still
-    runs, its result once it comes; nothing is saved twice either way."""
+    """A second post of an add form: the object the first one made, once that save ends."""
     for _ in range(SETTLE_WAITS):
         made = form_token_result(once)
         if made:
@@ -206,9 +195,8 @@ def _redirect(request, saved: Saved, entity: str, add_query: str) -> HttpRespons
 
 
 def _reloaded(form: forms.Form, now: dict, noun: str) -> Conflict:
-    """The user's input again, its hidden fields that track the stored object (the version, and
-    what a form declares in ``loaded_fields``) set to the stored ones; and the fields whose stored
-    value differs from the input."""
+    """The input again, its hidden fields that track the stored object (the version, and a form's
+    ``loaded_fields``) set to the stored ones; and the fields whose stored value differs."""
     data = form.data.copy()
     for name in getattr(form, "loaded_fields", (TOKEN,)):
         data[name] = "" if now.get(name) is None else str(now[name])
@@ -240,8 +228,7 @@ def _shown(field: forms.Field, value) -> str:
 
 
 def stashable(request) -> bool:
-    """Whether a post may be read to be kept for after sign-in, from its headers alone (its body
-    unread): a form of at most ``STASH_LIMIT`` bytes, which Django parses in memory."""
+    """Whether a post may be kept for after sign-in, from its headers alone: a form Django parses in memory."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -251,8 +238,7 @@ def stashable(request) -> bool:
 
 
 def stash_post(request) -> None:
-    """Keep a post that met an expired session, for the page sign-in returns to (``refill``),
-    if it is ``stashable`` and sends no file; the CSRF token is not kept."""
+    """Keep a post that met an expired session for the page sign-in returns to (no file, no CSRF token)."""
     if not stashable(request) or request.FILES:
         return
     data = {name: values for name, values in request.POST.lists() if name != "csrfmiddlewaretoken"}
@@ -272,8 +258,7 @@ def stashed(request, path: str) -> QueryDict | None:
 
 
 def refill(request, form: forms.Form, path: str | None = None) -> forms.Form:
-    """Bind ``form`` to the post kept for ``path`` (the request's own by default), if any: the
-    user sees what they typed, checked, and sends it again. A message says why."""
+    """Bind ``form`` to the post kept for ``path`` (the request's own by default), if any, with a message."""
     data = stashed(request, path or request.path)
     if data is not None and not form.is_bound:
         form.is_bound, form.data, form._errors = True, data, None
@@ -282,10 +267,9 @@ def refill(request, form: forms.Form, path: str | None = None) -> forms.Form:
 
 
 def post_only(page: Callable[..., str]):
-    """A write's view that answers a GET with a page, never a bare 405: a redirect to
-    ``page(**kwargs)`` (the object's page, where the action's form is). A bookmark, Back, or
-    signing in again after the session expired mid-form (which returns to the action's URL)
-    each land there; the page refills its form from a post kept by ``stash_post``."""
+    """A write's view that answers a GET with a redirect to ``page(**kwargs)`` (the object's page,
+    where the action's form is), never a bare 405: a bookmark, Back, or signing in again after the
+    session expired mid-form each land there, and the page refills its form (``stash_post``)."""
 
     def decorate(view):
         @wraps(view)

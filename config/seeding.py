@@ -6,9 +6,8 @@ An app's ``seeds.py`` registers one function:
     def seed(ctx: SeedContext) -> int:
         ...  # write through the app's store, pipelined; return records written
 
-Seeding is deterministic: ``ctx.rng`` is seeded from the app and the scale,
-and ``ctx.now`` is a fixed instant, so two runs on an empty Redis write the
-same keys with the same values.
+Seeding is deterministic: ``ctx.rng`` is seeded from the app and the scale, and ``ctx.now`` is a
+fixed instant, so two runs on an empty Redis write the same keys with the same values.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Settings, read from the environment (see README, "Settings").
 
-Redis: with REDIS_URL unset the project starts its own redis-server with data
-under var/redis. The test runner never uses REDIS_URL nor var/: it starts a
-server of its own in a temporary directory, or uses REDIS_TEST_URL.
+Redis: with REDIS_URL unset the project starts its own redis-server with data under var/redis. The
+test runner never uses REDIS_URL nor var/: it starts a server of its own, or uses REDIS_TEST_URL.
 """
 
 import atexit
@@ -23,9 +22,8 @@ TESTING = sys.argv[1:2] == ["test"]
 
 
 def private_folder(path: Path) -> Path:
-    """``path`` created if missing and readable by its owner only (0700): it holds the
-    database, the secret key, the admin's password, the embedded Redis's data and staged
-    uploads. A folder this user does not own is left as its owner set it."""
+    """``path`` created if missing and readable by its owner only (0700): it holds the database, the
+    secret key, the Redis data and staged uploads. A folder this user does not own is left as it is."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     if path.stat().st_uid == os.getuid():
         path.chmod(0o700)
@@ -62,9 +60,8 @@ def _development_secret() -> str:
 SECRET_KEY = os.environ.get("SECRET_KEY") or _development_secret()
 # Off unless asked for: `make run` serves as deployed, `make dev` sets DEBUG=1.
 DEBUG = env_bool("DEBUG", False)
-# HTTPS=1 when the dashboard is reached over TLS (usually a proxy terminating it):
-# secure cookies, HSTS and the redirect follow it, never DEBUG, so `make run` on
-# http://127.0.0.1 signs in with DEBUG off.
+# HTTPS=1 when the dashboard is reached over TLS: secure cookies, HSTS and the redirect follow it,
+# never DEBUG, so `make run` on http://127.0.0.1 signs in with DEBUG off.
 HTTPS = env_bool("HTTPS", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -91,11 +88,8 @@ CATALOG_PARTITIONS = int(os.environ.get("CATALOG_PARTITIONS", "1"))
 EVICTION_CHECK_SECONDS = float(os.environ.get("EVICTION_CHECK_SECONDS", "3600" if TESTING else "30"))
 
 # Staff activity and sign-in limits (the Redis login-system tutorial, the key-value design notes).
-# How many reverse proxies in front of the dashboard append to X-Forwarded-For.
-# 0 (the default): the client address is the connection's own (REMOTE_ADDR), and
-# X-Forwarded-For, which anyone can send, is ignored. Behind N proxies the client
-# is the N-th address from the right of X-Forwarded-For, the one the outermost
-# trusted proxy saw; anything further left was written by the client.
+# How many reverse proxies in front of the dashboard append to X-Forwarded-For (config.forms.client_address);
+# 0: the connection's own address, X-Forwarded-For (which anyone can send) ignored.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 # Failed sign-ins allowed per window: for one username from one address, and from one address
 # whatever the username (higher: the people behind one office address share it).
@@ -247,9 +241,8 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns about a missing one before the first collectstatic
-# WhiteNoise serves the collected files (`manage.py serve` runs collectstatic):
-# names with a content hash, gzip copies, and a year's cache headers. Tests and
-# DEBUG use the plain storage, which needs no collectstatic.
+# WhiteNoise serves the collected files (`manage.py serve` runs collectstatic): hashed names, gzip
+# copies, a year's cache headers. Tests and DEBUG use the plain storage, which needs no collectstatic.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -287,7 +280,7 @@ CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 # The technical 500 page (DEBUG) and error reports mask a password inside any URL (REDIS_URL).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.RedactingExceptionReporterFilter"
 
-TEST_RUNNER = "config.testing.Runner"
+TEST_RUNNER = "tests.runner.Runner"
 
 LOGGING = {
     "version": 1,

@@ -13,11 +13,8 @@ T = TypeVar("T")
 
 
 def or_404(read: Callable[..., T | None], *args, **kwargs) -> T:
-    """``read(*args, **kwargs)``, or a 404 when it finds nothing (``None`` or ``NotFound``).
-
-    The one way a view turns a missing object into a 404, so an unknown id
-    never reaches another key and never becomes a 500.
-    """
+    """``read(*args, **kwargs)``, or a 404 when it finds nothing (``None`` or ``NotFound``): an
+    unknown id never reaches another key and never becomes a 500."""
     try:
         found = read(*args, **kwargs)
     except NotFound:

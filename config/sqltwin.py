@@ -1,11 +1,10 @@
 """The "In SQL" twin of each main screen: the SQL its read replaces, and what the benchmark measured.
 
-``SCREENS`` maps each list and detail screen (its URL name) to the benchmark
-operations that ask that screen's question. The statements are the app's
-benchmark part's own (``Part.sql_texts``), the very strings its SQL sides
-send; the figures are those of the results file the benchmark writes
-(``manage.py benchmark --results``), shipped with the repository, so a fresh
-clone shows the last run and a new run replaces them.
+``SCREENS`` maps each list and detail screen (its URL name) to the benchmark operations that ask
+that screen's question. The statements are the app's benchmark part's own (``Part.sql_texts``), the
+very strings its SQL sides send; the figures are those of the results file the benchmark writes
+(``manage.py benchmark --results``), shipped with the repository, so a fresh clone shows the last
+run and a new run replaces them.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Per-request trace of every Redis command, grouped into round trips.
 
-A round trip is one exchange with the server: a single command, or a whole
-pipeline (MULTI/EXEC included). On a Redis Cluster a round trip is one
-exchange with one node, which it names: a command sent to every primary is a
-round trip per primary, a pipeline one per node its keys live on. Recording happens in the client classes of
-``config.redis``, which call ``traced``, so nothing in the domain code has to
-remember to do it. The trace is
-kept in a context variable: the trace middleware opens one per request, tests
-open one around what they measure, and a trace opened inside another adds its
-round trips to the outer one when it closes.
+A round trip is one exchange with the server: a single command, or a whole pipeline (MULTI/EXEC
+included); on a Redis Cluster, one exchange with one node, which it names. Recording happens in
+the client classes of ``config.redis``, which call ``traced``, so domain code never has to. The
+trace is kept in a context variable: the trace middleware opens one per request, tests open one
+around what they measure, and a trace opened inside another adds its round trips to the outer one.
 """
 
 from __future__ import annotations
@@ -76,19 +72,15 @@ def command_keys(name: str, args: tuple) -> tuple[str, ...]:
 
 class Command:
     """One command as the panel shows it: its name, its keys, its arguments cut for showing.
-
-    Recording keeps the arguments as sent and nothing else; the rest is worked out
-    the first time it is asked for. Most commands are never shown (the panel lists
-    the first ``LISTED``), so a page of a few hundred commands pays for a tuple each.
-    """
+    Recording keeps the arguments as sent; the rest is worked out when first asked for, since most
+    commands are never shown."""
 
     def __init__(self, sent: tuple, given: tuple | None = None):
         self.sent, self.given = sent, given  # the arguments as sent, its name first; the keys it was given
 
     @classmethod
     def of(cls, args: tuple, keys: tuple | None = None) -> Command:
-        """A command as sent; ``keys``, the keys it reads where they travel as plain arguments (a
-        script given one cluster node's keys of many slots), else those its name says."""
+        """A command as sent; ``keys``, where they travel as plain arguments (a script given one node's keys)."""
         return cls(args, keys)
 
     @cached_property
@@ -182,8 +174,7 @@ class Trace:
         return len(self.trips(origin))
 
     def wave_count(self, origin: str | None = None) -> int:
-        """Round trips one after another: a cluster pipeline's round trips to several nodes, all
-        written before any is read, count once. The same as ``round_trip_count`` on one server."""
+        """Round trips one after another: a cluster pipeline's to several nodes, sent at once, count once."""
         return len({(t.wave or -i) for i, t in enumerate(self.trips(origin), 1)})
 
     def command_count(self, origin: str | None = None) -> int:
@@ -233,11 +224,7 @@ def traced_command(call, args: tuple, origin: str, node: str = ""):
 
 
 def traced(call, commands, origin: str, kind: str, node: str = ""):
-    """Run one round trip, recording it into the current trace if there is one.
-
-    ``commands`` is a function, so nothing is built when no trace is open.
-    """
-
+    """Run one round trip, recording it into the current trace, if any (``commands()`` built only then)."""
     trace = _current.get()
     if trace is None:
         return call()
@@ -255,12 +242,8 @@ def traced(call, commands, origin: str, kind: str, node: str = ""):
 
 
 def traced_nodes(call, trips, origin: str, kind: str):
-    """Run a cluster pipeline, recording one round trip per node it went to.
-
-    ``trips`` is a function giving each node's commands, in the order queued.
-    The nodes are written to before any is read, so their time is one: it is
-    shared evenly among the round trips, and the trace's total stays true.
-    """
+    """Run a cluster pipeline, recording one round trip per node (``trips()``: node -> commands), the
+    time shared evenly among them: the nodes are written to before any is read."""
     if _current.get() is None:
         return call()
     by_node = trips()
@@ -268,9 +251,8 @@ def traced_nodes(call, trips, origin: str, kind: str):
 
 
 def traced_after(call, trips, origin: str, kind: str, together: bool = False):
-    """Run ``call``, then record the round trips ``trips()`` gives as (node, commands) pairs, known
-    only once it ran; the call's time is shared evenly among them. ``together``: they went out at
-    once, to several nodes, as one wave."""
+    """Run ``call``, then record the round trips ``trips()`` gives as (node, commands) pairs, the time
+    shared evenly among them. ``together``: they went out at once, as one wave."""
     trace = _current.get()
     if trace is None:
         return call()

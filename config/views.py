@@ -33,9 +33,8 @@ def dashboard(request):
 @login_not_required
 @require_GET
 def healthz(request):
-    """Status alone for anyone (a load balancer's probe); Redis's version, memory and key
-    count only for a signed-in member of staff. A Redis that may evict keys is unhealthy
-    (503, naming its policy) even though it answers: it loses data without an error."""
+    """Status alone for anyone (a probe); Redis's version, memory and key count for staff. A Redis
+    that may evict keys is unhealthy (503, naming its policy): it loses data without an error."""
     try:
         if _signed_in(request) and request.user.is_staff:
             status = {"redis": "up", **store.health()}
@@ -61,9 +60,8 @@ healthz.reports_redis_down = True
 
 
 class SignInView(LoginView):
-    """Django's LoginView with the rate-limited form. The GET pings Redis, so
-    that while Redis is down the page says so instead of offering a form that
-    cannot work."""
+    """Django's LoginView with the rate-limited form. The GET pings Redis, so that while Redis is
+    down the page says so instead of offering a form that cannot work."""
 
     form_class = SignInForm
     redirect_authenticated_user = True
@@ -73,8 +71,7 @@ class SignInView(LoginView):
         return super().get(request, *args, **kwargs)
 
     def get_success_url(self):
-        """``next`` pointing back at the sign-in page (or nowhere) leads to the dashboard,
-        never to a redirect loop."""
+        """``next`` pointing back at the sign-in page (or nowhere) leads to the dashboard, not a loop."""
         url = super().get_success_url()
         if url.split("?", 1)[0] == self.request.path:
             return resolve_url(settings.LOGIN_REDIRECT_URL)

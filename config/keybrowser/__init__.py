@@ -1,5 +1,5 @@
 """The key browser: the raw Redis structures behind every screen, read-only.
 
-``store`` is its only module that talks to Redis; ``display`` turns bytes into
-safe text and links; ``behind`` carries a page's command trace to the browser.
+``store``, ``keystore``, ``serverstore`` and ``nodes`` are its only modules that talk to Redis;
+``display`` turns bytes into safe text and links; ``behind`` carries a page's trace to the browser.
 """

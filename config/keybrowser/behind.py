@@ -1,10 +1,9 @@
 """ "Keys behind this screen": a page's command trace, carried to the key browser.
 
-The Redis panel of every page links to the browser with the page's round
-trips and keys in a signed token in the URL, so the browser shows exactly
-what that page sent without storing anything (it is read-only) and without
-running the page again. Django's session and cache keys are masked before
-they leave: a session key is a secret and must never sit in a URL.
+The Redis panel of every page links to the browser with the page's round trips and keys in a
+signed token in the URL, so the browser shows exactly what that page sent without storing
+anything (it is read-only) and without running the page again. Django's session and cache keys
+are masked before they leave: a session key is a secret and must never sit in a URL.
 """
 
 from __future__ import annotations
@@ -42,11 +41,9 @@ def _hidden_in(hidden: tuple[str, ...]) -> re.Pattern:
 
 
 def _carried(command: Command, hidden: tuple[str, ...]) -> tuple[int, list, list[str] | None]:
-    """A command as the token carries it, worked out no further than a page must: the count of its
-    arguments; its name and first CARRIED_ARGS arguments as text, a session or cache key masked
-    and an argument longer than NAME_SHOWN cut, with its length in bytes; and its keys, only where
-    those arguments cannot tell them (more arguments than carried, or keys given), and then what
-    is not a key cut to the length the list shows."""
+    """A command as the token carries it, worked out no further than a page must: its argument count;
+    its name and first CARRIED_ARGS arguments as text (a session or cache key masked, one longer than
+    NAME_SHOWN cut, with its length); its keys only where those arguments cannot tell them."""
     sent = command.sent
     texts: list = [arg if type(arg) is str else as_text(arg) for arg in sent[: CARRIED_ARGS + 1]]
     joined = "".join(texts)
@@ -70,15 +67,9 @@ def _carried(command: Command, hidden: tuple[str, ...]) -> tuple[int, list, list
 
 
 def token(trace: Trace, path: str = "") -> str:
-    """The signed trace (compressed when it must be), its size bounded whatever the page sent.
-
-    At most MAX_TRIPS round trips and MAX_COMMANDS commands are carried, each
-    as sent (``_carried``): which arguments are keys, and how each shows, is
-    worked out when the token is read, so a page pays for a few strings per
-    command. Then commands are cut per round trip until the token fits in a
-    URL. Every page builds one, so its cost is bounded: the goal is a whole
-    panel under 0.3 ms, whatever the page sent.
-    """
+    """The signed trace, its size bounded whatever the page sent: at most MAX_TRIPS round trips and
+    MAX_COMMANDS commands, each as sent (which arguments are keys is worked out when the token is
+    read, so every page pays for a few strings a command), cut per round trip until it fits a URL."""
     hidden = _hidden_strings()
     budget, trips = MAX_COMMANDS, []
     for trip in trace.round_trips[:MAX_TRIPS]:
@@ -110,9 +101,8 @@ def token(trace: Trace, path: str = "") -> str:
 
 
 def _packed(keys: list[str]) -> tuple[list[str], list[list]]:
-    """The keys as a table of their prefixes (each up to its last ``:``) and, key by key, its
-    prefix's place in it and the rest: a page's keys share a few prefixes (fifty reviews, a
-    sensor's hours), which written once keep most tokens small enough to go uncompressed."""
+    """The keys as a table of their prefixes (up to the last ``:``) and, key by key, its prefix's place
+    and the rest: a page's keys share a few prefixes, which written once keep most tokens uncompressed."""
     places: dict[str, int] = {}
     packed = []
     for key in keys:
@@ -139,8 +129,7 @@ RAW_FITS = (MAX_TOKEN - 80) * 3 // 4
 
 
 class _Serialized:
-    """``signing.dumps``'s serializer for a payload already serialized; ``signing.loads`` reads it
-    back as JSON, as Django's own serializer writes it."""
+    """``signing.dumps``'s serializer for a payload already JSON, which ``signing.loads`` reads back."""
 
     def dumps(self, obj: bytes) -> bytes:
         return obj
@@ -171,9 +160,8 @@ class BehindCommand:
 
     @classmethod
     def of(cls, carried: list, table: list[str]) -> BehindCommand:
-        """From the token's form (``_carried``), worked out as the page did not: its name, which
-        arguments are keys (those its span of ``table`` names, else those its name says), each
-        argument cut for showing, one too long to carry (a key too long to link) with its length."""
+        """From the token's form (``_carried``): which arguments are keys (its span of ``table``, else
+        those its name says), each cut for showing, one too long to carry with its length."""
         count, texts, *span = carried
         plain = tuple(str(t[0]) if isinstance(t, list) else str(t) for t in texts)
         given = table[span[0] : span[0] + span[1]] if span else None
@@ -206,7 +194,6 @@ class BehindTrip:
 
     @property
     def unlisted(self) -> int:
-        """Commands sent but not carried, so not listed."""
         return self.count - len(self.commands)
 
 
@@ -221,7 +208,6 @@ class Behind:
 
     @property
     def session_trips(self) -> int:
-        """Round trips of Django's session and cache, whose keys are not shown."""
         return self.round_trips("django")
 
     @property
@@ -234,8 +220,8 @@ class Behind:
 
 
 def read(signed: str) -> Behind:
-    """The trace in a token; ``signing.BadSignature`` when it was not made here. The keys behind the
-    screen are those its carried commands name, in order, at most MAX_KEYS."""
+    """The trace in a token (``signing.BadSignature`` when not made here), with the keys its carried
+    commands name, in order, at most MAX_KEYS."""
     data = signing.loads(signed, salt=SALT)
     table = _unpacked(data)
     trips = [

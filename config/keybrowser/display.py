@@ -1,10 +1,8 @@
 """Bytes from Redis made safe to show, and links between keys and screens.
 
-Keys and values come from the raw client as bytes. Text that is valid UTF-8
-and printable is shown as is; anything else is shown with its odd bytes and
-control characters escaped (``\\xff``, ``\\n``), and flagged, so a binary
-value or a key name with a newline never breaks the page nor hides what it
-holds. Django autoescapes the result like any other text.
+Keys and values come from the raw client as bytes. Printable UTF-8 is shown as is; anything else
+with its odd bytes and control characters escaped (``\\xff``, ``\\n``), and flagged, so a binary
+value or a name with a newline never breaks the page nor hides what it holds.
 """
 
 from __future__ import annotations
@@ -27,9 +25,8 @@ _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _NAME_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _PRINTABLE_ASCII = re.compile(rb"[\x20-\x7e]*")  # bytes shown as they are, name or value
 NAME_SHOWN = 300  # bytes of a key name shown in a list; the key page shows it whole
-# Bytes of a key name that a link may carry: percent-encoded, at most about 3 KB of URL, under the
-# 4 KB request line of common servers. A longer name is listed, cut, with no link (no server
-# would accept the request); the keys of the dashboard's own patterns are far shorter.
+# Bytes of a key name that a link may carry: percent-encoded, about 3 KB of URL, under the 4 KB request
+# line of common servers. A longer name is listed, cut, with no link (no server would accept it).
 LINK_LIMIT = 1000
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 DASH = "—"  # a length Redis does not give
@@ -58,19 +55,16 @@ class Shown:
 
     @property
     def shown_bytes(self) -> int:
-        """Bytes of the text shown, when the value was cut."""
         return len(self.text.encode())
 
     @property
     def size_text(self) -> str:
-        """The whole value's size in bytes, with thousands separated (``1,000,004``)."""
         return f"{self.size:,}"
 
 
 def show(value: bytes | str | None, limit: int = 0, name: bool = False, whole: int = 0) -> Shown:
-    """``value`` as safe text. Names (``name=True``) escape newlines and tabs too,
-    so a key name always shows on one line, exactly as Redis holds it. ``whole``: the size of
-    the value ``value`` was already cut from (by the script that read it), when larger."""
+    """``value`` as safe text; a name also escapes newlines and tabs, so it shows on one line.
+    ``whole``: the size of the value ``value`` was already cut from (by the script that read it)."""
     if value is None:
         return Shown("")
     if (
@@ -121,10 +115,7 @@ _UNQUOTED = re.compile(rb"[A-Za-z0-9_.~:{}-]*")
 
 
 def key_param(key: bytes | str) -> str:
-    """The key, percent-encoded byte for byte, for ``?key=``: binary names survive the round trip.
-    A name of letters, digits, ``:`` and a hash tag's braces (nearly every key) only has those
-    separators to encode: three ``str.replace`` in C, where ``str.translate`` with a mapping looks
-    up every character in Python's dict."""
+    """The key, percent-encoded byte for byte, for ``?key=``: binary names survive the round trip."""
     raw = key.encode() if isinstance(key, str) else key
     if _UNQUOTED.fullmatch(raw):
         return _plain_param(raw.decode("ascii"))
@@ -137,8 +128,7 @@ def _plain_param(text: str) -> str:
 
 
 def key_from_query(query_string: str, name: str = "key") -> bytes | None:
-    """The raw bytes of ``?key=``. Django decodes query strings as UTF-8, which
-    would mangle a binary key name, so the parameter is read from the raw query."""
+    """The raw bytes of ``?key=``, read from the raw query: Django's UTF-8 decoding mangles binary names."""
     for part in query_string.split("&"):
         field, sep, value = part.partition("=")
         if sep and unquote_to_bytes(field.replace("+", " ")) == name.encode():
@@ -147,8 +137,7 @@ def key_from_query(query_string: str, name: str = "key") -> bytes | None:
 
 
 def key_url(key: bytes | str, base: str = "") -> str:
-    """The key's own page; "" when its name is longer than a link may carry (LINK_LIMIT).
-    ``base``, the browser's path, saves a ``reverse()`` per link when a page builds many."""
+    """The key's own page; "" past LINK_LIMIT. ``base``, the browser's path, saves a ``reverse()`` a link."""
     raw = key.encode() if isinstance(key, str) else key
     if len(raw) > LINK_LIMIT:
         return ""
@@ -159,11 +148,8 @@ _hidden: tuple[object, str | None, tuple[bytes, ...]] = (None, None, ())
 
 
 def hidden_prefixes() -> tuple[bytes, ...]:
-    """Django's cache and session keys: never listed, never read (sessions are secrets). Only the
-    caches kept in Redis have keys there (``fragments`` is in the process).
-
-    Asked for once per key on a list page, so worked out once for the CACHES setting
-    and the registry's ``django`` prefix it was made from (a test may change either)."""
+    """Django's cache and session keys: never listed, never read (sessions are secrets). Worked out
+    once per CACHES setting and registry ``django`` prefix (a test may change either)."""
     global _hidden
     caches, registered = settings.CACHES, keyspace.prefixes.get("django")
     if _hidden[0] is not caches or _hidden[1] != registered:
@@ -191,8 +177,7 @@ NO_LINK = MemberLink()
 
 
 def member_link(member: bytes, ids_of: KeyPattern | None, base: str = "", index: dict | None = None) -> MemberLink:
-    """Links for a member that is an id of ``ids_of`` or the name of a registered key
-    (``base``, the browser's path, as for ``key_url``; ``index``, the registry's, as for ``owner``)."""
+    """Links for a member that is an id of ``ids_of`` or the name of a registered key."""
     try:
         text = member.decode()
     except UnicodeDecodeError:
@@ -233,9 +218,8 @@ _sizes: dict[tuple[int, str | None], str] = {}
 
 
 def size(count: int, language: str | None = None) -> str:
-    """``filesizeformat`` of a byte count, kept per count and language (``language``, the
-    active one, when the caller already has it): a list shows fifty, and the filter's
-    translation and number formatting cost more than the rest of a row."""
+    """``filesizeformat`` of a byte count, kept per count and language (the active one, when the caller
+    has it): its translation and number formatting cost more than the rest of a row."""
     key = (count, language or get_language())
     shown = _sizes.get(key)
     if shown is None:
@@ -246,11 +230,9 @@ def size(count: int, language: str | None = None) -> str:
 
 
 def key_rows(metas) -> list[dict]:
-    """A list's rows: each key's name made safe, its link, its owner and its metadata as the table prints
-    them. Dicts, flat: the template language finds a key at its first try, where an attribute costs it
-    a failed lookup first, and a list reads fifty rows. A name of letters, digits, ``:`` and a hash
-    tag's braces, short enough to show whole (nearly every key) is decoded once and is its own text,
-    its link's parameter three replaces of it; any other goes the general way (``show``, ``key_url``)."""
+    """A list's rows: each key's name made safe, its link, its owner and its metadata. Flat dicts: the
+    template language finds a key at its first try, where an attribute costs a failed lookup first.
+    A short name of letters, digits, ``:`` and braces (nearly every key) is its own text."""
     base, rows, index, language = reverse("keybrowser:browse"), [], patterns_by_shape(), get_language()
     link = f"{base}?key="
     for meta in metas:
@@ -301,9 +283,7 @@ def cell(
     whole: int = 0,
     download: str = "",
 ) -> Cell:
-    """One value to show; ``base`` and ``index`` (see ``member_link``) save working them out again per value.
-    ``whole``: the size of the value ``value`` was cut from by the script that read it; ``download``:
-    the link to the whole value, kept when the value is cut."""
+    """One value to show (``whole`` as for ``show``); ``download``, the whole value's link, kept when cut."""
     value = bytes(value)
     shown = show(value, limit=limit, whole=whole)
     if shown.truncated:
@@ -312,8 +292,7 @@ def cell(
 
 
 def download_url(key: bytes, **params: bytes | str) -> str:
-    """The download of ``key``'s whole value (``field``: a hash field; ``entry`` and ``index``: a
-    stream entry's field); "" when the link would be longer than a link may carry."""
+    """The download of ``key``'s whole value (``field``; ``entry`` and ``index``); "" past LINK_LIMIT."""
     parts = [f"key={key_param(key)}"] + [f"{name}={key_param(value)}" for name, value in params.items()]
     if len(key) + sum(len(v) for v in params.values()) > LINK_LIMIT:
         return ""
@@ -350,26 +329,16 @@ def hexdump(value: bytes, start: int = 0) -> str:
 
 
 def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | None = None, as_hex=False) -> dict:
-    """What a key page shows of one page of ``content`` (a ``keystore.KeyContent``), by type.
-    A string can be shown ``as_hex``; a binary one offers it. The browser's path and the
-    registry's index are worked out once for the page's fifty values."""
+    """What a key page shows of one page of ``content`` (a ``keystore.KeyContent``), by type; a string
+    can be shown ``as_hex``."""
     kind, offset = content.meta.type, content.offset
     links = {"base": reverse("keybrowser:browse"), "index": patterns_by_shape()}
     key = content.meta.key
     if kind == "hash":
         return {
             "fields": [
-                (
-                    cell(name, limit=NAME_SHOWN, whole=name_size, **links),
-                    cell(
-                        value,
-                        field_id_pattern(name, key_owner),
-                        whole=value_size,
-                        download=_field_download(key, name, name_size, value_size),
-                        **links,
-                    ),
-                )
-                for name, name_size, value, value_size in content.rows
+                _field(field, links, field_id_pattern(field[0], key_owner), _field_download(key, field))
+                for field in content.rows
             ]
         }
     if kind == "set":
@@ -391,28 +360,26 @@ def content_view(content, ids_of: KeyPattern | None, key_owner: KeyPattern | Non
     return {}
 
 
-def _field_download(key: bytes, name: bytes, name_size: int, value_size: int) -> str:
-    """The download of a hash field's value, for one the page cuts (none when the field's name was
-    cut too: the page does not hold it to name the field)."""
+def _field(field: tuple, links: dict, ids_of: KeyPattern | None, download: str) -> tuple[Cell, Cell]:
+    """A hash field's or a stream entry's field's (name, value, their whole sizes) name and value cells."""
+    name, name_size, value, value_size = field
+    return cell(name, limit=NAME_SHOWN, whole=name_size, **links), cell(
+        value, ids_of, whole=value_size, download=download, **links
+    )
+
+
+def _field_download(key: bytes, field: tuple) -> str:
+    """The download of a hash field's value the page cuts (none when its name was cut too)."""
+    name, name_size, _, value_size = field
     return download_url(key, field=bytes(name)) if value_size > VALUE_SHOWN and name_size == len(name) else ""
 
 
 def _entry_view(key: bytes, entry, links: dict) -> EntryView:
     """One entry (``keystore.Entry``) as a page shows it: each cut value with its download."""
     entry_id = entry.id.decode()
-    fields = []
-    for i, (name, name_size, value, value_size) in enumerate(entry.fields, start=entry.first):
-        cut = value_size > len(value)
-        fields.append(
-            (
-                cell(name, limit=NAME_SHOWN, whole=name_size, **links),
-                cell(
-                    value,
-                    whole=value_size,
-                    download=download_url(key, entry=entry_id, index=str(i)) if cut else "",
-                    **links,
-                ),
-            )
-        )
+    fields = [
+        _field(field, links, None, download_url(key, entry=entry_id, index=str(i)) if field[3] > len(field[2]) else "")
+        for i, field in enumerate(entry.fields, start=entry.first)
+    ]
     url = key_url(key)
     return EntryView(entry_id, fields, entry.hidden, entry.size, f"{url}&entry={entry_id}" if url else "")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from functools import cache
 
 from django import forms
@@ -72,28 +71,6 @@ class BrowseForm(forms.Form):
             return (pattern or "*").encode()
         escaped = glob_escape(pattern)
         return (f"*{escaped}*" if mode == "contains" else f"{escaped}*").encode()
-
-
-def _field_copy(field: forms.Field) -> forms.Field:
-    """``Field.__deepcopy__`` less its deep copy of the choices: the field, its widget, their own
-    attrs, messages and validators, each copied; the choices, constant tuples, shared."""
-    result = copy.copy(field)
-    result.widget = widget = copy.copy(field.widget)
-    widget.attrs = field.widget.attrs.copy()
-    result.error_messages = field.error_messages.copy()
-    result.validators = field.validators[:]
-    return result
-
-
-class _Fields(dict):
-    """The form's ``base_fields``, which ``BaseForm.__init__`` deep-copies for every request:
-    walking each choice of the two menus was nine tenths of building the form."""
-
-    def __deepcopy__(self, memo) -> dict:
-        return {name: _field_copy(field) for name, field in self.items()}
-
-
-BrowseForm.base_fields = _Fields(BrowseForm.base_fields)
 
 
 @cache

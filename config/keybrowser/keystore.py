@@ -1,10 +1,5 @@
-"""The key browser's reads of one key's page and of a registered pattern's index page.
-
-Split from ``store.py`` (the scans: lists, the namespace tree, orphans), with the
-same rules: read-only, every collection read in bounded pages, the raw client
-so binary names and values stay bytes. On a cluster the client sends each read
-to the node that holds its key, and the page names that node and the slot.
-"""
+"""The key browser's reads of one key's page and of a registered pattern's index page, with the
+rules of ``store.py``: read-only, every collection read in bounded pages, bytes kept as bytes."""
 
 from __future__ import annotations
 
@@ -29,7 +24,7 @@ from config.keybrowser.store import (
 )
 from config.keyspace import KeyPattern, keyspace
 from config.redis import raw_client
-from config.store.scripts import queue_script, run_script
+from config.store.scripts import lua, queue_script, run_script
 
 # What one stream entry shows: at most ENTRY_FIELDS of its fields, and of their values at most
 # ENTRY_SHOWN bytes in all on a stream's page (VALUE_SHOWN a value on an entry's own page), cut by
@@ -42,107 +37,12 @@ NAME_SHOWN = 300
 READ_BUDGET = 1024 * 1024
 DOWNLOAD_CHUNK = 64 * 1024  # bytes of a value one command of a download reads
 
-# Lua shared by the stream reads: one entry's fields from ``from`` (0-based), at most ``most`` of them
-# and ``budget`` bytes of their values (each cut to ``cut``), flat: its id, how many fields it has,
-# its bytes (names and values), the index of the first field shown, how many are shown, then each
-# shown field's name (cut), the name's length, its value (cut) and the value's length. Returns the
-# entry's bytes.
-_ENTRY = """
-local function put_entry(out, entry, from, most, cut, budget)
-  local id, flat = entry[1], entry[2]
-  local size = 0
-  for i = 1, #flat do size = size + #flat[i] end
-  out[#out + 1] = id
-  out[#out + 1] = #flat / 2
-  out[#out + 1] = size
-  out[#out + 1] = from
-  local at = #out + 1
-  out[at] = 0
-  local i, shown = from * 2 + 1, 0
-  while i < #flat and shown < most and budget > 0 do
-    local name, value = flat[i], flat[i + 1]
-    local take = math.min(#value, cut, budget)
-    out[#out + 1] = string.sub(name, 1, NAME)
-    out[#out + 1] = #name
-    out[#out + 1] = string.sub(value, 1, take)
-    out[#out + 1] = #value
-    budget = budget - take
-    shown = shown + 1
-    i = i + 2
-  end
-  out[at] = shown
-  return size
-end
-"""
-
-# A page of a stream, newest first. KEYS: the stream. ARGV: where the page starts (XREVRANGE's max),
-# the entries a page holds, the bytes read after which the page stops. Flat: 1 when the stream may
-# go on past the page (else 0), then each entry as ``put_entry`` puts it. One entry is read at a
-# time: a page of huge entries stops after the budget, not after fifty of them.
-_STREAM_PAGE = (
-    f"-- key browser: a page of a stream, entries cut\nlocal NAME = {NAME_SHOWN}\n"
-    + _ENTRY
-    + f"""
-local out, max, read = {{0}}, ARGV[1], 0
-for n = 1, tonumber(ARGV[2]) do
-  local found = redis.call('XREVRANGE', KEYS[1], max, '-', 'COUNT', 1)
-  if #found == 0 then return out end
-  read = read + put_entry(out, found[1], 0, {ENTRY_FIELDS}, {VALUE_SHOWN}, {ENTRY_SHOWN})
-  max = '(' .. found[1][1]
-  if read >= tonumber(ARGV[3]) then break end
-end
-out[1] = 1
-return out
-"""
-)
-
-# One entry's page of fields. KEYS: the stream. ARGV: the entry's id, the first field (0-based), the
-# fields a page holds. Flat: the entry as ``put_entry`` puts it, each value cut to VALUE_SHOWN;
-# empty when there is no such entry.
-_ENTRY_PAGE = (
-    f"-- key browser: a page of one stream entry's fields\nlocal NAME = {NAME_SHOWN}\n"
-    + _ENTRY
-    + f"""
-local found = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1], 'COUNT', 1)
-if #found == 0 then return {{}} end
-local out = {{}}
-put_entry(out, found[1], tonumber(ARGV[2]), tonumber(ARGV[3]), {VALUE_SHOWN}, 2 ^ 52)
-return out
-"""
-)
-
-# A page of a hash: HSCAN from a cursor, each name cut to NAME_SHOWN and each value to VALUE_SHOWN
-# before it leaves Redis, so fifty huge values make a small reply. KEYS: the hash. ARGV: the cursor,
-# the COUNT hint. Flat: the next cursor, then each field's name (cut), its length, its value (cut)
-# and its length.
-_HASH_PAGE = f"""-- key browser: a page of a hash, values cut
-local found = redis.call('HSCAN', KEYS[1], ARGV[1], 'COUNT', ARGV[2])
-local out, flat = {{found[1]}}, found[2]
-for i = 1, #flat, 2 do
-  out[#out + 1] = string.sub(flat[i], 1, {NAME_SHOWN})
-  out[#out + 1] = #flat[i]
-  out[#out + 1] = string.sub(flat[i + 1], 1, {VALUE_SHOWN})
-  out[#out + 1] = #flat[i + 1]
-end
-return out
-"""
-
-# A slice of one hash field's value or of one stream entry's field's value: the client reads a
-# huge value a chunk a call, and no reply is larger than the chunk. KEYS: the key. ARGV: 'hash' and
-# the field, or 'entry', the entry's id and the field's index (0-based); the offset and the length
-# of the slice. Flat: the value's length and the slice; {-1} when there is no such value.
-_SLICE = """-- key browser: a slice of a value, for a download
-local value
-if ARGV[1] == 'hash' then
-  value = redis.call('HGET', KEYS[1], ARGV[2])
-else
-  local found = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2], 'COUNT', 1)
-  if #found > 0 then value = found[1][2][tonumber(ARGV[3]) * 2 + 2] end
-end
-if not value then return {-1, ''} end
-local from = tonumber(ARGV[4])
-return {#value, string.sub(value, from + 1, from + tonumber(ARGV[5]))}
-"""
+# The key page's scripts, read-only and sent whole (EVAL); the stream reads share ``put_entry``.
+_STREAM_PAGE = lua(__file__, "entry", "stream_page")
+_ENTRY_PAGE = lua(__file__, "entry", "entry_page")
+_HASH_PAGE = lua(__file__, "hash_page")
+_SLICE = lua(__file__, "slice")
+_CUTS = [NAME_SHOWN, ENTRY_FIELDS, VALUE_SHOWN, ENTRY_SHOWN]  # the stream page's cuts (its ARGV[4:])
 
 # --- one key ----------------------------------------------------------------------
 
@@ -159,9 +59,8 @@ class KeyContent:
 
 
 def parse_cursor(kind: str, text: str) -> str:
-    """A position inside a key of ``kind``, checked: a stream id, or ASCII digits inside
-    Redis's range (a SCAN cursor of a set or hash below 2^64, an offset below 2^63);
-    ValueError otherwise, so Redis never answers an error for it."""
+    """A position inside a key of ``kind``: a stream id, or digits inside Redis's range (a SCAN
+    cursor below 2^64, an offset below 2^63); ValueError otherwise, so Redis never refuses it."""
     text = text or ("+" if kind == "stream" else "0")
     if kind == "stream":
         if text == "+" or (_STREAM_ID.match(text) and all(int(p) < SCAN_CURSOR_END for p in text.split("-"))):
@@ -175,7 +74,7 @@ def parse_cursor(kind: str, text: str) -> str:
 
 def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
     if kind == "hash":
-        queue_script(pipe, _HASH_PAGE, [key], [int(cursor), PAGE], whole=True)
+        queue_script(pipe, _HASH_PAGE, [key], [int(cursor), PAGE, NAME_SHOWN, VALUE_SHOWN], whole=True)
     elif kind == "set":
         pipe.sscan(key, int(cursor), count=PAGE)
     elif kind == "zset":
@@ -184,7 +83,7 @@ def _queue_read(pipe, key: bytes, kind: str, cursor: str) -> None:
         pipe.lrange(key, int(cursor), int(cursor) + PAGE - 1)
     elif kind == "stream":
         start = "+" if cursor == "+" else f"({cursor}"
-        queue_script(pipe, _STREAM_PAGE, [key], [start, PAGE, READ_BUDGET], whole=True)
+        queue_script(pipe, _STREAM_PAGE, [key], [start, PAGE, READ_BUDGET, *_CUTS], whole=True)
     elif kind == "string":
         pipe.getrange(key, int(cursor), int(cursor) + STRING_CHUNK - 1)
 
@@ -202,16 +101,15 @@ def _content(meta: KeyMeta, cursor: str, reply, related: dict[bytes, bool]) -> K
         whole = cursor == "0" and not content.next_cursor
         # One page holding the whole key reads best sorted; a page of many keeps SCAN's order.
         content.rows = (sorted(found) if whole else found) if kind == "hash" else sorted(found)
-    elif kind in {"zset", "list"}:
-        content.rows, content.offset = list(reply), int(cursor)
-        end = int(cursor) + len(reply)
-        content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
     elif kind == "stream":
         more, content.rows = reply[0], entries(reply[1:])
         content.next_cursor = content.rows[-1].id.decode() if more and content.rows else ""
-    elif kind == "string":
-        content.value, content.offset = reply, int(cursor)
-        end = int(cursor) + len(reply)
+    elif kind in {"zset", "list", "string"}:  # paged by offset: a string's chunk, or its rows
+        if kind == "string":
+            content.value = reply
+        else:
+            content.rows = list(reply)
+        content.offset, end = int(cursor), int(cursor) + len(reply)
         content.next_cursor = str(end) if meta.length is not None and end < meta.length else ""
     return content
 
@@ -245,9 +143,8 @@ def entries(flat: list) -> list[Entry]:
 
 
 def read_entry(key: bytes, entry_id: str, cursor: str = "") -> KeyContent:
-    """One stream entry's page of fields (``PAGE`` from ``cursor``, a field index), each value cut
-    to ``VALUE_SHOWN`` by the script: one round trip with the key's metadata. ValueError for an id
-    or a position that is not one."""
+    """One stream entry's page of fields (``PAGE`` from ``cursor``, a field index), with the key's
+    metadata: one round trip. ValueError for an id or a position that is not one."""
     if is_hidden(key):
         raise HiddenKey(key)
     entry_id = parse_cursor("stream", entry_id)
@@ -256,7 +153,7 @@ def read_entry(key: bytes, entry_id: str, cursor: str = "") -> KeyContent:
         raise ValueError("an entry id is needed")
     pipe = raw_client().pipeline(transaction=False)
     _queue_describe(pipe, [key])
-    queue_script(pipe, _ENTRY_PAGE, [key], [entry_id, position, PAGE], whole=True)
+    queue_script(pipe, _ENTRY_PAGE, [key], [entry_id, position, PAGE, NAME_SHOWN, VALUE_SHOWN], whole=True)
     described, reply = pipe.execute(raise_on_error=False)
     meta = placed([_meta(key, described)])[0]
     content = KeyContent(meta, cursor=str(position), offset=position)
@@ -269,10 +166,9 @@ def read_entry(key: bytes, entry_id: str, cursor: str = "") -> KeyContent:
 
 
 def download(key: bytes, field: bytes | None = None, entry_id: str = "", index: str = "") -> Iterator[bytes] | None:
-    """The whole value of a string, of a hash ``field`` or of a stream entry's field (its ``index``),
-    a ``DOWNLOAD_CHUNK`` a command (GETRANGE, or a script's slice): an iterator of its bytes, or
-    None when there is no such value. The first chunk is read here, so that a missing value is
-    known before anything is sent."""
+    """The whole value of a string, a hash ``field`` or a stream entry's field (its ``index``), a
+    ``DOWNLOAD_CHUNK`` a command: its bytes, or None when there is no such value. The first chunk
+    is read here, so that a missing value is known before anything is sent."""
     if is_hidden(key):
         raise HiddenKey(key)
     client = raw_client()
@@ -320,13 +216,9 @@ def _string_chunks(client, key: bytes) -> Iterator[bytes]:
 
 
 def read_key(key: bytes, cursor: str = "", expected: str = "", related: tuple[bytes, ...] = ()) -> KeyContent:
-    """A key's metadata, whether its ``related`` keys exist, and one page of what it holds.
-
-    One round trip when the key is of its registered type (``expected``): the
-    page read rides in the same pipeline as the metadata. Otherwise a second
-    round trip reads the page once TYPE is known. ``cursor`` is checked for
-    the key's actual type (ValueError when it does not fit).
-    """
+    """A key's metadata, whether its ``related`` keys exist, and one page of what it holds: one
+    round trip when the key is of its registered type (``expected``), else a second once TYPE is
+    known. ``cursor`` is checked for the key's actual type (ValueError when it does not fit)."""
     if is_hidden(key):
         raise HiddenKey(key)
     related = tuple(k for k in related if not is_hidden(k))
@@ -367,8 +259,7 @@ class IndexPage:
 
 
 def pattern_index_page(pattern: KeyPattern, cursor: str) -> IndexPage:
-    """Keys of ``pattern`` through the app's own index of ids (ZRANGE by offset, or
-    SSCAN): two round trips, the index page, then the keys' metadata."""
+    """Keys of ``pattern`` through the app's index of ids (ZRANGE by offset, or SSCAN): two round trips."""
     index_owner = keyspace.match(pattern.index)
     kind = index_owner.type if index_owner else "zset"
     position = int(parse_cursor(kind, cursor))

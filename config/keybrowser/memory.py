@@ -1,12 +1,11 @@
 """Memory by registered pattern: the walk over every primary, its estimates and their margins.
 
-The walk (``measure``) goes over each primary a slice at a time (``serverstore.memory_slice``), tallying
-each key under its registered pattern (or under none). A primary walked to its end is counted
-exactly; one with more keys than ``serverstore.MEMORY_WALK`` is estimated from the keys described, a
-uniform sample of its keyspace as SCAN visits it: a pattern's keys and bytes on that primary are its
-sample's scaled by DBSIZE over the sample's size, with a 95% interval from the sample's spread (the
-finite population correction makes it zero once the sample is the whole keyspace). The result is
-cached in Django's cache, with the time it was measured, until the next "measure again".
+The walk (``measure``) goes over each primary a slice at a time, tallying each key under its
+registered pattern (or none). A primary walked to its end is counted exactly; one with more keys
+than ``serverstore.MEMORY_WALK`` is estimated from the keys described, a uniform sample as SCAN
+visits it: scaled by DBSIZE over the sample's size, with a 95% interval from the sample's spread
+(the finite population correction makes it zero once the sample is the whole keyspace). The
+result is cached in Django's cache until the next "measure again".
 """
 
 from __future__ import annotations
@@ -80,8 +79,7 @@ def walk_node(index: int, node: serverstore.NodeMemory) -> NodeWalk:
 
 
 def _estimate(total: float, squares: float, sample: int, population: int, complete: bool) -> tuple[float, float]:
-    """A primary's total of a per-key value and its 95% margin, from the sample's sum and sum of squares
-    (each key outside the pattern counting 0)."""
+    """A primary's total of a per-key value and its 95% margin, from the sample's sum and sum of squares."""
     if complete or sample == 0:
         return total, 0.0
     population = max(population, sample)
@@ -92,8 +90,7 @@ def _estimate(total: float, squares: float, sample: int, population: int, comple
 
 
 def summarize(walks: list[NodeWalk]) -> dict:
-    """The rows the page shows, one per pattern with keys, and the totals against INFO memory: plain
-    values, so the result is cached as it is."""
+    """The page's rows, one per pattern, and the totals against INFO memory: plain values, to cache."""
     shown = {p.pattern for p in keyspace.patterns if not is_hidden(p.pattern)}  # each, with keys or none
     names = sorted(shown | {name for walk in walks for name in walk.tallies})
     by_pattern = {p.pattern: p for p in keyspace.patterns}
@@ -160,9 +157,8 @@ def summarize(walks: list[NodeWalk]) -> dict:
 
 
 def buckets(rows: list[dict]) -> list[dict]:
-    """Each bucket string (a pattern of fixed-size records) beside what one hash per record would cost:
-    at least one small hash key each, priced at the mean measured key of the smallest hash pattern of the
-    same modeling pattern (the bucket's own rollups), or of any hash pattern when it has none."""
+    """Each bucket string (fixed-size records) beside what a hash per record would cost, priced at the
+    mean key of the smallest hash pattern of the same modeling pattern (else of any hash pattern)."""
     hashes = [row for row in rows if row["type"] == "hash" and row["sample"]]
     out = []
     for row in rows:

@@ -1,9 +1,6 @@
-"""Walking every primary of a Redis Cluster for the key browser, and placing keys on their nodes.
-
-On one server these are the plain SCAN cursor and DBSIZE; on a cluster a cursor
-names the node as well as the SCAN position on it (``Walk``), DBSIZE is summed
-over the primaries, and each key is shown with its node and hash slot.
-"""
+"""Walking every primary of a Redis Cluster for the key browser, and placing keys on their nodes:
+a cursor names the node as well as the SCAN position on it (``Walk``), DBSIZE is summed over the
+primaries, and each key is shown with its node and hash slot."""
 
 from __future__ import annotations
 
@@ -22,8 +19,7 @@ SCAN_CURSOR_END = 2**64  # SCAN cursors are unsigned 64-bit
 
 
 class BadCursor(ValueError, BadRequest):
-    """A cluster cursor naming no node: a ValueError for the views that check positions,
-    and a 400 by itself where a view does not."""
+    """A cluster cursor naming no node: a ValueError for the views that check positions, else a 400."""
 
 
 NODE_BITS = 8  # a cluster cursor is the node's SCAN cursor << NODE_BITS | the node's index
@@ -34,12 +30,9 @@ POSITION_END = SCAN_CURSOR_END >> NODE_BITS  # so a cluster cursor stays below 2
 class Walk:
     """The primaries of a cluster, walked one after the other by a cursor that names the node.
 
-    Cursor 0 starts at the first node; ``position << 8 | index`` is SCAN position
-    ``position`` on node ``index``; a node's walk ending moves the cursor to the
-    next node's start (its index alone), the last one's to 0. The cursor stays a
-    number below 2^64, like a SCAN cursor, so the same forms and links carry it;
-    an index past the nodes is refused (``BadCursor``). The order is by address,
-    the same from one request to the next while the cluster keeps its nodes.
+    ``position << 8 | index`` is SCAN position ``position`` on node ``index``; a node's walk ending
+    moves the cursor to the next node's start, the last one's to 0. The cursor stays below 2^64,
+    like a SCAN cursor, so the same forms and links carry it. The order is by address.
     """
 
     def __init__(self, cursor: int):
@@ -58,12 +51,10 @@ class Walk:
         return self.index >= len(self.nodes)
 
     def wave(self, script: str, *args, count_keys: bool = False) -> tuple[list, int]:
-        """``script`` (no keys; its first argument the SCAN position) on the current node from the
-        current position and on every later node from its start, all at once: one wave. Their replies in
-        node order; the caller takes them in that order, ``advance``-ing past each, and stops at the first
-        node whose walk did not end (the cursor resumes it there) or once it has enough: the later nodes'
-        replies are dropped, and asked again from their start next time, so nothing is counted twice.
-        ``count_keys``: DBSIZE of every primary in the same wave, summed (else 0)."""
+        """``script`` (its first argument the SCAN position) on the current node and every later one
+        from its start, in one wave; their replies in node order. The caller ``advance``-s past each and
+        stops at the first whose walk did not end: the later replies are dropped, and asked again from
+        their start next time, so nothing is counted twice. ``count_keys``: DBSIZE summed (else 0)."""
         calls = [
             (node, script_command(script, [], [self.position if index == self.index else 0, *args], whole=True))
             for index, node in enumerate(self.nodes)
@@ -101,8 +92,7 @@ def dbsize() -> int:
 
 
 def by_node(keys: list[bytes]) -> dict:
-    """The keys grouped by the primary holding them (from the slot map the client holds), each node's
-    in the order given; every primary present, with no keys where it holds none of them."""
+    """The keys grouped by the primary holding them, in the order given; every primary present."""
     client = raw_client()
     grouped = {node.name: (node, []) for node in client.primaries()}
     for key in keys:
@@ -112,8 +102,7 @@ def by_node(keys: list[bytes]) -> dict:
 
 
 def placed(metas: list[KeyMeta]) -> list[KeyMeta]:
-    """On a cluster, each key with the node and hash slot it lives on (computed here, as
-    CLUSTER KEYSLOT would, from the slot map the client holds); unchanged on one server."""
+    """On a cluster, each key with its node and hash slot (from the client's slot map)."""
     if not on_cluster() or not metas:
         return metas
     client = raw_client()

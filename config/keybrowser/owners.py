@@ -1,8 +1,7 @@
 """Which registered pattern owns a key, and what a key's members and fields name.
 
-The key browser asks this of every key it lists and of every value it shows, so
-the registry is indexed once per registry (``keyspace.patterns``): by shape for
-the owner of a name, by app for its documents, by owner for a key's relations.
+Asked of every key listed and every value shown, so the registry is indexed once per registry:
+by shape for the owner of a name, by app for its documents, by owner for a key's relations.
 """
 
 from __future__ import annotations
@@ -23,14 +22,10 @@ def _segment_regex(glob: str) -> str:
 
 
 def patterns_by_shape() -> dict[tuple[int, str | None], tuple[Callable, dict[int, tuple[int, KeyPattern]]]]:
-    """The registry indexed by (segments, first segment; None when it is a glob), rebuilt
-    only when the registry changes, so a key is tried against a handful of patterns. A segment's
-    glob cannot reach into the next one, since only keys with as many segments are tried.
-
-    Each shape's patterns are one regex, the alternation of their whole-key regexes, fewest
-    wildcards first (registry order among equals): a key is matched once, not once a pattern,
-    and the first alternative that matches is the most specific. With it, by its alternative's
-    group, each pattern's (wildcards, pattern)."""
+    """The registry indexed by (segments, first segment; None when it is a glob), rebuilt when the
+    registry changes. Each shape's patterns are one regex, the alternation of their whole-key regexes,
+    fewest wildcards first: a key is matched once, and the first alternative that matches is the most
+    specific. With it, by its alternative's group, each pattern's (wildcards, pattern)."""
     global _owner_index
     # The patterns themselves: a copy of the list and a comparison that finds each the same object,
     # where their names cost a loop in Python on every call.
@@ -56,9 +51,8 @@ def patterns_by_shape() -> dict[tuple[int, str | None], tuple[Callable, dict[int
 
 
 def owner(key: bytes | str, index: dict | None = None) -> KeyPattern | None:
-    """The registered pattern of ``key`` (the most specific, as ``keyspace.match``);
-    a name that is not UTF-8 has none. ``index`` (``patterns_by_shape()``) saves checking
-    the registry again when a page looks up many keys."""
+    """The registered pattern of ``key`` (the most specific, as ``keyspace.match``; none for a name
+    that is not UTF-8). ``index`` (``patterns_by_shape()``) spares a page of keys checking it again."""
     try:
         text = key.decode() if isinstance(key, bytes) else key
     except UnicodeDecodeError:
@@ -88,8 +82,7 @@ _documents: tuple[tuple, dict[str, list[KeyPattern]]] = ((), {})
 
 
 def _document_patterns(app: str) -> list[KeyPattern]:
-    """Patterns of one document per id: ``app:entity:*`` (``app:{tag}:entity:*``). Sorted out
-    once per registry (as ``patterns_by_shape``), not on every key page."""
+    """Patterns of one document per id: ``app:entity:*`` (``app:{tag}:entity:*``), once per registry."""
     global _documents
     signature = tuple(keyspace.patterns)
     if _documents[0] != signature:
@@ -103,13 +96,9 @@ def _document_patterns(app: str) -> list[KeyPattern]:
 
 
 def id_pattern(key: str, key_owner: KeyPattern | None) -> KeyPattern | None:
-    """The document pattern whose ids the members of ``key`` are, if they are ids.
-
-    First the registry's own word (a pattern whose ``index`` is this key), then
-    the key's segments (``school:course:7:students`` holds ``school:student:*``
-    ids), then, for an index key (``catalog:index:tag:red``), the app's only
-    document pattern.
-    """
+    """The document pattern whose ids the members of ``key`` are: a pattern whose ``index`` is this
+    key, else by the key's segments (``school:course:7:students`` holds ``school:student:*`` ids),
+    else, for an index key (``catalog:index:tag:red``), the app's only document pattern."""
     if key_owner is None:
         return None
     documents = _document_patterns(key_owner.app)
@@ -139,10 +128,8 @@ _relations: dict[tuple, list[tuple[int, list[str], KeyPattern]]] = {}  # (owner,
 
 
 def related_keys(key: str, key_owner: KeyPattern | None) -> list[tuple[str, KeyPattern]]:
-    """The other keys of the same document, by the registry: a document's relation
-    keys (``catalog:product:42`` -> ``catalog:product:42:reviews``) and a relation
-    key's document (the other way round). Which patterns those are depends on the
-    owner and the registry only, so it is worked out once for each."""
+    """The other keys of the same document: a document's relation keys (``catalog:product:42`` ->
+    ``catalog:product:42:reviews``) and a relation key's document, worked out once per owner."""
     if key_owner is None:
         return []
     signature = tuple(p.pattern for p in keyspace.patterns)
@@ -168,7 +155,6 @@ _MEMBER_ID = re.compile(rb"(?:\A|[\x00:|])(\d{1,20})\Z")
 
 
 def member_id(member: bytes) -> str:
-    """The id a member of an index holds: the member itself, or its tail after a
-    separator (a lexical index's ``name<NUL>42`` sorts by name and ends in the id)."""
+    """The id a member of an index holds: the member, or its tail after a separator (``name<NUL>42``)."""
     found = _MEMBER_ID.search(bytes(member))
     return found.group(1).decode() if found else ""

@@ -1,15 +1,10 @@
 """The Redis panel at the foot of every page (``includes/redis_panel.html``).
 
-Every page pays for its panel, so the page gets only the summary (round trips,
-commands, time) and the signed token of its trace (``behind.token``), whose
-size and cost are bounded whatever the page sent. The command list is rendered
-from that token when the panel is opened (htmx, ``keybrowser:behind_commands``,
-``keybrowser/_commands.html``): each key linked to the key browser, a session
-or cache key masked, and a key name too long to carry in a link shown cut, with
-its length, and not linked.
-
-On a Redis Cluster the summary also counts the round trips per node, and each
-round trip names its node; on one server nothing of that shows.
+Every page pays for its panel, so the page gets only the summary (round trips, commands, time,
+on a cluster per node) and the signed token of its trace (``behind.token``), bounded whatever
+the page sent. The command list is rendered from that token when the panel is opened (htmx,
+``keybrowser:behind_commands``): each key linked to the key browser, a session or cache key
+masked, a name too long for a link shown cut, with its length, and not linked.
 """
 
 from __future__ import annotations
@@ -23,11 +18,8 @@ LISTED = behind.MAX_COMMANDS  # commands listed in the panel at most; "keys behi
 
 
 def panel_html(trace: Trace, path: str = "", oob: bool = False) -> str:
-    """The panel: a summary of the round trips and the link to their keys. The command list is
-    loaded from the same signed token when the panel is opened, so a page pays for the summary
-    and one signing, never for listing its commands. Round trips are counted as the page waits for
-    them: on a cluster a pipeline's round trips to several nodes go out together and count once
-    (``Trace.wave_count``); the round trips per node follow."""
+    """The panel: a summary of the round trips and the link to their keys. Round trips are counted
+    as the page waits for them: a cluster pipeline's to several nodes count once (``wave_count``)."""
     context = {
         "round_trips": len(trace.round_trips),
         "screen": trace.wave_count("data"),

@@ -54,7 +54,8 @@ class SlowEntry:
     keys: list[Argument]  # the arguments a registered pattern owns, each once
 
 
-def _screens(names) -> tuple[tuple[str, str], ...]:
+def screens(names) -> tuple[tuple[str, str], ...]:
+    """(URL name, path) of each screen that reads or writes a pattern; path "" when it takes arguments."""
     found = []
     for name in names:
         try:
@@ -78,7 +79,7 @@ def argument(value: bytes, first: bool) -> Argument:
         pattern,
         display.key_url(value),
         pattern.screen_url(text),
-        _screens(pattern.screens),
+        screens(pattern.screens),
     )
 
 

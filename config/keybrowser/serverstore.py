@@ -1,7 +1,5 @@
-"""The key browser's reads of the server itself: the memory walk's slices (``/keys/memory/``) and
-the server's own view (``/keys/server/``). Split from ``store.py`` with its rules: read-only,
-bounded, the raw client; the walk reuses the list's SCAN and description scripts.
-"""
+"""The key browser's reads of the server itself, with the rules of ``store.py``: the memory walk's
+slices (``/keys/memory/``) and the server's own view (``/keys/server/``)."""
 
 from __future__ import annotations
 
@@ -12,11 +10,9 @@ from config.keybrowser.store import SCAN_COUNT, SCAN_EXAMINED, SCAN_PAGE, KeyMet
 from config.redis import on_cluster, raw_client
 from config.store.scripts import run_script, script_command
 
-# The memory walk (``/keys/memory/``): the list's SCAN script and the list's description script, a
-# slice at a time, so no one command visits more than SCAN_EXAMINED slots nor describes more than
-# about MEMORY_SLICE keys (TYPE, length, OBJECT ENCODING, MEMORY USAGE with its default of 5 samples
-# of a collection's elements). A primary's walk stops after MEMORY_WALK keys: past that, its counts
-# and bytes are estimated from the keys described (see ``memory``).
+# The memory walk (``/keys/memory/``): the list's SCAN and description scripts, a slice at a time, so
+# no one command visits more than SCAN_EXAMINED slots nor describes more than about MEMORY_SLICE keys.
+# A primary's walk stops after MEMORY_WALK keys: past that, ``memory`` estimates from the keys described.
 MEMORY_SLICE = 100
 MEMORY_WALK = 20_000
 
@@ -46,9 +42,8 @@ def memory_nodes() -> list[NodeMemory]:
 
 
 def memory_slice(node: int, position: int) -> tuple[list[KeyMeta], int]:
-    """One slice of the memory walk of primary ``node`` (its index in ``memory_nodes``) from SCAN
-    ``position``: about MEMORY_SLICE keys, described. Two round trips; the next position, 0 once the
-    node is walked."""
+    """About MEMORY_SLICE keys of primary ``node`` (its index) from SCAN ``position``, described: two
+    round trips. The next position, 0 once the node is walked."""
     args = [b"*", "", MEMORY_SLICE, SCAN_EXAMINED, SCAN_COUNT, *hidden_prefixes()]
     if on_cluster():
         client = raw_client()
@@ -94,8 +89,7 @@ def _node_server(name: str, replies: list) -> NodeServer:
 
 
 def server_view() -> list[NodeServer]:
-    """INFO of each section, the slow log and LATENCY DOCTOR of every node (a cluster's primaries and
-    replicas), in one round trip: a pipeline, or one wave over the nodes."""
+    """INFO of each section, the slow log and LATENCY DOCTOR of every node (replicas too), in one wave."""
     client = raw_client()
     calls = _server_calls()
     if not on_cluster():

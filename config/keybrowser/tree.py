@@ -1,10 +1,8 @@
 """The namespace view: counts by ``:`` segment, carried across bounded SCAN chunks.
 
-A node's counts come from one bounded SCAN under its prefix (see
-``store.tree_chunk``). On a keyspace too large for one chunk, "scan further"
-continues from the cursor and carries the counts so far in a signed token in
-the link, so the browser stores nothing and the counts add up to the whole
-prefix once the cursor comes back to 0.
+A node's counts come from one bounded SCAN under its prefix (``store.tree_chunk``); "scan further"
+carries the counts so far in a signed token in the link, so the browser stores nothing and the
+counts add up to the whole prefix once the cursor comes back to 0.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from django.core import signing
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import Truncator
@@ -27,8 +26,7 @@ from config.store import glob_escape
 
 
 def _query(**params) -> str:
-    """A query string of the given, already checked and bounded values: a link never
-    repeats what the request carried, so a long query string cannot grow the page."""
+    """A query string of checked, bounded values: never what the request carried, so it cannot grow."""
     return "?" + urlencode({k: v for k, v in params.items() if v not in ("", None, 0)})
 
 
@@ -78,20 +76,8 @@ def browse(request):
     return render(request, "keybrowser/browser.html", context)
 
 
-def _screens(names) -> list[tuple[str, str]]:
-    """(name, url) of each screen that reads or writes a pattern; url "" when it takes arguments."""
-    screens = []
-    for name in names:
-        try:
-            screens.append((name, reverse(name)))
-        except NoReverseMatch:
-            screens.append((name, ""))
-    return screens
-
-
 def _title(text: str) -> str:
-    """``truncatechars:60`` of a key's name, for the page title: only a name of more than 60
-    characters is cut, so a short one skips the filter's lazy wrapper and its translation."""
+    """``truncatechars:60`` of a key's name, for the page title."""
     text = unicodedata.normalize("NFC", text)
     return text if len(text) <= 60 else Truncator(text).chars(60)
 
@@ -127,7 +113,7 @@ def key_detail(request, key: bytes):
         "meta": meta,
         "owner": owner,
         "ids_of": ids_of,
-        "screens": _screens(owner.screens) if owner else [],
+        "screens": server.screens(owner.screens) if owner else (),
         "related": [
             (name, pattern, display.key_url(name), content.related.get(name.encode(), False))
             for name, pattern in related
@@ -157,10 +143,8 @@ def key_detail(request, key: bytes):
 
 @require_GET
 def download(request):
-    """``/keys/download/?key=``: the whole value of a string, of a hash field (``&field=``) or of a
-    stream entry's field (``&entry=`` and ``&index=``), streamed as an attachment a chunk a command
-    (``keystore.download``), so a value of any size is read without one large reply. The key
-    browser's permission covers it, as every page under ``/keys/``."""
+    """``/keys/download/?key=``: the whole value of a string, a hash field (``&field=``) or a stream
+    entry's field (``&entry=&index=``), streamed a chunk a command, so no reply is large."""
     query = request.META.get("QUERY_STRING", "")
     key = display.key_from_query(query)
     if key is None:
@@ -310,8 +294,8 @@ def _screen(request) -> behind.Behind:
 
 @require_GET
 def behind_commands(request):
-    """``/keys/behind/commands/?t=``: the Redis panel's command list, loaded when the panel opens.
-    It reads no Redis, and it gets no panel of its own: the panel it fills describes the page."""
+    """``/keys/behind/commands/?t=``: the Redis panel's command list, loaded when the panel opens; no
+    panel of its own, since the panel it fills describes the page."""
     response = HttpResponse(panel.commands_html(_screen(request)))
     response.redis_panel = False
     return response
@@ -333,8 +317,7 @@ def behind_screen(request):
 
 @require_http_methods(["GET", "POST"])
 def memory_by_pattern(request):
-    """``/keys/memory/``: the latest measure of memory by registered pattern, with its age; a POST
-    ("measure again") walks every primary again, a bounded slice a command, and caches the result."""
+    """``/keys/memory/``: the latest measure of memory by registered pattern; a POST measures again."""
     if request.method == "POST":
         memory.measure()
         return redirect("keybrowser:memory")

@@ -1,10 +1,9 @@
 """The filters that print money and times read from Redis, in one place each:
 ``{{ price|money }}``, ``{{ score|score_date }}`` and ``{{ score|score_iso }}`` (for a ``<time datetime>``).
 
-Prices are stored as plain decimal strings ("1532", "867.3"); a screen shows them with the
-currency of ``settings.CURRENCY`` and two decimals. Sorted-set scores that are Unix times
-(seconds, or milliseconds for the scores that expire holds) show as the UTC date and time they
-stand for.
+Prices are stored as plain decimal strings ("1532", "867.3"); a screen shows them with the currency
+of ``settings.CURRENCY`` and two decimals. Sorted-set scores that are Unix times (seconds, or
+milliseconds for the scores that expire holds) show as the UTC date and time they stand for.
 """
 
 from __future__ import annotations

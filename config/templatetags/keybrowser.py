@@ -13,8 +13,8 @@ BREAK = mark_safe(":<wbr>")  # a fixed string: where a long key name may wrap
 @register.filter
 def keyname(name) -> SafeString:
     """A key name (``display.Shown``, or text) in a span that may wrap after each ``:``, flagged when
-    its bytes were shown escaped or it was cut. Built here rather than by an include: a list shows
-    fifty. Each segment is escaped on its own and joined by ``BREAK`` (safe joined to safe stays safe)."""
+    escaped or cut; each segment escaped on its own and joined by ``BREAK``. Not an include: a list
+    shows fifty."""
     first, *rest = str(name).split(":")
     text = conditional_escape(first)
     for part in rest:
@@ -34,8 +34,7 @@ def keyname(name) -> SafeString:
 
 @register.filter
 def cell(value) -> SafeString:
-    """One value of a key (``display.Cell``): its text or pretty JSON, flagged when shown escaped or
-    cut, and linked to the key and the screen it names. A key page shows a hundred."""
+    """One value of a key (``display.Cell``): its text or pretty JSON, flagged, linked to what it names."""
     shown, link = value.shown, value.link
     if value.json:
         html = format_html('<pre class="value json" tabindex="0">{}</pre>', value.json)

@@ -92,9 +92,7 @@ class Command(BaseCommand):
         with _signals_stop():
             try:
                 recovered = runner.recover(app or None)
-            except runner.RollbackFailed as exc:
-                raise CommandError(str(exc)) from None
-            except journal.UnderWay as exc:
+            except (runner.RollbackFailed, journal.UnderWay) as exc:
                 raise CommandError(str(exc)) from None
             except Stopped as stop:
                 raise CommandError(f"stopped by {stop}: run --recover again", returncode=128 + stop.signum) from None

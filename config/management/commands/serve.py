@@ -1,15 +1,13 @@
 """What `make run` does: migrate, an admin, demo data once, static files, gunicorn, and the
 background worker of the Import / export jobs (`manage.py worker`) beside it.
 
-SIGTERM, SIGINT or SIGHUP (systemd, Docker, Ctrl-C, a closed terminal) stops gunicorn and
-its workers and the background worker, then the embedded redis-server (its SHUTDOWN fsyncs
-the append-only file): nothing is left running. A background worker that exits on its own
-is started again (the new one recovers the job it left). `--dev` serves with Django's
-autoreloading runserver instead (`make dev`).
+SIGTERM, SIGINT or SIGHUP (systemd, Docker, Ctrl-C, a closed terminal) stops gunicorn and its
+workers and the background worker, then the embedded redis-server (its SHUTDOWN fsyncs the
+append-only file): nothing is left running. A background worker that exits on its own is started
+again (the new one recovers the job it left). `--dev` serves with runserver instead (`make dev`).
 
-gunicorn runs threaded workers (gthread): a client that sends its request slowly holds
-one thread, not a whole worker, so a few slow or half-sent connections cannot starve
-the others (`/healthz` included).
+gunicorn runs threaded workers (gthread): a client that sends its request slowly holds one
+thread, not a whole worker, so slow or half-sent connections cannot starve the others.
 """
 
 import os
@@ -180,9 +178,8 @@ class Command(BaseCommand):
         return "Sign in as: admin (with the password printed when it was created)"
 
     def ensure_admin(self) -> str | None:
-        """Create the superuser `admin` once (or make an existing `admin` one). Returns its password
-        when this call generated it, else None: a password is printed once, never at every start,
-        and one given in DJANGO_SUPERUSER_PASSWORD is never printed."""
+        """Create the superuser `admin` once (or make an existing `admin` one). Its password when this
+        call generated it, else None: printed once, and one given in DJANGO_SUPERUSER_PASSWORD never."""
         users = get_user_model()
         existing = users.objects.filter(username="admin").first()
         if existing is not None:

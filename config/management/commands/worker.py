@@ -28,8 +28,7 @@ log = logging.getLogger("config.exchange.jobs")
 
 
 class Interrupted(KeyboardInterrupt):
-    """SIGTERM or SIGINT arrived while a job ran: raised in it, so it stops and cleans up as Ctrl-C
-    stops an import."""
+    """SIGTERM or SIGINT arrived while a job ran: raised in it, so it stops and cleans up."""
 
 
 class Worker(db_worker.Worker):

@@ -1,4 +1,4 @@
-"""The test runner: Django's, on a Redis of its own, closing with a plain tally line.
+"""The test runner: Django's, on a Redis of its own, closing with a plain tally line (``TEST_RUNNER``).
 
 ``--cluster`` runs the same tests on a throwaway 3-primary Redis Cluster on
 loopback (``config.cluster``) instead of the single test server: the app's
