@@ -12,7 +12,7 @@ from config.listing import ListState
 from config.redis import client
 from config.store.ngrams import Hits
 from config.store.ngramtext import Query
-from config.store.scripts import execute, queue_script, register
+from config.store.scripts import execute, lua, queue_script, register
 from config.store.sorting import SORT_LUA, queue_sort, sort_options
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
@@ -21,69 +21,10 @@ SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a use
 SORT_LIMIT = 2000
 SORTS = ("updated", "title", "author", "status")
 
-# A filtered or searched list sorted by a field. KEYS[1]: the posts (a sorted set). ARGV[1]: the most it may
-# hold; ARGV[2...]: SORT's options. {-1} when it holds more, else SORT's reply.
-_SORTED = register(
-    SORT_LUA
-    + """
-if redis.call('ZCARD', KEYS[1]) > tonumber(ARGV[1]) then return {-1} end
-return sort(KEYS[1], unpack(ARGV, 2))
-"""
-)
-
-# The whole list by title: a page of the title index (``folded title\0id``, in title order), each row's
-# fields. KEYS[1]: the title index. ARGV: offset, count, "1" for descending, then the GET patterns.
-_BY_TITLE = register(
-    SORT_LUA
-    + """
-local offset, count = tonumber(ARGV[1]), tonumber(ARGV[2])
-local range = 'ZRANGE'
-if ARGV[3] == '1' then range = 'ZREVRANGE' end
-local ids = {}
-for i, member in ipairs(redis.call(range, KEYS[1], offset, offset + count - 1)) do
-  ids[i] = string.match(member, '%z(%d+)$')
-end
-return rows_of(ids, {unpack(ARGV, 4)})
-"""
-)
-
-# The whole list by status: the drafts then the published posts (descending: the other way), each status
-# newest save first. KEYS: the first status's index, the second's. ARGV: offset, count, GET patterns.
-_BY_STATUS = register(
-    SORT_LUA
-    + """
-local offset, count = tonumber(ARGV[1]), tonumber(ARGV[2])
-local first = redis.call('ZCARD', KEYS[1])
-local ids = {}
-if offset < first then ids = redis.call('ZREVRANGE', KEYS[1], offset, math.min(first, offset + count) - 1) end
-local left = count - #ids
-if left > 0 then
-  local from = math.max(0, offset - first)
-  for _, id in ipairs(redis.call('ZREVRANGE', KEYS[2], from, from + left - 1)) do ids[#ids + 1] = id end
-end
-return rows_of(ids, {unpack(ARGV, 3)})
-"""
-)
-
-# Title prefix search, filtered, into a scratch sorted set scored like the list
-# index. KEYS: title index, scratch key, then one or more sorted indexes a post
-# must be in (the first gives the score). ARGV: the BYLEX range.
-_PREFIX_SEARCH = register("""
-local matches = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2])
-local found = 0
-for _, member in ipairs(matches) do
-  local id = string.match(member, '%z(%d+)$')
-  local score = id and redis.call('ZSCORE', KEYS[3], id)
-  for i = 4, #KEYS do
-    if score and not redis.call('ZSCORE', KEYS[i], id) then score = false end
-  end
-  if score then
-    redis.call('ZADD', KEYS[2], score, id)
-    found = found + 1
-  end
-end
-return found
-""")
+_SORTED = register(SORT_LUA + "\n" + lua(__file__, "sorted"))  # a filtered or searched list by a field
+_BY_TITLE = register(SORT_LUA + "\n" + lua(__file__, "by_title"))  # the whole list by title
+_BY_STATUS = register(SORT_LUA + "\n" + lua(__file__, "by_status"))  # the whole list by status
+_PREFIX_SEARCH = register(lua(__file__, "prefix_search"))  # title prefix search into a scratch set
 
 
 def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]:
