@@ -1,8 +1,4 @@
-"""The CMS's tunable defaults, read from Django settings.
-
-They are settings (not constants) so a deployment can change them and tests
-can change them with ``override_settings``.
-"""
+"""The CMS's tunable defaults, read from Django settings (a deployment or a test may change them)."""
 
 from django.conf import settings
 

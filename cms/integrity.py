@@ -1,8 +1,6 @@
 """Invariants of the CMS's derived data: revision numbering, the comment embed, the indexes.
 
-The revisions are source data (nothing can rebuild a lost one), so their
-check has no repair but the cap; the embed, the counts and the indexes are
-derived and are rebuilt from the post and comment hashes.
+Revisions are source data (no repair but the cap); the embed, counts and indexes are rebuilt.
 """
 
 from cms import keys, store

@@ -1,9 +1,7 @@
 """What the CMS screens show, prepared for their templates: texts, times and links, no markup.
 
-The templates write every row; here each row gets its link (one ``reverse`` for
-the page, ``url_for_each``) and its times as the screens print them, formatted
-once in the current time zone. Rows are dicts: the template language finds a
-key at its first try, where an attribute costs it a failed lookup first.
+Rows are dicts with their link (one ``reverse`` a page, ``url_for_each``) and their times as the
+screens print them: the template language finds a key at its first try, an attribute at its second.
 """
 
 from __future__ import annotations
@@ -28,8 +26,7 @@ def when(epoch: float, pattern: str = SECOND, zone=None) -> str:
 
 
 def _text(moment: datetime, pattern: str) -> str:
-    """``moment.strftime(pattern)``, with the two patterns of the screens written out by hand: strftime
-    parses its pattern on every call, and a list prints one time a row."""
+    """``moment.strftime(pattern)``, the screens' two patterns by hand (strftime parses its pattern each call)."""
     if pattern == MINUTE:
         return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
     if pattern == SECOND:
@@ -97,7 +94,6 @@ def history_rows(current, revisions: list[HistoryRow], first_page: bool) -> list
 
 
 def sort_heads(state, columns) -> list[tuple[str, object, str]]:
-    """(label, head, aria-sort) of each sortable column: its head's link and mark (``ListState.heads``),
-    and "ascending" or "descending" on the column the list is sorted by."""
+    """(label, head, aria-sort) of each sortable column (``ListState.heads``)."""
     sorted_as = "descending" if state.descending else "ascending"
     return [(label, state.heads[key], sorted_as if state.sort_key == key else "") for key, label in columns]

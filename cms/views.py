@@ -112,8 +112,7 @@ def post_detail(request, pk: int):
 
 
 def post_edit(request, pk: int):
-    """A save is one script and reads nothing first; a save over a newer version is the conflict
-    page, with the saves made meanwhile and what they changed."""
+    """A save is one script; over a newer version, the conflict page shows the saves made meanwhile."""
     loaded = None if request.method == "POST" else or_404(store.get_post, pk).post
     form = PostEditForm(request.POST if loaded is None else None, initial=loaded and PostEditForm.initial_for(loaded))
 
@@ -182,11 +181,8 @@ def post_compare(request, pk: int):
 
 
 def post_revert(request, pk: int, number: int):
-    """GET: what reverting to revision ``number`` would change, from the current version, and
-    the button that applies it. POST: the revert, a new version; history is never rewritten.
-
-    The page carries the version it showed the changes from: when the post was saved since,
-    nothing is reverted and the page shows the changes from the version now."""
+    """GET: what reverting to revision ``number`` would change; POST: the revert, as a new version. The page
+    carries the version it showed: when the post was saved since, nothing is reverted and it shows again."""
     current, snapshots = or_404(store.versions, pk, (number,))
     revision = snapshots[number]
     shown = request.POST.get("version", "") if request.method == "POST" else ""

@@ -1,16 +1,7 @@
-"""The CMS's only code that talks to Redis: posts with their revisions, the list, comments.
-
-- ``posts``: read a post; create, save, restore and delete, each write one
-  server-side script (two round trips where an id is drawn, or the keys to
-  delete must be read, first). The revision layout is explained there.
-- ``revisions``: the history page, versions by number, what a stale editor missed.
-- ``listing``: the post list from the sorted indexes, in one round trip.
-- ``comments``: a page of comments, add and delete (the shared children machinery).
-- ``bulk``: whole posts with their histories at once, for the seeder and the benchmark.
-- ``status``: publish or unpublish many posts in one script.
-- ``scripts``: the Lua of the writes.
-- ``checks``: the integrity reads and repairs behind ``cms/integrity.py``.
-"""
+"""The CMS's only code that talks to Redis: posts with their revisions (``posts``, the revision
+layout explained there; ``revisions``; ``status``), the list (``listing``), comments
+(``comments``), bulk writes (``bulk``), the Lua of the writes (``scripts``, ``lua/``) and the
+integrity reads and repairs (``checks``)."""
 
 from cms.conf import revisions_kept
 from cms.store.bulk import (

@@ -1,8 +1,4 @@
-"""The integrity reads and repairs of the CMS (the invariants are in ``cms/integrity.py``).
-
-Each walks the keyspace in batches: ids by rank from the main index or by
-SCAN, a pipeline per 500 posts, never one unbounded read of a growing set.
-"""
+"""The integrity reads and repairs of the CMS (``cms/integrity.py``): in batches, never one unbounded read."""
 
 from __future__ import annotations
 
@@ -70,8 +66,7 @@ def trim_revisions() -> None:
 
 
 def index_entries(ids) -> Iterator[tuple[Post, list[tuple[str, str]], str | None]]:
-    """For each post: the (index, member) entries it should have that its indexes lack, and its
-    ``title_member`` field as stored (the write scripts take the old title entry out by it)."""
+    """For each post: the index entries it lacks, and its stored ``title_member``."""
     names = (*POST_INDEXED, "title_member")
     for chunk in batched(ids):
         held = posts_fields(chunk, names)
@@ -125,8 +120,7 @@ def _stale_authors() -> Iterator[tuple[str, str]]:
 
 
 def embeds(ids) -> Iterator[tuple[int, dict[str, str | None], list[dict[str, str]], int]]:
-    """Each post's embedded comments and count as stored, beside the 3 newest and the count its
-    comment set gives: four round trips per 500 posts."""
+    """Each post's stored embed and count, beside the newest and the count its comment set gives."""
     names = (COMMENTS.embed_field, COMMENTS.count_field)
     for chunk in batched(ids):
         newest, counts = COMMENTS.expected_embeds(chunk), COMMENTS.aggregates(chunk)
@@ -169,8 +163,7 @@ def comment_set_members(ids) -> Iterator[tuple[int, str, bool]]:
 
 
 def rebuild_indexes() -> None:
-    """Rebuild every list index (and each post's ``title_member``) from the post hashes, then swap
-    them in one transaction."""
+    """Rebuild every list index (and ``title_member``) from the post hashes, swapped in one transaction."""
     ids = sorted(post_ids_in_keys())
     staged: dict[str, dict[str, float]] = {}
     members: dict[int, str] = {}

@@ -29,10 +29,8 @@ _PREFIX_SEARCH = register(lua(__file__, "prefix_search"))  # title prefix search
 
 def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]:
     """(post id, title) of the posts whose title holds ``text`` anywhere, newest save first: the trigram
-    index (``TITLES``), one round trip. Text with no word of three characters finds nothing here. At
-    most ``limit`` candidates are read, as the catalog's and the school's lists read theirs: the
-    index's default, meant for a suggestion's few, reads several times as many titles for a common
-    word, each one a cost to the page."""
+    index, one round trip. At most ``limit`` candidates are read: the index's default, meant for a
+    suggestion's few, reads several times as many titles for a common word."""
     return _title_hits(text, limit).items
 
 
@@ -45,8 +43,7 @@ AUTHORS_MATCHED = 20  # authors an author filter takes at most (those starting w
 
 
 def authors_matching(text: str) -> list[str]:
-    """The authors the author filter means, in any case: those whose name is ``text`` casefolded, else those
-    starting with it (at most AUTHORS_MATCHED): one ZRANGEBYLEX of the authors index."""
+    """The authors the filter means, in any case: those named ``text``, else those starting with it."""
     folded = text.casefold().replace("\x00", "").encode()
     members = client().zrangebylex(keys.authors(), b"[" + folded, b"[" + folded + b"\xff", 0, AUTHORS_MATCHED)
     pairs = [member.split("\x00", 1) for member in members]
@@ -61,28 +58,18 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
 
 
 def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
-    """One page of the post list, its total, and whether a title search took ``SEARCH_LIMIT`` matches and
-    left more (the list then holds only those): one round trip (two for most searches anywhere in titles).
+    """One page of the post list, its total, whether a title search left matches past ``SEARCH_LIMIT``,
+    and whether a sort by a field was refused (past ``SORT_LIMIT``: the list keeps its order by last save).
 
-    The source is a sorted index scored by when each post was last saved: the
-    whole list, one status, one author, or (for two filters or a title
-    search) a scratch set built in the same MULTI/EXEC. SORT … BY nosort keeps
-    that order, applies LIMIT as a range and joins each id to only the summary
-    fields (GET cms:post:*->title …): no body and no revision is read.
+    The source is a sorted index scored by last save: the whole list, one status, one author, or (for
+    two filters or a search) a scratch set built in the same MULTI/EXEC. SORT … BY nosort keeps that
+    order, applies LIMIT as a range and joins each id to the summary fields only: no body is read.
 
-    A search with a word of three characters or more finds any part of a title:
-    the trigram index gives the matching ids first (``search_titles``, its
-    candidates checked against the titles), then the page's transaction
-    intersects them with the filters. A word of three characters is one piece,
-    whose set holds exactly its matches (``NgramIndex.matches_set``): the page's
-    transaction intersects that set itself, in one round trip, with no cap and no
-    title read (else a common word reads a page's worth of titles to check). Shorter words keep the lexicographic
-    index's title prefix search, the better tool for one or two letters.
-
-    Sorted by title, author or status (``?o=``): the whole list pages the title index, or the two
-    status indexes one after the other, bounded whatever the number of posts; a filtered or searched
-    list is sorted by SORT … BY the field over its posts, when they are at most ``SORT_LIMIT``. The
-    fourth value says a sort was refused for that (the list then keeps its order by last save).
+    A word of three characters or more finds any part of a title: the trigram index gives the matching
+    ids first (two round trips), or, for a word that is one piece, its set holds exactly its matches
+    and the page's transaction intersects it itself (one round trip, no cap, no title read). Shorter
+    words keep the lexicographic index's prefix search. Sorted by title or status, the whole list pages
+    the title index or the two status indexes, bounded whatever the number of posts.
     """
     filters, authors, union = [], [], ""
     if state.filters.get("status"):
@@ -163,8 +150,7 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
 
 
 def _summaries(flat: list) -> list[PostSummary]:
-    """The SORT … GET reply, ``#`` then the SUMMARY fields a post, as list rows; a post deleted meanwhile
-    (its fields all nil) is left out. Built straight from the flat reply: no dict a row."""
+    """The SORT … GET reply (``#`` then SUMMARY) as list rows; a post deleted meanwhile is left out."""
     values = iter(flat)
     return [
         PostSummary(int(pk), title, author or "", status or "", float(updated or 0), int(version or 1),

@@ -1,33 +1,21 @@
 """Posts: read one, create, save an edit, restore a revision, delete; each write one atomic round trip.
 
-Revision layout: one sorted set per post, ``cms:post:<id>:revisions``. Each
-member is the JSON snapshot of the post's own fields as they were at one
-version, and its score is that version number. A post starts at version 1; a
-save that changes content turns version V into V+1 and, in the same script,
-adds the snapshot of V as revision V. The revisions are therefore numbers
-1..V-1 (or the newest ``CMS_REVISIONS_KEPT`` of them), contiguous and ending
-just below the post's version, which ``cms/integrity.py`` checks.
+Revision layout: one sorted set per post, ``cms:post:<id>:revisions``, each member the JSON
+snapshot of the post's own fields at one version, scored by that version. A save that changes
+content turns version V into V+1 and, in the same script, adds the snapshot of V as revision V:
+the revisions are 1..V-1 (or the newest ``CMS_REVISIONS_KEPT``), contiguous (``cms/integrity.py``).
 
-No lost updates: the edit form carries the version it was loaded at, and the
-save script compares it with the post's ``version`` field before it writes.
-A stale save is refused inside the script, which answers with what was saved
-since (the current version, the editor's base snapshot, the newer revisions),
-so the conflict page costs no further read. No WATCH, no retry under
-contention: the script is atomic.
+No lost updates: the edit form carries the version it was loaded at, and the save script refuses
+a stale one, answering with what was saved since, so the conflict page costs no further read.
+No WATCH: the script is atomic.
 
-The one thing a script cannot know before it runs is which author's index a
-post leaves: the key ``cms:index:author:<old author>`` names a value held in
-the post. The store passes the author it expects (the edit's own author, or
-the one the history page showed); if the post holds another, the script
-writes nothing and answers with the authors it found, and the second call
-passes their keys. An edit that keeps its author, which is nearly every edit,
-is one round trip. (The old title's entry in the title index is no such
-problem: it is a member, not a key, and each post keeps it in its
-``title_member`` field, since Lua cannot casefold as Python does.)
+A script cannot know beforehand which author's index a post leaves (the key names a value held
+in the post): the store passes the author it expects; if the post holds another, the script
+writes nothing and answers with it, and a second call passes its key. The old title's entry is a
+member, not a key: each post keeps it in ``title_member``, since Lua cannot casefold as Python does.
 
-Create draws its id first (INCR, then one MULTI/EXEC) and delete reads the
-comment ids it must pass as keys first (a read, then one script): two round
-trips each.
+Create draws its id first (INCR, then one MULTI/EXEC); delete reads the comment ids it must pass
+as keys first: two round trips each.
 """
 
 from __future__ import annotations
@@ -159,16 +147,9 @@ def save_post(
     old_title: str | None = None,
     old_author: str | None = None,
 ) -> Post | None:
-    """Save an edit made on ``base_version``; None when it changes nothing.
-
-    Raises EditConflict, writing nothing, when the post is no longer at
-    ``base_version``: the editor's text would otherwise overwrite someone
-    else's save. ``old_title`` and ``old_author`` are the title and author the
-    editor loaded: the trigram sets and the author index the post leaves are
-    computed from them, and the script checks they are still stored (they are,
-    at ``base_version``). One round trip; two when one of them was not given and
-    the edit changes it.
-    """
+    """Save an edit made on ``base_version``; None when it changes nothing; EditConflict when stale.
+    ``old_title`` and ``old_author`` (as the editor loaded them) name the trigram sets and author index
+    the post leaves: one round trip; two when one was not given and the edit changes it."""
     return _run_save(
         post_id, "save", base_version, content=content, member=title_member(post_id, content["title"]),
         old_author=content["author"] if old_author is None else old_author, new_author=content["author"],
@@ -181,12 +162,8 @@ def save_post(
 def revert_post(
     post_id: int, number: int, *, actor: Actor, at: float, author: str = "", titles: tuple[str, str] = ("", "")
 ) -> Post | None:
-    """Save revision ``number``'s content as a new version; history is never rewritten.
-
-    ``author`` is who the caller believes wrote both the post and the
-    revision, ``titles`` the post's current title and the revision's (the
-    history page knows them): then one round trip, else two.
-    """
+    """Save revision ``number``'s content as a new version; history is never rewritten. ``author`` and
+    ``titles`` (current, revision's) as the history page knows them: one round trip, else two."""
     return _run_save(
         post_id,
         "restore",
@@ -205,8 +182,7 @@ def revert_post(
 
 
 def _delete_call(post_id: int, values: list, comment_ids: list[str], actor: Actor):
-    """From what was read of a post (``DELETE_READS``, its comment ids): the post, and the delete script's
-    keys and arguments; None when it is gone."""
+    """The post read, and the delete script's keys and arguments; None when it is gone."""
     fields = {name: value for name, value in zip(DELETE_READS, values) if value is not None}
     if "version" not in fields:
         return None
@@ -234,13 +210,8 @@ def _queue_delete_reads(pipe, post_id: int) -> None:
 
 
 def delete_post(post_id: int, *, actor: Actor) -> Post:
-    """Remove the post, its revisions, its comments and its index entries; returns the post as it was.
-
-    Two round trips: the comment ids and the author (whose index the post
-    leaves) must be read before their keys can be passed. The script then
-    deletes only if the post is still at the version read and its comment set
-    still holds exactly those ids; a comment added in between makes it read again.
-    """
+    """Remove the post with its revisions, comments and index entries; returns it as it was. Two round
+    trips: the script deletes only if the post and its comment ids are still as read, else reads again."""
     for _ in range(watch_retries()):
         pipe = client().pipeline(transaction=False)
         _queue_delete_reads(pipe, post_id)
@@ -257,10 +228,8 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
 
 
 def delete_posts(post_ids: list[int], *, actor: Actor) -> tuple[list[Post], int]:
-    """Remove many posts as ``delete_post`` removes one, their delete scripts in one MULTI/EXEC: they go
-    together, so the list never shows half a bulk delete. Returns the posts deleted and how many were
-    gone. Two round trips (every post's fields and comment ids, then the transaction); a post that
-    changed in between (a comment added) is read again, and its delete sent again."""
+    """Remove many posts as ``delete_post`` does, their scripts in one MULTI/EXEC so the list never shows
+    half a bulk delete: the posts deleted and how many were gone. A post changed in between is read again."""
     deleted, gone, remaining = [], 0, list(post_ids)
     for _ in range(watch_retries()):
         pipe = client().pipeline(transaction=False)

@@ -1,10 +1,8 @@
 """Publish or unpublish many posts at once: one script, so the list never shows half a bulk change.
 
-Each post changed is saved as a new version, as an edit of its status alone would be: its
-previous version becomes a revision, its status, version and last save change, and it moves
-between the status indexes and to the top of the updated and author indexes, with an event.
-A post already in the status is left as it is; one deleted meanwhile, or whose author changed
-since the store read it (its author index key was worked out from it), is named as skipped.
+Each post changed is saved as a new version, as an edit of its status alone would be. One
+already in the status is left as it is; one deleted meanwhile, or whose author changed since it
+was read (its author index key was worked out from it), is skipped.
 """
 
 from __future__ import annotations
