@@ -1,8 +1,4 @@
-"""The school's tunable limits, read from Django settings with these defaults.
-
-They are settings (not constants) so a deployment can change them and tests
-can shrink them with ``override_settings``.
-"""
+"""The school's tunable limits, read from Django settings (a deployment or a test may change them)."""
 
 from django.conf import settings
 

@@ -76,13 +76,8 @@ def joined(entity: str, rows: list) -> list:
 
 
 def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
-    """The course, its instructors, one page of its roster and its live holds: one command
-    (``lua/read_course.lua``).
-
-    ``SORT … GET`` joins each id set with the fields it shows: the instructors
-    (bounded), one page of the roster (``LIMIT``: never read whole) and the
-    holders (bounded by the capacity, and pruned by every seat write).
-    """
+    """The course, its instructors, one page of its roster (never read whole) and its live holds: one
+    command (``lua/read_course.lua``), joining each id set with the fields it shows."""
     script_keys = [keys.doc("course", pk), keys.course_instructors(pk), keys.course_students(pk), keys.course_holds(pk)]
     found = read("read_course", script_keys, [now_ms(), offset, count, HOLDS_SHOWN, *_DETAIL_GETS])
     if not found:
@@ -112,8 +107,7 @@ class PersonDetail:
 
 
 def person_detail(entity: str, pk: int) -> PersonDetail:
-    """A person, their courses (the bounded side, joined with SORT … GET) and live holds: one
-    command (``lua/read_person.lua``), its reply read straight into the documents."""
+    """A person, their courses (the bounded side) and live holds: one command (``lua/read_person.lua``)."""
     if entity == "instructor":
         script_keys = [keys.doc(entity, pk), keys.instructor_courses(pk)]
     else:
@@ -145,8 +139,7 @@ class Pair:
 
 
 def pair(course_id: int, entity: str, other_id: int, kind: str) -> Pair:
-    """The course, the other document and whether the pair exists (``kind``: a set member or a
-    hold): one round trip."""
+    """The course, the other document and whether the pair exists (``kind``: "set" or "hold"): one round trip."""
     if kind == "hold":
         related_key = keys.course_holds(course_id)
     elif entity == "instructor":

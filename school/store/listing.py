@@ -1,8 +1,5 @@
-"""List screens and pickers.
-
-A list page is one read script (``lua/read_list.lua``): a page of ids from an index with each row's
-fields and counts. A search of any part of a name, and a picker, are two round trips: the ids, then
-the fields of those ids."""
+"""List screens and pickers: a list page is one read script (``lua/read_list.lua``); a search of any
+part of a name, and a picker, two round trips (the ids, then their fields)."""
 
 from __future__ import annotations
 
@@ -54,13 +51,9 @@ _ROW_COUNTS = {
 
 
 def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[str, str], bool]:
-    """A search of any part of a name (a course's title), the start of a course's code or a person's
-    name first: one transaction, the n-gram search with the lexicographic index's prefix range (by
-    code, by name) and the schema counts beside it. Returns (the page's ids, the total, the schema
-    counts, whether the search took ``SEARCH_LIMIT`` names and left more).
-
-    The prefix range is read whatever the n-gram search's cap, so the code or the name typed whole
-    is never hidden behind other matches: the name itself first, then those starting with it."""
+    """A search of any part of a name (a course's title): (the page's ids, the total, the schema counts,
+    whether it left names past ``SEARCH_LIMIT``), in one transaction. The prefix range is read whatever
+    the n-gram cap, so a code or name typed whole is never hidden behind other matches: it comes first."""
     first = client().pipeline(transaction=True)
     read = queue_search(first, entity, state.q)
     searched = len(first.command_stack)
@@ -82,15 +75,9 @@ def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[st
 
 
 def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, int], bool]:
-    """One page of a list, its total, (for people) the count per schema version, and whether a search
-    took ``SEARCH_LIMIT`` names and left more.
-
-    ``?q=`` with a word of three characters or more finds any part of a person's name or a
-    course's title (the trigram index; a course's code still matches by its start): two round
-    trips, the search then the rows. Otherwise one command (``lua/read_list.lua``): the page of
-    the id or lexicographic index (shorter text matches the start of the name or code, the
-    better tool there) with each row's fields and counts.
-    """
+    """One page of a list, its total, (people) the count per schema version, and whether a search left
+    names past ``SEARCH_LIMIT``. A word of three characters or more finds any part of a name or title
+    (two round trips); otherwise one script pages the id or lexicographic index (a prefix match)."""
     if state.q and usable(state.q):
         ids, total, schemas, capped = _search_page(entity, state)
         versions = {v: int(n) for v, n in sorted(schemas.items())}
@@ -117,8 +104,7 @@ def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, 
 
 
 def _page_args(entity: str) -> list:
-    """The fixed tail of a list page's ARGV: the fields shown, the document's key pattern and each
-    count's set pattern, ``*`` standing for the id."""
+    """The fixed tail of a list page's ARGV: the fields shown, the key patterns of the document and counts."""
     fields = LIST_FIELDS[entity]
     return [len(fields), *fields, keys.doc(entity, "*"), *(key("*") for _, key in _ROW_COUNTS[entity])]
 
@@ -155,8 +141,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Picker:
-    """Find the other side of a relation from a page: which entity is searched, and which of the
-    page's keys say whether a candidate is related already (and holds a seat)."""
+    """Find the other side of a relation from a page, and which keys say a candidate is related already."""
 
     side: str  # the page's entity
     other: str  # the entity searched for
@@ -177,16 +162,10 @@ PICKERS = {
 }
 
 
-def find(picker: str, pk: int, q: str) -> list[Candidate]:
-    """``find_with_total``'s candidates."""
-    return find_with_total(picker, pk, q)[0]
-
-
 def find_with_total(picker: str, pk: int, q: str) -> tuple[list[Candidate], int]:
-    """Up to PICKER_LIMIT documents of the picker's other side whose name (a course's title) holds
-    ``q`` anywhere (a course's code: starts with it), the code or name typed whole first, each with one
-    SISMEMBER on the page's related set (and its hold's score), and for seats whether the course is
-    full; and how many match in all (the page says when it shows fewer): two round trips."""
+    """Up to PICKER_LIMIT documents of the picker's other side matching ``q`` as a list search does, each
+    with whether it is related (and its hold, and for seats whether the course is full), and how many
+    match in all: two round trips."""
     pick = PICKERS[picker]
     state = ListState(q=q, per_page=PICKER_LIMIT)
     if usable(q):

@@ -1,10 +1,8 @@
 """Relation writes, one script each: assign and unassign instructors, enrol, drop, hold, confirm, release.
 
-Courses and instructors are bounded on both sides (two-way embedding);
-students and courses have an unbounded side (the roster), so only the
-student's side is read whole. Every write checks its bounds and writes both
-sides and its event atomically, in one round trip, and answers with the
-names it read, for the message the user sees.
+Courses and instructors are bounded on both sides (two-way embedding); students and courses have an
+unbounded side (the roster). Every write checks its bounds and writes both sides and its event
+atomically, and answers with the names it read, for the message the user sees.
 """
 
 from __future__ import annotations
@@ -162,8 +160,7 @@ def drop(course_id: int, student_id: int, *, actor: Actor) -> Change:
 
 @dataclass(frozen=True)
 class Enrolled:
-    """What enrolling many students did, by name: enrolled now, enrolled already, refused (their bound
-    reached, or the course full by then), and how many no longer exist."""
+    """What enrolling many students did, by name, and how many no longer exist."""
 
     code: str
     done: list[str]
@@ -174,9 +171,8 @@ class Enrolled:
 
 
 def enrol_many(course_id: int, student_ids: list[int], *, actor: Actor) -> Enrolled:
-    """Enrol each student of ``student_ids`` in the course, in order, while it has seats: one script
-    (``lua/enrol_many.lua``), so the roster and the students' sides are written together or not at all.
-    Raises NotFound when the course is gone."""
+    """Enrol each student in the course, in order, while it has seats: one script, so the roster and the
+    students' sides are written together. NotFound when the course is gone."""
     script_keys = [keys.doc("course", course_id), keys.course_students(course_id), keys.course_holds(course_id)]
     for student_id in student_ids:
         script_keys += [
