@@ -1,14 +1,13 @@
 """Screens of the school: thin views over ``school.store``.
 
-The three entities share their list, add, edit and delete views, told apart
-by an ``Entity`` entry; relation changes (assign, enrol, hold ...) share one
-view, told apart by an ``Action`` entry: a POST does the change, and a GET
-of a destructive one (drop, unassign, release) is its confirmation page.
+The three entities share their list, add, edit and delete views (an ``Entity`` each); relation
+changes share one view (an ``Action`` each): a POST does the change, a GET of a destructive one its
+confirmation page.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from urllib.parse import urlencode
 
@@ -180,8 +179,7 @@ def person_detail(request, entity: str, pk: int, errors: dict | None = None, sta
 
 @require_GET
 def find(request, picker: str, pk: int):
-    """An htmx partial: documents of the other side whose label starts with ?q=, each marked
-    with whether it is already related (one SISMEMBER each)."""
+    """An htmx partial: documents of the other side matching ?q=, each marked if already related."""
     pick = store.PICKERS.get(picker)
     if pick is None:
         raise Http404("No such picker")
@@ -235,25 +233,18 @@ _ASK_UNASSIGN = "Remove {name} from the instructors of {code}?"
 _ASK_DROP = "Drop {name} from {code}?"
 _ASK_RELEASE = "Release the seat held for {name} in {code}?"
 
-ACTIONS = {
-    ("course", "assign"): Action("course", store.link_instructor, _ASSIGN, "instructors"),
-    ("course", "unassign"): Action("course", store.unlink_instructor, _UNASSIGN, "instructors", _ASK_UNASSIGN),
-    ("course", "enrol"): Action("course", store.enrol, _ENROL, "students"),
-    ("course", "drop"): Action("course", store.drop, _DROP, "students", _ASK_DROP),
-    ("course", "hold"): Action("course", store.hold_seat, _HOLD, "students"),
-    ("course", "confirm"): Action("course", store.confirm_hold, _CONFIRM, "holds"),
-    ("course", "release"): Action("course", store.release_hold, _RELEASE, "holds", _ASK_RELEASE, "hold"),
-    ("instructor", "assign"): Action("instructor", _course_first(store.link_instructor), _ASSIGN, "courses"),
-    ("instructor", "unassign"): Action(
-        "instructor", _course_first(store.unlink_instructor), _UNASSIGN, "courses", _ASK_UNASSIGN
-    ),
-    ("student", "enrol"): Action("student", _course_first(store.enrol), _ENROL, "courses"),
-    ("student", "drop"): Action("student", _course_first(store.drop), _DROP, "courses", _ASK_DROP),
-    ("student", "hold"): Action("student", _course_first(store.hold_seat), _HOLD, "courses"),
-    ("student", "confirm"): Action("student", _course_first(store.confirm_hold), _CONFIRM, "courses"),
-    ("student", "release"): Action(
-        "student", _course_first(store.release_hold), _RELEASE, "courses", _ASK_RELEASE, "hold"
-    ),
+COURSE_ACTIONS = {  # action: (the person it concerns, the course page's action; a person's page shows it too)
+    "assign": ("instructor", Action("course", store.link_instructor, _ASSIGN, "instructors")),
+    "unassign": ("instructor", Action("course", store.unlink_instructor, _UNASSIGN, "instructors", _ASK_UNASSIGN)),
+    "enrol": ("student", Action("course", store.enrol, _ENROL, "students")),
+    "drop": ("student", Action("course", store.drop, _DROP, "students", _ASK_DROP)),
+    "hold": ("student", Action("course", store.hold_seat, _HOLD, "students")),
+    "confirm": ("student", Action("course", store.confirm_hold, _CONFIRM, "holds")),
+    "release": ("student", Action("course", store.release_hold, _RELEASE, "holds", _ASK_RELEASE, "hold")),
+}
+ACTIONS = {("course", name): act for name, (_, act) in COURSE_ACTIONS.items()} | {
+    (person, name): replace(act, side=person, run=_course_first(act.run), error_field="courses")
+    for name, (person, act) in COURSE_ACTIONS.items()
 }
 
 
@@ -285,8 +276,7 @@ def relation(request, side: str, pk: int, action: str):
 
 
 def _confirm(request, act: Action, side: str, pk: int, action: str):
-    """Ask before a destructive relation change: a page whose one button POSTs it (one round trip).
-    Its answer posted as the session expired comes back here after sign-in: the same question again."""
+    """Ask before a destructive relation change; an answer posted as the session expired asks again after sign-in."""
     kept = None if "other" in request.GET else stashed(request, request.path)
     data = request.GET if kept is None else kept
     form = PickForm(data)

@@ -21,9 +21,8 @@ class AlgebraResult:
 
 
 def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraResult:
-    """SINTERSTORE / SUNIONSTORE / SDIFFSTORE into a key that expires within the algebra TTL,
-    then one page of it by SORT … LIMIT … GET (the page's fields joined inside Redis), and each
-    course with its roster's size: one command (``lua/algebra.lua``), every key in KEYS."""
+    """The set operation stored in a key that expires within the algebra TTL, one page of it with its
+    fields, and each course with its roster's size: one command (``lua/algebra.lua``)."""
     dest = keys.algebra(op, course_ids)
     rosters = [keys.course_students(c) for c in course_ids]
     docs = [keys.doc("course", c) for c in course_ids]

@@ -49,13 +49,9 @@ def _save_keys(entity: str, pk: int) -> list[str]:
 def save(
     entity: str, document: Course | Person, *, actor: Actor, expected: str = "", old_text: str | None = None
 ) -> int:
-    """Create (``document.id == 0``) or update a document and its indexes; returns its id.
-
-    One script checks a unique course code, a capacity no lower than the seats taken, and (with
-    ``expected``, the edit form's fingerprint) that nobody changed the document meanwhile. It moves the
-    document between the trigram sets of ``old_text`` (the stored text the edit was opened with; when
-    not given and the edit renames, the script answers with the stored one and a second call follows).
-    """
+    """Create (``document.id == 0``) or update a document and its indexes; returns its id. One script
+    checks a unique code, the capacity and (``expected``: the form's fingerprint) a stale edit, and moves
+    the document out of the trigram sets of ``old_text`` (if not given and wrong: a second call)."""
     creating = document.id == 0
     pk = client().incr(keys.ids(entity)) if creating else document.id
     fields = document.to_hash()

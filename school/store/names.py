@@ -26,8 +26,7 @@ INDEXES = {
 
 
 def searched_text(entity: str, fields: dict[str, str] | None) -> str | None:
-    """What a document is listed under in its index: a person's name; a course's code and title together,
-    so that any part of either finds it ("101" of "CS-101"). None for no document."""
+    """A document's indexed text: a person's name, a course's code and title (None for no document)."""
     if fields is None:
         return None
     if entity == "course":
@@ -41,9 +40,8 @@ def usable(q: str) -> bool:
 
 
 def queue_search(pipe, entity: str, q: str, cap: int | None = None):
-    """Queue a search on a MULTI pipeline; returns what turns its replies (the search's own, in
-    order) into the matching ids in the order of their text, and whether more than ``cap``
-    (``SEARCH_LIMIT`` unless given) candidates were there (``Hits.capped``)."""
+    """Queue a search on a MULTI pipeline; returns what turns its replies into the matching ids in text
+    order, and whether more than ``cap`` candidates were there."""
     read = INDEXES[entity].queue_search(pipe, Query.parse(q), SEARCH_LIMIT if cap is None else cap)
 
     def ids(replies) -> tuple[list[int], bool]:

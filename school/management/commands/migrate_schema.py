@@ -41,12 +41,8 @@ class Command(BaseCommand):
             ) as bar:
                 while True:
                     step = store.migrate_step(entity, cursor, batch, actor=MIGRATION, dry_run=dry_run)
-                    cursor, done, scanned, batches = (
-                        step.cursor,
-                        done + step.upgraded,
-                        scanned + step.scanned,
-                        batches + 1,
-                    )
+                    cursor, batches = step.cursor, batches + 1
+                    done, scanned = done + step.upgraded, scanned + step.scanned
                     bar.update(step.upgraded)
                     if cursor == 0 or (max_batches and batches >= max_batches):
                         break
