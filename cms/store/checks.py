@@ -8,7 +8,7 @@ from cms import conf, keys
 from cms.documents import Post
 from cms.store.core import COMMENTS, POST_INDEXED, TITLES, entries, score
 from config.redis import client
-from config.store import batched, scan_ids
+from config.store import batched, pipelined, scan_ids
 
 
 def _scan(match: str) -> Iterator[str]:
@@ -33,15 +33,15 @@ def post_ids_in_keys() -> Iterator[int]:
 
 def revision_bounds(ids) -> Iterator[tuple[int, int | None, int, int | None, int | None]]:
     """(post id, version, revisions kept, lowest number, highest number) for each post."""
+
+    def queue(pipe, post_id):
+        pipe.hget(keys.post(post_id), "version")
+        pipe.zcard(keys.revisions(post_id))
+        pipe.zrange(keys.revisions(post_id), 0, 0, withscores=True)
+        pipe.zrange(keys.revisions(post_id), -1, -1, withscores=True)
+
     for chunk in batched(ids):
-        pipe = client().pipeline(transaction=False)
-        for post_id in chunk:
-            rev_key = keys.revisions(post_id)
-            pipe.hget(keys.post(post_id), "version")
-            pipe.zcard(rev_key)
-            pipe.zrange(rev_key, 0, 0, withscores=True)
-            pipe.zrange(rev_key, -1, -1, withscores=True)
-        replies = pipe.execute()
+        replies = pipelined(chunk, queue)
         for n, post_id in enumerate(chunk):
             version, count, low, high = replies[4 * n : 4 * n + 4]
             yield (
@@ -59,10 +59,7 @@ def trim_revisions() -> None:
     if not cap:
         return
     for chunk in batched(post_ids_in_index()):
-        pipe = client().pipeline(transaction=False)
-        for post_id in chunk:
-            pipe.zremrangebyrank(keys.revisions(post_id), 0, -(cap + 1))
-        pipe.execute()
+        pipelined(chunk, lambda pipe, post_id: pipe.zremrangebyrank(keys.revisions(post_id), 0, -(cap + 1)))
 
 
 def index_entries(ids) -> Iterator[tuple[Post, list[tuple[str, str]], str | None]]:
@@ -72,11 +69,7 @@ def index_entries(ids) -> Iterator[tuple[Post, list[tuple[str, str]], str | None
         held = posts_fields(chunk, names)
         posts = [_post(post_id, fields) for post_id, fields in zip(chunk, held)]
         expected = [entries(post) for post in posts]
-        pipe = client().pipeline(transaction=False)
-        for found in expected:
-            for key, member in found:
-                pipe.zscore(key, member)
-        scores = iter(pipe.execute())
+        scores = iter(pipelined([entry for found in expected for entry in found], lambda p, e: p.zscore(*e)))
         for post, found, fields in zip(posts, expected, held):
             yield post, [entry for entry in found if next(scores) is None], fields["title_member"]
 
@@ -108,11 +101,7 @@ def _stale_authors() -> Iterator[tuple[str, str]]:
     for start in range(0, len(members), 500):
         chunk = members[start : start + 500]
         named = [m.split("\x00", 1)[-1] for m in chunk]
-        pipe = client().pipeline(transaction=False)
-        for author in named:
-            if keys.AUTHOR_RE.match(author):
-                pipe.zcard(keys.by_author(author))
-        counts = iter(pipe.execute())
+        counts = iter(pipelined(filter(keys.AUTHOR_RE.match, named), lambda p, a: p.zcard(keys.by_author(a))))
         for member, author in zip(chunk, named):
             held = next(counts) if keys.AUTHOR_RE.match(author) else 0
             if not held or member != keys.author_member(author):
@@ -129,23 +118,14 @@ def embeds(ids) -> Iterator[tuple[int, dict[str, str | None], list[dict[str, str
 
 
 def posts_fields(ids: list[int], names: tuple[str, ...]) -> list[dict[str, str | None]]:
-    pipe = client().pipeline(transaction=False)
-    for post_id in ids:
-        pipe.hmget(keys.post(post_id), list(names))
-    return [dict(zip(names, values)) for values in pipe.execute()]
+    return [dict(zip(names, values)) for values in pipelined(ids, lambda p, pk: p.hmget(keys.post(pk), names))]
 
 
 def comment_parents() -> Iterator[tuple[int, str | None, bool]]:
     """(comment id, its post id, whether its post's set holds it) for every comment hash, by SCAN."""
     for chunk in batched(scan_ids(keys.comment("*"))):
-        pipe = client().pipeline(transaction=False)
-        for comment_id in chunk:
-            pipe.hget(keys.comment(comment_id), COMMENTS.parent_field)
-        parents = pipe.execute()
-        pipe = client().pipeline(transaction=False)
-        for comment_id, parent in zip(chunk, parents):
-            pipe.zscore(keys.post_comments(parent or 0), str(comment_id))
-        held = pipe.execute()
+        parents = pipelined(chunk, lambda p, pk: p.hget(keys.comment(pk), COMMENTS.parent_field))
+        held = pipelined(zip(chunk, parents), lambda p, c: p.zscore(keys.post_comments(c[1] or 0), str(c[0])))
         yield from ((cid, parent, score is not None) for cid, parent, score in zip(chunk, parents, held))
 
 
@@ -153,12 +133,8 @@ def comment_set_members(ids) -> Iterator[tuple[int, str, bool]]:
     """(post id, comment id, whether the comment hash exists and names this post) for every set member."""
     for post_id in ids:
         members = [m for m, _ in client().zscan_iter(keys.post_comments(post_id), count=1000)]
-        if not members:
-            continue
-        pipe = client().pipeline(transaction=False)
-        for member in members:
-            pipe.hget(keys.comment(member), COMMENTS.parent_field)
-        for member, parent in zip(members, pipe.execute()):
+        parents = pipelined(members, lambda p, member: p.hget(keys.comment(member), COMMENTS.parent_field))
+        for member, parent in zip(members, parents):
             yield post_id, member, parent == str(post_id)
 
 
@@ -207,10 +183,8 @@ def post_titles() -> dict[str, str]:
     """Every post's title by id: SCAN for the hashes, HGET 500 a round trip."""
     titles: dict[str, str] = {}
     for chunk in batched(post_ids_in_keys()):
-        pipe = client().pipeline(transaction=False)
-        for post_id in chunk:
-            pipe.hget(keys.post(post_id), "title")
-        titles.update({str(i): title for i, title in zip(chunk, pipe.execute()) if title is not None})
+        found = pipelined(chunk, lambda p, post_id: p.hget(keys.post(post_id), "title"))
+        titles.update({str(i): title for i, title in zip(chunk, found) if title is not None})
     return titles
 
 

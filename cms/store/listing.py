@@ -10,6 +10,7 @@ from cms.documents import SUMMARY, PostSummary
 from cms.store.core import TITLES
 from config.listing import ListState
 from config.redis import client
+from config.store import pipelined
 from config.store.ngrams import Hits
 from config.store.ngramtext import Query
 from config.store.scripts import execute, lua, queue_script, register
@@ -162,7 +163,5 @@ def _summaries(flat: list) -> list[PostSummary]:
 
 def post_labels(post_ids: list[int]) -> list[tuple[int, str]]:
     """(id, title) of each post that exists, in the order given: one pipeline of HGETs."""
-    pipe = client().pipeline(transaction=False)
-    for post_id in post_ids:
-        pipe.hget(keys.post(post_id), "title")
-    return [(i, title) for i, title in zip(post_ids, pipe.execute()) if title is not None]
+    titles = pipelined(post_ids, lambda pipe, post_id: pipe.hget(keys.post(post_id), "title"))
+    return [(i, title) for i, title in zip(post_ids, titles) if title is not None]

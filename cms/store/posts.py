@@ -34,7 +34,7 @@ from cms.store.revisions import between
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import EditConflict as StaleEdit
-from config.store import watch_retries
+from config.store import pipelined, watch_retries
 from config.store.scripts import outcome, queue_script, run_script, run_together
 
 DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
@@ -213,9 +213,7 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
     """Remove the post with its revisions, comments and index entries; returns it as it was. Two round
     trips: the script deletes only if the post and its comment ids are still as read, else reads again."""
     for _ in range(watch_retries()):
-        pipe = client().pipeline(transaction=False)
-        _queue_delete_reads(pipe, post_id)
-        call = _delete_call(post_id, *pipe.execute(), actor)
+        call = _delete_call(post_id, *pipelined([post_id], _queue_delete_reads), actor)
         if call is None:
             raise NotFound(keys.post(post_id))
         post, script_keys, args = call
@@ -232,10 +230,7 @@ def delete_posts(post_ids: list[int], *, actor: Actor) -> tuple[list[Post], int]
     half a bulk delete: the posts deleted and how many were gone. A post changed in between is read again."""
     deleted, gone, remaining = [], 0, list(post_ids)
     for _ in range(watch_retries()):
-        pipe = client().pipeline(transaction=False)
-        for post_id in remaining:
-            _queue_delete_reads(pipe, post_id)
-        replies = pipe.execute()
+        replies = pipelined(remaining, _queue_delete_reads)
         calls = []
         for post_id, values, comment_ids in zip(remaining, replies[::2], replies[1::2]):
             call = _delete_call(post_id, values, comment_ids, actor)

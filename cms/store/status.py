@@ -17,7 +17,7 @@ from cms.documents import OWN_FIELDS, SCHEMA
 from cms.store.core import APP
 from cms.store.scripts import SET_STATUS
 from config.activity import Actor
-from config.redis import client
+from config.store import pipelined
 from config.store.scripts import run_script
 
 
@@ -35,10 +35,7 @@ def set_status(post_ids: list[int], status: str, *, actor: Actor, at: float) -> 
     key the script needs, then the one script that checks and writes them all)."""
     if status not in keys.STATUSES:
         raise ValueError(f"unknown status {status!r}")
-    pipe = client().pipeline(transaction=False)
-    for pk in post_ids:
-        pipe.hget(keys.post(pk), "author")
-    authors = pipe.execute()
+    authors = pipelined(post_ids, lambda pipe, pk: pipe.hget(keys.post(pk), "author"))
     script_keys = [keys.by_updated(), keys.by_status("draft"), keys.by_status("published"), keys.EVENTS]
     verb = "published" if status == "published" else "unpublished"
     args = [

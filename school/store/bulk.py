@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 
 from config.activity import Actor
 from config.redis import client
-from config.store import queue_event
+from config.store import pipelined, queue_event
 from config.store.bulk import BulkWrite
 from school import conf, keys
 from school.store.core import Refused, lex_member
@@ -98,11 +98,8 @@ class Room:
         self.per_other.update(by_other)
 
     def _read_capacities(self, course_ids: list[int]) -> None:
-        if course_ids:
-            pipe = client().pipeline(transaction=False)
-            for course_id in course_ids:
-                pipe.hget(keys.doc("course", course_id), "capacity")
-            self.capacity.update((c, int(v or 0)) for c, v in zip(course_ids, pipe.execute()))
+        found = pipelined(course_ids, lambda pipe, course_id: pipe.hget(keys.doc("course", course_id), "capacity"))
+        self.capacity.update((c, int(v or 0)) for c, v in zip(course_ids, found))
 
 
 def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client, scan_beside
-from config.store import queue_event, transact
+from config.store import pipelined, queue_event, transact
 from school import keys
 from school.documents import translate
 from school.store.entities import queue_document
@@ -38,17 +38,11 @@ def migrate_step(entity: str, cursor: int, batch: int, *, actor: Actor, dry_run:
     transaction, so an interrupted run resumes, and upgraded documents are skipped, so a rerun is harmless."""
     next_cursor, found = people_keys(entity, cursor, batch)
     if dry_run:
-        pipe = client().pipeline(transaction=False)
-        for _, key in found:
-            pipe.hget(key, "schema")
-        old = sum(1 for v in (pipe.execute() if found else []) if v == "1")
+        old = sum(1 for v in pipelined(found, lambda pipe, item: pipe.hget(item[1], "schema")) if v == "1")
         return MigrationStep(next_cursor, len(found), old)
 
     def work(tx):
-        reads = client().pipeline(transaction=False)
-        for _, key in found:
-            reads.hgetall(key)
-        replies = reads.execute() if found else []
+        replies = pipelined(found, lambda pipe, item: pipe.hgetall(item[1]))
         tx.multi()
         upgraded = 0
         for (pk, _), fields in zip(found, replies):

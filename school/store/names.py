@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from config.redis import client
-from config.store import batched
+from config.store import batched, pipelined
 from config.store.ngrams import NgramIndex
 from config.store.ngramtext import Query
 from school import keys
@@ -62,14 +62,11 @@ def texts(entity: str) -> dict[str, str]:
     """Every document's indexed text (``searched_text``) by id: the id index by rank, HMGET 500 a round trip."""
     found: dict[str, str] = {}
     start = 0
+    fields = ("code", "title") if entity == "course" else ("name",)
     while True:
         chunk = [int(pk) for pk in client().zrange(keys.index(entity), start, start + 999)]
         for part in batched(chunk):
-            pipe = client().pipeline(transaction=False)
-            fields = ("code", "title") if entity == "course" else ("name",)
-            for pk in part:
-                pipe.hmget(keys.doc(entity, pk), *fields)
-            for pk, values in zip(part, pipe.execute()):
+            for pk, values in zip(part, pipelined(part, lambda pipe, pk: pipe.hmget(keys.doc(entity, pk), fields))):
                 if values[-1] is not None:
                     found[str(pk)] = searched_text(entity, dict(zip(fields, values)))
         if len(chunk) < 1000:
