@@ -23,58 +23,52 @@ class Change:
     expires_ms: int = 0  # a new hold's deadline
 
 
+def _docs(course_id: int, entity: str, other_id: int) -> list[str]:
+    return [keys.doc("course", course_id), keys.doc(entity, other_id)]
+
+
 # --- courses and instructors: bounded on both sides -------------------------------------
 
 
 def link_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Change:
     """SADD both sides, within both bounds: one script."""
-    reply = run(
-        "assign",
-        [
-            keys.doc("course", course_id),
-            keys.doc("instructor", instructor_id),
-            keys.course_instructors(course_id),
-            keys.instructor_courses(instructor_id),
-        ],
-        {
-            "course": str(course_id),
-            "instructor": str(instructor_id),
-            "per_course": conf.max_instructors_per_course(),
-            "per_instructor": conf.max_courses_per_instructor(),
-            "event": event_args(actor, "assigned", "course", course_id, "{name} to {code}"),
-            "refusals": {
-                "member": "{name} already teaches {code}.",
-                "course_limit": "{code} already has {count} instructors, the most a course may have.",
-                "instructor_limit": "{name} already teaches {count} courses, the most an instructor may teach.",
-            },
+    sides = [keys.course_instructors(course_id), keys.instructor_courses(instructor_id)]
+    args = {
+        "course": str(course_id),
+        "instructor": str(instructor_id),
+        "per_course": conf.max_instructors_per_course(),
+        "per_instructor": conf.max_courses_per_instructor(),
+        "event": event_args(actor, "assigned", "course", course_id, "{name} to {code}"),
+        "refusals": {
+            "member": "{name} already teaches {code}.",
+            "course_limit": "{code} already has {count} instructors, the most a course may have.",
+            "instructor_limit": "{name} already teaches {count} courses, the most an instructor may teach.",
         },
-    )
-    return Change(*reply)
+    }
+    return Change(*run("assign", [*_docs(course_id, "instructor", instructor_id), *sides], args))
 
 
-def _unpair(course_id: int, entity: str, other_id: int, kind: str, side_keys: list[str], refusal: str, event: dict):
-    reply = run(
-        "unpair",
-        [keys.doc("course", course_id), keys.doc(entity, other_id), *side_keys],
-        {
-            "course": str(course_id), "other": str(other_id), "entity": entity, "kind": kind, "event": event,
-            "refusals": {"not_member": refusal},
-        },
-    )  # fmt: skip
-    return Change(*reply)
+_UNPAIRS = {  # what: (the other entity, "set" or "hold", the event's verb and label, the refusal)
+    "unassign": ("instructor", "set", "unassigned", "{name} from {code}", "{name} does not teach {code}."),
+    "drop": ("student", "set", "dropped", "{name} from {code}", "{name} is not enrolled in {code}."),
+    "release": ("student", "hold", "released", "{name}'s seat in {code}", "{name} holds no seat in {code}."),
+}
+
+
+def _unpair(what: str, course_id: int, other_id: int, sides: list[str], actor: Actor) -> Change:
+    """The one script of unassign, drop and release: both sides removed, or refused when not paired."""
+    entity, kind, verb, label, refusal = _UNPAIRS[what]
+    args = {
+        "course": str(course_id), "other": str(other_id), "entity": entity, "kind": kind,
+        "event": event_args(actor, verb, "course", course_id, label), "refusals": {"not_member": refusal},
+    }  # fmt: skip
+    return Change(*run("unpair", [*_docs(course_id, entity, other_id), *sides], args))
 
 
 def unlink_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Change:
     """SREM both sides: one script."""
-    return _unpair(
-        course_id,
-        "instructor",
-        instructor_id,
-        "set",
-        [keys.course_instructors(course_id), keys.instructor_courses(instructor_id)],
-        "{name} does not teach {code}.",
-        event_args(actor, "unassigned", "course", course_id, "{name} from {code}"),
-    )
+    sides = [keys.course_instructors(course_id), keys.instructor_courses(instructor_id)]
+    return _unpair("unassign", course_id, instructor_id, sides, actor)
 
 
 # --- students and courses: enrolments and seat holds -------------------------------------
@@ -90,29 +84,18 @@ _SEAT_REFUSALS = {
 
 def _seat(mode: str, course_id: int, student_id: int, actor: Actor, verb: str, label: str, seconds: int = 0):
     """The one script of enrol, hold and confirm: capacity, the student's bound, and the write."""
-    limit = conf.max_courses_per_student()
-    reply = run(
-        "seat",
-        [
-            keys.doc("course", course_id),
-            keys.doc("student", student_id),
-            keys.course_students(course_id),
-            keys.student_courses(student_id),
-            keys.course_holds(course_id),
-            keys.student_holds(student_id),
-            keys.hold(course_id, student_id),
-        ],
-        {
-            "mode": mode,
-            "course": str(course_id),
-            "student": str(student_id),
-            "per_student": limit,
-            "hold_ms": (seconds or conf.hold_seconds()) * 1000,
-            "event": event_args(actor, verb, "course", course_id, label),
-            "refusals": _SEAT_REFUSALS,
-        },
-    )
-    return Change(*reply)
+    sides = [keys.course_students(course_id), keys.student_courses(student_id), keys.course_holds(course_id)]
+    sides += [keys.student_holds(student_id), keys.hold(course_id, student_id)]
+    args = {
+        "mode": mode,
+        "course": str(course_id),
+        "student": str(student_id),
+        "per_student": conf.max_courses_per_student(),
+        "hold_ms": (seconds or conf.hold_seconds()) * 1000,
+        "event": event_args(actor, verb, "course", course_id, label),
+        "refusals": _SEAT_REFUSALS,
+    }
+    return Change(*run("seat", [*_docs(course_id, "student", student_id), *sides], args))
 
 
 def enrol(course_id: int, student_id: int, *, actor: Actor) -> Change:
@@ -134,28 +117,14 @@ def hold_seat(course_id: int, student_id: int, *, actor: Actor, seconds: int | N
 
 def release_hold(course_id: int, student_id: int, *, actor: Actor) -> Change:
     """Delete the hold key and both index entries; the seat is free at once."""
-    return _unpair(
-        course_id,
-        "student",
-        student_id,
-        "hold",
-        [keys.course_holds(course_id), keys.student_holds(student_id), keys.hold(course_id, student_id)],
-        "{name} holds no seat in {code}.",
-        event_args(actor, "released", "course", course_id, "{name}'s seat in {code}"),
-    )
+    sides = [keys.course_holds(course_id), keys.student_holds(student_id), keys.hold(course_id, student_id)]
+    return _unpair("release", course_id, student_id, sides, actor)
 
 
 def drop(course_id: int, student_id: int, *, actor: Actor) -> Change:
     """SREM both sides: one script."""
-    return _unpair(
-        course_id,
-        "student",
-        student_id,
-        "set",
-        [keys.course_students(course_id), keys.student_courses(student_id)],
-        "{name} is not enrolled in {code}.",
-        event_args(actor, "dropped", "course", course_id, "{name} from {code}"),
-    )
+    sides = [keys.course_students(course_id), keys.student_courses(student_id)]
+    return _unpair("drop", course_id, student_id, sides, actor)
 
 
 @dataclass(frozen=True)
