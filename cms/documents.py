@@ -49,37 +49,22 @@ class Post:
     schema: int = SCHEMA
 
     def to_fields(self) -> dict[str, str]:
-        """The post's own hash fields (also the snapshot of a revision)."""
-        return {
-            "schema": str(self.schema),
-            "title": self.title,
-            "body": self.body,
-            "author": self.author,
-            "status": self.status,
-            "last_saved_by": self.last_saved_by,
-            "created_at": repr(self.created_at),
-            "updated_at": repr(self.updated_at),
-            "version": str(self.version),
-            "comment": self.comment,
-            "changed": ",".join(self.changed),
-            # Derived from the title, kept beside it so that a write can take the old entry out of
-            # the title index without casefolding inside Redis; every snapshot carries its own.
-            "title_member": title_member(self.id, self.title),
-        }
+        """The post's own hash fields (also the snapshot of a revision). ``title_member`` is kept beside the
+        title so that a write can take the old entry out of the title index without casefolding in Redis."""
+        times = {"created_at": repr(self.created_at), "updated_at": repr(self.updated_at)}
+        fields = {**times, "changed": ",".join(self.changed)}
+        return {name: fields[name] if name in fields else str(getattr(self, name)) for name in OWN_FIELDS}
 
     @classmethod
     def from_fields(cls, post_id: int, fields: dict[str, str]) -> Post:
+        text = {name: fields.get(name, "") for name in ("title", "body", "author", "last_saved_by", "comment")}
         return cls(
-            id=post_id,
-            title=fields.get("title", ""),
-            body=fields.get("body", ""),
-            author=fields.get("author", ""),
+            post_id,
+            **text,
             status=fields.get("status", "draft"),
-            last_saved_by=fields.get("last_saved_by", ""),
             created_at=float(fields.get("created_at") or 0),
             updated_at=float(fields.get("updated_at") or 0),
             version=int(fields.get("version") or 1),
-            comment=fields.get("comment", ""),
             changed=tuple(filter(None, (fields.get("changed") or "").split(","))),
             schema=int(fields.get("schema") or SCHEMA),
         )

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from functools import cache
 
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
@@ -18,6 +19,11 @@ from cms.forms import PostFilterForm
 from config.listing import url_for_each
 
 MINUTE, SECOND = "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"  # the templates' "Y-m-d H:i" and "Y-m-d H:i:s"
+
+
+def event_link(entity: str, object_id: str) -> str:
+    """An event's screen: a post's; a comment has none of its own (the store links its post)."""
+    return reverse("cms:post_detail", args=[int(object_id)]) if entity == "post" else ""
 
 
 def when(epoch: float, pattern: str = SECOND, zone=None) -> str:

@@ -7,10 +7,9 @@ Each batch of 500 posts with their histories and comments is one bulk script (``
 
 from __future__ import annotations
 
-from django.urls import reverse
-
 from cms import store
 from cms.documents import Post
+from cms.presenters import event_link
 from config.activity import Actor
 from config.seeding import SeedContext, seeder
 from config.store.children import Child
@@ -30,11 +29,7 @@ BATCH = 500  # posts per round trip, with their histories
 DAY = 86_400.0
 
 
-def _link(entity: str, object_id: str) -> str:
-    return reverse("cms:post_detail", args=[int(object_id)]) if entity == "post" else ""
-
-
-SEED = Actor("seed", link=_link)
+SEED = Actor("seed", link=event_link)
 
 
 def _scale(ctx: SeedContext) -> tuple[int, tuple[int, int], tuple[int, int], int]:

@@ -34,13 +34,8 @@ def _detail_url(pk: int) -> str:
     return reverse("cms:post_detail", args=[pk])
 
 
-def _link(entity: str, object_id: str) -> str:
-    """The screen of a post; a comment has none of its own (the store links its post)."""
-    return _detail_url(int(object_id)) if entity == "post" else ""
-
-
 def _actor(request) -> Actor:
-    return Actor(request.user.get_username(), link=_link)
+    return Actor(request.user.get_username(), link=presenters.event_link)
 
 
 def post_list(request):

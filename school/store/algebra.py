@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config.redis import client
+from config.store.sorting import sort_options
 from school import conf, keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
 from school.store.core import read
@@ -40,11 +41,7 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
 
 
 _STORE = {"inter": "SINTERSTORE", "union": "SUNIONSTORE", "diff": "SDIFFSTORE"}
-_ARGS = [
-    len(LIST_FIELDS["course"]),
-    *LIST_FIELDS["course"],
-    *(part for pattern in fields_of("student") for part in ("GET", pattern)),
-]
+_ARGS = [len(LIST_FIELDS["course"]), *LIST_FIELDS["course"], *sort_options(get=fields_of("student"))]
 
 
 def course_ids_for_codes(codes: list[str]) -> dict[str, int | None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config.redis import client
+from config.store.sorting import sort_options
 from school import conf, keys
 from school.documents import LIST_FIELDS, REF_FIELDS, Course, CourseRef, Person, from_hmget
 from school.store.core import HOLDS_SHOWN, NotFound, now_ms, read
@@ -47,15 +48,11 @@ def fields_of(entity: str) -> list[str]:
 
 def _groups(*groups: list[str]) -> list:
     """Groups of ``SORT … GET`` patterns as a script's ARGV: each group's length, then its GET options."""
-    found = []
-    for group in groups:
-        options = [part for pattern in group for part in ("GET", pattern)]
-        found += [len(options), *options]
-    return found
+    return [part for group in groups for part in (2 * len(group), *sort_options(get=group))]
 
 
 # SORT's options joining a person's course ids with what their page shows of each (``CourseRef``).
-_REF_GETS = [part for pattern in ("#", *(keys.doc_field("course", f) for f in REF_FIELDS)) for part in ("GET", pattern)]
+_REF_GETS = sort_options(get=("#", *(keys.doc_field("course", f) for f in REF_FIELDS)))
 _DETAIL_GETS = _groups(fields_of("instructor"), fields_of("student"), ["#", keys.doc_field("student", "name")])
 
 
