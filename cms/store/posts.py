@@ -86,23 +86,14 @@ def _author_key(author: str) -> tuple[str, str]:
 
 
 def _run_save(
-    post_id: int,
-    mode: str,
-    number: int,
-    *,
-    content: dict[str, str] | None,
-    member: str,
-    old_author: str,
-    new_author: str,
-    actor: Actor,
-    comment: str,
-    at: float,
-    label: str,
-    old_title: str,
-    new_title: str,
+    post_id: int, number: int, content: dict | None, authors: list, titles: list, actor: Actor, at: float, comment: str
 ):
-    """Call the save script until its guess of the authors and titles holds (normally the first call)."""
+    """Call the save script (a restore without ``content``) until its guess of the (old, new) ``authors``
+    and ``titles`` holds: normally the first call."""
+    mode, label = ("save", content["title"]) if content else ("restore", "")
+    member = title_member(post_id, label) if content else ""
     for _ in range(watch_retries()):
+        (old_author, new_author), (old_title, new_title) = authors, titles
         old_key, old_indexed = _author_key(old_author)
         new_key, new_indexed = _author_key(new_author)
         leaves, joins = TITLES.diff(old_title, new_title)
@@ -128,9 +119,9 @@ def _run_save(
             if what == "version":
                 current = Post.from_fields(post_id, json.loads(now[0]))
                 raise EditConflict(between(current, number, now[1] or None, now[2:])) from None
-            old_author, new_author, new_title, old_title = now  # the guess of the keys was wrong
+            authors, titles = now[:2], [now[3], now[2]]  # the guess of the keys was wrong: as stored
             if mode == "restore":
-                member, label = title_member(post_id, new_title), new_title
+                member, label = title_member(post_id, titles[1]), titles[1]
             continue
         return Post.from_fields(post_id, json.loads(saved[0])) if saved else None  # None: nothing changed
     raise Busy(keys.post(post_id))
@@ -150,13 +141,10 @@ def save_post(
     """Save an edit made on ``base_version``; None when it changes nothing; EditConflict when stale.
     ``old_title`` and ``old_author`` (as the editor loaded them) name the trigram sets and author index
     the post leaves: one round trip; two when one was not given and the edit changes it."""
-    return _run_save(
-        post_id, "save", base_version, content=content, member=title_member(post_id, content["title"]),
-        old_author=content["author"] if old_author is None else old_author, new_author=content["author"],
-        actor=actor, comment=comment, at=at,
-        label=content["title"], old_title=content["title"] if old_title is None else old_title,
-        new_title=content["title"],
-    )  # fmt: skip
+    title, author = content["title"], content["author"]
+    authors = [author if old_author is None else old_author, author]
+    titles = [title if old_title is None else old_title, title]
+    return _run_save(post_id, base_version, content, authors, titles, actor, at, comment)
 
 
 def revert_post(
@@ -164,21 +152,7 @@ def revert_post(
 ) -> Post | None:
     """Save revision ``number``'s content as a new version; history is never rewritten. ``author`` and
     ``titles`` (current, revision's) as the history page knows them: one round trip, else two."""
-    return _run_save(
-        post_id,
-        "restore",
-        number,
-        content=None,
-        member="",
-        old_author=author,
-        new_author=author,
-        actor=actor,
-        comment=f"Reverted to revision {number}",
-        at=at,
-        label="",
-        old_title=titles[0],
-        new_title=titles[1],
-    )
+    return _run_save(post_id, number, None, [author, author], list(titles), actor, at, f"Reverted to revision {number}")
 
 
 def _delete_call(post_id: int, values: list, comment_ids: list[str], actor: Actor):
