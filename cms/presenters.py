@@ -28,17 +28,7 @@ def event_link(entity: str, object_id: str) -> str:
 
 def when(epoch: float, pattern: str = SECOND, zone=None) -> str:
     """A stored time as the screens print it, in the current time zone (or ``zone``, looked up once a page)."""
-    return _text(datetime.fromtimestamp(epoch, zone or timezone.get_current_timezone()), pattern)
-
-
-def _text(moment: datetime, pattern: str) -> str:
-    """``moment.strftime(pattern)``, the screens' two patterns by hand (strftime parses its pattern each call)."""
-    if pattern == MINUTE:
-        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
-    if pattern == SECOND:
-        day = f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-        return f"{day} {moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}"
-    return moment.strftime(pattern)
+    return datetime.fromtimestamp(epoch, zone or timezone.get_current_timezone()).strftime(pattern)
 
 
 def post_rows(posts: list[PostSummary]) -> list[dict]:
@@ -49,7 +39,7 @@ def post_rows(posts: list[PostSummary]) -> list[dict]:
         updated = datetime.fromtimestamp(p.updated_at, UTC)  # one datetime a row: the attribute's and the text's
         rows.append({
             "id": p.id, "title": p.title, "url": detail(p.id), "author": p.author, "status": p.status,
-            "updated_iso": updated.isoformat(), "updated": _text(updated.astimezone(zone), MINUTE),
+            "updated_iso": updated.isoformat(), "updated": updated.astimezone(zone).strftime(MINUTE),
             "version": p.version, "comments": p.num_comments,
         })  # fmt: skip
     return rows

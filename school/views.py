@@ -165,12 +165,7 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
 
 def person_detail(request, entity: str, pk: int, errors: dict | None = None, status: int = 200):
     detail = or_404(store.person_detail, entity, pk)
-    context = {
-        "entity": ENTITIES[entity],
-        "detail": detail,
-        "person": detail.person,
-        "errors": errors or {},
-    }
+    context = {"entity": ENTITIES[entity], "detail": detail, "person": detail.person, "errors": errors or {}}
     return render(request, "school/person_detail.html", context, status=status)
 
 
