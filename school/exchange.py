@@ -27,10 +27,15 @@ def _doc(entity: str):
     return lambda pk: keys.doc(entity, pk)
 
 
-def _export_courses():
-    for pk, row in exchange.documents(exchange.ids(_doc("course")), {"doc": (_doc("course"), "hash")}):
-        course = Course.from_hash(pk, row["doc"])
-        yield {"id": pk, **{name: getattr(course, name) for name in _COURSE_FIELDS}}
+def _export(entity: str):
+    make, names = (Course, _COURSE_FIELDS) if entity == "course" else (Person, _PERSON_FIELDS)
+
+    def export():
+        for pk, row in exchange.documents(exchange.ids(_doc(entity)), {"doc": (_doc(entity), "hash")}):
+            document = make.from_hash(pk, row["doc"])
+            yield {"id": pk, **{name: getattr(document, name) for name in names}}
+
+    return export
 
 
 def _clean_course(record: Record) -> dict:
@@ -46,15 +51,6 @@ def _clean_course(record: Record) -> dict:
     if first != record.where:
         record.fail("code", f"course code {course.code} is already used (first at {first})")
     return {"id": pk, **{name: getattr(course, name) for name in _COURSE_FIELDS}}
-
-
-def _people(entity: str):
-    def export():
-        for pk, row in exchange.documents(exchange.ids(_doc(entity)), {"doc": (_doc(entity), "hash")}):
-            person = Person.from_hash(pk, row["doc"])
-            yield {"id": pk, "name": person.name, "contact": person.contact, "emails": person.emails}
-
-    return export
 
 
 def _clean_person(record: Record) -> dict:
@@ -85,6 +81,11 @@ def _restore_documents(entity: str):
         _summary(entity, count, writer)
 
     return restore
+
+
+def _documents(entity: str) -> Entity:
+    clean = _clean_course if entity == "course" else _clean_person
+    return Entity(f"{entity}s", _export(entity), clean, _restore_documents(entity), key=_doc(entity))
 
 
 def _summary(entity: str, count: int, writer) -> None:
@@ -128,15 +129,7 @@ EXCHANGE = AppExchange(
     app="school",
     label="The school",
     entities=(
-        Entity("courses", _export_courses, _clean_course, _restore_documents("course"), key=_doc("course")),
-        Entity(
-            "instructors",
-            _people("instructor"),
-            _clean_person,
-            _restore_documents("instructor"),
-            key=_doc("instructor"),
-        ),
-        Entity("students", _people("student"), _clean_person, _restore_documents("student"), key=_doc("student")),
+        *map(_documents, keys.ENTITIES),
         _relation("instructor", keys.instructor_courses, "teaching"),
         _relation("student", keys.student_courses, "enrolments"),
     ),

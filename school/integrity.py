@@ -68,7 +68,7 @@ def no_dangling_ids():
             owner_id = int(key.split(":")[-2])  # …:<owner>:<id>:<relation>
             if not checks.existing(owner, [owner_id]):
                 yield Violation(f"{key} belongs to {owner} {owner_id}, which does not exist", [key])
-    for (relation, entity), (own, other, _) in checks.SIDES.items():
+    for (relation, entity), (own, other, _) in keys.SIDES.items():
         for pk, members in checks.relation_members(relation, entity):
             for missing in sorted(set(members) - checks.existing(other, members)):
                 yield Violation(f"{own(pk)} names {other} {missing}, which does not exist", [own(pk)])

@@ -285,3 +285,12 @@ def ngram(entity: str, gram: str) -> str:
 )
 def search_temp(token: str) -> str:
     return f"school:{{school}}:tmp:{token}"
+
+
+# (relation, entity) -> (its side's set, the other entity, the other side's set)
+SIDES = {
+    ("teaching", "course"): (course_instructors, "instructor", instructor_courses),
+    ("teaching", "instructor"): (instructor_courses, "course", course_instructors),
+    ("enrolment", "student"): (student_courses, "course", course_students),
+    ("enrolment", "course"): (course_students, "student", student_courses),
+}

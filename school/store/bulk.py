@@ -58,12 +58,6 @@ def queue_last_id(pipe, entity: str, pk: int) -> None:
     pipe.set(keys.ids(entity), pk)
 
 
-_SIDES = {
-    "teaching": (keys.course_instructors, keys.instructor_courses),
-    "enrolment": (keys.course_students, keys.student_courses),
-}
-
-
 class Room:
     """The bounds of one relation while an import writes it, checked batch by batch as the relation
     scripts check them pair by pair. The app was empty and holds no seat holds, so the sizes are
@@ -104,7 +98,7 @@ class Room:
 
 def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
     """Both sides of many (course, other) pairs, one SADD per set; ``relation``: "teaching" or "enrolment"."""
-    course_side, other_side = _SIDES[relation]
+    course_side, _, other_side = keys.SIDES[(relation, "course")]
     by_course, by_other = defaultdict(list), defaultdict(list)
     for course_id, other_id in pairs:
         by_course[course_id].append(str(other_id))

@@ -59,19 +59,14 @@ def search_ids(entity: str, q: str, limit: int = SEARCH_LIMIT) -> list[int]:
 
 
 def texts(entity: str) -> dict[str, str]:
-    """Every document's indexed text (``searched_text``) by id: the id index by rank, HMGET 500 a round trip."""
+    """Every document's indexed text (``searched_text``) by id: the id index by ZSCAN, HMGET 500 a round trip."""
     found: dict[str, str] = {}
-    start = 0
     fields = ("code", "title") if entity == "course" else ("name",)
-    while True:
-        chunk = [int(pk) for pk in client().zrange(keys.index(entity), start, start + 999)]
-        for part in batched(chunk):
-            for pk, values in zip(part, pipelined(part, lambda pipe, pk: pipe.hmget(keys.doc(entity, pk), fields))):
-                if values[-1] is not None:
-                    found[str(pk)] = searched_text(entity, dict(zip(fields, values)))
-        if len(chunk) < 1000:
-            return found
-        start += 1000
+    for part in batched(int(pk) for pk, _ in client().zscan_iter(keys.index(entity), count=1000)):
+        for pk, values in zip(part, pipelined(part, lambda pipe, pk: pipe.hmget(keys.doc(entity, pk), fields))):
+            if values[-1] is not None:
+                found[str(pk)] = searched_text(entity, dict(zip(fields, values)))
+    return found
 
 
 def gram_drift(entity: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
