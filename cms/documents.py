@@ -85,17 +85,8 @@ class Post:
         changed = self.differs_from(content)
         if not changed:
             return None
-        values = {name: content[name] for name in changed}
-        return replace(
-            self,
-            **values,
-            last_saved_by=by,
-            updated_at=at,
-            version=self.version + 1,
-            comment=comment,
-            changed=changed,
-            schema=SCHEMA,
-        )
+        values = {**{name: content[name] for name in changed}, "last_saved_by": by, "updated_at": at}
+        return replace(self, **values, version=self.version + 1, comment=comment, changed=changed, schema=SCHEMA)
 
     @property
     def created(self) -> datetime:

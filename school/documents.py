@@ -113,20 +113,9 @@ def from_fields(entity: str, pk: int, fields: dict[str, str]) -> Course | Person
 
 
 def from_hmget(entity: str, pk: int, values: list[str | None]) -> Course | Person | None:
-    """``from_fields`` of an HMGET (or ``SORT … GET``) of ``LIST_FIELDS[entity]``, None when the hash is
-    gone; built straight from the values, since a list page makes one a row."""
-    if entity == "course":
-        code, title, capacity, schema = values
-        if code is None and title is None and capacity is None and schema is None:
-            return None
-        return Course(pk, code or "", title or "", "", _int(capacity, 0), _int(schema, COURSE_SCHEMA))
-    name, schema, email, contact, emails = values
-    if name is None and schema is None and email is None and contact is None and emails is None:
-        return None
-    if schema == "2":  # as ``translate`` reads schema 2
-        return Person(pk, name or "", contact or "", _emails(emails), PERSON_SCHEMA)
-    email = email or ""
-    return Person(pk, name or "", email, [email] if email else [], _int(schema, 1))
+    """``from_fields`` of an HMGET (or ``SORT … GET``) of ``LIST_FIELDS[entity]``; None when the hash is gone."""
+    fields = {name: value for name, value in zip(LIST_FIELDS[entity], values) if value is not None}
+    return from_fields(entity, pk, fields) if fields else None
 
 
 def sort_label(entity: str, fields: dict[str, str]) -> str:

@@ -123,13 +123,8 @@ class CommentLoad:
         for start in range(0, max(1, len(posts)), batch):
             pipe = client().pipeline(transaction=True)
             for post_id in posts[start : start + batch]:
-                pipe.hset(
-                    keys.post(post_id),
-                    mapping={
-                        COMMENTS.embed_field: json.dumps(self.newest[post_id]),
-                        COMMENTS.count_field: str(self.counts[post_id]),
-                    },
-                )
+                newest, count = json.dumps(self.newest[post_id]), str(self.counts[post_id])
+                pipe.hset(keys.post(post_id), mapping={COMMENTS.embed_field: newest, COMMENTS.count_field: count})
             if event is not None and start + batch >= len(posts):
                 queue_event(pipe, event, keys.EVENTS)
             if pipe.command_stack:

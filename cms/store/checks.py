@@ -44,13 +44,8 @@ def revision_bounds(ids) -> Iterator[tuple[int, int | None, int, int | None, int
         replies = pipelined(chunk, queue)
         for n, post_id in enumerate(chunk):
             version, count, low, high = replies[4 * n : 4 * n + 4]
-            yield (
-                post_id,
-                int(version) if version is not None else None,
-                count,
-                int(low[0][1]) if low else None,
-                int(high[0][1]) if high else None,
-            )
+            version = int(version) if version is not None else None
+            yield post_id, version, count, int(low[0][1]) if low else None, int(high[0][1]) if high else None
 
 
 def trim_revisions() -> None:
