@@ -19,28 +19,13 @@ class Row:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def _queue_id_page(p, entity: str, state: ListState) -> None:
-    """Queue the total and one page of ids (or lex members) for a list state."""
-    start, stop = state.offset, state.offset + state.per_page - 1
-    if state.q:
-        prefix = state.q.casefold().replace("\x00", "").encode()
-        low, high = b"[" + prefix, b"(" + prefix + b"\xff"
-        p.zlexcount(keys.lex(entity), low, high)
-        if state.descending:
-            p.zrevrangebylex(keys.lex(entity), high, low, state.offset, state.per_page)
-        else:
-            p.zrangebylex(keys.lex(entity), low, high, state.offset, state.per_page)
-    elif state.sort_key == "id":
-        p.zcard(keys.index(entity))
-        p.zrange(keys.index(entity), start, stop, desc=state.descending)
-    else:
-        p.zcard(keys.lex(entity))
-        p.zrange(keys.lex(entity), start, stop, desc=state.descending)
+def _folded(q: str) -> str:
+    return q.casefold().replace("\x00", "")
 
 
-def _ids_of(state: ListState, members: list[str]) -> list[int]:
-    by_lex = state.q or state.sort_key != "id"
-    return [lex_id(m) if by_lex else int(m) for m in members]
+def _prefix_range(folded: str) -> tuple[bytes, bytes]:
+    """The ZRANGEBYLEX bounds of the lexicographic index's members starting with ``folded``."""
+    return b"[" + folded.encode(), b"(" + folded.encode() + b"\xff"
 
 
 _ROW_COUNTS = {
@@ -57,9 +42,8 @@ def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[st
     first = client().pipeline(transaction=True)
     read = queue_search(first, entity, state.q)
     searched = len(first.command_stack)
-    folded = state.q.casefold().replace("\x00", "")
-    prefix = folded.encode()
-    first.zrangebylex(keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff", 0, SEARCH_LIMIT)
+    folded = _folded(state.q)
+    first.zrangebylex(keys.lex(entity), *_prefix_range(folded), 0, SEARCH_LIMIT)
     if entity != "course":
         first.hgetall(keys.schemas(entity))
     replies = first.execute()
@@ -83,8 +67,7 @@ def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, 
         versions = {v: int(n) for v, n in sorted(schemas.items())}
         return _rows(entity, ids), total, versions, capped
     if state.q:
-        prefix = state.q.casefold().replace("\x00", "").encode()
-        how, index, low, high = "prefix", keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff"
+        how, index, (low, high) = "prefix", keys.lex(entity), _prefix_range(_folded(state.q))
     elif state.sort_key == "id":
         how, index, low, high = "id", keys.index(entity), "", ""
     else:
@@ -167,14 +150,14 @@ def find_with_total(picker: str, pk: int, q: str) -> tuple[list[Candidate], int]
     with whether it is related (and its hold, and for seats whether the course is full), and how many
     match in all: two round trips."""
     pick = PICKERS[picker]
-    state = ListState(q=q, per_page=PICKER_LIMIT)
     if usable(q):
-        ids, total = _search_page(pick.other, state)[:2]
-    else:
+        ids, total = _search_page(pick.other, ListState(q=q, per_page=PICKER_LIMIT))[:2]
+    else:  # shorter text: the names or codes starting with it
         first = client().pipeline(transaction=False)
-        _queue_id_page(first, pick.other, state)
+        first.zlexcount(keys.lex(pick.other), *_prefix_range(_folded(q)))
+        first.zrangebylex(keys.lex(pick.other), *_prefix_range(_folded(q)), 0, PICKER_LIMIT)
         total, members = first.execute()
-        ids = _ids_of(state, members)
+        ids = [lex_id(member) for member in members]
     if not ids:
         return [], 0
     related, holds = pick.related(pk), pick.holds(pk) if pick.holds else ""
@@ -220,7 +203,7 @@ def labels(entity: str, ids: list[int]) -> list[tuple[int, str]]:
 
 def course_by_code(code: str) -> int | None:
     """The id of the course whose code is ``code`` (in any case), or None: one ZRANGEBYLEX of the code index."""
-    folded = code.strip().casefold().replace("\x00", "")
+    folded = _folded(code.strip())
     if not folded:
         return None
     low = ("[" + folded + "\x00").encode()
