@@ -6,6 +6,7 @@ from dataclasses import replace
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 
@@ -263,9 +264,7 @@ def post_bulk_status(request):
     done = store.set_status(ids, status, actor=_actor(request), at=_now())
     if done.changed:
         names = ", ".join(f"“{title}”" for title in done.changed)
-        messages.success(
-            request, f"{_VERBS[status]} {len(done.changed)} post{'s' if len(done.changed) != 1 else ''}: {names}."
-        )
+        messages.success(request, f"{_VERBS[status]} {len(done.changed)} post{pluralize(done.changed)}: {names}.")
     if done.unchanged:
         word = "published" if status == "published" else "drafts"
         messages.info(request, f"{len(done.unchanged)} of the selected posts were already {word}: left as they were.")

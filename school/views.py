@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
@@ -35,6 +36,7 @@ class Entity(Listed):
     app = "school"
     form: type
     label_sort: str  # the ?o= name of the label column: code or name
+    what_goes: str  # what a delete takes with it, as the bulk delete page says
 
     @property
     def listing(self) -> ListSpec:
@@ -46,9 +48,9 @@ class Entity(Listed):
 
 
 ENTITIES = {
-    "course": Entity("course", "courses", CourseForm, "code"),
-    "instructor": Entity("instructor", "instructors", PersonForm, "name"),
-    "student": Entity("student", "students", PersonForm, "name"),
+    "course": Entity("course", "courses", CourseForm, "code", "with their rosters, holds and instructors' links"),
+    "instructor": Entity("instructor", "instructors", PersonForm, "name", "with their course assignments"),
+    "student": Entity("student", "students", PersonForm, "name", "with their enrolments and holds"),
 }
 
 
@@ -112,13 +114,6 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
     )  # fmt: skip
 
 
-_WHAT_GOES = {
-    "course": "with their rosters, holds and instructors' links",
-    "instructor": "with their course assignments",
-    "student": "with their enrolments and holds",
-}
-
-
 @post_only(lambda entity: reverse(f"school:{entity}_list"))
 def entity_bulk_delete(request, entity: str):
     """Django admin's "delete selected" on a list: asks with the names, then their scripts in one transaction."""
@@ -126,7 +121,7 @@ def entity_bulk_delete(request, entity: str):
     spec = BulkDelete(
         noun=entity, plural=ent.plural, list_name=f"school:{entity}_list", detail_name=f"school:{entity}_detail",
         action_name=f"school:{entity}_bulk_delete", labels=partial(store.labels, entity),
-        what_goes=_WHAT_GOES[entity],
+        what_goes=ent.what_goes,
         delete_many=lambda ids, actor: store.delete_many(entity, ids, actor=actor),
         pattern_note="after a read of their relations, in one MULTI/EXEC of their delete scripts, each with every "
         "key in KEYS (the document, both sides of every relation, its index and n-gram entries).",
@@ -279,8 +274,7 @@ def _confirm(request, act: Action, side: str, pk: int, action: str):
         raise Http404("Pick one from the list.")
     other = form.cleaned_data["other"]
     course_id, other_id = (pk, other) if side == "course" else (other, pk)
-    person = side if side != "course" else ("instructor" if action.endswith("assign") else "student")
-    found = or_404(store.pair, course_id, person, other_id, act.kind)
+    found = or_404(store.pair, course_id, COURSE_ACTIONS[action][0], other_id, act.kind)
     names = {"name": found.other.label, "code": found.course.code}
     back = _back(request, ENTITIES[side].url("detail", pk), field="next", data=data)
     if kept is not None:
@@ -380,9 +374,7 @@ def student_bulk_enrol(request):
     done = or_404(store.enrol_many, course_id, ids, actor=_actor(request))
     if done.done:
         names = ", ".join(done.done)
-        messages.success(
-            request, f"Enrolled {len(done.done)} student{'s' if len(done.done) != 1 else ''} in {done.code}: {names}."
-        )
+        messages.success(request, f"Enrolled {len(done.done)} student{pluralize(done.done)} in {done.code}: {names}.")
     for names, why in (
         (done.already, "already enrolled"),
         (done.at_limit, f"already take or hold {conf.max_courses_per_student()} courses, the most a student may have"),
