@@ -95,13 +95,9 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
 
     def save(data) -> Saved:
         document = form.document(current.id if current else 0)
-        pk = store.save(
-            ent.name,
-            document,
-            actor=_actor(request),
-            expected=data["version"] if current else "",
-            old_text=store.searched_text(ent.name, current.to_hash()) if current else None,
-        )
+        old_text = store.searched_text(ent.name, current.to_hash()) if current else None
+        expected = data["version"] if current else ""
+        pk = store.save(ent.name, document, actor=_actor(request), expected=expected, old_text=old_text)
         return Saved(pk, f"The {ent.name} “{document.label}” was {'changed' if current else 'added'}.")
 
     def theirs(conflict) -> dict:

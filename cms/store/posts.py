@@ -56,12 +56,8 @@ def get_post(post_id: int) -> PostPage:
     fields, kept = pipe.execute()
     if not fields:
         raise NotFound(keys.post(post_id))
-    return PostPage(
-        Post.from_fields(post_id, fields),
-        [Comment.from_row(row) for row in COMMENTS.embedded(fields)],
-        int(fields.get(COMMENTS.count_field) or 0),
-        kept,
-    )
+    comments = [Comment.from_row(row) for row in COMMENTS.embedded(fields)]
+    return PostPage(Post.from_fields(post_id, fields), comments, int(fields.get(COMMENTS.count_field) or 0), kept)
 
 
 def create_post(content: dict[str, str], *, actor: Actor, comment: str, at: float) -> Post:

@@ -16,13 +16,7 @@ from config.store import pipelined, queue_event
 from config.store.bulk import BulkWrite
 from school import conf, keys
 from school.store.core import Refused, lex_member
-from school.store.entities import queue_document, reserve_ids
 from school.store.names import INDEXES, searched_text
-
-__all__ = [
-    "queue_document", "reserve_ids", "queue_enrolment", "queue_seed_event", "transaction",
-    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
-]  # fmt: skip
 
 
 def _batch_of(pipe) -> BulkWrite:

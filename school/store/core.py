@@ -16,7 +16,7 @@ from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watc
 from config.store.scripts import load, lua, outcome, queue_script, register, run_script
 from config.store.sorting import SORT_LUA
 from school import keys
-from school.documents import LIST_FIELDS, from_hmget, sort_label
+from school.documents import sort_label
 
 __all__ = ["Busy", "EditConflict", "NotFound", "Refused", "StoreError", "watch_retries"]
 
@@ -101,13 +101,3 @@ def retried(attempt):
         if result is not None:
             return result
     raise Busy("Too many concurrent changes; please try again.")
-
-
-def queue_labels(pipe, entity: str, ids) -> None:
-    for pk in ids:
-        pipe.hmget(keys.doc(entity, pk), LIST_FIELDS[entity])
-
-
-def take_docs(entity: str, ids: list[int], replies) -> list:
-    docs = [from_hmget(entity, pk, next(replies)) for pk in ids]
-    return [d for d in docs if d is not None]

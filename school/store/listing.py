@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 
 from config.listing import ListState
 from config.redis import client
+from config.store import pipelined
 from school import keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
-from school.store.core import PICKER_LIMIT, lex_id, now_ms, queue_labels, read, take_docs
+from school.store.core import PICKER_LIMIT, lex_id, now_ms, read
 from school.store.names import SEARCH_LIMIT, queue_search, usable
 
 
@@ -196,9 +197,9 @@ def schema_counts(entity: str) -> dict[str, int]:
 
 def labels(entity: str, ids: list[int]) -> list[tuple[int, str]]:
     """(id, label) of each document that exists, in the order given: one pipeline of HMGETs."""
-    pipe = client().pipeline(transaction=False)
-    queue_labels(pipe, entity, ids)
-    return [(doc.id, doc.label) for doc in take_docs(entity, ids, iter(pipe.execute()))]
+    replies = pipelined(ids, lambda pipe, pk: pipe.hmget(keys.doc(entity, pk), LIST_FIELDS[entity]))
+    docs = (from_hmget(entity, pk, values) for pk, values in zip(ids, replies))
+    return [(doc.id, doc.label) for doc in docs if doc is not None]
 
 
 def course_by_code(code: str) -> int | None:
