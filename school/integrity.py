@@ -50,15 +50,9 @@ def capacity_holds():
             )
 
 
-_RELATION_KEYS = (
-    # pattern, owner entity
-    (keys.course_instructors("*"), "course"),
-    (keys.course_students("*"), "course"),
-    (keys.course_holds("*"), "course"),
-    (keys.instructor_courses("*"), "instructor"),
-    (keys.student_courses("*"), "student"),
-    (keys.student_holds("*"), "student"),
-)
+# (pattern, owner entity) of every relation key: both sides of each relation, and the holds
+_RELATION_KEYS = [(own("*"), entity) for (_, entity), (own, _, _) in keys.SIDES.items()]
+_RELATION_KEYS += [(keys.course_holds("*"), "course"), (keys.student_holds("*"), "student")]
 
 
 @invariant(APP, "no id dangles: every related id and every relation's owner is a document")

@@ -78,23 +78,16 @@ def stale_index_members(batch: int = 500) -> Iterator[tuple[str, str]]:
     index_keys = [keys.by_updated(), keys.titles(), *_scan(keys.by_status("*")), *_scan(keys.by_author("*"))]
     yield from _stale_authors()
     for key in index_keys:
-        members = [member for member, _ in client().zscan_iter(key, count=1000)]
-        for start in range(0, len(members), batch):
-            chunk = members[start : start + batch]
+        for chunk in batched([member for member, _ in client().zscan_iter(key, count=1000)], batch):
             ids = [int(t) if (t := m.rsplit("\x00", 1)[-1]).isdigit() else 0 for m in chunk]
             for member, post_id, fields in zip(chunk, ids, posts_fields(ids, POST_INDEXED)):
-                if fields["updated_at"] is None:
-                    yield key, member
-                    continue
-                if (key, member) not in entries(_post(post_id, fields)):
+                if fields["updated_at"] is None or (key, member) not in entries(_post(post_id, fields)):
                     yield key, member
 
 
 def _stale_authors() -> Iterator[tuple[str, str]]:
     """(authors index, member) for every author listed with no post left in their own index (ZSCAN, ZCARD)."""
-    members = [member for member, _ in client().zscan_iter(keys.authors(), count=1000)]
-    for start in range(0, len(members), 500):
-        chunk = members[start : start + 500]
+    for chunk in batched([member for member, _ in client().zscan_iter(keys.authors(), count=1000)]):
         named = [m.split("\x00", 1)[-1] for m in chunk]
         counts = iter(pipelined(filter(keys.AUTHOR_RE.match, named), lambda p, a: p.zcard(keys.by_author(a))))
         for member, author in zip(chunk, named):

@@ -137,12 +137,8 @@ class Pair:
 
 def pair(course_id: int, entity: str, other_id: int, kind: str) -> Pair:
     """The course, the other document and whether the pair exists (``kind``: "set" or "hold"): one round trip."""
-    if kind == "hold":
-        related_key = keys.course_holds(course_id)
-    elif entity == "instructor":
-        related_key = keys.course_instructors(course_id)
-    else:
-        related_key = keys.course_students(course_id)
+    relation = "teaching" if entity == "instructor" else "enrolment"
+    related_key = keys.course_holds(course_id) if kind == "hold" else keys.SIDES[(relation, "course")][0](course_id)
     pipe = client().pipeline(transaction=False)
     pipe.hmget(keys.doc("course", course_id), LIST_FIELDS["course"])
     pipe.hmget(keys.doc(entity, other_id), LIST_FIELDS[entity])
