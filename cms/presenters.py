@@ -60,14 +60,10 @@ def comment_items(pk: int, comments: list[Comment]) -> list[dict]:
     ]
 
 
-_blank_forms: dict[type, SafeString] = {}
-
-
+@cache
 def blank_form(form_class: type) -> SafeString:
     """The fields of an empty, unbound form (no initial data), rendered once per process: it never changes."""
-    if form_class not in _blank_forms:
-        _blank_forms[form_class] = render_to_string("includes/form_fields.html", {"form": form_class()})
-    return _blank_forms[form_class]
+    return render_to_string("includes/form_fields.html", {"form": form_class()})
 
 
 def _version(number: int, at: str, by: str, comment: str, changed, title: str = "", revert_url: str = "") -> dict:

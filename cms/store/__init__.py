@@ -31,10 +31,8 @@ __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
     "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post", "delete_posts",
     "history", "versions", "list_posts", "list_page", "SORT_LIMIT", "SORTS",
-    "post_labels", "search_titles", "SEARCH_LIMIT", "comments_page", "add_comment",
-    "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
-    "delete_comment",
-    "get_comment",
+    "post_labels", "search_titles", "SEARCH_LIMIT", "comments_page", "add_comment", "add_named_comment",
+    "AddedComment", "draw_comment_ids", "delete_named_comment", "delete_comment", "get_comment",
     "CommentLoad", "posts_write", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
     "StatusChange", "set_status",
 ]  # fmt: skip

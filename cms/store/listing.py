@@ -123,23 +123,15 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     if field == "title" and whole:
         queue_script(pipe, _BY_TITLE, [keys.titles()], [state.offset, state.per_page, "1" if desc else "0", *gets])
     elif field == "status" and whole:
-        order = [keys.by_status("published"), keys.by_status("draft")] if desc else [
-            keys.by_status("draft"), keys.by_status("published")]  # fmt: skip
+        order = [keys.by_status(status) for status in (("published", "draft") if desc else ("draft", "published"))]
         queue_script(pipe, _BY_STATUS, order, [state.offset, state.per_page, *gets])
     elif field in ("title", "author", "status"):
         by = f"{keys.post('*')}->{'title_member' if field == 'title' else field}"  # a title: folded, as listed
         options = sort_options(start=state.offset, num=state.per_page, by=by, get=gets, desc=desc, alpha=True)
         queue_script(pipe, _SORTED, [source], [SORT_LIMIT, *options])
     else:
-        queue_sort(
-            pipe,
-            source,
-            start=state.offset,
-            num=state.per_page,
-            by_nosort=True,
-            get=gets,
-            desc=state.order != "updated",
-        )
+        options = dict(start=state.offset, num=state.per_page, by_nosort=True, get=gets, desc=state.order != "updated")
+        queue_sort(pipe, source, **options)
     if temporary:
         pipe.delete(*temporary)
     replies = execute(pipe)
