@@ -81,14 +81,9 @@ def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
         raise NotFound(f"course {pk} does not exist")
     flat, instructors, enrolled, roster, holds, live, holders = found
     names = dict(zip(holders[::2], holders[1::2]))
-    return CourseDetail(
-        Course.from_hash(pk, dict(zip(flat[::2], flat[1::2]))),
-        joined("instructor", instructors),
-        joined("student", roster),
-        enrolled,
-        [Hold(pk, int(m), int(float(s)), names.get(m) or f"#{m}") for m, s in zip(holds[::2], holds[1::2])],
-        live,
-    )
+    held = [Hold(pk, int(m), int(float(s)), names.get(m) or f"#{m}") for m, s in zip(holds[::2], holds[1::2])]
+    course = Course.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
+    return CourseDetail(course, joined("instructor", instructors), joined("student", roster), enrolled, held, live)
 
 
 @dataclass
@@ -116,14 +111,9 @@ def person_detail(entity: str, pk: int) -> PersonDetail:
     person = Person.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
     if entity == "instructor":
         return PersonDetail(person, refs(found[1]), [], conf.max_courses_per_instructor())
-    held = {c.id: c.label for c in refs(found[3])}
-    holds = found[2]
-    return PersonDetail(
-        person,
-        refs(found[1]),
-        [Hold(int(m), pk, int(float(s)), held.get(int(m), f"#{m}")) for m, s in zip(holds[::2], holds[1::2])],
-        conf.max_courses_per_student(),
-    )
+    names, holds = {c.id: c.label for c in refs(found[3])}, found[2]
+    held = [Hold(int(m), pk, int(float(s)), names.get(int(m), f"#{m}")) for m, s in zip(holds[::2], holds[1::2])]
+    return PersonDetail(person, refs(found[1]), held, conf.max_courses_per_student())
 
 
 @dataclass(frozen=True)

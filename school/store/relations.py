@@ -148,17 +148,13 @@ def enrol_many(course_id: int, student_ids: list[int], *, actor: Actor) -> Enrol
             keys.doc("student", student_id), keys.student_courses(student_id), keys.student_holds(student_id),
             keys.hold(course_id, student_id),
         ]  # fmt: skip
-    reply = run(
-        "enrol_many",
-        script_keys,
-        {
-            "course": str(course_id),
-            "students": [str(s) for s in student_ids],
-            "per_student": conf.max_courses_per_student(),
-            "event": event_args(actor, "enrolled", "course", course_id, "{name} in {code}"),
-        },
-    )
-    code, rest = reply[0], reply[1:]
+    args = {
+        "course": str(course_id),
+        "students": [str(s) for s in student_ids],
+        "per_student": conf.max_courses_per_student(),
+        "event": event_args(actor, "enrolled", "course", course_id, "{name} in {code}"),
+    }
+    code, *rest = run("enrol_many", script_keys, args)
     found: dict[str, list[str]] = {"done": [], "enrolled": [], "limit": [], "full": [], "missing": []}
     for i in range(0, len(rest), 3):
         found[rest[i + 1]].append(rest[i + 2])
