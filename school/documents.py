@@ -38,23 +38,6 @@ class Course:
         return cls(pk, *text, _int(fields.get("capacity"), 0), _int(fields.get("schema"), COURSE_SCHEMA))
 
 
-@dataclass(frozen=True)
-class CourseRef:
-    """A course as a person's page lists it: what ``SORT … GET`` joins to the person's course ids."""
-
-    id: int
-    code: str
-    title: str
-
-    @property
-    def label(self) -> str:
-        return f"{self.code} {self.title}"
-
-
-# The fields of a ``CourseRef``, in its order after the id.
-REF_FIELDS = ("code", "title")
-
-
 def translate(fields: dict[str, str]) -> dict[str, str]:
     """Any stored person hash -> schema 2 fields (the e-book's translate function); schema 2 passes through."""
     if fields.get("schema") == "2":

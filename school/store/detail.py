@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from config.redis import client
 from config.store.sorting import sort_options
 from school import conf, keys
-from school.documents import LIST_FIELDS, REF_FIELDS, Course, CourseRef, Person, from_hmget
+from school.documents import LIST_FIELDS, Course, Person, from_hmget
 from school.store.core import HOLDS_SHOWN, NotFound, now_ms, read
 
 
@@ -51,18 +51,8 @@ def _groups(*groups: list[str]) -> list:
     return [part for group in groups for part in (2 * len(group), *sort_options(get=group))]
 
 
-# SORT's options joining a person's course ids with what their page shows of each (``CourseRef``).
-_REF_GETS = sort_options(get=("#", *(keys.doc_field("course", f) for f in REF_FIELDS)))
+_COURSE_GETS = sort_options(get=fields_of("course"))  # joining a person's course ids with their list fields
 _DETAIL_GETS = _groups(fields_of("instructor"), fields_of("student"), ["#", keys.doc_field("student", "name")])
-
-
-def refs(rows: list) -> list[CourseRef]:
-    """Courses from a ``SORT … GET # GET code GET title`` reply, in its order; gone ones left out."""
-    return [
-        CourseRef(int(rows[i]), rows[i + 1] or "", rows[i + 2] or "")
-        for i in range(0, len(rows), 3)
-        if rows[i + 1] is not None or rows[i + 2] is not None
-    ]
 
 
 def joined(entity: str, rows: list) -> list:
@@ -89,7 +79,7 @@ def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
 @dataclass
 class PersonDetail:
     person: Person
-    courses: list[CourseRef]
+    courses: list[Course]
     holds: list[Hold]
     limit: int
 
@@ -104,16 +94,16 @@ def person_detail(entity: str, pk: int) -> PersonDetail:
         script_keys = [keys.doc(entity, pk), keys.instructor_courses(pk)]
     else:
         script_keys = [keys.doc(entity, pk), keys.student_courses(pk), keys.student_holds(pk)]
-    found = read("read_person", script_keys, [now_ms(), *_REF_GETS])
+    found = read("read_person", script_keys, [now_ms(), *_COURSE_GETS])
     if not found:
         raise NotFound(f"{entity} {pk} does not exist")
     flat = found[0]
     person = Person.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
     if entity == "instructor":
-        return PersonDetail(person, refs(found[1]), [], conf.max_courses_per_instructor())
-    names, holds = {c.id: c.label for c in refs(found[3])}, found[2]
+        return PersonDetail(person, joined("course", found[1]), [], conf.max_courses_per_instructor())
+    names, holds = {c.id: c.label for c in joined("course", found[3])}, found[2]
     held = [Hold(int(m), pk, int(float(s)), names.get(int(m), f"#{m}")) for m, s in zip(holds[::2], holds[1::2])]
-    return PersonDetail(person, refs(found[1]), held, conf.max_courses_per_student())
+    return PersonDetail(person, joined("course", found[1]), held, conf.max_courses_per_student())
 
 
 @dataclass(frozen=True)
