@@ -58,10 +58,6 @@ class Diff:
         else:
             self.segments.append((kind, text))
 
-    def change(self, old: str, new: str) -> None:
-        self.add("del", old)
-        self.add("ins", new)
-
 
 def _edit_script(a: list[str], b: list[str], diff: Diff) -> list[tuple[str, int, int]]:
     """Myers' greedy shortest edit script from ``a`` to ``b``, as ("same" | "del" | "ins", i, j) steps;
@@ -215,7 +211,8 @@ def text_diff(old: str, new: str, budget: int | None = None) -> Diff:
             if old_words == new_words:
                 diff.add("same", "".join(old_words))
             else:
-                diff.change("".join(old_words), "".join(new_words))
+                diff.add("del", "".join(old_words))
+                diff.add("ins", "".join(new_words))
     return diff
 
 

@@ -12,9 +12,8 @@ MIGRATION = Actor("migrate_schema")
 
 class Command(BaseCommand):
     help = (
-        "Upgrade schema-1 people to schema 2 through SCAN, one WATCHed transaction per batch "
-        "(its keys come from SCAN). "
-        "Idempotent and resumable (the cursor is saved with each batch); safe while the app serves."
+        "Upgrade schema-1 people to schema 2 through SCAN, one WATCHed transaction per batch (its keys come from "
+        "SCAN). Idempotent and resumable (the cursor is saved with each batch); safe while the app serves."
     )
 
     def add_arguments(self, parser):
