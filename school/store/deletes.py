@@ -17,7 +17,7 @@ from school.store.names import INDEXES, TEXT_FIELD, searched_text
 
 SCAN_COUNT = 1000
 
-# entity -> its relations: (own key, kind, the other entity, the other side's key, has hold keys)
+# entity -> its relations: (its own key, kind, the other side's key, the hold key of a pair if any)
 _RELATIONS = {
     "course": (
         (keys.course_instructors, "set", keys.instructor_courses, None),
