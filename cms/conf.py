@@ -1,8 +1,6 @@
-"""The CMS's tunable defaults, read from Django settings.
+"""The CMS's tunable defaults, read from Django settings (a deployment or a test may change them)."""
 
-They are settings (not constants) so a deployment can change them and tests
-can change them with ``override_settings``.
-"""
+from functools import partial
 
 from django.conf import settings
 
@@ -18,11 +16,5 @@ def get(name: str) -> int:
     return int(getattr(settings, name, DEFAULTS[name]) or 0)
 
 
-def revisions_kept() -> int:
-    """The cap on revisions per post; 0 keeps all."""
-    return get("CMS_REVISIONS_KEPT")
-
-
-def diff_budget() -> int:
-    """How much work one field's diff may do (see cms/diff.py)."""
-    return get("CMS_DIFF_BUDGET")
+revisions_kept = partial(get, "CMS_REVISIONS_KEPT")  # 0 keeps all
+diff_budget = partial(get, "CMS_DIFF_BUDGET")  # see cms/diff.py

@@ -1,26 +1,17 @@
 """A bounded diff of two texts: lines first, then words inside the changed blocks only.
 
-The result is a list of (kind, text) segments, kind one of "same", "del",
-"ins"; the compare template prints each one's text, escaped, in <del>/<ins>.
+The result is a list of (kind, text) segments, kind "same", "del" or "ins"; the compare template
+prints each escaped in <del>/<ins>. Not ``difflib.SequenceMatcher`` on the words: its cost grows
+with the square of the words when texts differ a lot, and any signed-in user could make a server
+thread pay it. Here:
 
-Why not ``difflib.SequenceMatcher`` on the words, as before: its cost grows
-with the square of the words when the texts differ a lot (a 2,400-word post
-rewritten word for word took over two minutes), and any signed-in user could
-make a server thread do that. Here:
-
-1. The common head and tail are cut off first, token by token (linear).
-2. The lines in between are aligned on the lines found exactly once in each
-   text (patience diff's anchors, O(n log n)); only the gaps between anchors
-   are searched, each with Myers' O((N+M)·D) algorithm, where D is the number
-   of lines that differ in that gap. Edits spread over a long post cost about
-   linearly, not with the number of edits times the length.
+1. The common head and tail are cut off first (linear).
+2. The lines between are aligned on lines found exactly once in each text (patience diff's
+   anchors, O(n log n)); only the gaps between anchors are searched, with Myers' O((N+M)·D).
 3. Only inside each changed block of lines are the words diffed, the same way.
-4. Every comparison and every diagonal Myers visits is one step, and one
-   field's diff may take ``CMS_DIFF_BUDGET`` such steps (100,000 by default).
-   A gap that would cost more is shown whole: deleted, then inserted. The
-   result says so (``cut``) and the page tells the reader.
-
-So a diff costs at most about linear work plus the budget, whatever the texts.
+4. Every comparison and diagonal visited is one step; one field's diff may take
+   ``CMS_DIFF_BUDGET`` steps. A gap that would cost more is shown whole (deleted, then
+   inserted), and the result says so (``cut``) for the page to tell the reader.
 """
 
 from __future__ import annotations
@@ -67,17 +58,10 @@ class Diff:
         else:
             self.segments.append((kind, text))
 
-    def change(self, old: str, new: str) -> None:
-        self.add("del", old)
-        self.add("ins", new)
-
 
 def _edit_script(a: list[str], b: list[str], diff: Diff) -> list[tuple[str, int, int]]:
-    """Myers' greedy shortest edit script from ``a`` to ``b``, as ("same" | "del" | "ins", i, j) steps.
-
-    Each diagonal visited and each token compared is one step charged to
-    ``diff``; it raises _OverBudget when the budget runs out.
-    """
+    """Myers' greedy shortest edit script from ``a`` to ``b``, as ("same" | "del" | "ins", i, j) steps;
+    each diagonal visited and token compared is charged to ``diff`` (_OverBudget when it runs out)."""
     n, m = len(a), len(b)
     offset = n + m + 1
     v = [0] * (2 * offset + 1)
@@ -140,8 +124,7 @@ def _common_ends(a: list[str], b: list[str], diff: Diff) -> tuple[int, int]:
 
 
 def _anchors(a: list[str], b: list[str], diff: Diff) -> list[tuple[int, int]]:
-    """Tokens found exactly once in ``a`` and once in ``b``, the longest run of them in the same order
-    in both (patience diff's anchors): O(n log n), so gaps between them are all Myers has to search."""
+    """The longest same-order run of tokens found once in each of ``a`` and ``b`` (patience anchors)."""
     diff.steps += len(a) + len(b)
     seen_a: dict[str, int] = {}
     for i, token in enumerate(a):
@@ -173,9 +156,8 @@ def _anchors(a: list[str], b: list[str], diff: Diff) -> list[tuple[int, int]]:
 
 
 def _align(a: list[str], b: list[str], diff: Diff) -> list[tuple[list[str], list[str]]]:
-    """``a`` against ``b`` as a list of (old, new) token runs: equal runs have old == new, the others are
-    changed blocks. Common ends first, then unique tokens as anchors, then Myers inside each gap between
-    anchors; a gap Myers cannot finish within the budget is one changed block (and ``diff.cut``)."""
+    """``a`` against ``b`` as (old, new) token runs, equal runs with old == new; a gap Myers cannot
+    finish within the budget is one changed block (and ``diff.cut``)."""
     head, tail = _common_ends(a, b, diff)
     runs: list[tuple[list[str], list[str]]] = []
     if head:
@@ -229,7 +211,8 @@ def text_diff(old: str, new: str, budget: int | None = None) -> Diff:
             if old_words == new_words:
                 diff.add("same", "".join(old_words))
             else:
-                diff.change("".join(old_words), "".join(new_words))
+                diff.add("del", "".join(old_words))
+                diff.add("ins", "".join(new_words))
     return diff
 
 

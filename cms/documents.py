@@ -1,8 +1,7 @@
 """The CMS documents: a post (its current version), a revision, a list row.
 
-A post's own fields are what a revision snapshots. The comment fields that
-the shared child machinery keeps on the post hash (the embed and the count)
-are derived data and never enter a snapshot.
+A post's own fields are what a revision snapshots; the comment embed and count the post hash
+also holds are derived and never enter a snapshot.
 """
 
 from __future__ import annotations
@@ -50,37 +49,22 @@ class Post:
     schema: int = SCHEMA
 
     def to_fields(self) -> dict[str, str]:
-        """The post's own hash fields (also the snapshot of a revision)."""
-        return {
-            "schema": str(self.schema),
-            "title": self.title,
-            "body": self.body,
-            "author": self.author,
-            "status": self.status,
-            "last_saved_by": self.last_saved_by,
-            "created_at": repr(self.created_at),
-            "updated_at": repr(self.updated_at),
-            "version": str(self.version),
-            "comment": self.comment,
-            "changed": ",".join(self.changed),
-            # Derived from the title, kept beside it so that a write can take the old entry out of
-            # the title index without casefolding inside Redis; every snapshot carries its own.
-            "title_member": title_member(self.id, self.title),
-        }
+        """The post's own hash fields (also the snapshot of a revision). ``title_member`` is kept beside the
+        title so that a write can take the old entry out of the title index without casefolding in Redis."""
+        times = {"created_at": repr(self.created_at), "updated_at": repr(self.updated_at)}
+        fields = {**times, "changed": ",".join(self.changed)}
+        return {name: fields[name] if name in fields else str(getattr(self, name)) for name in OWN_FIELDS}
 
     @classmethod
     def from_fields(cls, post_id: int, fields: dict[str, str]) -> Post:
+        text = {name: fields.get(name, "") for name in ("title", "body", "author", "last_saved_by", "comment")}
         return cls(
-            id=post_id,
-            title=fields.get("title", ""),
-            body=fields.get("body", ""),
-            author=fields.get("author", ""),
+            post_id,
+            **text,
             status=fields.get("status", "draft"),
-            last_saved_by=fields.get("last_saved_by", ""),
             created_at=float(fields.get("created_at") or 0),
             updated_at=float(fields.get("updated_at") or 0),
             version=int(fields.get("version") or 1),
-            comment=fields.get("comment", ""),
             changed=tuple(filter(None, (fields.get("changed") or "").split(","))),
             schema=int(fields.get("schema") or SCHEMA),
         )
@@ -101,17 +85,8 @@ class Post:
         changed = self.differs_from(content)
         if not changed:
             return None
-        values = {name: content[name] for name in changed}
-        return replace(
-            self,
-            **values,
-            last_saved_by=by,
-            updated_at=at,
-            version=self.version + 1,
-            comment=comment,
-            changed=changed,
-            schema=SCHEMA,
-        )
+        values = {**{name: content[name] for name in changed}, "last_saved_by": by, "updated_at": at}
+        return replace(self, **values, version=self.version + 1, comment=comment, changed=changed, schema=SCHEMA)
 
     @property
     def created(self) -> datetime:
@@ -124,11 +99,8 @@ class Post:
 
 @dataclass(frozen=True)
 class Revision:
-    """An earlier version of a post: its number is the version it was, its snapshot the post as it was then.
-
-    When, who, the comment and the changed fields are those of the save that
-    made that version, so a history row reads as "version N: who did what".
-    """
+    """An earlier version of a post: its number is the version it was, its snapshot the post as it was
+    then; when, who, the comment and the changed fields are those of the save that made it."""
 
     post: Post
 
@@ -153,8 +125,7 @@ class Revision:
         return self.post.changed
 
     def to_json(self) -> str:
-        """The snapshot as stored: the post's own fields as compact JSON, text as is (nothing compares
-        snapshots as text: the save script writes its own with cjson, in no set order)."""
+        """The snapshot as stored: compact JSON (never compared as text: the scripts' cjson has no order)."""
         return json.dumps(self.post.to_fields(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -163,8 +134,7 @@ class Revision:
 
 
 class HistoryRow(NamedTuple):
-    """What the history page shows of one revision (no body): a tuple, since a page builds ten of them per
-    request and a tuple is cheaper to make than a frozen dataclass of twelve fields."""
+    """What the history page shows of one revision (no body): a tuple, the cheapest record to make."""
 
     number: int
     updated_at: float
@@ -175,15 +145,9 @@ class HistoryRow(NamedTuple):
     author: str
     status: str
 
-    @classmethod
-    def of(cls, revision: Revision) -> HistoryRow:
-        p = revision.post
-        return cls(p.version, p.updated_at, p.last_saved_by, p.comment, p.changed, p.title, p.author, p.status)
-
 
 class PostSummary(NamedTuple):
-    """One row of the post list: only the fields the list shows (a tuple: a page makes one a row, and a
-    tuple is the cheapest record to make)."""
+    """One row of the post list: only the fields the list shows (a tuple, as ``HistoryRow``)."""
 
     id: int
     title: str
@@ -192,18 +156,6 @@ class PostSummary(NamedTuple):
     updated_at: float
     version: int
     num_comments: int
-
-    @classmethod
-    def from_row(cls, row: dict[str, str | None]) -> PostSummary:
-        return cls(
-            id=int(row["id"]),
-            title=row.get("title") or "",
-            author=row.get("author") or "",
-            status=row.get("status") or "",
-            updated_at=float(row.get("updated_at") or 0),
-            version=int(row.get("version") or 1),
-            num_comments=int(row.get("num_comments") or 0),
-        )
 
     @property
     def updated(self) -> datetime:

@@ -1,12 +1,9 @@
 """The CMS's export format: posts (the current version with every revision kept, oldest first)
 and comments, one file each.
 
-Left out and rebuilt by the import: the list indexes (updated, status, author, title, trigrams),
-the embedded copy of the three newest comments and the comment count. The import writes through
-the seeder's bulk path, ids and times kept: posts with their whole histories by
-``store.posts_write``, ``POST_BATCH`` posts a script; comments by ``store.CommentLoad``,
-``COMMENT_BATCH`` a transaction, then each post's embed and count. Each file is one event in the
-activity feed (a summary, in its last transaction), not one per record.
+Left out and rebuilt by the import: the list indexes, the embedded newest comments and the
+comment count. The import writes through the seeder's bulk path, ids and times kept, and each
+file is one summary event in the activity feed, not one per record.
 """
 
 from __future__ import annotations

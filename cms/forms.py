@@ -27,11 +27,9 @@ class PostEditForm(PostForm):
     """The edit form carries the version it was loaded at, so a save over a newer one is refused."""
 
     version = VersionField()
-    # The title the form was loaded with: the save takes the post out of that title's trigram sets in
-    # its one script (which checks it is still the stored title).
+    # The title and author the form was loaded with: the trigram sets and the author index the post
+    # leaves, so that a save is one script (which checks they are still the stored ones).
     loaded_title = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
-    # The author it was loaded with: the index the post leaves when the edit changes the author, so
-    # that save is one round trip too (the script checks it is still the stored author).
     loaded_author = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
     # What a refused save sets to the stored post's, beside the user's input (``config.saving``).
     loaded_fields = ("version", "loaded_title", "loaded_author")

@@ -1,8 +1,6 @@
 """Invariants of the CMS's derived data: revision numbering, the comment embed, the indexes.
 
-The revisions are source data (nothing can rebuild a lost one), so their
-check has no repair but the cap; the embed, the counts and the indexes are
-derived and are rebuilt from the post and comment hashes.
+Revisions are source data (no repair but the cap); the embed, counts and indexes are rebuilt.
 """
 
 from cms import keys, store
@@ -36,11 +34,9 @@ def revisions_capped():
             yield Violation(f"post {post_id} keeps {count} revisions, cap is {cap}", [keys.revisions(post_id)])
 
 
-def _repair_comments():
-    checks.drop_dangling_comments()
-
-
-@invariant("cms", "embedded comments are the 3 newest and num_comments counts them", repair=_repair_comments)
+@invariant(
+    "cms", "embedded comments are the 3 newest and num_comments counts them", repair=checks.drop_dangling_comments
+)
 def comment_embed():
     for post_id, fields, expected, count in checks.embeds(checks.post_ids_in_index()):
         if fields[store.COMMENTS.count_field] is None:
@@ -54,7 +50,9 @@ def comment_embed():
             yield Violation(f"post {post_id}: num_comments {stored_count} != {count} in its set", _keys(post_id))
 
 
-@invariant("cms", "no id dangles: comment sets and comment hashes point at each other", repair=_repair_comments)
+@invariant(
+    "cms", "no id dangles: comment sets and comment hashes point at each other", repair=checks.drop_dangling_comments
+)
 def comment_references():
     for post_id, member, ok in checks.comment_set_members(checks.post_ids_in_keys()):
         if not ok:

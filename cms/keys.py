@@ -1,9 +1,7 @@
 """Every key name of the CMS, each declared once on the function that builds it.
 
-Posts are hashes; each post has a sorted set of revisions (its history) and a
-sorted set of comment ids; the list screen reads sorted indexes scored by the
-time a post was last saved, one per status and one per author, and a
-lexicographic index of titles for prefix search.
+Posts are hashes, each with a sorted set of revisions and one of comment ids; the list reads
+sorted indexes scored by last save (one per status, one per author) and a lexicographic title index.
 """
 
 import re

@@ -1,9 +1,7 @@
 """What the CMS screens show, prepared for their templates: texts, times and links, no markup.
 
-The templates write every row; here each row gets its link (one ``reverse`` for
-the page, ``url_for_each``) and its times as the screens print them, formatted
-once in the current time zone. Rows are dicts: the template language finds a
-key at its first try, where an attribute costs it a failed lookup first.
+Rows are dicts with their link (one ``reverse`` a page, ``url_for_each``) and their times as the
+screens print them: the template language finds a key at its first try, an attribute at its second.
 """
 
 from __future__ import annotations
@@ -12,6 +10,7 @@ from datetime import UTC, datetime
 from functools import cache
 
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
@@ -22,20 +21,14 @@ from config.listing import url_for_each
 MINUTE, SECOND = "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"  # the templates' "Y-m-d H:i" and "Y-m-d H:i:s"
 
 
+def event_link(entity: str, object_id: str) -> str:
+    """An event's screen: a post's; a comment has none of its own (the store links its post)."""
+    return reverse("cms:post_detail", args=[int(object_id)]) if entity == "post" else ""
+
+
 def when(epoch: float, pattern: str = SECOND, zone=None) -> str:
     """A stored time as the screens print it, in the current time zone (or ``zone``, looked up once a page)."""
-    return _text(datetime.fromtimestamp(epoch, zone or timezone.get_current_timezone()), pattern)
-
-
-def _text(moment: datetime, pattern: str) -> str:
-    """``moment.strftime(pattern)``, with the two patterns of the screens written out by hand: strftime
-    parses its pattern on every call, and a list prints one time a row."""
-    if pattern == MINUTE:
-        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
-    if pattern == SECOND:
-        day = f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-        return f"{day} {moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}"
-    return moment.strftime(pattern)
+    return datetime.fromtimestamp(epoch, zone or timezone.get_current_timezone()).strftime(pattern)
 
 
 def post_rows(posts: list[PostSummary]) -> list[dict]:
@@ -46,7 +39,7 @@ def post_rows(posts: list[PostSummary]) -> list[dict]:
         updated = datetime.fromtimestamp(p.updated_at, UTC)  # one datetime a row: the attribute's and the text's
         rows.append({
             "id": p.id, "title": p.title, "url": detail(p.id), "author": p.author, "status": p.status,
-            "updated_iso": updated.isoformat(), "updated": _text(updated.astimezone(zone), MINUTE),
+            "updated_iso": updated.isoformat(), "updated": updated.astimezone(zone).strftime(MINUTE),
             "version": p.version, "comments": p.num_comments,
         })  # fmt: skip
     return rows
@@ -67,14 +60,10 @@ def comment_items(pk: int, comments: list[Comment]) -> list[dict]:
     ]
 
 
-_blank_forms: dict[type, SafeString] = {}
-
-
+@cache
 def blank_form(form_class: type) -> SafeString:
     """The fields of an empty, unbound form (no initial data), rendered once per process: it never changes."""
-    if form_class not in _blank_forms:
-        _blank_forms[form_class] = render_to_string("includes/form_fields.html", {"form": form_class()})
-    return _blank_forms[form_class]
+    return render_to_string("includes/form_fields.html", {"form": form_class()})
 
 
 def _version(number: int, at: str, by: str, comment: str, changed, title: str = "", revert_url: str = "") -> dict:
@@ -97,7 +86,6 @@ def history_rows(current, revisions: list[HistoryRow], first_page: bool) -> list
 
 
 def sort_heads(state, columns) -> list[tuple[str, object, str]]:
-    """(label, head, aria-sort) of each sortable column: its head's link and mark (``ListState.heads``),
-    and "ascending" or "descending" on the column the list is sorted by."""
+    """(label, head, aria-sort) of each sortable column (``ListState.heads``)."""
     sorted_as = "descending" if state.descending else "ascending"
     return [(label, state.heads[key], sorted_as if state.sort_key == key else "") for key, label in columns]

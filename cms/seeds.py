@@ -1,21 +1,15 @@
 """Demo posts with a history of edits and some comments, written through the store.
 
-Demo: about 100 posts with about 5 revisions and 10 comments each. Large:
-20,000 posts with 20 revisions each and 2 comments each (bodies kept short,
-so the 400,000 snapshots stay near 200 MB). The posts go in deep batches
-(``store.posts_write``): each batch of 500 posts with their whole histories
-is one bulk script, one HSET and one ZADD of revisions per post, one ZADD per
-index for the whole batch, one event. Comments go in the same script
-through the shared child machinery's bulk writer (``queue_bulk``), which
-gives the post its embed and count as one add per comment would have.
+Demo: about 100 posts with about 5 revisions and 10 comments each. Large: 20,000 posts with 20
+revisions and 2 comments each (bodies kept short, so the 400,000 snapshots stay near 200 MB).
+Each batch of 500 posts with their histories and comments is one bulk script (``store.posts_write``).
 """
 
 from __future__ import annotations
 
-from django.urls import reverse
-
 from cms import store
 from cms.documents import Post
+from cms.presenters import event_link
 from config.activity import Actor
 from config.seeding import SeedContext, seeder
 from config.store.children import Child
@@ -35,11 +29,7 @@ BATCH = 500  # posts per round trip, with their histories
 DAY = 86_400.0
 
 
-def _link(entity: str, object_id: str) -> str:
-    return reverse("cms:post_detail", args=[int(object_id)]) if entity == "post" else ""
-
-
-SEED = Actor("seed", link=_link)
+SEED = Actor("seed", link=event_link)
 
 
 def _scale(ctx: SeedContext) -> tuple[int, tuple[int, int], tuple[int, int], int]:

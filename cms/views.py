@@ -6,6 +6,7 @@ from dataclasses import replace
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 
@@ -34,13 +35,8 @@ def _detail_url(pk: int) -> str:
     return reverse("cms:post_detail", args=[pk])
 
 
-def _link(entity: str, object_id: str) -> str:
-    """The screen of a post; a comment has none of its own (the store links its post)."""
-    return _detail_url(int(object_id)) if entity == "post" else ""
-
-
 def _actor(request) -> Actor:
-    return Actor(request.user.get_username(), link=_link)
+    return Actor(request.user.get_username(), link=presenters.event_link)
 
 
 def post_list(request):
@@ -112,8 +108,7 @@ def post_detail(request, pk: int):
 
 
 def post_edit(request, pk: int):
-    """A save is one script and reads nothing first; a save over a newer version is the conflict
-    page, with the saves made meanwhile and what they changed."""
+    """A save is one script; over a newer version, the conflict page shows the saves made meanwhile."""
     loaded = None if request.method == "POST" else or_404(store.get_post, pk).post
     form = PostEditForm(request.POST if loaded is None else None, initial=loaded and PostEditForm.initial_for(loaded))
 
@@ -182,11 +177,8 @@ def post_compare(request, pk: int):
 
 
 def post_revert(request, pk: int, number: int):
-    """GET: what reverting to revision ``number`` would change, from the current version, and
-    the button that applies it. POST: the revert, a new version; history is never rewritten.
-
-    The page carries the version it showed the changes from: when the post was saved since,
-    nothing is reverted and the page shows the changes from the version now."""
+    """GET: what reverting to revision ``number`` would change; POST: the revert, as a new version. The page
+    carries the version it showed: when the post was saved since, nothing is reverted and it shows again."""
     current, snapshots = or_404(store.versions, pk, (number,))
     revision = snapshots[number]
     shown = request.POST.get("version", "") if request.method == "POST" else ""
@@ -272,9 +264,7 @@ def post_bulk_status(request):
     done = store.set_status(ids, status, actor=_actor(request), at=_now())
     if done.changed:
         names = ", ".join(f"“{title}”" for title in done.changed)
-        messages.success(
-            request, f"{_VERBS[status]} {len(done.changed)} post{'s' if len(done.changed) != 1 else ''}: {names}."
-        )
+        messages.success(request, f"{_VERBS[status]} {len(done.changed)} post{pluralize(done.changed)}: {names}.")
     if done.unchanged:
         word = "published" if status == "published" else "drafts"
         messages.info(request, f"{len(done.unchanged)} of the selected posts were already {word}: left as they were.")

@@ -1,8 +1,6 @@
-"""The school's tunable limits, read from Django settings with these defaults.
+"""The school's tunable limits, read from Django settings (a deployment or a test may change them)."""
 
-They are settings (not constants) so a deployment can change them and tests
-can shrink them with ``override_settings``.
-"""
+from functools import partial
 
 from django.conf import settings
 
@@ -19,21 +17,8 @@ def get(name: str) -> int:
     return getattr(settings, name, DEFAULTS[name])
 
 
-def max_instructors_per_course() -> int:
-    return get("SCHOOL_MAX_INSTRUCTORS_PER_COURSE")
-
-
-def max_courses_per_instructor() -> int:
-    return get("SCHOOL_MAX_COURSES_PER_INSTRUCTOR")
-
-
-def max_courses_per_student() -> int:
-    return get("SCHOOL_MAX_COURSES_PER_STUDENT")
-
-
-def hold_seconds() -> int:
-    return get("SCHOOL_HOLD_SECONDS")
-
-
-def algebra_ttl() -> int:
-    return get("SCHOOL_ALGEBRA_TTL")
+max_instructors_per_course = partial(get, "SCHOOL_MAX_INSTRUCTORS_PER_COURSE")
+max_courses_per_instructor = partial(get, "SCHOOL_MAX_COURSES_PER_INSTRUCTOR")
+max_courses_per_student = partial(get, "SCHOOL_MAX_COURSES_PER_STUDENT")
+hold_seconds = partial(get, "SCHOOL_HOLD_SECONDS")
+algebra_ttl = partial(get, "SCHOOL_ALGEBRA_TTL")

@@ -1,10 +1,9 @@
 """The stored documents, their schema versions, and conversion to and from hash fields.
 
-People (instructors and students) follow the e-book's schema version example:
-schema 1 is ``{name, email}``, schema 2 is ``{name, contact, emails: list}``.
-Reads accept both; every write stores schema 2, produced by ``translate`` (the
-one place that knows how to upgrade), so a document is upgraded when it is
-next written and never at read time.
+People follow the e-book's schema version example: schema 1 is ``{name, email}``, schema 2
+``{name, contact, emails: list}``. Reads accept both; every write stores schema 2, produced by
+``translate`` (the one place that knows how to upgrade), so a document is upgraded when it is next
+written, never at read time.
 """
 
 from __future__ import annotations
@@ -31,49 +30,16 @@ class Course:
         return f"{self.code} {self.title}"
 
     def to_hash(self) -> dict[str, str]:
-        return {
-            "code": self.code,
-            "title": self.title,
-            "description": self.description,
-            "capacity": str(self.capacity),
-            "schema": str(self.schema),
-        }
+        return {name: str(getattr(self, name)) for name in ("code", "title", "description", "capacity", "schema")}
 
     @classmethod
     def from_hash(cls, pk: int, fields: dict[str, str]) -> Course:
-        return cls(
-            id=pk,
-            code=fields.get("code", ""),
-            title=fields.get("title", ""),
-            description=fields.get("description", ""),
-            capacity=_int(fields.get("capacity"), 0),
-            schema=_int(fields.get("schema"), COURSE_SCHEMA),
-        )
-
-
-@dataclass(frozen=True)
-class CourseRef:
-    """A course as a person's page lists it: what ``SORT … GET`` joins to the person's course ids."""
-
-    id: int
-    code: str
-    title: str
-
-    @property
-    def label(self) -> str:
-        return f"{self.code} {self.title}"
-
-
-# The fields of a ``CourseRef``, in its order after the id.
-REF_FIELDS = ("code", "title")
+        text = [fields.get(name, "") for name in ("code", "title", "description")]
+        return cls(pk, *text, _int(fields.get("capacity"), 0), _int(fields.get("schema"), COURSE_SCHEMA))
 
 
 def translate(fields: dict[str, str]) -> dict[str, str]:
-    """Any stored person hash -> schema 2 hash fields (the e-book's translate function).
-
-    Schema 1 ``{name, email}`` becomes ``{name, contact: email, emails: [email]}``;
-    schema 2 passes through. Idempotent.
-    """
+    """Any stored person hash -> schema 2 fields (the e-book's translate function); schema 2 passes through."""
     if fields.get("schema") == "2":
         return {k: fields[k] for k in ("schema", "name", "contact", "emails") if k in fields}
     email = fields.get("email", "")
@@ -107,15 +73,9 @@ class Person:
     @classmethod
     def from_hash(cls, pk: int, fields: dict[str, str]) -> Person:
         """Reads both versions, leaving the stored version visible in ``schema``."""
-        stored = _int(fields.get("schema"), 1)
         upgraded = translate(fields)
-        return cls(
-            id=pk,
-            name=upgraded.get("name", ""),
-            contact=upgraded.get("contact", ""),
-            emails=_emails(upgraded.get("emails")),
-            schema=stored,
-        )
+        name, contact = upgraded.get("name", ""), upgraded.get("contact", "")
+        return cls(pk, name, contact, _emails(upgraded.get("emails")), _int(fields.get("schema"), 1))
 
 
 def schema_one_hash(name: str, email: str) -> dict[str, str]:
@@ -136,21 +96,9 @@ def from_fields(entity: str, pk: int, fields: dict[str, str]) -> Course | Person
 
 
 def from_hmget(entity: str, pk: int, values: list[str | None]) -> Course | Person | None:
-    """A document from an HMGET (or ``SORT … GET``) of ``LIST_FIELDS[entity]``, in that order; None
-    when the hash is gone. The same document as ``from_fields`` of those fields, built straight from
-    the values: a list page makes one per row, so no dict is built on the way."""
-    if entity == "course":
-        code, title, capacity, schema = values
-        if code is None and title is None and capacity is None and schema is None:
-            return None
-        return Course(pk, code or "", title or "", "", _int(capacity, 0), _int(schema, COURSE_SCHEMA))
-    name, schema, email, contact, emails = values
-    if name is None and schema is None and email is None and contact is None and emails is None:
-        return None
-    if schema == "2":  # as ``translate`` reads schema 2
-        return Person(pk, name or "", contact or "", _emails(emails), PERSON_SCHEMA)
-    email = email or ""
-    return Person(pk, name or "", email, [email] if email else [], _int(schema, 1))
+    """``from_fields`` of an HMGET (or ``SORT … GET``) of ``LIST_FIELDS[entity]``; None when the hash is gone."""
+    fields = {name: value for name, value in zip(LIST_FIELDS[entity], values) if value is not None}
+    return from_fields(entity, pk, fields) if fields else None
 
 
 def sort_label(entity: str, fields: dict[str, str]) -> str:
@@ -181,13 +129,8 @@ def schema_problem(entity: str, fields: dict[str, str]) -> str:
 
 
 def fingerprint(fields: dict[str, str]) -> str:
-    """A short digest of a stored hash: an edit form carries the one it was opened with,
-    and the save refuses when the stored document no longer matches it.
-
-    SHA-1 over the fields in byte order, each name and value prefixed with its
-    length in bytes: the save script computes the same digest inside Redis
-    (``redis.sha1hex``), so the check and the write are one round trip.
-    """
+    """A short digest of a stored hash: the edit form's version. SHA-1 over the fields in byte order,
+    each name and value prefixed with its length in bytes, as the save script computes it in Redis."""
     parts = []
     for name, value in sorted(fields.items()):
         for text in (name, value):

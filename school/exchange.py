@@ -1,18 +1,13 @@
 """The school's export format: courses, instructors, students, and the two many-to-many relations
 (teaching: instructor and course; enrolments: student and course), one file each.
 
-People are exported in the current schema (name, contact, emails), whatever version they are
-stored at: the schema-version pattern reads both, and the import writes the current one. Left
-out and rebuilt by the import: the id and label indexes, the course-code index, the other side
-of each relation, the per-schema counts. Seat holds are not exported: they expire by themselves
-within minutes. Documents are checked with the course and person forms.
+People are exported in the current schema, whatever version they are stored at. Left out and
+rebuilt by the import: the indexes, the other side of each relation, the per-schema counts; seat
+holds are not exported (they expire within minutes). Documents are checked with the app's forms.
 
-The import writes through the store's bulk paths, as the seeder does: each batch of documents
-(with every index derived from them, and the id counter) or of pairs (both sides of each) is one
-MULTI/EXEC of thousands of commands, and a batch of pairs is first checked against the bounds and
-capacities (``store.Room``: the sizes counted as batches pass, each course's capacity read once),
-so what the relation scripts refuse one by one is refused here too. Each file writes one activity
-event, a summary ("1,000 students").
+The import writes through the store's bulk paths, a batch one MULTI/EXEC; a batch of pairs is first
+checked against the bounds and capacities (``store.Room``), so what the relation scripts refuse one
+by one is refused here too. Each file writes one summary event ("1,000 students").
 """
 
 from __future__ import annotations
@@ -32,10 +27,15 @@ def _doc(entity: str):
     return lambda pk: keys.doc(entity, pk)
 
 
-def _export_courses():
-    for pk, row in exchange.documents(exchange.ids(_doc("course")), {"doc": (_doc("course"), "hash")}):
-        course = Course.from_hash(pk, row["doc"])
-        yield {"id": pk, **{name: getattr(course, name) for name in _COURSE_FIELDS}}
+def _export(entity: str):
+    make, names = (Course, _COURSE_FIELDS) if entity == "course" else (Person, _PERSON_FIELDS)
+
+    def export():
+        for pk, row in exchange.documents(exchange.ids(_doc(entity)), {"doc": (_doc(entity), "hash")}):
+            document = make.from_hash(pk, row["doc"])
+            yield {"id": pk, **{name: getattr(document, name) for name in names}}
+
+    return export
 
 
 def _clean_course(record: Record) -> dict:
@@ -51,15 +51,6 @@ def _clean_course(record: Record) -> dict:
     if first != record.where:
         record.fail("code", f"course code {course.code} is already used (first at {first})")
     return {"id": pk, **{name: getattr(course, name) for name in _COURSE_FIELDS}}
-
-
-def _people(entity: str):
-    def export():
-        for pk, row in exchange.documents(exchange.ids(_doc(entity)), {"doc": (_doc(entity), "hash")}):
-            person = Person.from_hash(pk, row["doc"])
-            yield {"id": pk, "name": person.name, "contact": person.contact, "emails": person.emails}
-
-    return export
 
 
 def _clean_person(record: Record) -> dict:
@@ -78,8 +69,7 @@ def _restore_documents(entity: str):
     make = Course if entity == "course" else Person
 
     def restore(docs, writer) -> None:
-        """Into an empty app, in ascending id order: each batch's documents, their indexes and the
-        id counter at the batch's highest id, in one MULTI/EXEC."""
+        """Into an empty app, in ascending id order: a batch's documents, indexes and id counter a MULTI/EXEC."""
         count = 0
         for batch in batched(docs, BATCH):
             documents = {doc["id"]: make(**doc).to_hash() for doc in batch}
@@ -91,6 +81,11 @@ def _restore_documents(entity: str):
         _summary(entity, count, writer)
 
     return restore
+
+
+def _documents(entity: str) -> Entity:
+    clean = _clean_course if entity == "course" else _clean_person
+    return Entity(f"{entity}s", _export(entity), clean, _restore_documents(entity), key=_doc(entity))
 
 
 def _summary(entity: str, count: int, writer) -> None:
@@ -116,8 +111,7 @@ def _relation(entity: str, members_key, pairs: str):
     relation = "teaching" if entity == "instructor" else "enrolment"
 
     def restore(docs, writer) -> None:
-        """Each batch of pairs checked against the bounds (one read), then both sides written (one
-        MULTI/EXEC)."""
+        """Each batch of pairs checked against the bounds, then both sides written in one MULTI/EXEC."""
         count, room = 0, store.Room(relation)
         for batch in batched(docs, BATCH):
             pairs = [(doc["course"], doc[entity]) for doc in batch]
@@ -135,15 +129,7 @@ EXCHANGE = AppExchange(
     app="school",
     label="The school",
     entities=(
-        Entity("courses", _export_courses, _clean_course, _restore_documents("course"), key=_doc("course")),
-        Entity(
-            "instructors",
-            _people("instructor"),
-            _clean_person,
-            _restore_documents("instructor"),
-            key=_doc("instructor"),
-        ),
-        Entity("students", _people("student"), _clean_person, _restore_documents("student"), key=_doc("student")),
+        *map(_documents, keys.ENTITIES),
         _relation("instructor", keys.instructor_courses, "teaching"),
         _relation("student", keys.student_courses, "enrolments"),
     ),

@@ -46,9 +46,7 @@ class PersonForm(DocumentForm):
     name = forms.CharField(max_length=120)
     contact = forms.EmailField(help_text="The address to write to.")
     emails = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}),
-        required=False,
-        help_text="Other addresses, one per line.",
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, help_text="Other addresses, one per line."
     )
 
     def clean_name(self):

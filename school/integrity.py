@@ -50,15 +50,9 @@ def capacity_holds():
             )
 
 
-_RELATION_KEYS = (
-    # pattern, owner entity
-    (keys.course_instructors("*"), "course"),
-    (keys.course_students("*"), "course"),
-    (keys.course_holds("*"), "course"),
-    (keys.instructor_courses("*"), "instructor"),
-    (keys.student_courses("*"), "student"),
-    (keys.student_holds("*"), "student"),
-)
+# (pattern, owner entity) of every relation key: both sides of each relation, and the holds
+_RELATION_KEYS = [(own("*"), entity) for (_, entity), (own, _, _) in keys.SIDES.items()]
+_RELATION_KEYS += [(keys.course_holds("*"), "course"), (keys.student_holds("*"), "student")]
 
 
 @invariant(APP, "no id dangles: every related id and every relation's owner is a document")
@@ -68,7 +62,7 @@ def no_dangling_ids():
             owner_id = int(key.split(":")[-2])  # …:<owner>:<id>:<relation>
             if not checks.existing(owner, [owner_id]):
                 yield Violation(f"{key} belongs to {owner} {owner_id}, which does not exist", [key])
-    for (relation, entity), (own, other, _) in checks.SIDES.items():
+    for (relation, entity), (own, other, _) in keys.SIDES.items():
         for pk, members in checks.relation_members(relation, entity):
             for missing in sorted(set(members) - checks.existing(other, members)):
                 yield Violation(f"{own(pk)} names {other} {missing}, which does not exist", [own(pk)])

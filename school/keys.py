@@ -1,9 +1,7 @@
 """Every key name of the school app, each declared once on the function that builds it.
 
-Ids are ints (checked here, so no caller can slip text into a key); the set
-algebra key takes an operation from a fixed list and ids only. ``"*"`` stands
-in for an id only where a key's glob is declared (``keyspace.declarer``) and
-where ``SORT … GET`` joins on a pattern.
+Ids are ints (checked here, so no caller can slip text into a key); ``"*"`` stands in for an id
+only where a key's glob is declared and where ``SORT … GET`` joins on a pattern.
 """
 
 from config.keys import register_event_stream
@@ -43,10 +41,8 @@ def _entity(entity: str) -> str:
 
 
 def per_entity(type: str, modeling: str, serves: str, entities: tuple[str, ...] = ENTITIES, **extra):
-    """``key`` for a function whose first parameter is the entity: one glob per entity.
-
-    ``{entity}``, ``{fields}`` and ``{label}`` in the texts are filled for each entity.
-    """
+    """``key`` for a function whose first parameter is the entity: one glob per entity, its texts'
+    ``{entity}``, ``{fields}`` and ``{label}`` filled for each."""
 
     def declare(build):
         for entity in entities:
@@ -289,3 +285,12 @@ def ngram(entity: str, gram: str) -> str:
 )
 def search_temp(token: str) -> str:
     return f"school:{{school}}:tmp:{token}"
+
+
+# (relation, entity) -> (its side's set, the other entity, the other side's set)
+SIDES = {
+    ("teaching", "course"): (course_instructors, "instructor", instructor_courses),
+    ("teaching", "instructor"): (instructor_courses, "course", course_instructors),
+    ("enrolment", "student"): (student_courses, "course", course_students),
+    ("enrolment", "course"): (course_students, "student", student_courses),
+}

@@ -1,10 +1,5 @@
-"""The links of the school's long row loops, prepared once per page for their templates.
-
-A list page and a course's roster show a page of rows, each linking to its document: the
-document's URL is reversed once per page (``url_for_each``) and each row carries its own.
-The templates write the rows; the short lists (instructors, a person's courses, holds) use
-``{% url %}``.
-"""
+"""The links of the school's long row loops (lists, a roster), reversed once a page (``url_for_each``);
+the short lists use ``{% url %}``."""
 
 from __future__ import annotations
 
@@ -12,8 +7,7 @@ from config.listing import url_for_each
 
 
 def list_rows(detail_name: str, rows) -> list[dict]:
-    """What each ``store.Row`` of a list page shows, with its document's URL: plain dicts, the
-    cheapest values for a template to look up, since a page's row loop is most of its work."""
+    """What each ``store.Row`` of a list page shows, with its URL: dicts, the cheapest for a template."""
     url = url_for_each(detail_name)
     if detail_name == "school:course_detail":
         return [

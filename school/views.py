@@ -1,20 +1,20 @@
 """Screens of the school: thin views over ``school.store``.
 
-The three entities share their list, add, edit and delete views, told apart
-by an ``Entity`` entry; relation changes (assign, enrol, hold ...) share one
-view, told apart by an ``Action`` entry: a POST does the change, and a GET
-of a destructive one (drop, unassign, release) is its confirmation page.
+The three entities share their list, add, edit and delete views (an ``Entity`` each); relation
+changes share one view (an ``Action`` each): a POST does the change, a GET of a destructive one its
+confirmation page.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
@@ -36,6 +36,7 @@ class Entity(Listed):
     app = "school"
     form: type
     label_sort: str  # the ?o= name of the label column: code or name
+    what_goes: str  # what a delete takes with it, as the bulk delete page says
 
     @property
     def listing(self) -> ListSpec:
@@ -47,9 +48,9 @@ class Entity(Listed):
 
 
 ENTITIES = {
-    "course": Entity("course", "courses", CourseForm, "code"),
-    "instructor": Entity("instructor", "instructors", PersonForm, "name"),
-    "student": Entity("student", "students", PersonForm, "name"),
+    "course": Entity("course", "courses", CourseForm, "code", "with their rosters, holds and instructors' links"),
+    "instructor": Entity("instructor", "instructors", PersonForm, "name", "with their course assignments"),
+    "student": Entity("student", "students", PersonForm, "name", "with their enrolments and holds"),
 }
 
 
@@ -94,13 +95,9 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
 
     def save(data) -> Saved:
         document = form.document(current.id if current else 0)
-        pk = store.save(
-            ent.name,
-            document,
-            actor=_actor(request),
-            expected=data["version"] if current else "",
-            old_text=store.searched_text(ent.name, current.to_hash()) if current else None,
-        )
+        old_text = store.searched_text(ent.name, current.to_hash()) if current else None
+        expected = data["version"] if current else ""
+        pk = store.save(ent.name, document, actor=_actor(request), expected=expected, old_text=old_text)
         return Saved(pk, f"The {ent.name} “{document.label}” was {'changed' if current else 'added'}.")
 
     def theirs(conflict) -> dict:
@@ -113,13 +110,6 @@ def _edit(request, ent: Entity, current, loaded: str = ""):
     )  # fmt: skip
 
 
-_WHAT_GOES = {
-    "course": "with their rosters, holds and instructors' links",
-    "instructor": "with their course assignments",
-    "student": "with their enrolments and holds",
-}
-
-
 @post_only(lambda entity: reverse(f"school:{entity}_list"))
 def entity_bulk_delete(request, entity: str):
     """Django admin's "delete selected" on a list: asks with the names, then their scripts in one transaction."""
@@ -127,7 +117,7 @@ def entity_bulk_delete(request, entity: str):
     spec = BulkDelete(
         noun=entity, plural=ent.plural, list_name=f"school:{entity}_list", detail_name=f"school:{entity}_detail",
         action_name=f"school:{entity}_bulk_delete", labels=partial(store.labels, entity),
-        what_goes=_WHAT_GOES[entity],
+        what_goes=ent.what_goes,
         delete_many=lambda ids, actor: store.delete_many(entity, ids, actor=actor),
         pattern_note="after a read of their relations, in one MULTI/EXEC of their delete scripts, each with every "
         "key in KEYS (the document, both sides of every relation, its index and n-gram entries).",
@@ -166,12 +156,7 @@ def course_detail(request, pk: int, errors: dict | None = None, status: int = 20
 
 def person_detail(request, entity: str, pk: int, errors: dict | None = None, status: int = 200):
     detail = or_404(store.person_detail, entity, pk)
-    context = {
-        "entity": ENTITIES[entity],
-        "detail": detail,
-        "person": detail.person,
-        "errors": errors or {},
-    }
+    context = {"entity": ENTITIES[entity], "detail": detail, "person": detail.person, "errors": errors or {}}
     return render(request, "school/person_detail.html", context, status=status)
 
 
@@ -180,8 +165,7 @@ def person_detail(request, entity: str, pk: int, errors: dict | None = None, sta
 
 @require_GET
 def find(request, picker: str, pk: int):
-    """An htmx partial: documents of the other side whose label starts with ?q=, each marked
-    with whether it is already related (one SISMEMBER each)."""
+    """An htmx partial: documents of the other side matching ?q=, each marked if already related."""
     pick = store.PICKERS.get(picker)
     if pick is None:
         raise Http404("No such picker")
@@ -235,25 +219,18 @@ _ASK_UNASSIGN = "Remove {name} from the instructors of {code}?"
 _ASK_DROP = "Drop {name} from {code}?"
 _ASK_RELEASE = "Release the seat held for {name} in {code}?"
 
-ACTIONS = {
-    ("course", "assign"): Action("course", store.link_instructor, _ASSIGN, "instructors"),
-    ("course", "unassign"): Action("course", store.unlink_instructor, _UNASSIGN, "instructors", _ASK_UNASSIGN),
-    ("course", "enrol"): Action("course", store.enrol, _ENROL, "students"),
-    ("course", "drop"): Action("course", store.drop, _DROP, "students", _ASK_DROP),
-    ("course", "hold"): Action("course", store.hold_seat, _HOLD, "students"),
-    ("course", "confirm"): Action("course", store.confirm_hold, _CONFIRM, "holds"),
-    ("course", "release"): Action("course", store.release_hold, _RELEASE, "holds", _ASK_RELEASE, "hold"),
-    ("instructor", "assign"): Action("instructor", _course_first(store.link_instructor), _ASSIGN, "courses"),
-    ("instructor", "unassign"): Action(
-        "instructor", _course_first(store.unlink_instructor), _UNASSIGN, "courses", _ASK_UNASSIGN
-    ),
-    ("student", "enrol"): Action("student", _course_first(store.enrol), _ENROL, "courses"),
-    ("student", "drop"): Action("student", _course_first(store.drop), _DROP, "courses", _ASK_DROP),
-    ("student", "hold"): Action("student", _course_first(store.hold_seat), _HOLD, "courses"),
-    ("student", "confirm"): Action("student", _course_first(store.confirm_hold), _CONFIRM, "courses"),
-    ("student", "release"): Action(
-        "student", _course_first(store.release_hold), _RELEASE, "courses", _ASK_RELEASE, "hold"
-    ),
+COURSE_ACTIONS = {  # action: (the person it concerns, the course page's action; a person's page shows it too)
+    "assign": ("instructor", Action("course", store.link_instructor, _ASSIGN, "instructors")),
+    "unassign": ("instructor", Action("course", store.unlink_instructor, _UNASSIGN, "instructors", _ASK_UNASSIGN)),
+    "enrol": ("student", Action("course", store.enrol, _ENROL, "students")),
+    "drop": ("student", Action("course", store.drop, _DROP, "students", _ASK_DROP)),
+    "hold": ("student", Action("course", store.hold_seat, _HOLD, "students")),
+    "confirm": ("student", Action("course", store.confirm_hold, _CONFIRM, "holds")),
+    "release": ("student", Action("course", store.release_hold, _RELEASE, "holds", _ASK_RELEASE, "hold")),
+}
+ACTIONS = {("course", name): act for name, (_, act) in COURSE_ACTIONS.items()} | {
+    (person, name): replace(act, side=person, run=_course_first(act.run), error_field="courses")
+    for name, (person, act) in COURSE_ACTIONS.items()
 }
 
 
@@ -285,8 +262,7 @@ def relation(request, side: str, pk: int, action: str):
 
 
 def _confirm(request, act: Action, side: str, pk: int, action: str):
-    """Ask before a destructive relation change: a page whose one button POSTs it (one round trip).
-    Its answer posted as the session expired comes back here after sign-in: the same question again."""
+    """Ask before a destructive relation change; an answer posted as the session expired asks again after sign-in."""
     kept = None if "other" in request.GET else stashed(request, request.path)
     data = request.GET if kept is None else kept
     form = PickForm(data)
@@ -294,8 +270,7 @@ def _confirm(request, act: Action, side: str, pk: int, action: str):
         raise Http404("Pick one from the list.")
     other = form.cleaned_data["other"]
     course_id, other_id = (pk, other) if side == "course" else (other, pk)
-    person = side if side != "course" else ("instructor" if action.endswith("assign") else "student")
-    found = or_404(store.pair, course_id, person, other_id, act.kind)
+    found = or_404(store.pair, course_id, COURSE_ACTIONS[action][0], other_id, act.kind)
     names = {"name": found.other.label, "code": found.course.code}
     back = _back(request, ENTITIES[side].url("detail", pk), field="next", data=data)
     if kept is not None:
@@ -395,9 +370,7 @@ def student_bulk_enrol(request):
     done = or_404(store.enrol_many, course_id, ids, actor=_actor(request))
     if done.done:
         names = ", ".join(done.done)
-        messages.success(
-            request, f"Enrolled {len(done.done)} student{'s' if len(done.done) != 1 else ''} in {done.code}: {names}."
-        )
+        messages.success(request, f"Enrolled {len(done.done)} student{pluralize(done.done)} in {done.code}: {names}.")
     for names, why in (
         (done.already, "already enrolled"),
         (done.at_limit, f"already take or hold {conf.max_courses_per_student()} courses, the most a student may have"),

@@ -1,16 +1,7 @@
-"""The CMS's only code that talks to Redis: posts with their revisions, the list, comments.
-
-- ``posts``: read a post; create, save, restore and delete, each write one
-  server-side script (two round trips where an id is drawn, or the keys to
-  delete must be read, first). The revision layout is explained there.
-- ``revisions``: the history page, versions by number, what a stale editor missed.
-- ``listing``: the post list from the sorted indexes, in one round trip.
-- ``comments``: a page of comments, add and delete (the shared children machinery).
-- ``bulk``: whole posts with their histories at once, for the seeder and the benchmark.
-- ``status``: publish or unpublish many posts in one script.
-- ``scripts``: the Lua of the writes.
-- ``checks``: the integrity reads and repairs behind ``cms/integrity.py``.
-"""
+"""The CMS's only code that talks to Redis: posts with their revisions (``posts``, the revision
+layout explained there; ``revisions``; ``status``), the list (``listing``), comments
+(``comments``), bulk writes (``bulk``), the Lua of the writes (``scripts``, ``lua/``) and the
+integrity reads and repairs (``checks``)."""
 
 from cms.conf import revisions_kept
 from cms.store.bulk import (
@@ -40,10 +31,8 @@ __all__ = [
     "APP", "COMMENTS", "TITLES", "Busy", "EditConflict", "NotFound", "entries", "revisions_kept",
     "PostPage", "get_post", "create_post", "save_post", "revert_post", "delete_post", "delete_posts",
     "history", "versions", "list_posts", "list_page", "SORT_LIMIT", "SORTS",
-    "post_labels", "search_titles", "SEARCH_LIMIT", "comments_page", "add_comment",
-    "add_named_comment", "AddedComment", "draw_comment_ids", "delete_named_comment",
-    "delete_comment",
-    "get_comment",
+    "post_labels", "search_titles", "SEARCH_LIMIT", "comments_page", "add_comment", "add_named_comment",
+    "AddedComment", "draw_comment_ids", "delete_named_comment", "delete_comment", "get_comment",
     "CommentLoad", "posts_write", "queue_new_post", "reserve_comment_ids", "reserve_post_ids",
     "StatusChange", "set_status",
 ]  # fmt: skip

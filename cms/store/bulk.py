@@ -1,5 +1,4 @@
-"""Writing many posts at once (the seeder, the benchmark, the import): whole histories, deep pipelines,
-one event a batch (or one for a whole import)."""
+"""Writing many posts at once (the seeder, the benchmark, the import): whole histories, one event a batch."""
 
 from __future__ import annotations
 
@@ -46,17 +45,10 @@ def posts_write(
     comments: Mapping[int, Sequence[Child]] | None = None,
     event: Event | str | None = BATCH_EVENT,
 ) -> int:
-    """Write whole posts, each history every version oldest first: one script, one round trip.
-
-    Per post, one HSET and one ZADD of its revisions; the index entries of the
-    whole batch go in one ZADD per index (one SADD per title trigram), and the batch has one event, named
-    after its first post (``event``: that Event instead, or None for none, as in the batches of an
-    import, whose last batch carries its one summary). ``comments`` (post id -> comments with ids already
-    drawn, see ``reserve_comment_ids``) go in through the shared bulk writer,
-    with the post's embed and count written in its own HSET. The batch is one call of the bulk
-    script (``BulkWrite``): atomic as a MULTI/EXEC was, without a reply per command for the client
-    to read. Returns the commands it ran.
-    """
+    """Write whole posts, each history oldest first, as one bulk script call (atomic, no reply per
+    command); returns the commands it ran. The batch's index entries go in one ZADD per index, and it
+    has one event named after its first post (``event``: that Event instead, or None, as an import's
+    batches). ``comments``: post id -> comments with ids already drawn."""
     if not histories:
         return 0
     comments = comments or {}
@@ -95,16 +87,9 @@ def reserve_comment_ids(count: int) -> int:
 
 
 class CommentLoad:
-    """Comments written in batches after their posts (an import's comments file, in comment id order).
-
-    Each ``load`` is one MULTI/EXEC: every comment hash and one ZADD per post's
-    comment set, through the shared bulk writer. A post's comments may be spread
-    over the whole file, so its embed of the newest three and its count are
-    kept here (three copies and a number per post) and written by ``finish``, one
-    HSET per post, in transactions of ``batch`` posts. The posts must be ones
-    written without comments (``posts_write`` gives them an empty embed and a 0
-    count), as an import's are.
-    """
+    """Comments written in batches after their posts (an import's comments file), each ``load`` one
+    MULTI/EXEC. A post's comments may be spread over the whole file, so its embed and count are kept
+    here and written by ``finish``; its post must have been written without comments."""
 
     def __init__(self) -> None:
         self.newest: dict[int, list[dict[str, str]]] = {}
@@ -138,13 +123,8 @@ class CommentLoad:
         for start in range(0, max(1, len(posts)), batch):
             pipe = client().pipeline(transaction=True)
             for post_id in posts[start : start + batch]:
-                pipe.hset(
-                    keys.post(post_id),
-                    mapping={
-                        COMMENTS.embed_field: json.dumps(self.newest[post_id]),
-                        COMMENTS.count_field: str(self.counts[post_id]),
-                    },
-                )
+                newest, count = json.dumps(self.newest[post_id]), str(self.counts[post_id])
+                pipe.hset(keys.post(post_id), mapping={COMMENTS.embed_field: newest, COMMENTS.count_field: count})
             if event is not None and start + batch >= len(posts):
                 queue_event(pipe, event, keys.EVENTS)
             if pipe.command_stack:

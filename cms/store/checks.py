@@ -1,8 +1,4 @@
-"""The integrity reads and repairs of the CMS (the invariants are in ``cms/integrity.py``).
-
-Each walks the keyspace in batches: ids by rank from the main index or by
-SCAN, a pipeline per 500 posts, never one unbounded read of a growing set.
-"""
+"""The integrity reads and repairs of the CMS (``cms/integrity.py``): in batches, never one unbounded read."""
 
 from __future__ import annotations
 
@@ -12,7 +8,7 @@ from cms import conf, keys
 from cms.documents import Post
 from cms.store.core import COMMENTS, POST_INDEXED, TITLES, entries, score
 from config.redis import client
-from config.store import batched, scan_ids
+from config.store import batched, pipelined, scan_ids
 
 
 def _scan(match: str) -> Iterator[str]:
@@ -37,24 +33,19 @@ def post_ids_in_keys() -> Iterator[int]:
 
 def revision_bounds(ids) -> Iterator[tuple[int, int | None, int, int | None, int | None]]:
     """(post id, version, revisions kept, lowest number, highest number) for each post."""
+
+    def queue(pipe, post_id):
+        pipe.hget(keys.post(post_id), "version")
+        pipe.zcard(keys.revisions(post_id))
+        pipe.zrange(keys.revisions(post_id), 0, 0, withscores=True)
+        pipe.zrange(keys.revisions(post_id), -1, -1, withscores=True)
+
     for chunk in batched(ids):
-        pipe = client().pipeline(transaction=False)
-        for post_id in chunk:
-            rev_key = keys.revisions(post_id)
-            pipe.hget(keys.post(post_id), "version")
-            pipe.zcard(rev_key)
-            pipe.zrange(rev_key, 0, 0, withscores=True)
-            pipe.zrange(rev_key, -1, -1, withscores=True)
-        replies = pipe.execute()
+        replies = pipelined(chunk, queue)
         for n, post_id in enumerate(chunk):
             version, count, low, high = replies[4 * n : 4 * n + 4]
-            yield (
-                post_id,
-                int(version) if version is not None else None,
-                count,
-                int(low[0][1]) if low else None,
-                int(high[0][1]) if high else None,
-            )
+            version = int(version) if version is not None else None
+            yield post_id, version, count, int(low[0][1]) if low else None, int(high[0][1]) if high else None
 
 
 def trim_revisions() -> None:
@@ -63,25 +54,17 @@ def trim_revisions() -> None:
     if not cap:
         return
     for chunk in batched(post_ids_in_index()):
-        pipe = client().pipeline(transaction=False)
-        for post_id in chunk:
-            pipe.zremrangebyrank(keys.revisions(post_id), 0, -(cap + 1))
-        pipe.execute()
+        pipelined(chunk, lambda pipe, post_id: pipe.zremrangebyrank(keys.revisions(post_id), 0, -(cap + 1)))
 
 
 def index_entries(ids) -> Iterator[tuple[Post, list[tuple[str, str]], str | None]]:
-    """For each post: the (index, member) entries it should have that its indexes lack, and its
-    ``title_member`` field as stored (the write scripts take the old title entry out by it)."""
+    """For each post: the index entries it lacks, and its stored ``title_member``."""
     names = (*POST_INDEXED, "title_member")
     for chunk in batched(ids):
         held = posts_fields(chunk, names)
         posts = [_post(post_id, fields) for post_id, fields in zip(chunk, held)]
         expected = [entries(post) for post in posts]
-        pipe = client().pipeline(transaction=False)
-        for found in expected:
-            for key, member in found:
-                pipe.zscore(key, member)
-        scores = iter(pipe.execute())
+        scores = iter(pipelined([entry for found in expected for entry in found], lambda p, e: p.zscore(*e)))
         for post, found, fields in zip(posts, expected, held):
             yield post, [entry for entry in found if next(scores) is None], fields["title_member"]
 
@@ -95,29 +78,18 @@ def stale_index_members(batch: int = 500) -> Iterator[tuple[str, str]]:
     index_keys = [keys.by_updated(), keys.titles(), *_scan(keys.by_status("*")), *_scan(keys.by_author("*"))]
     yield from _stale_authors()
     for key in index_keys:
-        members = [member for member, _ in client().zscan_iter(key, count=1000)]
-        for start in range(0, len(members), batch):
-            chunk = members[start : start + batch]
+        for chunk in batched([member for member, _ in client().zscan_iter(key, count=1000)], batch):
             ids = [int(t) if (t := m.rsplit("\x00", 1)[-1]).isdigit() else 0 for m in chunk]
             for member, post_id, fields in zip(chunk, ids, posts_fields(ids, POST_INDEXED)):
-                if fields["updated_at"] is None:
-                    yield key, member
-                    continue
-                if (key, member) not in entries(_post(post_id, fields)):
+                if fields["updated_at"] is None or (key, member) not in entries(_post(post_id, fields)):
                     yield key, member
 
 
 def _stale_authors() -> Iterator[tuple[str, str]]:
     """(authors index, member) for every author listed with no post left in their own index (ZSCAN, ZCARD)."""
-    members = [member for member, _ in client().zscan_iter(keys.authors(), count=1000)]
-    for start in range(0, len(members), 500):
-        chunk = members[start : start + 500]
+    for chunk in batched([member for member, _ in client().zscan_iter(keys.authors(), count=1000)]):
         named = [m.split("\x00", 1)[-1] for m in chunk]
-        pipe = client().pipeline(transaction=False)
-        for author in named:
-            if keys.AUTHOR_RE.match(author):
-                pipe.zcard(keys.by_author(author))
-        counts = iter(pipe.execute())
+        counts = iter(pipelined(filter(keys.AUTHOR_RE.match, named), lambda p, a: p.zcard(keys.by_author(a))))
         for member, author in zip(chunk, named):
             held = next(counts) if keys.AUTHOR_RE.match(author) else 0
             if not held or member != keys.author_member(author):
@@ -125,8 +97,7 @@ def _stale_authors() -> Iterator[tuple[str, str]]:
 
 
 def embeds(ids) -> Iterator[tuple[int, dict[str, str | None], list[dict[str, str]], int]]:
-    """Each post's embedded comments and count as stored, beside the 3 newest and the count its
-    comment set gives: four round trips per 500 posts."""
+    """Each post's stored embed and count, beside the newest and the count its comment set gives."""
     names = (COMMENTS.embed_field, COMMENTS.count_field)
     for chunk in batched(ids):
         newest, counts = COMMENTS.expected_embeds(chunk), COMMENTS.aggregates(chunk)
@@ -135,23 +106,14 @@ def embeds(ids) -> Iterator[tuple[int, dict[str, str | None], list[dict[str, str
 
 
 def posts_fields(ids: list[int], names: tuple[str, ...]) -> list[dict[str, str | None]]:
-    pipe = client().pipeline(transaction=False)
-    for post_id in ids:
-        pipe.hmget(keys.post(post_id), list(names))
-    return [dict(zip(names, values)) for values in pipe.execute()]
+    return [dict(zip(names, values)) for values in pipelined(ids, lambda p, pk: p.hmget(keys.post(pk), names))]
 
 
 def comment_parents() -> Iterator[tuple[int, str | None, bool]]:
     """(comment id, its post id, whether its post's set holds it) for every comment hash, by SCAN."""
     for chunk in batched(scan_ids(keys.comment("*"))):
-        pipe = client().pipeline(transaction=False)
-        for comment_id in chunk:
-            pipe.hget(keys.comment(comment_id), COMMENTS.parent_field)
-        parents = pipe.execute()
-        pipe = client().pipeline(transaction=False)
-        for comment_id, parent in zip(chunk, parents):
-            pipe.zscore(keys.post_comments(parent or 0), str(comment_id))
-        held = pipe.execute()
+        parents = pipelined(chunk, lambda p, pk: p.hget(keys.comment(pk), COMMENTS.parent_field))
+        held = pipelined(zip(chunk, parents), lambda p, c: p.zscore(keys.post_comments(c[1] or 0), str(c[0])))
         yield from ((cid, parent, score is not None) for cid, parent, score in zip(chunk, parents, held))
 
 
@@ -159,18 +121,13 @@ def comment_set_members(ids) -> Iterator[tuple[int, str, bool]]:
     """(post id, comment id, whether the comment hash exists and names this post) for every set member."""
     for post_id in ids:
         members = [m for m, _ in client().zscan_iter(keys.post_comments(post_id), count=1000)]
-        if not members:
-            continue
-        pipe = client().pipeline(transaction=False)
-        for member in members:
-            pipe.hget(keys.comment(member), COMMENTS.parent_field)
-        for member, parent in zip(members, pipe.execute()):
+        parents = pipelined(members, lambda p, member: p.hget(keys.comment(member), COMMENTS.parent_field))
+        for member, parent in zip(members, parents):
             yield post_id, member, parent == str(post_id)
 
 
 def rebuild_indexes() -> None:
-    """Rebuild every list index (and each post's ``title_member``) from the post hashes, then swap
-    them in one transaction."""
+    """Rebuild every list index (and ``title_member``) from the post hashes, swapped in one transaction."""
     ids = sorted(post_ids_in_keys())
     staged: dict[str, dict[str, float]] = {}
     members: dict[int, str] = {}
@@ -214,10 +171,8 @@ def post_titles() -> dict[str, str]:
     """Every post's title by id: SCAN for the hashes, HGET 500 a round trip."""
     titles: dict[str, str] = {}
     for chunk in batched(post_ids_in_keys()):
-        pipe = client().pipeline(transaction=False)
-        for post_id in chunk:
-            pipe.hget(keys.post(post_id), "title")
-        titles.update({str(i): title for i, title in zip(chunk, pipe.execute()) if title is not None})
+        found = pipelined(chunk, lambda p, post_id: p.hget(keys.post(post_id), "title"))
+        titles.update({str(i): title for i, title in zip(chunk, found) if title is not None})
     return titles
 
 

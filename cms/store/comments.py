@@ -38,14 +38,9 @@ def add_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor
 
 
 def add_named_comment(post_id: int, *, author: str, text: str, at: float, actor: Actor) -> AddedComment:
-    """A new comment and its post's title (for the screen's message); the post's embed of the newest 3
-    and its count move with it. One round trip: the shared machinery's ``add``, its id from this
-    process's block (``config.store.ids.IdBlock``: one INCRBY every ``ID_BLOCK`` comments, and again when
-    the script refuses a stale id). Raises NotFound, and then writes nothing, for a missing post.
-
-    ``author`` is who wrote it, ``actor`` who wrote it to Redis (the same
-    user on the screen, "seed" for the seeder); the event links to the post.
-    """
+    """A new comment and its post's title (for the message); the post's embed and count move with it in
+    one round trip, its id from this process's block (``IdBlock``). NotFound for a missing post.
+    ``author`` wrote it, ``actor`` wrote it to Redis; the event links to the post."""
 
     def event(comment_id: int):
         created = actor.event("created", APP, "comment", comment_id, text[:60])
@@ -63,13 +58,7 @@ def draw_comment_ids() -> None:
 
 def delete_named_comment(post_id: int, comment_id: int, *, actor: Actor) -> tuple[str, Comment]:
     """Delete a comment of this post; the post's title and the comment as they were (for the message).
-
-    Two round trips: one pipeline reads the title, the comment and the post's newest N+1 comment
-    ids (the embed's refill needs their keys), then the shared machinery's delete script checks that
-    those ids are still the newest and writes everything; a comment added or deleted in between
-    makes it read again (bounded, then Busy). NotFound, nothing written, for a comment of another
-    post or a missing one.
-    """
+    Two round trips (the embed's refill needs the newest ids as keys); NotFound for another post's."""
     event = actor.event("deleted", APP, "comment", comment_id, "a comment")
     event = replace(event, link=actor.link("post", str(post_id)))  # the comment has no screen: its post has
     title, fields = COMMENTS.delete_named(comment_id, event=event, expected_parent=post_id, label="title")

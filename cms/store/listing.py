@@ -10,9 +10,10 @@ from cms.documents import SUMMARY, PostSummary
 from cms.store.core import TITLES
 from config.listing import ListState
 from config.redis import client
+from config.store import pipelined
 from config.store.ngrams import Hits
 from config.store.ngramtext import Query
-from config.store.scripts import execute, queue_script, register
+from config.store.scripts import execute, lua, queue_script, register
 from config.store.sorting import SORT_LUA, queue_sort, sort_options
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
@@ -21,77 +22,16 @@ SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a use
 SORT_LIMIT = 2000
 SORTS = ("updated", "title", "author", "status")
 
-# A filtered or searched list sorted by a field. KEYS[1]: the posts (a sorted set). ARGV[1]: the most it may
-# hold; ARGV[2...]: SORT's options. {-1} when it holds more, else SORT's reply.
-_SORTED = register(
-    SORT_LUA
-    + """
-if redis.call('ZCARD', KEYS[1]) > tonumber(ARGV[1]) then return {-1} end
-return sort(KEYS[1], unpack(ARGV, 2))
-"""
-)
-
-# The whole list by title: a page of the title index (``folded title\0id``, in title order), each row's
-# fields. KEYS[1]: the title index. ARGV: offset, count, "1" for descending, then the GET patterns.
-_BY_TITLE = register(
-    SORT_LUA
-    + """
-local offset, count = tonumber(ARGV[1]), tonumber(ARGV[2])
-local range = 'ZRANGE'
-if ARGV[3] == '1' then range = 'ZREVRANGE' end
-local ids = {}
-for i, member in ipairs(redis.call(range, KEYS[1], offset, offset + count - 1)) do
-  ids[i] = string.match(member, '%z(%d+)$')
-end
-return rows_of(ids, {unpack(ARGV, 4)})
-"""
-)
-
-# The whole list by status: the drafts then the published posts (descending: the other way), each status
-# newest save first. KEYS: the first status's index, the second's. ARGV: offset, count, GET patterns.
-_BY_STATUS = register(
-    SORT_LUA
-    + """
-local offset, count = tonumber(ARGV[1]), tonumber(ARGV[2])
-local first = redis.call('ZCARD', KEYS[1])
-local ids = {}
-if offset < first then ids = redis.call('ZREVRANGE', KEYS[1], offset, math.min(first, offset + count) - 1) end
-local left = count - #ids
-if left > 0 then
-  local from = math.max(0, offset - first)
-  for _, id in ipairs(redis.call('ZREVRANGE', KEYS[2], from, from + left - 1)) do ids[#ids + 1] = id end
-end
-return rows_of(ids, {unpack(ARGV, 3)})
-"""
-)
-
-# Title prefix search, filtered, into a scratch sorted set scored like the list
-# index. KEYS: title index, scratch key, then one or more sorted indexes a post
-# must be in (the first gives the score). ARGV: the BYLEX range.
-_PREFIX_SEARCH = register("""
-local matches = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2])
-local found = 0
-for _, member in ipairs(matches) do
-  local id = string.match(member, '%z(%d+)$')
-  local score = id and redis.call('ZSCORE', KEYS[3], id)
-  for i = 4, #KEYS do
-    if score and not redis.call('ZSCORE', KEYS[i], id) then score = false end
-  end
-  if score then
-    redis.call('ZADD', KEYS[2], score, id)
-    found = found + 1
-  end
-end
-return found
-""")
+_SORTED = register(SORT_LUA + "\n" + lua(__file__, "sorted"))  # a filtered or searched list by a field
+_BY_TITLE = register(SORT_LUA + "\n" + lua(__file__, "by_title"))  # the whole list by title
+_BY_STATUS = register(SORT_LUA + "\n" + lua(__file__, "by_status"))  # the whole list by status
+_PREFIX_SEARCH = register(lua(__file__, "prefix_search"))  # title prefix search into a scratch set
 
 
 def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]:
     """(post id, title) of the posts whose title holds ``text`` anywhere, newest save first: the trigram
-    index (``TITLES``), one round trip. Text with no word of three characters finds nothing here. At
-    most ``limit`` candidates are read, as the catalog's and the school's lists read theirs: the
-    index's default, meant for a suggestion's few, reads several times as many titles for a common
-    word, each one a cost to the page."""
+    index, one round trip. At most ``limit`` candidates are read: the index's default, meant for a
+    suggestion's few, reads several times as many titles for a common word."""
     return _title_hits(text, limit).items
 
 
@@ -104,8 +44,7 @@ AUTHORS_MATCHED = 20  # authors an author filter takes at most (those starting w
 
 
 def authors_matching(text: str) -> list[str]:
-    """The authors the author filter means, in any case: those whose name is ``text`` casefolded, else those
-    starting with it (at most AUTHORS_MATCHED): one ZRANGEBYLEX of the authors index."""
+    """The authors the filter means, in any case: those named ``text``, else those starting with it."""
     folded = text.casefold().replace("\x00", "").encode()
     members = client().zrangebylex(keys.authors(), b"[" + folded, b"[" + folded + b"\xff", 0, AUTHORS_MATCHED)
     pairs = [member.split("\x00", 1) for member in members]
@@ -120,28 +59,18 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
 
 
 def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
-    """One page of the post list, its total, and whether a title search took ``SEARCH_LIMIT`` matches and
-    left more (the list then holds only those): one round trip (two for most searches anywhere in titles).
+    """One page of the post list, its total, whether a title search left matches past ``SEARCH_LIMIT``,
+    and whether a sort by a field was refused (past ``SORT_LIMIT``: the list keeps its order by last save).
 
-    The source is a sorted index scored by when each post was last saved: the
-    whole list, one status, one author, or (for two filters or a title
-    search) a scratch set built in the same MULTI/EXEC. SORT … BY nosort keeps
-    that order, applies LIMIT as a range and joins each id to only the summary
-    fields (GET cms:post:*->title …): no body and no revision is read.
+    The source is a sorted index scored by last save: the whole list, one status, one author, or (for
+    two filters or a search) a scratch set built in the same MULTI/EXEC. SORT … BY nosort keeps that
+    order, applies LIMIT as a range and joins each id to the summary fields only: no body is read.
 
-    A search with a word of three characters or more finds any part of a title:
-    the trigram index gives the matching ids first (``search_titles``, its
-    candidates checked against the titles), then the page's transaction
-    intersects them with the filters. A word of three characters is one piece,
-    whose set holds exactly its matches (``NgramIndex.matches_set``): the page's
-    transaction intersects that set itself, in one round trip, with no cap and no
-    title read (else a common word reads a page's worth of titles to check). Shorter words keep the lexicographic
-    index's title prefix search, the better tool for one or two letters.
-
-    Sorted by title, author or status (``?o=``): the whole list pages the title index, or the two
-    status indexes one after the other, bounded whatever the number of posts; a filtered or searched
-    list is sorted by SORT … BY the field over its posts, when they are at most ``SORT_LIMIT``. The
-    fourth value says a sort was refused for that (the list then keeps its order by last save).
+    A word of three characters or more finds any part of a title: the trigram index gives the matching
+    ids first (two round trips), or, for a word that is one piece, its set holds exactly its matches
+    and the page's transaction intersects it itself (one round trip, no cap, no title read). Shorter
+    words keep the lexicographic index's prefix search. Sorted by title or status, the whole list pages
+    the title index or the two status indexes, bounded whatever the number of posts.
     """
     filters, authors, union = [], [], ""
     if state.filters.get("status"):
@@ -194,23 +123,15 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     if field == "title" and whole:
         queue_script(pipe, _BY_TITLE, [keys.titles()], [state.offset, state.per_page, "1" if desc else "0", *gets])
     elif field == "status" and whole:
-        order = [keys.by_status("published"), keys.by_status("draft")] if desc else [
-            keys.by_status("draft"), keys.by_status("published")]  # fmt: skip
+        order = [keys.by_status(status) for status in (("published", "draft") if desc else ("draft", "published"))]
         queue_script(pipe, _BY_STATUS, order, [state.offset, state.per_page, *gets])
     elif field in ("title", "author", "status"):
         by = f"{keys.post('*')}->{'title_member' if field == 'title' else field}"  # a title: folded, as listed
         options = sort_options(start=state.offset, num=state.per_page, by=by, get=gets, desc=desc, alpha=True)
         queue_script(pipe, _SORTED, [source], [SORT_LIMIT, *options])
     else:
-        queue_sort(
-            pipe,
-            source,
-            start=state.offset,
-            num=state.per_page,
-            by_nosort=True,
-            get=gets,
-            desc=state.order != "updated",
-        )
+        options = dict(start=state.offset, num=state.per_page, by_nosort=True, get=gets, desc=state.order != "updated")
+        queue_sort(pipe, source, **options)
     if temporary:
         pipe.delete(*temporary)
     replies = execute(pipe)
@@ -222,8 +143,7 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
 
 
 def _summaries(flat: list) -> list[PostSummary]:
-    """The SORT … GET reply, ``#`` then the SUMMARY fields a post, as list rows; a post deleted meanwhile
-    (its fields all nil) is left out. Built straight from the flat reply: no dict a row."""
+    """The SORT … GET reply (``#`` then SUMMARY) as list rows; a post deleted meanwhile is left out."""
     values = iter(flat)
     return [
         PostSummary(int(pk), title, author or "", status or "", float(updated or 0), int(version or 1),
@@ -235,7 +155,5 @@ def _summaries(flat: list) -> list[PostSummary]:
 
 def post_labels(post_ids: list[int]) -> list[tuple[int, str]]:
     """(id, title) of each post that exists, in the order given: one pipeline of HGETs."""
-    pipe = client().pipeline(transaction=False)
-    for post_id in post_ids:
-        pipe.hget(keys.post(post_id), "title")
-    return [(i, title) for i, title in zip(post_ids, pipe.execute()) if title is not None]
+    titles = pipelined(post_ids, lambda pipe, post_id: pipe.hget(keys.post(post_id), "title"))
+    return [(i, title) for i, title in zip(post_ids, titles) if title is not None]

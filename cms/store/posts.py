@@ -1,33 +1,21 @@
 """Posts: read one, create, save an edit, restore a revision, delete; each write one atomic round trip.
 
-Revision layout: one sorted set per post, ``cms:post:<id>:revisions``. Each
-member is the JSON snapshot of the post's own fields as they were at one
-version, and its score is that version number. A post starts at version 1; a
-save that changes content turns version V into V+1 and, in the same script,
-adds the snapshot of V as revision V. The revisions are therefore numbers
-1..V-1 (or the newest ``CMS_REVISIONS_KEPT`` of them), contiguous and ending
-just below the post's version, which ``cms/integrity.py`` checks.
+Revision layout: one sorted set per post, ``cms:post:<id>:revisions``, each member the JSON
+snapshot of the post's own fields at one version, scored by that version. A save that changes
+content turns version V into V+1 and, in the same script, adds the snapshot of V as revision V:
+the revisions are 1..V-1 (or the newest ``CMS_REVISIONS_KEPT``), contiguous (``cms/integrity.py``).
 
-No lost updates: the edit form carries the version it was loaded at, and the
-save script compares it with the post's ``version`` field before it writes.
-A stale save is refused inside the script, which answers with what was saved
-since (the current version, the editor's base snapshot, the newer revisions),
-so the conflict page costs no further read. No WATCH, no retry under
-contention: the script is atomic.
+No lost updates: the edit form carries the version it was loaded at, and the save script refuses
+a stale one, answering with what was saved since, so the conflict page costs no further read.
+No WATCH: the script is atomic.
 
-The one thing a script cannot know before it runs is which author's index a
-post leaves: the key ``cms:index:author:<old author>`` names a value held in
-the post. The store passes the author it expects (the edit's own author, or
-the one the history page showed); if the post holds another, the script
-writes nothing and answers with the authors it found, and the second call
-passes their keys. An edit that keeps its author, which is nearly every edit,
-is one round trip. (The old title's entry in the title index is no such
-problem: it is a member, not a key, and each post keeps it in its
-``title_member`` field, since Lua cannot casefold as Python does.)
+A script cannot know beforehand which author's index a post leaves (the key names a value held
+in the post): the store passes the author it expects; if the post holds another, the script
+writes nothing and answers with it, and a second call passes its key. The old title's entry is a
+member, not a key: each post keeps it in ``title_member``, since Lua cannot casefold as Python does.
 
-Create draws its id first (INCR, then one MULTI/EXEC) and delete reads the
-comment ids it must pass as keys first (a read, then one script): two round
-trips each.
+Create draws its id first (INCR, then one MULTI/EXEC); delete reads the comment ids it must pass
+as keys first: two round trips each.
 """
 
 from __future__ import annotations
@@ -46,7 +34,7 @@ from cms.store.revisions import between
 from config.activity import Actor, Event
 from config.redis import client
 from config.store import EditConflict as StaleEdit
-from config.store import watch_retries
+from config.store import pipelined, watch_retries
 from config.store.scripts import outcome, queue_script, run_script, run_together
 
 DELETE_READS = ("version", "author", "title", "status", "title_member")  # what decides a delete's keys
@@ -68,12 +56,8 @@ def get_post(post_id: int) -> PostPage:
     fields, kept = pipe.execute()
     if not fields:
         raise NotFound(keys.post(post_id))
-    return PostPage(
-        Post.from_fields(post_id, fields),
-        [Comment.from_row(row) for row in COMMENTS.embedded(fields)],
-        int(fields.get(COMMENTS.count_field) or 0),
-        kept,
-    )
+    comments = [Comment.from_row(row) for row in COMMENTS.embedded(fields)]
+    return PostPage(Post.from_fields(post_id, fields), comments, int(fields.get(COMMENTS.count_field) or 0), kept)
 
 
 def create_post(content: dict[str, str], *, actor: Actor, comment: str, at: float) -> Post:
@@ -98,23 +82,14 @@ def _author_key(author: str) -> tuple[str, str]:
 
 
 def _run_save(
-    post_id: int,
-    mode: str,
-    number: int,
-    *,
-    content: dict[str, str] | None,
-    member: str,
-    old_author: str,
-    new_author: str,
-    actor: Actor,
-    comment: str,
-    at: float,
-    label: str,
-    old_title: str,
-    new_title: str,
+    post_id: int, number: int, content: dict | None, authors: list, titles: list, actor: Actor, at: float, comment: str
 ):
-    """Call the save script until its guess of the authors and titles holds (normally the first call)."""
+    """Call the save script (a restore without ``content``) until its guess of the (old, new) ``authors``
+    and ``titles`` holds: normally the first call."""
+    mode, label = ("save", content["title"]) if content else ("restore", "")
+    member = title_member(post_id, label) if content else ""
     for _ in range(watch_retries()):
+        (old_author, new_author), (old_title, new_title) = authors, titles
         old_key, old_indexed = _author_key(old_author)
         new_key, new_indexed = _author_key(new_author)
         leaves, joins = TITLES.diff(old_title, new_title)
@@ -140,9 +115,9 @@ def _run_save(
             if what == "version":
                 current = Post.from_fields(post_id, json.loads(now[0]))
                 raise EditConflict(between(current, number, now[1] or None, now[2:])) from None
-            old_author, new_author, new_title, old_title = now  # the guess of the keys was wrong
+            authors, titles = now[:2], [now[3], now[2]]  # the guess of the keys was wrong: as stored
             if mode == "restore":
-                member, label = title_member(post_id, new_title), new_title
+                member, label = title_member(post_id, titles[1]), titles[1]
             continue
         return Post.from_fields(post_id, json.loads(saved[0])) if saved else None  # None: nothing changed
     raise Busy(keys.post(post_id))
@@ -159,54 +134,25 @@ def save_post(
     old_title: str | None = None,
     old_author: str | None = None,
 ) -> Post | None:
-    """Save an edit made on ``base_version``; None when it changes nothing.
-
-    Raises EditConflict, writing nothing, when the post is no longer at
-    ``base_version``: the editor's text would otherwise overwrite someone
-    else's save. ``old_title`` and ``old_author`` are the title and author the
-    editor loaded: the trigram sets and the author index the post leaves are
-    computed from them, and the script checks they are still stored (they are,
-    at ``base_version``). One round trip; two when one of them was not given and
-    the edit changes it.
-    """
-    return _run_save(
-        post_id, "save", base_version, content=content, member=title_member(post_id, content["title"]),
-        old_author=content["author"] if old_author is None else old_author, new_author=content["author"],
-        actor=actor, comment=comment, at=at,
-        label=content["title"], old_title=content["title"] if old_title is None else old_title,
-        new_title=content["title"],
-    )  # fmt: skip
+    """Save an edit made on ``base_version``; None when it changes nothing; EditConflict when stale.
+    ``old_title`` and ``old_author`` (as the editor loaded them) name the trigram sets and author index
+    the post leaves: one round trip; two when one was not given and the edit changes it."""
+    title, author = content["title"], content["author"]
+    authors = [author if old_author is None else old_author, author]
+    titles = [title if old_title is None else old_title, title]
+    return _run_save(post_id, base_version, content, authors, titles, actor, at, comment)
 
 
 def revert_post(
     post_id: int, number: int, *, actor: Actor, at: float, author: str = "", titles: tuple[str, str] = ("", "")
 ) -> Post | None:
-    """Save revision ``number``'s content as a new version; history is never rewritten.
-
-    ``author`` is who the caller believes wrote both the post and the
-    revision, ``titles`` the post's current title and the revision's (the
-    history page knows them): then one round trip, else two.
-    """
-    return _run_save(
-        post_id,
-        "restore",
-        number,
-        content=None,
-        member="",
-        old_author=author,
-        new_author=author,
-        actor=actor,
-        comment=f"Reverted to revision {number}",
-        at=at,
-        label="",
-        old_title=titles[0],
-        new_title=titles[1],
-    )
+    """Save revision ``number``'s content as a new version; history is never rewritten. ``author`` and
+    ``titles`` (current, revision's) as the history page knows them: one round trip, else two."""
+    return _run_save(post_id, number, None, [author, author], list(titles), actor, at, f"Reverted to revision {number}")
 
 
 def _delete_call(post_id: int, values: list, comment_ids: list[str], actor: Actor):
-    """From what was read of a post (``DELETE_READS``, its comment ids): the post, and the delete script's
-    keys and arguments; None when it is gone."""
+    """The post read, and the delete script's keys and arguments; None when it is gone."""
     fields = {name: value for name, value in zip(DELETE_READS, values) if value is not None}
     if "version" not in fields:
         return None
@@ -234,17 +180,10 @@ def _queue_delete_reads(pipe, post_id: int) -> None:
 
 
 def delete_post(post_id: int, *, actor: Actor) -> Post:
-    """Remove the post, its revisions, its comments and its index entries; returns the post as it was.
-
-    Two round trips: the comment ids and the author (whose index the post
-    leaves) must be read before their keys can be passed. The script then
-    deletes only if the post is still at the version read and its comment set
-    still holds exactly those ids; a comment added in between makes it read again.
-    """
+    """Remove the post with its revisions, comments and index entries; returns it as it was. Two round
+    trips: the script deletes only if the post and its comment ids are still as read, else reads again."""
     for _ in range(watch_retries()):
-        pipe = client().pipeline(transaction=False)
-        _queue_delete_reads(pipe, post_id)
-        call = _delete_call(post_id, *pipe.execute(), actor)
+        call = _delete_call(post_id, *pipelined([post_id], _queue_delete_reads), actor)
         if call is None:
             raise NotFound(keys.post(post_id))
         post, script_keys, args = call
@@ -257,16 +196,11 @@ def delete_post(post_id: int, *, actor: Actor) -> Post:
 
 
 def delete_posts(post_ids: list[int], *, actor: Actor) -> tuple[list[Post], int]:
-    """Remove many posts as ``delete_post`` removes one, their delete scripts in one MULTI/EXEC: they go
-    together, so the list never shows half a bulk delete. Returns the posts deleted and how many were
-    gone. Two round trips (every post's fields and comment ids, then the transaction); a post that
-    changed in between (a comment added) is read again, and its delete sent again."""
+    """Remove many posts as ``delete_post`` does, their scripts in one MULTI/EXEC so the list never shows
+    half a bulk delete: the posts deleted and how many were gone. A post changed in between is read again."""
     deleted, gone, remaining = [], 0, list(post_ids)
     for _ in range(watch_retries()):
-        pipe = client().pipeline(transaction=False)
-        for post_id in remaining:
-            _queue_delete_reads(pipe, post_id)
-        replies = pipe.execute()
+        replies = pipelined(remaining, _queue_delete_reads)
         calls = []
         for post_id, values, comment_ids in zip(remaining, replies[::2], replies[1::2]):
             call = _delete_call(post_id, values, comment_ids, actor)

@@ -16,12 +16,8 @@ _ROW = len(HistoryRow._fields)  # the fields the script answers per revision (se
 
 
 def history(post_id: int, offset: int, limit: int) -> tuple[Post, list[HistoryRow], int]:
-    """The current version (without its body), one page of revisions newest first as history rows, and
-    their count.
-
-    One command (the HISTORY script): the snapshots are cut to a row's fields
-    server-side, so no body crosses the wire and no JSON is decoded here.
-    """
+    """The current version (without its body), one page of revisions newest first, and their count: one
+    script, which cuts the snapshots to a row's fields, so no body crosses the wire."""
     post_key = keys.post(post_id)
     reply = run_script(
         scripts.HISTORY, [post_key, keys.revisions(post_id)], [offset, offset + limit - 1, *HISTORY_FIELDS]
@@ -44,10 +40,8 @@ def history(post_id: int, offset: int, limit: int) -> tuple[Post, list[HistoryRo
 
 
 def versions(post_id: int, numbers: tuple[int, ...]) -> tuple[Post, dict[int, Post]]:
-    """The current post and the snapshots of the given version numbers (the current one included): one round trip.
-
-    Raises NotFound for a missing post or a number that is neither a kept revision nor the current version.
-    """
+    """The current post and the snapshots of ``numbers`` (the current one may be among them): one round
+    trip; NotFound for a missing post or a number neither kept nor current."""
     pipe = client().pipeline(transaction=False)
     pipe.hgetall(keys.post(post_id))
     for number in numbers:

@@ -1,20 +1,14 @@
 """The only code of the school app that talks to Redis.
 
-Writes: every write whose keys are known in advance is one Lua script
-(``lua/``), run by ``config.store.scripts`` with every key in KEYS, that checks the bounds
-and writes the data, its indexes and its event atomically: one round trip
-(``relations``, ``entities``). A create draws its id with INCR first (two);
-a delete reads its relations first and the script deletes only if they are
-unchanged (two, ``deletes``). Only the schema migration, whose batch is
-found by SCAN, is a WATCHed transaction (``migration``).
+Writes: every write whose keys are known in advance is one Lua script (``lua/``), every key in
+KEYS, that checks the bounds and writes the data, its indexes and its event atomically: one round
+trip (``relations``, ``entities``). A create draws its id with INCR first; a delete reads its
+relations first and its script deletes only if they are unchanged (``deletes``). Only the schema
+migration, whose batch is found by SCAN, is a WATCHed transaction (``migration``).
 
-Reads: a list page, a detail page and the set algebra are each one read
-script (``lua/read_*.lua``, ``lua/algebra.lua``): one command, so one round
-trip and one reply to parse, where a pipeline costs the client a packing and a
-parse per command. The script joins ids with their documents' fields as
-``SORT … GET`` does, from patterns built in ``keys.py``. A search of any part
-of a name and the pickers stay two pipelines (ids first, then the fields of
-the documents those ids name).
+Reads: a list page, a detail page and the set algebra are each one read script (``lua/read_*.lua``,
+``lua/algebra.lua``), joining ids with their documents' fields as ``SORT … GET`` does. A search of
+any part of a name and the pickers are two pipelines (the ids, then their documents' fields).
 """
 
 from school.store.algebra import AlgebraResult, algebra, course_ids_for_codes
@@ -23,7 +17,6 @@ from school.store.bulk import (
     bulk_batch,
     queue_enrolment,
     queue_last_id,
-    queue_link,
     queue_new_documents,
     queue_pairs,
     queue_seed_event,
@@ -50,7 +43,6 @@ from school.store.listing import (
     Picker,
     Row,
     course_by_code,
-    find,
     find_with_total,
     labels,
     list_page,
@@ -76,13 +68,13 @@ __all__ = [
     "Busy", "EditConflict", "NotFound", "Refused", "StoreError",
     "HOLDS_SHOWN", "PICKER_LIMIT", "now_ms", "load_scripts",
     "save", "get", "get_for_edit", "delete", "delete_many",
-    "Row", "labels", "list_page", "Candidate", "Picker", "PICKERS", "find", "find_with_total", "schema_counts",
+    "Row", "labels", "list_page", "Candidate", "Picker", "PICKERS", "find_with_total", "schema_counts",
     "Hold", "CourseDetail", "PersonDetail", "Pair", "course_detail", "person_detail", "pair", "is_enrolled",
     "Change", "link_instructor", "unlink_instructor", "enrol", "drop", "hold_seat", "confirm_hold", "release_hold",
     "AlgebraResult", "algebra", "course_ids_for_codes",
     "MigrationStep", "migrate_step", "migration_cursor",
     "INDEXES", "SEARCH_LIMIT", "TEXT_FIELD", "gram_drift", "rebuild_grams", "search_ids", "searched_text",
-    "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
+    "queue_document", "reserve_ids", "queue_enrolment", "queue_seed_event", "transaction",
     "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
     "relation_members", "scan_documents",
     ]  # fmt: skip

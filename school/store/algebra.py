@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config.redis import client
+from config.store.sorting import sort_options
 from school import conf, keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
 from school.store.core import read
@@ -21,9 +22,8 @@ class AlgebraResult:
 
 
 def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraResult:
-    """SINTERSTORE / SUNIONSTORE / SDIFFSTORE into a key that expires within the algebra TTL,
-    then one page of it by SORT … LIMIT … GET (the page's fields joined inside Redis), and each
-    course with its roster's size: one command (``lua/algebra.lua``), every key in KEYS."""
+    """The set operation stored in a key that expires within the algebra TTL, one page of it with its
+    fields, and each course with its roster's size: one command (``lua/algebra.lua``)."""
     dest = keys.algebra(op, course_ids)
     rosters = [keys.course_students(c) for c in course_ids]
     docs = [keys.doc("course", c) for c in course_ids]
@@ -41,11 +41,7 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
 
 
 _STORE = {"inter": "SINTERSTORE", "union": "SUNIONSTORE", "diff": "SDIFFSTORE"}
-_ARGS = [
-    len(LIST_FIELDS["course"]),
-    *LIST_FIELDS["course"],
-    *(part for pattern in fields_of("student") for part in ("GET", pattern)),
-]
+_ARGS = [len(LIST_FIELDS["course"]), *LIST_FIELDS["course"], *sort_options(get=fields_of("student"))]
 
 
 def course_ids_for_codes(codes: list[str]) -> dict[str, int | None]:

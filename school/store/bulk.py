@@ -1,12 +1,9 @@
 """The bulk paths of the seeder and the import: documents and relations queued many to a pipeline.
 
-The seeder keeps the bounds itself (it chooses what it writes), and the import
-checks each batch of pairs against them (``Room``), so these
-paths skip the scripts' per-item checks, fold a batch's index entries and
-relation members into one variadic command per key (one ZADD for a batch's ids,
-one SADD per set), and send a batch as one script of plain commands (``config.store.bulk``,
-every key in KEYS) that runs thousands of commands;
-``check_integrity`` after seeding or importing proves the result.
+The seeder keeps the bounds itself and the import checks each batch of pairs (``Room``), so these
+paths skip the scripts' per-item checks, fold a batch's entries into one variadic command per key,
+and send a batch as one script of plain commands (``config.store.bulk``); ``check_integrity`` proves
+the result.
 """
 
 from __future__ import annotations
@@ -15,17 +12,11 @@ from collections import Counter, defaultdict
 
 from config.activity import Actor
 from config.redis import client
-from config.store import queue_event
+from config.store import pipelined, queue_event
 from config.store.bulk import BulkWrite
 from school import conf, keys
 from school.store.core import Refused, lex_member
-from school.store.entities import queue_document, reserve_ids
 from school.store.names import INDEXES, searched_text
-
-__all__ = [
-    "queue_document", "reserve_ids", "queue_link", "queue_enrolment", "queue_seed_event", "transaction",
-    "queue_new_documents", "queue_pairs", "queue_last_id", "Room", "bulk_batch",
-]  # fmt: skip
 
 
 def _batch_of(pipe) -> BulkWrite:
@@ -34,9 +25,7 @@ def _batch_of(pipe) -> BulkWrite:
 
 
 def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]]) -> None:
-    """New documents and their indexes, one script call for the batch: an HSET each, then one
-    ZADD per index, one SADD per trigram set of the names (a course's title), one HSET of the
-    course codes or one HINCRBY per schema version."""
+    """New documents and their indexes, one script call for the batch: an HSET each, then one command per index."""
     if not documents:
         return
     batch = _batch_of(pipe)
@@ -59,23 +48,14 @@ def queue_new_documents(pipe, entity: str, documents: dict[int, dict[str, str]])
 
 
 def queue_last_id(pipe, entity: str, pk: int) -> None:
-    """Put the id counter at ``pk``, the highest id written so far into an empty app (the import's
-    documents come in ascending id order): the next create draws ``pk + 1``."""
+    """Put the id counter at ``pk``, the highest id an import wrote so far: the next create draws ``pk + 1``."""
     pipe.set(keys.ids(entity), pk)
 
 
-_SIDES = {
-    "teaching": (keys.course_instructors, keys.instructor_courses),
-    "enrolment": (keys.course_students, keys.student_courses),
-}
-
-
 class Room:
-    """The bounds of one relation while an import writes it into an empty school, checked batch by
-    batch as the relation scripts check them pair by pair: a course's instructors or capacity, a
-    person's courses. The app held nothing before (the import's rule) and holds no seat holds, so
-    the sizes are counted here as batches pass; each course's capacity is read once (one pipeline
-    per batch for the courses it meets first)."""
+    """The bounds of one relation while an import writes it, checked batch by batch as the relation
+    scripts check them pair by pair. The app was empty and holds no seat holds, so the sizes are
+    counted here as batches pass; each course's capacity is read once."""
 
     def __init__(self, relation: str):
         self.relation = relation
@@ -106,17 +86,13 @@ class Room:
         self.per_other.update(by_other)
 
     def _read_capacities(self, course_ids: list[int]) -> None:
-        if course_ids:
-            pipe = client().pipeline(transaction=False)
-            for course_id in course_ids:
-                pipe.hget(keys.doc("course", course_id), "capacity")
-            self.capacity.update((c, int(v or 0)) for c, v in zip(course_ids, pipe.execute()))
+        found = pipelined(course_ids, lambda pipe, course_id: pipe.hget(keys.doc("course", course_id), "capacity"))
+        self.capacity.update((c, int(v or 0)) for c, v in zip(course_ids, found))
 
 
 def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
-    """Both sides of many (course, other) pairs, one SADD per set: ``relation`` is "teaching"
-    (course, instructor) or "enrolment" (course, student)."""
-    course_side, other_side = _SIDES[relation]
+    """Both sides of many (course, other) pairs, one SADD per set; ``relation``: "teaching" or "enrolment"."""
+    course_side, _, other_side = keys.SIDES[(relation, "course")]
     by_course, by_other = defaultdict(list), defaultdict(list)
     for course_id, other_id in pairs:
         by_course[course_id].append(str(other_id))
@@ -128,11 +104,6 @@ def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
         batch.sadd(other_side(other_id), *courses)
     if batch is not pipe:
         batch.queue(pipe)
-
-
-def queue_link(pipe, course_id: int, instructor_id: int) -> None:
-    pipe.sadd(keys.course_instructors(course_id), instructor_id)
-    pipe.sadd(keys.instructor_courses(instructor_id), course_id)
 
 
 def queue_enrolment(pipe, course_id: int, student_id: int) -> None:

@@ -19,18 +19,9 @@ def id_batches(entity: str) -> Iterator[list[int]]:
     yield from batched((int(member) for member, _ in members), SCAN_BATCH)
 
 
-SIDES = {
-    # entity -> (its relation set, the other entity, the other side's set)
-    ("teaching", "course"): (keys.course_instructors, "instructor", keys.instructor_courses),
-    ("teaching", "instructor"): (keys.instructor_courses, "course", keys.course_instructors),
-    ("enrolment", "student"): (keys.student_courses, "course", keys.course_students),
-    ("enrolment", "course"): (keys.course_students, "student", keys.student_courses),
-}
-
-
 def relation_members(relation: str, entity: str) -> Iterator[tuple[int, list[int]]]:
     """(id, ids it relates to) for every document of ``entity``; rosters by SSCAN."""
-    own, _, _ = SIDES[(relation, entity)]
+    own, _, _ = keys.SIDES[(relation, entity)]
     for ids in id_batches(entity):
         if (relation, entity) == ("enrolment", "course"):
             for pk in ids:
@@ -42,7 +33,7 @@ def relation_members(relation: str, entity: str) -> Iterator[tuple[int, list[int
 
 def one_sided(relation: str, entity: str) -> Iterator[tuple[int, int, str, str]]:
     """(id, other id, its key, the other's key) where the other side lacks the pair."""
-    own, other_entity, other = SIDES[(relation, entity)]
+    own, other_entity, other = keys.SIDES[(relation, entity)]
     chunk: list[tuple[int, int]] = []
 
     def flush():
@@ -67,7 +58,7 @@ def existing(entity: str, ids: list[int]) -> set[int]:
 
 
 def relation_sizes(relation: str, entity: str) -> Iterator[tuple[int, int]]:
-    own, _, _ = SIDES[(relation, entity)]
+    own, _, _ = keys.SIDES[(relation, entity)]
     for ids in id_batches(entity):
         yield from zip(ids, pipelined(ids, lambda p, pk: p.scard(own(pk))))
 

@@ -1,9 +1,7 @@
 """What every school store module shares: the refusals, the clock, lex members, and the scripts.
 
-Every write whose keys are known in advance is one server-side Lua script
-(``lua/*.lua``, each with ``lua/lib.lua`` prepended), called through ``config.store.scripts`` with
-every key it touches in KEYS and one JSON object of arguments; it checks the
-bounds and writes atomically, and answers as every write script does (``run``).
+A write script (``lua/*.lua``, ``lua/lib.lua`` prepended) takes every key it touches in KEYS and one
+JSON object of arguments, and answers as every write script does (``run``).
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from config.store import Busy, EditConflict, NotFound, Refused, StoreError, watc
 from config.store.scripts import load, lua, outcome, queue_script, register, run_script
 from config.store.sorting import SORT_LUA
 from school import keys
-from school.documents import LIST_FIELDS, from_hmget, sort_label
+from school.documents import sort_label
 
 __all__ = ["Busy", "EditConflict", "NotFound", "Refused", "StoreError", "watch_retries"]
 
@@ -69,16 +67,13 @@ SOURCES = {name: _source(name) for name in SCRIPTS}
 
 
 def load_scripts() -> None:
-    """SCRIPT LOAD every school script, so that the first write of each is one round trip too:
-    all of them in one round trip (on a cluster, one wave: every primary sent each of them)."""
+    """SCRIPT LOAD every school script in one round trip, so that each first write is one round trip too."""
     load(*SOURCES.values())
 
 
 def run(name: str, script_keys: list[str], args: dict) -> list:
-    """Run the write script ``name`` with ``script_keys`` (the events stream appended) and ``args``:
-    its ``ok`` payload, or the store error its reply means (``config.store.scripts.outcome``).
-    One round trip (the first call on a server that has not seen the script also loads it: see
-    ``load_scripts``)."""
+    """Run the write script ``name`` (the events stream appended to its keys): its ``ok`` payload, or the
+    store error its reply means (``outcome``)."""
     encoded = json.dumps({**args, "events_maxlen": settings.EVENTS_MAXLEN}, ensure_ascii=False)
     return outcome(run_script(SOURCES[name], [*script_keys, keys.EVENTS], [encoded]))
 
@@ -90,8 +85,7 @@ def queue_run(pipe, name: str, script_keys: list[str], args: dict) -> None:
 
 
 def read(name: str, script_keys: list[str], args: list) -> list:
-    """Run the script ``name`` (one of the screens' reads) with ``script_keys`` and plain ``args``:
-    its reply as Redis sent it, in one round trip."""
+    """Run the read script ``name`` with plain ``args``: its reply as Redis sent it."""
     return run_script(SOURCES[name], script_keys, args)
 
 
@@ -101,20 +95,9 @@ def event_args(actor: Actor, verb: str, entity: str, pk: int | str, label: str, 
 
 
 def retried(attempt):
-    """Call ``attempt()`` until it answers (not None), at most ``watch_retries()`` times: for the
-    few writes whose keys are read first, when the script found them changed meanwhile."""
+    """Call ``attempt()`` until it answers (not None), at most ``watch_retries()`` times, else Busy."""
     for _ in range(watch_retries()):
         result = attempt()
         if result is not None:
             return result
     raise Busy("Too many concurrent changes; please try again.")
-
-
-def queue_labels(pipe, entity: str, ids) -> None:
-    for pk in ids:
-        pipe.hmget(keys.doc(entity, pk), LIST_FIELDS[entity])
-
-
-def take_docs(entity: str, ids: list[int], replies) -> list:
-    docs = [from_hmget(entity, pk, next(replies)) for pk in ids]
-    return [d for d in docs if d is not None]

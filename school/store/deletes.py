@@ -1,10 +1,7 @@
 """Deletes: the document and every reference to it, in one script, after one read of its relations.
 
-The keys a delete touches depend on the document's relations (the other side
-of each), so they are read first (one pipelined round trip; a course's roster
-by SSCAN, bounded by its capacity); the script then deletes only if every
-relation still holds exactly what was read, and the read runs again if not:
-two round trips, with no WATCH.
+The keys a delete touches depend on its relations, so they are read first; the script deletes only
+if every relation still holds exactly what was read, and the read runs again if not: no WATCH.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from school.store.names import INDEXES, TEXT_FIELD, searched_text
 
 SCAN_COUNT = 1000
 
-# entity -> its relations: (own key, kind, the other entity, the other side's key, has hold keys)
+# entity -> its relations: (its own key, kind, the other side's key, the hold key of a pair if any)
 _RELATIONS = {
     "course": (
         (keys.course_instructors, "set", keys.instructor_courses, None),
@@ -36,8 +33,7 @@ _RELATIONS = {
 
 
 def _read(entity: str, pk: int) -> tuple[dict[str, str], list[list[str]]]:
-    """The document and the members of each of its relations, in one round trip (more only
-    for a roster too large for one SSCAN reply)."""
+    """The document and the members of each of its relations: one round trip, more for a large roster."""
     pipe = client().pipeline(transaction=False)
     pipe.hgetall(keys.doc(entity, pk))
     for own, kind, _, _ in _RELATIONS[entity]:
@@ -62,8 +58,7 @@ def _read(entity: str, pk: int) -> tuple[dict[str, str], list[list[str]]]:
 
 
 def _delete_call(entity: str, pk: int, actor: Actor) -> tuple[str, list[str], dict] | None:
-    """Read a document's relations and build its delete script's call: (its label, the keys, the
-    arguments); None when it is gone."""
+    """A document's delete call (its label, the keys, the arguments) from a read; None when it is gone."""
     fields, members = _read(entity, pk)
     if not fields:
         return None
@@ -117,10 +112,8 @@ def delete(entity: str, pk: int, *, actor: Actor) -> str:
 
 
 def delete_many(entity: str, ids: list[int], *, actor: Actor) -> tuple[list[str], int]:
-    """Delete many documents as ``delete`` deletes one, their delete scripts in one MULTI/EXEC: they go
-    together. Returns the labels deleted and how many were gone. Each document's relations are read
-    first (a round trip each, as for one); one whose relations changed in between is read again and
-    its delete sent again."""
+    """Delete many documents as ``delete`` does, their scripts in one MULTI/EXEC: the labels deleted and
+    how many were gone. One whose relations changed in between is read again."""
     deleted, gone, remaining = [], 0, list(ids)
     for _ in range(watch_retries()):
         calls = []

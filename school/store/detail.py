@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config.redis import client
+from config.store.sorting import sort_options
 from school import conf, keys
-from school.documents import LIST_FIELDS, REF_FIELDS, Course, CourseRef, Person, from_hmget
+from school.documents import LIST_FIELDS, Course, Person, from_hmget
 from school.store.core import HOLDS_SHOWN, NotFound, now_ms, read
 
 
@@ -47,25 +48,11 @@ def fields_of(entity: str) -> list[str]:
 
 def _groups(*groups: list[str]) -> list:
     """Groups of ``SORT … GET`` patterns as a script's ARGV: each group's length, then its GET options."""
-    found = []
-    for group in groups:
-        options = [part for pattern in group for part in ("GET", pattern)]
-        found += [len(options), *options]
-    return found
+    return [part for group in groups for part in (2 * len(group), *sort_options(get=group))]
 
 
-# SORT's options joining a person's course ids with what their page shows of each (``CourseRef``).
-_REF_GETS = [part for pattern in ("#", *(keys.doc_field("course", f) for f in REF_FIELDS)) for part in ("GET", pattern)]
+_COURSE_GETS = sort_options(get=fields_of("course"))  # joining a person's course ids with their list fields
 _DETAIL_GETS = _groups(fields_of("instructor"), fields_of("student"), ["#", keys.doc_field("student", "name")])
-
-
-def refs(rows: list) -> list[CourseRef]:
-    """Courses from a ``SORT … GET # GET code GET title`` reply, in its order; gone ones left out."""
-    return [
-        CourseRef(int(rows[i]), rows[i + 1] or "", rows[i + 2] or "")
-        for i in range(0, len(rows), 3)
-        if rows[i + 1] is not None or rows[i + 2] is not None
-    ]
 
 
 def joined(entity: str, rows: list) -> list:
@@ -76,33 +63,23 @@ def joined(entity: str, rows: list) -> list:
 
 
 def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
-    """The course, its instructors, one page of its roster and its live holds: one command
-    (``lua/read_course.lua``).
-
-    ``SORT … GET`` joins each id set with the fields it shows: the instructors
-    (bounded), one page of the roster (``LIMIT``: never read whole) and the
-    holders (bounded by the capacity, and pruned by every seat write).
-    """
+    """The course, its instructors, one page of its roster (never read whole) and its live holds: one
+    command (``lua/read_course.lua``), joining each id set with the fields it shows."""
     script_keys = [keys.doc("course", pk), keys.course_instructors(pk), keys.course_students(pk), keys.course_holds(pk)]
     found = read("read_course", script_keys, [now_ms(), offset, count, HOLDS_SHOWN, *_DETAIL_GETS])
     if not found:
         raise NotFound(f"course {pk} does not exist")
     flat, instructors, enrolled, roster, holds, live, holders = found
     names = dict(zip(holders[::2], holders[1::2]))
-    return CourseDetail(
-        Course.from_hash(pk, dict(zip(flat[::2], flat[1::2]))),
-        joined("instructor", instructors),
-        joined("student", roster),
-        enrolled,
-        [Hold(pk, int(m), int(float(s)), names.get(m) or f"#{m}") for m, s in zip(holds[::2], holds[1::2])],
-        live,
-    )
+    held = [Hold(pk, int(m), int(float(s)), names.get(m) or f"#{m}") for m, s in zip(holds[::2], holds[1::2])]
+    course = Course.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
+    return CourseDetail(course, joined("instructor", instructors), joined("student", roster), enrolled, held, live)
 
 
 @dataclass
 class PersonDetail:
     person: Person
-    courses: list[CourseRef]
+    courses: list[Course]
     holds: list[Hold]
     limit: int
 
@@ -112,27 +89,21 @@ class PersonDetail:
 
 
 def person_detail(entity: str, pk: int) -> PersonDetail:
-    """A person, their courses (the bounded side, joined with SORT … GET) and live holds: one
-    command (``lua/read_person.lua``), its reply read straight into the documents."""
+    """A person, their courses (the bounded side) and live holds: one command (``lua/read_person.lua``)."""
     if entity == "instructor":
         script_keys = [keys.doc(entity, pk), keys.instructor_courses(pk)]
     else:
         script_keys = [keys.doc(entity, pk), keys.student_courses(pk), keys.student_holds(pk)]
-    found = read("read_person", script_keys, [now_ms(), *_REF_GETS])
+    found = read("read_person", script_keys, [now_ms(), *_COURSE_GETS])
     if not found:
         raise NotFound(f"{entity} {pk} does not exist")
     flat = found[0]
     person = Person.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
     if entity == "instructor":
-        return PersonDetail(person, refs(found[1]), [], conf.max_courses_per_instructor())
-    held = {c.id: c.label for c in refs(found[3])}
-    holds = found[2]
-    return PersonDetail(
-        person,
-        refs(found[1]),
-        [Hold(int(m), pk, int(float(s)), held.get(int(m), f"#{m}")) for m, s in zip(holds[::2], holds[1::2])],
-        conf.max_courses_per_student(),
-    )
+        return PersonDetail(person, joined("course", found[1]), [], conf.max_courses_per_instructor())
+    names, holds = {c.id: c.label for c in joined("course", found[3])}, found[2]
+    held = [Hold(int(m), pk, int(float(s)), names.get(int(m), f"#{m}")) for m, s in zip(holds[::2], holds[1::2])]
+    return PersonDetail(person, joined("course", found[1]), held, conf.max_courses_per_student())
 
 
 @dataclass(frozen=True)
@@ -145,14 +116,9 @@ class Pair:
 
 
 def pair(course_id: int, entity: str, other_id: int, kind: str) -> Pair:
-    """The course, the other document and whether the pair exists (``kind``: a set member or a
-    hold): one round trip."""
-    if kind == "hold":
-        related_key = keys.course_holds(course_id)
-    elif entity == "instructor":
-        related_key = keys.course_instructors(course_id)
-    else:
-        related_key = keys.course_students(course_id)
+    """The course, the other document and whether the pair exists (``kind``: "set" or "hold"): one round trip."""
+    relation = "teaching" if entity == "instructor" else "enrolment"
+    related_key = keys.course_holds(course_id) if kind == "hold" else keys.SIDES[(relation, "course")][0](course_id)
     pipe = client().pipeline(transaction=False)
     pipe.hmget(keys.doc("course", course_id), LIST_FIELDS["course"])
     pipe.hmget(keys.doc(entity, other_id), LIST_FIELDS[entity])

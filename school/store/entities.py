@@ -11,8 +11,7 @@ from school.store.names import INDEXES, searched_text
 
 
 def queue_document(pipe, entity: str, pk: int, fields: dict[str, str], old: dict[str, str] | None = None) -> None:
-    """Queue writing a document and every index derived from it (create when ``old`` is None):
-    the seeder's and the schema migration's path, on their own pipeline or transaction."""
+    """Queue writing a document and every index derived from it (create when ``old`` is None)."""
     key = keys.doc(entity, pk)
     if old:
         stale = sorted(set(old) - set(fields))  # schema 1's "email", once upgraded
@@ -50,19 +49,9 @@ def _save_keys(entity: str, pk: int) -> list[str]:
 def save(
     entity: str, document: Course | Person, *, actor: Actor, expected: str = "", old_text: str | None = None
 ) -> int:
-    """Create (``document.id == 0``) or update a document and its indexes; returns its id.
-
-    One script checks and writes: a unique course code, a capacity no lower
-    than the seats taken, and (with ``expected``, the fingerprint the edit form
-    was opened with) that nobody changed the document meanwhile. A create
-    draws its id with INCR first: two round trips. An update of a person
-    writes schema 2 whatever it was stored at (``Person.to_hash``).
-
-    The same script moves the document between the trigram sets of its old
-    and new name (a course's title): ``old_text`` is the stored one the edit
-    was opened with (the script checks it; when it is not given and the edit
-    renames, the script answers with the stored one and a second call follows).
-    """
+    """Create (``document.id == 0``) or update a document and its indexes; returns its id. One script
+    checks a unique code, the capacity and (``expected``: the form's fingerprint) a stale edit, and moves
+    the document out of the trigram sets of ``old_text`` (if not given and wrong: a second call)."""
     creating = document.id == 0
     pk = client().incr(keys.ids(entity)) if creating else document.id
     fields = document.to_hash()

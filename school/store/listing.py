@@ -1,8 +1,5 @@
-"""List screens and pickers.
-
-A list page is one read script (``lua/read_list.lua``): a page of ids from an index with each row's
-fields and counts. A search of any part of a name, and a picker, are two round trips: the ids, then
-the fields of those ids."""
+"""List screens and pickers: a list page is one read script (``lua/read_list.lua``); a search of any
+part of a name, and a picker, two round trips (the ids, then their fields)."""
 
 from __future__ import annotations
 
@@ -10,9 +7,10 @@ from dataclasses import dataclass, field
 
 from config.listing import ListState
 from config.redis import client
+from config.store import pipelined
 from school import keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
-from school.store.core import PICKER_LIMIT, lex_id, now_ms, queue_labels, read, take_docs
+from school.store.core import PICKER_LIMIT, lex_id, now_ms, read
 from school.store.names import SEARCH_LIMIT, queue_search, usable
 
 
@@ -22,28 +20,13 @@ class Row:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def _queue_id_page(p, entity: str, state: ListState) -> None:
-    """Queue the total and one page of ids (or lex members) for a list state."""
-    start, stop = state.offset, state.offset + state.per_page - 1
-    if state.q:
-        prefix = state.q.casefold().replace("\x00", "").encode()
-        low, high = b"[" + prefix, b"(" + prefix + b"\xff"
-        p.zlexcount(keys.lex(entity), low, high)
-        if state.descending:
-            p.zrevrangebylex(keys.lex(entity), high, low, state.offset, state.per_page)
-        else:
-            p.zrangebylex(keys.lex(entity), low, high, state.offset, state.per_page)
-    elif state.sort_key == "id":
-        p.zcard(keys.index(entity))
-        p.zrange(keys.index(entity), start, stop, desc=state.descending)
-    else:
-        p.zcard(keys.lex(entity))
-        p.zrange(keys.lex(entity), start, stop, desc=state.descending)
+def _folded(q: str) -> str:
+    return q.casefold().replace("\x00", "")
 
 
-def _ids_of(state: ListState, members: list[str]) -> list[int]:
-    by_lex = state.q or state.sort_key != "id"
-    return [lex_id(m) if by_lex else int(m) for m in members]
+def _prefix_range(folded: str) -> tuple[bytes, bytes]:
+    """The ZRANGEBYLEX bounds of the lexicographic index's members starting with ``folded``."""
+    return b"[" + folded.encode(), b"(" + folded.encode() + b"\xff"
 
 
 _ROW_COUNTS = {
@@ -54,19 +37,14 @@ _ROW_COUNTS = {
 
 
 def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[str, str], bool]:
-    """A search of any part of a name (a course's title), the start of a course's code or a person's
-    name first: one transaction, the n-gram search with the lexicographic index's prefix range (by
-    code, by name) and the schema counts beside it. Returns (the page's ids, the total, the schema
-    counts, whether the search took ``SEARCH_LIMIT`` names and left more).
-
-    The prefix range is read whatever the n-gram search's cap, so the code or the name typed whole
-    is never hidden behind other matches: the name itself first, then those starting with it."""
+    """A search of any part of a name (a course's title): (the page's ids, the total, the schema counts,
+    whether it left names past ``SEARCH_LIMIT``), in one transaction. The prefix range is read whatever
+    the n-gram cap, so a code or name typed whole is never hidden behind other matches: it comes first."""
     first = client().pipeline(transaction=True)
     read = queue_search(first, entity, state.q)
     searched = len(first.command_stack)
-    folded = state.q.casefold().replace("\x00", "")
-    prefix = folded.encode()
-    first.zrangebylex(keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff", 0, SEARCH_LIMIT)
+    folded = _folded(state.q)
+    first.zrangebylex(keys.lex(entity), *_prefix_range(folded), 0, SEARCH_LIMIT)
     if entity != "course":
         first.hgetall(keys.schemas(entity))
     replies = first.execute()
@@ -82,22 +60,15 @@ def _search_page(entity: str, state: ListState) -> tuple[list[int], int, dict[st
 
 
 def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, int], bool]:
-    """One page of a list, its total, (for people) the count per schema version, and whether a search
-    took ``SEARCH_LIMIT`` names and left more.
-
-    ``?q=`` with a word of three characters or more finds any part of a person's name or a
-    course's title (the trigram index; a course's code still matches by its start): two round
-    trips, the search then the rows. Otherwise one command (``lua/read_list.lua``): the page of
-    the id or lexicographic index (shorter text matches the start of the name or code, the
-    better tool there) with each row's fields and counts.
-    """
+    """One page of a list, its total, (people) the count per schema version, and whether a search left
+    names past ``SEARCH_LIMIT``. A word of three characters or more finds any part of a name or title
+    (two round trips); otherwise one script pages the id or lexicographic index (a prefix match)."""
     if state.q and usable(state.q):
         ids, total, schemas, capped = _search_page(entity, state)
         versions = {v: int(n) for v, n in sorted(schemas.items())}
         return _rows(entity, ids), total, versions, capped
     if state.q:
-        prefix = state.q.casefold().replace("\x00", "").encode()
-        how, index, low, high = "prefix", keys.lex(entity), b"[" + prefix, b"(" + prefix + b"\xff"
+        how, index, (low, high) = "prefix", keys.lex(entity), _prefix_range(_folded(state.q))
     elif state.sort_key == "id":
         how, index, low, high = "id", keys.index(entity), "", ""
     else:
@@ -117,8 +88,7 @@ def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, 
 
 
 def _page_args(entity: str) -> list:
-    """The fixed tail of a list page's ARGV: the fields shown, the document's key pattern and each
-    count's set pattern, ``*`` standing for the id."""
+    """The fixed tail of a list page's ARGV: the fields shown, the key patterns of the document and counts."""
     fields = LIST_FIELDS[entity]
     return [len(fields), *fields, keys.doc(entity, "*"), *(key("*") for _, key in _ROW_COUNTS[entity])]
 
@@ -155,8 +125,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Picker:
-    """Find the other side of a relation from a page: which entity is searched, and which of the
-    page's keys say whether a candidate is related already (and holds a seat)."""
+    """Find the other side of a relation from a page, and which keys say a candidate is related already."""
 
     side: str  # the page's entity
     other: str  # the entity searched for
@@ -177,25 +146,19 @@ PICKERS = {
 }
 
 
-def find(picker: str, pk: int, q: str) -> list[Candidate]:
-    """``find_with_total``'s candidates."""
-    return find_with_total(picker, pk, q)[0]
-
-
 def find_with_total(picker: str, pk: int, q: str) -> tuple[list[Candidate], int]:
-    """Up to PICKER_LIMIT documents of the picker's other side whose name (a course's title) holds
-    ``q`` anywhere (a course's code: starts with it), the code or name typed whole first, each with one
-    SISMEMBER on the page's related set (and its hold's score), and for seats whether the course is
-    full; and how many match in all (the page says when it shows fewer): two round trips."""
+    """Up to PICKER_LIMIT documents of the picker's other side matching ``q`` as a list search does, each
+    with whether it is related (and its hold, and for seats whether the course is full), and how many
+    match in all: two round trips."""
     pick = PICKERS[picker]
-    state = ListState(q=q, per_page=PICKER_LIMIT)
     if usable(q):
-        ids, total = _search_page(pick.other, state)[:2]
-    else:
+        ids, total = _search_page(pick.other, ListState(q=q, per_page=PICKER_LIMIT))[:2]
+    else:  # shorter text: the names or codes starting with it
         first = client().pipeline(transaction=False)
-        _queue_id_page(first, pick.other, state)
+        first.zlexcount(keys.lex(pick.other), *_prefix_range(_folded(q)))
+        first.zrangebylex(keys.lex(pick.other), *_prefix_range(_folded(q)), 0, PICKER_LIMIT)
         total, members = first.execute()
-        ids = _ids_of(state, members)
+        ids = [lex_id(member) for member in members]
     if not ids:
         return [], 0
     related, holds = pick.related(pk), pick.holds(pk) if pick.holds else ""
@@ -234,14 +197,14 @@ def schema_counts(entity: str) -> dict[str, int]:
 
 def labels(entity: str, ids: list[int]) -> list[tuple[int, str]]:
     """(id, label) of each document that exists, in the order given: one pipeline of HMGETs."""
-    pipe = client().pipeline(transaction=False)
-    queue_labels(pipe, entity, ids)
-    return [(doc.id, doc.label) for doc in take_docs(entity, ids, iter(pipe.execute()))]
+    replies = pipelined(ids, lambda pipe, pk: pipe.hmget(keys.doc(entity, pk), LIST_FIELDS[entity]))
+    docs = (from_hmget(entity, pk, values) for pk, values in zip(ids, replies))
+    return [(doc.id, doc.label) for doc in docs if doc is not None]
 
 
 def course_by_code(code: str) -> int | None:
     """The id of the course whose code is ``code`` (in any case), or None: one ZRANGEBYLEX of the code index."""
-    folded = code.strip().casefold().replace("\x00", "")
+    folded = _folded(code.strip())
     if not folded:
         return None
     low = ("[" + folded + "\x00").encode()

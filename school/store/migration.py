@@ -1,9 +1,7 @@
 """The schema migration: schema-1 people upgraded to schema 2 in SCAN batches, resumable and idempotent.
 
-The documents of a batch are found by SCAN, so its keys are not known in
-advance: each batch is one WATCHed transaction over a bounded set of keys
-(the batch's documents and the cursor), retried when the app edits one of
-them meanwhile.
+A batch's keys are found by SCAN, not known in advance: each batch is one WATCHed transaction over
+its documents and the cursor, retried when the app edits one of them meanwhile.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from dataclasses import dataclass
 
 from config.activity import Actor
 from config.redis import client, scan_beside
-from config.store import queue_event, transact
+from config.store import pipelined, queue_event, transact
 from school import keys
 from school.documents import translate
 from school.store.entities import queue_document
@@ -36,27 +34,15 @@ def people_keys(entity: str, cursor: int, batch: int) -> tuple[int, list[tuple[i
 
 
 def migrate_step(entity: str, cursor: int, batch: int, *, actor: Actor, dry_run: bool = False) -> MigrationStep:
-    """Upgrade the schema-1 documents of one SCAN batch to schema 2.
-
-    Every document of the batch is WATCHed, so an edit from the app in the
-    meantime aborts and retries the batch (the edit has upgraded it already,
-    and the retry skips it). The next cursor is saved in the same transaction,
-    so an interrupted run resumes where it stopped; upgraded documents are
-    skipped, so any run is idempotent.
-    """
+    """Upgrade the schema-1 documents of one SCAN batch to schema 2; the next cursor is saved in the same
+    transaction, so an interrupted run resumes, and upgraded documents are skipped, so a rerun is harmless."""
     next_cursor, found = people_keys(entity, cursor, batch)
     if dry_run:
-        pipe = client().pipeline(transaction=False)
-        for _, key in found:
-            pipe.hget(key, "schema")
-        old = sum(1 for v in (pipe.execute() if found else []) if v == "1")
+        old = sum(1 for v in pipelined(found, lambda pipe, item: pipe.hget(item[1], "schema")) if v == "1")
         return MigrationStep(next_cursor, len(found), old)
 
     def work(tx):
-        reads = client().pipeline(transaction=False)
-        for _, key in found:
-            reads.hgetall(key)
-        replies = reads.execute() if found else []
+        replies = pipelined(found, lambda pipe, item: pipe.hgetall(item[1]))
         tx.multi()
         upgraded = 0
         for (pk, _), fields in zip(found, replies):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from config.redis import client
-from config.store import batched
+from config.store import batched, pipelined
 from config.store.ngrams import NgramIndex
 from config.store.ngramtext import Query
 from school import keys
@@ -26,8 +26,7 @@ INDEXES = {
 
 
 def searched_text(entity: str, fields: dict[str, str] | None) -> str | None:
-    """What a document is listed under in its index: a person's name; a course's code and title together,
-    so that any part of either finds it ("101" of "CS-101"). None for no document."""
+    """A document's indexed text: a person's name, a course's code and title (None for no document)."""
     if fields is None:
         return None
     if entity == "course":
@@ -41,9 +40,8 @@ def usable(q: str) -> bool:
 
 
 def queue_search(pipe, entity: str, q: str, cap: int | None = None):
-    """Queue a search on a MULTI pipeline; returns what turns its replies (the search's own, in
-    order) into the matching ids in the order of their text, and whether more than ``cap``
-    (``SEARCH_LIMIT`` unless given) candidates were there (``Hits.capped``)."""
+    """Queue a search on a MULTI pipeline; returns what turns its replies into the matching ids in text
+    order, and whether more than ``cap`` candidates were there."""
     read = INDEXES[entity].queue_search(pipe, Query.parse(q), SEARCH_LIMIT if cap is None else cap)
 
     def ids(replies) -> tuple[list[int], bool]:
@@ -61,22 +59,14 @@ def search_ids(entity: str, q: str, limit: int = SEARCH_LIMIT) -> list[int]:
 
 
 def texts(entity: str) -> dict[str, str]:
-    """Every document's indexed text (``searched_text``) by id: the id index by rank, HMGET 500 a round trip."""
+    """Every document's indexed text (``searched_text``) by id: the id index by ZSCAN, HMGET 500 a round trip."""
     found: dict[str, str] = {}
-    start = 0
-    while True:
-        chunk = [int(pk) for pk in client().zrange(keys.index(entity), start, start + 999)]
-        for part in batched(chunk):
-            pipe = client().pipeline(transaction=False)
-            fields = ("code", "title") if entity == "course" else ("name",)
-            for pk in part:
-                pipe.hmget(keys.doc(entity, pk), *fields)
-            for pk, values in zip(part, pipe.execute()):
-                if values[-1] is not None:
-                    found[str(pk)] = searched_text(entity, dict(zip(fields, values)))
-        if len(chunk) < 1000:
-            return found
-        start += 1000
+    fields = ("code", "title") if entity == "course" else ("name",)
+    for part in batched(int(pk) for pk, _ in client().zscan_iter(keys.index(entity), count=1000)):
+        for pk, values in zip(part, pipelined(part, lambda pipe, pk: pipe.hmget(keys.doc(entity, pk), fields))):
+            if values[-1] is not None:
+                found[str(pk)] = searched_text(entity, dict(zip(fields, values)))
+    return found
 
 
 def gram_drift(entity: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:

@@ -1,10 +1,8 @@
 """Relation writes, one script each: assign and unassign instructors, enrol, drop, hold, confirm, release.
 
-Courses and instructors are bounded on both sides (two-way embedding);
-students and courses have an unbounded side (the roster), so only the
-student's side is read whole. Every write checks its bounds and writes both
-sides and its event atomically, in one round trip, and answers with the
-names it read, for the message the user sees.
+Courses and instructors are bounded on both sides (two-way embedding); students and courses have an
+unbounded side (the roster). Every write checks its bounds and writes both sides and its event
+atomically, and answers with the names it read, for the message the user sees.
 """
 
 from __future__ import annotations
@@ -25,58 +23,52 @@ class Change:
     expires_ms: int = 0  # a new hold's deadline
 
 
+def _docs(course_id: int, entity: str, other_id: int) -> list[str]:
+    return [keys.doc("course", course_id), keys.doc(entity, other_id)]
+
+
 # --- courses and instructors: bounded on both sides -------------------------------------
 
 
 def link_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Change:
     """SADD both sides, within both bounds: one script."""
-    reply = run(
-        "assign",
-        [
-            keys.doc("course", course_id),
-            keys.doc("instructor", instructor_id),
-            keys.course_instructors(course_id),
-            keys.instructor_courses(instructor_id),
-        ],
-        {
-            "course": str(course_id),
-            "instructor": str(instructor_id),
-            "per_course": conf.max_instructors_per_course(),
-            "per_instructor": conf.max_courses_per_instructor(),
-            "event": event_args(actor, "assigned", "course", course_id, "{name} to {code}"),
-            "refusals": {
-                "member": "{name} already teaches {code}.",
-                "course_limit": "{code} already has {count} instructors, the most a course may have.",
-                "instructor_limit": "{name} already teaches {count} courses, the most an instructor may teach.",
-            },
+    sides = [keys.course_instructors(course_id), keys.instructor_courses(instructor_id)]
+    args = {
+        "course": str(course_id),
+        "instructor": str(instructor_id),
+        "per_course": conf.max_instructors_per_course(),
+        "per_instructor": conf.max_courses_per_instructor(),
+        "event": event_args(actor, "assigned", "course", course_id, "{name} to {code}"),
+        "refusals": {
+            "member": "{name} already teaches {code}.",
+            "course_limit": "{code} already has {count} instructors, the most a course may have.",
+            "instructor_limit": "{name} already teaches {count} courses, the most an instructor may teach.",
         },
-    )
-    return Change(*reply)
+    }
+    return Change(*run("assign", [*_docs(course_id, "instructor", instructor_id), *sides], args))
 
 
-def _unpair(course_id: int, entity: str, other_id: int, kind: str, side_keys: list[str], refusal: str, event: dict):
-    reply = run(
-        "unpair",
-        [keys.doc("course", course_id), keys.doc(entity, other_id), *side_keys],
-        {
-            "course": str(course_id), "other": str(other_id), "entity": entity, "kind": kind, "event": event,
-            "refusals": {"not_member": refusal},
-        },
-    )  # fmt: skip
-    return Change(*reply)
+_UNPAIRS = {  # what: (the other entity, "set" or "hold", the event's verb and label, the refusal)
+    "unassign": ("instructor", "set", "unassigned", "{name} from {code}", "{name} does not teach {code}."),
+    "drop": ("student", "set", "dropped", "{name} from {code}", "{name} is not enrolled in {code}."),
+    "release": ("student", "hold", "released", "{name}'s seat in {code}", "{name} holds no seat in {code}."),
+}
+
+
+def _unpair(what: str, course_id: int, other_id: int, sides: list[str], actor: Actor) -> Change:
+    """The one script of unassign, drop and release: both sides removed, or refused when not paired."""
+    entity, kind, verb, label, refusal = _UNPAIRS[what]
+    args = {
+        "course": str(course_id), "other": str(other_id), "entity": entity, "kind": kind,
+        "event": event_args(actor, verb, "course", course_id, label), "refusals": {"not_member": refusal},
+    }  # fmt: skip
+    return Change(*run("unpair", [*_docs(course_id, entity, other_id), *sides], args))
 
 
 def unlink_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Change:
     """SREM both sides: one script."""
-    return _unpair(
-        course_id,
-        "instructor",
-        instructor_id,
-        "set",
-        [keys.course_instructors(course_id), keys.instructor_courses(instructor_id)],
-        "{name} does not teach {code}.",
-        event_args(actor, "unassigned", "course", course_id, "{name} from {code}"),
-    )
+    sides = [keys.course_instructors(course_id), keys.instructor_courses(instructor_id)]
+    return _unpair("unassign", course_id, instructor_id, sides, actor)
 
 
 # --- students and courses: enrolments and seat holds -------------------------------------
@@ -92,29 +84,18 @@ _SEAT_REFUSALS = {
 
 def _seat(mode: str, course_id: int, student_id: int, actor: Actor, verb: str, label: str, seconds: int = 0):
     """The one script of enrol, hold and confirm: capacity, the student's bound, and the write."""
-    limit = conf.max_courses_per_student()
-    reply = run(
-        "seat",
-        [
-            keys.doc("course", course_id),
-            keys.doc("student", student_id),
-            keys.course_students(course_id),
-            keys.student_courses(student_id),
-            keys.course_holds(course_id),
-            keys.student_holds(student_id),
-            keys.hold(course_id, student_id),
-        ],
-        {
-            "mode": mode,
-            "course": str(course_id),
-            "student": str(student_id),
-            "per_student": limit,
-            "hold_ms": (seconds or conf.hold_seconds()) * 1000,
-            "event": event_args(actor, verb, "course", course_id, label),
-            "refusals": _SEAT_REFUSALS,
-        },
-    )
-    return Change(*reply)
+    sides = [keys.course_students(course_id), keys.student_courses(student_id), keys.course_holds(course_id)]
+    sides += [keys.student_holds(student_id), keys.hold(course_id, student_id)]
+    args = {
+        "mode": mode,
+        "course": str(course_id),
+        "student": str(student_id),
+        "per_student": conf.max_courses_per_student(),
+        "hold_ms": (seconds or conf.hold_seconds()) * 1000,
+        "event": event_args(actor, verb, "course", course_id, label),
+        "refusals": _SEAT_REFUSALS,
+    }
+    return Change(*run("seat", [*_docs(course_id, "student", student_id), *sides], args))
 
 
 def enrol(course_id: int, student_id: int, *, actor: Actor) -> Change:
@@ -136,34 +117,19 @@ def hold_seat(course_id: int, student_id: int, *, actor: Actor, seconds: int | N
 
 def release_hold(course_id: int, student_id: int, *, actor: Actor) -> Change:
     """Delete the hold key and both index entries; the seat is free at once."""
-    return _unpair(
-        course_id,
-        "student",
-        student_id,
-        "hold",
-        [keys.course_holds(course_id), keys.student_holds(student_id), keys.hold(course_id, student_id)],
-        "{name} holds no seat in {code}.",
-        event_args(actor, "released", "course", course_id, "{name}'s seat in {code}"),
-    )
+    sides = [keys.course_holds(course_id), keys.student_holds(student_id), keys.hold(course_id, student_id)]
+    return _unpair("release", course_id, student_id, sides, actor)
 
 
 def drop(course_id: int, student_id: int, *, actor: Actor) -> Change:
     """SREM both sides: one script."""
-    return _unpair(
-        course_id,
-        "student",
-        student_id,
-        "set",
-        [keys.course_students(course_id), keys.student_courses(student_id)],
-        "{name} is not enrolled in {code}.",
-        event_args(actor, "dropped", "course", course_id, "{name} from {code}"),
-    )
+    sides = [keys.course_students(course_id), keys.student_courses(student_id)]
+    return _unpair("drop", course_id, student_id, sides, actor)
 
 
 @dataclass(frozen=True)
 class Enrolled:
-    """What enrolling many students did, by name: enrolled now, enrolled already, refused (their bound
-    reached, or the course full by then), and how many no longer exist."""
+    """What enrolling many students did, by name, and how many no longer exist."""
 
     code: str
     done: list[str]
@@ -174,26 +140,21 @@ class Enrolled:
 
 
 def enrol_many(course_id: int, student_ids: list[int], *, actor: Actor) -> Enrolled:
-    """Enrol each student of ``student_ids`` in the course, in order, while it has seats: one script
-    (``lua/enrol_many.lua``), so the roster and the students' sides are written together or not at all.
-    Raises NotFound when the course is gone."""
+    """Enrol each student in the course, in order, while it has seats: one script, so the roster and the
+    students' sides are written together. NotFound when the course is gone."""
     script_keys = [keys.doc("course", course_id), keys.course_students(course_id), keys.course_holds(course_id)]
     for student_id in student_ids:
         script_keys += [
             keys.doc("student", student_id), keys.student_courses(student_id), keys.student_holds(student_id),
             keys.hold(course_id, student_id),
         ]  # fmt: skip
-    reply = run(
-        "enrol_many",
-        script_keys,
-        {
-            "course": str(course_id),
-            "students": [str(s) for s in student_ids],
-            "per_student": conf.max_courses_per_student(),
-            "event": event_args(actor, "enrolled", "course", course_id, "{name} in {code}"),
-        },
-    )
-    code, rest = reply[0], reply[1:]
+    args = {
+        "course": str(course_id),
+        "students": [str(s) for s in student_ids],
+        "per_student": conf.max_courses_per_student(),
+        "event": event_args(actor, "enrolled", "course", course_id, "{name} in {code}"),
+    }
+    code, *rest = run("enrol_many", script_keys, args)
     found: dict[str, list[str]] = {"done": [], "enrolled": [], "limit": [], "full": [], "missing": []}
     for i in range(0, len(rest), 3):
         found[rest[i + 1]].append(rest[i + 2])

@@ -12,9 +12,8 @@ MIGRATION = Actor("migrate_schema")
 
 class Command(BaseCommand):
     help = (
-        "Upgrade schema-1 people to schema 2 through SCAN, one WATCHed transaction per batch "
-        "(its keys come from SCAN). "
-        "Idempotent and resumable (the cursor is saved with each batch); safe while the app serves."
+        "Upgrade schema-1 people to schema 2 through SCAN, one WATCHed transaction per batch (its keys come from "
+        "SCAN). Idempotent and resumable (the cursor is saved with each batch); safe while the app serves."
     )
 
     def add_arguments(self, parser):
@@ -41,12 +40,8 @@ class Command(BaseCommand):
             ) as bar:
                 while True:
                     step = store.migrate_step(entity, cursor, batch, actor=MIGRATION, dry_run=dry_run)
-                    cursor, done, scanned, batches = (
-                        step.cursor,
-                        done + step.upgraded,
-                        scanned + step.scanned,
-                        batches + 1,
-                    )
+                    cursor, batches = step.cursor, batches + 1
+                    done, scanned = done + step.upgraded, scanned + step.scanned
                     bar.update(step.upgraded)
                     if cursor == 0 or (max_batches and batches >= max_batches):
                         break
