@@ -23,7 +23,6 @@ from orgchart.store.core import (
     MAX_DEPTH,
     NAME_PAGE,
     NODE_LIMIT,
-    PREFIXES,
     Flat,
     Script,
     by_name,
@@ -39,224 +38,23 @@ CHAIN_SHOWN = 20
 PATH_SHOWN = 10
 CHAIN_PAGE = NODE_LIMIT
 
-# Walk down one level at a time from ``cur`` (people at ``level``): the report sets of up to a
-# chunk of a level's people (a quarter of the budget left, and at most ``WIDE`` ids, the
-# ``conf.wide_set()`` each script is given) are read by one SUNION after a SCARD each (a tree's
-# report sets are disjoint, so the union is exactly the next level's people). A set of more than
-# ``WIDE`` ids stops the walk before it: the caller reads it by cursor. Each set read and
-# each person found is a step; the walk stops
-# when the budget is spent, below ``maxdepth`` or at the bottom. Ids stay the strings Redis holds
-# (a number would cost a conversion each way). Returns the lists of people found, one per level
-# below ``level``, and how many people of the last level walked had their sets read (a prefix:
-# the rest, and everyone in the last list, are still to walk).
-DOWN = """
-local function down(cur, level, maxdepth, budget, WIDE)
-  local lists, used, pos, blocked = {}, 0, 1, false
-  repeat
-    local nxt = {}
-    pos = 1
-    while pos <= #cur and used < budget and not blocked do
-      -- a quarter of what is left: each set read brings its people (a few) into the budget too
-      local chunk = math.max(1, math.min(1000, math.floor((budget - used) / 4)))
-      local last, names, members = math.min(#cur, pos + chunk - 1), {}, 0
-      -- No SUNION reads more than WIDE ids; a set larger than that (a manager of 100,000) is never
-      -- read whole: the walk stops before it, and the caller reads it by cursor.
-      for i = pos, last do
-        local key = E .. cur[i] .. RS
-        local n = redis.call('SCARD', key)
-        if n > WIDE or (members + n > WIDE and #names > 0) then
-          last, blocked = i - 1, n > WIDE
-          break
-        end
-        names[#names + 1], members = key, members + n
-      end
-      if #names > 0 then
-        local got = redis.call('SUNION', unpack(names))
-        if #nxt == 0 then nxt = got else for _, id in ipairs(got) do nxt[#nxt + 1] = id end end
-        used = used + #names + #got
-      end
-      pos = last + 1
-    end
-    lists[#lists + 1] = nxt
-    level = level + 1
-    local whole = pos > #cur
-    cur = nxt
-  until not whole or #nxt == 0 or level >= maxdepth or used >= budget
-  return lists, pos - 1
-end
-"""
-WALK = (
-    DOWN
-    + """-- The ids as numbers in ascending order: each converted once, then compared by table.sort itself
--- (a comparator function converting both sides costs a Lua call per comparison).
-local function by_id(ids)
-  local nums = {}
-  for i, id in ipairs(ids) do nums[i] = tonumber(id) end
-  table.sort(nums)
-  return nums
-end
--- Up to ``limit`` managers above ``id``, nearest first (one HGET each), and the manager of the
--- farthest of them ('' at the top): where a further slice of the walk starts. A chain past the
--- limit costs no more than the limit.
-local function climb(id, limit)
-  local chain, cur = {}, redis.call('HGET', E .. id, 'manager')
-  while cur and cur ~= '' and #chain < limit do
-    chain[#chain + 1] = cur
-    cur = redis.call('HGET', E .. cur, 'manager')
-  end
-  return chain, cur or ''
-end
--- The employee's hash, then the nearest ``limit`` managers of its chain of command top first, as
--- rows, then the id of the manager above the farthest one shown ('' when they reach the top).
-local function put_employee_chain(out, id, data, limit)
-  put_list(out, data)
-  local chain, above = climb(id, limit)
-  local top_first = {}
-  for i = #chain, 1, -1 do top_first[#top_first + 1] = chain[i] end
-  put_rows(out, top_first)
-  out[#out + 1] = above
-end
--- Whether a walk from ``sent`` stopped with people still to walk above ``maxdepth``.
-local function cut(sent, lists, walked, level, maxdepth)
-  local before = #lists > 1 and lists[#lists - 1] or sent
-  return walked < #before or (#lists[#lists] > 0 and level + #lists < maxdepth)
-end
-"""
-)
 
 # Report sets read by one SUNION past the budget. Its reply is built as a set on the server: up to
 # 512 ids (set-max-intset-entries) an intset, past it a hash table, which costs more an id. 128 sets
 # of a manager's 3 or 4 reports each stay within the intset.
 SETS_PER_SUNION = 128
 
-# KEYS: the first person's report set. ARGV: max depth, budget, the level of the people sent,
-# then their ids (all at that level). One JSON array: how many of its last level the walk walked,
-# then each level's ids: one string, not a reply element an id, which costs the server's reply and
-# the client's parser a conversion per id; the client's json module reads it in one C call.
-_SUBTREE = Script(
-    DOWN
-    + """
-local cur = {}
-for i = 12, #ARGV do cur[i - 11] = ARGV[i] end
-local lists, walked = down(cur, tonumber(ARGV[10]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[11]))
-local out = {walked}
-for i, list in ipairs(lists) do out[i + 1] = '[' .. table.concat(list, ',') .. ']' end
-return '[' .. table.concat(out, ',') .. ']'
-""",
-    prelude=PREFIXES,  # only ``down``: a small walk's script carries no code it does not run
-)
+_SUBTREE = Script("down", "subtree")  # only ``down``: a small walk carries no code it does not run
 
-# KEYS: the employee. ARGV: id, depth, budget, rows shown, managers shown. Flat: its hash, the
-# nearest managers of its chain of command (top first) and the one above them ('' at the top), the
-# level sizes, how many at the depth, whether the budget cut the walk short, and the first rows at
-# the depth by id; empty when there is no such employee.
-_DETAIL = Script(
-    WALK
-    + """
-local pk, depth, budget, limit = ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
-local data = redis.call('HGETALL', KEYS[1])
-if #data == 0 then return {} end
-local direct = 0
-for i = 1, #data, 2 do if data[i] == 'direct' then direct = tonumber(data[i + 1]) or 0 end end
--- The first level is the direct count, whatever its size: a walk reads sets only for depth 2 on.
-local lists, walked = {}, 0
-if depth > 1 then lists, walked = down({pk}, 0, depth, budget, tonumber(ARGV[13])) end
-local sizes, deepest = {direct}, lists[depth] or {}
-for i = 2, depth do sizes[i] = lists[i] and #lists[i] or 0 end
-if depth > 1 then deepest = by_id(deepest) end
-local out = {}
-put_employee_chain(out, pk, data, tonumber(ARGV[12]))
-put_list(out, sizes)
-out[#out + 1] = depth > 1 and #deepest or direct
-out[#out + 1] = depth > 1 and cut({pk}, lists, walked, 0, depth) and 1 or 0
-put_rows(out, depth > 1 and deepest or {}, limit)
-return out
-"""
-)
+_DETAIL = Script("prelude", "down", "walk", "detail")
 
-# KEYS: the employee. ARGV: id, managers shown. Flat: its hash, the nearest managers of its chain of
-# command (top first) and the one above them ('' at the top).
-_CHAIN = Script(
-    WALK
-    + """
-local data = redis.call('HGETALL', KEYS[1])
-if #data == 0 then return {} end
-local out = {}
-put_employee_chain(out, ARGV[8], data, tonumber(ARGV[9]))
-return out
-"""
-)
+_CHAIN = Script("prelude", "down", "walk", "chain")
 
-# KEYS: the employees the walks start from. ARGV: one or two ids, each followed by how many ids to
-# walk. Flat, per id: the ids found (itself first, then its managers, nearest first) and the one
-# above the farthest ('' at the top). A further slice of a long walk up: ids only, no rows.
-_CLIMB = Script(
-    WALK
-    + """
-local out = {}
-for i = 8, #ARGV, 2 do
-  local chain, above = climb(ARGV[i], tonumber(ARGV[i + 1]) - 1)
-  table.insert(chain, 1, ARGV[i])
-  put_list(out, chain)
-  out[#out + 1] = above
-end
-return out
-"""
-)
+_CLIMB = Script("prelude", "down", "walk", "climb")
 
-# KEYS: both employees. ARGV: both ids, how many managers to walk up from each, rows shown at each
-# end. Flat: 0 when one is missing, else 1; then per employee the ids walked from it (itself
-# first) and the manager above the farthest ('' at the top); then the rows of the first ids walked
-# from each (the ends of the path a page shows); then the row of the lowest manager the two walks
-# share, when they meet (none otherwise).
-_PATH = Script(
-    WALK
-    + """
-local a, b, limit, shown = ARGV[8], ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11])
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {0} end
-local ua, above_a = climb(a, limit)
-local ub, above_b = climb(b, limit)
-table.insert(ua, 1, a)
-table.insert(ub, 1, b)
-local out, at = {1}, {}
-put_list(out, ua)
-out[#out + 1] = above_a
-put_list(out, ub)
-out[#out + 1] = above_b
-put_rows(out, ua, shown)
-put_rows(out, ub, shown)
-for _, id in ipairs(ub) do at[id] = true end
-local common = {}
-for _, id in ipairs(ua) do
-  if at[id] then common = {id} break end
-end
-put_rows(out, common)
-return out
-"""
-)
+_PATH = Script("prelude", "down", "walk", "path")
 
-# KEYS: the manager, the location's staff set. ARGV: manager id, budget, rows shown. Everyone below
-# the manager who works there, flat: how many were found, whether the budget cut the walk, the
-# first rows.
-_STAFF_UNDER = Script(
-    WALK
-    + """
-local lists, walked = down({ARGV[8]}, 0, 1000000, tonumber(ARGV[9]), tonumber(ARGV[11]))
-local found = {}
-for _, list in ipairs(lists) do
-  for i = 1, #list, 1000 do
-    local part = {unpack(list, i, math.min(i + 999, #list))}
-    for j, here in ipairs(redis.call('SMISMEMBER', KEYS[2], unpack(part))) do
-      if here == 1 then found[#found + 1] = part[j] end
-    end
-  end
-end
-found = by_id(found)
-local out = {#found, cut({ARGV[8]}, lists, walked, 0, 1000000) and 1 or 0}
-put_rows(out, found, tonumber(ARGV[10]))
-return out
-"""
-)
+_STAFF_UNDER = Script("prelude", "down", "walk", "staff_under")
 
 
 def _queue_reports_page(pipe, pk: int, offset: int = 0) -> None:
@@ -416,29 +214,7 @@ def _walk_on(pending: dict[int, list[str]], levels: list[list[int]], depth: int,
     return levels
 
 
-# KEYS: report sets. ARGV: the most ids one SUNION reads. Their members, read by one SUNION of at
-# most that many ids after a SCARD each: one JSON array of three lists, the ids found, the sets
-# larger than that (for SSCAN) and those left for another call.
-_LEVEL = Script(
-    """
-local wide, found, large, left, batch, total = tonumber(ARGV[8]), {}, {}, {}, {}, 0
-for _, key in ipairs(KEYS) do
-  local n = redis.call('SCARD', key)
-  if n > wide then
-    large[#large + 1] = '"' .. key .. '"'
-  elseif n > 0 then
-    if total + n > wide then
-      left[#left + 1] = '"' .. key .. '"'
-    else
-      batch[#batch + 1], total = key, total + n
-    end
-  end
-end
-if #batch > 0 then found = redis.call('SUNION', unpack(batch)) end
-return '[[' .. table.concat(found, ',') .. '],[' .. table.concat(large, ',') .. '],[' .. table.concat(left, ',') .. ']]'
-""",
-    prelude=PREFIXES,
-)
+_LEVEL = Script("level")
 
 
 def reports_by_depth(pk: int, depth: int) -> list[list[int]]:
