@@ -1,9 +1,18 @@
 """The only code of the org chart that talks to Redis: the graph (core, employees, chain, names,
-tree, locations, importing), the integrity reads (checks, sensorchecks), the sensors and their charts."""
+tree, ancestors, locations, importing), the integrity reads (checks, sensorchecks), the sensors and their charts."""
 
 from config.activity import Actor
 from config.store import Busy, EditConflict, NotFound, Refused, StoreError
 from orgchart.documents import Employee, Location
+from orgchart.store.ancestors import (
+    CHAIN_PAGE,
+    CHAIN_SHOWN,
+    PATH_SHOWN,
+    Chain,
+    Path,
+    chain_of_command,
+    find_path,
+)
 from orgchart.store.chain import delete_employee, move_employee
 from orgchart.store.core import MAX_DEPTH, NODE_LIMIT, load_scripts
 from orgchart.store.employees import (
@@ -70,15 +79,8 @@ from orgchart.store.sensors import (
     used_memory,
 )
 from orgchart.store.tree import (
-    CHAIN_PAGE,
-    CHAIN_SHOWN,
-    PATH_SHOWN,
-    Chain,
     DepthReport,
-    Path,
-    chain_of_command,
     employee_detail,
-    find_path,
     reports_by_depth,
     staff_reporting_to,
     subtree,

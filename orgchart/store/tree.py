@@ -1,24 +1,23 @@
-"""Reading the tree: its levels, the chain of command, reports by depth, the subtree, paths.
+"""Walking down the tree: its levels, reports by depth, the subtree, the staff under a manager,
+and the employee page, which also climbs its nearest managers (``ancestors``).
 
 Only the edges are stored (the e-book's tree and graph pattern): the ``manager`` field and the
-manager's ``reports`` set. The chain of command is derived by walking up the manager fields inside
-a script; a subtree by walking the report sets down a level at a time inside one script (one
-SUNION per chunk of a level), at most ``conf.walk_budget()`` steps per call. Every walk is bounded
-per call whatever the shape of the tree: going down by the budget, going up by the managers a page
-shows (``CHAIN_SHOWN``) or by a slice of ``conf.climb_slice()`` managers, a longer walk going on by
-one more call a slice, only as far as its answer needs. Each screen is one round trip for an
-ordinary org. Read scripts answer flat arrays (``core.Flat``).
+manager's ``reports`` set. A subtree is derived by walking the report sets down a level at a time
+inside one script (one SUNION per chunk of a level), at most ``conf.walk_budget()`` steps per call,
+whatever the shape of the tree; a larger one goes on past the budget about a round trip a level.
+Each screen is one round trip for an ordinary org. Read scripts answer flat arrays (``core.Flat``).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from config.redis import client
 from config.store.scripts import execute
 from orgchart import conf, keys
 from orgchart.documents import Employee
+from orgchart.store.ancestors import CHAIN_SHOWN, Chain, read_chain
 from orgchart.store.core import (
     MAX_DEPTH,
     NAME_PAGE,
@@ -29,31 +28,17 @@ from orgchart.store.core import (
     pipeline,
     queue_sorted_children,
     sorted_rows,
-    summaries,
 )
-
-# The nearest managers the employee page shows, the steps a path shows nearest each of its ends, and
-# the managers a page of the chain of command shows.
-CHAIN_SHOWN = 20
-PATH_SHOWN = 10
-CHAIN_PAGE = NODE_LIMIT
-
 
 # Report sets read by one SUNION past the budget. Its reply is built as a set on the server: up to
 # 512 ids (set-max-intset-entries) an intset, past it a hash table, which costs more an id. 128 sets
 # of a manager's 3 or 4 reports each stay within the intset.
 SETS_PER_SUNION = 128
 
-_SUBTREE = Script("down", "subtree")  # only ``down``: a small walk carries no code it does not run
-
+# Only ``down``, or none: a small walk carries no code it does not run.
+_SUBTREE = Script("down", "subtree")
+_LEVEL = Script("level")
 _DETAIL = Script("prelude", "down", "walk", "detail")
-
-_CHAIN = Script("prelude", "down", "walk", "chain")
-
-_CLIMB = Script("prelude", "down", "walk", "climb")
-
-_PATH = Script("prelude", "down", "walk", "path")
-
 _STAFF_UNDER = Script("prelude", "down", "walk", "staff_under")
 
 
@@ -118,29 +103,6 @@ class DepthReport:
         return out
 
 
-@dataclass
-class Chain:
-    """The chain of command of one employee, top first: all of it, or its nearest managers and the
-    id of the one above them (``above``; None when they reach the top)."""
-
-    employee: Employee
-    managers: list[Employee]
-    above: int | None = None
-
-    @property
-    def depth(self) -> int:
-        """The depth of the employee; a lower bound while ``above`` is set."""
-        return len(self.managers)
-
-
-def _chain_reply(pk: int, found: list) -> tuple[Chain, Flat]:
-    """The chain a ``put_employee_chain`` reply starts with, and the reply read up to there."""
-    reply = Flat(found)
-    employee = Employee.from_hash(pk, reply.hash())
-    managers, above = reply.rows(), reply.one()
-    return Chain(employee, managers, int(above) if above else None), reply
-
-
 def employee_detail(
     pk: int, depth: int = 1, managers: int = CHAIN_SHOWN
 ) -> tuple[Chain, list[Employee], DepthReport] | None:
@@ -155,7 +117,7 @@ def employee_detail(
     found, children = execute(pipe)
     if not found:
         return None
-    chain, reply = _chain_reply(pk, found)
+    chain, reply = read_chain(pk, found)
     sizes, count, cut = reply.list(), reply.one(), reply.one()
     direct = _reports_page(children)
     at_depth = direct if depth == 1 else sorted(reply.rows(), key=by_name)
@@ -214,9 +176,6 @@ def _walk_on(pending: dict[int, list[str]], levels: list[list[int]], depth: int,
     return levels
 
 
-_LEVEL = Script("level")
-
-
 def reports_by_depth(pk: int, depth: int) -> list[list[int]]:
     """The ids at each level 1..depth below ``pk``, in no order (the e-book's ``REPORTS_TO*N``):
     one round trip within the walk budget."""
@@ -227,146 +186,6 @@ def subtree(pk: int) -> list[list[int]]:
     """Every level below ``pk`` to the bottom, each in no order; its size is the sum of the level
     sizes. One round trip within ``conf.walk_budget()`` people, then one per level."""
     return _walk(pk, 10**9)
-
-
-def chain_of_command(pk: int, limit: int | None = None) -> Chain | None:
-    """The employee and its nearest ``limit`` managers: one round trip, one script that walks up at
-    most ``limit`` manager fields. Without ``limit``, the whole chain to the top: one round trip up
-    to ``conf.climb_slice()`` managers, then a script call per further slice of that many and one
-    pipeline for their rows, so no call walks more than a slice whatever the depth."""
-    step = conf.climb_slice()
-    pipe = pipeline()
-    _CHAIN.queue(pipe, [keys.employee(pk)], [pk, step if limit is None else limit])
-    found = execute(pipe)[0]
-    if not found:
-        return None
-    chain, _ = _chain_reply(pk, found)
-    if limit is not None or chain.above is None:
-        return chain
-    seen = {str(pk), *(str(m.id) for m in chain.managers)}  # as the script's replies name them
-    further = _Climb([], str(chain.above), seen)
-    while further.above:
-        further.extend(_climb([further.above], step)[0])
-    rows = pipeline()
-    for manager in further.ids:
-        rows.hmget(keys.employee(manager), *Employee.SUMMARY_FIELDS)
-    above = summaries(further.ids, rows.execute()) if further.ids else []
-    return Chain(chain.employee, above[::-1] + chain.managers)
-
-
-@dataclass
-class _Climb:
-    """A walk up the manager fields in slices: the ids found so far (nearest first), each one's
-    place, and where the next slice starts ('' at the top). ``seen`` stops a walk round a cycle
-    (``check_integrity`` reports it) at the first id met twice."""
-
-    ids: list[str]
-    above: str
-    seen: set = field(default_factory=set)
-    at: dict = field(default_factory=dict)
-
-    def extend(self, part: tuple[list[str], str]) -> None:
-        ids, above = part
-        for pk in ids:
-            if pk in self.seen:
-                self.above = ""
-                return
-            self.seen.add(pk)
-            self.at[pk] = len(self.ids)
-            self.ids.append(pk)
-        self.above = above
-
-
-def _climb(starts: list[str], step: int) -> list[tuple[list[str], str]]:
-    """One slice of ``step`` ids up from each of ``starts`` (one or two: a path's two walks), the
-    start first: one script call, ids only."""
-    reply = Flat(_CLIMB.read([keys.employee(pk) for pk in starts], [x for pk in starts for x in (pk, step)]))
-    return [(reply.list(), reply.one()) for _ in starts]
-
-
-@dataclass
-class Path:
-    """From one employee up to the lowest common manager and down to the other: the steps nearest
-    each end and the common manager, with how many steps between them are not shown."""
-
-    source: Employee
-    target: Employee
-    up: list[Employee]  # from the source up, below the common manager: the first shown
-    up_hidden: int  # steps of the way up between ``up`` and the common manager, not shown
-    common: Employee
-    down_hidden: int  # steps of the way down between the common manager and ``down``, not shown
-    down: list[Employee]  # from below the common manager to the target: the last shown
-
-    @property
-    def steps(self) -> list[Employee]:
-        """The steps shown, in order (all of them when nothing is hidden)."""
-        return [*self.up, self.common, *self.down]
-
-    @property
-    def rows(self) -> list[tuple[Employee | None, int]]:
-        """(step, 0) for each step shown and (None, how many) where steps are not shown."""
-        out = [(e, 0) for e in self.up]
-        out += [(None, self.up_hidden)] if self.up_hidden else []
-        out.append((self.common, 0))
-        out += [(None, self.down_hidden)] if self.down_hidden else []
-        return out + [(e, 0) for e in self.down]
-
-    @property
-    def degrees(self) -> int:
-        return len(self.up) + self.up_hidden + self.down_hidden + len(self.down)
-
-
-def _meeting(a: _Climb, b: _Climb, a_new: int = 0, b_new: int = 0) -> tuple[int, int] | None:
-    """Where two walks up first share a manager: its place in each, looking at the ids each found
-    from ``a_new`` and ``b_new`` on (those before were looked at already). The first of ``a`` that
-    ``b`` holds is the lowest common one, even while either walk is a prefix of its chain."""
-    found = [(a.at[pk], b.at[pk]) for pk in a.ids[a_new:] if pk in b.at]
-    found += [(a.at[pk], b.at[pk]) for pk in b.ids[b_new:] if pk in a.at]
-    return min(found) if found else None
-
-
-def find_path(a: int, b: int, shown: int = PATH_SHOWN) -> Path | None:
-    """Degrees of separation through the lowest common manager, with the ``shown`` steps nearest
-    each end. One round trip while both walks up meet within ``conf.climb_slice()`` managers (a
-    script walks up from both and reads the rows); a longer way goes on a slice of that many per
-    script call, ids only, as far as the two walks take to meet, then reads the rows shown that
-    the first call did not. None when one is missing or they share no manager."""
-    step = conf.climb_slice()
-    pipe = pipeline()
-    _PATH.queue(pipe, [keys.employee(a), keys.employee(b)], [a, b, step, max(1, shown)])
-    reply = Flat(execute(pipe)[0])
-    if not reply.one():
-        return None
-    walks = []
-    for _ in range(2):
-        ids, above = reply.list(), reply.one()
-        walk = _Climb([], above)
-        walk.extend((ids, above))
-        walks.append(walk)
-    rows = {e.id: e for e in reply.rows() + reply.rows() + reply.rows()}
-    met = _meeting(*walks)
-    while met is None and any(w.above for w in walks):
-        before = [len(w.ids) for w in walks]
-        going = [w for w in walks if w.above]
-        for walk, part in zip(going, _climb([w.above for w in going], step)):
-            walk.extend(part)
-        met = _meeting(*walks, *before)
-    if met is None:
-        return None
-    i, j = met
-    common = int(walks[0].ids[i])
-    up = [int(pk) for pk in walks[0].ids[: min(i, shown)]]
-    down = [int(pk) for pk in walks[1].ids[: min(j, shown)]][::-1]
-    wanted = [pk for pk in (*up, common, *down) if pk not in rows]
-    if wanted:  # the walks went past their first slice: the rows shown beyond it, one pipeline
-        pipe = pipeline()
-        for pk in wanted:
-            pipe.hmget(keys.employee(pk), *Employee.SUMMARY_FIELDS)
-        rows.update((e.id, e) for e in summaries(wanted, pipe.execute()))
-    if any(pk not in rows for pk in (*up, common, *down, a, b)):
-        return None  # deleted while the walk went on
-    shown_up, shown_down = [rows[pk] for pk in up], [rows[pk] for pk in down]
-    return Path(rows[a], rows[b], shown_up, i - len(up), rows[common], j - len(down), shown_down)
 
 
 def staff_reporting_to(location: int, manager: int) -> list[Employee]:

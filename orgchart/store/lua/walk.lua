@@ -1,3 +1,4 @@
+-- Shared by the scripts that walk the tree up (``ancestors``) and down (``tree``, after down.lua).
 -- The ids as numbers in ascending order: each converted once, then compared by table.sort itself
 -- (a comparator function converting both sides costs a Lua call per comparison).
 local function by_id(ids)
