@@ -27,16 +27,6 @@ from orgchart.store.core import (
 from orgchart.store.locations import queue_location_choices, read_location_choices
 from orgchart.store.names import NAMES, search_employee_ids
 
-__all__ = [
-    "get_employee",
-    "employee_page",
-    "employee_form_data",
-    "parse_employee_ref",
-    "resolve_employee",
-    "resolve_employees",
-    "save_employee",
-]
-
 _ID = re.compile(r"#?([1-9][0-9]{0,17})")  # what INCR hands out: ASCII digits, 64-bit
 
 _DRAW = Script("prelude", "place", "draw_employee")

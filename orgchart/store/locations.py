@@ -21,18 +21,6 @@ from orgchart.store.core import (
     written,
 )
 
-__all__ = [
-    "LocationOverview",
-    "get_location",
-    "location_page",
-    "location_choices",
-    "location_overview",
-    "save_location",
-    "delete_location",
-    "forget_sensor",
-    "UNLINK_CHUNK",
-]
-
 _CHOICES = Script("prelude", "location_choices")
 
 _STAFF_PAGE = Script("prelude", "staff_page")
