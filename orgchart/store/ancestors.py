@@ -52,10 +52,9 @@ def read_chain(pk: int, found: list) -> tuple[Chain, Flat]:
 
 
 def chain_of_command(pk: int, limit: int | None = None) -> Chain | None:
-    """The employee and its nearest ``limit`` managers: one round trip, one script that walks up at
-    most ``limit`` manager fields. Without ``limit``, the whole chain to the top: one round trip up
-    to ``conf.climb_slice()`` managers, then a script call per further slice of that many and one
-    pipeline for their rows, so no call walks more than a slice whatever the depth."""
+    """The employee and its nearest ``limit`` managers: one script, one round trip. Without ``limit``,
+    the whole chain to the top, a script call per ``conf.climb_slice()`` managers and one pipeline
+    for the rows past the first slice, so no call walks more than a slice whatever the depth."""
     step = conf.climb_slice()
     pipe = pipeline()
     _CHAIN.queue(pipe, [keys.employee(pk)], [pk, step if limit is None else limit])
@@ -149,10 +148,8 @@ def _meeting(a: _Climb, b: _Climb, a_new: int = 0, b_new: int = 0) -> tuple[int,
 
 def find_path(a: int, b: int, shown: int = PATH_SHOWN) -> Path | None:
     """Degrees of separation through the lowest common manager, with the ``shown`` steps nearest
-    each end. One round trip while both walks up meet within ``conf.climb_slice()`` managers (a
-    script walks up from both and reads the rows); a longer way goes on a slice of that many per
-    script call, ids only, as far as the two walks take to meet, then reads the rows shown that
-    the first call did not. None when one is missing or they share no manager."""
+    each end: one round trip while both walks up meet within ``conf.climb_slice()`` managers, then a
+    slice per call, ids only, until they meet. None when one is missing or they share no manager."""
     step = conf.climb_slice()
     pipe = pipeline()
     _PATH.queue(pipe, [keys.employee(a), keys.employee(b)], [a, b, step, max(1, shown)])

@@ -23,18 +23,13 @@ _DELETE = Script("prelude", "place", "hand", "delete_employee")
 
 
 def delete_employee(pk: int, successor: int | None, *, actor: Actor, name: str = "") -> str:
-    """Delete an employee; ``successor`` (None: nobody, they go to the top) takes over the direct
-    reports, refused when inside the employee's own team. The document, both edges, the indexes
-    (the name's trigram sets too) and the counts along the two chains change in one script.
-    ``name`` is the stored name the caller showed (the script checks it; without it, or when it
-    changed, the script answers with the stored one and a second call follows). Returns the name
-    deleted.
+    """Delete an employee in one script; ``successor`` (None: the top) takes over the direct reports,
+    refused when inside the employee's own team. ``name`` is the stored name the caller showed (see
+    ``follow_renames``). Returns the name deleted.
 
-    An employee with more than ``conf.handover_slice()`` direct reports hands them over first, a slice per
-    script (``_HANDOVER``: each slice's people, with everyone below them, move whole, every count and
-    index with them), so that no script touches more than a slice of them; the org is whole after
-    each slice, and a refusal met on the way (the successor moved into the team meanwhile) leaves the
-    reports already handed over under the successor."""
+    Past ``conf.handover_slice()`` direct reports, they are handed over first a slice per script
+    (``_HANDOVER``), so no script touches more than a slice; the org is whole after each slice, and a
+    refusal met on the way leaves the reports already handed over under the successor."""
     keys_ = [
         keys.employee(pk), keys.reports(pk), keys.employee_by_name(), keys.employee_names(), keys.roots(),
         events_key(),
@@ -60,9 +55,8 @@ def delete_employee(pk: int, successor: int | None, *, actor: Actor, name: str =
 
 
 def move_employee(pk: int, manager: int | None, *, actor: Actor) -> tuple[str, str]:
-    """Put ``pk`` under ``manager`` (None: the top) with everyone below it: one script, one round
-    trip. Refuses a cycle (found walking up from the new manager); the counts change along the two
-    chains of ancestors only. Returns the names of the employee and of the new manager."""
+    """Put ``pk`` under ``manager`` (None: the top) with everyone below it, in one script that refuses
+    a cycle. Returns the names of the employee and of the new manager."""
     new = "" if manager is None else str(manager)
     keys_ = [keys.employee(pk), keys.roots(), events_key()]
     if manager is not None:
@@ -78,10 +72,9 @@ def limits() -> list:
 
 
 def follow_renames(attempt, name: str, pk: int) -> list:
-    """The reply of ``attempt(name)``, a write script given the stored name the caller read (the
-    name trigram sets it leaves are computed from it). When another name is stored (a rename
-    meanwhile, or no name given), the script writes nothing and answers ``{'renamed', the stored
-    name}``: the call goes again with that one, up to ``watch_retries()`` times."""
+    """The reply of ``attempt(name)``, a write script given the stored name its trigram sets are
+    computed from. Where another is stored, the script writes nothing and answers ``{'renamed', the
+    stored name}``: the call goes again with that one, up to ``watch_retries()`` times."""
     for _ in range(watch_retries()):
         reply = attempt(name)
         if reply[0] != "renamed":

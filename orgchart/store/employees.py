@@ -50,13 +50,9 @@ _BY_FIELD = register(SORT_LUA + "\n" + lua(__file__, "by_field"))
 
 def employee_page(state) -> tuple[list[Employee], int, bool]:
     """One page of employees in name order, the total, and whether a search took ``SEARCH_LIMIT``
-    matches and left more. Without a search, or with one or two letters (a prefix),
-    one round trip: a script reads the page of the name index and each row's shown fields. A
-    search of three letters or more takes two: the matching ids, then the fields.
-
-    ``?q=`` with a word of three characters or more finds any part of a name (the trigram index:
-    every match, up to ``SEARCH_LIMIT``, in name order, paged here); shorter text matches the start
-    of the name (the lexical name index, the better tool for one or two letters)."""
+    matches and left more. A word of three characters or more finds any part of a name (the trigram
+    index: two round trips, the ids then the fields); shorter text matches the start of the name
+    (the lexical name index, the better tool for one or two letters: one script, one round trip)."""
     sorted_by = SORT_FIELDS.get(state.sort_key)
     if Query.parse(state.q).usable:
         found, capped = search_employee_ids(state.q)
@@ -129,14 +125,11 @@ def resolve_employee(text: str) -> int | None:
 def save_employee(
     pk: int | None, values: dict, *, actor: Actor, old_name: str | None = None, version: str | None = None
 ) -> int:
-    """Create (``pk`` None) or update an employee, its edges both ways, the counts along the two
-    chains of ancestors, the indexes (the name's trigram sets too) and the event: one script. A
-    hire first draws its id in a script that refuses a taken name or a missing manager or location
-    without drawing one. ``values``: name, title, location, manager, full_time. ``old_name`` is the
-    stored name the edit was made on (the trigram sets to leave are computed from it; the script
-    checks it): without it, an edit that renames takes a second call. ``version`` is the one the
-    edit form was opened at: the script refuses the save (``EditConflict``, with the employee as
-    stored) when the employee is at another, and counts one more when it writes."""
+    """Create (``pk`` None) or update an employee, its edges, counts, indexes and event in one
+    script. A hire first draws its id in a script that refuses a taken name or a missing manager or
+    location without drawing one. ``old_name``: the stored name the edit was made on (see
+    ``follow_renames``). ``version``: the one the form was opened at; another stored refuses the save
+    (``EditConflict``, with the employee as stored)."""
     name = " ".join(values["name"].split())
     manager, location = values.get("manager"), values.get("location")
     mgr, loc = ("" if manager is None else str(manager)), ("" if location is None else str(location))
@@ -174,8 +167,7 @@ class TooManyToSort(Exception):
 
 
 def _sorted_by(ids: list[int], field: str, numeric: bool, descending: bool) -> list[int]:
-    """A search's ids (at most ``SEARCH_LIMIT``) by one field of theirs, their order so far breaking ties:
-    one pipeline of HGETs."""
+    """A search's ids (at most ``SEARCH_LIMIT``) by one field of theirs, their order so far breaking ties."""
     pipe = pipeline()
     for pk in ids:
         pipe.hget(keys.employee(pk), field)

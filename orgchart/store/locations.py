@@ -41,9 +41,8 @@ def get_location(pk: int) -> Location | None:
 
 
 def location_page(state) -> tuple[list[tuple[Location, int]], int, bool]:
-    """One page of locations in name order with their head counts, the total, and False (as
-    ``employee_page`` answers: a search of a name's start reads a page, never a capped list): one
-    round trip (a script reads the page of the name index, each name and head count)."""
+    """One page of locations by name with their head counts, the total, and False (a prefix search
+    is never capped, unlike ``employee_page``'s): one script, one round trip."""
     total, flat = name_page(keys.location_names(), state, "location")
     rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
     return [(Location(int(pk), name), int(staff)) for pk, name, staff in rows if name is not None], total, False
@@ -66,11 +65,9 @@ def location_choices() -> list[tuple[int, str]]:
 
 
 def save_location(pk: int | None, name: str, *, actor: Actor, version: str | None = None) -> int:
-    """Create or rename a location: one script (two round trips to create: the id is drawn first,
-    only once the name is known to be free). A rename rewrites the name copied onto its staff.
-    ``version`` is the one the edit form was opened at: the script refuses the save
-    (``EditConflict``, with the location as stored) when the location is at another, and counts
-    one more when it writes."""
+    """Create or rename a location in one script (a new one's id is drawn first, only once the name
+    is free). A rename rewrites the name copied onto its staff. ``version``: the one the form was
+    opened at; another stored refuses the save (``EditConflict``, with the location as stored)."""
     name = " ".join(name.split())
     creating = pk is None
     if creating:
@@ -86,11 +83,9 @@ def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
     Returns the name deleted.
 
     The location lives in the graph's slot and its sensor data in a slot of its own
-    (``keys.sensor_tag``), so on a cluster no one script can do both: two steps. The graph's
-    script (the location, its edges and index entries, the event), sent with a read of the
-    sensor's first and last reading in one round trip; then the sensor's (``forget_sensor``),
-    one more. A process that dies between the two leaves sensor data of a location that no
-    longer exists: ``check_integrity`` reports it and ``--repair`` finishes the delete.
+    (``keys.sensor_tag``), so on a cluster no one script can do both: the graph's script, sent with
+    a read of the sensor's span, then ``forget_sensor``. A process that dies between the two leaves
+    sensor data of a location that no longer exists: ``check_integrity --repair`` finishes the delete.
     """
     keys_ = [
         keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key(),
@@ -111,12 +106,10 @@ def forget_sensor(pk: int, span: tuple[str | None, str | None] | None = None) ->
     """Remove a deleted location's sensor data and leave its tombstone.
 
     One round trip: the tombstone's script, then UNLINKs of every bucket named from ``span`` (the
-    sensor's first and last reading as the caller read them, None for none; ``keys.sensor_keys``,
-    no scan), ``UNLINK_CHUNK`` keys a command, so that other clients are served between them where
-    one script would hold Redis for tens of milliseconds. With the tombstone down nothing lands
-    any more: if a reading landed before it, the buckets the tombstone's answer names beyond those
-    go in one more round trip. Without ``span`` (a repair, maybe of a delete stopped after its
-    tombstone), whatever is left of the location's keys is found by SCAN of its node.
+    first and last reading the caller read; no scan), ``UNLINK_CHUNK`` keys a command, so other
+    clients are served between them where one script would hold Redis long. With the tombstone down
+    nothing lands any more; buckets of a reading that landed before it go in one more round trip.
+    Without ``span`` (a repair), whatever is left of the location's keys is found by SCAN.
     """
     latest = keys.temp_latest(pk)
     first, last = span or (None, None)
@@ -153,8 +146,7 @@ class LocationOverview:
 
 
 def location_overview(pk: int, offset: int, count: int) -> LocationOverview | None:
-    """The location, its head count, one name-ordered page of staff (a range of its staff name
-    index, each row's shown fields read in the same script) and its sensor's newest reading: one
+    """The location, its head count, one page of staff by name and its sensor's newest reading: one
     round trip, whose cost follows the page and not the head count."""
     pipe = pipeline()
     pipe.hgetall(keys.location(pk))

@@ -86,9 +86,8 @@ class _Keys:
         self.shared: dict[int, tuple[str, str, str, str]] = {}  # per day: its stamp, its day, month, latest
 
     def appending(self, hour_start: int) -> list[str]:
-        """The keys of an append: the first five of ``self(hour_start)`` (the hour's raw bucket, its hour,
-        day and month rollups, the latest reading), built without the day's and month's lists, and the
-        three an hour shares with its day built once a day."""
+        """The first five keys of ``self(hour_start)``, all an append needs, without the day's and
+        month's lists; the three an hour shares with its day built once a day."""
         day_start = hour_start - hour_start % DAY
         shared = self.shared.get(day_start)
         if shared is None:
@@ -132,11 +131,9 @@ _RECORDS = np.dtype([("second", ">u2"), ("value", ">u2")])  # RECORD's layout, a
 
 
 def _hours(seconds: Sequence[int], hundredths: Sequence[int]) -> list[tuple[int, bytes, int, int, int, int]]:
-    """The ingest arguments of each sensor-hour the samples (unix seconds and hundredths, two
-    columns) touch, in time order: its start, its records packed, and its count, sum, min and max.
-    The last sample of a second wins. Worked a column at a time with numpy, not a sample at a time
-    in Python: a year of one sensor's 6-second samples is 5 million. A reading out of range refuses
-    them all, before any hour is sent."""
+    """The ingest arguments (start, records packed, count, sum, min, max) of each sensor-hour the
+    samples touch, in time order; the last sample of a second wins. Worked a column at a time with
+    numpy: a year of 6-second samples is 5 million. A reading out of range refuses them all."""
     times, values = _column(seconds), _column(hundredths)
     if not len(times):
         return []
@@ -193,18 +190,13 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
 def record_samples(
     location: int, seconds: Sequence[int], degrees: Sequence[float], batch_hours: int = BATCH_HOURS
 ) -> int:
-    """Store one location's sensor samples, given as two columns (unix seconds, degrees): the one
-    write path, for a live feed and for the generator alike (the columns spare a bulk feed a pair
-    built and taken apart again per sample). One script call per sensor-hour, each atomic,
-    ``batch_hours`` of them per pipelined round trip; when there are several round trips, each is
-    sent on a second thread while the next is built. Each call carries the hour's count, sum, min
-    and max, which the script folds into the rollups when the samples come after those stored (the
-    usual case, which needs only the hour's five keys); otherwise the script merges and recomputes
-    from the samples and the rollups below, so such an hour is sent again with every key it may touch
-    (one more round trip for the hours that came late). Returns how many new samples were stored (a
-    repeated timestamp replaces its sample and is not counted). A reading out of range refuses the
-    whole call before anything is written; a deleted location's sensor refuses every reading from
-    its delete on (NotFound: its tombstone, ``locations.delete_location``)."""
+    """Store one location's sensor samples, two columns (unix seconds, degrees): the one write path,
+    for a live feed and the generator alike. One atomic script call per sensor-hour, ``batch_hours`` a
+    round trip, carrying the hour's count, sum, min and max, which the script folds into the rollups
+    when the samples come after those stored (the hour's five keys); otherwise it merges and
+    recomputes, so a late hour is sent again with every key it may touch. Returns the new samples
+    stored (a repeated timestamp replaces its sample). A reading out of range refuses the whole call
+    before any write; a deleted location's sensor refuses every reading (NotFound: its tombstone)."""
     return record_hundredths(location, seconds, _hundredths(degrees), batch_hours)
 
 
@@ -229,10 +221,8 @@ def _hundredths(degrees: Sequence[float]) -> np.ndarray:
 def record_hundredths(
     location: int, seconds: Sequence[int], hundredths: Sequence[int], batch_hours: int = BATCH_HOURS
 ) -> int:
-    """``record_samples`` of temperatures in integer hundredths of a degree, as they are stored: a bulk
-    feed that holds them so (the benchmark's generator keeps an array of them) is spared rounding
-    them. Each column is worked whole (``_hours``), so a feed's client time follows its hours, not its
-    samples: a year of samples a few seconds apart is millions of them."""
+    """``record_samples`` of temperatures already in integer hundredths, as stored: a bulk feed that
+    keeps them so (the benchmark's generator) is spared rounding them."""
     if len(seconds) != len(hundredths):
         raise ValueError(f"{len(seconds)} times for {len(hundredths)} temperatures")
     calls = _hours(seconds, hundredths)
@@ -275,8 +265,7 @@ def used_memory() -> int:
 
 
 def sensor_span(location: int) -> tuple[int, int] | tuple[None, None]:
-    """The first and last reading's time of a location's sensor (None, None: it has none): the span
-    that names its buckets."""
+    """The first and last reading's time of a location's sensor, which name its buckets (None, None: none)."""
     first, last = client().hmget(keys.temp_latest(location), "first", "ts")
     return (int(first), int(last)) if first and last else (None, None)
 

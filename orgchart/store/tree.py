@@ -43,8 +43,7 @@ _STAFF_UNDER = Script("prelude", "down", "walk", "staff_under")
 
 
 def _queue_reports_page(pipe, pk: int, offset: int = 0) -> None:
-    """One page of ``pk``'s direct reports in name order with their rows: a range of its report name
-    index (``keys.report_names``), each row read in the same script, so its cost is the page's,
+    """One page of ``pk``'s direct reports by name, from its report name index: the page's cost,
     whatever the head count (a SORT of the report set BY name reads every member's name)."""
     NAME_PAGE.queue(pipe, [keys.report_names(pk)], ["-", "+", offset, NODE_LIMIT, "0", "employee"])
 
@@ -125,10 +124,8 @@ def employee_detail(
 
 
 def _walk(pk: int, depth: int) -> list[list[int]]:
-    """The ids at each level 1..depth below ``pk`` (each level in no order). A script walks down
-    level by level within ``conf.walk_budget()`` steps: one round trip for any subtree within the
-    budget, whatever its depth. A larger subtree goes on by plain SUNIONs (``_walk_on``), about a
-    round trip a level, whatever its size."""
+    """The ids at each level 1..depth below ``pk`` (each level in no order): one round trip within
+    ``conf.walk_budget()`` steps whatever the depth; past it ``_walk_on``, about a round trip a level."""
     budget = conf.walk_budget()
     # The levels' ids read as JSON: the parser's C turns them into numbers, where splitting strings
     # and converting each id in Python works a step per id.
@@ -148,9 +145,7 @@ def _walk(pk: int, depth: int) -> list[list[int]]:
 
 def _walk_on(pending: dict[int, list[str]], levels: list[list[int]], depth: int, chunk: int) -> list[list[int]]:
     """Past the script's budget, ``levels`` filled in by ``_LEVEL`` calls of ``chunk`` report sets
-    each (a SCARD each, then one SUNION of at most ``conf.wide_set()`` ids, the sets left over sent
-    again), one pipeline a level: each asks for the report sets of the people the one before found.
-    A set larger than that is read by SSCAN, that many ids a command."""
+    each, one pipeline a level; a set of more than ``conf.wide_set()`` ids is read by SSCAN."""
     r, wide = client(), conf.wide_set()
     while pending:
         pipe = r.pipeline(transaction=False)
