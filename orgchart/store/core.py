@@ -1,4 +1,4 @@
-"""What every part of the graph store shares: limits, the script runner and its Lua prelude,
+"""What every part of the graph store shares: limits, the script runner (its Lua in ``lua/*.lua``),
 name-index paging and the summary rows screens show.
 
 Writes are server-side scripts (``config.store.scripts``), one round trip each, atomic, with no WATCH loop. Every
@@ -44,12 +44,11 @@ class Script:
         return run_script(self.source, keys_, self._argv(args, actor, link))
 
     def read(self, keys_: list[str], args: list) -> list:
-        """Run a read alone: one script call costs the client less than a pipeline of one. No event
-        arguments."""
+        """Run a read alone (no event arguments): one script call costs the client less than a pipeline of one."""
         return run_script(self.source, keys_, [*keys.graph_prefixes(), 0, "", "", *args])
 
     def queue(self, pipe, keys_: list[str], args: list, actor: Actor | None = None, link: str = "") -> None:
-        """Queue a call on a plain pipeline (see ``run``): a read, or with ``actor`` a write and its event.
+        """Queue a call on a plain pipeline: a read, or with ``actor`` a write and its event.
         A write queued beside other commands is safe to send again only if a NOSCRIPT stopped it."""
         argv = self._argv(args, actor, link) if actor else [*keys.graph_prefixes(), 0, "", "", *args]
         queue_script(pipe, self.source, keys_, argv)
@@ -144,9 +143,8 @@ NAME_PAGE = Script("prelude", "name_page")
 
 
 def name_page(index: str, state, rows: str) -> tuple[int, list]:
-    """The count matching ``state.q`` (a prefix) and one page of a lexical name index, flat: each
-    row its id then its fields, read in the same script (``rows``: 'employee', the summary fields,
-    or 'location', the name and head count): one round trip."""
+    """The count matching ``state.q`` (a prefix) and one page of a lexical name index, each row's
+    fields read in the same script (``rows``: 'employee' or 'location'), flat: one round trip."""
     low, high = search_range(state.q)
     pipe = pipeline()
     args = [low, high, state.offset, state.per_page, "1" if state.descending else "0", rows]

@@ -1,3 +1,9 @@
+-- One sensor-hour's write (``store.sensors``): its raw records and the rollups kept from them.
+-- KEYS: the hour's raw bucket, its hour, day and month rollups, the latest hash; for a merge, then
+-- the day's 24 hourly and the month's daily rollups. ARGV: the TTLs of raw, hour, day and month
+-- buckets (0: none), the hour's start, its records packed (second, value + 32768: ``OFFSET``),
+-- their count, sum, min and max. Replies the samples added, -1 when a merge needs every key
+-- (nothing written) or -2 (``GONE``) for a deleted location's sensor.
 local function decode(s)
   local secs, vals = {}, {}
   local pos = 1
