@@ -120,10 +120,8 @@ def _verify_employees(state: dict, seen) -> list[tuple[str, str, str]]:
 
 
 def _restore_employees(docs, writer) -> None:
-    """The bulk path into an empty org chart (the one the seeders use): every person with its id,
-    report counts, both edges, the copied location name and every index, in bounded script calls
-    pipelined many per round trip; then the id counter at the highest id and one event. The
-    first pass checked that every manager exists and that no chain of command is a cycle."""
+    """The seeders' bulk path into an empty org chart (``store.write_people``), then the id counter at
+    the highest id and one event. The first pass checked that every manager exists and that no chain is a cycle."""
     rows = [(d["id"], d["name"], d["title"], d["manager"], d["location"], d["full_time"], d["version"]) for d in docs]
     if not rows:
         return

@@ -13,6 +13,13 @@ from orgchart import store
 NAME_MAX = 100
 
 
+class NameField(forms.CharField):
+    """A name with its runs of spaces made one, as the store keeps it (blank is refused as required)."""
+
+    def clean(self, value):
+        return " ".join(super().clean(value).split())
+
+
 class EmployeePicker(forms.TextInput):
     """The autocomplete combobox (``includes/autocomplete.html``, "fill" mode): typing part of a name
     suggests people; picking one puts the id in the hidden ``<name>_id`` input. Without JavaScript it
@@ -75,7 +82,7 @@ def _location_field(label: str, blank: str) -> forms.TypedChoiceField:
 
 
 class EmployeeForm(ResolvesEmployees, forms.Form):
-    name = forms.CharField(max_length=NAME_MAX)
+    name = NameField(max_length=NAME_MAX)
     title = forms.CharField(max_length=NAME_MAX, required=False)
     location = _location_field("Works at", "— no location —")
     manager = EmployeeField(label="Reports to")
@@ -108,12 +115,6 @@ class EmployeeForm(ResolvesEmployees, forms.Form):
             self.add_error("manager", "Name the new manager, or tick “Report to nobody” for a top of the org.")
         return cleaned
 
-    def clean_name(self):
-        name = " ".join(self.cleaned_data["name"].split())
-        if not name:
-            raise forms.ValidationError("A name is required.")
-        return name
-
 
 class MoveForm(ResolvesEmployees, forms.Form):
     manager = EmployeeField(
@@ -133,18 +134,12 @@ class DeleteEmployeeForm(ResolvesEmployees, forms.Form):
 
 
 class LocationForm(forms.Form):
-    name = forms.CharField(max_length=NAME_MAX)
+    name = NameField(max_length=NAME_MAX)
     version = VersionField()
 
     @staticmethod
     def initial_for(location) -> dict:
         return {"name": location.name, "version": location.version}
-
-    def clean_name(self):
-        name = " ".join(self.cleaned_data["name"].split())
-        if not name:
-            raise forms.ValidationError("A name is required.")
-        return name
 
 
 class DeleteLocationForm(forms.Form):

@@ -241,9 +241,8 @@ def _check_cycles(data: OrgData, edge_line: dict[str, int], report: Report) -> N
 
 
 def too_deep(managers: dict) -> list:
-    """The first node of each branch deeper than ``conf.max_depth()`` levels,
-    in a forest given as {node: manager or None}, the tops at level 1: each node walked once (a
-    cycle, refused elsewhere, ends a walk)."""
+    """The first node of each branch deeper than ``conf.max_depth()`` levels in a forest given as
+    {node: manager or None}, the tops at level 1: each node walked once (a cycle ends a walk)."""
     limit, level, found = conf.max_depth(), {}, []
     for start in managers:
         trail, on_trail, cur = [], set(), start

@@ -11,6 +11,7 @@ from orgchart.documents import fold
 from orgchart.store import checks as audit
 from orgchart.store import locations, sensorchecks
 from orgchart.store import names as store_names
+from orgchart.store.core import member
 
 
 def _state():
@@ -73,17 +74,24 @@ def heights_agree():
             )
 
 
+def _name_index_drift(snap, stored: dict, edges: dict):
+    """(owner, entries that differ) of each name index (of a manager's reports or a location's staff)
+    that does not list exactly the people its edges give."""
+    for owner in sorted(set(stored) | set(edges)):
+        want = {member(snap.employees[pk]["name"], pk) for pk in edges.get(owner, ())}
+        have = stored.get(owner, set())
+        if have != want:
+            yield owner, len(have ^ want)
+
+
 @invariant("orgchart", "each manager's report name index lists exactly its direct reports", repair=audit.rebuild)
 def report_name_indexes():
     snap, found = _state()
-    for boss in sorted(set(snap.report_names) | set(found.reports)):
-        want = {f"{fold(snap.employees[pk]['name'])}\0{pk}" for pk in found.reports.get(boss, ())}
-        have = snap.report_names.get(boss, set())
-        if have != want:
-            yield Violation(
-                f"employee {boss}: report name index differs from the manager fields in {len(have ^ want)} entries",
-                [keys.report_names(boss)],
-            )
+    for boss, wrong in _name_index_drift(snap, snap.report_names, found.reports):
+        yield Violation(
+            f"employee {boss}: report name index differs from the manager fields in {wrong} entries",
+            [keys.report_names(boss)],
+        )
 
 
 @invariant("orgchart", "no chain of command is stored; folded names match the names", repair=audit.rebuild)
@@ -122,12 +130,12 @@ def locations_agree():
 @invariant("orgchart", "name indexes list every employee and location once", repair=audit.rebuild)
 def name_indexes():
     snap = audit.snapshot()
-    want = {f"{fold(row['name'])}\0{pk}" for pk, row in snap.employees.items()}
+    want = {member(row["name"], pk) for pk, row in snap.employees.items()}
     if snap.names != want:
         yield Violation(f"employee name index differs in {len(snap.names ^ want)} entries", [keys.employee_names()])
     if snap.byname != {fold(row["name"]): str(pk) for pk, row in snap.employees.items()}:
         yield Violation("employee name lookup differs from the documents", [keys.employee_by_name()])
-    want = {f"{fold(name)}\0{pk}" for pk, name in snap.locations.items()}
+    want = {member(name, pk) for pk, name in snap.locations.items()}
     if snap.location_names != want:
         yield Violation("location name index differs from the documents", [keys.location_names()])
 
@@ -135,14 +143,11 @@ def name_indexes():
 @invariant("orgchart", "each location's staff name index lists exactly its staff", repair=audit.rebuild)
 def staff_name_indexes():
     snap, found = _state()
-    for place in sorted(set(snap.staff_names) | set(found.staff)):
-        want = {f"{fold(snap.employees[pk]['name'])}\0{pk}" for pk in found.staff.get(place, ())}
-        have = snap.staff_names.get(place, set())
-        if have != want:
-            yield Violation(
-                f"location {place}: staff name index differs from the location fields in {len(have ^ want)} entries",
-                [keys.staff_names(place)],
-            )
+    for place, wrong in _name_index_drift(snap, snap.staff_names, found.staff):
+        yield Violation(
+            f"location {place}: staff name index differs from the location fields in {wrong} entries",
+            [keys.staff_names(place)],
+        )
 
 
 @invariant(
@@ -172,9 +177,18 @@ def _as_tuple(row: dict) -> tuple[int, int, int, int] | None:
         return None
 
 
+def _rolled_up(rows: dict[str, dict], width: int) -> dict[str, tuple]:
+    """What the rollups one level up should hold, from the ``rows`` kept (by stamp) one level down."""
+    groups: dict[str, list] = defaultdict(list)
+    for stamp, row in rows.items():
+        if values := _as_tuple(row):
+            groups[stamp[:width]].append(values)
+    return {stamp: _combine(part) for stamp, part in groups.items()}
+
+
 def _expected_rollups(index):
-    """Per location and period, what each rollup should hold: hours from their raw samples,
-    days from their hours, months from their days (only where the level below is still kept)."""
+    """Per location, what each hourly rollup should hold: its raw samples' aggregate. Days come from
+    their hours, months from their days (``_rolled_up``), only where the level below is still kept."""
     hours: dict[int, dict[str, tuple]] = defaultdict(dict)
     for place, start, samples in sensorchecks.raw_buckets(index=index):
         if samples:
@@ -189,17 +203,8 @@ def _check_rollups(repair: bool = False):
     for place in sorted(places):
         stored = {p: sensorchecks.rollups_of(index[p].get(place, [])) for p in ("hour", "day", "month")}
         expected = {"hour": hours.get(place, {})}
-        kept_hours = {s: _as_tuple(r) for s, r in stored["hour"].items()}
-        days: dict[str, list] = defaultdict(list)
-        for stamp, row in kept_hours.items():
-            if row:
-                days[stamp[:8]].append(row)
-        expected["day"] = {d: _combine(rows) for d, rows in days.items()}
-        months: dict[str, list] = defaultdict(list)
-        for stamp, row in stored["day"].items():
-            if _as_tuple(row):
-                months[stamp[:6]].append(_as_tuple(row))
-        expected["month"] = {m: _combine(rows) for m, rows in months.items()}
+        expected["day"] = _rolled_up(stored["hour"], len("YYYYMMDD"))
+        expected["month"] = _rolled_up(stored["day"], len("YYYYMM"))
         for period in ("hour", "day", "month"):
             bad = {}
             for stamp, want in expected[period].items():

@@ -286,10 +286,6 @@ def _sensor(location_pk: int | str) -> str:
 
 
 _SENSOR_SCREENS = ("orgchart:location_detail",)
-_ROLLUP_WHY = (
-    "Updated by the same Lua script, in the same atomic step, as each raw write (our TS.CREATERULE), "
-    "so a chart reads one hash per bucket, never the samples."
-)
 
 
 @key(
@@ -307,43 +303,26 @@ def temp_raw(location_pk: int | str, hour: str) -> str:
     return f"{_sensor(location_pk)}:raw:{hour}"
 
 
-@key(
-    "hash",
-    BUCKET,
-    "Rollup of one hour: count, sum, min and max in hundredths of a degree.",
-    why=_ROLLUP_WHY,
-    screens=_SENSOR_SCREENS,
-    url="/orgchart/locations/{id}/",
-)
-def temp_hour(location_pk: int | str, stamp: str) -> str:
-    return f"{_sensor(location_pk)}:hour:{stamp}"
+def _rollup(period: str):
+    """Declare the rollup hash of one ``period`` (hour, day or month) of a location's sensor."""
+
+    @key(
+        "hash",
+        BUCKET,
+        f"Rollup of one {period}: count, sum, min and max in hundredths of a degree.",
+        why="Updated by the same Lua script, in the same atomic step, as each raw write (our TS.CREATERULE), "
+        "so a chart reads one hash per bucket, never the samples.",
+        screens=_SENSOR_SCREENS,
+        url="/orgchart/locations/{id}/",
+    )
+    def rollup(location_pk: int | str, stamp: str) -> str:
+        return f"{_sensor(location_pk)}:{period}:{stamp}"
+
+    return rollup
 
 
-@key(
-    "hash",
-    BUCKET,
-    "Rollup of one day: count, sum, min and max in hundredths of a degree.",
-    why=_ROLLUP_WHY,
-    screens=_SENSOR_SCREENS,
-    url="/orgchart/locations/{id}/",
-)
-def temp_day(location_pk: int | str, stamp: str) -> str:
-    return f"{_sensor(location_pk)}:day:{stamp}"
-
-
-@key(
-    "hash",
-    BUCKET,
-    "Rollup of one month: count, sum, min and max in hundredths of a degree.",
-    why=_ROLLUP_WHY,
-    screens=_SENSOR_SCREENS,
-    url="/orgchart/locations/{id}/",
-)
-def temp_month(location_pk: int | str, stamp: str) -> str:
-    return f"{_sensor(location_pk)}:month:{stamp}"
-
-
-_ROLLUPS = {"hour": temp_hour, "day": temp_day, "month": temp_month}
+_ROLLUPS = {period: _rollup(period) for period in ("hour", "day", "month")}
+temp_hour, temp_day, temp_month = _ROLLUPS.values()
 
 
 def temp_rollup(location_pk: int | str, period: str, stamp: str) -> str:

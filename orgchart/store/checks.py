@@ -30,7 +30,6 @@ class Snapshot:
     names: set[str] = field(default_factory=set)
     byname: dict[str, str] = field(default_factory=dict)
     location_names: set[str] = field(default_factory=set)
-    location_byname: dict[str, str] = field(default_factory=dict)
 
     def manager(self, pk: int) -> int | None:
         value = self.employees[pk].get("manager") or ""
@@ -103,7 +102,6 @@ def snapshot() -> Snapshot:
     snap.names = {m for m, _ in r.zscan_iter(keys.employee_names(), count=1000)}
     snap.byname = dict(r.hscan_iter(keys.employee_by_name(), count=1000))
     snap.location_names = {m for m, _ in r.zscan_iter(keys.location_names(), count=1000)}
-    snap.location_byname = dict(r.hscan_iter(keys.location_by_name(), count=1000))
     return snap
 
 

@@ -1,4 +1,4 @@
-"""What every part of the graph store shares: limits, the script runner and its Lua prelude,
+"""What every part of the graph store shares: limits, the script runner (its Lua in ``lua/*.lua``),
 name-index paging and the summary rows screens show.
 
 Writes are server-side scripts (``config.store.scripts``), one round trip each, atomic, with no WATCH loop. Every
@@ -16,7 +16,7 @@ from __future__ import annotations
 from config.activity import Actor
 from config.redis import client
 from config.store import EditConflict
-from config.store.scripts import execute, load, outcome, queue_script, register, run_script
+from config.store.scripts import execute, load, lua, outcome, queue_script, register, run_script
 from config.store.sorting import queue_sort
 from orgchart import conf, keys
 from orgchart.documents import Employee, fold
@@ -26,73 +26,29 @@ MAX_DEPTH = 10  # the deepest ``REPORTS_TO*N`` a screen asks for
 NODE_LIMIT = 100  # children shown per tree node, reports shown per depth
 _LEX_END = "\U0010ffff"
 
-# Shared by every script. ARGV[1..4] are the key-name pieces of keys.graph_prefixes(); ARGV[5..7]
-# the event's stream cap, actor and link; a script's own arguments start at ARGV[8].
-# The key prefixes every script is sent (``keys.graph_prefixes``): all a script that only walks needs.
-PREFIXES = """
-local E, RS, L, SS = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-"""
-PRELUDE = (
-    PREFIXES
-    + """local function emp(id) return E .. id end
-local function reports(id) return E .. id .. RS end
-local function staff(id) return L .. id .. SS end
-local SUMMARY = {'name', 'title', 'location', 'location_name', 'manager', 'full_time', 'direct', 'total'}
-local function summary(id) return redis.call('HMGET', E .. id, unpack(SUMMARY)) end
--- Replies are flat arrays (see ``Flat``): a row is its id then its summary fields, a list its
--- length then its items.
-local function put_row(out, id)
-  out[#out + 1] = id
-  local row = summary(id)
-  for i = 1, #SUMMARY do out[#out + 1] = row[i] end
-end
-local function put_rows(out, ids, limit)
-  local n = math.min(#ids, limit or #ids)
-  out[#out + 1] = n
-  for i = 1, n do put_row(out, ids[i]) end
-end
-local function put_list(out, list)
-  out[#out + 1] = #list
-  for i = 1, #list do out[#out + 1] = list[i] end
-end
-local function event(stream, verb, entity, id, label, link)
-  redis.call('XADD', stream, 'MAXLEN', ARGV[5], '*', 'actor', ARGV[6], 'verb', verb, 'app', 'orgchart',
-    'entity', entity, 'object_id', id, 'label', label, 'link', link)
-end
--- Write scripts answer as every store's do (``config.store.scripts.outcome``, decoded by ``written``).
-local function refuse(field, message) return {'refused', field, message} end
-local function missing(message) return {'missing', message} end
-local function conflict(key) return {'conflict', unpack(redis.call('HGETALL', key))} end
--- SADD/SREM of many members, a thousand at a time (Lua's unpack has a stack limit).
-local function each_chunk(members, call)
-  for i = 1, #members, 1000 do call({unpack(members, i, math.min(i + 999, #members))}) end
-end
-"""
-)
-
 
 class Script:
-    """A graph script: the shared prelude and its body, called with the key prefixes and the event's
-    arguments ahead of its own (``config.store.scripts`` sends it)."""
+    """A graph script, called with the key prefixes and the event's arguments ahead of its own
+    (``config.store.scripts`` sends it)."""
 
     registry: list[Script] = []
 
-    def __init__(self, body: str, prelude: str = PRELUDE):
-        """``prelude``: the shared functions the body calls. A script that calls none of them (the subtree
-        walk) takes ``PREFIXES`` alone: the server builds each function anew on every call."""
-        self.source = register(prelude + body)
+    def __init__(self, *names: str):
+        """``names``: its ``lua/*.lua`` files, joined after the key prefixes: the shared ``prelude`` first
+        where the body calls it (the server builds each function anew on every call, so a walk that calls
+        none goes without)."""
+        self.source = register(lua(__file__, "prefixes", *names))
         Script.registry.append(self)
 
     def __call__(self, keys_: list[str], args: list, actor: Actor | None = None, link: str = ""):
         return run_script(self.source, keys_, self._argv(args, actor, link))
 
     def read(self, keys_: list[str], args: list) -> list:
-        """Run a read alone: one script call costs the client less than a pipeline of one. No event
-        arguments."""
+        """Run a read alone (no event arguments): one script call costs the client less than a pipeline of one."""
         return run_script(self.source, keys_, [*keys.graph_prefixes(), 0, "", "", *args])
 
     def queue(self, pipe, keys_: list[str], args: list, actor: Actor | None = None, link: str = "") -> None:
-        """Queue a call on a plain pipeline (see ``run``): a read, or with ``actor`` a write and its event.
+        """Queue a call on a plain pipeline: a read, or with ``actor`` a write and its event.
         A write queued beside other commands is safe to send again only if a NOSCRIPT stopped it."""
         argv = self._argv(args, actor, link) if actor else [*keys.graph_prefixes(), 0, "", "", *args]
         queue_script(pipe, self.source, keys_, argv)
@@ -183,40 +139,12 @@ def search_range(q: str) -> tuple[str, str]:
     return "[" + fold(q), "[" + fold(q) + _LEX_END
 
 
-# KEYS: a lexical name index (``folded name\0id`` members). ARGV: low, high (ZRANGEBYLEX bounds),
-# offset, count, '1' for descending, what each row reads: 'employee' (the summary fields) or
-# 'location' (the name and the head count). Flat: the count in range, then one page of rows (id
-# and fields each): the list's index and its rows in one round trip.
-NAME_PAGE = Script(
-    """
-local low, high, offset, count = ARGV[8], ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11])
-local total = redis.call('ZLEXCOUNT', KEYS[1], low, high)
-local members
-if ARGV[12] == '1' then
-  members = redis.call('ZREVRANGEBYLEX', KEYS[1], high, low, 'LIMIT', offset, count)
-else
-  members = redis.call('ZRANGEBYLEX', KEYS[1], low, high, 'LIMIT', offset, count)
-end
-local out, nul = {total}, string.char(0)
-for _, entry in ipairs(members) do
-  local id = string.sub(entry, string.find(entry, nul, 1, true) + 1)
-  if ARGV[13] == 'employee' then
-    put_row(out, id)
-  else
-    out[#out + 1] = id
-    out[#out + 1] = redis.call('HGET', L .. id, 'name')
-    out[#out + 1] = redis.call('SCARD', staff(id))
-  end
-end
-return out
-"""
-)
+NAME_PAGE = Script("prelude", "name_page")
 
 
 def name_page(index: str, state, rows: str) -> tuple[int, list]:
-    """The count matching ``state.q`` (a prefix) and one page of a lexical name index, flat: each
-    row its id then its fields, read in the same script (``rows``: 'employee', the summary fields,
-    or 'location', the name and head count): one round trip."""
+    """The count matching ``state.q`` (a prefix) and one page of a lexical name index, each row's
+    fields read in the same script (``rows``: 'employee' or 'location'), flat: one round trip."""
     low, high = search_range(state.q)
     pipe = pipeline()
     args = [low, high, state.offset, state.per_page, "1" if state.descending else "0", rows]

@@ -24,50 +24,19 @@ class Imported:
     first_location: int
 
 
-# KEYS: the name index, the name lookup, then four per person: the employee's hash, the set its
-# REPORTS_TO edge joins (its manager's report set, or the roots), its location's staff set and
-# staff name index (the employee's hash again when it has no location). ARGV: how many people,
-# how many hash fields, their names, then per person its id, folded name, '1' when it has a
-# location, and the hash's values. The bulk write of an import into an empty org chart: each call
-# writes a bounded number of people (``BULK_PEOPLE``), many calls go out per round trip.
-_BULK = Script(
-    """
-local n, f = tonumber(ARGV[8]), tonumber(ARGV[9])
-local names = {}
-for i = 1, f do names[i] = ARGV[9 + i] end
-local a, k, nul = 10 + f, 4, string.char(0)
-for _ = 1, n do
-  local pk, folded, placed = ARGV[a], ARGV[a + 1], ARGV[a + 2] == '1'
-  local fields = {}
-  for i = 1, f do fields[2 * i - 1] = names[i]; fields[2 * i] = ARGV[a + 2 + i] end
-  redis.call('HSET', KEYS[k], unpack(fields))
-  redis.call('SADD', KEYS[k + 1], pk)
-  if placed then
-    redis.call('SADD', KEYS[k + 2], pk)
-    redis.call('ZADD', KEYS[k + 3], 0, folded .. nul .. pk)
-  end
-  redis.call('ZADD', KEYS[1], 0, folded .. nul .. pk)
-  redis.call('HSET', KEYS[2], folded, pk)
-  a, k = a + 3 + f, k + 4
-end
-return n
-"""
-)
+_BULK = Script("prelude", "bulk")
 BULK_PEOPLE = 200  # people per script call: a few milliseconds of the server each
 BULK_CALLS = 10  # script calls per round trip
 
 
 def import_graph(data, actor: Actor, *, atomic: bool = True, chunk: int = 2000) -> Imported:
-    """Write a whole checked graph (``orgchart.importing.OrgData``: names are the identifiers, the
-    reporting lines acyclic): documents, both sides of every edge, report counts and indexes.
+    """Write a whole checked graph (``orgchart.importing.OrgData``): documents, both sides of every
+    edge, report counts and indexes.
 
-    ``actor`` may be passed by position or keyword (``actor=Actor("import")``). ``atomic`` (the
-    default) writes it all in one transaction with the name indexes WATCHed, so a name taken
-    meanwhile fails the import instead of doubling a name. ``atomic=False`` is the bulk path for
-    loading a large org into a store nobody else writes to (seeding, measuring): the names are
-    checked first, then the people go out through ``write_people`` (a bounded script call per
-    ``BULK_PEOPLE``, many per round trip), so no single call holds the server for the whole org.
-    Either way the graph scripts are loaded afterwards.
+    ``atomic`` writes it all in one transaction with the name indexes WATCHed, so a name taken
+    meanwhile fails the import instead of doubling a name. ``atomic=False`` is the bulk path into a
+    store nobody else writes to (seeding, measuring): names checked first, then ``write_people``,
+    so no single call holds the server for the whole org. Either way the scripts are loaded after.
     """
     people, places = list(data.people.items()), list(data.locations.items())
 
@@ -174,14 +143,10 @@ def record_import(actor: Actor, entity: str, first: int, label: str) -> None:
 
 def write_people(people, location_names: dict[int, str], *, places=(), event: Event | None = None) -> int:
     """Bulk write of whole people into an empty org chart: ``people`` yields (id, name, title,
-    manager id, location id, full time), and the version to keep an exported one (else 1), every
-    manager among them. Writes each document with its
-    report counts and copied location name, both sides of both edges, the name indexes and the
-    trigram sets: ``_BULK`` script calls, ``BULK_CALLS`` per round trip, then the trigram sets
-    (one SADD per thousand members). The first round trip also loads every graph script, ahead of
-    its bulk calls (which are sent without a NOSCRIPT retry; the screens that read the org next pay
-    none either), and writes ``places``, (id, name) locations as ``write_locations`` does;
-    ``event`` goes with the last. Returns how many were written."""
+    manager id, location id, full time, and the version to keep an exported one), every manager
+    among them. ``_BULK`` calls, ``BULK_CALLS`` a round trip, then the trigram sets. The first round
+    trip loads every graph script ahead of its calls (sent with no NOSCRIPT retry) and writes
+    ``places`` as ``write_locations`` does; ``event`` goes with the last. Returns how many."""
     rows = list(people)
     pipe = client().pipeline(transaction=False)
     load(*(script.source for script in Script.registry), pipe=pipe)
@@ -310,8 +275,7 @@ def tree_counts(managers: dict) -> tuple[dict, dict, dict]:
 
 
 def queue_report_indexes(pipe, managers: dict, height: dict, folded: dict, ids=None) -> int:
-    """ZADDs of every manager's heights index (``keys.report_heights``: the reports who manage others,
-    by their height) and report name index (``keys.report_names``), a thousand members a command.
+    """ZADDs of every manager's heights and report name index, a thousand members a command.
     ``folded`` gives each node's folded name, ``ids`` its id (else the node is one). Returns the
     commands queued."""
     tall: dict = {}

@@ -21,129 +21,17 @@ from orgchart.store.core import (
     written,
 )
 
-__all__ = [
-    "LocationOverview",
-    "get_location",
-    "location_page",
-    "location_choices",
-    "location_overview",
-    "save_location",
-    "delete_location",
-    "forget_sensor",
-    "UNLINK_CHUNK",
-]
+_CHOICES = Script("prelude", "location_choices")
 
-# KEYS: the location name index. ARGV: how many. (id, name) of the first locations by name; each
-# name is read from the hash the index entry points to.
-_CHOICES = Script(
-    """
-local out, nul = {}, string.char(0)
-for _, entry in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[8]) - 1)) do
-  local at = string.find(entry, nul, 1, true)
-  local id = string.sub(entry, at + 1)
-  local name = redis.call('HGET', L .. id, 'name')
-  if name then out[#out + 1] = id; out[#out + 1] = name end
-end
-return out
-"""
-)
+_STAFF_PAGE = Script("prelude", "staff_page")
 
-# KEYS: a location's staff name index. ARGV: offset, count. One page of its staff in name order,
-# flat: id and shown fields of each.
-_STAFF_PAGE = Script(
-    """
-local out, nul = {}, string.char(0)
-for _, entry in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[8], tonumber(ARGV[8]) + tonumber(ARGV[9]) - 1)) do
-  put_row(out, string.sub(entry, string.find(entry, nul, 1, true) + 1))
-end
-return out
-"""
-)
+_DRAW = Script("prelude", "draw_location")
 
-# KEYS: the name lookup, the id counter. ARGV: folded name, name. Draws an id for a new location
-# only when the name is free: {'ok', the id}.
-_DRAW = Script(
-    """
-local owner = redis.call('HGET', KEYS[1], ARGV[8])
-if owner then return refuse('name', 'Another location (#' .. owner .. ") is already called '" .. ARGV[9] .. "'.") end
-return {'ok', redis.call('INCR', KEYS[2])}
-"""
-)
+_SAVE = Script("prelude", "save_location")
 
-# KEYS: the location, its staff set, the name lookup, the name index, the event stream.
-# ARGV: id, '1' when creating, name, folded name, the version the edit was made on ('' for a new
-# location, or to write whatever is stored). A rename rewrites the name copied onto its staff.
-# Replies {'ok', id}; or, nothing written, {'missing', message} when the location renamed no longer
-# exists, {'conflict', the stored hash's fields and values} when it is at another version.
-_SAVE = Script(
-    """
-local pk, creating, name, folded = ARGV[8], ARGV[9] == '1', ARGV[10], ARGV[11]
-local old = redis.call('HMGET', KEYS[1], 'name', 'folded', 'version')
-if not creating and not old[1] then return missing('This location no longer exists.') end
-if ARGV[12] ~= '' and (old[3] or '0') ~= ARGV[12] then return conflict(KEYS[1]) end
-local owner = redis.call('HGET', KEYS[3], folded)
-if owner and owner ~= pk then
-  return refuse('name', 'Another location (#' .. owner .. ") is already called '" .. name .. "'.")
-end
-redis.call('HSET', KEYS[1], 'schema', '2', 'name', name, 'folded', folded)
-redis.call('HINCRBY', KEYS[1], 'version', 1)
-if old[2] and old[2] ~= folded then
-  redis.call('ZREM', KEYS[4], old[2] .. '\\0' .. pk)
-  redis.call('HDEL', KEYS[3], old[2])
-end
-redis.call('ZADD', KEYS[4], 0, folded .. '\\0' .. pk)
-redis.call('HSET', KEYS[3], folded, pk)
-if old[1] and old[1] ~= name then
-  for _, m in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('HSET', emp(m), 'location_name', name) end
-end
-event(KEYS[5], creating and 'created' or 'updated', 'location', pk, name, ARGV[7])
-return {'ok', pk}
-"""
-)
+_DELETE = Script("prelude", "delete_location")
 
-# KEYS: the location, its staff set, the name lookup, the name index, the event stream, its staff
-# name index, then the successor's hash, staff set and staff name index (when given). ARGV: id,
-# successor. The graph's half of a delete; its sensor data goes next (``forget_sensor``).
-# Replies {'ok', the name deleted}, {'missing', message} or a refusal.
-_DELETE = Script(
-    """
-local pk, succ = ARGV[8], ARGV[9]
-local row = redis.call('HMGET', KEYS[1], 'name', 'folded')
-if not row[1] then return missing('This location no longer exists.') end
-if succ == pk then return refuse('successor', 'Pick another location for the staff.') end
-local newname = ''
-if succ ~= '' then
-  newname = redis.call('HGET', KEYS[7], 'name')
-  if not newname then return refuse('successor', 'There is no location #' .. succ .. '.') end
-end
-local members = redis.call('SMEMBERS', KEYS[2])
-for _, m in ipairs(members) do
-  redis.call('HSET', emp(m), 'location', succ, 'location_name', newname)
-  redis.call('HINCRBY', emp(m), 'version', 1)
-end
-if succ ~= '' then
-  each_chunk(members, function(part) redis.call('SADD', KEYS[8], unpack(part)) end)
-  redis.call('ZUNIONSTORE', KEYS[9], 2, KEYS[9], KEYS[6])
-end
-redis.call('ZREM', KEYS[4], (row[2] or '') .. '\\0' .. pk)
-redis.call('HDEL', KEYS[3], row[2] or '')
-redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[6])
-event(KEYS[5], 'deleted', 'location', pk, row[1], '')
-return {'ok', row[1]}
-"""
-)
-
-# KEYS: a location's sensor's latest hash. ARGV: now. The sensor data's half of a delete begins, in
-# its own slot: the latest hash emptied to its tombstone (``deleted``; the ingest writes nothing for
-# a tombstoned sensor), answering the first and last reading it held, which name the buckets.
-_TOMBSTONE = Script(
-    """
-local latest = redis.call('HMGET', KEYS[1], 'first', 'ts')
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'deleted', ARGV[8])
-return {latest[1] or '', latest[2] or ''}
-"""
-)
+_TOMBSTONE = Script("prelude", "tombstone")
 UNLINK_CHUNK = 500  # bucket keys an UNLINK: no one command holds Redis for long (a year is 18,000 keys)
 
 
@@ -153,9 +41,8 @@ def get_location(pk: int) -> Location | None:
 
 
 def location_page(state) -> tuple[list[tuple[Location, int]], int, bool]:
-    """One page of locations in name order with their head counts, the total, and False (as
-    ``employee_page`` answers: a search of a name's start reads a page, never a capped list): one
-    round trip (a script reads the page of the name index, each name and head count)."""
+    """One page of locations by name with their head counts, the total, and False (a prefix search
+    is never capped, unlike ``employee_page``'s): one script, one round trip."""
     total, flat = name_page(keys.location_names(), state, "location")
     rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
     return [(Location(int(pk), name), int(staff)) for pk, name, staff in rows if name is not None], total, False
@@ -178,11 +65,9 @@ def location_choices() -> list[tuple[int, str]]:
 
 
 def save_location(pk: int | None, name: str, *, actor: Actor, version: str | None = None) -> int:
-    """Create or rename a location: one script (two round trips to create: the id is drawn first,
-    only once the name is known to be free). A rename rewrites the name copied onto its staff.
-    ``version`` is the one the edit form was opened at: the script refuses the save
-    (``EditConflict``, with the location as stored) when the location is at another, and counts
-    one more when it writes."""
+    """Create or rename a location in one script (a new one's id is drawn first, only once the name
+    is free). A rename rewrites the name copied onto its staff. ``version``: the one the form was
+    opened at; another stored refuses the save (``EditConflict``, with the location as stored)."""
     name = " ".join(name.split())
     creating = pk is None
     if creating:
@@ -198,11 +83,9 @@ def delete_location(pk: int, successor: int | None, *, actor: Actor) -> str:
     Returns the name deleted.
 
     The location lives in the graph's slot and its sensor data in a slot of its own
-    (``keys.sensor_tag``), so on a cluster no one script can do both: two steps. The graph's
-    script (the location, its edges and index entries, the event), sent with a read of the
-    sensor's first and last reading in one round trip; then the sensor's (``forget_sensor``),
-    one more. A process that dies between the two leaves sensor data of a location that no
-    longer exists: ``check_integrity`` reports it and ``--repair`` finishes the delete.
+    (``keys.sensor_tag``), so on a cluster no one script can do both: the graph's script, sent with
+    a read of the sensor's span, then ``forget_sensor``. A process that dies between the two leaves
+    sensor data of a location that no longer exists: ``check_integrity --repair`` finishes the delete.
     """
     keys_ = [
         keys.location(pk), keys.staff(pk), keys.location_by_name(), keys.location_names(), events_key(),
@@ -223,12 +106,10 @@ def forget_sensor(pk: int, span: tuple[str | None, str | None] | None = None) ->
     """Remove a deleted location's sensor data and leave its tombstone.
 
     One round trip: the tombstone's script, then UNLINKs of every bucket named from ``span`` (the
-    sensor's first and last reading as the caller read them, None for none; ``keys.sensor_keys``,
-    no scan), ``UNLINK_CHUNK`` keys a command, so that other clients are served between them where
-    one script would hold Redis for tens of milliseconds. With the tombstone down nothing lands
-    any more: if a reading landed before it, the buckets the tombstone's answer names beyond those
-    go in one more round trip. Without ``span`` (a repair, maybe of a delete stopped after its
-    tombstone), whatever is left of the location's keys is found by SCAN of its node.
+    first and last reading the caller read; no scan), ``UNLINK_CHUNK`` keys a command, so other
+    clients are served between them where one script would hold Redis long. With the tombstone down
+    nothing lands any more; buckets of a reading that landed before it go in one more round trip.
+    Without ``span`` (a repair), whatever is left of the location's keys is found by SCAN.
     """
     latest = keys.temp_latest(pk)
     first, last = span or (None, None)
@@ -265,8 +146,7 @@ class LocationOverview:
 
 
 def location_overview(pk: int, offset: int, count: int) -> LocationOverview | None:
-    """The location, its head count, one name-ordered page of staff (a range of its staff name
-    index, each row's shown fields read in the same script) and its sensor's newest reading: one
+    """The location, its head count, one page of staff by name and its sensor's newest reading: one
     round trip, whose cost follows the page and not the head count."""
     pipe = pipeline()
     pipe.hgetall(keys.location(pk))

@@ -26,11 +26,9 @@ def _ranked(text: str, limit: int, cap: int) -> tuple[list[tuple[str, str]], boo
     """(id, name) of the employees whose name holds ``text``: the names that are ``text`` first, then those
     starting with it, then any other holding it, each group in name order; and whether more matched.
 
-    One round trip (a MULTI): the lexical name index's range of names starting with the text
-    (ZRANGEBYLEX … LIMIT, at most ``limit`` + 1 entries) beside the n-gram search (at most ``cap``
-    candidates). The pieces' candidates are read in no useful order, so in a large org the one person
-    whose full name was typed could be past their cap; the name index's range holds that person (and
-    everyone whose name starts so) whatever the cap: what a user typed whole is never hidden."""
+    One round trip: the name index's range of names starting with the text beside the n-gram search
+    (at most ``cap`` candidates, read in no useful order). The range holds the person whose full name
+    was typed whatever the cap: what a user typed whole is never hidden."""
     query = Query.parse(text)
     if not query.usable:
         return [], False
@@ -65,9 +63,8 @@ def suggest_employees(text: str, limit: int = 8) -> list[tuple[str, str]]:
 
 
 def search_employee_ids(text: str) -> tuple[list[int], bool]:
-    """Every matching employee id (up to ``SEARCH_LIMIT``), the exact and prefix matches first, then the
-    others in name order (``_ranked``), and whether more matched: one round trip, reading at most
-    ``SEARCH_LIMIT`` candidates with their names, as the other apps' lists do."""
+    """Every matching employee id (up to ``SEARCH_LIMIT``), ranked as ``_ranked`` does, and whether
+    more matched."""
     ranked, capped = _ranked(text, SEARCH_LIMIT, SEARCH_LIMIT)
     return [int(pk) for pk, _ in ranked], capped
 

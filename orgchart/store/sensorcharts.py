@@ -21,18 +21,7 @@ from orgchart.store.sensors import HOUR, _day_stamp, _hour_stamp, _month_stamp, 
 
 FIELDS = ("count", "sum", "min", "max")
 
-# KEYS: the rollup hashes, in slot order. Flat: each hash's count, sum, min and max (nil when the
-# bucket has no readings).
-_READ = Script(
-    """
-local out = {}
-for i = 1, #KEYS do
-  local row = redis.call('HMGET', KEYS[i], 'count', 'sum', 'min', 'max')
-  for j = 1, 4 do out[#out + 1] = row[j] end
-end
-return out
-"""
-)
+_READ = Script("prelude", "rollups")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import numpy as np
 
 from config.redis import client, raw_client
 from config.store import NotFound
-from config.store.scripts import execute, queue_script, register
+from config.store.scripts import execute, lua, queue_script, register
 from orgchart import conf, keys
 
 OFFSET = 32768  # stored = hundredths + OFFSET, so an all-zero record never looks like a reading
@@ -50,125 +50,7 @@ def retention() -> Retention:
     return Retention(*(int(days[period]) * DAY for period in ("raw", "hour", "day", "month")))
 
 
-_INGEST = register("""
-local function decode(s)
-  local secs, vals = {}, {}
-  local pos = 1
-  while pos <= #s do
-    local sec, val
-    sec, val, pos = struct.unpack('>HH', s, pos)
-    secs[#secs + 1] = sec
-    vals[sec] = val - 32768
-  end
-  return secs, vals
-end
-
--- A deleted location's sensor keeps a tombstone in its latest hash: nothing is written for it again.
-if redis.call('HEXISTS', KEYS[5], 'deleted') == 1 then return -2 end
-local batch = ARGV[6]
-local first_new = struct.unpack('>H', batch, 1)
-local last_new, last_value = struct.unpack('>HH', batch, #batch - 3)
-last_value = last_value - 32768
-local last_old = -1
-local size = redis.call('STRLEN', KEYS[1])
-if size >= 4 then last_old = struct.unpack('>H', redis.call('GETRANGE', KEYS[1], size - 4, size - 1)) end
--- Called with the five keys of an append only: a merge may recompute the day's and month's extremes from
--- the rollups below them, so it asks (having written nothing) to be called again with every key.
-if #KEYS == 5 and first_new <= last_old then return -1 end
-
-local add_count, add_sum, bmin, bmax = 0, 0, nil, nil
-local replaced = false
-if first_new > last_old then
-  -- the usual case, samples after the stored ones: the caller's count, sum, min and max of the batch
-  redis.call('APPEND', KEYS[1], batch)
-  add_count, add_sum, bmin, bmax = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-else
-  local new_secs, new_vals = decode(batch)
-  local secs, vals = decode(redis.call('GET', KEYS[1]) or '')
-  for _, sec in ipairs(new_secs) do
-    local v = new_vals[sec]
-    local old = vals[sec]
-    if old == nil then
-      secs[#secs + 1] = sec
-      add_count = add_count + 1
-      add_sum = add_sum + v
-    else
-      add_sum = add_sum + v - old
-      if v ~= old then replaced = true end
-    end
-    vals[sec] = v
-    if bmin == nil or v < bmin then bmin = v end
-    if bmax == nil or v > bmax then bmax = v end
-  end
-  table.sort(secs)
-  local parts = {}
-  for i, sec in ipairs(secs) do parts[i] = struct.pack('>HH', sec, vals[sec] + 32768) end
-  redis.call('SET', KEYS[1], table.concat(parts))
-  if replaced then
-    -- a corrected value may have been the hour's min or max: recompute the hour from its samples
-    local c, s, mn, mx = 0, 0, nil, nil
-    for _, sec in ipairs(secs) do
-      local v = vals[sec]
-      c = c + 1; s = s + v
-      if mn == nil or v < mn then mn = v end
-      if mx == nil or v > mx then mx = v end
-    end
-    redis.call('HSET', KEYS[2], 'count', c, 'sum', s, 'min', mn, 'max', mx)
-  end
-end
-
-local function fold(key, count, sum, mn, mx)
-  redis.call('HINCRBY', key, 'count', count)
-  redis.call('HINCRBY', key, 'sum', sum)
-  local cur = redis.call('HMGET', key, 'min', 'max')
-  if cur[1] == false or mn < tonumber(cur[1]) then redis.call('HSET', key, 'min', mn) end
-  if cur[2] == false or mx > tonumber(cur[2]) then redis.call('HSET', key, 'max', mx) end
-end
-
-local function recompute_extremes(key, first, last)
-  local mn, mx = nil, nil
-  for i = first, last do
-    local cur = redis.call('HMGET', KEYS[i], 'min', 'max')
-    if cur[1] then
-      local a, b = tonumber(cur[1]), tonumber(cur[2])
-      if mn == nil or a < mn then mn = a end
-      if mx == nil or b > mx then mx = b end
-    end
-  end
-  redis.call('HSET', key, 'min', mn, 'max', mx)
-end
-
-local days_from = 6 + 24
-if not replaced then
-  fold(KEYS[2], add_count, add_sum, bmin, bmax)
-  fold(KEYS[3], add_count, add_sum, bmin, bmax)
-  fold(KEYS[4], add_count, add_sum, bmin, bmax)
-else
-  redis.call('HINCRBY', KEYS[3], 'count', add_count)
-  redis.call('HINCRBY', KEYS[3], 'sum', add_sum)
-  recompute_extremes(KEYS[3], 6, days_from - 1)
-  redis.call('HINCRBY', KEYS[4], 'count', add_count)
-  redis.call('HINCRBY', KEYS[4], 'sum', add_sum)
-  recompute_extremes(KEYS[4], days_from, #KEYS)
-end
-
-local ttls = {ARGV[1], ARGV[2], ARGV[3], ARGV[4]}
-for i = 1, 4 do
-  if tonumber(ttls[i]) > 0 then redis.call('EXPIRE', KEYS[i], ttls[i]) end
-end
-
-local hour_start = tonumber(ARGV[5])
-local newest = hour_start + last_new
-local oldest = hour_start + first_new
-local latest = redis.call('HMGET', KEYS[5], 'ts', 'first')
-if latest[1] == false or newest >= tonumber(latest[1]) then
-  redis.call('HSET', KEYS[5], 'ts', newest, 'value', last_value)
-end
-if latest[2] == false or oldest < tonumber(latest[2]) then
-  redis.call('HSET', KEYS[5], 'first', oldest)
-end
-return add_count
-""")
+_INGEST = register(lua(__file__, "ingest"))
 
 
 def _hour_stamp(moment: datetime) -> str:
@@ -204,9 +86,8 @@ class _Keys:
         self.shared: dict[int, tuple[str, str, str, str]] = {}  # per day: its stamp, its day, month, latest
 
     def appending(self, hour_start: int) -> list[str]:
-        """The keys of an append: the first five of ``self(hour_start)`` (the hour's raw bucket, its hour,
-        day and month rollups, the latest reading), built without the day's and month's lists, and the
-        three an hour shares with its day built once a day."""
+        """The first five keys of ``self(hour_start)``, all an append needs, without the day's and
+        month's lists; the three an hour shares with its day built once a day."""
         day_start = hour_start - hour_start % DAY
         shared = self.shared.get(day_start)
         if shared is None:
@@ -250,11 +131,9 @@ _RECORDS = np.dtype([("second", ">u2"), ("value", ">u2")])  # RECORD's layout, a
 
 
 def _hours(seconds: Sequence[int], hundredths: Sequence[int]) -> list[tuple[int, bytes, int, int, int, int]]:
-    """The ingest arguments of each sensor-hour the samples (unix seconds and hundredths, two
-    columns) touch, in time order: its start, its records packed, and its count, sum, min and max.
-    The last sample of a second wins. Worked a column at a time with numpy, not a sample at a time
-    in Python: a year of one sensor's 6-second samples is 5 million. A reading out of range refuses
-    them all, before any hour is sent."""
+    """The ingest arguments (start, records packed, count, sum, min, max) of each sensor-hour the
+    samples touch, in time order; the last sample of a second wins. Worked a column at a time with
+    numpy: a year of 6-second samples is 5 million. A reading out of range refuses them all."""
     times, values = _column(seconds), _column(hundredths)
     if not len(times):
         return []
@@ -311,18 +190,13 @@ def record_readings(location: int, readings: Iterable[tuple[int, float]], batch_
 def record_samples(
     location: int, seconds: Sequence[int], degrees: Sequence[float], batch_hours: int = BATCH_HOURS
 ) -> int:
-    """Store one location's sensor samples, given as two columns (unix seconds, degrees): the one
-    write path, for a live feed and for the generator alike (the columns spare a bulk feed a pair
-    built and taken apart again per sample). One script call per sensor-hour, each atomic,
-    ``batch_hours`` of them per pipelined round trip; when there are several round trips, each is
-    sent on a second thread while the next is built. Each call carries the hour's count, sum, min
-    and max, which the script folds into the rollups when the samples come after those stored (the
-    usual case, which needs only the hour's five keys); otherwise the script merges and recomputes
-    from the samples and the rollups below, so such an hour is sent again with every key it may touch
-    (one more round trip for the hours that came late). Returns how many new samples were stored (a
-    repeated timestamp replaces its sample and is not counted). A reading out of range refuses the
-    whole call before anything is written; a deleted location's sensor refuses every reading from
-    its delete on (NotFound: its tombstone, ``locations.delete_location``)."""
+    """Store one location's sensor samples, two columns (unix seconds, degrees): the one write path,
+    for a live feed and the generator alike. One atomic script call per sensor-hour, ``batch_hours`` a
+    round trip, carrying the hour's count, sum, min and max, which the script folds into the rollups
+    when the samples come after those stored (the hour's five keys); otherwise it merges and
+    recomputes, so a late hour is sent again with every key it may touch. Returns the new samples
+    stored (a repeated timestamp replaces its sample). A reading out of range refuses the whole call
+    before any write; a deleted location's sensor refuses every reading (NotFound: its tombstone)."""
     return record_hundredths(location, seconds, _hundredths(degrees), batch_hours)
 
 
@@ -347,10 +221,8 @@ def _hundredths(degrees: Sequence[float]) -> np.ndarray:
 def record_hundredths(
     location: int, seconds: Sequence[int], hundredths: Sequence[int], batch_hours: int = BATCH_HOURS
 ) -> int:
-    """``record_samples`` of temperatures in integer hundredths of a degree, as they are stored: a bulk
-    feed that holds them so (the benchmark's generator keeps an array of them) is spared rounding
-    them. Each column is worked whole (``_hours``), so a feed's client time follows its hours, not its
-    samples: a year of samples a few seconds apart is millions of them."""
+    """``record_samples`` of temperatures already in integer hundredths, as stored: a bulk feed that
+    keeps them so (the benchmark's generator) is spared rounding them."""
     if len(seconds) != len(hundredths):
         raise ValueError(f"{len(seconds)} times for {len(hundredths)} temperatures")
     calls = _hours(seconds, hundredths)
@@ -393,8 +265,7 @@ def used_memory() -> int:
 
 
 def sensor_span(location: int) -> tuple[int, int] | tuple[None, None]:
-    """The first and last reading's time of a location's sensor (None, None: it has none): the span
-    that names its buckets."""
+    """The first and last reading's time of a location's sensor, which name its buckets (None, None: none)."""
     first, last = client().hmget(keys.temp_latest(location), "first", "ts")
     return (int(first), int(last)) if first and last else (None, None)
 
