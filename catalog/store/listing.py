@@ -20,7 +20,7 @@ from catalog.store.core import NAMES
 from catalog.store.prefetch import Prefetched, prefetch, search_names
 from config.redis import client
 from config.store.ngramtext import Query
-from config.store.scripts import execute, queue_script, register, run_script
+from config.store.scripts import execute, lua, queue_script, register, run_script
 from config.store.sorting import SORT_LUA
 
 TEMP_TTL = 60
@@ -55,38 +55,10 @@ class ProductList:
         return self.total if keys.PARTITIONS == 1 else min(self.total, gather.WINDOW_LIMIT)
 
 
-# A page read from one sorted set, with no set algebra: the total, the page joined to its fields
-# (SORT ... BY nosort keeps the sorted set's order and applies the page as a range), the catalog's
-# size, the tag cloud, the page's scores when asked (for the merge of several partitions) and each
-# type's count. One script instead of a MULTI of eleven commands: the client packs one command and
-# parses one reply (the web process's CPU is what a page costs beyond its round trip); the server
-# runs the same reads, and copying the page through Lua costs it about what the client saves, so the
-# round trip's own time stays the same.
-# KEYS: the source, every product's index, the tag cloud, then each type's set.
-# ARGV: offset, count (1 or more), ASC or DESC, the tag cloud's size (0: all), "0" for the rows, "1" for the
-# rows and their scores, "2" for the scores alone (the ids with them), then the GET patterns.
-_PAGE = register(
-    SORT_LUA
-    + """
-local options = {'BY', 'nosort', 'LIMIT', ARGV[1], ARGV[2], ARGV[3]}
-for i = 6, #ARGV do
-  options[#options + 1] = 'GET'
-  options[#options + 1] = ARGV[i]
-end
-local rows = {}
-if ARGV[5] ~= '2' then rows = sort(KEYS[1], unpack(options)) end
-local reply = {redis.call('ZCARD', KEYS[1]), rows, redis.call('ZCARD', KEYS[2])}
-reply[4] = redis.call('ZREVRANGE', KEYS[3], 0, tonumber(ARGV[4]) - 1, 'WITHSCORES')
-reply[5] = {}
-if ARGV[5] ~= '0' then
-  local first, last, range = tonumber(ARGV[1]), tonumber(ARGV[1]) + tonumber(ARGV[2]) - 1, 'ZRANGE'
-  if ARGV[3] == 'DESC' then range = 'ZREVRANGE' end
-  reply[5] = redis.call(range, KEYS[1], first, last, 'WITHSCORES')
-end
-for i = 4, #KEYS do reply[#reply + 1] = redis.call('SCARD', KEYS[i]) end
-return reply
-"""
-)
+# A page with no set algebra, its chips and the catalog's size (lua/page.lua): one script rather than
+# a MULTI of eleven commands, so the client packs one command and parses one reply (the web process's
+# CPU is what a page costs beyond its round trip).
+_PAGE = register(SORT_LUA + "\n" + lua(__file__, "page"))
 
 
 def _source_of(order: str, type_slug: str, p: int) -> tuple[str, bool]:

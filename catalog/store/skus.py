@@ -19,28 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from catalog import keys
-from config.store.scripts import register, run_script
+from config.store.scripts import lua, register, run_script
 
-# KEYS[1]: the SKU index. ARGV: SKU, product id, SKU, product id ... Every SKU taken for its product, or
-# none: refused for the first held by another product.
-_CLAIM = register("""
-for i = 1, #ARGV, 2 do
-  local held = redis.call('HGET', KEYS[1], ARGV[i])
-  if held and held ~= ARGV[i + 1] then
-    return {'refused', 'sku', 'SKU ' .. ARGV[i] .. ' is already used by product ' .. held .. '.'}
-  end
-end
-for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-return {'ok'}
-""")
-
-# KEYS[1]: the SKU index. ARGV: SKU, product id ... Each SKU released where that product holds it.
-_RELEASE = register("""
-for i = 1, #ARGV, 2 do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
-end
-return {'ok'}
-""")
+_CLAIM = register(lua(__file__, "claim_skus"))
+_RELEASE = register(lua(__file__, "release_skus"))
 
 
 def _pairs(owned: Iterable[tuple[str, int]]) -> list[str]:
