@@ -168,7 +168,6 @@ def review_glob(p: int) -> str:
     screens=LIST,
 )
 def products(p: int | str) -> str:
-    """Every product id of partition ``p``, scored by creation time: the list's default order."""
     return f"catalog:{{{_tag(p)}}}:index:products"
 
 
@@ -181,7 +180,6 @@ def products(p: int | str) -> str:
     screens=LIST,
 )
 def sort_index(name: str, p: int | str) -> str:
-    """One sorted set per sortable column (name, price, rating, reviews, type, brand, SKU) and partition."""
     return f"catalog:{{{_tag(p)}}}:index:by:{name}"
 
 
@@ -194,7 +192,6 @@ def sort_index(name: str, p: int | str) -> str:
     screens=LIST,
 )
 def names(p: int | str) -> str:
-    """Lexicographic index of ``<casefolded name>\\x00<id>`` for prefix search, one a partition."""
     return f"catalog:{{{_tag(p)}}}:index:names"
 
 
@@ -223,7 +220,6 @@ SKUS_WITH_PRODUCTS = PARTITIONS == 1  # the SKU index shares the product scripts
     screens=LIST,
 )
 def type_index(type_slug: str, p: int | str) -> str:
-    """The set of one type's ids in partition ``p``: the type filter's operand in the list's set algebra."""
     return f"catalog:{{{_tag(p)}}}:index:type:{type_slug}"
 
 
@@ -240,7 +236,6 @@ def type_index(type_slug: str, p: int | str) -> str:
     screens=LIST,
 )
 def type_created(type_slug: str, p: int | str) -> str:
-    """One type's ids of partition ``p`` scored by creation time: that type's list, newest first, is a page read."""
     return f"catalog:{{{_tag(p)}}}:index:type:{type_slug}:created"
 
 
@@ -277,7 +272,6 @@ def tags(p: int | str) -> str:
     screens=LIST,
 )
 def temp(token: str, p: int | str) -> str:
-    """A list query's sorted result in partition ``p``; ``token`` is a random hex string."""
     return f"catalog:{{{_tag(p)}}}:tmp:{token}"
 
 
@@ -304,8 +298,7 @@ def temp_set(token: str, part: str, p: int | str) -> str:
     screens=(*LIST, "catalog:product_suggest"),
 )
 def ngram(gram: str, p: int | str) -> str:
-    """One piece's set of ids in partition ``p``; ``gram`` is three folded letters or digits
-    (``ngrams.grams``), never raw input."""
+    """``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
     return f"catalog:{{{_tag(p)}}}:ngram:{gram}"
 
 
@@ -319,8 +312,7 @@ def ngram(gram: str, p: int | str) -> str:
     screens=LIST,
 )
 def word(text: str, p: int | str) -> str:
-    """One word's set of ids in partition ``p``; ``text`` is a folded run of letters and digits
-    (``ngrams.kept_words``), never raw input."""
+    """``text`` is a folded run of letters and digits (``ngrams.kept_words``), never raw input."""
     return f"catalog:{{{_tag(p)}}}:word:{text}"
 
 
@@ -334,7 +326,6 @@ def word(text: str, p: int | str) -> str:
     screens=LIST,
 )
 def vocabulary(p: int | str) -> str:
-    """The suffixes of the kept words of partition ``p``'s names."""
     return f"catalog:{{{_tag(p)}}}:vocabulary"
 
 
@@ -348,5 +339,4 @@ def vocabulary(p: int | str) -> str:
     screens=LIST,
 )
 def long_names(p: int | str) -> str:
-    """The ids of partition ``p``'s products whose name has a word too long for the vocabulary."""
     return f"catalog:{{{_tag(p)}}}:index:long-words"

@@ -76,6 +76,16 @@ def _scored(scans, source: str, desc: bool) -> list[tuple[float, str]]:
     return scored
 
 
+def page(query: ProductQuery, typed: bool, fetched, source: str, fields: tuple[str, ...]) -> list | None:
+    """The page of a list too large to count (one partition) read without building it, as ``_PAGE``
+    answers: walked (``one_set``) or scanned from the sets' side (``several_sets``); None when neither."""
+    if walked := one_set(query, typed, fetched.one_set(0)):
+        return read(query, source, *walked, fields)
+    if sets := several_sets(query, typed, fetched.sizes, fetched.one_set(0), fetched.matched.get(0, 0)):
+        return read_filtered(query, source, sets, fields)
+    return None
+
+
 def read_filtered(query: ProductQuery, source: str, sets, fields: tuple[str, ...]) -> list:
     """The page of a list of several sets too large to count, as ``_PAGE`` answers (one partition), read
     from the sets' side (the scans of ``several_sets``): no intersection or union of whole sets is
