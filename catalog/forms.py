@@ -154,13 +154,7 @@ class ProductForm(forms.Form):
             model=data.get("model", "").strip(),
             price=data.get("price"),
             image=data.get("image", ""),
-            description=data.get("description", ""),
-            manufacturer=data.get("manufacturer", ""),
-            dimensions=data.get("dimensions", ""),
-            weight=data.get("weight", ""),
-            images=data.get("images", []),
-            videos=data.get("videos", []),
-            tags=data.get("tags", []),
+            **{name: data[name] for name in self.DETAILS},  # every one cleaned: "" or []
             attrs=attrs,
         )
 

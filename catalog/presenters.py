@@ -10,7 +10,6 @@ HTML in the fragment cache, keyed by their content: the same counts and links re
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from functools import cache, lru_cache
 
 from django.template.loader import render_to_string
@@ -25,20 +24,11 @@ from config.templatetags.formats import money
 
 DASH = "—"
 NUMERIC = ("int", "decimal")
-_CENT = Decimal("0.01")
-
-
-def rating_text(average: float | None) -> str:
-    """An average as ``|floatformat:2`` shows it (halves rounded up): "—" with no review."""
-    if average is None:
-        return DASH
-    return str(Decimal(repr(average)).quantize(_CENT, rounding=ROUND_HALF_UP))
 
 
 def rating_of(count: int, total: int) -> str:
-    """``rating_text`` of the average ``total / count``, from the integers: half up to two places by
-    integer arithmetic, the same text as the float's (a tie is a fraction of 200, which a float's
-    ``repr`` shows exactly), without building a Decimal per row."""
+    """The average ``total / count`` as ``|floatformat:2`` shows it (halves up; "—" with no review), by
+    integer arithmetic: a tie is a fraction of 200, exact in a float's ``repr``, so the text is the same."""
     if not count:
         return DASH
     cents = (total * 200 + count) // (2 * count)

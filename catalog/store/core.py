@@ -7,7 +7,7 @@ from functools import partial
 
 from catalog import keys
 from catalog.documents import Product, name_key, name_score, price_score, searched_text, sku_key, text_scores
-from config.store import EditConflict, NotFound, Refused
+from config.store import EditConflict, NotFound, Refused, pipelined
 from config.store.children import ChildCollection
 from config.store.ngrams import NgramIndex
 
@@ -64,6 +64,12 @@ class SkuTaken(Refused):
 
 
 # --- derived data --------------------------------------------------------------
+
+
+def products_by_id(ids: list[int]) -> dict[int, Product]:
+    """The products of ``ids`` that exist, in that order: one pipeline of HGETALLs."""
+    found = pipelined(ids, lambda pipe, product_id: pipe.hgetall(keys.product(product_id)))
+    return {i: Product.from_hash(i, data) for i, data in zip(ids, found) if data}
 
 
 def lex_member(product: Product) -> str:

@@ -19,6 +19,7 @@ from catalog.store import gather, walk
 from catalog.store.core import NAMES
 from catalog.store.prefetch import Prefetched, prefetch, search_names
 from config.redis import client
+from config.store import pipelined
 from config.store.ngramtext import Query
 from config.store.scripts import execute, lua, queue_script, register, run_script
 from config.store.sorting import SORT_LUA
@@ -347,7 +348,5 @@ def suggest(text: str, limit: int = 8) -> list[tuple[str, str]]:
 
 def product_labels(product_ids: list[int]) -> list[tuple[int, str]]:
     """(id, name) of each product that exists, in the order given: one pipeline of HGETs."""
-    pipe = client().pipeline(transaction=False)
-    for product_id in product_ids:
-        pipe.hget(keys.product(product_id), "name")
-    return [(i, name) for i, name in zip(product_ids, pipe.execute()) if name is not None]
+    names = pipelined(product_ids, lambda pipe, product_id: pipe.hget(keys.product(product_id), "name"))
+    return [(i, name) for i, name in zip(product_ids, names) if name is not None]

@@ -13,11 +13,10 @@ import time
 from dataclasses import dataclass, replace
 
 from catalog import keys
-from catalog.documents import MAX_TAGS, Product
+from catalog.documents import MAX_TAGS
 from catalog.store.batch import Batch
-from catalog.store.core import APP, EditConflict, queue_indexes
+from catalog.store.core import APP, EditConflict, products_by_id, queue_indexes
 from config.activity import Actor
-from config.redis import client
 from config.store import Busy, back_off, queue_event, watch_retries
 from config.store.scripts import outcome
 
@@ -37,14 +36,11 @@ def retag(product_ids: list[int], *, add: list[str] = (), remove: list[str] = ()
     """Add the tags ``add`` to and take ``remove`` from every product of ``product_ids``: one read of
     the products, then one checked script a partition (again from the read if an edit came between)."""
     for attempt in range(watch_retries()):
-        pipe = client().pipeline(transaction=False)
-        for pk in product_ids:
-            pipe.hgetall(keys.product(pk))
-        found = [(pk, Product.from_hash(pk, data)) for pk, data in zip(product_ids, pipe.execute()) if data]
+        found = products_by_id(product_ids)
         now = time.time() if at is None else at
         batches: dict[int, Batch] = {}
         changed, unchanged, full = [], 0, 0
-        for pk, old in found:
+        for pk, old in found.items():
             tags = [t for t in dict.fromkeys([*old.tags, *add]) if t not in remove]
             if tags == old.tags:
                 unchanged += 1
