@@ -135,11 +135,8 @@ def snake(name: str) -> str:
 
 
 def plan(records: list, now: float) -> Plan:
-    """Read every record, collecting every problem rather than stopping at the first.
-
-    Reviews are published a second apart, ending at ``now``, in the file's order (the last is newest).
-    A SKU repeated by a later record is cleared there (a SKU names one product), and reported.
-    """
+    """Read every record, collecting every problem rather than stopping at the first. Reviews are
+    published a second apart, ending at ``now``; a SKU repeated by a later record is cleared there."""
     result, owners = Plan(), {}
     for index, record in enumerate(records):
         found = _read_record(result, index, record, now)

@@ -121,8 +121,7 @@ def _index_violations_of(products):
 
 
 def _held_by_indexes() -> tuple[dict[str, checks.Held], list[Violation]]:
-    """What the indexes hold, per product id: one pass over every index (ZSCAN/SSCAN/HSCAN); and
-    the entries that sit in another partition than their product's."""
+    """What the indexes hold, per product id, in one pass; and the entries in another partition."""
     held: dict[str, checks.Held] = {}
     misplaced = []
     for p, kind, value, product_id in checks.index_members():
@@ -184,8 +183,8 @@ def indexes_agree():
 
 
 def _type_created_violations():
-    """Each product scored by its creation time in its own type's creation index and in no other;
-    then every id those indexes hold names a product (HMGET and ZMSCORE 500 a round trip, then ZSCAN)."""
+    """Each product scored by its creation time in its own type's creation index and in no other; then
+    every id those indexes hold names a product."""
     seen: set[str] = set()
     for chunk in batched(checks.iter_product_ids()):
         for product_id, entry in checks.type_entries(chunk).items():
@@ -217,7 +216,7 @@ def _type_created_violations():
 @invariant(
     "catalog",
     "each type's creation index holds exactly that type's products, scored by creation time",
-    repair=checks.rebuild_type_created,
+    repair=checks.rebuild_indexes,
 )
 def type_creation_indexes():
     yield from _type_created_violations()
@@ -293,8 +292,7 @@ def name_vocabulary():
 
 @invariant("catalog", "every product is where its id puts it under CATALOG_PARTITIONS")
 def partition_layout():
-    """Data written with another partition count is invisible to every read by id: it is told, never
-    moved here (an export, then an import with the new count, moves it; docs/cluster.md)."""
+    """Data written with another partition count is told, never moved (export and import move it)."""
     for key in checks.misplaced_products():
         yield Violation(
             f"{key} is laid out for another partition count than CATALOG_PARTITIONS={keys.PARTITIONS}: "

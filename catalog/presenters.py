@@ -74,9 +74,8 @@ def _chip(query: str, label: str, count: int, value: str = "", current: bool = F
 
 
 def type_chips(state, chips, chosen: str, catalog_size: int) -> list[dict]:
-    """ "all types" and one chip per type with its count, the chosen one marked current. Every product has
-    one type, so "all types" counts what the type chips count together: the search and the tags' matches
-    when they follow them, the catalog when they are its counts (``catalog_size`` where none is counted)."""
+    """ "all types" and one chip per type with its count, the chosen one current. "all types" counts what
+    the type chips count together (every product has one type), ``catalog_size`` where none is counted."""
     of_type = state.varying("type")
     every = sum(count for _, count in chips) if chips else catalog_size
     return [
@@ -86,8 +85,7 @@ def type_chips(state, chips, chosen: str, catalog_size: int) -> list[dict]:
 
 
 def tag_chips(state, cloud, chosen) -> list[dict]:
-    """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed
-    (the tags already chosen read once for the whole cloud)."""
+    """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed."""
     held = list(dict.fromkeys(tag_slug(t) for t in split_tags(state.filters.get("tags_all", ""))))
     with_tags = state.varying("tags_all")
     chips = []
@@ -111,9 +109,8 @@ def review_items(reviews: list[Review], product_id: int) -> list[dict]:
 
 
 def filter_fields(form) -> SafeString | None:
-    """The list's filter fields when nothing is chosen in them (no form, or a search alone): the same
-    on every such page, rendered once (``empty_filter_fields``); else None, for the page to render the
-    bound form's. A field left out of the query renders as the unbound form's does."""
+    """The list's filter fields when nothing is chosen in them (no form, or a search alone), rendered
+    once (``empty_filter_fields``); else None, for the page to render the bound form's."""
     if form is None or not any(form.data.get(name) for name in form.fields if name != "q"):
         return empty_filter_fields()
     return None

@@ -69,12 +69,8 @@ class TypeField:
         return forms.CharField(max_length=80, **common)
 
     def read(self, value) -> str:
-        """A source's value as this field stores it, or ValueError saying why it can't be read.
-
-        Numbers may carry this field's unit in any usual spelling ("8 hours",
-        "27in"); choices and booleans match in any case and spacing ("SSD",
-        "In-ear", "Yes", true). The form's own rules (bounds) still apply after.
-        """
+        """A source's value as this field stores it ("8 hours", "27in", "SSD", "In-ear", "Yes", true), or
+        ValueError saying why it can't be read. The form's own rules (bounds) still apply after."""
         if value is None or value == "":
             return ""
         if isinstance(value, (dict, list)):

@@ -26,7 +26,7 @@ from catalog.store.bulk import (
     restore_reviews,
     write_batches,
 )
-from catalog.store.checks import rebuild_indexes, rebuild_type_created
+from catalog.store.checks import rebuild_indexes
 from catalog.store.core import NAMES, REVIEWS, EditConflict, NotFound, SkuTaken
 from catalog.store.listing import ProductQuery, list_products, product_labels, product_page, suggest
 from catalog.store.prefetch import LIVE_COUNT_LIMIT, SEARCH_LIMIT
@@ -51,5 +51,5 @@ __all__ = [
     "ENTITIES", "NewReview", "counter_keys", "last_ids", "last_product_id", "raise_ids", "reserve_ids",
     "ids_in_an_empty_catalog", "import_products", "write_batches",
     "restore_products", "restore_reviews",
-    "rebuild_indexes", "rebuild_type_created",
+    "rebuild_indexes",
     "suggest", "product_labels", ]  # fmt: skip

@@ -53,8 +53,7 @@ class Batch:
         self.checks.append(["absent", self._at(key)])
 
     def require_drawn(self, counter_key: str, drawn: int) -> None:
-        """The id counter has reached ``drawn`` (else a "stale" conflict: the data was reset since the id
-        was drawn)."""
+        """The id counter has reached ``drawn`` (else "stale": the data was reset since it was drawn)."""
         self.checks.append(["drawn", self._at(counter_key), str(drawn)])
 
     def require_field(self, key: str, name: str, value: str) -> None:
@@ -86,7 +85,7 @@ class Batch:
 
     def zrem_if_empty(self, key, watched, *members):
         """ZREM ``members`` from ``key`` if the set ``watched`` is empty by then (a word no name holds any
-        more leaves the vocabulary): the one command whose effect depends on what is stored."""
+        more leaves the vocabulary)."""
         self._op("ZREM_IF_EMPTY", (key, watched), *members)
 
     def zincrby(self, key, amount, value):
@@ -112,7 +111,6 @@ class Batch:
     # --- sending ----------------------------------------------------------------
 
     def run(self) -> list[str]:
-        """One script call: ``["ok"]``, or the first failed check (nothing written), in the reply shape
-        of every write script (``config.store.scripts.outcome``)."""
+        """One script call: ``["ok"]``, or the first failed check (nothing written)."""
         spec = json.dumps({"checks": self.checks or {}, "ops": self.ops or {}})
         return run_script(_CHECKED_BATCH, list(self.keys), [spec])

@@ -119,22 +119,6 @@ def type_created_members(slug: str, p: int) -> Iterator[str]:
         yield member
 
 
-def rebuild_type_created() -> None:
-    """Rebuild every type's creation index from the product hashes, one transaction a partition."""
-    by_type: dict[tuple[int, str], dict[str, float]] = {(p, t): {} for p in keys.partitions() for t in types.TYPES}
-    for chunk in batched(iter_product_ids()):
-        for product_id, slug, created in fields_of(chunk, ("type", "created_at")):
-            if slug in types.TYPES:
-                by_type[(keys.partition_of(product_id), slug)][str(product_id)] = float(created or 0)
-    for p in keys.partitions():
-        pipe = client().pipeline(transaction=True)
-        pipe.unlink(*(keys.type_created(slug, p) for slug in types.TYPES))
-        for slug in types.TYPES:
-            if by_type[(p, slug)]:
-                pipe.zadd(keys.type_created(slug, p), by_type[(p, slug)])
-        pipe.execute()
-
-
 def expected_scores(product: Product) -> dict[str, float]:
     return {
         "name": name_score(product.name),

@@ -77,12 +77,8 @@ def lex_member(product: Product) -> str:
 
 
 def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | None) -> None:
-    """Queue the index changes that take ``old`` to ``new`` (None: absent) on a pipeline or a Batch.
-
-    Every index is the product's partition's. A new product also gets its review
-    scores (from its aggregate); a deleted one loses them with its reviews
-    (``REVIEWS.queue_delete_all``).
-    """
+    """Queue the index changes that take ``old`` to ``new`` (None: absent) on a pipeline or a Batch, in
+    the product's partition; a deleted product's review scores go with its reviews."""
     member, p = str(product_id), keys.partition_of(product_id)
     if new is None:
         pipe.zrem(keys.products(p), member)

@@ -30,23 +30,21 @@ def _pairs(owned: Iterable[tuple[str, int]]) -> list[str]:
 
 
 def claim(owned: Iterable[tuple[str, int]]) -> list[str]:
-    """Take each (SKU as the index holds it, product id), all or none: ``["ok"]`` or the refusal
-    (``["refused", "sku", message]``). One round trip; nothing sent for nothing to claim."""
+    """Take each (SKU as the index holds it, product id), all or none: ``["ok"]`` or the refusal."""
     args = _pairs(owned)
     return run_script(_CLAIM, [keys.skus()], args) if args else ["ok"]
 
 
 def release(owned: Iterable[tuple[str, int]]) -> None:
-    """Give back each (SKU, product id) the product holds. One round trip; nothing sent for nothing."""
+    """Give back each (SKU, product id) the product holds."""
     args = _pairs(owned)
     if args:
         run_script(_RELEASE, [keys.skus()], args)
 
 
 def take(batch, owned: list[tuple[str, int]], holder: str = "") -> list[str]:
-    """Make a product write's SKUs its own, (SKU, product id) each: with one partition, checks its
-    ``batch`` makes before it writes (each SKU unset, or held by ``holder``); with several, a claim
-    now. ``["ok"]``, or the claim's refusal."""
+    """Make a product write's (SKU, product id) its own: with one partition, checks its ``batch`` makes
+    (each SKU unset, or held by ``holder``); with several, a claim now. ``["ok"]``, or the refusal."""
     if keys.SKUS_WITH_PRODUCTS:
         for sku, _ in owned:
             batch.require_owner(keys.skus(), sku, holder)

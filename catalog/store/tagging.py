@@ -23,8 +23,7 @@ from config.store.scripts import outcome
 
 @dataclass(frozen=True)
 class Retagged:
-    """What a bulk tag change did: the names changed, how many were left as they were, how many were
-    skipped (deleted meanwhile, or past the most tags a product may have)."""
+    """What a bulk tag change did; skipped: deleted meanwhile, or past the most tags a product may have."""
 
     changed: list[str]
     unchanged: int
@@ -33,8 +32,7 @@ class Retagged:
 
 def retag(product_ids: list[int], *, add: list[str] = (), remove: list[str] = (), actor: Actor,
           at: float | None = None) -> Retagged:  # fmt: skip
-    """Add the tags ``add`` to and take ``remove`` from every product of ``product_ids``: one read of
-    the products, then one checked script a partition (again from the read if an edit came between)."""
+    """Add the tags ``add`` to and take ``remove`` from every product of ``product_ids``."""
     for attempt in range(watch_retries()):
         found = products_by_id(product_ids)
         now = time.time() if at is None else at

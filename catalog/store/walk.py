@@ -26,9 +26,7 @@ SCAN_STEP = 512  # members of the set one call reads at most (SSCAN's COUNT; a s
 
 def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, bool] | None:
     """The one set a filter keeps the products of (True) or drops them (False), when it is nothing more
-    and its list is read from an index of every product (no second set, no type's own creation index:
-    ``typed``): a tag, a type in an order of another column, one none-of tag, or a search whose matches
-    are one set (``matches``, ``Prefetched.one_set``)."""
+    and its list is read from an index of every product (not a type's own creation index: ``typed``)."""
     if (query.q and not matches) or (query.tags_all and query.tags_any) or (query.type and typed):
         return None
     chosen = [(matches, True)] if matches else []
@@ -38,12 +36,9 @@ def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, b
 
 
 def several_sets(query: ProductQuery, typed: bool, sizes: dict[str, int], matches: str, matched: int):
-    """How to read a filter of several sets from the sets' side, when each is a plain set (the search's
-    matches one set, ``Prefetched.one_set``): the scans to make, each (the set scanned, the other sets
-    every product kept is in, the sets it is in one of at least, the sets it is in none of). With an
-    all-of set, one scan of the smallest; with any-of sets alone, one scan of each, each leaving out
-    what an earlier one kept, so the union is counted once. None for none-of sets alone (walked, or
-    built as before)."""
+    """The scans that read a filter of plain sets from the sets' side, each (the set scanned, all-of,
+    any-of, none-of sets): one of the smallest all-of set, or with any-of sets alone one of each, each
+    leaving out what an earlier one kept. None for none-of sets alone."""
     if query.q and not matches:
         return None
     alls = [(matched, matches)] if query.q else []
@@ -106,11 +101,9 @@ def read_filtered(query: ProductQuery, source: str, sets, fields: tuple[str, ...
 
 
 def read(query: ProductQuery, source: str, members: str, inside: bool, fields: tuple[str, ...]) -> list:
-    """The page of ``members``'s products in ``source`` (``inside``), or of those outside it, as
-    ``_PAGE`` answers (one partition): the walk's first call, in one round trip when it fills the page.
-    Else the walk goes on, a bounded call a round trip, or, when the set is smaller than what is left
-    to walk (its products come late in the order, or the page is deep), the set is read with its
-    scores, a bounded slice a round trip, and ordered here; then the page's rows, one round trip."""
+    """The page of ``members``'s products in ``source`` (``inside``), or of those outside it, as ``_PAGE``
+    answers: walked a bounded call a round trip, or, when the set is smaller than what is left to walk,
+    read from the set's side, then its rows."""
     desc = query.order.startswith("-")
     direction = "DESC" if desc else "ASC"
     gets = ["#", *(f"{keys.product_glob(0)}->{name}" for name in fields)]
