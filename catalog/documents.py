@@ -1,8 +1,7 @@
 """The catalog's stored documents and their hash fields.
 
-A product is one hash: the list fields, the detail fields (one-to-one,
-embedded), its images and videos as JSON lists (bounded one-to-many,
-embedded), its type's own fields (polymorphic), its tags, and the fields the
+A product is one hash: the list fields, the detail fields (one-to-one, embedded), its images and videos as
+JSON lists (bounded one-to-many, embedded), its type's own fields (polymorphic), its tags, and the fields the
 review machinery keeps (``recent_reviews``, ``num_reviews``, ``sum_ratings``).
 """
 

@@ -45,8 +45,7 @@ def _clean_product(record: Record) -> dict:
     doc = {"id": record.id(), "type": kind}
     for name in _BASE:
         text = record.text(name, multiline=name == "description")
-        doc[name] = record.form_field(name, _FIELDS[name], text) if text is not None else None
-        doc[name] = doc[name] or ""
+        doc[name] = (record.form_field(name, _FIELDS[name], text) if text is not None else None) or ""
     price = record.doc.get("price")
     record.read.add("price")
     doc["price"] = record.form_field("price", _FIELDS["price"], None if price is None else str(price))

@@ -1,10 +1,8 @@
 """The catalog's invariants: every derived value agrees with its source of truth.
 
-Sources of truth: the product hashes and the review hashes with each
-product's review set. Derived: the embed and the aggregate on each product
-(checked with the shared machinery's ``aggregate`` and ``expected_embed``),
-the sort, search, SKU, type and tag indexes, each type's creation index, and
-the tag cloud's counts.
+Sources of truth: the product hashes and the review hashes with each product's review set. Derived: the embed
+and the aggregate on each product (checked with the shared machinery's ``aggregate`` and ``expected_embed``),
+the sort, search, SKU, type and tag indexes, each type's creation index, and the tag cloud's counts.
 """
 
 from __future__ import annotations
@@ -56,7 +54,7 @@ def _repairing(found):
 
     def repair():
         for product_id in sorted({product_id for product_id, _ in found()}):
-            checks.repair_reviews(product_id)
+            REVIEWS.repair(product_id)
 
     return repair
 
@@ -84,7 +82,7 @@ def _wrong_embeds():
 
 def _repair_embeds():
     for product, _ in list(_wrong_embeds()):
-        checks.repair_reviews(product.id)
+        REVIEWS.repair(product.id)
 
 
 @invariant("catalog", "recent_reviews holds the 3 newest reviews", repair=_repair_embeds)

@@ -1,16 +1,13 @@
 """Every key of the catalog, each declared once on the function that names it.
 
-Ids are integers, and the type and tag segments are checked against the type
-registry and the tag pattern before they get here (``types.py``,
-``documents.is_tag``): no user text becomes part of a key unvalidated.
+Ids are integers, and the type and tag segments are checked against the type registry and the tag pattern
+before they get here (``types.py``, ``documents.is_tag``): no user text becomes part of a key unvalidated.
 
-The catalog is laid out in partitions (docs/cluster.md): a product, its reviews
-and its partition's indexes, id counters and activity stream share one hash tag,
-so every write of one product stays in one slot. A product's partition is its id
-modulo ``PARTITIONS`` (``partition_of``), and so is a review's, whose id is drawn
-in its product's partition. Every index is one partition's (its ``p``); a list
-reads each partition's part and merges them. With one partition, the tag is the
-app's own (``{catalog}``).
+The catalog is laid out in partitions (docs/cluster.md): a product, its reviews and its partition's indexes,
+id counters and activity stream share one hash tag, so every write of one product stays in one slot. A
+product's partition is its id modulo ``PARTITIONS`` (``partition_of``), and so is a review's, whose id is
+drawn in its product's partition. Every index is one partition's (its ``p``); a list reads each partition's
+part and merges them. With one partition, the tag is the app's own (``{catalog}``).
 """
 
 from django.conf import settings

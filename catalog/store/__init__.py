@@ -1,15 +1,13 @@
 """The catalog's only code that talks to Redis.
 
-Writes: every product write is one checked Lua script (``batch.Batch``) that
-tests its preconditions (the SKU is free, the edit form's revision is current,
-the review set is what was read) and writes the product and every index
-derived from it (``queue_indexes`` writes the difference between the old and
-the new product) with the event, atomically, all keys in KEYS. Reviews go
-through the shared ``ChildCollection``, whose scripts keep the embed, the
-aggregate and the rating and review-count sort indexes.
+Writes: every product write is one checked Lua script (``batch.Batch``) that tests its preconditions (the SKU
+is free, the edit form's revision is current, the review set is what was read) and writes the product and
+every index derived from it (``queue_indexes`` writes the difference between the old and the new product) with
+the event, atomically, all keys in KEYS. Reviews go through the shared ``ChildCollection``, whose scripts keep
+the embed, the aggregate and the rating and review-count sort indexes.
 
-Reads: the list is one transaction whatever the filters (two with a search),
-the detail page one HGETALL, a page of reviews one SORT ... GET.
+Reads: the list is one transaction whatever the filters (two with a search), the detail page one HGETALL, a
+page of reviews one SORT ... GET.
 """
 
 from catalog.store.bulk import (

@@ -1,13 +1,10 @@
 """The checked batch: a product write's preconditions and commands sent as one Lua script.
 
-A write queues its commands on a ``Batch`` exactly as it would on a
-pipeline (``queue_indexes``, the review machinery's bulk writer and
-``queue_event`` take either), names what must hold first (``require_*``),
-and ``run`` sends everything as one EVALSHA: the script checks every
-precondition, then applies every command, atomically, in one round trip.
-Every key is passed in KEYS (a command names its keys by position), so no key
-name is built inside Lua; numbers travel as strings, so a score is never
-rounded on the way.
+A write queues its commands on a ``Batch`` exactly as it would on a pipeline (``queue_indexes``, the review
+machinery's bulk writer and ``queue_event`` take either), names what must hold first (``require_*``), and
+``run`` sends everything as one EVALSHA: the script checks every precondition, then applies every command,
+atomically, in one round trip. Every key is passed in KEYS (a command names its keys by position), so no key
+name is built inside Lua; numbers travel as strings, so a score is never rounded on the way.
 """
 
 from __future__ import annotations

@@ -241,18 +241,13 @@ def drop_review_refs(product_id: int, review_ids: list[str]) -> None:
     if review_ids:
         client().zrem(keys.product_reviews(product_id), *review_ids)
     if client().exists(keys.product(product_id)):
-        repair_reviews(product_id)
+        REVIEWS.repair(product_id)
     else:
         client().unlink(keys.product_reviews(product_id))
 
 
 def drop_orphan_review(review_id: int) -> None:
     client().unlink(keys.review(review_id))
-
-
-def repair_reviews(product_id: int) -> None:
-    """Rebuild the embed, the aggregate and the rating and review-count sort indexes from the reviews."""
-    REVIEWS.repair(product_id)
 
 
 def product_names() -> dict[int, dict[str, str]]:

@@ -88,6 +88,11 @@ def fields_of(ids: list[str], fields: tuple[str, ...]) -> list[list[str | None]]
     return [[product_id, *values] for product_id, values in zip(ids, pipe.execute())] if ids else []
 
 
+def gets(p: int, fields: tuple[str, ...]) -> list[str]:
+    """SORT's GET patterns of the id and ``fields`` of partition ``p``'s products."""
+    return ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)]
+
+
 def queue_window(pipe, source: str, window: Window, gets: list[str], desc: bool) -> None:
     """Queue a partition's window of ``source``: its rows (``inline``), and the scores to merge by."""
     if window.inline:

@@ -1,11 +1,11 @@
 """The product list: filters, sort and search computed inside Redis, one page in one transaction.
 
-With several partitions (``keys.PARTITIONS``, docs/cluster.md) every partition computes its
-part of the page over its own indexes, all of them sent together (one wave: one round trip on
-one server, one per node at once on a cluster), and the app merges the parts as the sorted sets
-order them, by score then id (scatter-gather, as sharded search engines do). Each partition is
-asked for every row up to the page's end, so a deep page costs the partitions that many rows
-each; totals and chip counts add up, and the tag cloud is the sum of the partitions' clouds.
+With several partitions (``keys.PARTITIONS``, docs/cluster.md) every partition computes its part of the page
+over its own indexes, all of them sent together (one wave: one round trip on one server, one per node at once
+on a cluster), and the app merges the parts as the sorted sets order them, by score then id (scatter-gather,
+as sharded search engines do). Each partition is asked for every row up to the page's end, so a deep page
+costs the partitions that many rows each; totals and chip counts add up, and the tag cloud is the sum of the
+partitions' clouds.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def product_page(
         if type and not typed:
             raise ValueError("a type with an order other than creation needs the list's set algebra")
         pipe.zcard(source)
-        gather.queue_window(pipe, source, window, ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)], desc)
+        gather.queue_window(pipe, source, window, gather.gets(p, fields), desc)
     replies = pipe.execute()
     step = 1 + window.inline + (keys.PARTITIONS > 1)
     total, width = sum(replies[0::step]), len(fields) + 1
@@ -117,11 +117,6 @@ def product_page(
         rows = [flat[i : i + width] for i in range(0, len(flat), width)]
         parts.append((rows, gather.flat(replies[at + 2]) if step == 3 else []))
     return total, gather.merged(parts, desc, offset, limit, ident=lambda row: row[0])
-
-
-def _gets(p: int, own: tuple[str, ...]) -> list[str]:
-    """SORT's GET patterns of a list row in partition ``p``: the id, the list fields, the type's own."""
-    return ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
 
 
 def _from_pages(query: ProductQuery, replies: list[list], own: tuple[str, ...], inline: bool) -> ProductList:
@@ -143,7 +138,7 @@ def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductL
     calls = []
     for p in keys.partitions():
         script_keys = [order_of(p), keys.products(p), keys.tags(p), *(keys.type_index(slug, p) for slug in types.TYPES)]
-        gets = _gets(p, own) if window.inline else []
+        gets = gather.gets(p, (*LIST_FIELDS, *own)) if window.inline else []
         scored = "0" if keys.PARTITIONS == 1 else "1" if window.inline else "2"
         calls.append((script_keys, [window.start, window.count, direction, gather.cloud_size(), scored, *gets]))
     if len(calls) == 1:
@@ -229,15 +224,13 @@ def _queue_part(pipe, query: ProductQuery, p: int, fetched: Prefetched, counted:
             pipe.expire(temp, TEMP_TTL)
     part = _Part(target, page_at=len(pipe.command_stack))
     own = types.TYPES[query.type].field_names if query.type else ()
-    gets = _gets(p, own)
     pipe.zcard(target)
-    gather.queue_window(pipe, target, gather.window(query.offset, query.limit), gets, query.order.startswith("-"))
+    window, desc = gather.window(query.offset, query.limit), query.order.startswith("-")
+    gather.queue_window(pipe, target, window, gather.gets(p, (*LIST_FIELDS, *own)), desc)
     part.counts_at = len(pipe.command_stack)
     if filtered:
-        # Each count's reply is how many of the list are in the set. SINTERSTORE of the list's plain set
-        # is cheaper for the server than ZINTERSTORE of its sorted one (it builds a set, with no scores
-        # to carry); with no plain set (the none-of tags alone, or a type's own index as the source),
-        # the sorted one.
+        # Each count's reply is how many of the list are in the set: SINTERSTORE of the list's plain set,
+        # cheaper than ZINTERSTORE of its sorted one (no scores to carry), which serves where it has none.
         scratch = keys.temp_set(secrets.token_hex(8), "count", p) if listed else keys.temp(secrets.token_hex(8), p)
         for key in [keys.tag_index(t, p) for t in counted] + [keys.type_index(t, p) for t in _counted_types(query)]:
             if listed:

@@ -19,13 +19,11 @@ if TYPE_CHECKING:
     from catalog.store.listing import ProductQuery
 
 # Name matches taken into a search (the school's too); more is not a useful search. Each one costs its
-# name read and checked, and its place in the list's intersection, so a page's cost follows the
-# matches taken: most of it is the candidates' intersection in name order.
+# name read and checked, and its place in the list's intersection: a page's cost follows them.
 SEARCH_LIMIT = 1000
-# The chips count a filtered list when it can hold at most this many products (``Prefetched.bound``),
-# an uncapped search included: each count is an intersection costing Redis the smaller of the list and
-# the tag's set, and a broad filter of a large catalog pays one per tag in one transaction, which would
-# hold the server for as long as the list is large. A larger list's chips count the catalog.
+# The chips count a filtered list when it can hold at most this many products (``Prefetched.bound``):
+# each count is an intersection costing the smaller of the list and the tag's set, one per tag in one
+# transaction, which for a broad filter would hold the server as long as the list is large.
 LIVE_COUNT_LIMIT = 2000
 
 

@@ -1,17 +1,13 @@
 """SKU claims: uniqueness across partitions, where no product script can see the SKU index.
 
-With one partition the SKU index shares the products' slot, and each product
-write checks and writes it inside its own script (``queue_indexes``). With
-several, the index lives in a slot of its own (``keys.skus``), and a write that
-gives a product a SKU claims it there first: one script takes every SKU it is
-given for its product, or none when another product holds one (SkuTaken). The
-product's own script follows; if that one refuses, the claim is released. An
-edit releases the SKU it gave up, and a delete its product's, after their
-product script. So a claim always comes first and a release last: between the
-two scripts of a write, the index may hold a SKU for a product that does not
-hold it (yet, or any more), never the other way round, and a writer that dies
-between them leaves exactly that, which ``check_integrity`` reports and its
-repair rebuilds.
+With one partition the SKU index shares the products' slot, and each product write checks and writes it inside
+its own script (``queue_indexes``). With several, the index lives in a slot of its own (``keys.skus``), and a
+write that gives a product a SKU claims it there first: one script takes every SKU it is given for its
+product, or none when another product holds one (SkuTaken). The product's own script follows; if that one
+refuses, the claim is released. An edit releases the SKU it gave up, and a delete its product's, after their
+product script. So a claim always comes first and a release last: between the two scripts of a write, the
+index may hold a SKU for a product that does not hold it (yet, or any more), never the other way round, and a
+writer that dies between them leaves exactly that, which ``check_integrity`` reports and its repair rebuilds.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Tag or untag many products at once: one checked script a partition, every index kept with it.
 
-Each product changed is saved as an edit of its tags alone would be: its tags field, its
-revision and last update, its tag sets and the tag cloud's counts (``queue_indexes``), and an
-event. The script checks each product is still at the revision read, so an edit saved
-meanwhile makes the whole batch read again rather than overwrite it. With several partitions,
-each partition's products are one script (their keys share that partition's slot).
+Each product changed is saved as an edit of its tags alone would be: its tags field, its revision and last
+update, its tag sets and the tag cloud's counts (``queue_indexes``), and an event. The script checks each
+product is still at the revision read, so an edit saved meanwhile makes the whole batch read again rather than
+overwrite it. With several partitions, each partition's products are one script (their keys share that
+partition's slot).
 """
 
 from __future__ import annotations

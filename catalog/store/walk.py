@@ -106,7 +106,7 @@ def read(query: ProductQuery, source: str, members: str, inside: bool, fields: t
     read from the set's side, then its rows."""
     desc = query.order.startswith("-")
     direction = "DESC" if desc else "ASC"
-    gets = ["#", *(f"{keys.product_glob(0)}->{name}" for name in fields)]
+    gets = gather.gets(0, fields)
     script_keys = [source, keys.products(0), keys.tags(0), members]
     script_keys += [keys.type_index(slug, 0) for slug in types.TYPES]
     head = [query.offset, query.limit, direction, gather.cloud_size(), WALK_STEP, int(inside)]
