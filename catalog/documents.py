@@ -85,8 +85,7 @@ def searched_text(name: str | None, sku: str | None) -> str:
 
 
 def text_scores(product) -> dict[str, float]:
-    """The scores of the columns a list sorts as text, as ``name_score`` orders a name: the type (by its
-    slug, which reads as its label), the brand and the SKU (an empty one first)."""
+    """The scores of the columns a list sorts as text (type slug, brand, SKU), as ``name_score`` orders."""
     return {"type": name_score(product.type or ""), "brand": name_score(product.brand or ""),
             "sku": name_score(product.sku or "")}  # fmt: skip
 

@@ -163,8 +163,7 @@ SWITCH = "_switch"  # the type select's button: show the form for the type chose
 
 
 def _product_form(request, kind, initial: dict | None, product_id: int | None = None) -> tuple[ProductForm, bool]:
-    """The product form, and whether this request switches its type (then unbound, from what the user
-    sent: ``ProductForm.switched``)."""
+    """The product form, and whether this request switches its type (``ProductForm.switched``)."""
     if request.method == "POST" and SWITCH in request.POST:
         initial = ProductForm.switched(request.POST, kind)
         return ProductForm(initial=initial, product_type=kind, product_id=product_id), True

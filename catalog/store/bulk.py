@@ -227,8 +227,7 @@ class _Restore:
         self.written: dict[int, list[int]] = {}  # partition -> [count, first id, last id]
 
     def writer(self, record_id: int, owner_id: int | None = None) -> BulkWrite:
-        """The writer of ``owner_id``'s partition (the record's own by default), counting ``record_id``
-        written; with ``every``, it sends its batch every that many records."""
+        """The writer of ``owner_id``'s partition (the record's own by default), counting ``record_id``."""
         p = keys.partition_of(record_id if owner_id is None else owner_id)
         held = self.written.setdefault(p, [0, record_id, record_id])
         held[0] += 1

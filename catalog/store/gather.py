@@ -47,8 +47,7 @@ class Window:
 
 
 def window(offset: int, limit: int) -> Window:
-    """The page itself with one partition; with several, every row to the page's end (within
-    WINDOW_LIMIT), which the merge cuts."""
+    """The page itself with one partition; with several, every row to its end (within WINDOW_LIMIT)."""
     if keys.PARTITIONS == 1:
         return Window(offset, limit, True)
     # past the window no row is merged (``merged``): one row a partition, for the totals' sake

@@ -148,8 +148,7 @@ def search_names(query: Query, cap: int, partitions, long_names: bool = False) -
 
 
 def _search_long_names(query: Query, partitions: list[int], found: Prefetched) -> None:
-    """Add to ``found`` the names with a word too long for the vocabulary that hold ``query``, in
-    ``partitions`` (those that have some): one round trip more."""
+    """Add to ``found`` the names holding ``query`` with a word too long for the vocabulary: one round trip."""
     for p, hits in search_names(query, SEARCH_LIMIT, partitions, long_names=True).items():
         found.search[p] += hits.ids
         found.matched[p] += len(hits.ids)

@@ -56,8 +56,7 @@ def several_sets(query: ProductQuery, typed: bool, sizes: dict[str, int], matche
 
 
 def _scored(scans, source: str, desc: bool) -> list[tuple[float, str]]:
-    """The members each scan keeps (set scanned, all-of, any-of, none-of sets) with their scores in
-    ``source``, a bounded slice a call (``_FILTERED``), ordered as the sort index orders them."""
+    """The members each scan keeps with their scores in ``source``, ordered as the sort index orders them."""
     scored = []
     for scanned, alls, anys, nones in scans:
         script_keys, cursor = [scanned, source, *alls, *anys, *nones], 0
