@@ -99,10 +99,6 @@ def average(count: int, total: int) -> float | None:
     return total / count if count else None
 
 
-def rating_score(count: int, total: int) -> float:
-    return round(total / count, 6) if count else 0.0
-
-
 def type_fields(slug: str, attrs: dict[str, str]) -> list[tuple[types.TypeField, str]]:
     """(field, value) for the fields of the type ``slug``, in the registry's order ("" when absent)."""
     kind = types.get(slug)

@@ -172,7 +172,6 @@ class ProductForm(forms.Form):
         return {
             "type": product.type,
             **{name: getattr(product, name) for name in (*cls.BASE, *cls.DETAILS)},
-            "price": product.price,
             "version": product.rev,
             **product.attrs,
         }

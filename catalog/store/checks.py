@@ -6,11 +6,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from catalog import keys, types
-from catalog.documents import Product, name_score, price_score, rating_score, searched_text, sku_key, text_scores
+from catalog.documents import Product, name_score, price_score, searched_text, sku_key, text_scores
 from catalog.store.core import NAMES, REVIEWS, lex_member, products_by_id, queue_indexes
 from catalog.store.gather import fields_of
 from config.redis import client
 from config.store import batched, pipelined, scan_ids
+from config.store.children import average_score
 
 
 def iter_product_ids() -> Iterator[int]:
@@ -123,7 +124,7 @@ def expected_scores(product: Product) -> dict[str, float]:
     return {
         "name": name_score(product.name),
         "price": price_score(product.price),
-        "rating": rating_score(product.num_reviews, product.sum_ratings),
+        "rating": average_score(product.num_reviews, product.sum_ratings),  # as the review scripts score it
         "reviews": float(product.num_reviews),
         **text_scores(product),
     }
