@@ -116,8 +116,7 @@ def type_entries(product_ids: list[int]) -> dict[int, TypeEntry]:
 
 def type_created_members(slug: str, p: int) -> Iterator[str]:
     """The ids one type's creation index in partition ``p`` holds, by ZSCAN."""
-    for member, _ in client().zscan_iter(keys.type_created(slug, p), count=1000):
-        yield member
+    return (member for member, _ in client().zscan_iter(keys.type_created(slug, p), count=1000))
 
 
 def expected_scores(product: Product) -> dict[str, float]:
