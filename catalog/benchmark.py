@@ -3,8 +3,8 @@
 Redis (the embedded pattern, the aggregate pattern and the polymorphic
 pattern): a product is one hash holding its details, images, its 3 newest
 reviews and its review aggregate, and sorted indexes order the list. A review
-write keeps all of that current. SQL: the normalized tables, nothing derived;
-the aggregate and the newest three are computed at read time.
+write keeps all of that current. SQL (``benchmark_sql``): the normalized tables,
+nothing derived; the aggregate and the newest three are computed at read time.
 """
 
 from __future__ import annotations
