@@ -115,7 +115,7 @@ def seed(ctx: SeedContext) -> int:
     products, reviews = SIZES[ctx.scale]
     now = ctx.now.timestamp()
     per_product = reviews // products
-    base = store.last_product_id()  # SKUs carry the number: a second seed without --reset never reuses one
+    base = store.last_ids()["product"]  # SKUs carry the number: a second seed without --reset never reuses one
     written = 0
     actor = Actor("seed")
     for start in range(0, products, CHUNK):

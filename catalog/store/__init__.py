@@ -17,7 +17,6 @@ from catalog.store.bulk import (
     ids_in_an_empty_catalog,
     import_products,
     last_ids,
-    last_product_id,
     raise_ids,
     reserve_ids,
     restore_products,
@@ -43,7 +42,7 @@ __all__ = [
     "NAMES", "REVIEWS", "LIVE_COUNT_LIMIT", "SEARCH_LIMIT", "EditConflict", "NotFound", "SkuTaken", "new_product_id",
     "create", "add", "update", "delete", "delete_many", "get", "sku_owner", "retag", "ProductQuery", "list_products",
     "product_page", "add_review", "add_named_review", "reserve_review_ids", "delete_review", "get_review",
-    "review_page", "ENTITIES", "NewReview", "counter_keys", "last_ids", "last_product_id", "raise_ids", "reserve_ids",
+    "review_page", "ENTITIES", "NewReview", "counter_keys", "last_ids", "raise_ids", "reserve_ids",
     "ids_in_an_empty_catalog", "import_products", "write_batches", "restore_products", "restore_reviews",
     "rebuild_indexes", "suggest", "product_labels",
 ]  # fmt: skip

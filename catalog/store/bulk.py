@@ -54,10 +54,6 @@ def last_ids() -> dict[str, int]:
     return highest
 
 
-def last_product_id() -> int:
-    return last_ids()["product"]
-
-
 def raise_ids(highest: dict[str, int]) -> None:
     """Put every partition's counters where their next id passes the given highest id of each entity
     (an export's, of any partition count), never back: each at its last count whose id is not above
