@@ -49,10 +49,6 @@ def _actor(request, product_id: int | None = None) -> Actor:
     return Actor(request.user.get_username(), link=link)
 
 
-def _type_or_404(slug: str | None) -> types.ProductType:
-    return or_404(types.get, slug or "")
-
-
 def _tag_renames(form: ProductForm) -> tuple[str, ...]:
     """What the saved message adds when typed tags were made slugs."""
     renames = ", ".join(f"“{raw}” as {slug}" for raw, slug in form.tag_renames)
@@ -176,7 +172,7 @@ def product_add(request):
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type")
     if not slug:
         return render(request, "catalog/product_type_choose.html", {"types": types.TYPES.values()})
-    kind = _type_or_404(slug)
+    kind = or_404(types.get, slug)
     form, switching = _product_form(request, kind, None)
 
     def save(data) -> Saved:
@@ -220,7 +216,7 @@ def product_edit(request, pk: int):
     """Switching the type (``_switch``) shows the new type's form with the user's input kept."""
     product = or_404(store.get, pk)
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type", product.type)
-    kind = _type_or_404(slug) if slug else None  # a product may have no type (imported from a source without)
+    kind = or_404(types.get, slug) if slug else None  # a product may have no type (imported from a source without)
     form, switching = _product_form(request, kind, ProductForm.initial_for(product), pk)
 
     def save(data) -> Saved:
