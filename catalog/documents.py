@@ -1,8 +1,7 @@
 """The catalog's stored documents and their hash fields.
 
-A product is one hash: the list fields, the detail fields (one-to-one,
-embedded), its images and videos as JSON lists (bounded one-to-many,
-embedded), its type's own fields (polymorphic), its tags, and the fields the
+A product is one hash: the list fields, the detail fields (one-to-one, embedded), its images and videos as
+JSON lists (bounded one-to-many, embedded), its type's own fields (polymorphic), its tags, and the fields the
 review machinery keeps (``recent_reviews``, ``num_reviews``, ``sum_ratings``).
 """
 
@@ -24,6 +23,9 @@ MAX_TAGS = 20
 TAG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 TAG_MAX = 32
 
+# The fields a product stores as plain text, in the hash's order (the price between the two).
+NAMING = ("type", "name", "brand", "sku", "model")
+DESCRIBING = ("image", "description", "manufacturer", "dimensions", "weight")
 # The fields the list page reads (HMGET / SORT GET): never details, images or reviews.
 LIST_FIELDS = ("name", "brand", "sku", "type", "price", "tags", "num_reviews", "sum_ratings")
 
@@ -67,12 +69,8 @@ NAME_SCORE_CHARS = 10  # 37**10 < 2**53: the score stays an exact float
 
 
 def name_score(name: str) -> float:
-    """A score that orders names like their first 10 characters (space, digits, a-z).
-
-    Redis sorts by score, so a sort by name needs a number per name; ties past
-    the 10th character fall back to the id. Accents are folded to ASCII first;
-    any other character counts as a space.
-    """
+    """A score that orders names like their first 10 characters (space, digits, a-z): Redis sorts by
+    score; ties past the 10th fall back to the id. Accents fold to ASCII; any other character is a space."""
     folded = unicodedata.normalize("NFKD", name_key(name)).encode("ascii", "ignore").decode()
     score = 0
     for ch in folded[:NAME_SCORE_CHARS].ljust(NAME_SCORE_CHARS):
@@ -87,8 +85,7 @@ def searched_text(name: str | None, sku: str | None) -> str:
 
 
 def text_scores(product) -> dict[str, float]:
-    """The scores of the columns a list sorts as text, as ``name_score`` orders a name: the type (by its
-    slug, which reads as its label), the brand and the SKU (an empty one first)."""
+    """The scores of the columns a list sorts as text (type slug, brand, SKU), as ``name_score`` orders."""
     return {"type": name_score(product.type or ""), "brand": name_score(product.brand or ""),
             "sku": name_score(product.sku or "")}  # fmt: skip
 
@@ -100,10 +97,6 @@ def price_score(price: Decimal | None) -> float:
 
 def average(count: int, total: int) -> float | None:
     return total / count if count else None
-
-
-def rating_score(count: int, total: int) -> float:
-    return round(total / count, 6) if count else 0.0
 
 
 def type_fields(slug: str, attrs: dict[str, str]) -> list[tuple[types.TypeField, str]]:
@@ -168,17 +161,9 @@ class Product:
         own = {name: str(self.attrs[name]) for name in (kind.field_names if kind else ()) if name in self.attrs}
         return {
             "schema": str(self.schema),
-            "type": self.type,
-            "name": self.name,
-            "brand": self.brand,
-            "sku": self.sku,
-            "model": self.model,
+            **{name: getattr(self, name) for name in NAMING},
             "price": "" if self.price is None else str(self.price),
-            "image": self.image,
-            "description": self.description,
-            "manufacturer": self.manufacturer,
-            "dimensions": self.dimensions,
-            "weight": self.weight,
+            **{name: getattr(self, name) for name in DESCRIBING},
             "images": json.dumps(self.images),
             "videos": json.dumps(self.videos),
             "tags": ",".join(self.tags),
@@ -194,17 +179,8 @@ class Product:
         names = kind.field_names if kind else ()
         return cls(
             id=product_id,
-            type=data.get("type", ""),
-            name=data.get("name", ""),
-            brand=data.get("brand", ""),
-            sku=data.get("sku", ""),
-            model=data.get("model", ""),
+            **{name: data.get(name, "") for name in (*NAMING, *DESCRIBING)},
             price=_decimal(data.get("price")),
-            image=data.get("image", ""),
-            description=data.get("description", ""),
-            manufacturer=data.get("manufacturer", ""),
-            dimensions=data.get("dimensions", ""),
-            weight=data.get("weight", ""),
             images=json.loads(data.get("images") or "[]"),
             videos=json.loads(data.get("videos") or "[]"),
             tags=[t for t in (data.get("tags") or "").split(",") if t],
@@ -221,12 +197,8 @@ class Product:
 
 @dataclass(slots=True)
 class ProductRow:
-    """One line of the product list: only the fields the list shows.
-
-    Not frozen: a frozen dataclass sets each field through ``object.__setattr__``,
-    which costs a list page a few microseconds per row; nothing changes a row after
-    ``from_values``.
-    """
+    """One line of the product list: only the fields the list shows. Not frozen: a frozen dataclass sets
+    each field through ``object.__setattr__``, a cost a list page pays per row."""
 
     id: int
     name: str
@@ -240,25 +212,13 @@ class ProductRow:
     attrs: dict[str, str] = field(default_factory=dict)  # the type's own fields, when the list has one type
 
     @property
-    def average(self) -> float | None:
-        return average(self.num_reviews, self.sum_ratings)
-
-    @property
-    def type_label(self) -> str:
-        kind = types.get(self.type)
-        return kind.label if kind else self.type
-
-    @property
     def type_fields(self) -> list[tuple[types.TypeField, str]]:
         return type_fields(self.type, self.attrs)
 
     @classmethod
     def from_values(cls, product_id: str, values: list[str | None], own: tuple[str, ...] = ()) -> ProductRow:
-        """From a SORT ... GET row: the ``LIST_FIELDS`` then the ``own`` type fields, in that order.
-
-        Unpacked by position (the order ``LIST_FIELDS`` names, which a module-level check pins): a list
-        page builds 25 of these per request, so no dict is built per row.
-        """
+        """From a SORT ... GET row: the ``LIST_FIELDS`` then the ``own`` type fields, unpacked by position
+        (pinned by a module-level check), so no dict is built per row."""
         name, brand, sku, kind, price, tags, num_reviews, sum_ratings = values[:_LIST_WIDTH]
         return cls(
             int(product_id),

@@ -15,11 +15,11 @@ from __future__ import annotations
 from functools import cache
 
 from catalog import forms, keys, store, types
-from catalog.documents import Product, sku_key
+from catalog.documents import DESCRIBING, NAMING, Product, sku_key
 from config.exchange import store as exchange
 from config.exchange.spec import AppExchange, Entity, Record
 
-_BASE = ("name", "brand", "sku", "model", "image", "description", "manufacturer", "dimensions", "weight")
+_BASE = (*NAMING[1:], *DESCRIBING)  # every text field but the type
 _FIELDS = forms.ProductForm.base_fields
 _REVIEW = forms.ReviewForm.base_fields
 
@@ -45,8 +45,7 @@ def _clean_product(record: Record) -> dict:
     doc = {"id": record.id(), "type": kind}
     for name in _BASE:
         text = record.text(name, multiline=name == "description")
-        doc[name] = record.form_field(name, _FIELDS[name], text) if text is not None else None
-        doc[name] = doc[name] or ""
+        doc[name] = (record.form_field(name, _FIELDS[name], text) if text is not None else None) or ""
     price = record.doc.get("price")
     record.read.add("price")
     doc["price"] = record.form_field("price", _FIELDS["price"], None if price is None else str(price))
@@ -74,16 +73,10 @@ def _clean_product(record: Record) -> dict:
     return doc
 
 
-def _restored_products(docs):
-    for doc in docs:
-        values = {k: v for k, v in doc.items() if k not in ("id", "created_at", "updated_at")}
-        product = Product(**values, id=doc["id"], created_at=doc["created_at"], updated_at=doc["updated_at"])
-        product.rev = 1 if doc["updated_at"] == doc["created_at"] else 2  # as a create, then an edit, leave it
-        yield product
-
-
 def _restore_products(docs, writer) -> None:
-    store.restore_products(_restored_products(docs), actor=writer.actor)
+    # Each doc holds a product's own fields; its revision is what a create, then an edit, leave.
+    products = (Product(**doc, rev=1 if doc["updated_at"] == doc["created_at"] else 2) for doc in docs)
+    store.restore_products(products, actor=writer.actor)
 
 
 def _export_reviews():

@@ -13,8 +13,7 @@ SKU = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z", "Letters, digits, do
 
 
 def is_site_path(text: str) -> bool:
-    """A path on this site ("/static/img/products/phone.svg"): the seeded images, served by the
-    dashboard itself. The same rule as the ``site_link`` filter that links it."""
+    """A path on this site (the seeded images): the same rule as the ``site_link`` filter that links it."""
     return text.startswith("/") and not text.startswith("//") and not any(c in text for c in "\\\x00\r\n\t ")
 
 
@@ -133,8 +132,7 @@ class ProductForm(forms.Form):
         return [self[name] for name in self.type_field_names]
 
     def clean_sku(self):
-        """A taken SKU is an error beside the others (the write's script checks again, atomically);
-        an edit that keeps its SKU asks nothing."""
+        """A taken SKU is an error beside the others (the write's script checks again, atomically)."""
         sku = self.cleaned_data["sku"].strip()
         if not sku or (self.product_id and sku_key(sku) == sku_key(self.initial.get("sku") or "")):
             return sku
@@ -154,22 +152,14 @@ class ProductForm(forms.Form):
             model=data.get("model", "").strip(),
             price=data.get("price"),
             image=data.get("image", ""),
-            description=data.get("description", ""),
-            manufacturer=data.get("manufacturer", ""),
-            dimensions=data.get("dimensions", ""),
-            weight=data.get("weight", ""),
-            images=data.get("images", []),
-            videos=data.get("videos", []),
-            tags=data.get("tags", []),
+            **{name: data[name] for name in self.DETAILS},  # every one cleaned: "" or []
             attrs=attrs,
         )
 
     @classmethod
     def switched(cls, data, product_type: types.ProductType | None) -> dict:
-        """The form's initial values when the user switches the product to ``product_type``: what
-        they sent, for every field the new type has too (the base fields, the details, a type field
-        both types share, the version and one-time tokens), not what is stored. A main image that is
-        another type's own picture becomes the new type's (none, for no type); the user's own stays."""
+        """The form's initial values when the user switches the product to ``product_type``: what they sent
+        for every field the new type has too; another type's own picture becomes the new type's."""
         kept = (*cls.BASE, *cls.DETAILS, *(product_type.field_names if product_type else ()), "version", "once")
         initial = {name: data.get(name, "") for name in kept if name in data}
         if initial.get("image") in {kind.image for kind in types.TYPES.values()}:
@@ -182,7 +172,6 @@ class ProductForm(forms.Form):
         return {
             "type": product.type,
             **{name: getattr(product, name) for name in (*cls.BASE, *cls.DETAILS)},
-            "price": product.price,
             "version": product.rev,
             **product.attrs,
         }

@@ -8,11 +8,9 @@ Two shapes are read, both a JSON list of products:
 - the aggregate pattern's (``aggregate-pattern/js/data.json``): products by
   name with their reviews, and no type.
 
-Values are read in the source's own words ("8 hours" → 8, "SSD" → ssd,
-"In-ear" → in-ear, yes/no/true/false), then checked by the very forms the
-screens use. What was rewritten is counted per field with one example; what
-cannot be read is refused with its record and field, and then nothing at all
-is written.
+Values are read in the source's own words ("8 hours" → 8, "SSD" → ssd, "In-ear" → in-ear, yes/no/true/false),
+then checked by the very forms the screens use. What was rewritten is counted per field with one example; what
+cannot be read is refused with its record and field, and then nothing at all is written.
 """
 
 from __future__ import annotations
@@ -135,11 +133,8 @@ def snake(name: str) -> str:
 
 
 def plan(records: list, now: float) -> Plan:
-    """Read every record, collecting every problem rather than stopping at the first.
-
-    Reviews are published a second apart, ending at ``now``, in the file's order (the last is newest).
-    A SKU repeated by a later record is cleared there (a SKU names one product), and reported.
-    """
+    """Read every record, collecting every problem rather than stopping at the first. Reviews are
+    published a second apart, ending at ``now``; a SKU repeated by a later record is cleared there."""
     result, owners = Plan(), {}
     for index, record in enumerate(records):
         found = _read_record(result, index, record, now)

@@ -1,10 +1,8 @@
 """The catalog's invariants: every derived value agrees with its source of truth.
 
-Sources of truth: the product hashes and the review hashes with each
-product's review set. Derived: the embed and the aggregate on each product
-(checked with the shared machinery's ``aggregate`` and ``expected_embed``),
-the sort, search, SKU, type and tag indexes, each type's creation index, and
-the tag cloud's counts.
+Sources of truth: the product hashes and the review hashes with each product's review set. Derived: the embed
+and the aggregate on each product (checked with the shared machinery's ``aggregate`` and ``expected_embed``),
+the sort, search, SKU, type and tag indexes, each type's creation index, and the tag cloud's counts.
 """
 
 from __future__ import annotations
@@ -21,34 +19,26 @@ def _product_chunks():
         yield list(checks.products_by_id(chunk).values())
 
 
+def _of_reviews(product_id: int | str, message: str) -> Violation:
+    """A product's review-derived field that disagrees with its reviews: its hash and its review set."""
+    return Violation(f"product {product_id}: {message}", [keys.product(product_id), keys.product_reviews(product_id)])
+
+
 def _count_violations():
     """num_reviews against ZCARD, 500 products a round trip."""
     for chunk in batched(checks.iter_product_ids()):
         for product_id, (stored, actual) in checks.review_counts(chunk).items():
             if stored != actual:
-                yield (
-                    product_id,
-                    Violation(
-                        f"product {product_id}: num_reviews is {stored}, its review set holds {actual}",
-                        [keys.product(product_id), keys.product_reviews(product_id)],
-                    ),
-                )
+                yield product_id, _of_reviews(product_id, f"num_reviews is {stored}, its review set holds {actual}")
 
 
 def _sum_violations():
     for products in _product_chunks():
         totals = REVIEWS.aggregates([p.id for p in products])
         for product in products:
-            _, total = totals[product.id]
-            if product.sum_ratings == total:
-                continue
-            yield (
-                product.id,
-                Violation(
-                    f"product {product.id}: sum_ratings is {product.sum_ratings}, its reviews sum to {total}",
-                    [keys.product(product.id), keys.product_reviews(product.id)],
-                ),
-            )
+            stored, (_, total) = product.sum_ratings, totals[product.id]
+            if stored != total:
+                yield product.id, _of_reviews(product.id, f"sum_ratings is {stored}, its reviews sum to {total}")
 
 
 def _repairing(found):
@@ -56,21 +46,19 @@ def _repairing(found):
 
     def repair():
         for product_id in sorted({product_id for product_id, _ in found()}):
-            checks.repair_reviews(product_id)
+            REVIEWS.repair(product_id)
 
     return repair
 
 
 @invariant("catalog", "num_reviews equals the ZCARD of the product's review set", repair=_repairing(_count_violations))
 def review_counts():
-    for _, violation in _count_violations():
-        yield violation
+    yield from (violation for _, violation in _count_violations())
 
 
 @invariant("catalog", "sum_ratings equals the sum of the product's review ratings", repair=_repairing(_sum_violations))
 def rating_sums():
-    for _, violation in _sum_violations():
-        yield violation
+    yield from (violation for _, violation in _sum_violations())
 
 
 def _wrong_embeds():
@@ -84,17 +72,14 @@ def _wrong_embeds():
 
 def _repair_embeds():
     for product, _ in list(_wrong_embeds()):
-        checks.repair_reviews(product.id)
+        REVIEWS.repair(product.id)
 
 
 @invariant("catalog", "recent_reviews holds the 3 newest reviews", repair=_repair_embeds)
 def recent_reviews():
     for product, expected in _wrong_embeds():
-        held = [item.get("id") for item in product.recent_reviews]
-        yield Violation(
-            f"product {product.id}: recent_reviews holds {held}, the newest are {[i['id'] for i in expected]}",
-            [keys.product(product.id), keys.product_reviews(product.id)],
-        )
+        held, newest = [item.get("id") for item in product.recent_reviews], [item["id"] for item in expected]
+        yield _of_reviews(product.id, f"recent_reviews holds {held}, the newest are {newest}")
 
 
 def _index_violations_of(products):
@@ -121,8 +106,7 @@ def _index_violations_of(products):
 
 
 def _held_by_indexes() -> tuple[dict[str, checks.Held], list[Violation]]:
-    """What the indexes hold, per product id: one pass over every index (ZSCAN/SSCAN/HSCAN); and
-    the entries that sit in another partition than their product's."""
+    """What the indexes hold, per product id, in one pass; and the entries in another partition."""
     held: dict[str, checks.Held] = {}
     misplaced = []
     for p, kind, value, product_id in checks.index_members():
@@ -184,8 +168,8 @@ def indexes_agree():
 
 
 def _type_created_violations():
-    """Each product scored by its creation time in its own type's creation index and in no other;
-    then every id those indexes hold names a product (HMGET and ZMSCORE 500 a round trip, then ZSCAN)."""
+    """Each product scored by its creation time in its own type's creation index and in no other; then
+    every id those indexes hold names a product."""
     seen: set[str] = set()
     for chunk in batched(checks.iter_product_ids()):
         for product_id, entry in checks.type_entries(chunk).items():
@@ -217,7 +201,7 @@ def _type_created_violations():
 @invariant(
     "catalog",
     "each type's creation index holds exactly that type's products, scored by creation time",
-    repair=checks.rebuild_type_created,
+    repair=checks.rebuild_indexes,
 )
 def type_creation_indexes():
     yield from _type_created_violations()
@@ -279,22 +263,15 @@ def _too_long(piece: str) -> str:
 def name_vocabulary():
     """A word missing is a search that misses every name holding it; an extra one, a word no name holds."""
     for p, (missing, extra) in checks.vocabulary_drift().items():
-        if missing:
-            yield Violation(
-                f"the vocabulary lacks the words {sorted(missing)[:5]} ({len(missing)} in all), which names hold",
-                [keys.vocabulary(p)],
-            )
-        if extra:
-            yield Violation(
-                f"the vocabulary holds the words {sorted(extra)[:5]} ({len(extra)} in all), which no name holds",
-                [keys.vocabulary(p)],
-            )
+        for words, verb, which in ((missing, "lacks", "names hold"), (extra, "holds", "no name holds")):
+            if words:
+                message = f"the vocabulary {verb} the words {sorted(words)[:5]} ({len(words)} in all), which {which}"
+                yield Violation(message, [keys.vocabulary(p)])
 
 
 @invariant("catalog", "every product is where its id puts it under CATALOG_PARTITIONS")
 def partition_layout():
-    """Data written with another partition count is invisible to every read by id: it is told, never
-    moved here (an export, then an import with the new count, moves it; docs/cluster.md)."""
+    """Data written with another partition count is told, never moved (export and import move it)."""
     for key in checks.misplaced_products():
         yield Violation(
             f"{key} is laid out for another partition count than CATALOG_PARTITIONS={keys.PARTITIONS}: "

@@ -1,16 +1,13 @@
 """Every key of the catalog, each declared once on the function that names it.
 
-Ids are integers, and the type and tag segments are checked against the type
-registry and the tag pattern before they get here (``types.py``,
-``documents.is_tag``): no user text becomes part of a key unvalidated.
+Ids are integers, and the type and tag segments are checked against the type registry and the tag pattern
+before they get here (``types.py``, ``documents.is_tag``): no user text becomes part of a key unvalidated.
 
-The catalog is laid out in partitions (docs/cluster.md): a product, its reviews
-and its partition's indexes, id counters and activity stream share one hash tag,
-so every write of one product stays in one slot. A product's partition is its id
-modulo ``PARTITIONS`` (``partition_of``), and so is a review's, whose id is drawn
-in its product's partition. Every index is one partition's (its ``p``); a list
-reads each partition's part and merges them. With one partition, the tag is the
-app's own (``{catalog}``).
+The catalog is laid out in partitions (docs/cluster.md): a product, its reviews and its partition's indexes,
+id counters and activity stream share one hash tag, so every write of one product stays in one slot. A
+product's partition is its id modulo ``PARTITIONS`` (``partition_of``), and so is a review's, whose id is
+drawn in its product's partition. Every index is one partition's (its ``p``); a list reads each partition's
+part and merges them. With one partition, the tag is the app's own (``{catalog}``).
 """
 
 from django.conf import settings
@@ -168,7 +165,6 @@ def review_glob(p: int) -> str:
     screens=LIST,
 )
 def products(p: int | str) -> str:
-    """Every product id of partition ``p``, scored by creation time: the list's default order."""
     return f"catalog:{{{_tag(p)}}}:index:products"
 
 
@@ -181,7 +177,6 @@ def products(p: int | str) -> str:
     screens=LIST,
 )
 def sort_index(name: str, p: int | str) -> str:
-    """One sorted set per sortable column (name, price, rating, reviews, type, brand, SKU) and partition."""
     return f"catalog:{{{_tag(p)}}}:index:by:{name}"
 
 
@@ -194,7 +189,6 @@ def sort_index(name: str, p: int | str) -> str:
     screens=LIST,
 )
 def names(p: int | str) -> str:
-    """Lexicographic index of ``<casefolded name>\\x00<id>`` for prefix search, one a partition."""
     return f"catalog:{{{_tag(p)}}}:index:names"
 
 
@@ -223,7 +217,6 @@ SKUS_WITH_PRODUCTS = PARTITIONS == 1  # the SKU index shares the product scripts
     screens=LIST,
 )
 def type_index(type_slug: str, p: int | str) -> str:
-    """The set of one type's ids in partition ``p``: the type filter's operand in the list's set algebra."""
     return f"catalog:{{{_tag(p)}}}:index:type:{type_slug}"
 
 
@@ -240,7 +233,6 @@ def type_index(type_slug: str, p: int | str) -> str:
     screens=LIST,
 )
 def type_created(type_slug: str, p: int | str) -> str:
-    """One type's ids of partition ``p`` scored by creation time: that type's list, newest first, is a page read."""
     return f"catalog:{{{_tag(p)}}}:index:type:{type_slug}:created"
 
 
@@ -277,7 +269,6 @@ def tags(p: int | str) -> str:
     screens=LIST,
 )
 def temp(token: str, p: int | str) -> str:
-    """A list query's sorted result in partition ``p``; ``token`` is a random hex string."""
     return f"catalog:{{{_tag(p)}}}:tmp:{token}"
 
 
@@ -304,8 +295,7 @@ def temp_set(token: str, part: str, p: int | str) -> str:
     screens=(*LIST, "catalog:product_suggest"),
 )
 def ngram(gram: str, p: int | str) -> str:
-    """One piece's set of ids in partition ``p``; ``gram`` is three folded letters or digits
-    (``ngrams.grams``), never raw input."""
+    """``gram`` is three folded letters or digits (``ngrams.grams``), never raw input."""
     return f"catalog:{{{_tag(p)}}}:ngram:{gram}"
 
 
@@ -319,8 +309,7 @@ def ngram(gram: str, p: int | str) -> str:
     screens=LIST,
 )
 def word(text: str, p: int | str) -> str:
-    """One word's set of ids in partition ``p``; ``text`` is a folded run of letters and digits
-    (``ngrams.kept_words``), never raw input."""
+    """``text`` is a folded run of letters and digits (``ngrams.kept_words``), never raw input."""
     return f"catalog:{{{_tag(p)}}}:word:{text}"
 
 
@@ -334,7 +323,6 @@ def word(text: str, p: int | str) -> str:
     screens=LIST,
 )
 def vocabulary(p: int | str) -> str:
-    """The suffixes of the kept words of partition ``p``'s names."""
     return f"catalog:{{{_tag(p)}}}:vocabulary"
 
 
@@ -348,5 +336,4 @@ def vocabulary(p: int | str) -> str:
     screens=LIST,
 )
 def long_names(p: int | str) -> str:
-    """The ids of partition ``p``'s products whose name has a word too long for the vocabulary."""
     return f"catalog:{{{_tag(p)}}}:index:long-words"

@@ -1,16 +1,14 @@
 """What the catalog screens show, prepared for their templates: texts, numbers and links, no markup.
 
-The templates write every row, chip and card; here each list row gets its link
-(one ``reverse`` for the page, ``url_for_each``), its type's label and its
-price and rating as the screens print them. Rows and chips are dicts: the
-template language finds a key at its first try, where an attribute costs it a
-failed lookup first, and a list page reads a few hundred of them. The template keeps the chips'
-HTML in the fragment cache, keyed by their content: the same counts and links render once.
+The templates write every row, chip and card; here each list row gets its link (one ``reverse`` for the page,
+``url_for_each``), its type's label and its price and rating as the screens print them. Rows and chips are
+dicts: the template language finds a key at its first try, where an attribute costs it a failed lookup first,
+and a list page reads a few hundred of them. The template keeps the chips' HTML in the fragment cache, keyed
+by their content: the same counts and links render once.
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from functools import cache, lru_cache
 
 from django.template.loader import render_to_string
@@ -25,20 +23,11 @@ from config.templatetags.formats import money
 
 DASH = "—"
 NUMERIC = ("int", "decimal")
-_CENT = Decimal("0.01")
-
-
-def rating_text(average: float | None) -> str:
-    """An average as ``|floatformat:2`` shows it (halves rounded up): "—" with no review."""
-    if average is None:
-        return DASH
-    return str(Decimal(repr(average)).quantize(_CENT, rounding=ROUND_HALF_UP))
 
 
 def rating_of(count: int, total: int) -> str:
-    """``rating_text`` of the average ``total / count``, from the integers: half up to two places by
-    integer arithmetic, the same text as the float's (a tie is a fraction of 200, which a float's
-    ``repr`` shows exactly), without building a Decimal per row."""
+    """The average ``total / count`` as ``|floatformat:2`` shows it (halves up; "—" with no review), by
+    integer arithmetic: a tie is a fraction of 200, exact in a float's ``repr``, so the text is the same."""
     if not count:
         return DASH
     cents = (total * 200 + count) // (2 * count)
@@ -84,9 +73,8 @@ def _chip(query: str, label: str, count: int, value: str = "", current: bool = F
 
 
 def type_chips(state, chips, chosen: str, catalog_size: int) -> list[dict]:
-    """ "all types" and one chip per type with its count, the chosen one marked current. Every product has
-    one type, so "all types" counts what the type chips count together: the search and the tags' matches
-    when they follow them, the catalog when they are its counts (``catalog_size`` where none is counted)."""
+    """ "all types" and one chip per type with its count, the chosen one current. "all types" counts what
+    the type chips count together (every product has one type), ``catalog_size`` where none is counted."""
     of_type = state.varying("type")
     every = sum(count for _, count in chips) if chips else catalog_size
     return [
@@ -96,8 +84,7 @@ def type_chips(state, chips, chosen: str, catalog_size: int) -> list[dict]:
 
 
 def tag_chips(state, cloud, chosen) -> list[dict]:
-    """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed
-    (the tags already chosen read once for the whole cloud)."""
+    """One chip per tag of the cloud with its count; a chosen one is marked and drops it when followed."""
     held = list(dict.fromkeys(tag_slug(t) for t in split_tags(state.filters.get("tags_all", ""))))
     with_tags = state.varying("tags_all")
     chips = []
@@ -121,9 +108,8 @@ def review_items(reviews: list[Review], product_id: int) -> list[dict]:
 
 
 def filter_fields(form) -> SafeString | None:
-    """The list's filter fields when nothing is chosen in them (no form, or a search alone): the same
-    on every such page, rendered once (``empty_filter_fields``); else None, for the page to render the
-    bound form's. A field left out of the query renders as the unbound form's does."""
+    """The list's filter fields when nothing is chosen in them (no form, or a search alone), rendered
+    once (``empty_filter_fields``); else None, for the page to render the bound form's."""
     if form is None or not any(form.data.get(name) for name in form.fields if name != "q"):
         return empty_filter_fields()
     return None

@@ -1,11 +1,10 @@
 """Demo data: an electronics store of every type, with tags and reviews.
 
-Demo is about 200 products and 2,000 reviews; large is 100,000 products and
-1,000,000 reviews. Products are generated 2,000 at a time, their ids drawn
-in one round trip, and each batch of 200 goes out with its reviews as one
-script through ``store.write_batches`` (the review machinery's bulk writer),
-the next batch built while Redis runs the last. It writes exactly what the
-interactive add and review paths write, so every invariant holds after a seed.
+Demo is about 200 products and 2,000 reviews; large is 100,000 products and 1,000,000 reviews. Products are
+generated 2,000 at a time, their ids drawn in one round trip, and each batch of 200 goes out with its reviews
+as one script through ``store.write_batches`` (the review machinery's bulk writer), the next batch built while
+Redis runs the last. It writes exactly what the interactive add and review paths write, so every invariant
+holds after a seed.
 """
 
 from __future__ import annotations
@@ -116,7 +115,7 @@ def seed(ctx: SeedContext) -> int:
     products, reviews = SIZES[ctx.scale]
     now = ctx.now.timestamp()
     per_product = reviews // products
-    base = store.last_product_id()  # SKUs carry the number: a second seed without --reset never reuses one
+    base = store.last_ids()["product"]  # SKUs carry the number: a second seed without --reset never reuses one
     written = 0
     actor = Actor("seed")
     for start in range(0, products, CHUNK):

@@ -1,16 +1,14 @@
 """The registry of product types: the e-book's polymorphic pattern.
 
-Every product shares the base fields (name, brand, sku, ...) and carries the
-fields of at most one type beside them in the same hash (a product imported
-from a source that names no type has none). A type declares its fields once
-here; the form section, the validation, the detail page and the importer all
-read them from this registry, and a product hash never holds a field of
-another type (``store`` drops the old type's fields on a change).
+Every product shares the base fields (name, brand, sku, ...) and carries the fields of at most one type beside
+them in the same hash (a product imported from a source that names no type has none). A type declares its
+fields once here; the form section, the validation, the detail page and the importer all read them from this
+registry, and a product hash never holds a field of another type (``store`` drops the old type's fields on a
+change).
 
-Type fields are optional: a real product's source often lacks some (the
-e-book's sample console has no GPU), and an empty field is honest where an
-invented value is not. ``TypeField.read`` takes a value in a source's own
-words ("8 hours", "SSD", "In-ear", "yes") to the form the field stores.
+Type fields are optional: a real product's source often lacks some (the e-book's sample console has no GPU),
+and an empty field is honest where an invented value is not. ``TypeField.read`` takes a value in a source's
+own words ("8 hours", "SSD", "In-ear", "yes") to the form the field stores.
 """
 
 from __future__ import annotations
@@ -69,12 +67,8 @@ class TypeField:
         return forms.CharField(max_length=80, **common)
 
     def read(self, value) -> str:
-        """A source's value as this field stores it, or ValueError saying why it can't be read.
-
-        Numbers may carry this field's unit in any usual spelling ("8 hours",
-        "27in"); choices and booleans match in any case and spacing ("SSD",
-        "In-ear", "Yes", true). The form's own rules (bounds) still apply after.
-        """
+        """A source's value as this field stores it ("8 hours", "27in", "SSD", "In-ear", "Yes", true), or
+        ValueError saying why it can't be read. The form's own rules (bounds) still apply after."""
         if value is None or value == "":
             return ""
         if isinstance(value, (dict, list)):

@@ -49,10 +49,6 @@ def _actor(request, product_id: int | None = None) -> Actor:
     return Actor(request.user.get_username(), link=link)
 
 
-def _type_or_404(slug: str | None) -> types.ProductType:
-    return or_404(types.get, slug or "")
-
-
 def _tag_renames(form: ProductForm) -> tuple[str, ...]:
     """What the saved message adds when typed tags were made slugs."""
     renames = ", ".join(f"“{raw}” as {slug}" for raw, slug in form.tag_renames)
@@ -121,14 +117,8 @@ def product_bulk_tag(request):
 
 
 def _list_query(request) -> tuple:
-    """The list's state, its query for the store and its bound filter form (None with no filter).
-
-    With no filter in the query string (no ``q``, type or tags: most requests)
-    the form would validate nothing and show its empty fields, so none is built
-    (its fields and their copies cost more than the rest of the view's Python):
-    the state is read without it and the page shows the fields rendered once
-    (``presenters.empty_filter_fields``).
-    """
+    """The list's state, its query for the store and its bound filter form: None with no filter (most
+    requests), where building it would cost more than the rest of the view and validate nothing."""
     if any(request.GET.get(name) for name in FILTER_PARAMS):
         state = PRODUCTS.read(request)
         return state, state.form.query(state.order, state.offset, state.per_page), state.form
@@ -171,8 +161,7 @@ SWITCH = "_switch"  # the type select's button: show the form for the type chose
 
 
 def _product_form(request, kind, initial: dict | None, product_id: int | None = None) -> tuple[ProductForm, bool]:
-    """The product form, and whether this request switches its type: then it is built unbound from
-    what the user sent (``ProductForm.switched``), so their edits stay and nothing is saved."""
+    """The product form, and whether this request switches its type (``ProductForm.switched``)."""
     if request.method == "POST" and SWITCH in request.POST:
         initial = ProductForm.switched(request.POST, kind)
         return ProductForm(initial=initial, product_type=kind, product_id=product_id), True
@@ -185,7 +174,7 @@ def product_add(request):
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type")
     if not slug:
         return render(request, "catalog/product_type_choose.html", {"types": types.TYPES.values()})
-    kind = _type_or_404(slug)
+    kind = or_404(types.get, slug)
     form, switching = _product_form(request, kind, None)
 
     def save(data) -> Saved:
@@ -205,8 +194,7 @@ def _template(request) -> str:
 
 
 def _detail_context(product, review_form: ReviewForm | None = None) -> dict:
-    """The product page's context: its price and rating as printed, the 3 newest reviews with their
-    links, and the unbound review form rendered once a process."""
+    """The product page's context: its rating as printed, the 3 newest reviews and the review form."""
     return {
         "product": product,
         "price": product.price,  # printed by the money filter
@@ -227,11 +215,10 @@ def product_detail(request, pk: int):
 
 @require_http_methods(["GET", "POST"])
 def product_edit(request, pk: int):
-    """Switching the type (``_switch``) shows the new type's form with the user's input kept;
-    saving with a new type drops the old fields."""
+    """Switching the type (``_switch``) shows the new type's form with the user's input kept."""
     product = or_404(store.get, pk)
     slug = request.POST.get("type") if request.method == "POST" else request.GET.get("type", product.type)
-    kind = _type_or_404(slug) if slug else None  # a product may have no type (imported from a source without)
+    kind = or_404(types.get, slug) if slug else None  # a product may have no type (imported from a source without)
     form, switching = _product_form(request, kind, ProductForm.initial_for(product), pk)
 
     def save(data) -> Saved:

@@ -1,58 +1,19 @@
 """The checked batch: a product write's preconditions and commands sent as one Lua script.
 
-A write queues its commands on a ``Batch`` exactly as it would on a
-pipeline (``queue_indexes``, the review machinery's bulk writer and
-``queue_event`` take either), names what must hold first (``require_*``),
-and ``run`` sends everything as one EVALSHA: the script checks every
-precondition, then applies every command, atomically, in one round trip.
-Every key is passed in KEYS (a command names its keys by position), so no key
-name is built inside Lua; numbers travel as strings, so a score is never
-rounded on the way.
+A write queues its commands on a ``Batch`` exactly as it would on a pipeline (``queue_indexes``, the review
+machinery's bulk writer and ``queue_event`` take either), names what must hold first (``require_*``), and
+``run`` sends everything as one EVALSHA: the script checks every precondition, then applies every command,
+atomically, in one round trip. Every key is passed in KEYS (a command names its keys by position), so no key
+name is built inside Lua; numbers travel as strings, so a score is never rounded on the way.
 """
 
 from __future__ import annotations
 
 import json
 
-from config.store.scripts import register, run_script
+from config.store.scripts import lua, register, run_script
 
-# KEYS: every key the batch touches. ARGV[1]: {"checks": [...], "ops": [[command, [key positions], [args]]]}.
-_CHECKED_BATCH = register("""
-local spec = cjson.decode(ARGV[1])
-for _, check in ipairs(spec.checks) do
-  local kind, key = check[1], KEYS[check[2]]
-  if kind == 'absent' then
-    if redis.call('EXISTS', key) == 1 then return {'conflict', 'exists', key} end
-  elseif kind == 'drawn' then
-    if tonumber(redis.call('GET', key) or '0') < tonumber(check[3]) then return {'conflict', 'stale', key} end
-  elseif kind == 'field' then
-    local held = redis.call('HGET', key, check[3])
-    if not held then return {'missing', key} end
-    if held ~= check[4] then return {'conflict', 'changed', key} end
-  elseif kind == 'owner' then
-    local held = redis.call('HGET', key, check[3])
-    if held and held ~= check[4] then
-      return {'refused', 'sku', 'SKU ' .. check[3] .. ' is already used by product ' .. held .. '.'}
-    end
-  elseif kind == 'members' then
-    if redis.call('ZCARD', key) ~= #check - 2 then return {'conflict', 'changed', key} end
-    for i = 3, #check do
-      if not redis.call('ZSCORE', key, check[i]) then return {'conflict', 'changed', key} end
-    end
-  end
-end
-for _, op in ipairs(spec.ops) do
-  local args = {}
-  for _, position in ipairs(op[2]) do args[#args + 1] = KEYS[position] end
-  for _, value in ipairs(op[3]) do args[#args + 1] = value end
-  if op[1] ~= 'ZREM_IF_EMPTY' then
-    redis.call(op[1], unpack(args))
-  elseif redis.call('SCARD', args[2]) == 0 then
-    redis.call('ZREM', args[1], unpack(args, 3))
-  end
-end
-return {'ok'}
-""")
+_CHECKED_BATCH = register(lua(__file__, "batch"))
 
 
 def _text(value) -> str:
@@ -89,8 +50,7 @@ class Batch:
         self.checks.append(["absent", self._at(key)])
 
     def require_drawn(self, counter_key: str, drawn: int) -> None:
-        """The id counter has reached ``drawn`` (else a "stale" conflict: the data was reset since the id
-        was drawn)."""
+        """The id counter has reached ``drawn`` (else "stale": the data was reset since it was drawn)."""
         self.checks.append(["drawn", self._at(counter_key), str(drawn)])
 
     def require_field(self, key: str, name: str, value: str) -> None:
@@ -122,7 +82,7 @@ class Batch:
 
     def zrem_if_empty(self, key, watched, *members):
         """ZREM ``members`` from ``key`` if the set ``watched`` is empty by then (a word no name holds any
-        more leaves the vocabulary): the one command whose effect depends on what is stored."""
+        more leaves the vocabulary)."""
         self._op("ZREM_IF_EMPTY", (key, watched), *members)
 
     def zincrby(self, key, amount, value):
@@ -148,7 +108,6 @@ class Batch:
     # --- sending ----------------------------------------------------------------
 
     def run(self) -> list[str]:
-        """One script call: ``["ok"]``, or the first failed check (nothing written), in the reply shape
-        of every write script (``config.store.scripts.outcome``)."""
+        """One script call: ``["ok"]``, or the first failed check (nothing written)."""
         spec = json.dumps({"checks": self.checks or {}, "ops": self.ops or {}})
         return run_script(_CHECKED_BATCH, list(self.keys), [spec])

@@ -40,8 +40,7 @@ def counter_keys() -> list[str]:
 
 
 def _counts() -> dict[tuple[str, int], int]:
-    """Every id counter's count, by (entity, partition): one pipeline of GETs, the counters lying in
-    as many slots as partitions."""
+    """Every id counter's count, by (entity, partition): one pipeline of GETs."""
     counters = _counters()
     return {c: int(n or 0) for c, n in zip(counters, pipelined(counter_keys(), lambda pipe, key: pipe.get(key)))}
 
@@ -55,14 +54,10 @@ def last_ids() -> dict[str, int]:
     return highest
 
 
-def last_product_id() -> int:
-    return last_ids()["product"]
-
-
 def raise_ids(highest: dict[str, int]) -> None:
     """Put every partition's counters where their next id passes the given highest id of each entity
-    (an export's, of any partition count), never back: one pipeline of GETs, one of SETs. Each is
-    put at its last count whose id is not above it, so the highest id handed out reads back the same."""
+    (an export's, of any partition count), never back: each at its last count whose id is not above
+    it, so the highest id handed out reads back the same."""
     wanted = {}
     for (entity, p), count in _counts().items():
         need = (highest.get(entity, 0) - p) // keys.PARTITIONS
@@ -101,10 +96,8 @@ def _assigned(review_counts: list[int], mine: dict[int, list[int]], firsts: dict
 
 
 def reserve_ids(review_counts: list[int]) -> Drawn:
-    """Ids for new products with ``review_counts[k]`` reviews each, in one round trip (INCRBY).
-
-    Item k goes to partition k mod ``PARTITIONS``, so a batch spreads evenly; each partition's
-    products and reviews draw their ids from that partition's counters, one INCRBY each."""
+    """Ids for new products with ``review_counts[k]`` reviews each, one INCRBY a counter, one round
+    trip: item k goes to partition k mod ``PARTITIONS``, so a batch spreads evenly."""
     mine = _by_partition_of_item(len(review_counts))
     pipe = client().pipeline(transaction=False)
     for p, items in mine.items():
@@ -125,14 +118,8 @@ def ids_in_an_empty_catalog(review_counts: list[int]) -> Drawn:
 
 
 def queue_new_product(pipe, product: Product, reviews: list[NewReview], review_ids: Sequence[int]) -> None:
-    """Queue a product (its id already reserved) with its reviews (theirs too), written whole at once.
-
-    Writes exactly what ``create`` followed by ``add_review`` for each review
-    would: the review hashes and set, the embed of the 3 newest and the
-    aggregate (the review machinery's bulk writer), the hash and every index,
-    so ``check_integrity`` holds after a seed or an import. ``pipe`` is a
-    pipeline or a checked ``Batch``.
-    """
+    """Queue a product and its reviews, their ids reserved, on a pipeline or a ``Batch``: exactly what
+    ``create`` and one ``add_review`` a review would write, so ``check_integrity`` holds after a seed."""
     product.rev = product.rev or 1
     children = [
         Child(review_id, {"author": r.author, "rating": str(r.rating), "comment": r.comment}, r.at)
@@ -150,8 +137,7 @@ CLAIMS = 500  # SKUs one claim script takes at most
 
 def _claim_all(owned: list[tuple[str, int]]) -> None:
     """With several partitions, claim every (SKU, product id) of a bulk write before it is written,
-    CLAIMS a script; SkuTaken for one another product holds (the ones claimed before it are released).
-    With one partition the products' own scripts write the SKU index."""
+    CLAIMS a script; SkuTaken for one another product holds (the ones claimed before are released)."""
     if keys.SKUS_WITH_PRODUCTS:
         return
     for start in range(0, len(owned), CLAIMS):
@@ -176,10 +162,9 @@ def _by_partition(items: list) -> dict[int, list[tuple[int, tuple]]]:
 
 
 def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
-    """Write a whole import, written whole or not at all: it refuses (SkuTaken) if another writer
-    claimed one of its SKUs since the file was checked. With one partition, one checked script (two
-    round trips: the ids, then the script); with several, every SKU claimed first in one script, then a
-    script a partition, which nothing can refuse. Returns the ids in the order of ``items``."""
+    """Write a whole import, whole or not at all: SkuTaken if another writer took one of its SKUs since
+    the file was checked. The ids, then a checked script a partition (with several, the SKUs claimed
+    first, and nothing left to refuse). Returns the ids in the order of ``items``."""
     drawn = reserve_ids([len(reviews) for _, reviews in items])
     _claim_all(_owned_as_drawn(items, drawn))
     for p, mine in _by_partition(items).items():
@@ -194,18 +179,11 @@ def import_products(items: list[tuple[Product, list[NewReview]]], *, actor: Acto
     return drawn.product_ids
 
 
-def write_batch(items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float) -> list[int]:
-    """One batch: reserve ids, then everything in one script a partition (two round trips), the index
-    entries of the whole batch merged into one command per index key."""
-    return write_batches(items, actor=actor, at=at, batch=max(1, len(items)))
-
-
 def write_batches(
     items: list[tuple[Product, list[NewReview]]], *, actor: Actor, at: float, batch: int = 200
 ) -> list[int]:
-    """The seeder's writes: ids for all ``items`` in one round trip, then one script per
-    ``batch`` products of one partition with their reviews, and an event per batch. Returns the
-    ids in the order of ``items``."""
+    """The seeder's writes: ids for all ``items`` in one round trip, then one script per ``batch``
+    products of one partition with their reviews and an event. Returns the ids in ``items``' order."""
     drawn = reserve_ids([len(reviews) for _, reviews in items])
     _claim_all(_owned_as_drawn(items, drawn))
     for p, mine in _by_partition(items).items():
@@ -237,8 +215,7 @@ RESTORE_REVIEWS = 5000  # reviews a script
 
 
 class _Restore:
-    """An entity's restore, partition by partition: a bulk writer each (a script touches one
-    partition's keys), what each has written, and the end of it."""
+    """An entity's restore: a bulk writer a partition (a script touches one partition's keys)."""
 
     def __init__(self, entity: str, counter: Callable[[int], str], every: int = 0):
         self.entity, self.counter, self.every = entity, counter, every
@@ -246,8 +223,7 @@ class _Restore:
         self.written: dict[int, list[int]] = {}  # partition -> [count, first id, last id]
 
     def writer(self, record_id: int, owner_id: int | None = None) -> BulkWrite:
-        """The writer of the partition of ``owner_id`` (the record's own id when None), counting
-        ``record_id`` as written; with ``every``, it sends its batch every that many records."""
+        """The writer of ``owner_id``'s partition (the record's own by default), counting ``record_id``."""
         p = keys.partition_of(record_id if owner_id is None else owner_id)
         held = self.written.setdefault(p, [0, record_id, record_id])
         held[0] += 1
@@ -262,8 +238,7 @@ class _Restore:
             bulk.send()
 
     def finish(self, actor: Actor) -> int:
-        """Each partition's id counter at the highest id written there and one event for what it
-        holds of the entity, sent with its last batch; the count written in all."""
+        """Each partition's id counter put at its highest id written, and one event; the count written."""
         for p, (count, first, last) in self.written.items():
             bulk = self.writers[p]
             bulk.set(self.counter(p), keys.count_of(last))
@@ -274,14 +249,8 @@ class _Restore:
 
 
 def restore_products(products: Iterable[Product], *, actor: Actor) -> int:
-    """Write exported products with their own ids and times, RESTORE_BATCH a script, and one
-    event for the whole entity (one a partition); the product counters are put at the highest
-    ids written.
-
-    For an import into an empty catalog (the exchange runner clears it first, and again if
-    anything fails): each product is written as ``create`` writes it, with no reviews yet
-    (its aggregate empty, ``restore_reviews`` fills it), every index entry merged per key.
-    """
+    """Write exported products into an empty catalog (the exchange runner clears it) with their own ids
+    and times, as ``create`` writes them, RESTORE_BATCH a script; their reviews come after."""
     restore = _Restore("product", keys.product_ids, RESTORE_BATCH)
     for chunk in batched(products, CLAIMS):
         _claim_all(_owned(chunk))  # before any of them is written, as every write claims first
@@ -291,20 +260,13 @@ def restore_products(products: Iterable[Product], *, actor: Actor) -> int:
 
 
 def restore_reviews(reviews: Iterable[tuple[int, int, NewReview]], *, actor: Actor, exported: int = 0) -> int:
-    """Write exported reviews, (product id, review id, review), with their own ids and times.
+    """Write exported reviews, (product id, review id, review), with their own ids and times, after
+    their products. A review exported with another partition count may not be in its product's
+    partition: it gets a new id there, past ``exported`` (the export's highest review id).
 
-    A review's id names its product's partition; one exported with another partition count may
-    not, and gets a new one there, past ``exported`` (the export's highest review id), so it can
-    meet no review that keeps its own.
-
-    The review hashes and each product's review set go out RESTORE_REVIEWS a
-    script (the review machinery's bulk writer); each product's aggregate and
-    its 3 newest are kept meanwhile (a count, a sum and three copies a product),
-    and written at the end with the rating and review-count sort indexes,
-    RESTORE_BATCH products a script: exactly what one ``add_review`` per review
-    would have left. One event for the whole entity (one a partition); the review
-    counters are put at the highest ids written. The products must be written first.
-    """
+    The reviews go out RESTORE_REVIEWS a script; each product's aggregate and 3 newest are kept
+    meanwhile and written at the end, RESTORE_BATCH products a script: what one ``add_review`` a
+    review would have left."""
     totals: dict[int, list] = {}  # product id -> [count, sum, newest copies]
     pending: dict[int, list[Child]] = {}
     restore = _Restore("review", keys.review_ids)  # sent by write_pending, RESTORE_REVIEWS reviews in all

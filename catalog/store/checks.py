@@ -6,10 +6,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from catalog import keys, types
-from catalog.documents import Product, name_score, price_score, rating_score, searched_text, sku_key, text_scores
-from catalog.store.core import NAMES, REVIEWS, lex_member, queue_indexes
+from catalog.documents import Product, name_score, price_score, searched_text, sku_key, text_scores
+from catalog.store.core import NAMES, REVIEWS, lex_member, products_by_id, queue_indexes
+from catalog.store.gather import fields_of
 from config.redis import client
-from config.store import batched, scan_ids
+from config.store import batched, pipelined, scan_ids
+from config.store.children import average_score
 
 
 def iter_product_ids() -> Iterator[int]:
@@ -18,8 +20,7 @@ def iter_product_ids() -> Iterator[int]:
 
 
 def misplaced_products(batch: int = 1000) -> Iterator[str]:
-    """Product hashes whose key is not the one their id names under ``CATALOG_PARTITIONS``: written
-    with another partition count, so every read by id misses them. By SCAN."""
+    """Product hashes written with another partition count, which every read by id misses. By SCAN."""
     for key in client().scan_iter(match=keys.any_layout_product(), count=batch, _type="hash"):
         tail = key.rsplit(":", 1)[1]
         if tail.isdigit() and key != keys.product(tail):
@@ -39,13 +40,6 @@ def review_counts(product_ids: list[int]) -> dict[int, tuple[int, int]]:
     replies = pipe.execute()
     pairs = zip(product_ids, replies[::2], replies[1::2])
     return {i: (int(stored), actual) for i, stored, actual in pairs if stored is not None}
-
-
-def products_by_id(ids: list[int]) -> dict[int, Product]:
-    pipe = client().pipeline(transaction=False)
-    for product_id in ids:
-        pipe.hgetall(keys.product(product_id))
-    return {i: Product.from_hash(i, data) for i, data in zip(ids, pipe.execute()) if data}
 
 
 @dataclass(frozen=True)
@@ -99,18 +93,14 @@ class TypeEntry:
     scores: dict[tuple[int, str], float | None]
 
 
-def _types_and_times(pipe, product_ids: list[int]) -> None:
+def type_entries(product_ids: list[int]) -> dict[int, TypeEntry]:
+    """Each product's type and creation time, and its score in every type's creation index (an id held
+    by another type's or partition's shows too). One pipeline."""
+    pipe = client().pipeline(transaction=False)
     for product_id in product_ids:
         pipe.hmget(keys.product(product_id), ["type", "created_at"])
-
-
-def type_entries(product_ids: list[int]) -> dict[int, TypeEntry]:
-    """For each existing product: HMGET of its type and creation time, and one ZMSCORE per type
-    of the whole chunk, so an id held by another type's index shows too. One pipeline."""
-    pipe = client().pipeline(transaction=False)
-    _types_and_times(pipe, product_ids)
     members = [str(i) for i in product_ids]
-    for p in keys.partitions():  # an id held by another partition's index shows too
+    for p in keys.partitions():
         for slug in types.TYPES:
             pipe.zmscore(keys.type_created(slug, p), members)
     replies = pipe.execute()
@@ -126,34 +116,14 @@ def type_entries(product_ids: list[int]) -> dict[int, TypeEntry]:
 
 def type_created_members(slug: str, p: int) -> Iterator[str]:
     """The ids one type's creation index in partition ``p`` holds, by ZSCAN."""
-    for member, _ in client().zscan_iter(keys.type_created(slug, p), count=1000):
-        yield member
-
-
-def rebuild_type_created() -> None:
-    """Rebuild every type's creation index from the product hashes' type and created_at: the
-    hashes read 500 a round trip, then each partition's indexes dropped and re-added in one transaction."""
-    by_type: dict[tuple[int, str], dict[str, float]] = {(p, t): {} for p in keys.partitions() for t in types.TYPES}
-    for chunk in batched(iter_product_ids()):
-        pipe = client().pipeline(transaction=False)
-        _types_and_times(pipe, chunk)
-        for product_id, (slug, created) in zip(chunk, pipe.execute()):
-            if slug in types.TYPES:
-                by_type[(keys.partition_of(product_id), slug)][str(product_id)] = float(created or 0)
-    for p in keys.partitions():
-        pipe = client().pipeline(transaction=True)
-        pipe.unlink(*(keys.type_created(slug, p) for slug in types.TYPES))
-        for slug in types.TYPES:
-            if by_type[(p, slug)]:
-                pipe.zadd(keys.type_created(slug, p), by_type[(p, slug)])
-        pipe.execute()
+    return (member for member, _ in client().zscan_iter(keys.type_created(slug, p), count=1000))
 
 
 def expected_scores(product: Product) -> dict[str, float]:
     return {
         "name": name_score(product.name),
         "price": price_score(product.price),
-        "rating": rating_score(product.num_reviews, product.sum_ratings),
+        "rating": average_score(product.num_reviews, product.sum_ratings),  # as the review scripts score it
         "reviews": float(product.num_reviews),
         **text_scores(product),
     }
@@ -170,11 +140,8 @@ class Held:
 
 
 def index_members() -> Iterator[tuple[int, str, str, str]]:
-    """(partition, kind, value, product id) for every entry of every index, by ZSCAN/SSCAN/HSCAN.
-
-    kind is "sorted" (value: the sorted index's key), "name", "sku", "type" or "tag" (value: the
-    slug). The SKU index is the catalog's, not a partition's: its entries come with partition -1.
-    """
+    """(partition, kind, value, product id) for every entry of every index, by ZSCAN/SSCAN/HSCAN: kind
+    "sorted" (value: the index's key), "name", "sku" (partition -1: not a partition's), "type" or "tag"."""
     c = client()
     for p in keys.partitions():
         for key in (keys.products(p), *(keys.sort_index(n, p) for n in keys.SORTS)):
@@ -218,8 +185,7 @@ def tag_counts(p: int) -> tuple[dict[str, int], dict[str, int]]:
 
 def rebuild_indexes() -> None:
     """Rebuild every index from the product hashes: drop them all and re-add, one transaction a
-    partition, and the SKU index with the first (with several partitions, in a transaction of its
-    own: its own slot)."""
+    partition (the SKU index, in its own slot with several partitions, in one of its own)."""
     products = [p for chunk in batched(iter_product_ids()) for p in products_by_id(chunk).values()]
     by_partition: dict[int, list[Product]] = {p: [] for p in keys.partitions()}
     for product in products:
@@ -250,15 +216,9 @@ def rebuild_indexes() -> None:
 
 def review_links(review_ids: list[int]) -> dict[int, tuple[str | None, bool]]:
     """For each review hash: its product field, and whether that product's set lists it."""
-    c = client()
-    pipe = c.pipeline(transaction=False)
-    for review_id in review_ids:
-        pipe.hget(keys.review(review_id), "product")
-    owners = pipe.execute()
-    pipe = c.pipeline(transaction=False)
-    for review_id, owner in zip(review_ids, owners):
-        pipe.zscore(keys.product_reviews(owner or "0"), str(review_id))
-    listed = pipe.execute()
+    owners = pipelined(review_ids, lambda pipe, review_id: pipe.hget(keys.review(review_id), "product"))
+    pairs = zip(review_ids, owners)
+    listed = pipelined(pairs, lambda pipe, pair: pipe.zscore(keys.product_reviews(pair[1] or "0"), str(pair[0])))
     return {i: (owner, score is not None) for i, owner, score in zip(review_ids, owners, listed)}
 
 
@@ -272,10 +232,8 @@ def review_sets() -> Iterator[tuple[int, list[str]]]:
 
 
 def missing_reviews(review_ids: list[str]) -> list[str]:
-    pipe = client().pipeline(transaction=False)
-    for review_id in review_ids:
-        pipe.exists(keys.review(review_id))
-    return [i for i, there in zip(review_ids, pipe.execute()) if not there]
+    found = pipelined(review_ids, lambda pipe, review_id: pipe.exists(keys.review(review_id)))
+    return [i for i, there in zip(review_ids, found) if not there]
 
 
 def drop_review_refs(product_id: int, review_ids: list[str]) -> None:
@@ -283,7 +241,7 @@ def drop_review_refs(product_id: int, review_ids: list[str]) -> None:
     if review_ids:
         client().zrem(keys.product_reviews(product_id), *review_ids)
     if client().exists(keys.product(product_id)):
-        repair_reviews(product_id)
+        REVIEWS.repair(product_id)
     else:
         client().unlink(keys.product_reviews(product_id))
 
@@ -292,28 +250,18 @@ def drop_orphan_review(review_id: int) -> None:
     client().unlink(keys.review(review_id))
 
 
-def repair_reviews(product_id: int) -> None:
-    """Rebuild the embed, the aggregate and the rating and review-count sort indexes from the reviews."""
-    REVIEWS.repair(product_id)
-
-
 def product_names() -> dict[int, dict[str, str]]:
-    """What the name index lists every product under (its name and SKU, ``searched_text``), by id, in each
-    partition: one SCAN for the hashes, HMGET 500 a round trip."""
+    """What the name index lists every product under (``searched_text``), by id, in each partition."""
     names: dict[int, dict[str, str]] = {p: {} for p in keys.partitions()}
     for chunk in batched(iter_product_ids()):
-        pipe = client().pipeline(transaction=False)
-        for product_id in chunk:
-            pipe.hmget(keys.product(product_id), "name", "sku")
-        for product_id, (name, sku) in zip(chunk, pipe.execute()):
+        for product_id, name, sku in fields_of(chunk, ("name", "sku")):
             if name is not None:
                 names[keys.partition_of(product_id)][str(product_id)] = searched_text(name, sku)
     return names
 
 
 def name_gram_drift() -> dict[int, tuple[dict[str, set[str]], dict[str, set[str]]]]:
-    """(missing, extra) trigrams per product id, in each partition: its name index against the names
-    (SCAN/SSCAN, HGET)."""
+    """(missing, extra) trigrams per product id, in each partition: its name index against the names."""
     return {p: NAMES[p].drift(names) for p, names in product_names().items()}
 
 
@@ -323,8 +271,7 @@ def vocabulary_drift() -> dict[int, tuple[set[str], set[str]]]:
 
 
 def rebuild_name_grams() -> None:
-    """Rebuild the name index from the names: drop every piece and word set and the vocabulary, and
-    re-add, one transaction a partition."""
+    """Rebuild the name index from the names, one transaction a partition."""
     for p, names in product_names().items():
         pipe = client().pipeline(transaction=True)
         NAMES[p].queue_rebuild(pipe, names.items(), NAMES[p].index_keys())

@@ -7,7 +7,7 @@ from functools import partial
 
 from catalog import keys
 from catalog.documents import Product, name_key, name_score, price_score, searched_text, sku_key, text_scores
-from config.store import EditConflict, NotFound, Refused
+from config.store import EditConflict, NotFound, Refused, pipelined
 from config.store.children import ChildCollection
 from config.store.ngrams import NgramIndex
 
@@ -66,17 +66,19 @@ class SkuTaken(Refused):
 # --- derived data --------------------------------------------------------------
 
 
+def products_by_id(ids: list[int]) -> dict[int, Product]:
+    """The products of ``ids`` that exist, in that order: one pipeline of HGETALLs."""
+    found = pipelined(ids, lambda pipe, product_id: pipe.hgetall(keys.product(product_id)))
+    return {i: Product.from_hash(i, data) for i, data in zip(ids, found) if data}
+
+
 def lex_member(product: Product) -> str:
     return f"{name_key(product.name)}\x00{product.id}"
 
 
 def queue_indexes(pipe, product_id: int, old: Product | None, new: Product | None) -> None:
-    """Queue the index changes that take ``old`` to ``new`` (None: absent) on a pipeline or a Batch.
-
-    Every index is the product's partition's. A new product also gets its review
-    scores (from its aggregate); a deleted one loses them with its reviews
-    (``REVIEWS.queue_delete_all``).
-    """
+    """Queue the index changes that take ``old`` to ``new`` (None: absent) on a pipeline or a Batch, in
+    the product's partition; a deleted product's review scores go with its reviews."""
     member, p = str(product_id), keys.partition_of(product_id)
     if new is None:
         pipe.zrem(keys.products(p), member)

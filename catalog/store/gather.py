@@ -21,8 +21,7 @@ WINDOW_LIMIT = 2_500
 
 
 def cloud(replies: list[list]) -> list[tuple[str, int]]:
-    """The tag cloud of the whole catalog from each partition's (tag, score) pairs, most used first and
-    equal counts in ZREVRANGE's order (the tag, descending): one partition's top is its own."""
+    """The catalog's tag cloud from each partition's (tag, score) pairs, in ZREVRANGE's order."""
     if len(replies) == 1:
         return [(tag, int(float(score))) for tag, score in replies[0]]
     summed: dict[str, int] = {}
@@ -33,16 +32,14 @@ def cloud(replies: list[list]) -> list[tuple[str, int]]:
 
 
 def cloud_size() -> int:
-    """Tags each partition's cloud is read for: the top with one partition; every tag with several,
-    whose sum only the whole clouds give exactly (tags are few)."""
+    """Tags each partition's cloud is read for: with several, all (only whole clouds sum exactly)."""
     return TAG_CLOUD if keys.PARTITIONS == 1 else 0
 
 
 @dataclass(frozen=True)
 class Window:
     """What each partition is asked for: rows ``start`` to ``start + count``, with their fields
-    (``inline``) or, for a page past the first with several partitions, their ids and scores alone,
-    whose merge names the page's ids, whose fields a second round trip reads."""
+    (``inline``) or, past the first page of several partitions, their ids and scores alone."""
 
     start: int
     count: int
@@ -50,8 +47,7 @@ class Window:
 
 
 def window(offset: int, limit: int) -> Window:
-    """The page itself with one partition; with several, every row to the page's end (within
-    WINDOW_LIMIT), which the merge cuts: fields with them for the first page only."""
+    """The page itself with one partition; with several, every row to its end (within WINDOW_LIMIT)."""
     if keys.PARTITIONS == 1:
         return Window(offset, limit, True)
     # past the window no row is merged (``merged``): one row a partition, for the totals' sake
@@ -59,12 +55,9 @@ def window(offset: int, limit: int) -> Window:
 
 
 def merged(parts: list[tuple[list, list]], desc: bool, offset: int, limit: int, ident=lambda row: row.id) -> list:
-    """The page of the partitions' parts, each (its rows, the flat ZRANGE ... WITHSCORES reply of its
-    window) in its sorted set's order: ordered as one sorted set would order them (by score, then the
-    id as bytes; ZREVRANGE: both reversed), then cut. A row is matched to its score by its id
-    (``ident``), not by its place: a write between the two reads cannot pair a row with another's
-    score. One part is the page already. Rows past WINDOW_LIMIT are never in it: a partition's
-    window ends there, so the merged order is exact only up to it."""
+    """The page of the partitions' parts, each (its rows, its window's flat ZRANGE ... WITHSCORES), as
+    one sorted set would order them (score, then id as bytes), then cut. A row is matched to its score
+    by its id (``ident``), not its place, so a write between the two reads cannot mismatch them."""
     if len(parts) == 1:
         return parts[0][0]
     limit = max(0, min(offset + limit, WINDOW_LIMIT) - offset)
@@ -87,17 +80,20 @@ def merged_ids(pairs: list[list], desc: bool, offset: int, limit: int) -> list[s
 
 
 def fields_of(ids: list[str], fields: tuple[str, ...]) -> list[list[str | None]]:
-    """``[id, *fields]`` of each product, in the order given: one pipeline of HMGETs, each in its
-    product's partition (on a cluster, one wave to their nodes)."""
+    """``[id, *fields]`` of each product, in the order given: one pipeline of HMGETs."""
     pipe = client().pipeline(transaction=False)
     for product_id in ids:
         pipe.hmget(keys.product(product_id), fields)
     return [[product_id, *values] for product_id, values in zip(ids, pipe.execute())] if ids else []
 
 
+def gets(p: int, fields: tuple[str, ...]) -> list[str]:
+    """SORT's GET patterns of the id and ``fields`` of partition ``p``'s products."""
+    return ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)]
+
+
 def queue_window(pipe, source: str, window: Window, gets: list[str], desc: bool) -> None:
-    """Queue a partition's window of ``source``: SORT ... GET of its rows' fields (``inline``), and
-    with several partitions the ids and scores the merge orders them by."""
+    """Queue a partition's window of ``source``: its rows (``inline``), and the scores to merge by."""
     if window.inline:
         queue_sort(pipe, source, start=window.start, num=window.count, by_nosort=True, get=gets, desc=desc)
     if keys.PARTITIONS > 1:

@@ -1,11 +1,11 @@
 """The product list: filters, sort and search computed inside Redis, one page in one transaction.
 
-With several partitions (``keys.PARTITIONS``, docs/cluster.md) every partition computes its
-part of the page over its own indexes, all of them sent together (one wave: one round trip on
-one server, one per node at once on a cluster), and the app merges the parts as the sorted sets
-order them, by score then id (scatter-gather, as sharded search engines do). Each partition is
-asked for every row up to the page's end, so a deep page costs the partitions that many rows
-each; totals and chip counts add up, and the tag cloud is the sum of the partitions' clouds.
+With several partitions (``keys.PARTITIONS``, docs/cluster.md) every partition computes its part of the page
+over its own indexes, all of them sent together (one wave: one round trip on one server, one per node at once
+on a cluster), and the app merges the parts as the sorted sets order them, by score then id (scatter-gather,
+as sharded search engines do). Each partition is asked for every row up to the page's end, so a deep page
+costs the partitions that many rows each; totals and chip counts add up, and the tag cloud is the sum of the
+partitions' clouds.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from catalog.store import gather, walk
 from catalog.store.core import NAMES
 from catalog.store.prefetch import Prefetched, prefetch, search_names
 from config.redis import client
+from config.store import pipelined
 from config.store.ngramtext import Query
-from config.store.scripts import execute, queue_script, register, run_script
+from config.store.scripts import execute, lua, queue_script, register, run_script
 from config.store.sorting import SORT_LUA
 
 TEMP_TTL = 60
@@ -55,48 +56,15 @@ class ProductList:
         return self.total if keys.PARTITIONS == 1 else min(self.total, gather.WINDOW_LIMIT)
 
 
-# A page read from one sorted set, with no set algebra: the total, the page joined to its fields
-# (SORT ... BY nosort keeps the sorted set's order and applies the page as a range), the catalog's
-# size, the tag cloud, the page's scores when asked (for the merge of several partitions) and each
-# type's count. One script instead of a MULTI of eleven commands: the client packs one command and
-# parses one reply (the web process's CPU is what a page costs beyond its round trip); the server
-# runs the same reads, and copying the page through Lua costs it about what the client saves, so the
-# round trip's own time stays the same.
-# KEYS: the source, every product's index, the tag cloud, then each type's set.
-# ARGV: offset, count (1 or more), ASC or DESC, the tag cloud's size (0: all), "0" for the rows, "1" for the
-# rows and their scores, "2" for the scores alone (the ids with them), then the GET patterns.
-_PAGE = register(
-    SORT_LUA
-    + """
-local options = {'BY', 'nosort', 'LIMIT', ARGV[1], ARGV[2], ARGV[3]}
-for i = 6, #ARGV do
-  options[#options + 1] = 'GET'
-  options[#options + 1] = ARGV[i]
-end
-local rows = {}
-if ARGV[5] ~= '2' then rows = sort(KEYS[1], unpack(options)) end
-local reply = {redis.call('ZCARD', KEYS[1]), rows, redis.call('ZCARD', KEYS[2])}
-reply[4] = redis.call('ZREVRANGE', KEYS[3], 0, tonumber(ARGV[4]) - 1, 'WITHSCORES')
-reply[5] = {}
-if ARGV[5] ~= '0' then
-  local first, last, range = tonumber(ARGV[1]), tonumber(ARGV[1]) + tonumber(ARGV[2]) - 1, 'ZRANGE'
-  if ARGV[3] == 'DESC' then range = 'ZREVRANGE' end
-  reply[5] = redis.call(range, KEYS[1], first, last, 'WITHSCORES')
-end
-for i = 4, #KEYS do reply[#reply + 1] = redis.call('SCARD', KEYS[i]) end
-return reply
-"""
-)
+# A page with no set algebra, its chips and the catalog's size (lua/page.lua): one script rather than
+# a MULTI of eleven commands, so the client packs one command and parses one reply (the web process's
+# CPU is what a page costs beyond its round trip).
+_PAGE = register(SORT_LUA + "\n" + lua(__file__, "page"))
 
 
 def _source_of(order: str, type_slug: str, p: int) -> tuple[str, bool]:
-    """The sorted set a page in ``order`` is read from in partition ``p``, and whether it already
-    holds only the type.
-
-    Newest or oldest first with a type is that type's own creation index, so
-    the type alone is a page read and the type set drops out of the algebra;
-    every other order reads the shared sort index and intersects the type set.
-    """
+    """The sorted set a page in ``order`` is read from in partition ``p``, and whether it holds only the
+    type: by creation, the type's own index (the type set drops out of the algebra)."""
     column = order.lstrip("-")
     if column != "created":
         return keys.sort_index(column, p), False
@@ -106,10 +74,8 @@ def _source_of(order: str, type_slug: str, p: int) -> tuple[str, bool]:
 def _page_rows(
     query: ProductQuery, flats: list[list] | None, scores: list[list], own: tuple[str, ...]
 ) -> list[ProductRow]:
-    """The page's rows from each partition's part: the rows it read (SORT ... GET, flat) and its window's
-    scores, merged (``gather.merged``); with ``flats`` None (a page past the first of several
-    partitions, which read no rows), the merged window's ids, whose rows are read now, a second
-    round trip (``gather.Window``)."""
+    """The page's rows merged from each partition's rows (SORT ... GET, flat) and window's scores; with
+    ``flats`` None (a page past the first of several partitions), read now, a second round trip."""
     desc = query.order.startswith("-")
     if flats is None:
         ids = gather.merged_ids(scores, desc, query.offset, query.limit)
@@ -125,19 +91,10 @@ def _page_rows(
 def product_page(
     fields: tuple[str, ...], order: str = "-created", type: str = "", offset: int = 0, limit: int = 25
 ) -> tuple[int, list[list[str | None]]]:
-    """The total and one page of ``[id, *fields]`` rows (None for an absent field): ZCARD and SORT ... GET
-    of every partition in one pipeline, one round trip.
-
-    The lean read for a caller that wants a few fields of a page and nothing
-    else (no chips, no row objects): the whole catalog or one type's products,
-    in any list order, with no other filter. ``fields`` are product hash
-    fields (``LIST_FIELDS`` or a type's own), never user input. Not a
-    transaction, like SQL's COUNT and SELECT in autocommit: a write landing
-    between the two replies can make the total and the page disagree by it,
-    and MULTI/EXEC would cost two commands more. Not a script either: Lua
-    copies every value of the page into a table and back, which costs the
-    server more than the client saves.
-    """
+    """The total and one page of ``[id, *fields]`` rows (None for an absent field), with no chips or
+    filter but a type: ZCARD and SORT ... GET of every partition, one round trip. ``fields`` are never
+    user input. Not a transaction, like SQL's COUNT and SELECT in autocommit (MULTI/EXEC would cost two
+    commands more); not a script (Lua copies the page into a table and back, costing the server more)."""
     if type and types.TYPES.get(type) is None:
         raise ValueError(f"unknown product type {type!r}")
     desc, window = order.startswith("-"), gather.window(offset, limit)
@@ -147,7 +104,7 @@ def product_page(
         if type and not typed:
             raise ValueError("a type with an order other than creation needs the list's set algebra")
         pipe.zcard(source)
-        gather.queue_window(pipe, source, window, ["#", *(f"{keys.product_glob(p)}->{name}" for name in fields)], desc)
+        gather.queue_window(pipe, source, window, gather.gets(p, fields), desc)
     replies = pipe.execute()
     step = 1 + window.inline + (keys.PARTITIONS > 1)
     total, width = sum(replies[0::step]), len(fields) + 1
@@ -160,11 +117,6 @@ def product_page(
         rows = [flat[i : i + width] for i in range(0, len(flat), width)]
         parts.append((rows, gather.flat(replies[at + 2]) if step == 3 else []))
     return total, gather.merged(parts, desc, offset, limit, ident=lambda row: row[0])
-
-
-def _gets(p: int, own: tuple[str, ...]) -> list[str]:
-    """SORT's GET patterns of a list row in partition ``p``: the id, the list fields, the type's own."""
-    return ["#", *(f"{keys.product_glob(p)}->{name}" for name in (*LIST_FIELDS, *own))]
 
 
 def _from_pages(query: ProductQuery, replies: list[list], own: tuple[str, ...], inline: bool) -> ProductList:
@@ -180,14 +132,13 @@ def _from_pages(query: ProductQuery, replies: list[list], own: tuple[str, ...], 
 
 
 def _plain_page(query: ProductQuery, order_of, own: tuple[str, ...]) -> ProductList:
-    """A query with no filter to compute, its chips counting the whole catalog: one script (``_PAGE``)
-    a partition, all sent at once."""
+    """A query with no filter to compute, its chips counting the catalog: ``_PAGE`` a partition, at once."""
     direction = "DESC" if query.order.startswith("-") else "ASC"
     window = gather.window(query.offset, query.limit)
     calls = []
     for p in keys.partitions():
         script_keys = [order_of(p), keys.products(p), keys.tags(p), *(keys.type_index(slug, p) for slug in types.TYPES)]
-        gets = _gets(p, own) if window.inline else []
+        gets = gather.gets(p, (*LIST_FIELDS, *own)) if window.inline else []
         scored = "0" if keys.PARTITIONS == 1 else "1" if window.inline else "2"
         calls.append((script_keys, [window.start, window.count, direction, gather.cloud_size(), scored, *gets]))
     if len(calls) == 1:
@@ -211,8 +162,7 @@ class _Part:
 
 
 def _queue_part(pipe, query: ProductQuery, p: int, fetched: Prefetched, counted: list[str], filtered: bool) -> _Part:
-    """Queue partition ``p``'s share of a filtered list: its set algebra, its window of the page,
-    its chip counts and the catalog's size, all on its own keys (``list_products``)."""
+    """Queue partition ``p``'s share of a filtered list, all on its own keys (``list_products``)."""
     search, unions = fetched.search.get(p, []), fetched.sets.get(p)
     source, typed = _source_of(query.order, query.type, p)
     positives = [keys.type_index(query.type, p)] if query.type and not typed else []
@@ -274,15 +224,13 @@ def _queue_part(pipe, query: ProductQuery, p: int, fetched: Prefetched, counted:
             pipe.expire(temp, TEMP_TTL)
     part = _Part(target, page_at=len(pipe.command_stack))
     own = types.TYPES[query.type].field_names if query.type else ()
-    gets = _gets(p, own)
     pipe.zcard(target)
-    gather.queue_window(pipe, target, gather.window(query.offset, query.limit), gets, query.order.startswith("-"))
+    window, desc = gather.window(query.offset, query.limit), query.order.startswith("-")
+    gather.queue_window(pipe, target, window, gather.gets(p, (*LIST_FIELDS, *own)), desc)
     part.counts_at = len(pipe.command_stack)
     if filtered:
-        # Each count's reply is how many of the list are in the set. SINTERSTORE of the list's plain set
-        # is cheaper for the server than ZINTERSTORE of its sorted one (it builds a set, with no scores
-        # to carry); with no plain set (the none-of tags alone, or a type's own index as the source),
-        # the sorted one.
+        # Each count's reply is how many of the list are in the set: SINTERSTORE of the list's plain set,
+        # cheaper than ZINTERSTORE of its sorted one (no scores to carry), which serves where it has none.
         scratch = keys.temp_set(secrets.token_hex(8), "count", p) if listed else keys.temp(secrets.token_hex(8), p)
         for key in [keys.tag_index(t, p) for t in counted] + [keys.type_index(t, p) for t in _counted_types(query)]:
             if listed:
@@ -310,63 +258,35 @@ def _counted_types(query: ProductQuery) -> list[str]:
 def list_products(query: ProductQuery) -> ProductList:
     """One page of products, sorted and filtered, in one round trip (a search or live counts add one).
 
-    With nothing to compute (no search, no tag, a type only in the creation
-    order) the page and its chips are one script (``_PAGE``); otherwise one
-    transaction:
+    With nothing to compute (no search, no tag, a type only in the creation order: its own creation
+    index is the source) the page and its chips are one script (``_PAGE``). Otherwise one transaction
+    does the set algebra in Redis (SUNIONSTORE of the any-of tags, SINTERSTORE with the type set, the
+    all-of tags and the search hits, SDIFFSTORE of the none-of tags), orders the ids by ZINTERSTORE with
+    the sort index (the set weighted 0; ZDIFFSTORE with no positive filter) and pages them with
+    SORT ... BY nosort GET; its temporary keys are random, expire in 60 seconds and are deleted by it.
 
-    The filters are set algebra inside Redis: SUNIONSTORE of the any-of tags,
-    SINTERSTORE of that with the type set, the all-of tag sets and the search
-    hits, SDIFFSTORE of the none-of tags; then ZINTERSTORE with the sort index
-    (weight 1, the set weight 0) orders the ids by the chosen column (with no
-    positive filter, ZDIFFSTORE subtracts from the sort index directly). A type
-    in the default order needs none of it: its own creation index is the
-    source (``_source_of``), so a type alone is a plain page read.
-    SORT ... BY nosort over the result keeps its order,
-    applies the page as a range and joins each id to its list fields with GET
-    product:*->field, and with a type to that type's own fields too. The
-    temporary keys are random, expire in 60 seconds, and are deleted by the
-    same transaction.
-
-    Live counts: with no filter the type and tag chips count the whole catalog
-    (SCARD, the tag cloud's scores), read in the same transaction, as they do
-    without ``live_counts``. With a filter and ``live_counts`` (the list
-    screen asks for them) they count the filtered list: one SINTERSTORE of the list's set of
-    ids (ZINTERSTORE of the sorted result where it has none) with each type and tag set into a
-    scratch key, whose reply is the count, in the
-    same transaction (each costs the smaller of the two; with a type chosen the
-    type counts need none: that type's is the total, the others' 0); the tag
-    names to count (the tag cloud's top 40) are read in the round trip before
-    it, with the search when there is one, and the size of each set the filter
-    keeps products of: a list that can hold more than ``LIVE_COUNT_LIMIT``
-    products gets the catalog's counts instead (``counts_of_catalog``), and
-    with one partition a list of one set is then read by walking its sort
-    index, not built (``walk``).
-
-    With several partitions, each one's share is queued on one pipeline (not a
-    transaction: the partitions are read side by side, as a sharded engine reads
-    its shards) and the parts are merged (see the module's docstring).
+    Live counts: with a filter and ``live_counts`` the chips count the filtered list, one SINTERSTORE
+    of the list's set (ZINTERSTORE of the sorted result where it has none) with each type and tag set,
+    the tags to count read in the round trip before, with the search and each filter set's size. A
+    list that can hold more than ``LIVE_COUNT_LIMIT`` gets the catalog's counts (``counts_of_catalog``),
+    and with one partition a list of one set or several is then read by ``walk``, not built. With
+    several partitions each one's share is queued on one pipeline, not a transaction, and the parts
+    are merged (see the module's docstring).
     """
     kind = types.TYPES.get(query.type) if query.type else None
     if query.type and kind is None:
         raise ValueError(f"unknown product type {query.type!r}")
     own = kind.field_names if kind else ()
     filtered = query.live_counts and bool(query.q or query.type or query.tags_all or query.tags_any or query.tags_none)
-    typed = _source_of(query.order, query.type, 0)[1]
+    source, typed = _source_of(query.order, query.type, 0)
     if not filtered and not (
         query.q or query.tags_all or query.tags_any or query.tags_none or (query.type and not typed)
     ):
         return _plain_page(query, lambda p: _source_of(query.order, query.type, p)[0], own)
     fetched = prefetch(query, count_tags=filtered) if filtered or query.q else Prefetched({})
     of_catalog = filtered and not fetched.countable
-    if of_catalog and keys.PARTITIONS == 1 and (walked := walk.one_set(query, typed, fetched.one_set(0))):
-        reply = walk.read(query, _source_of(query.order, query.type, 0)[0], *walked, (*LIST_FIELDS, *own))
-        listed = _from_pages(query, [reply], own, inline=True)
-        return replace(listed, tag_cloud=fetched.with_chosen(listed.tag_cloud, query.tags_all), counts_of_catalog=True)
-    several = of_catalog and keys.PARTITIONS == 1
-    if several and (
-        sets := walk.several_sets(query, typed, fetched.sizes, fetched.one_set(0), fetched.matched.get(0, 0))
-    ):
-        reply = walk.read_filtered(query, _source_of(query.order, query.type, 0)[0], sets, (*LIST_FIELDS, *own))
+    walkable = of_catalog and keys.PARTITIONS == 1
+    if walkable and (reply := walk.page(query, typed, fetched, source, (*LIST_FIELDS, *own))):
         listed = _from_pages(query, [reply], own, inline=True)
         return replace(listed, tag_cloud=fetched.with_chosen(listed.tag_cloud, query.tags_all), counts_of_catalog=True)
     filtered = filtered and not of_catalog
@@ -407,10 +327,8 @@ def list_products(query: ProductQuery) -> ProductList:
 
 
 def suggest(text: str, limit: int = 8) -> list[tuple[str, str]]:
-    """Up to ``limit`` (id, name) pairs whose name holds ``text``, ordered by name: one round trip
-    (the trigram index, ``NAMES.search``; with several partitions, each one's search in one pipeline,
-    merged by name). Two letters are one piece: its search walks a bounded window of the name order, so
-    a short hint costs what a long one does."""
+    """Up to ``limit`` (id, name) pairs whose name holds ``text``, ordered by name: one round trip (the
+    trigram index; with several partitions, each one's search on one pipeline, merged by name)."""
     query = Query.parse(text)
     if not query.usable:
         return []
@@ -423,7 +341,5 @@ def suggest(text: str, limit: int = 8) -> list[tuple[str, str]]:
 
 def product_labels(product_ids: list[int]) -> list[tuple[int, str]]:
     """(id, name) of each product that exists, in the order given: one pipeline of HGETs."""
-    pipe = client().pipeline(transaction=False)
-    for product_id in product_ids:
-        pipe.hget(keys.product(product_id), "name")
-    return [(i, name) for i, name in zip(product_ids, pipe.execute()) if name is not None]
+    names = pipelined(product_ids, lambda pipe, product_id: pipe.hget(keys.product(product_id), "name"))
+    return [(i, name) for i, name in zip(product_ids, names) if name is not None]

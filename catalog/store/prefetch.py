@@ -19,13 +19,11 @@ if TYPE_CHECKING:
     from catalog.store.listing import ProductQuery
 
 # Name matches taken into a search (the school's too); more is not a useful search. Each one costs its
-# name read and checked, and its place in the list's intersection, so a page's cost follows the
-# matches taken: most of it is the candidates' intersection in name order.
+# name read and checked, and its place in the list's intersection: a page's cost follows them.
 SEARCH_LIMIT = 1000
-# The chips count a filtered list when it can hold at most this many products (``Prefetched.bound``),
-# an uncapped search included: each count is an intersection costing Redis the smaller of the list and
-# the tag's set, and a broad filter of a large catalog pays one per tag in one transaction, which would
-# hold the server for as long as the list is large. A larger list's chips count the catalog.
+# The chips count a filtered list when it can hold at most this many products (``Prefetched.bound``):
+# each count is an intersection costing the smaller of the list and the tag's set, one per tag in one
+# transaction, which for a broad filter would hold the server as long as the list is large.
 LIVE_COUNT_LIMIT = 2000
 
 
@@ -44,17 +42,14 @@ class _TooBroad(Exception):
 
 
 def _queue_search(pipe, q: str, query: Query, p: int, vocabulary: bool):
-    """Queue partition ``p``'s search reads on ``pipe`` (``q`` parsed as ``query``); returns what turns
-    their replies into what it found (``_Searched``).
+    """Queue partition ``p``'s search reads on ``pipe``; returns what turns their replies into what it
+    found (``_Searched``), and how many replies that takes.
 
-    With ``vocabulary``, the matches are set algebra when they can be: each query word's union of sets
-    (``NgramIndex.queue_vocabulary``: a word of three characters, its piece's set, sized here; a longer
-    one, the words holding it and their sets' sizes, from the names' vocabulary in one script). The
-    list then reads those sets as it reads a tag's, with no cap and no name read: a long word found in
-    thousands of names would otherwise intersect each of its pieces with the name index and read a
-    thousand names a page; its one word's set is read as a tag's. Else any part
-    of a name (three characters or more: the trigram index, ``NAMES``), or, when every word is shorter,
-    names starting with ``q`` (the lexicographic index, the better tool for a prefix).
+    With ``vocabulary``, the matches are each query word's union of sets when they can be
+    (``NgramIndex.queue_vocabulary``), which the list reads as it reads a tag's, with no cap and no
+    name read (a word in thousands of names would otherwise read a thousand names a page). Else any
+    part of a name (the trigram index), or, when every word is shorter than a piece, names starting
+    with ``q`` (the lexicographic index).
     """
     start = len(pipe.command_stack)
     read_words = NAMES[p].queue_vocabulary(pipe, query) if vocabulary else None
@@ -104,15 +99,12 @@ class Prefetched:
 
     @property
     def countable(self) -> bool:
-        """Whether the list is small enough for its chips to count it (``LIVE_COUNT_LIMIT``). A capped
-        search's matches are more than SEARCH_LIMIT names, so its list can hold more than the limit
-        too: its chips count the catalog, as a broad filter's do, not the first matches alone (a count
-        per tag over a capped search's matches would cost the page as much as a broad filter's)."""
+        """Whether the list is small enough for its chips to count it (``LIVE_COUNT_LIMIT``): a capped
+        search's list can hold more than the limit too, so its chips count the catalog."""
         return not self.capped and self.bound <= LIVE_COUNT_LIMIT
 
     def one_set(self, p: int) -> str:
-        """The key of the search's matches in partition ``p`` when they are one set and nothing more (no
-        exact SKU found beside them), else ""."""
+        """The key of the search's matches in partition ``p`` when they are one set and nothing more."""
         unions = self.sets.get(p)
         if self.search.get(p) or not unions or len(unions) > 1 or len(unions[0]) != 1:
             return ""
@@ -125,16 +117,14 @@ class Prefetched:
 
 
 def sets_of(query: ProductQuery, p: int) -> list[tuple[str, str]]:
-    """(name, key) of each set the filter keeps products of, in partition ``p``: its type, its all-of
-    tags and its any-of tags."""
+    """(name, key) of each set the filter keeps products of in partition ``p``: type, all-of, any-of."""
     chosen = [(f"type:{query.type}", keys.type_index(query.type, p))] if query.type else []
     return chosen + [(tag, keys.tag_index(tag, p)) for tag in dict.fromkeys((*query.tags_all, *query.tags_any))]
 
 
 def _bound(query: ProductQuery, sizes: dict[str, int], hits: int | None, catalog: int) -> int:
-    """The most products one partition's filtered list can hold: no more than its type's set, its
-    smallest all-of tag set, its any-of sets together or its search's hits; its catalog when none
-    applies (the none-of tags alone)."""
+    """The most products one partition's filtered list can hold: its smallest filter set, its any-of sets
+    together or its search's hits; its catalog when none applies (the none-of tags alone)."""
     limits = [sizes[f"type:{query.type}"]] if query.type else []
     limits += [sizes[tag] for tag in query.tags_all]
     if query.tags_any:
@@ -145,9 +135,8 @@ def _bound(query: ProductQuery, sizes: dict[str, int], hits: int | None, catalog
 
 
 def search_names(query: Query, cap: int, partitions, long_names: bool = False) -> dict[int, Hits]:
-    """Each of ``partitions``' search of the pieces (``NgramIndex.queue_search``: at most ``cap``
-    candidates read and checked by name; with ``long_names``, only names with a word too long for the
-    vocabulary), on one pipeline: one round trip, a MULTI/EXEC on one partition."""
+    """Each of ``partitions``' search of the pieces (at most ``cap`` candidates checked by name; with
+    ``long_names``, only names with a word too long for the vocabulary): one round trip."""
     pipe = client().pipeline(transaction=keys.PARTITIONS == 1)
     reads = []
     for p in partitions:
@@ -159,9 +148,7 @@ def search_names(query: Query, cap: int, partitions, long_names: bool = False) -
 
 
 def _search_long_names(query: Query, partitions: list[int], found: Prefetched) -> None:
-    """Add to ``found`` the names with a word too long for the vocabulary that hold ``query``, in
-    ``partitions`` (those that have such names): one round trip more, their pieces intersected with
-    that set and their names checked, as a search of the pieces does."""
+    """Add to ``found`` the names holding ``query`` with a word too long for the vocabulary: one round trip."""
     for p, hits in search_names(query, SEARCH_LIMIT, partitions, long_names=True).items():
         found.search[p] += hits.ids
         found.matched[p] += len(hits.ids)
@@ -169,13 +156,11 @@ def _search_long_names(query: Query, partitions: list[int], found: Prefetched) -
 
 
 def prefetch(query: ProductQuery, count_tags: bool, vocabulary: bool = True) -> Prefetched:
-    """The round trip before the list's transaction, when it needs one: the search hits of every
-    partition (or its matches as sets) and the exact SKU, and when a filter is on the tag cloud's names
-    (their counts follow the filter, so the transaction must know which tags to count) and the size of
-    each set the filter keeps products of (whether the list is small enough to count:
-    ``LIVE_COUNT_LIMIT``). A query word inside too many of the names' words costs one more: the round
-    trip again, searching the pieces (``vocabulary`` False); and so do names with a word too long for
-    the vocabulary, when a partition has some (``_search_long_names``)."""
+    """The round trip before the list's transaction: the search hits of every partition (or its matches
+    as sets) and the exact SKU, and with a filter the tag cloud's names (the transaction must know
+    which tags to count) and each filter set's size (whether the list is small enough to count). A
+    query word inside too many kept words costs the round trip again, searching the pieces; names
+    with a word too long for the vocabulary cost one more (``_search_long_names``)."""
     transaction = bool(query.q) and keys.PARTITIONS == 1  # one partition: its scratch keys in one MULTI
     pipe = client().pipeline(transaction=transaction)
     reads = []

@@ -38,26 +38,16 @@ def new_product_id() -> int:
 
 
 def create(product_id: int, product: Product, *, actor: Actor, at: float | None = None) -> int:
-    """Store a new product with its indexes and its empty review aggregate; returns its id.
-
-    One round trip: a script that checks the SKU is free and writes the hash,
-    every index, the tag cloud and the event (with several partitions, after the
-    SKU's claim: ``skus``). Raises SkuTaken, and then writes nothing.
-    """
+    """Store a new product with its indexes and its empty review aggregate, in one script (with several
+    partitions, after the SKU's claim: ``skus``); returns its id. SkuTaken writes nothing."""
     outcome(_create(product_id, product, actor=actor, at=at), SkuTaken)
     return product_id
 
 
 def add(product: Product, *, actor: Actor, at: float | None = None) -> int:
-    """Store a new product under an id of this process's block; returns the id. The add screen's write.
-
-    One round trip (``create``'s script, which also checks the id was drawn
-    from the counter and is free): the id comes from the block, one INCRBY
-    every ``config.store.ids.ID_BLOCK`` products, so adding a product is the form's SKU
-    check and this script. A stale id (the data was reset since the block was
-    drawn) draws a new block and tries once more. Raises SkuTaken, and then
-    writes nothing (the id goes back to the block).
-    """
+    """Store a new product under an id of this process's block (``IdBlock``), in ``create``'s script,
+    which also checks the id was drawn and is free; returns the id. A stale id (the data was reset
+    since) draws a new block and tries once more; SkuTaken writes nothing (the id goes back)."""
     block = _IDS[_new_partition()]
     for _ in range(2):
         product_id = block.take()
@@ -73,8 +63,7 @@ def add(product: Product, *, actor: Actor, at: float | None = None) -> int:
 
 def _create(product_id: int, product: Product, *, actor: Actor, at: float | None, drawn: bool = False) -> list:
     """The create script's reply: ["ok"], or the first failed check (a conflict for an id that exists
-    or was not drawn, a refusal for a taken SKU).
-    With several partitions the SKU is claimed first, and released when the script refuses."""
+    or was not drawn, a refusal for a taken SKU). A SKU claimed first is released when it refuses."""
     product.id = product_id
     product.created_at = product.updated_at = time.time() if at is None else at
     product.rev, product.num_reviews, product.sum_ratings = 1, 0, 0
@@ -105,16 +94,10 @@ def update(
     current: Product | None = None,
     at: float | None = None,
 ) -> Product:
-    """Replace a product's editable fields. ``rev`` is the revision the form was built from.
-
-    ``current`` is the product as the caller read it (else it is read here,
-    one more round trip); the indexes to undo are computed from it, and the
-    script writes only if the hash still holds that revision, so the write is
-    one round trip (with several partitions, a new SKU is claimed before and the
-    one given up released after: ``skus``). A type change drops the old type's fields in the same
-    script, so a product never holds another type's fields. Raises NotFound,
-    EditConflict or SkuTaken, and then writes nothing.
-    """
+    """Replace a product's editable fields, ``rev`` the revision the form was built from, in one script
+    that writes only if the hash still holds it. ``current``, the product as the caller read it (else
+    read here), gives the indexes to undo. A type change drops the old type's fields in the same
+    script. NotFound, EditConflict or SkuTaken write nothing."""
     key = keys.product(product_id)
     old = current if current is not None else get(product_id)
     if old is None:
@@ -145,13 +128,7 @@ def update(
 
 
 def delete(product_id: int, *, actor: Actor) -> Product:
-    """Delete a product, its reviews, and every index, type and tag entry, in one script.
-
-    Two round trips: the review ids (the keys to delete) are read with the
-    hash, then the script deletes only if the revision and the review set are
-    still what was read; a review added or an edit saved meanwhile makes it
-    read again (bounded by STORE_WATCH_RETRIES, then Busy), so none is left dangling.
-    """
+    """Delete a product, its reviews and every index entry, in one script (see ``delete_many``)."""
     deleted, _ = delete_many([product_id], actor=actor)
     if not deleted:
         raise NotFound(keys.product(product_id))
@@ -161,12 +138,8 @@ def delete(product_id: int, *, actor: Actor) -> Product:
 def delete_many(product_ids: list[int], *, actor: Actor) -> tuple[list[Product], int]:
     """Delete many products, each with its reviews and every index entry: one checked script a
     partition, so a partition's products all go or none does; returns the products deleted and how
-    many were already gone.
-
-    Two round trips, as ``delete``: every product's hash and review ids, then the scripts, each of
-    which checks its products are still as read. An edit or a review meanwhile makes that partition's
-    batch read again; the partitions already written stay done.
-    """
+    many were already gone. Two round trips: every hash and review set, then the scripts, which check
+    they are still as read; an edit or a review meanwhile makes that partition read again (then Busy)."""
     deleted: list[Product] = []
     remaining, conflict = list(product_ids), False
     for attempt in range(watch_retries()):
@@ -212,11 +185,7 @@ def delete_many(product_ids: list[int], *, actor: Actor) -> tuple[list[Product],
 
 
 def get(product_id: int) -> Product | None:
-    """The whole product, details, embedded reviews and aggregate included: one HGETALL.
-
-    The hash is bounded (≤10 images, ≤3 videos, 3 embedded reviews), so
-    HGETALL is the e-book's "one read for the whole page".
-    """
+    """The whole product, one HGETALL: the hash is bounded (≤10 images, ≤3 videos, 3 embedded reviews)."""
     data = client().hgetall(keys.product(product_id))
     return Product.from_hash(product_id, data) if data else None
 

@@ -39,14 +39,9 @@ def add_review(
 def add_named_review(
     product_id: int, author: str, rating: int, comment: str, *, actor: Actor, at: float | None = None
 ) -> AddedReview:
-    """Add a review; its id and its product's name. One round trip: a script that writes the
-    hash, the set, the embed, the aggregate, the sort indexes and the event, and answers the
-    product's name.
-
-    The id comes from this process's block (``config.store.ids.IdBlock``): one INCRBY every
-    ID_BLOCK adds, and again when the script refuses a stale id. Raises
-    NotFound, and then writes nothing, for a missing product.
-    """
+    """Add a review, its id from this process's block (``IdBlock``), in one script that writes the
+    hash, the set, the embed, the aggregate, the sort indexes and the event; its id and its product's
+    name. NotFound, for a missing product, writes nothing."""
     at = time.time() if at is None else at
     fields = {"author": author, "rating": str(rating), "comment": comment}
 
@@ -59,10 +54,8 @@ def add_named_review(
 
 
 def delete_review(review_id: int, *, actor: Actor, product_id: int | None = None) -> dict[str, str]:
-    """Delete a review; refills the embed from the set when it was one of the three newest.
-
-    With ``product_id``, a review of another product is NotFound, and the
-    delete is two round trips (the review and the newest ids, then the script)."""
+    """Delete a review, refilling the embed when it was one of the three newest. With ``product_id``, a
+    review of another product is NotFound."""
 
     def event(review: dict[str, str]):
         return actor.event("deleted", APP, "review", review_id, f"{review.get('rating')}★ by {review.get('author')}")

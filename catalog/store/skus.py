@@ -1,17 +1,13 @@
 """SKU claims: uniqueness across partitions, where no product script can see the SKU index.
 
-With one partition the SKU index shares the products' slot, and each product
-write checks and writes it inside its own script (``queue_indexes``). With
-several, the index lives in a slot of its own (``keys.skus``), and a write that
-gives a product a SKU claims it there first: one script takes every SKU it is
-given for its product, or none when another product holds one (SkuTaken). The
-product's own script follows; if that one refuses, the claim is released. An
-edit releases the SKU it gave up, and a delete its product's, after their
-product script. So a claim always comes first and a release last: between the
-two scripts of a write, the index may hold a SKU for a product that does not
-hold it (yet, or any more), never the other way round, and a writer that dies
-between them leaves exactly that, which ``check_integrity`` reports and its
-repair rebuilds.
+With one partition the SKU index shares the products' slot, and each product write checks and writes it inside
+its own script (``queue_indexes``). With several, the index lives in a slot of its own (``keys.skus``), and a
+write that gives a product a SKU claims it there first: one script takes every SKU it is given for its
+product, or none when another product holds one (SkuTaken). The product's own script follows; if that one
+refuses, the claim is released. An edit releases the SKU it gave up, and a delete its product's, after their
+product script. So a claim always comes first and a release last: between the two scripts of a write, the
+index may hold a SKU for a product that does not hold it (yet, or any more), never the other way round, and a
+writer that dies between them leaves exactly that, which ``check_integrity`` reports and its repair rebuilds.
 """
 
 from __future__ import annotations
@@ -19,28 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from catalog import keys
-from config.store.scripts import register, run_script
+from config.store.scripts import lua, register, run_script
 
-# KEYS[1]: the SKU index. ARGV: SKU, product id, SKU, product id ... Every SKU taken for its product, or
-# none: refused for the first held by another product.
-_CLAIM = register("""
-for i = 1, #ARGV, 2 do
-  local held = redis.call('HGET', KEYS[1], ARGV[i])
-  if held and held ~= ARGV[i + 1] then
-    return {'refused', 'sku', 'SKU ' .. ARGV[i] .. ' is already used by product ' .. held .. '.'}
-  end
-end
-for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-return {'ok'}
-""")
-
-# KEYS[1]: the SKU index. ARGV: SKU, product id ... Each SKU released where that product holds it.
-_RELEASE = register("""
-for i = 1, #ARGV, 2 do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
-end
-return {'ok'}
-""")
+_CLAIM = register(lua(__file__, "claim_skus"))
+_RELEASE = register(lua(__file__, "release_skus"))
 
 
 def _pairs(owned: Iterable[tuple[str, int]]) -> list[str]:
@@ -48,23 +26,21 @@ def _pairs(owned: Iterable[tuple[str, int]]) -> list[str]:
 
 
 def claim(owned: Iterable[tuple[str, int]]) -> list[str]:
-    """Take each (SKU as the index holds it, product id), all or none: ``["ok"]`` or the refusal
-    (``["refused", "sku", message]``). One round trip; nothing sent for nothing to claim."""
+    """Take each (SKU as the index holds it, product id), all or none: ``["ok"]`` or the refusal."""
     args = _pairs(owned)
     return run_script(_CLAIM, [keys.skus()], args) if args else ["ok"]
 
 
 def release(owned: Iterable[tuple[str, int]]) -> None:
-    """Give back each (SKU, product id) the product holds. One round trip; nothing sent for nothing."""
+    """Give back each (SKU, product id) the product holds."""
     args = _pairs(owned)
     if args:
         run_script(_RELEASE, [keys.skus()], args)
 
 
 def take(batch, owned: list[tuple[str, int]], holder: str = "") -> list[str]:
-    """Make a product write's SKUs its own, (SKU, product id) each: with one partition, checks its
-    ``batch`` makes before it writes (each SKU unset, or held by ``holder``); with several, a claim
-    now. ``["ok"]``, or the claim's refusal."""
+    """Make a product write's (SKU, product id) its own: with one partition, checks its ``batch`` makes
+    (each SKU unset, or held by ``holder``); with several, a claim now. ``["ok"]``, or the refusal."""
     if keys.SKUS_WITH_PRODUCTS:
         for sku, _ in owned:
             batch.require_owner(keys.skus(), sku, holder)

@@ -1,10 +1,10 @@
 """Tag or untag many products at once: one checked script a partition, every index kept with it.
 
-Each product changed is saved as an edit of its tags alone would be: its tags field, its
-revision and last update, its tag sets and the tag cloud's counts (``queue_indexes``), and an
-event. The script checks each product is still at the revision read, so an edit saved
-meanwhile makes the whole batch read again rather than overwrite it. With several partitions,
-each partition's products are one script (their keys share that partition's slot).
+Each product changed is saved as an edit of its tags alone would be: its tags field, its revision and last
+update, its tag sets and the tag cloud's counts (``queue_indexes``), and an event. The script checks each
+product is still at the revision read, so an edit saved meanwhile makes the whole batch read again rather than
+overwrite it. With several partitions, each partition's products are one script (their keys share that
+partition's slot).
 """
 
 from __future__ import annotations
@@ -13,19 +13,17 @@ import time
 from dataclasses import dataclass, replace
 
 from catalog import keys
-from catalog.documents import MAX_TAGS, Product
+from catalog.documents import MAX_TAGS
 from catalog.store.batch import Batch
-from catalog.store.core import APP, EditConflict, queue_indexes
+from catalog.store.core import APP, EditConflict, products_by_id, queue_indexes
 from config.activity import Actor
-from config.redis import client
 from config.store import Busy, back_off, queue_event, watch_retries
 from config.store.scripts import outcome
 
 
 @dataclass(frozen=True)
 class Retagged:
-    """What a bulk tag change did: the names changed, how many were left as they were, how many were
-    skipped (deleted meanwhile, or past the most tags a product may have)."""
+    """What a bulk tag change did; skipped: deleted meanwhile, or past the most tags a product may have."""
 
     changed: list[str]
     unchanged: int
@@ -34,17 +32,13 @@ class Retagged:
 
 def retag(product_ids: list[int], *, add: list[str] = (), remove: list[str] = (), actor: Actor,
           at: float | None = None) -> Retagged:  # fmt: skip
-    """Add the tags ``add`` to and take ``remove`` from every product of ``product_ids``: one read of
-    the products, then one checked script a partition (again from the read if an edit came between)."""
+    """Add the tags ``add`` to and take ``remove`` from every product of ``product_ids``."""
     for attempt in range(watch_retries()):
-        pipe = client().pipeline(transaction=False)
-        for pk in product_ids:
-            pipe.hgetall(keys.product(pk))
-        found = [(pk, Product.from_hash(pk, data)) for pk, data in zip(product_ids, pipe.execute()) if data]
+        found = products_by_id(product_ids)
         now = time.time() if at is None else at
         batches: dict[int, Batch] = {}
         changed, unchanged, full = [], 0, 0
-        for pk, old in found:
+        for pk, old in found.items():
             tags = [t for t in dict.fromkeys([*old.tags, *add]) if t not in remove]
             if tags == old.tags:
                 unchanged += 1

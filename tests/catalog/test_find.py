@@ -184,7 +184,7 @@ class GrowthTest(RedisTestCase):
             (Product(type="appliance", name=f"Honey Stone {start + n}", brand="", sku="", price=None), [])
             for n in range(count)
         ]
-        store.write_batch(items, actor=TESTER, at=1000.0)
+        store.write_batches(items, actor=TESTER, at=1000.0)
 
     def measure(self):
         with self.assertRoundTrips(1) as trace:
@@ -312,7 +312,7 @@ class VocabularyTest(RedisTestCase):
             " ".join(word() for _ in range(rng.randint(1, 4))) + rng.choice(["", "-x", "_2", "!"]) for _ in range(160)
         ]
         items = [(Product(type="appliance", name=name, brand="", sku="", price=None), []) for name in names[:120]]
-        ids = store.write_batch(items, actor=TESTER, at=1000.0)
+        ids = store.write_batches(items, actor=TESTER, at=1000.0)
         ids += [make_product(name, type="appliance", attrs={}) for name in names[120:]]
         by_id = dict(zip(map(str, ids), names))
         queries = {

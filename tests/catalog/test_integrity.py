@@ -81,7 +81,7 @@ class InvariantTest(RedisTestCase):
         ):
             self.assertIn(expected, found)
         self.assertEqual(len(found), 4, found)  # the type sets and the other indexes are not involved
-        store.rebuild_type_created()
+        store.rebuild_indexes()
         self.assertEqual(messages(), [])
         held = {p: client().zrange(keys.type_created("earbuds", p), 0, -1, withscores=True) for p in keys.partitions()}
         expected = {p: [] for p in keys.partitions()}
