@@ -44,8 +44,7 @@ from dataclasses import dataclass
 
 from config.redis import client
 from config.store.ngramtext import N, Query, kept, kept_words, short_grams, suffixes, word_grams, words
-from config.store.scripts import queue_script
-from config.store.sorting import SORT_LUA
+from config.store.scripts import lua, queue_script
 
 TEMP_TTL = 60
 VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search intersects pieces instead
@@ -86,112 +85,9 @@ class Vocabulary:
     long_names: int = 0  # names with a word too long to keep: a search checks them by name (``within``)
 
 
-# KEYS[1]: the vocabulary; KEYS[2]: the set of names with a word too long to keep. ARGV[1]: the prefix of a
-# word's set; ARGV[2]: the most words a query word may be inside; ARGV[3...]: the query's words of four
-# characters or more. The number of names with a long word, then for each query word the flat list of
-# (word, size of its set) for every kept word holding it; -1 for one inside more words than the limit.
-_WORDS = """
-local limit = tonumber(ARGV[2])
-local reply = {redis.call('SCARD', KEYS[2])}
-for i = 3, #ARGV do
-  local low = '[' .. ARGV[i]
-  local entries = redis.call('ZRANGEBYLEX', KEYS[1], low, low .. '\\255', 'LIMIT', 0, limit + 1)
-  local found, seen = {}, {}
-  for _, entry in ipairs(entries) do
-    local word = string.sub(entry, string.find(entry, '\\0', 1, true) + 1)
-    if not seen[word] then
-      seen[word] = true
-      found[#found + 1] = word
-      found[#found + 1] = redis.call('SCARD', ARGV[1] .. word)
-    end
-  end
-  if #entries > limit then found = -1 end
-  reply[#reply + 1] = found
-end
-return reply
-"""
-
-
-# The candidates of an ordered search, in the order index's order, in bounded steps. KEYS: the order index,
-# each piece's set, a scratch sorted set. ARGV: the candidates wanted, INTERSECT_LIMIT, WALK_LIMIT, "1" for
-# the ids alone (else each id and its name, as SORT ... GET # GET record:*->field answers), then the GET
-# patterns. A rare piece (its set holds at most ARGV[2] ids): ZINTERSTORE of the index with every piece,
-# which walks the rarest, then the first ids. A common one: the index walked in windows of 256 ids, each
-# window narrowed by SMISMEMBER of every piece (rarest first), until enough are found or ARGV[3] ids are
-# walked. Answers 1 when the walk stopped at its budget before the index's end (more may match), and the
-# ids (or ids and names) found, a prefix of the whole answer in order.
-_ORDERED = (
-    SORT_LUA
-    + """
-local order, scratch = KEYS[1], KEYS[#KEYS]
-local want, small, budget = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local gets = {}
-for i = 5, #ARGV do gets[#gets + 1] = ARGV[i] end
-local pieces = {}
-for i = 2, #KEYS - 1 do pieces[#pieces + 1] = {KEYS[i], redis.call('SCARD', KEYS[i])} end
-table.sort(pieces, function(a, b) return a[2] < b[2] end)
-local ids, stopped = {}, 0
-if pieces[1][2] == 0 then
-  ids = {}
-elseif pieces[1][2] <= small then
-  local args = {'ZINTERSTORE', scratch, #pieces + 1, order}
-  for _, piece in ipairs(pieces) do args[#args + 1] = piece[1] end
-  args[#args + 1] = 'WEIGHTS'
-  args[#args + 1] = 1
-  for _ = 1, #pieces do args[#args + 1] = 0 end
-  redis.call(unpack(args))
-  ids = redis.call('ZRANGE', scratch, 0, want - 1)
-  redis.call('UNLINK', scratch)
-else
-  local at, size = 0, redis.call('ZCARD', order)
-  while #ids < want and at < size do
-    if at >= budget then stopped = 1 break end
-    local batch = redis.call('ZRANGE', order, at, at + math.min(256, budget - at) - 1)
-    at = at + #batch
-    for _, piece in ipairs(pieces) do
-      if #batch == 0 then break end
-      local held, kept = redis.call('SMISMEMBER', piece[1], unpack(batch)), {}
-      for n, one in ipairs(held) do
-        if one == 1 then kept[#kept + 1] = batch[n] end
-      end
-      batch = kept
-    end
-    for _, id in ipairs(batch) do
-      if #ids < want then ids[#ids + 1] = id end
-    end
-  end
-end
-if ARGV[4] == '1' then return {stopped, ids} end
-return {stopped, rows_of(ids, gets)}
-"""
-)
-
-
-# A bounded read of a set of candidates with each one's field. KEYS[1]: the set. ARGV[1]: how many to read at
-# most; ARGV[2]: the field of a candidate's hash, as SORT's GET names it (``prefix*->field``). Flat: each id,
-# then its field. SSCAN walks the set a step at a time and stops once it has as many as asked, so the ids
-# visited stay near ARGV[1] whatever the set's size (a small set, kept as one compact array, comes whole:
-# 512 ids at most, set-max-intset-entries), and a field is read for ARGV[1] of them at most. SORT … LIMIT
-# would read the whole set first: a piece of one character is in nearly every name.
-_SAMPLE = """
-local want, cursor, out, seen, found = tonumber(ARGV[1]), '0', {}, {}, 0
-local star = string.find(ARGV[2], '*', 1, true)
-local arrow = string.find(ARGV[2], '->', star, true)
-local head, tail = string.sub(ARGV[2], 1, star - 1), string.sub(ARGV[2], star + 1, arrow - 1)
-local field = string.sub(ARGV[2], arrow + 2)
-repeat
-  local reply = redis.call('SSCAN', KEYS[1], cursor, 'COUNT', want)
-  cursor = reply[1]
-  for _, id in ipairs(reply[2]) do
-    if found < want and not seen[id] then
-      seen[id], found = true, found + 1
-      out[#out + 1] = id
-      out[#out + 1] = redis.call('HGET', head .. id .. tail, field)
-    end
-  end
-until cursor == '0' or found >= want
-return out
-"""
+_WORDS = lua(__file__, "ngram_words")  # a query's words as the kept words holding each
+_ORDERED = lua(__file__, "sort", "ngram_ordered")  # an ordered search's first candidates, in bounded steps
+_SAMPLE = lua(__file__, "ngram_sample")  # an unordered search's candidates: a bounded SSCAN
 
 
 @dataclass(frozen=True)
