@@ -6,21 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import chain
 
-from config.store.scripts import queue_script, run_script
+from config.store.scripts import lua, queue_script, run_script
 
-# KEYS: the key of each command, in order. ARGV, command after command: its argument count,
-# its name, its arguments; every argument a string (a score is never rounded on the way), no
-# key name built here. Plain arguments rather than one JSON document: decoding JSON in Lua
-# costs the server more than the commands themselves.
-BULK = """
-local at = 1
-for i = 1, #KEYS do
-  local count = tonumber(ARGV[at])
-  redis.call(ARGV[at + 1], KEYS[i], unpack(ARGV, at + 2, at + 1 + count))
-  at = at + 2 + count
-end
-return #KEYS
-"""
+BULK = lua(__file__, "bulk")
 
 
 def _text(value) -> str:

@@ -39,13 +39,14 @@ from django.conf import settings
 from config.activity import Event
 from config.redis import client
 from config.store import Busy, EditConflict, NotFound, back_off, pipelined, watch_retries
-from config.store.children_scripts import ADD, DELETE
 from config.store.ids import IdBlock
-from config.store.scripts import outcome, run_script
+from config.store.scripts import lua, outcome, register, run_script
 from config.store.sorting import queue_sort
 
 __all__ = ["Child", "ChildCollection", "NotFound"]
 
+ADD = register(lua(__file__, "children", "child_add"))
+DELETE = register(lua(__file__, "children", "child_delete"))
 _TIME_THEN_ID = itemgetter(0, 1)  # a bulk row's (time, id): the order ZREVRANGE reverses
 
 

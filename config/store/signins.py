@@ -16,45 +16,12 @@ from config import keys
 from config.activity import Actor, SignIn
 from config.redis import client
 from config.store import _signin, scan_prefix
-from config.store.scripts import run_script
+from config.store.scripts import lua, run_script
 
-# Sliding window over failed sign-ins (the key-value design notes), for a username from one
-# address and for the address whatever the username, each with its own limit (KEYS[i] is
-# limited by ARGV[3 + i]). Atomic, so concurrent attempts cannot overrun a limit: an attempt
-# takes its slot in both windows before the password is checked, and gives it back if the
-# password was right. A refused attempt takes no slot, so a window always empties in time.
-_TAKE_ATTEMPT = """
-local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local wait = 0
-for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    wait = math.max(wait, tonumber(oldest[2]) + window - now)
-  end
-end
-if wait > 0 then return wait end
-for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, member)
-  redis.call('PEXPIRE', key, window)
-end
-return 0
-"""
+_TAKE_ATTEMPT = lua(__file__, "signin_attempt")
 
 
-# A failed sign-in (wrong password, or refused by the limit): listed for the
-# administrators, and when it is the one that fills the window of the username from its
-# address, the lock-out goes to the activity stream, in the same script.
-_RECORD_FAILURE = """
-local entry, kept, limit, maxlen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-redis.call('LPUSH', KEYS[2], entry)
-redis.call('LTRIM', KEYS[2], 0, kept - 1)
-if ARGV[5] == '1' and redis.call('ZCARD', KEYS[1]) == limit then
-  redis.call('XADD', KEYS[3], 'MAXLEN', maxlen, '*', unpack(ARGV, 6))
-  return 1
-end
-return 0
-"""
+_RECORD_FAILURE = lua(__file__, "signin_failure")
 
 
 @dataclass(frozen=True)
