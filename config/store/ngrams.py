@@ -1,39 +1,28 @@
 """A trigram inverted index in plain Redis sets: find a record by any part of its name.
 
-Every word of a name (letters and digits, case and accents folded) is cut into
-its overlapping three-character pieces, and each piece has a set of the ids
-whose name holds it: "Smartphone X" is in the sets of ``sma``, ``mar``, …,
-``pho``, ``hon``, ``one``. A search for "phone" is ``SINTER`` of the ``pho``,
-``hon`` and ``one`` sets, which Redis computes by walking the smallest of them
-and probing the others, so its work follows the rarest piece of the query, not
-the size of the collection. Holding every piece is necessary but not
-sufficient ("Phonograph One" holds all three), so the candidates' names come
-back in the same round trip and are checked here. A query whose every word is
-one piece ("air", "air max") is the exception: holding its pieces is matching,
-so a caller that needs the ids alone reads no name for it. Every word is also
-listed under its one- and two-character pieces (``short_grams``): a query word
-shorter than three characters is one piece itself, whose set holds exactly the
-names holding it anywhere ("電" and "電話" find "📱 هاتف 電話 Phone", "x2" finds
-"Phone X2 Pro"), in the same sets and by the same reads as a trigram.
+Every word of a name (letters and digits, case and accents folded) is cut into its overlapping
+three-character pieces, and each piece has a set of the ids whose name holds it: "Smartphone X" is in the
+sets of ``sma``, ``mar``, …, ``pho``, ``hon``, ``one``. A search for "phone" is ``SINTER`` of the ``pho``,
+``hon`` and ``one`` sets, which Redis computes by walking the smallest and probing the others, so its work
+follows the rarest piece of the query, not the size of the collection. Holding every piece is necessary
+but not sufficient ("Phonograph One" holds all three), so the candidates' names come back in the same
+round trip and are checked here, except for a query whose every word is one piece ("air", "air max"):
+holding its pieces is matching. Every word is also listed under its one- and two-character pieces, so a
+query word shorter than three characters is one piece too ("電" and "電話" find "📱 هاتف 電話 Phone", "x2"
+finds "Phone X2 Pro").
 
-An index may also keep its names' words (``word_key``, ``vocabulary_key``): each
-word of four to ``KEPT_LENGTH`` characters has a set of the ids whose name holds it, and one
-sorted set of every such word's suffixes (``"edge\x00clearedge"``, all scored 0)
-finds, by ``ZRANGEBYLEX``, the words that hold a query's word: "clearedge" is
-inside exactly the words one of whose suffixes starts with it. The union of those
-words' sets is then exactly the names holding the query's word, with no candidate
-read or checked (``queue_vocabulary``): where a broad word's pieces intersect to
-thousands of candidates whose names must each be read, its few words' sets are
-the answer, uncapped. A write that leaves a word's set empty takes its entries out
-of the sorted set, in the same script. A word longer than ``KEPT_LENGTH`` is not
-kept (its entries would grow as its length squared): its name is listed in one
-set of names with a long word (``long_key``), whose candidates a search checks
-by name as it checks the pieces' (few, or none, in any real catalog).
+An index may also keep its names' words (``word_key``, ``vocabulary_key``): each word of four to
+``KEPT_LENGTH`` characters has a set of the ids whose name holds it, and one sorted set of every such
+word's suffixes (``"edge\x00clearedge"``, all scored 0) finds by ``ZRANGEBYLEX`` the words that hold a
+query's word. The union of those words' sets is exactly the names holding the query's word, with no
+candidate read or checked (``queue_vocabulary``): where a broad word's pieces intersect to thousands of
+candidates whose names must each be read, its few words' sets are the answer, uncapped. A longer word is
+not kept (its entries would grow as its length squared): its name is listed in one set of names with a
+long word (``long_key``), whose candidates a search checks by name.
 
-How a text is cut into words and pieces, and how a query checks a name, is
-``config.store.ngramtext``'s. The sets are derived data: an app writes them in the same script as the name
-(``queue_write`` takes a pipeline or a checked batch), and checks them with
-``drift`` and ``vocabulary_drift`` and repairs them with ``queue_rebuild``.
+How text is cut into words and pieces is ``config.store.ngramtext``'s. The sets are derived data: an app
+writes them in the same script as the name (``queue_write``), checks them with ``drift`` and
+``vocabulary_drift`` and repairs them with ``queue_rebuild``.
 """
 
 from __future__ import annotations
@@ -92,22 +81,14 @@ _SAMPLE = lua(__file__, "ngram_sample")  # an unordered search's candidates: a b
 
 @dataclass(frozen=True)
 class NgramIndex:
-    """One app's trigram index over one field of one kind of hash.
+    """One app's trigram index over one field (``text_field``) of one kind of hash (``record_key``;
+    ``record_key("*")`` is the SORT ... GET pattern joining a candidate to its name).
 
-    ``gram_key(gram)`` names a piece's set, ``temp_set(token)`` and
-    ``temp_zset(token)`` a search's scratch set and sorted set (the token is
-    random; the same transaction unlinks them),
-    ``record_key(id)`` the hash (``record_key("*")`` is the SORT ... GET
-    pattern that joins a candidate to its name), ``text_field`` the field
-    indexed, and ``order_key`` an optional sorted set of the same ids that
-    orders the hits (the name sort index, say). With ``word_key`` (a kept word's
-    set of ids), ``vocabulary_key`` (the sorted set of the kept words' suffixes)
-    and ``long_key`` (the set of ids whose text has a word too long to keep), the
-    index keeps its words too (see the module's docstring); such an index is
-    written by ``queue_write``, which keeps the vocabulary beside the sets.
-
-    A piece is a gram (one to three characters), a kept word (four or more) or ``LONG``
-    (empty: a word too long to keep), so its length says which set holds it (``piece_key``).
+    ``temp_set``/``temp_zset`` name a search's scratch keys (a random token; the same transaction unlinks
+    them); ``order_key``, a sorted set of the same ids that orders the hits. With ``word_key``,
+    ``vocabulary_key`` and ``long_key`` the index keeps its words too (see the module's docstring). A piece
+    is a gram (one to three characters), a kept word (four or more) or ``LONG`` (empty: a word too long to
+    keep), so its length says which set holds it (``piece_key``).
     """
 
     gram_key: Callable[[str], str]
@@ -121,12 +102,10 @@ class NgramIndex:
     long_key: str = ""
 
     def pieces(self, text: str | None) -> set[str]:
-        """The pieces ``text`` is listed under: its grams of one to three characters, and its kept words
-        when the index keeps them."""
+        """The pieces ``text`` is listed under: its grams, and its kept words when the index keeps them."""
         return self._pieces_of(set(words(text or "")))
 
     def _pieces_of(self, folded: set[str]) -> set[str]:
-        """The pieces of a text's folded words (``pieces``, with the words found once)."""
         found = {gram for word in folded for gram in (*word_grams(word), *short_grams(word))}
         if not self.word_key:
             return found
@@ -141,12 +120,9 @@ class NgramIndex:
     # --- writes -----------------------------------------------------------------
 
     def queue_write(self, pipe, member: str, old_text: str | None, new_text: str | None) -> None:
-        """Queue the set changes that take the index from ``old_text`` to ``new_text`` for ``member``
-        (None: absent) on a pipeline or a checked batch: SREM from pieces lost, SADD to pieces gained.
-
-        The caller's script must check the stored name is still ``old_text`` (the pieces were
-        computed from it), so the index cannot drift from the hashes.
-        """
+        """Queue on a pipeline or a checked batch the SREMs and SADDs that take ``member`` from ``old_text``
+        to ``new_text`` (None: absent). The caller's script must check the stored name is still ``old_text``
+        (the pieces were computed from it), so the index cannot drift from the hashes."""
         old_words, new_words = set(words(old_text or "")), set(words(new_text or ""))
         old, new = self._pieces_of(old_words), self._pieces_of(new_words)
         for piece in sorted(old - new):
@@ -162,9 +138,8 @@ class NgramIndex:
             self._queue_vocabulary_write(pipe, old_words, new_words)
 
     def _queue_vocabulary_write(self, pipe, old: set[str], new: set[str]) -> None:
-        """The vocabulary's share of a write, from the old and new texts' folded words: the entries of the
-        kept words gained (ZADD of an entry already held changes nothing, so a word another name holds
-        costs no write), and of each one lost, removed if its set is empty by then (a checked batch's
+        """The vocabulary's share of a write: the entries of the kept words gained (ZADD of one held writes
+        nothing), and of each one lost, removed if its set is empty by then (a checked batch's
         ``zrem_if_empty``; a pipeline only adds)."""
         gained = sorted(word for word in new - old if kept(word))
         if gained:
@@ -174,8 +149,8 @@ class NgramIndex:
             prune(self.vocabulary_key, self.word_key(word), *suffixes(word))
 
     def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
-        """(piece sets to SREM the member from, piece sets to SADD it to) for a write script of its
-        own: pass both lists in KEYS, and have the script check the stored text is ``old_text``."""
+        """(sets to SREM the member from, sets to SADD it to) for a write script of its own, whose KEYS
+        they are; the script checks the stored text is ``old_text``."""
         old, new = self.pieces(old_text), self.pieces(new_text)
         return [self.piece_key(p) for p in sorted(old - new)], [self.piece_key(p) for p in sorted(new - old)]
 
@@ -184,9 +159,8 @@ class NgramIndex:
         return [self.piece_key(p) for p in sorted(set().union(*(self.pieces(t) for t in texts)))]
 
     def members_by_set(self, named: Iterable[tuple[object, str | None]]) -> dict[str, list]:
-        """For a bulk write of new records, one SADD a piece set: each set the ``(member, text)``
-        pairs touch, with its members in the order given. Each word's pieces, and each text's sets,
-        are worked out once, as a large load's names share their words, and often whole names."""
+        """Each set the ``(member, text)`` pairs touch with its members, for one SADD a set in a bulk write.
+        Each word's and each text's sets are worked out once: a large load's names share words."""
         by_word: dict[str, list[str]] = {}
         by_text: dict[str, list[str]] = {}
         found: dict[str, list] = {}
@@ -215,28 +189,21 @@ class NgramIndex:
     # --- the search read --------------------------------------------------------
 
     def matches_set(self, query: Query) -> str:
-        """The key of the set holding exactly the query's matches, for a list to read whole, else "": a query
-        of one word of three characters (``Query.exact``, one piece) matches exactly the ids its piece's set
-        holds. A list may then read that set as it reads any other of its filters, with no cap and no name
-        read, where a search builds, orders and reads its candidates. A piece of one or two characters is in
-        most names (a letter, in nearly all): its set would be intersected whole, so such a query is a
-        search (``queue_search``), which reads the order index in bounded steps."""
+        """The key of the set holding exactly the query's matches, else "": a query of one three-character
+        word is its piece's set, which a list reads as any other filter, uncapped. A shorter piece is in most
+        names: its query is a search (``queue_search``), which reads the order index in bounded steps."""
         one = query.exact and len(query.grams) == 1 and len(query.grams[0]) == N
         return self.gram_key(query.grams[0]) if one else ""
 
     def queue_vocabulary(self, pipe, query: Query) -> Callable[[list], Vocabulary | None] | None:
-        """Queue the read that turns ``query`` into set algebra, when the index keeps its words and the query
-        has no short word; returns what reads its reply (None when it cannot: nothing queued).
+        """Queue the read that turns ``query`` into set algebra (the index keeps its words, the query has no
+        short word); returns what reads its reply, or None (nothing queued).
 
-        One script (``_WORDS``) finds, for each of the query's words of four characters or more, the kept
-        words holding it (ZRANGEBYLEX of the vocabulary) and the size of each one's set (SCARD: the words'
-        sets share the vocabulary's hash tag, so a script may read them on a cluster too), and how many
-        names have a word too long to keep: a caller searches those by their pieces (``within``). The reader
-        gives each query word's sets, whose union holds exactly the names holding it: a word of three
-        characters, its piece's set; a longer one, the sets of the words it is inside (none when no name
-        holds it). The matches are the intersection of those unions: no candidate read, no cap. It
-        answers None when a word is inside more than VOCABULARY_LIMIT kept words, whose union would be
-        no cheap read: the caller searches the pieces then."""
+        The reader gives each query word's sets, whose union holds exactly the names holding it: a word of
+        three characters, its piece's set; a longer one, the sets of the kept words it is inside (the words'
+        sets share the vocabulary's hash tag, so the script reads their sizes on a cluster too). The names
+        with a word too long to keep are searched by their pieces (``within``). It reads None when a word is
+        inside more than VOCABULARY_LIMIT kept words, a union no cheap read: search the pieces then."""
         if not self.vocabulary_key or query.short or not query.long:
             return None
         asked = [word for word in query.long if len(word) > N]
@@ -267,25 +234,12 @@ class NgramIndex:
     ) -> Callable[[list], Hits]:
         """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
 
-        The candidates are the intersection of the query's pieces. With ``order_key``, one
-        script (``_ORDERED``) finds at most cap+1 of them in that index's order, with their
-        names, in bounded steps: ZINTERSTORE of the index with the pieces when the rarest is
-        small (Redis walks it), else the index walked a window at a time and narrowed by
-        SMISMEMBER of each piece, WALK_LIMIT ids at most: a common piece's set of a large
-        collection is never intersected whole (the first matches in order are what a search
-        shows). Without ``order_key``, SINTERSTORE into a scratch set, or for a query of one
-        piece that piece's set itself, then an SSCAN that stops at cap+1 candidates with their
-        names (``_SAMPLE``: a piece of one character, held by nearly every name, costs no
-        more), and the scratch key is unlinked. The candidates are then checked against the
-        query (``Query.matches``).
-
-        ``names=False`` is for a caller that needs the ids alone (the catalog's list): with an
-        order index and an ``exact`` query (each word three characters) the candidates are the
-        matches, so ZRANGE reads their ids and no name is read (reading a page's names to check
-        them was most of such a search's Redis time).
-
-        ``within``: one more set every candidate must be in (the names with a word too long to keep,
-        ``long_key``, which a search of the vocabulary checks this way).
+        The candidates are the intersection of the query's pieces, cap+1 at most, with their names, then
+        checked (``Query.matches``). With ``order_key``, in that order, in bounded steps (``_ORDERED``): a
+        common piece's set of a large collection is never intersected whole. Without, SINTERSTORE into a
+        scratch set (a query of one piece: its set), read by a bounded SSCAN (``_SAMPLE``). ``names=False``,
+        for a caller that needs the ids alone: an ``exact`` query's ordered candidates are the matches, so
+        no name is read. ``within``: one more set every candidate must be in (``long_key``).
         """
         token = secrets.token_hex(8)
         pieces = [self.gram_key(g) for g in query.grams] + ([within] if within else [])
@@ -331,11 +285,8 @@ class NgramIndex:
         return read
 
     def search(self, text: str, limit: int, cap: int | None = None) -> Hits:
-        """Up to ``limit`` records whose field holds ``text``: one round trip (a MULTI/EXEC).
-
-        ``cap`` candidates at most are read (default four times the limit), so a
-        query whose pieces are common costs a bounded read; ``Hits.capped`` says so.
-        """
+        """Up to ``limit`` records whose field holds ``text``, in one MULTI/EXEC; ``cap`` candidates at most
+        are read (four times the limit by default), so common pieces cost a bounded read (``Hits.capped``)."""
         query = Query.parse(text)
         if not query.usable:
             return Hits([])
@@ -367,8 +318,7 @@ class NgramIndex:
 
     def drift(self, texts: dict[str, str | None]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
         """(missing, extra) pieces per member, comparing the index with ``texts`` (member → its field;
-        None: the record does not exist). Members the index holds that ``texts`` lacks are read by
-        the caller first; see ``check``."""
+        None: the record does not exist)."""
         held: dict[str, set[str]] = {}
         for piece, member in self.held():
             held.setdefault(member, set()).add(piece)
@@ -383,8 +333,7 @@ class NgramIndex:
         return missing, extra
 
     def vocabulary_drift(self, texts: Iterable[str | None], batch: int = 1000) -> tuple[set[str], set[str]]:
-        """(missing, extra) words of the vocabulary against the kept words of ``texts`` (ZSCAN): a word
-        missing is a search that misses every name holding it; an extra one, a word no name holds."""
+        """(missing, extra) words of the vocabulary against the kept words of ``texts`` (ZSCAN)."""
         if not self.vocabulary_key:
             return set(), set()
         held = {member for member, _ in client().zscan_iter(self.vocabulary_key, count=batch)}
@@ -396,9 +345,8 @@ class NgramIndex:
         )
 
     def queue_rebuild(self, pipe, texts: Iterable[tuple[str, str]], existing: list[str]) -> None:
-        """Queue the whole index rebuilt from (member, text) pairs: UNLINK every key it holds
-        (``existing``, from ``index_keys``), then SADD each piece's members (one command per piece), and
-        ZADD the vocabulary of the words the texts hold."""
+        """Queue the whole index rebuilt from (member, text) pairs: UNLINK ``existing`` (``index_keys``),
+        then SADD each piece's members and ZADD the vocabulary."""
         by_piece: dict[str, list[str]] = {}
         named: set[str] = set()
         for member, text in texts:
