@@ -1,6 +1,5 @@
-"""Sign-ins in Redis: the recent list and counts (the Redis login-system tutorial), the sliding
-windows of failed sign-ins that rate-limit them (the key-value design notes), and their integrity
-reads and repairs (``config/core_integrity.py``)."""
+"""Sign-ins in Redis: the recent list and counts (the Redis login-system tutorial), the sliding windows
+of failed sign-ins that rate-limit them (``lua/signin_*.lua``), their integrity reads and repairs."""
 
 from __future__ import annotations
 
@@ -39,9 +38,8 @@ class Attempt:
 
 
 def take_signin_attempt(username: str, address: str, now: float | None = None) -> Attempt:
-    """A slot in the window of ``username`` from ``address`` (``SIGNIN_FAILURE_LIMIT``) and in
-    the window of ``address`` (``SIGNIN_ADDRESS_FAILURE_LIMIT``, higher: colleagues behind one
-    address share it). Failures from one address never lock the username out elsewhere."""
+    """A slot in the window of ``username`` from ``address`` and in the window of ``address`` (a higher
+    limit: colleagues share an address). Failures from one address never lock the username out elsewhere."""
     now_ms = int((time.time() if now is None else now) * 1000)
     user_key, address_key = keys.failed_signins_user(username, address), keys.failed_signins_address(address)
     member = f"{now_ms}-{uuid.uuid4().hex[:12]}"
@@ -52,8 +50,7 @@ def take_signin_attempt(username: str, address: str, now: float | None = None) -
 
 
 def release_signin_attempt(attempt: Attempt) -> None:
-    """The password was right: the attempt was no failure, and the user's earlier
-    failures from this address are forgiven (the address keeps its own)."""
+    """The password was right: the user's failures from this address are forgiven (not the address's)."""
     pipe = client().pipeline(transaction=True)
     pipe.delete(attempt.user_key)
     pipe.zrem(attempt.address_key, attempt.member)
@@ -61,9 +58,8 @@ def release_signin_attempt(attempt: Attempt) -> None:
 
 
 def record_failed_signin(attempt: Attempt | None, username: str, address: str, at: datetime) -> bool:
-    """A failed sign-in: wrong password (``attempt`` holds its slot), or refused by the
-    limit (``attempt`` is None). Returns whether this failure locked the username out
-    from this address; the lock-out is then in the activity stream."""
+    """A failed sign-in: wrong password (``attempt`` holds its slot), or refused (None). Returns whether
+    it locked the username out from this address (the lock-out is then in the activity stream)."""
     refused = attempt is None or not attempt.allowed
     entry = json.dumps({"user": username[:150], "addr": address, "at": at.timestamp(), "refused": refused})
     limit = settings.SIGNIN_FAILURE_LIMIT

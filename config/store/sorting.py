@@ -1,17 +1,11 @@
 """``SORT … GET`` inside a script: the same reply, its joins read by the script itself.
 
-Redis Cluster refuses SORT's ``BY`` and ``GET`` patterns (Redis 6.2: "BY/GET option of SORT denied
-in Cluster mode"), even when every key they name shares the sorted key's slot. ``SORT_LUA`` is a Lua
-function ``sort(key, ...)`` taking SORT's options as SORT does (``BY nosort`` or ``BY prefix*->field``,
-``LIMIT offset count``, ``ASC``/``DESC``, ``ALPHA``, ``GET #``, ``GET prefix*->field``, ``GET prefix*``)
-and answering as SORT would: elements ordered as numbers (``ALPHA``: as strings) by themselves or by
-BY's values, a missing value first, equal ones by the element (where SORT leaves ties to its quicksort);
-``BY nosort`` keeps a sorted set's own order with LIMIT as a range; then each GET pattern read with
-HMGET (a hash's fields at once) or GET. A script may read any key of its own slot, so each app's keys
-sharing one hash tag (docs/cluster.md) is what makes the joins legal on a cluster. One code path
-for one server and for a cluster: the read scripts prepend it and call ``sort`` where they called
-SORT, and ``queue_sort`` queues it on a pipeline where a pipeline sent SORT. ``rows_of(ids, gets)``
-is its GET alone, for ids a script chose itself (the catalog's walked page).
+Redis Cluster refuses SORT's ``BY`` and ``GET`` patterns (Redis 6.2: "BY/GET option of SORT denied in
+Cluster mode"), even when every key they name shares the sorted key's slot. ``SORT_LUA`` is a Lua function
+``sort(key, ...)`` taking SORT's options and answering as SORT would (``lua/sort.lua`` says how). A script
+may read any key of its own slot, so each app's keys sharing one hash tag (docs/cluster.md) is what makes
+the joins legal on a cluster. One code path for one server and for a cluster: the read scripts prepend it
+and call ``sort`` where they called SORT, and ``queue_sort`` queues it where a pipeline sent SORT.
 """
 
 from __future__ import annotations
@@ -49,10 +43,8 @@ def sort_options(
 
 
 def queue_sort(pipe, key: str, **options) -> None:
-    """Queue ``SORT key … GET …`` on ``pipe`` as the script above: the same reply, on one server and on
-    a cluster. Sent whole (EVAL): a pipeline cannot recover from a node that lacks a script's digest.
-
-    Not SORT itself, even on one server where it would answer alike: SORT may write (its STORE), so
-    a server out of memory or a read-only replica refuses it, where a script's reads still run. The
-    script asks SORT and reads the page itself only when SORT is refused (``sort``)."""
+    """Queue ``SORT key … GET …`` on ``pipe`` as the script: the same reply, on one server and on a cluster.
+    Sent whole (EVAL): a pipeline cannot recover from a node that lacks a script's digest. Not SORT itself,
+    even on one server: SORT may write (its STORE), so a server out of memory or a read-only replica
+    refuses it, where a script's reads still run."""
     queue_script(pipe, _SORT, [key], sort_options(**options), whole=True)

@@ -1,5 +1,10 @@
 -- sort(key, ...): SORT's reply, its BY and GET joins read by the script itself (a cluster refuses them).
 -- A library: a read script is this file followed by its own, calling sort where it called SORT.
+-- Options as SORT takes them: BY nosort or BY prefix*->field, LIMIT offset count, ASC/DESC, ALPHA, GET #,
+-- GET prefix*->field, GET prefix*. Elements are ordered as numbers (ALPHA: as strings) by themselves or by
+-- BY's values, a missing value first, equal ones by the element (where SORT leaves ties to its quicksort);
+-- BY nosort keeps a sorted set's own order with LIMIT as a range; then each GET pattern is read with HMGET
+-- (a hash's fields at once) or GET. rows_of(ids, gets) is its GET alone, for ids a script chose itself.
 local sort_itself = true  -- false: never ask SORT (what a cluster ends up doing)
 local function lookup(pattern, id)
   local star = string.find(pattern, '*', 1, true)
