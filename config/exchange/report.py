@@ -1,6 +1,5 @@
-"""What an import did to its input: the values it rewrote (per field, a count and one example)
-and the records it refused (where, which field, why). Both importers and the screens show it, each
-value it quotes cut to a few hundred characters with its size (``shortened``)."""
+"""What an import did to its input: the values it rewrote (per field, a count and one example) and the
+records it refused (where, which field, why), each value it quotes cut with its size (``shortened``)."""
 
 from __future__ import annotations
 
@@ -19,9 +18,8 @@ _QUOTED = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'|\"[^\"\\\n]*(?:\\.[^\"\\\n]*
 
 
 def shortened(text: str, limit: int = LINE_SHOWN) -> str:
-    """``text`` as a report shows it: each quoted value past ``VALUE_SHOWN`` characters cut, with
-    its size, then the whole cut to ``limit``, with its size. Short text (nearly every line) is
-    returned as it is."""
+    """``text`` as a report shows it: each quoted value past ``VALUE_SHOWN`` characters cut, then the
+    whole cut to ``limit``, each with its size."""
     if len(text) <= limit:
         return text
     text = _QUOTED.sub(_cut_quoted, text)
