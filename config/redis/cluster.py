@@ -184,7 +184,8 @@ class TracedRedisCluster(RedisCluster):
         to the nodes serving its slots now, after each of ``FAILOVER_WAITS``: a node's map may name the
         dead primary for a moment after the promotion. The slots are those served when the wave began:
         another thread may read the map meanwhile, and the dead node is then in it no more."""
-        slots = self._a_slot_of(calls)
+        served = self._slot_served_by()  # a slot each call's node serves, or last served (None: never)
+        slots = [served.get(node.name) for node, _ in calls]
         for wait in FAILOVER_WAITS:
             try:
                 return self._on_nodes(calls, keys)
@@ -195,11 +196,6 @@ class TracedRedisCluster(RedisCluster):
                 self.nodes_manager.initialize()
                 calls = [(self.nodes_manager.get_node_from_slot(slot), args) for slot, (_, args) in zip(slots, calls)]
         return self._on_nodes(calls, keys)  # the last attempt: its failure is raised
-
-    def _a_slot_of(self, calls: list[tuple[ClusterNode, tuple]]) -> list[int | None]:
-        """A slot each call's node serves, or last served (None: it never served one)."""
-        served = self._slot_served_by()
-        return [served.get(node.name) for node, _ in calls]
 
     def _slot_served_by(self) -> dict[str, int]:
         """A slot each node served in the latest slot map, by name, and for a node no longer in it (a dead

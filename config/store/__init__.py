@@ -209,24 +209,21 @@ def health() -> dict:
         calls = [(primaries[0], ("INFO", "server"))]
         calls += [(node, args) for node in primaries for args in (("INFO", "memory"), ("DBSIZE",))]
         server, *each = redis_cluster.on_nodes(calls)
-        memory = sum(int(info["used_memory"]) for info in each[::2])
-        policy = _worst_policy(info.get("maxmemory_policy") for info in each[::2])
-        _remember_policy(policy)
-        return {"version": server["redis_version"], "used_memory": memory,
-                "used_memory_human": f"{memory / 2**20:.2f}M", "keys": sum(each[1::2]),
-                "maxmemory_policy": policy}  # fmt: skip
-    pipe = client().pipeline(transaction=False)
-    pipe.info("server")
-    pipe.info("memory")
-    pipe.dbsize()
-    server, memory, dbsize = pipe.execute()
-    _remember_policy(memory.get("maxmemory_policy"))
+    else:
+        pipe = client().pipeline(transaction=False)
+        pipe.info("server").info("memory").dbsize()
+        server, *each = pipe.execute()
+    memories = each[::2]
+    memory = sum(int(info["used_memory"]) for info in memories)
+    policy = _worst_policy(info.get("maxmemory_policy") for info in memories)
+    _remember_policy(policy)
+    human = memories[0]["used_memory_human"] if len(memories) == 1 else f"{memory / 2**20:.2f}M"
     return {
         "version": server["redis_version"],
-        "used_memory": memory["used_memory"],
-        "used_memory_human": memory["used_memory_human"],
-        "keys": dbsize,
-        "maxmemory_policy": memory.get("maxmemory_policy"),
+        "used_memory": memory,
+        "used_memory_human": human,
+        "keys": sum(each[1::2]),
+        "maxmemory_policy": policy,
     }
 
 
@@ -255,12 +252,12 @@ def maxmemory_policy(max_age: float | None = None) -> str | None:
     age = settings.EVICTION_CHECK_SECONDS if max_age is None else max_age
     if time.monotonic() - at < age:
         return policy
+    redis_client = client()
     if on_cluster():
-        redis_cluster = client()
-        replies = redis_cluster.on_nodes([(node, ("INFO", "memory")) for node in redis_cluster.primaries()])
-        policy = _worst_policy(info.get("maxmemory_policy") for info in replies)
+        replies = redis_client.on_nodes([(node, ("INFO", "memory")) for node in redis_client.primaries()])
     else:
-        policy = client().info("memory").get("maxmemory_policy")
+        replies = [redis_client.info("memory")]
+    policy = _worst_policy(info.get("maxmemory_policy") for info in replies)
     _remember_policy(policy)
     return policy
 
@@ -313,11 +310,9 @@ def holds_prefix(prefix: str) -> bool:
 def delete_prefix(prefix: str, batch: int = 1000) -> int:
     """UNLINK every key under ``prefix``, ``batch`` keys a round trip, one UNLINK a key (on a cluster, each
     to its node); returns how many went."""
-    return sum(sum(pipelined(chunk, _queue_unlink)) for chunk in batched(scan_prefix(prefix), batch))
-
-
-def _queue_unlink(pipe, key: str) -> None:
-    pipe.unlink(key)
+    return sum(
+        sum(pipelined(chunk, lambda pipe, key: pipe.unlink(key))) for chunk in batched(scan_prefix(prefix), batch)
+    )
 
 
 # --- integrity reads and repairs (see config/core_integrity.py) ---------------------

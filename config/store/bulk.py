@@ -102,9 +102,5 @@ class BulkWrite:
 
     def send(self) -> int:
         """Run everything queued as one script (one round trip); returns the commands it ran."""
-        return self.send_later()()
-
-    def send_later(self):
-        """Everything queued, taken now, as a write to run later (on a ``Sender``'s thread)."""
         keys, args = self.prepared()
-        return lambda: run_script(BULK, keys, args) if keys else 0
+        return run_script(BULK, keys, args) if keys else 0

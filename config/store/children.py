@@ -208,7 +208,9 @@ class ChildCollection:
     def queue_scores(self, pipe, parent_id: int, count: int, total: int) -> None:
         """Queue the score indexes for a parent's aggregate (creation, bulk writes, repairs)."""
         for key, kind in self.scores:
-            pipe.zadd(key(parent_id), {str(parent_id): average_score(count, total) if kind == "average" else count})
+            # As the scripts score it: the average rounded to 6 decimals, 0 with no children.
+            average = round(total / count, 6) if count else 0.0
+            pipe.zadd(key(parent_id), {str(parent_id): average if kind == "average" else count})
 
     def queue_delete_all(self, pipe, parent_id: int, child_ids: Iterable[str]) -> None:
         """Queue the removal of every child of a parent (the parent's own delete does the rest)."""
@@ -340,8 +342,3 @@ class ChildCollection:
     def _copies(self, ids: list[str]) -> list[dict[str, str]]:
         values = pipelined(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
         return [{"id": i, **dict(zip(self.embed_fields, (v or "" for v in held)))} for i, held in zip(ids, values)]
-
-
-def average_score(count: int, total: int) -> float:
-    """The average as the scripts score it: rounded to 6 decimals, 0 with no children."""
-    return round(total / count, 6) if count else 0.0
