@@ -11,12 +11,11 @@ One machinery for the e-book's one-to-many patterns, shared by the catalog's rev
   field (``num_reviews``, ``sum_ratings``), so averages and sorts need no scan. ``scores`` names sorted
   sets that score the parent by its aggregate (the catalog's sort by rating and by review count).
 
-Every add and delete is one Lua script (``lua/child_*.lua``) that checks and writes the child, the set,
-the parent's embed and aggregate, the score indexes and the event atomically, every key in KEYS. An add
-is one round trip: its id comes from this process's block (``config.store.ids``), which the script
-checks. A delete reads the child and the newest N+1 ids first (the embed's refill needs their keys), then
-runs a script that refuses, and is retried, if those ids changed meanwhile. "Newest" is ZREVRANGE's
-order (score, then member), so the embed can be checked against the set exactly.
+Every add and delete is one Lua script (``lua/child_*.lua``) writing the child, the set, the parent's
+embed and aggregate, the score indexes and the event atomically. An add is one round trip: its id comes
+from this process's block (``config.store.ids``). A delete reads the child and the newest N+1 ids first
+(the embed's refill needs their keys), then runs a script that refuses, and is retried, if those ids
+changed meanwhile. "Newest" is ZREVRANGE's order, so the embed can be checked against the set exactly.
 """
 
 from __future__ import annotations
@@ -67,8 +66,7 @@ class ChildCollection:
     summed: str = ""  # child field summed (an integer)
     embed_size: int = 3
     page_fields: tuple[str, ...] = field(default=())  # fields read for a page; embed_fields when empty
-    # Sorted sets scoring each parent by its aggregate: (the key, by the parent's id; "count" or
-    # "average"), written by every add and delete (the average rounded to 6 decimals, 0 with no children).
+    # Sorted sets scoring each parent by its aggregate: (the key, by the parent's id; "count" or "average").
     scores: tuple[tuple[Callable[[int], str], str], ...] = ()
     # A parent's children as SORT ... GET joins them (``*`` is the id), where their keys' other
     # segments depend on the parent (a partition's tag); child_key("*") when None.
@@ -93,9 +91,7 @@ class ChildCollection:
         return json.loads(raw)
 
     def queue_page(self, pipe, parent_id: int, offset: int, limit: int) -> None:
-        """Queue the reads of one page, newest first, and its total. SORT ... BY nosort keeps the set's
-        order with LIMIT as a range, and GET child:*->field joins each id to its fields inside Redis (as a
-        script, ``config.store.sorting``: a cluster refuses SORT's GET)."""
+        """Queue the reads of one page, newest first, and its total: SORT ... BY nosort ... GET, as a script."""
         fields = self.page_fields or self.embed_fields
         pattern = self.child_glob(parent_id) if self.child_glob else self.child_key("*")
         gets = ["#", *(f"{pattern}->{name}" for name in fields)]
@@ -127,14 +123,21 @@ class ChildCollection:
         event: Callable[[int], Event],
         label: str,
     ) -> tuple[int, str]:
-        """Add a child whose id comes from ``block``; returns its id and the parent's ``label`` field.
-        ``ADD`` refuses an id the counter has not reached (the data was reset since the block was drawn)
-        or that a child holds: the block is drawn again, once, then Busy. NotFound for a missing parent."""
+        """Add a child whose id comes from ``block``; returns its id and the parent's ``label`` field. An id
+        refused (the data was reset, or a child holds it) draws the block again, once, then Busy."""
         parent_key = self.parent_key(parent_id)
+        stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
         for _ in range(2):
             child_id = block.take()
-            spec = {**self._add_spec(child_id, parent_id, fields, at), "label": label}
-            spec["drawn"] = str(block.count_of(child_id))
+            spec = {
+                "id": str(child_id),
+                "at": repr(at),
+                "amount": str(int(stored[self.summed])) if self.summed else "0",
+                "fields": [part for pair in stored.items() for part in pair],
+                "copy": self._copy(child_id, stored),
+                "label": label,
+                "drawn": str(block.count_of(child_id)),
+            }
             keys = [parent_key, self.index_key(parent_id), self.child_key(child_id), self.ids_key(parent_id)]
             try:
                 (parent_label,) = self._run(ADD, keys, spec, parent_id, event(child_id))
@@ -187,9 +190,8 @@ class ChildCollection:
         raise Busy(child_key)
 
     def queue_bulk(self, pipe, parent_id: int, children: Sequence[Child]) -> dict[str, str]:
-        """Queue a new parent's children (ids already drawn) on ``pipe`` (anything with ``hset`` and
-        ``zadd``) for seeders and importers; returns the embed and aggregate fields the caller writes with
-        the parent, exactly what one ``add`` per child would have left (a time's repr reads back the same)."""
+        """Queue a new parent's children (ids drawn) on ``pipe``; returns the embed and aggregate fields the
+        caller writes with the parent, exactly what one ``add`` per child would have left."""
         parent, parent_field, time_field, summed = str(parent_id), self.parent_field, self.time_field, self.summed
         stored_all = [{**child.fields, parent_field: parent, time_field: repr(child.at)} for child in children]
         hashes = list(zip(map(self.child_key, [child.id for child in children]), stored_all))
@@ -267,16 +269,6 @@ class ChildCollection:
 
     # --- internals --------------------------------------------------------------
 
-    def _add_spec(self, child_id: int, parent_id: int, fields: dict[str, str], at: float) -> dict:
-        stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
-        return {
-            "id": str(child_id),
-            "at": repr(at),
-            "amount": str(int(stored[self.summed])) if self.summed else "0",
-            "fields": [part for pair in stored.items() for part in pair],
-            "copy": self._copy(child_id, stored),
-        }
-
     def _derived(self, copies: list[dict[str, str]], count: int, total: int) -> dict[str, str]:
         """The parent's embed and aggregate fields."""
         derived = {self.embed_field: json.dumps(copies), self.count_field: str(count)}
@@ -314,8 +306,7 @@ class ChildCollection:
     def _read_for_delete(
         self, child_key: str, expected_parent: int | None, label: str = ""
     ) -> tuple[dict[str, str], list[str], str | None]:
-        """The child's fields, its parent's newest N+1 ids and the parent's ``label`` field (given it and
-        ``expected_parent``); NotFound for a missing child, or one of another parent or of one gone."""
+        """The child's fields, its parent's newest N+1 ids and (with ``expected_parent``) ``label`` field."""
         named = label and expected_parent is not None
         pipe = client().pipeline(transaction=False)
         if named:

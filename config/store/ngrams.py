@@ -2,14 +2,12 @@
 
 Every word of a name (letters and digits, case and accents folded) is cut into its overlapping
 three-character pieces, and each piece has a set of the ids whose name holds it: "Smartphone X" is in the
-sets of ``sma``, ``mar``, …, ``pho``, ``hon``, ``one``. A search for "phone" is ``SINTER`` of the ``pho``,
-``hon`` and ``one`` sets, which Redis computes by walking the smallest and probing the others, so its work
-follows the rarest piece of the query, not the size of the collection. Holding every piece is necessary
-but not sufficient ("Phonograph One" holds all three), so the candidates' names come back in the same
-round trip and are checked here, except for a query whose every word is one piece ("air", "air max"):
-holding its pieces is matching. Every word is also listed under its one- and two-character pieces, so a
-query word shorter than three characters is one piece too ("電" and "電話" find "📱 هاتف 電話 Phone", "x2"
-finds "Phone X2 Pro").
+sets of ``sma``, ``mar``, …, ``one``. A search for "phone" is ``SINTER`` of the ``pho``, ``hon`` and
+``one`` sets, which Redis computes by walking the smallest, so its work follows the rarest piece of the
+query, not the size of the collection. Holding every piece is necessary but not sufficient ("Phonograph
+One" holds all three), so the candidates' names come back in the same round trip and are checked here,
+unless each query word is one piece ("air max"). Every word is also listed under its one- and
+two-character pieces, so a shorter query word is one piece too ("電話" finds "📱 هاتف 電話 Phone").
 
 An index may also keep its names' words (``word_key``, ``vocabulary_key``): each word of four to
 ``KEPT_LENGTH`` characters has a set of the ids whose name holds it, and one sorted set of every such
@@ -20,9 +18,8 @@ candidates whose names must each be read, its few words' sets are the answer, un
 not kept (its entries would grow as its length squared): its name is listed in one set of names with a
 long word (``long_key``), whose candidates a search checks by name.
 
-How text is cut into words and pieces is ``config.store.ngramtext``'s. The sets are derived data: an app
-writes them in the same script as the name (``queue_write``), checks them with ``drift`` and
-``vocabulary_drift`` and repairs them with ``queue_rebuild``.
+How text is cut is ``config.store.ngramtext``'s. The sets are derived data: an app writes them in the same
+script as the name (``queue_write``), checks them (``drift``) and repairs them (``queue_rebuild``).
 """
 
 from __future__ import annotations
@@ -37,10 +34,8 @@ from config.store.scripts import lua, queue_script
 
 TEMP_TTL = 60
 VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search intersects pieces instead
-# An ordered search intersects its pieces with the order index only when its rarest piece holds at most
-# INTERSECT_LIMIT ids (the intersection walks that piece); else it walks the order index, WALK_LIMIT ids
-# at most, keeping those every piece holds. Either way one command visits a bounded number of elements,
-# whatever the size of the collection or of a common piece's set.
+# An ordered search intersects when its rarest piece holds at most INTERSECT_LIMIT ids, else walks the order
+# index, WALK_LIMIT ids at most: one command visits a bounded number of elements (lua/ngram_ordered.lua).
 INTERSECT_LIMIT = 1000
 WALK_LIMIT = 1024
 LONG = ""  # the piece that lists a name among those with a word longer than KEPT_LENGTH
@@ -48,8 +43,7 @@ LONG = ""  # the piece that lists a name among those with a word longer than KEP
 
 @dataclass(frozen=True)
 class Hits:
-    """Matching ids with their names (None where the search was asked for ids alone and had no name to
-    check), in the index's order; ``capped`` when more candidates existed."""
+    """Matching ids with their names (None: ids alone), in the index's order; ``capped``: more existed."""
 
     items: list[tuple[str, str | None]]
     capped: bool = False
@@ -65,9 +59,8 @@ class Hits:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """A query as set algebra: for each of its words, the keys of the sets whose union holds exactly the
-    names holding it (the matches are the intersection of the unions), and the union's size at most
-    (its sets' sizes summed; None for a piece's set, whose size the vocabulary does not read)."""
+    """A query as set algebra: the matches are the intersection of ``unions`` (per query word, the sets
+    whose union holds exactly the names holding it); ``sizes``, each union's at most (None: unread)."""
 
     unions: list[tuple[str, ...]]
     sizes: list[int | None]
@@ -81,14 +74,11 @@ _SAMPLE = lua(__file__, "ngram_sample")  # an unordered search's candidates: a b
 
 @dataclass(frozen=True)
 class NgramIndex:
-    """One app's trigram index over one field (``text_field``) of one kind of hash (``record_key``;
-    ``record_key("*")`` is the SORT ... GET pattern joining a candidate to its name).
+    """One app's trigram index over one field (``text_field``) of one kind of hash (``record_key``).
 
-    ``temp_set``/``temp_zset`` name a search's scratch keys (a random token; the same transaction unlinks
-    them); ``order_key``, a sorted set of the same ids that orders the hits. With ``word_key``,
-    ``vocabulary_key`` and ``long_key`` the index keeps its words too (see the module's docstring). A piece
-    is a gram (one to three characters), a kept word (four or more) or ``LONG`` (empty: a word too long to
-    keep), so its length says which set holds it (``piece_key``).
+    ``order_key``: a sorted set of the same ids that orders the hits. With ``word_key``, ``vocabulary_key``
+    and ``long_key`` the index keeps its words too. A piece is a gram (one to three characters), a kept word
+    (four or more) or ``LONG`` (empty: a word too long to keep): its length says which set holds it.
     """
 
     gram_key: Callable[[str], str]
@@ -120,9 +110,8 @@ class NgramIndex:
     # --- writes -----------------------------------------------------------------
 
     def queue_write(self, pipe, member: str, old_text: str | None, new_text: str | None) -> None:
-        """Queue on a pipeline or a checked batch the SREMs and SADDs that take ``member`` from ``old_text``
-        to ``new_text`` (None: absent). The caller's script must check the stored name is still ``old_text``
-        (the pieces were computed from it), so the index cannot drift from the hashes."""
+        """Queue the SREMs and SADDs taking ``member`` from ``old_text`` to ``new_text`` (None: absent). The
+        caller's script must check the stored name is still ``old_text``, so the index cannot drift."""
         old_words, new_words = set(words(old_text or "")), set(words(new_text or ""))
         old, new = self._pieces_of(old_words), self._pieces_of(new_words)
         for piece in sorted(old - new):
@@ -138,9 +127,8 @@ class NgramIndex:
             self._queue_vocabulary_write(pipe, old_words, new_words)
 
     def _queue_vocabulary_write(self, pipe, old: set[str], new: set[str]) -> None:
-        """The vocabulary's share of a write: the entries of the kept words gained (ZADD of one held writes
-        nothing), and of each one lost, removed if its set is empty by then (a checked batch's
-        ``zrem_if_empty``; a pipeline only adds)."""
+        """The vocabulary's share of a write: the kept words gained added, each one lost removed if its set is
+        empty by then (a checked batch's ``zrem_if_empty``; a pipeline only adds)."""
         gained = sorted(word for word in new - old if kept(word))
         if gained:
             pipe.zadd(self.vocabulary_key, dict.fromkeys((e for word in gained for e in suffixes(word)), 0))
@@ -149,8 +137,7 @@ class NgramIndex:
             prune(self.vocabulary_key, self.word_key(word), *suffixes(word))
 
     def diff(self, old_text: str | None, new_text: str | None) -> tuple[list[str], list[str]]:
-        """(sets to SREM the member from, sets to SADD it to) for a write script of its own, whose KEYS
-        they are; the script checks the stored text is ``old_text``."""
+        """(sets to SREM the member from, sets to SADD it to), for a script that checks ``old_text``."""
         old, new = self.pieces(old_text), self.pieces(new_text)
         return [self.piece_key(p) for p in sorted(old - new)], [self.piece_key(p) for p in sorted(new - old)]
 
@@ -159,8 +146,7 @@ class NgramIndex:
         return [self.piece_key(p) for p in sorted(set().union(*(self.pieces(t) for t in texts)))]
 
     def members_by_set(self, named: Iterable[tuple[object, str | None]]) -> dict[str, list]:
-        """Each set the ``(member, text)`` pairs touch with its members, for one SADD a set in a bulk write.
-        Each word's and each text's sets are worked out once: a large load's names share words."""
+        """Each set the ``(member, text)`` pairs touch with its members, for one SADD a set in a bulk write."""
         by_word: dict[str, list[str]] = {}
         by_text: dict[str, list[str]] = {}
         found: dict[str, list] = {}
@@ -189,21 +175,17 @@ class NgramIndex:
     # --- the search read --------------------------------------------------------
 
     def matches_set(self, query: Query) -> str:
-        """The key of the set holding exactly the query's matches, else "": a query of one three-character
-        word is its piece's set, which a list reads as any other filter, uncapped. A shorter piece is in most
-        names: its query is a search (``queue_search``), which reads the order index in bounded steps."""
+        """The key of the set holding exactly the query's matches (one word of three characters), else "": a
+        shorter piece is in most names, so its query is a bounded search (``queue_search``)."""
         one = query.exact and len(query.grams) == 1 and len(query.grams[0]) == N
         return self.gram_key(query.grams[0]) if one else ""
 
     def queue_vocabulary(self, pipe, query: Query) -> Callable[[list], Vocabulary | None] | None:
-        """Queue the read that turns ``query`` into set algebra (the index keeps its words, the query has no
-        short word); returns what reads its reply, or None (nothing queued).
+        """Queue the read that turns ``query`` into set algebra; returns its reader, or None (nothing queued).
 
-        The reader gives each query word's sets, whose union holds exactly the names holding it: a word of
-        three characters, its piece's set; a longer one, the sets of the kept words it is inside (the words'
-        sets share the vocabulary's hash tag, so the script reads their sizes on a cluster too). The names
-        with a word too long to keep are searched by their pieces (``within``). It reads None when a word is
-        inside more than VOCABULARY_LIMIT kept words, a union no cheap read: search the pieces then."""
+        A word of three characters is its piece's set; a longer one, the union of the kept words' sets it is
+        inside. The names with a word too long to keep are searched by their pieces (``within``). It reads
+        None when a word is inside more than VOCABULARY_LIMIT kept words: search the pieces then."""
         if not self.vocabulary_key or query.short or not query.long:
             return None
         asked = [word for word in query.long if len(word) > N]
@@ -232,55 +214,41 @@ class NgramIndex:
     def queue_search(
         self, pipe, query: Query, cap: int, names: bool = True, within: str = ""
     ) -> Callable[[list], Hits]:
-        """Queue a search on a MULTI pipeline; returns what reads its replies (in the order queued).
+        """Queue a search on a MULTI pipeline; returns what reads its replies.
 
         The candidates are the intersection of the query's pieces, cap+1 at most, with their names, then
-        checked (``Query.matches``). With ``order_key``, in that order, in bounded steps (``_ORDERED``): a
-        common piece's set of a large collection is never intersected whole. Without, SINTERSTORE into a
-        scratch set (a query of one piece: its set), read by a bounded SSCAN (``_SAMPLE``). ``names=False``,
-        for a caller that needs the ids alone: an ``exact`` query's ordered candidates are the matches, so
-        no name is read. ``within``: one more set every candidate must be in (``long_key``).
+        checked (``Query.matches``). With ``order_key``, in that order, in bounded steps: a common piece's
+        set is never intersected whole. Without, SINTERSTORE read by a bounded SSCAN. ``names=False``: an
+        ``exact`` query's ordered ids alone. ``within``: one more set every candidate must be in.
         """
         token = secrets.token_hex(8)
         pieces = [self.gram_key(g) for g in query.grams] + ([within] if within else [])
-        start, scratch = len(pipe.command_stack), []
-        source = pieces[0]
-        if self.order_key:
-            ids_alone = bool(not names and query.exact)
-            gets = [] if ids_alone else ["#", f"{self.record_key('*')}->{self.text_field}"]
-            script_keys = [self.order_key, *dict.fromkeys(pieces), self.temp_zset(token)]
-            args = [cap + 1, INTERSECT_LIMIT, WALK_LIMIT, int(ids_alone), *gets]
-            queue_script(pipe, _ORDERED, script_keys, args, whole=True)  # EVAL: the callers execute the pipeline
-            at = len(pipe.command_stack) - start - 1
-
-            def read_ordered(replies: list) -> Hits:
-                stopped, found = replies[at]
-                if ids_alone:
-                    return Hits([(m, None) for m in found[:cap]], len(found) > cap or bool(stopped))
-                pairs = [(found[i], found[i + 1]) for i in range(0, len(found), 2)]
-                capped = len(pairs) > cap or bool(stopped)
-                return Hits([(m, name) for m, name in pairs[:cap] if name is not None and query.matches(name)], capped)
-
-            return read_ordered
-        if len(pieces) > 1:
-            source = self.temp_set(token)
-            pipe.sinterstore(source, pieces)
-            scratch.append(source)
+        start, source = len(pipe.command_stack), pieces[0]
         field = f"{self.record_key('*')}->{self.text_field}"
-        queue_script(pipe, _SAMPLE, [source], [cap + 1, field], whole=True)  # a set, in no order: a bounded sample
+        ids_alone = bool(self.order_key and not names and query.exact)
+        if self.order_key:
+            script_keys = [self.order_key, *dict.fromkeys(pieces), self.temp_zset(token)]
+            args = [cap + 1, INTERSECT_LIMIT, WALK_LIMIT, int(ids_alone), *([] if ids_alone else ["#", field])]
+            queue_script(pipe, _ORDERED, script_keys, args, whole=True)  # EVAL: the callers execute the pipeline
+        else:
+            if len(pieces) > 1:
+                source = self.temp_set(token)
+                pipe.sinterstore(source, pieces)
+            queue_script(pipe, _SAMPLE, [source], [cap + 1, field], whole=True)  # a set, in no order: a sample
         at = len(pipe.command_stack) - start - 1  # the read's reply, counted from this search's first
-        if scratch:
-            pipe.unlink(*scratch)
+        if source != pieces[0]:
+            pipe.unlink(source)
+        # Unordered, an exact query's candidates all match (holding its pieces is holding it): the name is
+        # read for the order alone. Else each is checked against its name.
+        checked = bool(self.order_key) or not query.exact
 
         def read(replies: list) -> Hits:
-            flat = replies[at]
-            pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
-            capped = len(pairs) > cap
-            # An exact query's candidates all match (holding its pieces is holding it): the name is read for
-            # the order alone. Else each is checked against its name.
-            exact = query.exact
-            kept = [(m, name) for m, name in pairs[:cap] if name is not None and (exact or query.matches(name))]
-            return Hits(kept, capped)
+            stopped, found = replies[at] if self.order_key else (0, replies[at])
+            if ids_alone:
+                return Hits([(m, None) for m in found[:cap]], len(found) > cap or bool(stopped))
+            pairs = list(zip(found[::2], found[1::2]))
+            kept = [(m, name) for m, name in pairs[:cap] if name is not None and (not checked or query.matches(name))]
+            return Hits(kept, len(pairs) > cap or bool(stopped))
 
         return read
 
@@ -317,8 +285,7 @@ class NgramIndex:
         return found + [key for key in (self.vocabulary_key, self.long_key) if key]
 
     def drift(self, texts: dict[str, str | None]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-        """(missing, extra) pieces per member, comparing the index with ``texts`` (member → its field;
-        None: the record does not exist)."""
+        """(missing, extra) pieces per member against ``texts`` (member → its text; None: no record)."""
         held: dict[str, set[str]] = {}
         for piece, member in self.held():
             held.setdefault(member, set()).add(piece)
@@ -345,8 +312,7 @@ class NgramIndex:
         )
 
     def queue_rebuild(self, pipe, texts: Iterable[tuple[str, str]], existing: list[str]) -> None:
-        """Queue the whole index rebuilt from (member, text) pairs: UNLINK ``existing`` (``index_keys``),
-        then SADD each piece's members and ZADD the vocabulary."""
+        """Queue the whole index rebuilt from (member, text) pairs, after UNLINK of ``existing``."""
         by_piece: dict[str, list[str]] = {}
         named: set[str] = set()
         for member, text in texts:
