@@ -23,10 +23,8 @@ T = TypeVar("T")
 
 
 class StoreError(Exception):
-    """Every refusal of a store write or read: nothing was written. The one family every app raises, so
-    views handle refusals one way: ``NotFound`` is a 404 (``config.shortcuts.or_404``), ``Refused`` a form
-    error on ``field`` (or the form as a whole), ``EditConflict`` the form again with what changed,
-    ``Busy`` the 409 page."""
+    """Every refusal of a store write or read: nothing was written. One family, handled one way: NotFound
+    a 404, Refused a form error on ``field``, EditConflict the form with what changed, Busy the 409 page."""
 
     def __init__(self, message: str = "", field: str | None = None):
         super().__init__(message)
@@ -39,8 +37,7 @@ class NotFound(StoreError, LookupError):
 
 
 class Refused(StoreError, ValueError):
-    """The data breaks a rule (a bound, a uniqueness, a cycle); ``field`` names the form field
-    ("" or None: the form as a whole), ``errors`` every refused field's message."""
+    """The data breaks a rule; ``field`` names the form field (None: the form), ``errors`` every one's."""
 
     def __init__(self, message: str = "", field: str | None = None, errors: dict[str, str] | None = None):
         super().__init__(message, field)
@@ -54,8 +51,7 @@ class Refused(StoreError, ValueError):
 
 
 class EditConflict(StoreError):
-    """The object changed since the form was loaded (a stale version); nothing was written.
-    ``current``: what the store knows of the object now, for the conflict page."""
+    """The object changed since the form was loaded; ``current``: what it is now, for the conflict page."""
 
     def __init__(self, message: str = "", field: str | None = None, current=None):
         super().__init__(message, field)
@@ -72,16 +68,14 @@ def watch_retries() -> int:
 
 
 def back_off(attempt: int) -> None:
-    """A short random pause that grows with each lost race (at most 50 ms), so that writers
-    colliding on one hot key spread out instead of colliding again in lockstep."""
+    """A random pause growing with each lost race, so writers on one hot key do not collide in lockstep."""
     time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
 
 
 def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | None = None) -> T:
-    """Optimistic read-modify-write, the one WATCH loop of every app. ``work(pipe)`` reads (a round trip
-    each until MULTI), may WATCH more keys, then calls ``pipe.multi()`` and queues its writes, or returns
-    before it to write nothing. When a watched key changed, EXEC fails and it all runs again on fresh reads
-    after ``back_off``; past ``retries`` lost races (``STORE_WATCH_RETRIES``): Busy."""
+    """Optimistic read-modify-write, the one WATCH loop of every app. ``work(pipe)`` reads, then calls
+    ``pipe.multi()`` and queues its writes (or returns to write nothing). When a watched key changed, it
+    all runs again on fresh reads after ``back_off``; past ``retries`` lost races: Busy."""
     watched = tuple(watch)
     for attempt in range(retries or watch_retries()):
         with client().pipeline(transaction=True) as pipe:
@@ -121,8 +115,7 @@ def pipelined(items: Iterable, queue: Callable[..., object]) -> list:
 
 
 def queue_event(pipe, event: Event, stream: str) -> None:
-    """Queue the event on the caller's transaction, capped at EVENTS_MAXLEN, in ``stream``, the activity
-    stream of the write's slot group (``config.keys.events``)."""
+    """Queue the event, capped at EVENTS_MAXLEN, in its slot group's ``stream`` (``config.keys.events``)."""
     pipe.xadd(stream, event.fields(), maxlen=settings.EVENTS_MAXLEN, approximate=False)
 
 
@@ -186,10 +179,9 @@ def newest_entries(streams: list[list[tuple[str, dict]]], count: int) -> list[tu
 
 
 def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
-    """Mark the events (newest first) whose object a newer event deleted, and those linking to a deleted
-    object's screen, so the feed says "deleted" instead of leading to a 404. No further read is needed:
-    a delete is newer than every event about its object, so it is itself among the events shown. An
-    object removed without an event of its own (a reset, a cascade) still links, to a 404."""
+    """Mark the events (newest first) whose object a newer event deleted, and those linking to its screen,
+    so the feed says "deleted" instead of leading to a 404. No further read: a delete is newer than every
+    event about its object, so it is itself among the events shown."""
     gone = {(e.app, e.entity, e.object_id) for e in events if e.gone}
     gone_links = {e.link for e in events if e.link and (e.app, e.entity, e.object_id) in gone}
     return [
@@ -201,8 +193,7 @@ def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
 
 
 def health() -> dict:
-    """Status for /healthz: version, memory, key count and eviction policy in one round trip (on a
-    cluster, one wave to every primary)."""
+    """Status for /healthz in one round trip (on a cluster, one wave to every primary)."""
     if on_cluster():
         redis_cluster = client()
         primaries = redis_cluster.primaries()
@@ -244,10 +235,8 @@ def _remember_policy(policy: str | None) -> None:
 
 
 def maxmemory_policy(max_age: float | None = None) -> str | None:
-    """Redis's ``maxmemory-policy`` (on a cluster the first primary's that can evict keys), or None; read
-    again when the value kept is older than ``max_age`` seconds (``EVICTION_CHECK_SECONDS`` by default),
-    so the eviction banner costs a round trip at most that often. INFO memory, as CONFIG GET is often
-    refused on a managed Redis."""
+    """Redis's ``maxmemory-policy`` (on a cluster, the first that can evict) or None, read again past
+    ``max_age`` seconds (``EVICTION_CHECK_SECONDS``) by INFO memory (managed Redis refuses CONFIG GET)."""
     at, policy = _policy_seen
     age = settings.EVICTION_CHECK_SECONDS if max_age is None else max_age
     if time.monotonic() - at < age:
@@ -263,8 +252,7 @@ def maxmemory_policy(max_age: float | None = None) -> str | None:
 
 
 def evicting_policy(max_age: float | None = None) -> str | None:
-    """The policy when it lets Redis evict keys, else None: an evicting Redis drops records, index
-    entries and sessions without a word, and every invariant the apps keep can break."""
+    """The policy when it lets Redis evict keys (silently dropping records and index entries), else None."""
     policy = maxmemory_policy(max_age)
     return policy if policy and policy != SAFE_POLICY else None
 
@@ -294,8 +282,7 @@ def scan_prefix(prefix: str, count: int = 1000):
 
 
 def scan_ids(match: str, kind: str = "hash", count: int = 1000) -> Iterator[int]:
-    """The ids of the keys of type ``kind`` matching ``match`` (``*`` for the id, last), by SCAN; a key
-    whose last segment is not a number is no record."""
+    """The ids of the keys of type ``kind`` matching ``match`` (``*`` for the id, last), by SCAN."""
     for key in client().scan_iter(match=match, count=count, _type=kind):
         tail = key.rsplit(":", 1)[1]
         if tail.isdigit():
@@ -308,8 +295,7 @@ def holds_prefix(prefix: str) -> bool:
 
 
 def delete_prefix(prefix: str, batch: int = 1000) -> int:
-    """UNLINK every key under ``prefix``, ``batch`` keys a round trip, one UNLINK a key (on a cluster, each
-    to its node); returns how many went."""
+    """UNLINK every key under ``prefix``, one a key (on a cluster, each to its node); returns how many."""
     return sum(
         sum(pipelined(chunk, lambda pipe, key: pipe.unlink(key))) for chunk in batched(scan_prefix(prefix), batch)
     )

@@ -1,10 +1,8 @@
 """Ids drawn from Redis in blocks: one INCRBY hands this process the next ``ID_BLOCK`` ids of an entity.
 
-Every id still comes from the Redis counter, so two processes never hold the same block; the block only
-saves the round trip that drew one id per new document. The write's own script refuses an id the counter
-has not reached (the data was reset since the block was drawn) or that a document already holds, and the
-writer then draws a new block and tries once more. Ids skipped when a process ends are never reused: ids
-are unique, not dense.
+Two processes never hold the same block; the block saves the round trip that drew one id per document.
+The write's script refuses an id the counter has not reached (the data was reset since) or that a
+document holds, and the writer draws a new block once. Ids skipped are never reused: unique, not dense.
 """
 
 from __future__ import annotations
@@ -18,9 +16,8 @@ ID_BLOCK = 100  # ids one INCRBY reserves for this process
 
 
 class IdBlock:
-    """Ids reserved from one Redis counter for this process (a forked one draws its own). The id of count
-    n is ``n * stride + offset``, so that the counters of a partitioned app (the catalog's) hand out ids
-    that name their partition and never meet."""
+    """Ids reserved from one Redis counter for this process (a fork draws its own). The id of count n is
+    ``n * stride + offset``: a partitioned app's counters hand out ids that name their partition."""
 
     def __init__(self, counter_key: str, stride: int = 1, offset: int = 0):
         self.counter_key, self.stride, self.offset = counter_key, stride, offset

@@ -1,11 +1,6 @@
-"""How the trigram index reads text: folded words, their pieces, the words a vocabulary keeps, and a
-query with what checks a name against it. Plain Python, no Redis: the index (``config.store.ngrams``)
-and the apps' writers and checks share it.
-
-A word is a run of letters and digits, case and accents folded. Each word is cut into its overlapping
-three-character pieces, and into its one- and two-character pieces: a query of one or two characters
-("電", "電話", "x2") is then one piece, whose set holds exactly the names holding it, in any script.
-"""
+"""How the trigram index reads text: folded words (runs of letters and digits), their pieces, the words a
+vocabulary keeps, and a query with what checks a name against it. Plain Python, no Redis: the index
+(``config.store.ngrams``) and the apps' writers and checks share it."""
 
 from __future__ import annotations
 
@@ -21,8 +16,7 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def fold(text: str) -> str:
-    """NFKD, combining marks dropped, casefolded, NFKC: "Café" and "CAFE" fold alike. ASCII text folds to
-    its lowercase: that at once."""
+    """NFKD, combining marks dropped, casefolded, NFKC: "Café" and "CAFE" fold alike (ASCII: lowercase)."""
     if text.isascii():
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text or "")
@@ -93,8 +87,7 @@ class Query:
 
     @property
     def exact(self) -> bool:
-        """Whether holding every piece is matching: each word is one piece (three characters or fewer),
-        and lies inside one of a name's words, whose pieces hold it."""
+        """Whether holding every piece is matching: each word is one piece (three characters or fewer)."""
         return all(len(w) <= N for w in (*self.long, *self.short))
 
     def matches(self, name: str) -> bool:

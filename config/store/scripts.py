@@ -1,10 +1,8 @@
 """The one module that sends Lua scripts, on one server and on a Redis Cluster alike.
 
-A call is redis-py's ``Script``: EVALSHA, one round trip, sent on a cluster to the node serving the
-script's first key. A server that lacks the script (started since, a promoted replica) answers NOSCRIPT;
-``Script`` then loads it and sends the call again. A pipeline cannot recover in the middle: its scripts
-are loaded beforehand (``load``). A short read may go ``whole`` instead (EVAL, its source every time: no
-NOSCRIPT, no SCRIPT LOAD), as the key browser's do, also in waves to named cluster nodes.
+A call is redis-py's ``Script``: EVALSHA, sent on a cluster to the node of the script's first key. A server
+that lacks the script answers NOSCRIPT; ``Script`` then loads it and sends the call again. A pipeline
+cannot recover in the middle: its scripts are loaded beforehand (``load``), or go ``whole`` (EVAL).
 
 Every write script answers one flat array whose first element is its status, decoded here alone
 (``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message, field}`` (field,
@@ -48,8 +46,7 @@ def _script(source: str) -> Script:
 
 
 def run_script(source: str, keys: list, args: list = (), *, on=None, whole: bool = False):
-    """Run a script (EVALSHA) on ``on`` (the domain client if None; the key browser's keeps bytes).
-    ``whole``: EVAL, for a short read that must cost one round trip whatever the server's cache holds."""
+    """Run a script (EVALSHA) on ``on`` (default: the domain client); ``whole``: EVAL, no NOSCRIPT."""
     redis_client = client() if on is None else on
     if whole:
         return redis_client.execute_command(*script_command(source, keys, args, whole=True))
@@ -57,15 +54,13 @@ def run_script(source: str, keys: list, args: list = (), *, on=None, whole: bool
 
 
 def script_command(source: str, keys: list = (), args: list = (), whole: bool = False) -> tuple:
-    """A script's call as a command to send as it is: EVALSHA, or ``whole`` EVAL (for a wave to named
-    cluster nodes, where no NOSCRIPT is recovered)."""
+    """A script's call as a command to send as it is (EVALSHA, or ``whole`` EVAL), for a wave to nodes."""
     head = ("EVAL", source) if whole else ("EVALSHA", _script(source).sha)
     return (*head, len(keys), *keys, *args)
 
 
 def outcome(reply: list, refused: type[Refused] = Refused) -> list:
-    """The payload of an ``ok`` reply; ``missing`` raises NotFound, ``refused`` Refused (or ``refused``,
-    the store's own kind of it), ``conflict`` EditConflict (the current state in ``current``)."""
+    """The payload of an ``ok`` reply; else NotFound, ``refused`` (a Refused) or EditConflict."""
     status, *rest = reply
     if status == "ok":
         return rest
@@ -83,8 +78,7 @@ def queue_script(
     pipe, source: str, keys: list[str], args: list = (), checked: bool = False, whole: bool = False
 ) -> None:
     """Queue a script's EVALSHA on ``pipe``; send it with ``execute``, ``load`` it beforehand, or ask for
-    it ``checked`` (redis-py's ``Script`` makes sure the server has it first: SCRIPT EXISTS, one more round
-    trip, on one server). ``whole``: EVAL, for pipelines their callers send themselves."""
+    it ``checked`` (SCRIPT EXISTS first, on one server). ``whole``: EVAL, for pipelines sent elsewhere."""
     if checked and isinstance(pipe, Pipeline):
         _script(source)(keys=keys, args=args, client=pipe)
     else:
@@ -115,8 +109,7 @@ def execute(pipe, writes: bool = False) -> list:
 
 
 def load(*sources: str, pipe=None) -> None:
-    """SCRIPT LOAD ``sources`` (every registered script if none) on the server, or every primary of a
-    cluster (one wave). Given a plain pipeline on one server, queued on it ahead of its calls."""
+    """SCRIPT LOAD ``sources`` (default: every one registered) where scripts run, or queued on ``pipe``."""
     sources = sources or tuple(_registered)
     for source in sources:
         register(source)
@@ -133,8 +126,8 @@ def load(*sources: str, pipe=None) -> None:
 
 
 def run_together(calls: list[tuple], queue) -> tuple[list, list, int]:
-    """Run the write scripts of ``calls`` ((id, result, script keys, args) each) in one MULTI/EXEC, each
-    queued by ``queue``: the results of those that wrote, the ids of the stale ones, how many were gone."""
+    """Run ``calls`` ((id, result, keys, args) each) in one MULTI/EXEC: the results written, the stale
+    ids, how many were gone."""
     transaction = client().pipeline(transaction=True)
     for _, _, script_keys, args in calls:
         queue(transaction, script_keys, args)

@@ -1,11 +1,10 @@
 """``SORT … GET`` inside a script: the same reply, its joins read by the script itself.
 
-Redis Cluster refuses SORT's ``BY`` and ``GET`` patterns (Redis 6.2: "BY/GET option of SORT denied in
-Cluster mode"), even when every key they name shares the sorted key's slot. ``SORT_LUA`` is a Lua function
-``sort(key, ...)`` taking SORT's options and answering as SORT would (``lua/sort.lua`` says how). A script
-may read any key of its own slot, so each app's keys sharing one hash tag (docs/cluster.md) is what makes
-the joins legal on a cluster. One code path for one server and for a cluster: the read scripts prepend it
-and call ``sort`` where they called SORT, and ``queue_sort`` queues it where a pipeline sent SORT.
+Redis Cluster refuses SORT's ``BY`` and ``GET`` patterns, even when every key they name shares the sorted
+key's slot. ``SORT_LUA`` is a Lua function ``sort(key, ...)`` taking SORT's options and answering as SORT
+would. A script may read any key of its own slot, so each app's keys sharing one hash tag (docs/cluster.md)
+make the joins legal on a cluster. One code path for both: the read scripts prepend it and call ``sort``
+where they called SORT, and ``queue_sort`` queues it where a pipeline sent SORT.
 """
 
 from __future__ import annotations
