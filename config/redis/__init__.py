@@ -1,10 +1,9 @@
 """The one place that builds Redis clients (with ``REDIS_URL`` unset, of the embedded server).
 
-Two clients share one URL: ``client()`` decodes replies to ``str`` for the domain code, ``raw_client()``
-keeps bytes for the key browser, which must show binary values safely. Both are traced (``config.trace``).
-``redis+cluster://host:port`` (``rediss+cluster://`` with TLS) names a Redis Cluster by any one of its
-nodes: the clients are then redis-py's ``RedisCluster``, traced per node, and Django's cache and sessions
-use one too (``DjangoConnectionFactory``). See docs/cluster.md.
+``client()`` decodes replies to ``str`` for the domain code, ``raw_client()`` keeps bytes for the key
+browser, which must show binary values safely; both traced (``config.trace``). ``redis+cluster://host:port``
+(``rediss+cluster://`` with TLS) names a Redis Cluster by any one of its nodes: the clients, and Django's
+cache and sessions (``DjangoConnectionFactory``), are then redis-py's ``RedisCluster``. See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -33,8 +32,7 @@ _SECRET_PARAMS = {"password", "pass", "passwd", "pwd", "auth", "secret", "token"
 
 
 def redacted(url: str) -> str:
-    """The URL without its password in any spelling (``user:pass@``, ``:pass@``, ``?password=``), safe to
-    show on a page or in a log; one that cannot be parsed is hidden whole."""
+    """The URL without its password in any spelling, safe to show; one that cannot be parsed is hidden."""
     try:
         parts = urlsplit(url)
         query = parse_qsl(parts.query, keep_blank_values=True)
@@ -77,8 +75,7 @@ def _cluster_client(url: str, cls: type[TracedRedisCluster], decode: bool, **opt
 
 
 class DjangoConnectionFactory(ConnectionFactory):
-    """django-redis's connection factory, building a traced RedisCluster for a cluster URL: one per URL
-    and timeouts for the process (it learns the slot map once), closed by ``reset_clients``."""
+    """django-redis's connection factory, building one traced RedisCluster for a cluster URL."""
 
     def connect(self, url: str):
         if not is_cluster_url(url):
@@ -103,8 +100,7 @@ class DjangoConnectionFactory(ConnectionFactory):
 
 def connection_retry() -> Retry:
     """One quick retry, for every client: a dropped connection is re-opened at once, a dead server is a
-    503 page fast. Never on a timeout: the server may have run the command, and sending it again could
-    apply a write twice. A timeout is the 503 page, the outcome unknown."""
+    503 page fast. Never on a timeout: the server may have run the command, a write would apply twice."""
     return Retry(ExponentialBackoff(cap=0.05, base=0.01), 1, supported_errors=(redis.ConnectionError,))
 
 
@@ -158,8 +154,7 @@ def on_cluster() -> bool:
 
 
 def scan_beside(key: str, cursor: int, match: str, count: int, _type: str = "") -> tuple[int, list]:
-    """One SCAN step over the keys of ``key``'s node (on a cluster, the primary serving its slot): a
-    resumable cursor over an app whose keys all share ``key``'s hash tag."""
+    """One SCAN step over the keys of ``key``'s node: a cursor over an app whose keys share its hash tag."""
     redis_client = client()
     if not isinstance(redis_client, RedisCluster):
         cursor, found = redis_client.scan(cursor, match=match, count=count, _type=_type or None)  # not TYPE ''

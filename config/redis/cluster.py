@@ -47,9 +47,8 @@ def nodes_of(cluster: RedisCluster, command: trace.Command, options: dict) -> li
 
 
 class TracedClusterPipeline(ClusterPipeline):
-    """A cluster pipeline whose every node's share is one round trip in the trace (redis-py writes to
-    every node before reading a reply: the time is shared out evenly). A transaction goes to the node of
-    its slot; what it sends at once while it watches keys is a round trip each, as on one server."""
+    """A cluster pipeline whose every node's share is one round trip in the trace (the time shared out
+    evenly); what a transaction sends at once while it watches keys is a round trip each."""
 
     trace_origin = "data"
     ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
@@ -169,21 +168,18 @@ class TracedRedisCluster(RedisCluster):
         return pipe
 
     def primaries(self) -> list[ClusterNode]:
-        """The primary nodes by address (the key browser's walk order), each remembered with a slot it
-        serves, for a wave sent to it later."""
+        """The primary nodes by address (the key browser's walk order), each remembered with a slot."""
         self._slot_served_by()
         return sorted(self.get_primaries(), key=lambda node: node.name)
 
     def on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None = None) -> list:
-        """Each (node, command) sent to that node, every one written before any reply is read: one wave.
-        For what names its node rather than a key (a SCAN of each primary, DBSIZE, script loads): reads,
-        which may be sent twice. ``keys``: each command's keys read as plain arguments (for the trace). An
-        error reply comes back as the exception, in its place.
+        """Each (node, command) sent to that node, every one written before any reply is read: one wave, for
+        reads that name their node (SCAN of each primary, DBSIZE, script loads), which may be sent twice.
+        ``keys``: each command's keys read as arguments (for the trace). An error reply is returned in place.
 
         When a node cannot be reached (a primary that died), the slot map is read again and the wave goes
         to the nodes serving its slots now, after each of ``FAILOVER_WAITS``: a node's map may name the
-        dead primary for a moment after the promotion. The slots are those served when the wave began:
-        another thread may read the map meanwhile, and the dead node is then in it no more."""
+        dead primary for a moment after the promotion. The slots are those served when the wave began."""
         served = self._slot_served_by()  # a slot each call's node serves, or last served (None: never)
         slots = [served.get(node.name) for node, _ in calls]
         for wait in FAILOVER_WAITS:
