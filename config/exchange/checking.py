@@ -36,8 +36,7 @@ class Plan:
 def _cleaned(
     described: AppExchange, entity: Entity, folder: Path, seen: Seen, report: Report, found: Seen
 ) -> Iterator[dict]:
-    """The documents of one file that pass every check; their ids go to ``seen`` (what later references
-    may name) and ``found`` (the files' own)."""
+    """The documents of one file that pass every check; their ids go to ``seen`` and ``found``."""
     path = folder / f"{entity.name}.jsonl"
     ids, own = seen.setdefault(entity.name, set()), found.setdefault(entity.name, set())
     previous, state, file_name = None, {}, path.name
@@ -104,8 +103,7 @@ def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None,
 
 @dataclass(frozen=True)
 class Change:
-    """What an import would do to one entity: documents added, changed and deleted; None for an entity
-    with no ids of its own (a relation, a series), written whole."""
+    """Documents an import would add, change and delete; None for an entity without ids (a relation)."""
 
     entity: str
     documents: int  # in the files

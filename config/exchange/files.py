@@ -1,6 +1,5 @@
-"""The files of an export: one JSON Lines file per entity (one document per line, keys sorted, no spaces,
-UTF-8) and ``manifest.json`` (format, app, counts, id counters); reading them back with every problem
-named by file and line; and the zip the screens download and upload, unpacked within bounds."""
+"""The files of an export: one JSON Lines file per entity and ``manifest.json``; reading them back with
+every problem named by file and line; and the zip the screens download and upload, unpacked within bounds."""
 
 from __future__ import annotations
 
@@ -15,9 +14,8 @@ from config.store import Refused
 
 FORMAT = 1
 MANIFEST = "manifest.json"
-# The bytes of one document's line (its newline aside), for the export and the import alike: an export
-# refuses to write a line its import would refuse to read. A CMS post at the default cap of 100
-# revisions, each with a body of 20,000 characters of the widest JSON (6 bytes each), is 12 MB.
+# The bytes of one document's line, for the export and the import alike. A CMS post at the default cap of
+# 100 revisions, each with a body of 20,000 characters of the widest JSON (6 bytes each), is 12 MB.
 MAX_LINE = 64 * 1024 * 1024
 MAX_DEPTH = 32  # nesting of one document; the formats need 3
 
@@ -28,8 +26,7 @@ def dumps(doc: dict) -> str:
 
 
 class TooLong(Refused):
-    """A document whose line would be longer than ``MAX_LINE``: the export stops rather than write a file
-    its import would refuse."""
+    """A document longer than ``MAX_LINE``: the export stops rather than write a file no import reads."""
 
 
 def write_lines(path: Path, docs: Iterable[dict], advance=lambda n: None) -> int:

@@ -1,12 +1,10 @@
 """The Import / export screens' long work, run by the background worker (``manage.py worker``): an
-upload's check (the dry run), its import once confirmed, an app's export. Each is a task of
-``django_tasks`` with its database backend, so the queue lives in the Django database whichever Redis
-``REDIS_URL`` names. A request only stages the upload and enqueues; the job page reads the
+upload's check, its import once confirmed, an app's export. Each is a ``django_tasks`` task with its
+database backend, so the queue works whichever Redis ``REDIS_URL`` names; the job page reads the
 ``ExchangeJob`` row the task keeps up to date.
 
 A worker that dies mid-job cannot say so: its job is found running with its worker gone (by the next
-worker, its housekeeping and the job page) and marked failed, the interrupted import rolled back from its
-journal (``runner.recover``). Uploads nobody confirms are removed after ``EXCHANGE_UPLOAD_MINUTES``."""
+worker, its housekeeping and the job page) and marked failed, its import rolled back (``runner.recover``)."""
 
 from __future__ import annotations
 
@@ -54,8 +52,7 @@ def start_check(app: str, user, folder: Path, file_name: str, replace: bool = Fa
 
 
 def start_import(job: Job) -> bool:
-    """Enqueue the import of a checked upload; False when it no longer waits for its confirm (a second
-    confirm never imports twice)."""
+    """Enqueue the import of a checked upload; False when it no longer waits (never imported twice)."""
     taken = Job.objects.filter(pk=job.pk, phase=Phase.CHECKED).update(
         phase=Phase.IMPORTING, worker="", step="", done=0, total=None, ended=None, heard=timezone.now()
     )
@@ -211,8 +208,7 @@ def step_text(job: Job) -> str:
 
 
 def gone(job: Job) -> bool:
-    """Whether a running job's worker has stopped: not heard of for ``EXCHANGE_WORKER_SILENCE`` seconds,
-    or, on this host, its pid no longer runs."""
+    """Whether a running job's worker is silent past ``EXCHANGE_WORKER_SILENCE``, or its pid here is gone."""
     if job.phase not in Job.RUNNING or not job.worker:
         return False
     if job.heard < timezone.now() - timedelta(seconds=settings.EXCHANGE_WORKER_SILENCE):

@@ -1,7 +1,6 @@
 """The journal of an import: what lets one stopped at any point (an error, SIGTERM, a killed process, a
-Redis that stops answering) end with exactly the old data or exactly the new.
-
-Each app has a folder ``VAR_DIR/imports/<app>/`` (owner only) while one of its imports runs:
+Redis that stops answering) end with exactly the old data or exactly the new. While an app's import runs,
+its folder ``VAR_DIR/imports/<app>/`` (owner only) holds:
 
 - ``spool/``: the checked documents of the new data;
 - ``backup/`` and ``backup-spool/``: the app's data as it was (an export, and that export checked),
@@ -10,9 +9,8 @@ Each app has a folder ``VAR_DIR/imports/<app>/`` (owner only) while one of its i
   ``backed-up`` -> ``writing`` -> ``done``, or ``rolling-back``.
 
 Redis differs from the old data only in ``writing`` and ``rolling-back``; an import found in one of them
-with nobody running it is *interrupted*, and recovering it clears the app and writes the backup back.
-``VAR_DIR/imports/<app>.lock`` is flocked by the process running the import, so a killed one lets go of
-it, and a second import of the same app is refused while one runs.
+with nobody running it is *interrupted*, and recovering it writes the backup back. The process running
+the import flocks ``VAR_DIR/imports/<app>.lock``: a killed one lets go, a second import is refused.
 """
 
 from __future__ import annotations

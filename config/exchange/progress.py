@@ -32,8 +32,7 @@ class Bars:
 
 
 class Recorded:
-    """The progress of a background job, kept on its ``ExchangeJob`` row: one small UPDATE per
-    ``runner.STEP`` documents, never per document."""
+    """A background job's progress on its ``ExchangeJob`` row: one UPDATE per ``runner.STEP`` documents."""
 
     def __init__(self, job_id):
         from config.models import ExchangeJob

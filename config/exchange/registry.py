@@ -24,9 +24,8 @@ def exchanges() -> dict[str, AppExchange]:
 
 
 def holding(described: Iterable[AppExchange]) -> list[bool]:
-    """Whether each app holds data: whether any of its id counters exists, one round trip for all. Every
-    document draws its id from one (an import marks them first) and only clearing the app removes them,
-    so this answers as a SCAN of the app's prefix would, without walking every key of the server."""
+    """Whether each app holds data: whether any of its id counters exists (every document draws its id
+    from one; only clearing the app removes them), without a SCAN of every key of the server."""
     return store.any_exists([d.every_counter_key() for d in described])
 
 

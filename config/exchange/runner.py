@@ -1,17 +1,15 @@
 """Export, check and import one app's documents: what ``export_data``, ``import_data`` and the Import /
-export screens run (the check pass is ``config.exchange.checking``).
+export screens run.
 
-An import reads its files once. The first pass checks every document (and every reference between
-files) and writes nothing: a refused file leaves Redis as it was, even with ``replace``. Each document it
-accepts is kept, cleaned, in a spool file (never the whole app in memory), so the second pass neither
-reads nor checks again: it hands each entity's documents, in file order, to the app's ``Entity.restore``,
-which writes them through the app's own store, rebuilding every index, count and embed as the screens do.
+An import reads its files once. The first pass (``config.exchange.checking``) checks every document and
+reference and writes nothing, keeping each document it accepts, cleaned, in a spool file; the second hands
+each entity's documents, in file order, to the app's ``Entity.restore``, which writes them through the
+app's own store, rebuilding every index, count and embed as the screens do.
 
 Whatever stops an import, the app ends with exactly its old data or exactly the new: the import keeps a
 journal on disk (``config.exchange.journal``) with the spool, a checked export of the old data taken
-before the first key is touched, and the step it has reached. A failure or a signal while writing clears
-the app and writes the old data back; when that fails too (Redis gone or paused), or the process is
-killed, the journal stays and ``recover`` (``import_data --recover``) does it later.
+before the first key is touched, and the step reached. A failure or a signal while writing writes the old
+data back; when that fails too, or the process is killed, ``recover`` (``import_data --recover``) does.
 """
 
 from __future__ import annotations
@@ -74,8 +72,7 @@ class Interrupted(Refusal):
 
 
 class Unrestorable(Refusal):
-    """The data the app holds would not import again: without a backup that restores, a failed replace
-    could not put it back, so it is refused."""
+    """The app's data would not import again, so a failed replace could not put it back: refused."""
 
 
 class RollbackFailed(Exception):
@@ -120,8 +117,7 @@ def _written(plan: Plan) -> dict:
 
 
 def _back_up(described: AppExchange, kept: journal.Journal, bar: Bar) -> dict:
-    """Export the app into the journal and check that export as an import would: the old data, proven
-    to import again, kept before anything is cleared."""
+    """The app's data exported into the journal and checked as an import would, before anything is cleared."""
     try:
         export(described.app, kept.backup, lambda label, total: bar(f"back up {label}", total))
     except files.TooLong as exc:
@@ -183,8 +179,7 @@ def _pairs(path: Path, spool: Path) -> Iterator[tuple[dict, dict]]:
 
 
 def _joined(held: Iterator, incoming: Iterator, order: tuple[str, ...]) -> Iterator[dict]:
-    """Two files in ascending ``order`` as one: an incoming document in place of the held one of the
-    same key, every other of both kept."""
+    """Two files in ascending ``order`` as one, an incoming document in place of a held one of its key."""
 
     def key(clean: dict) -> tuple:
         return tuple(clean[name] for name in order)
@@ -202,9 +197,8 @@ def _joined(held: Iterator, incoming: Iterator, order: tuple[str, ...]) -> Itera
 
 
 def _merge(described: AppExchange, kept: journal.Journal, folder: Path, plan: Plan, bar: Bar) -> Plan:
-    """The files a merge writes: the backup with the incoming documents joined in (an id the app holds
-    replaced, a new one added, none deleted), checked whole again into a new spool (a name two documents
-    now share is refused)."""
+    """The backup with the incoming documents joined in (none deleted), checked whole again into a new
+    spool: a merge's files (a name two documents now share is refused)."""
     merged = kept.folder / "merged"
     merged.mkdir(mode=0o700)
     counts = {}
@@ -282,8 +276,7 @@ def interrupted() -> list[str]:
 
 
 def recover(app: str | None = None) -> list[str]:
-    """Roll back each interrupted import (of ``app``, or of every app not importing now); returns the
-    apps rolled back. A journal that never touched Redis, or whose import completed, is removed."""
+    """Roll back each interrupted import (of ``app``, or of every app not importing now); returns those."""
     recovered = []
     for name in [app] if app else journal.apps():
         kept = journal.Journal(name)

@@ -61,8 +61,8 @@ def ids(key_of: KeyOf) -> list[int]:
 def documents(
     id_list: Iterable[int], reads: dict[str, tuple[KeyOf, str]], batch: int = BATCH
 ) -> Iterator[tuple[int, dict]]:
-    """(id, {read name: value}) for each id, one round trip per ``batch`` ids (``reads``: name -> (key
-    function, Redis type)). The first read is the document; an id whose document vanished is skipped."""
+    """(id, {name: value}) for each id, ``reads`` (name -> (key function, Redis type)) in one round trip a
+    batch; the first read is the document, skipped when it vanished."""
     items = list(reads.items())
     for chunk in batched(id_list, batch):
         pipe = client().pipeline(transaction=False)
@@ -78,8 +78,7 @@ def documents(
 
 
 def strings(names: list[str], batch: int = BATCH) -> Iterator[tuple[str, bytes]]:
-    """(key, bytes) of each string key named that exists, GETs pipelined: keys one per time bucket of one
-    owner (a sensor's hours), named from the span its owner records rather than found by SCAN."""
+    """(key, bytes) of each string key named that exists: time buckets (a sensor's hours), named, not SCANned."""
     for chunk in batched(names, batch):
         pipe = raw_client().pipeline(transaction=False)
         for key in chunk:
@@ -108,10 +107,6 @@ def raise_counters(values: dict[str, int]) -> None:
     pipe.execute()
 
 
-def prefix(app: str) -> str:
-    return keyspace.prefix(app)
-
-
 def any_exists(groups: list[list[str]]) -> list[bool]:
     """For each group of keys, whether any exists: one pipeline of EXISTS, a key each (any slot)."""
     found = iter(pipelined([key for group in groups for key in group], lambda pipe, key: pipe.exists(key)))
@@ -125,4 +120,4 @@ def mark_counters(keys: list[str]) -> None:
 
 def clear(app: str) -> int:
     """UNLINK every key under the app's prefix, by SCAN in batches; returns how many went."""
-    return delete_prefix(prefix(app))
+    return delete_prefix(keyspace.prefix(app))

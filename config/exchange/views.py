@@ -1,9 +1,7 @@
-"""The Import / export screens, one per app, for administrators: download the app's export as a zip (at
-once, or prepared in the background); upload an export for a dry run that writes nothing and shows what
-the import would add, change, delete and normalize, and every refused record; then confirm to write it,
-in place of the app's data (replace) or beside it (merge). The check and the import run in the
-background worker (``config.exchange.jobs``): a request stages or enqueues, then redirects to the job's
-page, which shows its progress (polled by htmx) and its outcome."""
+"""The Import / export screens, one per app, for administrators: download the app's export; upload one
+for a dry run showing what the import would add, change, delete and refuse; then confirm to write it, in
+place of the app's data (replace) or beside it (merge). The check and the import run in the background
+worker (``config.exchange.jobs``): a request enqueues, then redirects to the job's page (polled by htmx)."""
 
 from __future__ import annotations
 
