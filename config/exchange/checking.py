@@ -16,8 +16,7 @@ from config.exchange.spooling import Bar, _counted, _no_bar, _spool
 
 @dataclass
 class Plan:
-    """What an import of a folder would do: the report of its first pass, and whether the app
-    holds data now (then only ``replace`` may write)."""
+    """What an import of a folder would do: its first pass's report, and whether the app holds data."""
 
     app: str
     report: Report
@@ -37,8 +36,7 @@ class Plan:
 def _cleaned(
     described: AppExchange, entity: Entity, folder: Path, seen: Seen, report: Report, found: Seen
 ) -> Iterator[dict]:
-    """The documents of one file that pass every check, noting each refusal in ``report``; their ids
-    go to ``seen`` (what later references may name) and ``found`` (the files' own)."""
+    """The documents of one file that pass every check; their ids go to ``seen`` and ``found``."""
     path = folder / f"{entity.name}.jsonl"
     ids, own = seen.setdefault(entity.name, set()), found.setdefault(entity.name, set())
     previous, state, file_name = None, {}, path.name
@@ -70,9 +68,8 @@ def _cleaned(
 
 
 def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None, merge: bool = False) -> Plan:
-    """The first pass: every file read and checked, nothing written to Redis. With ``spool`` (a
-    private folder), each entity's accepted documents are also kept there for the write pass. With
-    ``merge``, a reference may also name a document the app holds (their ids read by SCAN)."""
+    """The first pass: every file read and checked, nothing written; the accepted documents kept in
+    ``spool`` for the write pass. With ``merge``, a reference may name a document the app holds."""
     described = exchange_of(app)
     report = Report()
     (occupied,) = holding([described])
@@ -106,9 +103,7 @@ def check(app: str, folder: Path, bar: Bar = _no_bar, spool: Path | None = None,
 
 @dataclass(frozen=True)
 class Change:
-    """What an import would do to one entity: documents added, changed (an id the app holds now,
-    written again) and deleted. None where the entity has no ids of its own (a relation, a series):
-    it is written whole, and a replace deletes every one the app holds now."""
+    """Documents an import would add, change and delete; None for an entity without ids (a relation)."""
 
     entity: str
     documents: int  # in the files
@@ -118,9 +113,8 @@ class Change:
 
 
 def changes(plan: Plan, replace: bool = False, merge: bool = False) -> list[Change]:
-    """Each entity's counts for ``plan`` (a checked plan): the ids of the files, which the check
-    pass collected, against the ids the app holds (a SCAN by the entity's key pattern, only when the
-    app holds data). A replace deletes what the files do not hold again; a merge deletes nothing."""
+    """Each entity's counts for a checked plan: the files' ids against those the app holds (a SCAN by the
+    entity's key pattern). A replace deletes what the files do not hold again; a merge nothing."""
     rows = []
     for entity in exchange_of(plan.app).entities:
         documents = plan.report.counts.get(entity.name, 0)

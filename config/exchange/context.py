@@ -1,6 +1,4 @@
-"""The context processor behind the layout's banner for an interrupted import: the apps whose
-import must be recovered, worked out only when a page shows it (a look at the journal's files,
-no Redis round trip)."""
+"""The layout's banner for an interrupted import: the apps to recover, worked out only when shown."""
 
 from django.utils.functional import SimpleLazyObject
 

@@ -1,7 +1,5 @@
-"""The files of an export: one JSON Lines file per entity (one document per line, keys sorted, no
-spaces, UTF-8, a newline after each line) and ``manifest.json`` (format, app, counts, id
-counters); reading them back with every problem named by file and line; and the zip the
-screens download and upload, unpacked within bounds."""
+"""The files of an export: one JSON Lines file per entity and ``manifest.json``; reading them back with
+every problem named by file and line; and the zip the screens download and upload, unpacked within bounds."""
 
 from __future__ import annotations
 
@@ -16,9 +14,8 @@ from config.store import Refused
 
 FORMAT = 1
 MANIFEST = "manifest.json"
-# The bytes of one document's line (its newline aside), for the export and the import alike: an export
-# refuses to write a line its import would refuse to read. A CMS post at the default cap of 100
-# revisions, each with a body of 20,000 characters of the widest JSON (6 bytes each), is 12 MB.
+# The bytes of one document's line, for the export and the import alike. A CMS post at the default cap of
+# 100 revisions, each with a body of 20,000 characters of the widest JSON (6 bytes each), is 12 MB.
 MAX_LINE = 64 * 1024 * 1024
 MAX_DEPTH = 32  # nesting of one document; the formats need 3
 
@@ -29,8 +26,7 @@ def dumps(doc: dict) -> str:
 
 
 class TooLong(Refused):
-    """A document whose line would be longer than ``MAX_LINE``: an import would refuse it, so the
-    export stops rather than write a file that cannot be restored."""
+    """A document longer than ``MAX_LINE``: the export stops rather than write a file no import reads."""
 
 
 def write_lines(path: Path, docs: Iterable[dict], advance=lambda n: None) -> int:
@@ -92,18 +88,29 @@ def _depth(value, limit: int) -> bool:
     return False
 
 
+def _parsed(raw: bytes) -> dict | str:
+    """The document of one line, or why it is refused."""
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 (byte 0x{raw[exc.start]:02X} at column {exc.start + 1})"
+    except RecursionError:
+        return "nesting too deep to read"
+    except ValueError as exc:
+        return f"not JSON: {exc}"
+    if not isinstance(doc, dict):
+        return "each line must be one JSON object"
+    return f"nested deeper than {MAX_DEPTH} levels" if _depth(doc, MAX_DEPTH) else doc
+
+
 def read_lines(path: Path, report: Report) -> Iterator[tuple[int, dict]]:
     """(line number, document) of each line; an unreadable line is refused with its number."""
-    name = path.name
     with path.open("rb") as handle:
         number = 0
-        while True:
-            raw = handle.readline(MAX_LINE + 1)
-            if not raw:
-                return
+        while raw := handle.readline(MAX_LINE + 1):
             number += 1
             if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                report.refuse(f"{name}:{number}", "", f"line longer than {MAX_LINE:,} bytes")
+                report.refuse(f"{path.name}:{number}", "", f"line longer than {MAX_LINE:,} bytes")
                 while raw and not raw.endswith(b"\n"):  # skip the rest of it
                     raw = handle.readline(MAX_LINE)
                 continue
@@ -111,26 +118,9 @@ def read_lines(path: Path, report: Report) -> Iterator[tuple[int, dict]]:
                 raw = raw[3:]
             if not raw.strip():
                 continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                report.refuse(
-                    f"{name}:{number}", "", f"not UTF-8 (byte 0x{raw[exc.start]:02X} at column {exc.start + 1})"
-                )
-                continue
-            try:
-                doc = json.loads(text)
-            except RecursionError:
-                report.refuse(f"{name}:{number}", "", "nesting too deep to read")
-                continue
-            except ValueError as exc:
-                report.refuse(f"{name}:{number}", "", f"not JSON: {exc}")
-                continue
-            if not isinstance(doc, dict):
-                report.refuse(f"{name}:{number}", "", "each line must be one JSON object")
-                continue
-            if _depth(doc, MAX_DEPTH):
-                report.refuse(f"{name}:{number}", "", f"nested deeper than {MAX_DEPTH} levels")
+            doc = _parsed(raw)
+            if isinstance(doc, str):
+                report.refuse(f"{path.name}:{number}", "", doc)
                 continue
             yield number, doc
 
@@ -148,8 +138,8 @@ class Unreadable(Refused):
 
 
 def unpack(source, folder: Path, allowed: set[str], max_bytes: int) -> list[str]:
-    """Extract an uploaded zip into ``folder``: only the export's own file names, flat, and no more
-    than ``max_bytes`` once unpacked (counted as it is read, not from the zip's own claims)."""
+    """Extract an uploaded zip into ``folder``: only the export's own file names, flat, and at most
+    ``max_bytes`` once unpacked (counted as read, not from the zip's own claims)."""
     try:
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError) as exc:

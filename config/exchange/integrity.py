@@ -1,5 +1,4 @@
-"""``check_integrity`` reports an interrupted import: until it is recovered, an app holds neither
-its old data nor the new, whatever its other invariants say."""
+"""``check_integrity`` reports an interrupted import: until recovered, the app holds neither dataset."""
 
 from django.apps import apps
 from django.utils.module_loading import module_has_submodule

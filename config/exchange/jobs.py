@@ -1,16 +1,10 @@
-"""The Import / export screens' long work, run by the background worker (``manage.py worker``,
-which ``manage.py serve`` starts): an upload's check (the dry run), its import once confirmed,
-an app's export. Each runs as a task of the backport of Django's tasks framework
-(``django_tasks``) with its database backend, so the queue lives in the Django database and
-works whichever Redis ``REDIS_URL`` names, one server or a cluster. A web request only stages
-the upload and enqueues; the job page reads the ``ExchangeJob`` row the task keeps up to date.
+"""The Import / export screens' long work, run by the background worker (``manage.py worker``): an
+upload's check, its import once confirmed, an app's export. Each is a ``django_tasks`` task with its
+database backend, so the queue works whichever Redis ``REDIS_URL`` names; the job page reads the
+``ExchangeJob`` row the task keeps up to date.
 
-A worker that dies mid-job (SIGKILL, a crash, the machine) cannot say so: its job is found
-running with its worker gone, at the next worker's start, by the worker's housekeeping and by
-the job page, and is then marked failed, with the interrupted import rolled back from its journal
-(``runner.recover``), so the app holds exactly its old data or, had the import completed, the
-new. Uploads nobody confirms are removed ``EXCHANGE_UPLOAD_MINUTES`` after their check ended
-(``sweep``)."""
+A worker that dies mid-job cannot say so: its job is found running with its worker gone (by the next
+worker, its housekeeping and the job page) and marked failed, its import rolled back (``runner.recover``)."""
 
 from __future__ import annotations
 
@@ -41,8 +35,7 @@ class WorkerLost(Exception):
 
 
 def worker_id() -> str:
-    """This process as a job's worker: its host and pid, so another process on the same host can
-    tell at once whether it still runs."""
+    """This process as a job's worker: its host and pid, so another process on the host can tell it runs."""
     return f"{socket.gethostname()[:40]}:{os.getpid()}"
 
 
@@ -50,8 +43,7 @@ def worker_id() -> str:
 
 
 def start_check(app: str, user, folder: Path, file_name: str, replace: bool = False, merge: bool = False) -> Job:
-    """A job for a staged upload, its check enqueued; it replaces the app's data, or merges into it,
-    as the upload form said (the confirm only says yes)."""
+    """A job for a staged upload, its check enqueued (replace or merge as the upload form said)."""
     job = Job.objects.create(
         app=app, user=user, folder=folder.name, file_name=file_name[:255], replace=replace, merge=merge
     )
@@ -60,8 +52,7 @@ def start_check(app: str, user, folder: Path, file_name: str, replace: bool = Fa
 
 
 def start_import(job: Job) -> bool:
-    """Enqueue the import of a checked upload; False when it is no longer waiting for its confirm
-    (confirmed already, expired): a second confirm never imports twice."""
+    """Enqueue the import of a checked upload; False when it no longer waits (never imported twice)."""
     taken = Job.objects.filter(pk=job.pk, phase=Phase.CHECKED).update(
         phase=Phase.IMPORTING, worker="", step="", done=0, total=None, ended=None, heard=timezone.now()
     )
@@ -101,8 +92,7 @@ def _reason(exc: BaseException) -> str:
 
 
 def plan_of(plan: runner.Plan, changes: list[runner.Change] | None = None) -> dict:
-    """What the preview shows of a check, as JSON for the job's row: with ``changes``, what the
-    import would add, change and delete, entity by entity."""
+    """What the preview shows of a check, as JSON for the job's row (with what it would change)."""
     report = plan.report
     return {
         "changes": [dataclasses.asdict(change) for change in changes] if changes is not None else None,
@@ -126,8 +116,7 @@ def _staged(job: Job, what: str) -> Path:
 
 @task()
 def check_upload(job_id: str) -> None:
-    """The dry run of a staged upload: every file read and checked, nothing written to Redis; then
-    what its import would add, change and delete, against the ids the app holds now."""
+    """The dry run of a staged upload: nothing written; what its import would add, change and delete."""
     job = _claim(job_id, Phase.CHECKING)
     if job is None:
         return
@@ -151,10 +140,8 @@ REFUSALS = (runner.Occupied, runner.Interrupted, runner.Unrestorable, journal.Un
 
 @task()
 def import_upload(job_id: str) -> None:
-    """The confirmed import: ``runner.restore`` (which checks again, then writes), replacing or
-    merging as the upload said. Whatever stops it, the app holds its old data or the new: a refusal
-    wrote nothing; a failure was rolled back, or (``RollbackFailed``) is left for the recovery the
-    dashboard's banner asks for."""
+    """The confirmed import (``runner.restore`` checks again, then writes). A refusal wrote nothing; a
+    failure was rolled back, or (``RollbackFailed``) is left for the recovery the dashboard asks for."""
     job = _claim(job_id, Phase.IMPORTING)
     if job is None:
         return
@@ -221,9 +208,7 @@ def step_text(job: Job) -> str:
 
 
 def gone(job: Job) -> bool:
-    """Whether a running job's worker has stopped: it has not been heard of for
-    ``EXCHANGE_WORKER_SILENCE`` seconds (its housekeeping speaks up more often than that while it
-    lives), or, on this host, at once when its pid no longer runs."""
+    """Whether a running job's worker is silent past ``EXCHANGE_WORKER_SILENCE``, or its pid here is gone."""
     if job.phase not in Job.RUNNING or not job.worker:
         return False
     if job.heard < timezone.now() - timedelta(seconds=settings.EXCHANGE_WORKER_SILENCE):
@@ -233,10 +218,8 @@ def gone(job: Job) -> bool:
 
 
 def reap(jobs=None) -> list[Job]:
-    """Mark failed every running job whose worker has stopped (of ``jobs``, or every job), with the
-    import it interrupted rolled back by ``runner.recover``; returns them. The phase
-    changes in one UPDATE that names the phase and worker it saw, so of two processes reaping at
-    once only one recovers."""
+    """Mark failed every running job whose worker has stopped (of ``jobs``, or every job), its import
+    rolled back; returns them. One UPDATE names the phase and worker it saw: of two reapers, one recovers."""
     found = []
     candidates = jobs if jobs is not None else Job.objects.filter(phase__in=Job.RUNNING).exclude(worker="")
     for job in candidates:
@@ -263,8 +246,7 @@ def _doing(job: Job) -> str:
 
 
 def _recover(app: str) -> str:
-    """``runner.recover`` for the import a dead worker left, and what the app then holds, in words:
-    the journal's step says whether the import had touched Redis, or had completed."""
+    """``runner.recover`` for the import a dead worker left, and what the app then holds, in words."""
     step = journal.Journal(app).step()
     try:
         recovered = runner.recover(app)
@@ -300,9 +282,8 @@ def heartbeat(worker: str) -> None:
 
 
 def sweep() -> int:
-    """Remove uploads previewed and never confirmed ``EXCHANGE_UPLOAD_MINUTES`` after their check
-    ended (the job expires), exports not downloaded within as long, and any folder no job names
-    once it is that old; returns how many folders went."""
+    """Remove uploads never confirmed ``EXCHANGE_UPLOAD_MINUTES`` after their check (the job expires),
+    exports not downloaded as long, and any folder no job names as old; returns how many went."""
     cutoff = timezone.now() - timedelta(minutes=settings.EXCHANGE_UPLOAD_MINUTES)
     removed = 0
     stale = Job.objects.filter(Q(phase=Phase.CHECKED) | Q(kind="export", phase=Phase.DONE), ended__lt=cutoff)
@@ -319,8 +300,7 @@ JOBS_KEPT_DAYS = 30  # a finished job's row (and the queue's record of its tasks
 
 
 def _forget_old() -> None:
-    """Drop the rows of jobs that ended long ago, and the queue's records of finished tasks as old,
-    so neither table grows without bound."""
+    """Drop the rows of jobs, and the queue's records of tasks, that ended long ago."""
     from django_tasks_db.models import DBTaskResult
 
     before = timezone.now() - timedelta(days=JOBS_KEPT_DAYS)

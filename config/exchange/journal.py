@@ -1,22 +1,16 @@
-"""The journal of an import: what lets one that is stopped at any point (an error, SIGTERM, a
-killed process or worker, a Redis that stops answering) end with exactly the old data or exactly
-the new.
+"""The journal of an import: what lets one stopped at any point (an error, SIGTERM, a killed process, a
+Redis that stops answering) end with exactly the old data or exactly the new. While an app's import runs,
+its folder ``VAR_DIR/imports/<app>/`` (owner only) holds:
 
-Each app has a folder ``VAR_DIR/imports/<app>/`` (owner only) while one of its imports runs:
+- ``spool/``: the checked documents of the new data;
+- ``backup/`` and ``backup-spool/``: the app's data as it was (an export, and that export checked),
+  synced to disk before the first key is touched;
+- ``state.json``: the step reached, replaced atomically (fsync, ``os.replace``): ``staged`` ->
+  ``backed-up`` -> ``writing`` -> ``done``, or ``rolling-back``.
 
-- ``spool/``: the checked documents of the new data, kept by the check pass;
-- ``backup/`` and ``backup-spool/``: the app's data as it was (an export of it, and that export
-  checked), written and synced to disk before the first key is touched;
-- ``state.json``: the step the import has reached, replaced atomically (a temporary file, fsync,
-  ``os.replace``) at each step: ``staged`` (checked) -> ``backed-up`` -> ``writing`` (clearing,
-  then writing) -> ``done``, or ``rolling-back``.
-
-Redis differs from the old data only in ``writing`` and ``rolling-back``; an import found in one
-of them with nobody running it is *interrupted*, and recovering it clears the app and writes the
-backup back. The folder goes only once its state says ``done`` or a rollback has completed: until
-then the backup stays on disk. ``VAR_DIR/imports/<app>.lock`` is locked (``flock``) by the process
-running the app's import, so a process killed at any point lets go of it, and a second import of
-the same app is refused while one runs.
+Redis differs from the old data only in ``writing`` and ``rolling-back``; an import found in one of them
+with nobody running it is *interrupted*, and recovering it writes the backup back. The process running
+the import flocks ``VAR_DIR/imports/<app>.lock``: a killed one lets go, a second import is refused.
 """
 
 from __future__ import annotations
@@ -63,8 +57,7 @@ def _sync_folder(folder: Path) -> None:
 
 
 def sync_tree(folder: Path) -> None:
-    """fsync every file under ``folder`` and the folders themselves: what a state written after it
-    relies on is on disk, whatever happens to the machine."""
+    """fsync every file under ``folder`` and the folders: what a later state relies on is on disk."""
     for path in sorted(folder.rglob("*")):
         if path.is_file():
             with path.open("rb") as handle:
@@ -148,8 +141,7 @@ class Journal:
         _sync_folder(self.folder)
 
     def close(self) -> None:
-        """Remove the journal: the state first (durably), so a process killed half-way through
-        removing the rest leaves a folder without one, which nothing takes for an interrupted import."""
+        """Remove the journal, the state first (durably): a folder left half-removed is no interrupted import."""
         state = self.folder / STATE
         if state.exists():
             state.unlink()
@@ -165,8 +157,7 @@ def apps() -> list[str]:
 
 
 def interrupted() -> list[str]:
-    """The apps whose import stopped while Redis held neither dataset, and that no process is
-    running now: a look at a few files, no Redis round trip."""
+    """The apps whose import stopped while Redis held neither dataset, and that no process runs now."""
     found = []
     for app in apps():
         journal = Journal(app)

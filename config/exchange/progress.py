@@ -1,6 +1,5 @@
-"""Progress of an export or an import, as the runner reports it (``runner.Bar``: each file's label
-and total, then the documents done): tqdm bars for the commands, and the job's row for the
-Import / export screens' job page."""
+"""Progress of an export or an import (``runner.Bar``): tqdm bars for the commands, the job's row for
+the job page."""
 
 from __future__ import annotations
 
@@ -33,9 +32,7 @@ class Bars:
 
 
 class Recorded:
-    """The progress of a background job, kept on its ``ExchangeJob`` row: the file it reads or
-    writes, its total when the manifest gives one, and the documents done. The runner advances
-    every ``runner.STEP`` documents, so this is one small UPDATE per step, never per document."""
+    """A background job's progress on its ``ExchangeJob`` row: one UPDATE per ``runner.STEP`` documents."""
 
     def __init__(self, job_id):
         from config.models import ExchangeJob

@@ -24,11 +24,8 @@ def exchanges() -> dict[str, AppExchange]:
 
 
 def holding(described: Iterable[AppExchange]) -> list[bool]:
-    """Whether each app holds data: whether any of its id counters exists, in one round trip for
-    every app, whatever else the server holds. Every document an app writes draws its id from
-    one (an import marks them before its first document, ``_write``), and only clearing the app
-    removes them, so this answers as a SCAN for any key under the app's prefix did, without
-    walking every key of the server to find that an app is empty."""
+    """Whether each app holds data: whether any of its id counters exists (every document draws its id
+    from one; only clearing the app removes them), without a SCAN of every key of the server."""
     return store.any_exists([d.every_counter_key() for d in described])
 
 

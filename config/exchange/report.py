@@ -1,6 +1,5 @@
-"""What an import did to its input: the values it rewrote (per field, a count and one example)
-and the records it refused (where, which field, why). Both importers and the screens show it, each
-value it quotes cut to a few hundred characters with its size (``shortened``)."""
+"""What an import did to its input: the values it rewrote (per field, a count and one example) and the
+records it refused (where, which field, why), each value it quotes cut with its size (``shortened``)."""
 
 from __future__ import annotations
 
@@ -9,19 +8,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 REFUSALS_KEPT = 1000  # a file of garbage lists its first thousand refusals and counts the rest
-# Characters of one value a refusal or a rewrite quotes, and of a whole refusal line: a record's
-# value can be megabytes, and a report repeats it per refusal on a page and in the command's output.
+# Characters of one value a refusal or a rewrite quotes, and of a whole refusal line: a value can be megabytes.
 VALUE_SHOWN = 200
 LINE_SHOWN = 1000
-# A value as ``repr`` quotes it in a reason, escaped quotes included (the unrolled loop reads long
-# values without backtracking).
+# A value as ``repr`` quotes it, escaped quotes included (unrolled: no backtracking on long values).
 _QUOTED = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'|\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"")
 
 
 def shortened(text: str, limit: int = LINE_SHOWN) -> str:
-    """``text`` as a report shows it: each quoted value past ``VALUE_SHOWN`` characters cut, with
-    its size, then the whole cut to ``limit``, with its size. Short text (nearly every line) is
-    returned as it is."""
+    """``text`` with each quoted value cut to ``VALUE_SHOWN`` characters, then the whole to ``limit``."""
     if len(text) <= limit:
         return text
     text = _QUOTED.sub(_cut_quoted, text)

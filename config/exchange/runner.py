@@ -1,22 +1,15 @@
-"""Export, check and import one app's documents: what ``export_data``, ``import_data`` and the
-Import / export screens run. The check pass is ``config.exchange.checking``, the formats'
-registry ``config.exchange.registry``, the bars and the spool ``config.exchange.spooling``.
+"""Export, check and import one app's documents: what ``export_data``, ``import_data`` and the Import /
+export screens run.
 
-An import reads its files once. The first pass checks every document (and every reference
-between files) and writes nothing: a refused file leaves Redis as it was, even with
-``replace``. Each document it accepts is kept, cleaned, in a spool file (pickled in batches,
-never the whole app in memory), so the second pass neither reads nor checks again: it hands each
-entity's documents, in file order, as one iterator to the app's ``Entity.restore``, which writes
-them through the app's own store functions (in bulk, pipelined, where the app has such a path),
-rebuilding every index, count and embed as the screens do. The app must hold no data, or
-``replace`` is given.
+An import reads its files once. The first pass (``config.exchange.checking``) checks every document and
+reference and writes nothing, keeping each document it accepts, cleaned, in a spool file; the second hands
+each entity's documents, in file order, to the app's ``Entity.restore``, which writes them through the
+app's own store, rebuilding every index, count and embed as the screens do.
 
-Whatever stops an import, the app ends with exactly its old data or exactly the new: the import
-keeps a journal on disk (``config.exchange.journal``) with the spool, a checked export of the old
-data taken before the first key is touched, and the step it has reached. A failure or a signal
-while writing clears the app and writes the old data back; when that fails too (Redis gone or
-paused), or the process is killed, the journal stays and ``recover`` (``import_data --recover``)
-does it later.
+Whatever stops an import, the app ends with exactly its old data or exactly the new: the import keeps a
+journal on disk (``config.exchange.journal``) with the spool, a checked export of the old data taken
+before the first key is touched, and the step reached. A failure or a signal while writing writes the old
+data back; when that fails too, or the process is killed, ``recover`` (``import_data --recover``) does.
 """
 
 from __future__ import annotations
@@ -79,13 +72,11 @@ class Interrupted(Refusal):
 
 
 class Unrestorable(Refusal):
-    """The data the app holds now would not import again, so replacing it is refused: without a
-    backup that restores, a failed replace could not put it back."""
+    """The app's data would not import again, so a failed replace could not put it back: refused."""
 
 
 class RollbackFailed(Exception):
-    """Putting the old data back failed too (Redis gone or paused): the journal and its backup
-    stay, for ``recover`` once Redis answers."""
+    """Putting the old data back failed too: the journal and its backup stay, for ``recover``."""
 
 
 def recover_hint(app: str) -> str:
@@ -100,9 +91,8 @@ def _write(
     totals: dict[str, int],
     highest: dict[str, int] | None = None,
 ) -> None:
-    """The second pass: each entity's cleaned documents, from the spool the first pass kept, in file
-    order, as one iterator to its ``restore``, then the id counters put where the export found
-    them (never below the highest id written)."""
+    """The second pass: each entity's cleaned documents from the spool to its ``restore``, then the id
+    counters put where the export found them (never below the highest id written)."""
     if any(totals.values()):
         # Before the first document: an import cut short, even by a process killed half-way, leaves
         # the app holding data (``holding``), so nothing but a replace or a recovery writes to it.
@@ -127,8 +117,7 @@ def _written(plan: Plan) -> dict:
 
 
 def _back_up(described: AppExchange, kept: journal.Journal, bar: Bar) -> dict:
-    """Export the app into the journal and check that export as an import would (into its own
-    spool): the old data, proven to import again, kept before anything is cleared."""
+    """The app's data exported into the journal and checked as an import would, before anything is cleared."""
     try:
         export(described.app, kept.backup, lambda label, total: bar(f"back up {label}", total))
     except files.TooLong as exc:
@@ -147,8 +136,7 @@ def _back_up(described: AppExchange, kept: journal.Journal, bar: Bar) -> dict:
 @contextmanager
 def _shielded(redeliver: bool = True) -> Iterator[list[int]]:
     """SIGINT and SIGTERM wait until the block ends (a rollback is not cut short by a second Ctrl-C),
-    then reach the handler they were sent to (``redeliver``), or are only listed in what the block
-    gets. Only the main thread receives signals."""
+    then reach their handler (``redeliver``), or are only listed in what the block gets."""
     caught: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield caught
@@ -167,8 +155,7 @@ def _shielded(redeliver: bool = True) -> Iterator[list[int]]:
 
 
 def _roll_back(described: AppExchange, kept: journal.Journal) -> None:
-    """Clear the app and write the backup back (none: the app was empty), then remove the journal;
-    ``RollbackFailed`` (the journal kept) when that does not complete."""
+    """Clear the app and write the backup back, then remove the journal; else ``RollbackFailed``."""
     state = kept.state()
     with _shielded():
         kept.record(journal.ROLLING_BACK)
@@ -186,15 +173,13 @@ def _roll_back(described: AppExchange, kept: journal.Journal) -> None:
 
 
 def _pairs(path: Path, spool: Path) -> Iterator[tuple[dict, dict]]:
-    """(the document as its file has it, the same document cleaned) of a file that passed the check
-    with ``spool``: every line was kept, in order."""
+    """(the document as its file has it, cleaned) of a file that passed the check with ``spool``."""
     lines = (doc for _, doc in files.read_lines(path, Report()))
     return zip(lines, _unspooled(spool), strict=True)
 
 
 def _joined(held: Iterator, incoming: Iterator, order: tuple[str, ...]) -> Iterator[dict]:
-    """Two files in ascending ``order`` (of their cleaned documents) as one: an incoming document in
-    place of the held one of the same key, every other of both kept."""
+    """Two files in ascending ``order`` as one, an incoming document in place of a held one of its key."""
 
     def key(clean: dict) -> tuple:
         return tuple(clean[name] for name in order)
@@ -212,10 +197,8 @@ def _joined(held: Iterator, incoming: Iterator, order: tuple[str, ...]) -> Itera
 
 
 def _merge(described: AppExchange, kept: journal.Journal, folder: Path, plan: Plan, bar: Bar) -> Plan:
-    """The files a merge writes: the backup (the app's data now) with the incoming documents joined in,
-    each entity by its order (an id the app holds is replaced, a new one added, none deleted), checked
-    whole again (a reference to a document the app holds, a name two documents now share) into a new
-    spool. ``Refused`` names the lines of the joined files."""
+    """The backup with the incoming documents joined in (none deleted), checked whole again into a new
+    spool: a merge's files (a name two documents now share is refused)."""
     merged = kept.folder / "merged"
     merged.mkdir(mode=0o700)
     counts = {}
@@ -236,10 +219,9 @@ def _merge(described: AppExchange, kept: journal.Journal, folder: Path, plan: Pl
 
 
 def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar, merge: bool = False) -> Plan:
-    """Check, then write ``folder`` into the app: into an empty app, in place of its data
-    (``replace``), or beside it (``merge``: documents added or replaced by id, none deleted). Raises
-    ``Refused`` (nothing written), ``Occupied``, ``Interrupted`` or ``journal.UnderWay``; whatever
-    stops the write, the app is left as it was found (``RollbackFailed``: once ``recover`` has run)."""
+    """Check, then write ``folder`` into an empty app, in place of its data (``replace``), or beside it
+    (``merge``). ``Refused``, ``Occupied``, ``Interrupted`` and ``journal.UnderWay`` write nothing;
+    whatever stops the write, the app is left as it was (``RollbackFailed``: once ``recover`` has run)."""
     described = exchange_of(app)
     kept = journal.Journal(app)
     with kept.held():
@@ -289,15 +271,12 @@ def restore(app: str, folder: Path, replace: bool = False, bar: Bar = _no_bar, m
 
 
 def interrupted() -> list[str]:
-    """The apps whose import was interrupted with neither its old nor its new data whole: a look at
-    the journal's files, no Redis round trip."""
+    """The apps whose import was interrupted with neither its old nor its new data whole."""
     return journal.interrupted()
 
 
 def recover(app: str | None = None) -> list[str]:
-    """Roll back each interrupted import (of ``app``, or of every app not importing now) to the data
-    the app held before it; returns the apps rolled back. A journal that never touched Redis, or whose
-    import completed, is removed. ``RollbackFailed`` if Redis still does not answer."""
+    """Roll back each interrupted import (of ``app``, or of every app not importing now); returns those."""
     recovered = []
     for name in [app] if app else journal.apps():
         kept = journal.Journal(name)

@@ -1,6 +1,5 @@
-"""How an app describes its exchange format (in ``<app>/exchange.py``): its entities, each with
-how to export it, how to check one imported document, and how to write the documents back
-through the app's own store; and ``Record``, the checks one imported document goes through."""
+"""How an app describes its exchange format (``<app>/exchange.py``): its entities, each with how to export
+it, check one imported document (``Record``) and write the documents back through the app's own store."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ class Writer:
     highest: dict[str, int] = field(default_factory=dict)  # entity name -> the highest id its file holds
 
     def next_id(self, counter: str, pk: int) -> None:
-        """Make the app's next INCR of ``counter`` hand out ``pk``: how an import keeps ids while
-        writing through the same create path as the screens."""
+        """Make the app's next INCR of ``counter`` hand out ``pk``, as an import keeps its ids."""
         store.set_counter(self.counters[counter], pk - 1)
 
 
@@ -37,11 +35,10 @@ class Entity:
     clean: Callable[[Record], dict]  # one imported document, checked and normalized
     restore: Callable[[Iterator[dict], Writer], None]  # writes the cleaned documents through the store
     order: tuple[str, ...] = ("id",)  # fields whose values ascend strictly through the file
-    # Checks that need the whole file (references forward, cycles): given the state ``clean``
-    # kept in ``record.state`` and what was seen, yields (where, field, reason) refusals.
+    # Checks of the whole file (references forward, cycles), from ``record.state``: (where, field, reason).
     verify: Callable[[dict, Seen], Iterable[tuple[str, str, str]]] | None = None
-    # The key function of one document by its id (keys.product …): which ids the app holds now, for
-    # the preview's counts of what an import adds, changes and deletes. None: a relation or a series.
+    # The key function of one document by its id (keys.product …), for the preview's counts of what an
+    # import adds, changes and deletes. None: a relation or a series.
     key: store.KeyOf | None = None
 
 
@@ -52,12 +49,10 @@ class AppExchange:
     entities: tuple[Entity, ...]
     counters: dict[str, str] = field(default_factory=dict)  # counter name -> INCR key
     notes: str = ""  # what the format leaves out, shown on the import screen
-    # An app whose counters are not one key a name (the catalog's, one a partition) reads them as
-    # the manifest names them, and puts them back, itself.
+    # An app whose counters are not one key a name (the catalog's, one a partition) reads and raises them.
     read_counters: Callable[[], dict[str, int]] | None = None
     raise_counters: Callable[[dict[str, int]], None] | None = None
-    # Every key of the app's id counters, where they are more than the values of ``counters`` (the
-    # catalog's: one an entity and partition). The app holds data when any of them exists.
+    # Every key of the app's id counters, where more than ``counters`` holds: the app holds data when one exists.
     counter_keys: Callable[[], list[str]] | None = None
 
     def every_counter_key(self) -> list[str]:
@@ -80,8 +75,8 @@ def control_character(text: str, allowed: str = "") -> str | None:
 
 
 class Record:
-    """One document read from a file: each reader returns the field's clean value, notes a value it
-    had to rewrite (in the report, under ``entity.field``) and collects what it cannot accept."""
+    """One document read from a file: each reader returns the field's clean value, notes a value it had
+    to rewrite (under ``entity.field``) and collects what it cannot accept."""
 
     def __init__(self, doc: dict, entity: str, where: str, seen: Seen, report: Report, state: dict | None = None):
         self.doc, self.entity, self.where, self.seen, self.report = doc, entity, where, seen, report
@@ -161,8 +156,8 @@ class Record:
     def text(
         self, name: str, max_length: int | None = None, required: bool = False, multiline: bool = False
     ) -> str | None:
-        """A string. One-line text has its whitespace collapsed, as the forms do; multi-line text
-        keeps it (tabs and newlines allowed). Control characters are refused."""
+        """A string: one-line text has its whitespace collapsed, as the forms do; multi-line text keeps
+        tabs and newlines. Control characters are refused."""
         value = self._get(name, required)
         if value is _MISSING:
             return "" if not required else None
@@ -235,26 +230,24 @@ class Record:
         return list(value)
 
     def mapping(self, name: str) -> dict | None:
-        value = self._get(name, False)
-        if value is _MISSING:
-            return {}
-        if not isinstance(value, dict):
-            self.fail(name, "must be an object")
-            return None
-        return value
+        return self._container(name, dict, "must be an object")
 
     def list(self, name: str) -> list | None:
+        return self._container(name, list, "must be a list")
+
+    def _container(self, name: str, kind: type, refusal: str):
+        """The field's value when it is a ``kind`` (empty when absent), else None with ``refusal``."""
         value = self._get(name, False)
         if value is _MISSING:
-            return []
-        if not isinstance(value, list):
-            self.fail(name, "must be a list")
+            return kind()
+        if not isinstance(value, kind):
+            self.fail(name, refusal)
             return None
         return value
 
     def form_field(self, name: str, form_field, value=_MISSING):
-        """``value`` (by default the document's own) through one field of the app's web form, so an
-        import follows the screen's rules; the field's cleaned value, or None with its message."""
+        """``value`` (by default the document's own) through one field of the app's web form, so an import
+        follows the screen's rules; the cleaned value, or None with its message."""
         from django.core.exceptions import ValidationError
 
         if value is _MISSING:
@@ -267,8 +260,7 @@ class Record:
             return None
 
     def form(self, form_class, names: Iterable[str], **values):
-        """The app's whole web form over the document's fields ``names`` (``values`` override what is
-        passed): its cleaned data, or None with every field's message."""
+        """The app's web form over the fields ``names`` (``values`` override them), or None with its messages."""
         data = {}
         for name in names:
             value = values[name] if name in values else self._get(name, False)

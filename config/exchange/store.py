@@ -1,6 +1,5 @@
 """The Redis reads and the few direct writes of export and import: SCAN by each app's declared key
-patterns and pipelined reads in batches (never KEYS, never a whole app in memory), the id
-counters, and clearing an app's prefix. Key names come from the apps' ``keys.py`` functions."""
+patterns and pipelined reads in batches (never a whole app in memory), the id counters, clearing."""
 
 from __future__ import annotations
 
@@ -29,9 +28,8 @@ _PROBE = 987654321987  # an id no key holds: called with it, a key function show
 
 
 def _id_pattern(key_of: KeyOf) -> tuple[str, re.Pattern]:
-    """The SCAN glob of ``key_of`` and the regex that takes the id out of one of its keys (the key
-    functions check their ids are integers, so the probe is one). A segment that follows from the
-    id without being it (a catalog partition's hash tag) is matched as its registered glob has it."""
+    """The SCAN glob of ``key_of`` and the regex that takes the id out of one of its keys. A segment that
+    follows from the id (a catalog partition's hash tag) is matched as its registered glob has it."""
     template, probe = key_of(_PROBE), str(_PROBE)
     parts = template.split(":")
     registered = getattr(getattr(key_of, "entry", None), "segments", parts)
@@ -50,8 +48,7 @@ def _id_pattern(key_of: KeyOf) -> tuple[str, re.Pattern]:
 
 
 def ids(key_of: KeyOf) -> list[int]:
-    """The ids of every key ``key_of(id)`` holds, ascending: SCAN MATCH by the key's own pattern.
-    Only integers are kept in memory, never the documents."""
+    """The ids of every key ``key_of(id)`` holds, ascending: SCAN MATCH by the key's own pattern."""
     glob, exact = _id_pattern(key_of)
     found = set()
     for key in client().scan_iter(match=glob, count=SCAN_COUNT):
@@ -64,9 +61,8 @@ def ids(key_of: KeyOf) -> list[int]:
 def documents(
     id_list: Iterable[int], reads: dict[str, tuple[KeyOf, str]], batch: int = BATCH
 ) -> Iterator[tuple[int, dict]]:
-    """(id, {read name: value}) for each id, in order: one pipelined round trip per ``batch`` ids,
-    each id's keys read whole (``reads``: name -> (key function, Redis type)). The first read is
-    the document itself; an id whose document vanished meanwhile is skipped."""
+    """(id, {name: value}) for each id, ``reads`` (name -> (key function, Redis type)) in one round trip a
+    batch; the first read is the document, skipped when it vanished."""
     items = list(reads.items())
     for chunk in batched(id_list, batch):
         pipe = client().pipeline(transaction=False)
@@ -82,9 +78,7 @@ def documents(
 
 
 def strings(names: list[str], batch: int = BATCH) -> Iterator[tuple[str, bytes]]:
-    """(key, bytes) of each of the string keys named that exists, in the order named, GETs pipelined by
-    ``batch``. For keys one per time bucket of one owner (a sensor's hours), named from the span its
-    owner records rather than found by a SCAN of the whole keyspace."""
+    """(key, bytes) of each string key named that exists: time buckets (a sensor's hours), named, not SCANned."""
     for chunk in batched(names, batch):
         pipe = raw_client().pipeline(transaction=False)
         for key in chunk:
@@ -95,8 +89,7 @@ def strings(names: list[str], batch: int = BATCH) -> Iterator[tuple[str, bytes]]
 
 
 def counters(named: dict[str, str]) -> dict[str, int]:
-    """The id counters' values (name -> INCR key), 0 for one never used: one pipeline of GETs, as an
-    app's counters may lie in several slots (the catalog's, one a partition)."""
+    """The id counters' values (name -> INCR key), 0 for one never used (they may lie in several slots)."""
     values = pipelined(list(named.values()), lambda pipe, key: pipe.get(key))
     return {name: int(value or 0) for name, value in zip(named, values)}
 
@@ -107,21 +100,15 @@ def set_counter(key: str, value: int) -> None:
 
 
 def raise_counters(values: dict[str, int]) -> None:
-    """Set each counter (INCR key -> value) to at least ``value``, in one transaction (an app's
-    counters share its slot; the catalog's partitions put theirs back themselves)."""
+    """Set each counter (INCR key -> value), in one transaction (an app's counters share its slot)."""
     pipe = client().pipeline(transaction=True)
     for key, value in values.items():
         pipe.set(key, value)
     pipe.execute()
 
 
-def prefix(app: str) -> str:
-    return keyspace.prefix(app)
-
-
 def any_exists(groups: list[list[str]]) -> list[bool]:
-    """For each group of keys, whether any of them exists: one pipeline of EXISTS, a key each (a
-    group's keys may lie in several slots), whatever else the server holds."""
+    """For each group of keys, whether any exists: one pipeline of EXISTS, a key each (any slot)."""
     found = iter(pipelined([key for group in groups for key in group], lambda pipe, key: pipe.exists(key)))
     return [any([next(found) for _ in group]) for group in groups]
 
@@ -133,4 +120,4 @@ def mark_counters(keys: list[str]) -> None:
 
 def clear(app: str) -> int:
     """UNLINK every key under the app's prefix, by SCAN in batches; returns how many went."""
-    return delete_prefix(prefix(app))
+    return delete_prefix(keyspace.prefix(app))

@@ -1,7 +1,6 @@
-"""Uploaded exports between the dry run and the import, and exports waiting for their download:
-a folder each under ``VAR_DIR/exchange/``, named by a random token that only the job's row
-(``ExchangeJob.folder``) names. Readable by this user only (folders 0700, files 0600); removed
-once imported or refused, or by ``config.exchange.jobs.sweep`` when nobody confirmed them."""
+"""Uploaded exports between the dry run and the import, and exports waiting for their download: a
+folder each under ``VAR_DIR/exchange/``, named by a random token only the job's row names, readable by
+this user only; removed once imported or refused, or by ``jobs.sweep`` when nobody confirmed them."""
 
 from __future__ import annotations
 
@@ -42,8 +41,7 @@ def folder_of(name: str) -> Path | None:
 
 
 def stage(described: AppExchange, upload) -> Path:
-    """Store an uploaded zip (the app's export) or one ``<entity>.jsonl`` file; returns its folder.
-    Raises ``files.Unreadable`` with the reason for anything else."""
+    """Store an uploaded export zip or one ``<entity>.jsonl`` file; returns its folder (else Unreadable)."""
     if upload.size > MAX_UPLOAD:
         raise files.Unreadable(
             f"the file is {upload.size // (1024 * 1024)} MB; at most {MAX_UPLOAD // (1024 * 1024)} MB"
@@ -83,8 +81,7 @@ def discard_named(name: str) -> int:
 
 
 def sweep(kept: set[str], cutoff: float) -> int:
-    """Remove every folder not in ``kept`` last changed before ``cutoff`` (a Unix time): one whose
-    job was swept, or that no job names (its request died between the upload and the job)."""
+    """Remove every folder not in ``kept`` last changed before ``cutoff`` (a Unix time)."""
     removed = 0
     for folder in _root().iterdir():
         if folder.name not in kept and folder.is_dir() and folder.stat().st_mtime < min(cutoff, time.time()):

@@ -1,12 +1,7 @@
-"""The Import / export screens, one per app, for administrators: download the app's export as a
-zip (at once, or prepared in the background for a large app); upload an export (zip or one
-.jsonl file) for a dry run that writes nothing and shows what the import would add, change and
-delete per entity, what would be normalized and every refused record; then confirm to write it,
-in place of the app's data (replace) or beside it (merge).
-
-The check and the import run in the background worker (``config.exchange.jobs``), however long
-they take: a request only stages the upload or enqueues, then redirects to the job's page,
-which shows its progress (polled by htmx) and its outcome."""
+"""The Import / export screens, one per app, for administrators: download the app's export; upload one
+for a dry run showing what the import would add, change, delete and refuse; then confirm to write it, in
+place of the app's data (replace) or beside it (merge). The check and the import run in the background
+worker (``config.exchange.jobs``): a request enqueues, then redirects to the job's page (polled by htmx)."""
 
 from __future__ import annotations
 
@@ -148,8 +143,7 @@ def _job_context(described, job: ExchangeJob) -> dict:
 
 @administrators
 def job(request, app: str, pk):
-    """The job's page: its progress while it runs, then its outcome. Polled by htmx, it answers
-    with the status fragment only. A running job whose worker has stopped is reaped here too."""
+    """The job's page (polled by htmx: its status fragment); a job whose worker has stopped is reaped."""
     described = _described(app)
     found = _job(request, app, pk)
     if jobs.reap([found]):

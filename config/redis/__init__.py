@@ -1,16 +1,9 @@
-"""The one place that builds Redis clients.
+"""The one place that builds Redis clients (with ``REDIS_URL`` unset, of the embedded server).
 
-With ``REDIS_URL`` unset they talk to the embedded server (``config.embedded``).
-
-Two clients share one URL: ``client()`` decodes replies to ``str`` for the
-domain code, ``raw_client()`` keeps bytes for the key browser, which must show
-binary values safely. Both are traced (see ``config.trace``): on one server by
-the classes of ``traced``, on a cluster by those of ``cluster``.
-
-``redis+cluster://host:port`` (or ``rediss+cluster://`` with TLS) names a
-Redis Cluster by any one of its nodes: the clients are then redis-py's
-``RedisCluster``, traced per node, and Django's cache and sessions use one too
-(``DjangoConnectionFactory``). See docs/cluster.md.
+``client()`` decodes replies to ``str`` for the domain code, ``raw_client()`` keeps bytes for the key
+browser, which must show binary values safely; both traced (``config.trace``). ``redis+cluster://host:port``
+(``rediss+cluster://`` with TLS) names a Redis Cluster by any one of its nodes: the clients, and Django's
+cache and sessions (``DjangoConnectionFactory``), are then redis-py's ``RedisCluster``. See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -39,9 +32,7 @@ _SECRET_PARAMS = {"password", "pass", "passwd", "pwd", "auth", "secret", "token"
 
 
 def redacted(url: str) -> str:
-    """The URL without its password in any spelling (``user:pass@``, ``:pass@``,
-    ``?password=``, a unix socket's query), safe to show on a page or in a log.
-    A URL that cannot be parsed is hidden whole."""
+    """The URL without its password in any spelling, safe to show; one that cannot be parsed is hidden."""
     try:
         parts = urlsplit(url)
         query = parse_qsl(parts.query, keep_blank_values=True)
@@ -73,12 +64,9 @@ def node_url(url: str) -> str:
     return f"{CLUSTER_SCHEMES.get(scheme.lower(), scheme)}{sep}{rest}"
 
 
-# Connection errors and MOVED replies before the client reads the slot map again. redis-py's 5 lets a
-# transaction (MULTI/EXEC, which the stores' pipelines are) meet a failed-over primary's dead address
-# again and again: its one retry goes back to the same node, and after a failover every client's
-# first transactions to those slots failed, 503 pages once the cluster was whole again. At 1 the
-# first error reads the map and the retry goes to the new primary; a MOVED reads the whole map too,
-# which only a resharding sends.
+# Connection errors and MOVED replies before the client reads the slot map again. At redis-py's 5, a
+# transaction's one retry after a failover went back to the dead primary: 503 pages once the cluster was
+# whole again. At 1 the first error reads the map and the retry goes to the new primary.
 REINITIALIZE_STEPS = 1
 
 
@@ -87,11 +75,7 @@ def _cluster_client(url: str, cls: type[TracedRedisCluster], decode: bool, **opt
 
 
 class DjangoConnectionFactory(ConnectionFactory):
-    """django-redis's connection factory, building a traced RedisCluster for a cluster URL.
-
-    One client per URL and timeouts for the process (built once: it learns the
-    slot map from the cluster), closed by ``reset_clients``.
-    """
+    """django-redis's connection factory, building one traced RedisCluster for a cluster URL."""
 
     def connect(self, url: str):
         if not is_cluster_url(url):
@@ -115,14 +99,8 @@ class DjangoConnectionFactory(ConnectionFactory):
 
 
 def connection_retry() -> Retry:
-    """One quick retry, for every client (django-redis's too): a dropped connection
-    is re-opened at once, while a dead server turns into a 503 page fast rather
-    than after a long backoff.
-
-    Never on a timeout: the command was sent and the server may have run it (a
-    long EXEC or script), so sending it again could apply a write twice or
-    refuse it as a duplicate of itself. A timeout is the 503 page, the outcome
-    unknown."""
+    """One quick retry, for every client: a dropped connection is re-opened at once, a dead server is a
+    503 page fast. Never on a timeout: the server may have run the command, a write would apply twice."""
     return Retry(ExponentialBackoff(cap=0.05, base=0.01), 1, supported_errors=(redis.ConnectionError,))
 
 
@@ -141,13 +119,8 @@ _build_lock = threading.Lock()
 
 
 def _shared(kind, build):
-    """One client per kind for the process, built once even when threads ask together.
-
-    Built twice, the spare client would be garbage-collected, and redis-py's
-    ``Redis.__del__`` closes the connection pool it built: a pipeline still
-    using it fails with "Bad file descriptor" (the load test saw this on fresh
-    gunicorn workers when ``functools.cache`` did the caching).
-    """
+    """One client per kind for the process, built once even when threads ask together: a spare one's
+    ``Redis.__del__`` would close the pool a pipeline still uses ("Bad file descriptor")."""
     built = _built.get(kind)
     if built is None:
         with _build_lock:
@@ -181,8 +154,7 @@ def on_cluster() -> bool:
 
 
 def scan_beside(key: str, cursor: int, match: str, count: int, _type: str = "") -> tuple[int, list]:
-    """One SCAN step over the keys of ``key``'s node: on a cluster, the primary serving its slot; on one
-    server, the server. A resumable cursor over an app whose keys all share ``key``'s hash tag."""
+    """One SCAN step over the keys of ``key``'s node: a cursor over an app whose keys share its hash tag."""
     redis_client = client()
     if not isinstance(redis_client, RedisCluster):
         cursor, found = redis_client.scan(cursor, match=match, count=count, _type=_type or None)  # not TYPE ''

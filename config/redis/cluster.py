@@ -20,9 +20,8 @@ FAILOVER_WAITS = (0.0, 0.25, 0.5, 1.0)  # seconds before a wave to named nodes r
 
 
 def nodes_of(cluster: RedisCluster, command: trace.Command, options: dict) -> list[str]:
-    """The nodes a command goes to, by the slot map as it stands: those it names, those its name is
-    sent to (SCAN: every primary), else the node serving its first key's slot. A keyless command
-    redis-py sends to a node of its choosing is on node "any"."""
+    """The nodes a command goes to: those it names, those its name is sent to (SCAN: every primary), else
+    the node serving its first key's slot; "any" for a keyless one redis-py sends where it chooses."""
     target = options.get("target_nodes")
     if target is None:  # the nodes its name is sent to (SCRIPT LOAD: every primary, not its argument's)
         name = " ".join(map(trace.as_text, command.sent[:2])).upper()
@@ -48,15 +47,8 @@ def nodes_of(cluster: RedisCluster, command: trace.Command, options: dict) -> li
 
 
 class TracedClusterPipeline(ClusterPipeline):
-    """A cluster pipeline whose every node's share is one round trip in the trace.
-
-    redis-py sends a cluster pipeline as one pipeline per node, written to every
-    node before any reply is read, so the trace holds one round trip per node,
-    each with that node's commands in order; their time is measured as a whole
-    and shared out evenly. A transaction (MULTI/EXEC) goes to the one node that
-    serves its slot; what it sends at once while it watches keys (WATCH, its
-    reads) is a round trip each, as on one server.
-    """
+    """A cluster pipeline whose every node's share is one round trip in the trace (the time shared out
+    evenly); what a transaction sends at once while it watches keys is a round trip each."""
 
     trace_origin = "data"
     ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
@@ -78,8 +70,7 @@ class TracedClusterPipeline(ClusterPipeline):
 
     @property
     def command_stack(self) -> list[tuple[tuple, dict]]:
-        """The commands queued so far, as ``redis.Redis``'s pipeline has them: callers count them
-        to find their replies."""
+        """The commands queued so far, as ``redis.Redis``'s pipeline has them (callers count them)."""
         return self.queued
 
     @command_stack.setter
@@ -136,8 +127,7 @@ class TracedClusterPipeline(ClusterPipeline):
 
 
 class TracedRedisCluster(RedisCluster):
-    """redis-py's RedisCluster recording each command, with the nodes it goes to, into the current
-    trace: a round trip per node, the command's time shared among them."""
+    """redis-py's RedisCluster recording each command into the current trace: a round trip per node."""
 
     trace_origin = "data"
     ERRORS_ALLOW_RETRY = _CLUSTER_RETRY_ERRORS
@@ -178,25 +168,20 @@ class TracedRedisCluster(RedisCluster):
         return pipe
 
     def primaries(self) -> list[ClusterNode]:
-        """The primary nodes, in a stable order (by address): the key browser's walk order. Each is
-        remembered with a slot it serves (``_slot_served_by``), for a wave sent to it later."""
+        """The primary nodes by address (the key browser's walk order), each remembered with a slot."""
         self._slot_served_by()
         return sorted(self.get_primaries(), key=lambda node: node.name)
 
     def on_nodes(self, calls: list[tuple[ClusterNode, tuple]], keys: list[tuple] | None = None) -> list:
-        """Each (node, command) sent to that node, every one written before any reply is read: one wave
-        whatever the number of nodes, recorded as a round trip per node sent together. For what names
-        its node rather than a key (a SCAN of each primary, DBSIZE, a script given the keys of one node):
-        reads and script loads, which may be sent twice. ``keys``, for each command, the keys it reads as
-        plain arguments (shown as its keys). An error reply comes back as the exception, in its place.
-        A node that cannot be reached (a primary that died) has its connection closed, the slot map is
-        read again, and the wave goes once more to the nodes serving those slots now (a promoted
-        replica). The map a node answers may still name the dead primary for a moment after the
-        promotion (gossip has not reached it), so the map is read again after each of
-        ``FAILOVER_WAITS`` (under two seconds in all), then the failure is raised. Each call's slots are
-        the ones its node served when the wave began: another thread may read the map again meanwhile,
-        and the dead node is then in it no more."""
-        slots = self._a_slot_of(calls)
+        """Each (node, command) sent to that node, every one written before any reply is read: one wave, for
+        reads that name their node (SCAN of each primary, DBSIZE, script loads), which may be sent twice.
+        ``keys``: each command's keys read as arguments (for the trace). An error reply is returned in place.
+
+        When a node cannot be reached (a primary that died), the slot map is read again and the wave goes
+        to the nodes serving its slots now, after each of ``FAILOVER_WAITS``: a node's map may name the
+        dead primary for a moment after the promotion. The slots are those served when the wave began."""
+        served = self._slot_served_by()  # a slot each call's node serves, or last served (None: never)
+        slots = [served.get(node.name) for node, _ in calls]
         for wait in FAILOVER_WAITS:
             try:
                 return self._on_nodes(calls, keys)
@@ -208,16 +193,9 @@ class TracedRedisCluster(RedisCluster):
                 calls = [(self.nodes_manager.get_node_from_slot(slot), args) for slot, (_, args) in zip(slots, calls)]
         return self._on_nodes(calls, keys)  # the last attempt: its failure is raised
 
-    def _a_slot_of(self, calls: list[tuple[ClusterNode, tuple]]) -> list[int | None]:
-        """A slot each call's node serves, or last served (None: it never served one)."""
-        served = self._slot_served_by()
-        return [served.get(node.name) for node, _ in calls]
-
     def _slot_served_by(self) -> dict[str, int]:
-        """A slot each node served in the latest slot map this client holds, by node name, and for a
-        node no longer in it (a dead primary, dropped when another thread read the map again after
-        the caller listed the nodes) the slot it served in an earlier one: a command sent to that
-        node follows its slot to the node serving it now. Worked out once per map read, not per wave."""
+        """A slot each node served in the latest slot map, by name, and for a node no longer in it (a dead
+        primary) the slot it served in an earlier one, which a command to it follows. Once per map read."""
         slots = self.nodes_manager.slots_cache
         if self._served_map is not slots:
             latest: dict[str, int] = {}

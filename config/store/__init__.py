@@ -1,9 +1,5 @@
-"""Redis access for the cross-cutting pieces: the error family, transactions, events, health.
-Sign-ins and their rate limit are in ``config.store.signins``, add forms' tokens in ``config.store.once``.
-
-The only module of the config app that talks to Redis (besides the client
-factory in ``config.redis``).
-"""
+"""Redis access for the cross-cutting pieces: the error family, transactions, events, health. Sign-ins
+and their rate limit are in ``config.store.signins``, add forms' tokens in ``config.store.once``."""
 
 from __future__ import annotations
 
@@ -27,13 +23,8 @@ T = TypeVar("T")
 
 
 class StoreError(Exception):
-    """Every refusal of a store write or read: nothing was written.
-
-    The one family every app raises, so views handle refusals one way:
-    ``NotFound`` is a 404 (see ``config.shortcuts.or_404``), ``Refused`` a form
-    error on ``field`` (or the form as a whole), ``EditConflict`` a form shown
-    again with what changed, ``Busy`` the 409 page.
-    """
+    """Every refusal of a store write or read: nothing was written. One family, handled one way: NotFound
+    a 404, Refused a form error on ``field``, EditConflict the form with what changed, Busy the 409 page."""
 
     def __init__(self, message: str = "", field: str | None = None):
         super().__init__(message)
@@ -46,8 +37,7 @@ class NotFound(StoreError, LookupError):
 
 
 class Refused(StoreError, ValueError):
-    """The data breaks a rule (a bound, a uniqueness, a cycle); ``field`` names the form field
-    ("" or None: the form as a whole), ``errors`` every refused field's message."""
+    """The data breaks a rule; ``field`` names the form field (None: the form), ``errors`` every one's."""
 
     def __init__(self, message: str = "", field: str | None = None, errors: dict[str, str] | None = None):
         super().__init__(message, field)
@@ -61,8 +51,7 @@ class Refused(StoreError, ValueError):
 
 
 class EditConflict(StoreError):
-    """The object changed since the form was loaded (a stale version); nothing was written.
-    ``current``: what the store knows of the object now, for the conflict page."""
+    """The object changed since the form was loaded; ``current``: what it is now, for the conflict page."""
 
     def __init__(self, message: str = "", field: str | None = None, current=None):
         super().__init__(message, field)
@@ -79,22 +68,14 @@ def watch_retries() -> int:
 
 
 def back_off(attempt: int) -> None:
-    """A short random pause that grows with each lost race (at most 50 ms), so that writers
-    colliding on one hot key spread out instead of colliding again in lockstep."""
+    """A random pause growing with each lost race, so writers on one hot key do not collide in lockstep."""
     time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
 
 
 def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | None = None) -> T:
-    """Optimistic read-modify-write, the one WATCH loop of every app.
-
-    WATCH ``watch`` on a transaction pipeline, then ``work(pipe)`` reads (each
-    read is its own round trip until MULTI), may WATCH more keys, calls
-    ``pipe.multi()`` and queues its writes, or returns before ``multi()`` to
-    write nothing. EXEC then applies the writes whole, or fails because a
-    watched key changed, and the whole thing runs again on fresh reads after
-    ``back_off``. Past ``retries`` lost races (the ``STORE_WATCH_RETRIES``
-    setting by default): Busy.
-    """
+    """Optimistic read-modify-write, the one WATCH loop of every app. ``work(pipe)`` reads, then calls
+    ``pipe.multi()`` and queues its writes (or returns to write nothing). When a watched key changed, it
+    all runs again on fresh reads after ``back_off``; past ``retries`` lost races: Busy."""
     watched = tuple(watch)
     for attempt in range(retries or watch_retries()):
         with client().pipeline(transaction=True) as pipe:
@@ -111,8 +92,7 @@ def transact(work: Callable[..., T], watch: Iterable[str] = (), retries: int | N
 
 
 def batched(items: Iterable[T], size: int = 500) -> Iterator[list[T]]:
-    """``items`` in lists of ``size``, the last one shorter: a pipeline's worth at a time
-    for checks, repairs and seeders that walk a whole keyspace."""
+    """``items`` in lists of ``size``: a pipeline's worth at a time, for walks of a whole keyspace."""
     batch: list[T] = []
     for item in items:
         batch.append(item)
@@ -124,8 +104,7 @@ def batched(items: Iterable[T], size: int = 500) -> Iterator[list[T]]:
 
 
 def pipelined(items: Iterable, queue: Callable[..., object]) -> list:
-    """``queue(pipe, item)`` for each item on one plain pipeline, and its replies in order;
-    nothing is sent when there are no items."""
+    """``queue(pipe, item)`` for each item on one plain pipeline, and its replies (none sent for none)."""
     items = list(items)
     if not items:
         return []
@@ -136,8 +115,7 @@ def pipelined(items: Iterable, queue: Callable[..., object]) -> list:
 
 
 def queue_event(pipe, event: Event, stream: str) -> None:
-    """Queue the event on the caller's transaction, capped at EVENTS_MAXLEN, in ``stream``:
-    the activity stream of the slot group the write's keys are in (``config.keys.events``)."""
+    """Queue the event, capped at EVENTS_MAXLEN, in its slot group's ``stream`` (``config.keys.events``)."""
     pipe.xadd(stream, event.fields(), maxlen=settings.EVENTS_MAXLEN, approximate=False)
 
 
@@ -170,8 +148,7 @@ def _failed(raw: str) -> FailedSignIn:
 
 
 def activity(signins: int = 10, staff: int = 10, events: int = 20, failed: int = 0) -> Activity:
-    """Everything the dashboard home shows from Redis, in one round trip; the failed
-    sign-ins only when asked (administrators see them)."""
+    """Everything the dashboard home shows from Redis, in one round trip; failed sign-ins when asked."""
     pipe = client().pipeline(transaction=False)
     pipe.lrange(keys.signins_recent(), 0, signins - 1)
     pipe.zrevrange(keys.signins_count(), 0, staff - 1, withscores=True)
@@ -196,23 +173,15 @@ def _stream_order(entry: tuple[str, dict]) -> tuple[int, int]:
 
 
 def newest_entries(streams: list[list[tuple[str, dict]]], count: int) -> list[tuple[str, dict]]:
-    """The ``count`` newest of several streams' XREVRANGE replies (each newest first), newest first.
-
-    Stream ids are times, so the streams of every slot group merge into one feed. Two groups
-    written in the same millisecond each number their own entries: their order between them is
-    the order of the sequence numbers, as close as the clock allows."""
+    """The ``count`` newest of several streams' XREVRANGE replies, newest first. Stream ids are times, so
+    the streams of every slot group merge into one feed (within a millisecond, by sequence number)."""
     return heapq.nlargest(count, (entry for stream in streams for entry in stream), key=_stream_order)
 
 
 def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
-    """Mark the events (newest first) whose object a newer event deleted, and those linking
-    to a deleted object's screen, so the feed says "deleted" instead of leading to a 404.
-
-    No further read is needed: a delete is newer than every event about its object, so any
-    delete that concerns a shown event is itself among the newest events shown. An object
-    removed without an event of its own (a reset, a cascade whose parent's screen was never
-    in the feed) still links; its screen answers 404 as before.
-    """
+    """Mark the events (newest first) whose object a newer event deleted, and those linking to its screen,
+    so the feed says "deleted" instead of leading to a 404. No further read: a delete is newer than every
+    event about its object, so it is itself among the events shown."""
     gone = {(e.app, e.entity, e.object_id) for e in events if e.gone}
     gone_links = {e.link for e in events if e.link and (e.app, e.entity, e.object_id) in gone}
     return [
@@ -224,32 +193,28 @@ def mark_deleted(events: list[LoggedEvent]) -> list[LoggedEvent]:
 
 
 def health() -> dict:
-    """Status for /healthz: version, memory, key count and eviction policy in one round trip (on a
-    cluster, one wave: each primary's memory, keys and policy, the first one's version)."""
+    """Status for /healthz in one round trip (on a cluster, one wave to every primary)."""
     if on_cluster():
         redis_cluster = client()
         primaries = redis_cluster.primaries()
         calls = [(primaries[0], ("INFO", "server"))]
         calls += [(node, args) for node in primaries for args in (("INFO", "memory"), ("DBSIZE",))]
         server, *each = redis_cluster.on_nodes(calls)
-        memory = sum(int(info["used_memory"]) for info in each[::2])
-        policy = _worst_policy(info.get("maxmemory_policy") for info in each[::2])
-        _remember_policy(policy)
-        return {"version": server["redis_version"], "used_memory": memory,
-                "used_memory_human": f"{memory / 2**20:.2f}M", "keys": sum(each[1::2]),
-                "maxmemory_policy": policy}  # fmt: skip
-    pipe = client().pipeline(transaction=False)
-    pipe.info("server")
-    pipe.info("memory")
-    pipe.dbsize()
-    server, memory, dbsize = pipe.execute()
-    _remember_policy(memory.get("maxmemory_policy"))
+    else:
+        pipe = client().pipeline(transaction=False)
+        pipe.info("server").info("memory").dbsize()
+        server, *each = pipe.execute()
+    memories = each[::2]
+    memory = sum(int(info["used_memory"]) for info in memories)
+    policy = _worst_policy(info.get("maxmemory_policy") for info in memories)
+    _remember_policy(policy)
+    human = memories[0]["used_memory_human"] if len(memories) == 1 else f"{memory / 2**20:.2f}M"
     return {
         "version": server["redis_version"],
-        "used_memory": memory["used_memory"],
-        "used_memory_human": memory["used_memory_human"],
-        "keys": dbsize,
-        "maxmemory_policy": memory.get("maxmemory_policy"),
+        "used_memory": memory,
+        "used_memory_human": human,
+        "keys": sum(each[1::2]),
+        "maxmemory_policy": policy,
     }
 
 
@@ -270,31 +235,24 @@ def _remember_policy(policy: str | None) -> None:
 
 
 def maxmemory_policy(max_age: float | None = None) -> str | None:
-    """Redis's ``maxmemory-policy`` (on a cluster the first primary's that can evict keys); None
-    when the server does not tell it. Read again only when the value kept in this process is
-    older than ``max_age`` seconds (``EVICTION_CHECK_SECONDS`` by default; 0 reads it now), so
-    a page showing the eviction banner costs a round trip at most that often.
-
-    INFO memory tells the policy to any client allowed INFO, where CONFIG GET is often
-    refused on a managed Redis."""
+    """Redis's ``maxmemory-policy`` (on a cluster, the first that can evict) or None, read again past
+    ``max_age`` seconds (``EVICTION_CHECK_SECONDS``) by INFO memory (managed Redis refuses CONFIG GET)."""
     at, policy = _policy_seen
     age = settings.EVICTION_CHECK_SECONDS if max_age is None else max_age
     if time.monotonic() - at < age:
         return policy
+    redis_client = client()
     if on_cluster():
-        redis_cluster = client()
-        replies = redis_cluster.on_nodes([(node, ("INFO", "memory")) for node in redis_cluster.primaries()])
-        policy = _worst_policy(info.get("maxmemory_policy") for info in replies)
+        replies = redis_client.on_nodes([(node, ("INFO", "memory")) for node in redis_client.primaries()])
     else:
-        policy = client().info("memory").get("maxmemory_policy")
+        replies = [redis_client.info("memory")]
+    policy = _worst_policy(info.get("maxmemory_policy") for info in replies)
     _remember_policy(policy)
     return policy
 
 
 def evicting_policy(max_age: float | None = None) -> str | None:
-    """The policy when it lets Redis evict keys (anything but ``noeviction``), else None.
-    An evicting Redis drops records, index entries and sessions without a word: every
-    invariant the apps keep can break."""
+    """The policy when it lets Redis evict keys (silently dropping records and index entries), else None."""
     policy = maxmemory_policy(max_age)
     return policy if policy and policy != SAFE_POLICY else None
 
@@ -324,8 +282,7 @@ def scan_prefix(prefix: str, count: int = 1000):
 
 
 def scan_ids(match: str, kind: str = "hash", count: int = 1000) -> Iterator[int]:
-    """The ids of the keys of type ``kind`` matching ``match`` (a record's key with ``*`` for its id,
-    last), by SCAN (never KEYS); a key whose last segment is not a number is no record."""
+    """The ids of the keys of type ``kind`` matching ``match`` (``*`` for the id, last), by SCAN."""
     for key in client().scan_iter(match=match, count=count, _type=kind):
         tail = key.rsplit(":", 1)[1]
         if tail.isdigit():
@@ -338,13 +295,10 @@ def holds_prefix(prefix: str) -> bool:
 
 
 def delete_prefix(prefix: str, batch: int = 1000) -> int:
-    """UNLINK every key under ``prefix``, ``batch`` keys a round trip; returns how many went. One UNLINK
-    per key in a plain pipeline: the keys may hash to many slots (on a cluster, each to its node)."""
-    return sum(sum(pipelined(chunk, _queue_unlink)) for chunk in batched(scan_prefix(prefix), batch))
-
-
-def _queue_unlink(pipe, key: str) -> None:
-    pipe.unlink(key)
+    """UNLINK every key under ``prefix``, one a key (on a cluster, each to its node); returns how many."""
+    return sum(
+        sum(pipelined(chunk, lambda pipe, key: pipe.unlink(key))) for chunk in batched(scan_prefix(prefix), batch)
+    )
 
 
 # --- integrity reads and repairs (see config/core_integrity.py) ---------------------

@@ -6,21 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import chain
 
-from config.store.scripts import queue_script, run_script
+from config.store.scripts import lua, queue_script, run_script
 
-# KEYS: the key of each command, in order. ARGV, command after command: its argument count,
-# its name, its arguments; every argument a string (a score is never rounded on the way), no
-# key name built here. Plain arguments rather than one JSON document: decoding JSON in Lua
-# costs the server more than the commands themselves.
-BULK = """
-local at = 1
-for i = 1, #KEYS do
-  local count = tonumber(ARGV[at])
-  redis.call(ARGV[at + 1], KEYS[i], unpack(ARGV, at + 2, at + 1 + count))
-  at = at + 2 + count
-end
-return #KEYS
-"""
+BULK = lua(__file__, "bulk")
 
 
 def _text(value) -> str:
@@ -30,16 +18,10 @@ def _text(value) -> str:
 class BulkWrite:
     """New records and their index entries, sent as one script of plain commands per ``send``.
 
-    It takes a pipeline's signatures (the catalog's ``queue_indexes``, the CMS's
-    post loader, the review machinery's bulk writer and ``queue_event`` write to
-    it as to a pipeline), and one of its own for a record's many small writes
-    (``sadd_each``), which callers use when it has it. New records
-    only add to the indexes (members, fields, counts), and adds commute, so the
-    additions to one key become one ZADD/SADD/HSET (and one ZINCRBY per tag)
-    for the whole batch: exactly what one command per record would write, in
-    far fewer commands. Whole hashes and stream entries are commands of their
-    own. The script runs every command with its key from KEYS, atomically, in
-    one round trip, whatever the batch's size; the client only lists strings.
+    It takes a pipeline's signatures (the stores write to it as to a pipeline), and ``sadd_each`` for a
+    record's many small writes. New records only add to the indexes, and adds commute, so the additions to
+    one key become one ZADD/SADD/HSET (one ZINCRBY per tag) for the whole batch: what one command per
+    record would write, in far fewer commands, atomically, in one round trip.
     """
 
     CHUNK = 1000  # arguments a command at most (Lua's unpack takes a few thousand)
@@ -113,18 +95,12 @@ class BulkWrite:
         return keys, args
 
     def queue(self, pipe) -> None:
-        """Queue everything queued as one script on ``pipe`` (a transaction with other writes); the
-        pipeline makes sure the server has the script first."""
+        """Queue everything queued as one script on ``pipe`` (a transaction with other writes), checked."""
         keys, args = self.prepared()
         if keys:
             queue_script(pipe, BULK, keys, args, checked=True)
 
     def send(self) -> int:
         """Run everything queued as one script (one round trip); returns the commands it ran."""
-        return self.send_later()()
-
-    def send_later(self):
-        """Everything queued, taken now, as a write to run later (on a ``Sender``'s thread):
-        returns the commands it ran."""
         keys, args = self.prepared()
-        return lambda: run_script(BULK, keys, args) if keys else 0
+        return run_script(BULK, keys, args) if keys else 0

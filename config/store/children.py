@@ -1,29 +1,21 @@
 """Referenced children with a partial embed and an aggregate on the parent.
 
-One machinery for the e-book's one-to-many patterns, shared by the catalog's
-reviews and the CMS's comments:
+One machinery for the e-book's one-to-many patterns, shared by the catalog's reviews and the CMS's comments:
 
-- Referenced (unbounded one-to-many): each child is a hash of its own
-  (``catalog:review:<id>``), and a sorted set per parent scored by time
-  (``catalog:product:<id>:reviews``) is the source of truth for which children
-  a parent has, newest last.
-- Partial embed: the parent hash holds a JSON copy of its N newest children
-  (``recent_reviews``), so the parent's page shows them without reading a
-  single child hash.
-- Aggregate: the parent hash holds the count of its children and, optionally,
-  the sum of one numeric field (``num_reviews``, ``sum_ratings``), so averages
-  and sorts need no scan. ``scores`` names sorted sets that score the parent by
-  its aggregate (the catalog's sort by rating and by review count).
+- Referenced (unbounded one-to-many): each child is a hash of its own (``catalog:review:<id>``), and a
+  sorted set per parent scored by time (``catalog:product:<id>:reviews``) is the source of truth for which
+  children a parent has, newest last.
+- Partial embed: the parent hash holds a JSON copy of its N newest children (``recent_reviews``), so the
+  parent's page shows them without reading a single child hash.
+- Aggregate: the parent hash holds the count of its children and, optionally, the sum of one numeric
+  field (``num_reviews``, ``sum_ratings``), so averages and sorts need no scan. ``scores`` names sorted
+  sets that score the parent by its aggregate (the catalog's sort by rating and by review count).
 
-Every add and delete is one Lua script that checks and writes the child, the
-set, the parent's embed and aggregate, the score indexes and the event
-atomically, with every key it touches passed in KEYS (no key name is built
-inside Lua). An add is one round trip: its id comes from this process's block
-(``config.store.ids``), which the script checks. A delete reads the child and the newest
-N+1 ids first (the embed's refill needs their keys), then runs a script that
-refuses, and is retried, if those ids changed meanwhile. "Newest" is the
-sorted set's own reverse order: score, then member, as ZREVRANGE returns them,
-so the embed can be checked against the set exactly.
+Every add and delete is one Lua script (``lua/child_*.lua``) writing the child, the set, the parent's
+embed and aggregate, the score indexes and the event atomically. An add is one round trip: its id comes
+from this process's block (``config.store.ids``). A delete reads the child and the newest N+1 ids first
+(the embed's refill needs their keys), then runs a script that refuses, and is retried, if those ids
+changed meanwhile. "Newest" is ZREVRANGE's order, so the embed can be checked against the set exactly.
 """
 
 from __future__ import annotations
@@ -39,19 +31,19 @@ from django.conf import settings
 from config.activity import Event
 from config.redis import client
 from config.store import Busy, EditConflict, NotFound, back_off, pipelined, watch_retries
-from config.store.children_scripts import ADD, DELETE
 from config.store.ids import IdBlock
-from config.store.scripts import outcome, run_script
+from config.store.scripts import lua, outcome, register, run_script
 from config.store.sorting import queue_sort
 
 __all__ = ["Child", "ChildCollection", "NotFound"]
 
+ADD = register(lua(__file__, "children", "child_add"))
+DELETE = register(lua(__file__, "children", "child_delete"))
 _TIME_THEN_ID = itemgetter(0, 1)  # a bulk row's (time, id): the order ZREVRANGE reverses
 
 
 class Child(NamedTuple):
-    """A child for ``queue_bulk``: its id (already drawn), its fields and its time. A tuple: a bulk
-    load makes one per child, and a tuple is cheaper to build than a frozen dataclass."""
+    """A child for ``queue_bulk`` (its id already drawn). A tuple: cheaper to build than a dataclass."""
 
     id: int
     fields: dict[str, str]
@@ -74,8 +66,7 @@ class ChildCollection:
     summed: str = ""  # child field summed (an integer)
     embed_size: int = 3
     page_fields: tuple[str, ...] = field(default=())  # fields read for a page; embed_fields when empty
-    # Sorted sets scoring each parent by its aggregate: (the key, by the parent's id; "count" or
-    # "average"), written by every add and delete (the average rounded to 6 decimals, 0 with no children).
+    # Sorted sets scoring each parent by its aggregate: (the key, by the parent's id; "count" or "average").
     scores: tuple[tuple[Callable[[int], str], str], ...] = ()
     # A parent's children as SORT ... GET joins them (``*`` is the id), where their keys' other
     # segments depend on the parent (a partition's tag); child_key("*") when None.
@@ -90,10 +81,7 @@ class ChildCollection:
 
     def initial_fields(self) -> dict[str, str]:
         """Fields a parent is created with: its count tells the machinery that it exists."""
-        fields = {self.embed_field: "[]", self.count_field: "0"}
-        if self.sum_field:
-            fields[self.sum_field] = "0"
-        return fields
+        return self._derived([], 0, 0)
 
     # --- reads ------------------------------------------------------------------
 
@@ -103,13 +91,7 @@ class ChildCollection:
         return json.loads(raw)
 
     def queue_page(self, pipe, parent_id: int, offset: int, limit: int) -> None:
-        """Queue the reads of one page, newest first, and its total: two commands, no round trip.
-
-        SORT ... BY nosort on a sorted set keeps the set's order and applies
-        LIMIT as a range, and GET child:*->field joins each id to its hash
-        fields inside Redis, so a page costs one round trip whatever its size
-        (as a script, ``config.store.sorting``: a cluster refuses SORT's GET).
-        """
+        """Queue the reads of one page, newest first, and its total: SORT ... BY nosort ... GET, as a script."""
         fields = self.page_fields or self.embed_fields
         pattern = self.child_glob(parent_id) if self.child_glob else self.child_key("*")
         gets = ["#", *(f"{pattern}->{name}" for name in fields)]
@@ -141,19 +123,21 @@ class ChildCollection:
         event: Callable[[int], Event],
         label: str,
     ) -> tuple[int, str]:
-        """Add a child whose id comes from this process's ``block``; returns its id and the parent's
-        ``label`` field (for the screen's message).
-
-        One round trip: ``ADD`` writes the child, the set, the embed, the aggregate, the score indexes
-        and the event, after refusing an id the counter has not reached (the data was reset since the
-        block was drawn) or that a child holds; the block is then drawn again, once. Raises NotFound,
-        writing nothing, for a missing parent, and Busy when the new block's id is refused too.
-        """
+        """Add a child whose id comes from ``block``; returns its id and the parent's ``label`` field. An id
+        refused (the data was reset, or a child holds it) draws the block again, once, then Busy."""
         parent_key = self.parent_key(parent_id)
+        stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
         for _ in range(2):
             child_id = block.take()
-            spec = {**self._add_spec(child_id, parent_id, fields, at), "label": label}
-            spec["drawn"] = str(block.count_of(child_id))
+            spec = {
+                "id": str(child_id),
+                "at": repr(at),
+                "amount": str(int(stored[self.summed])) if self.summed else "0",
+                "fields": [part for pair in stored.items() for part in pair],
+                "copy": self._copy(child_id, stored),
+                "label": label,
+                "drawn": str(block.count_of(child_id)),
+            }
             keys = [parent_key, self.index_key(parent_id), self.child_key(child_id), self.ids_key(parent_id)]
             try:
                 (parent_label,) = self._run(ADD, keys, spec, parent_id, event(child_id))
@@ -171,18 +155,10 @@ class ChildCollection:
         event: Event | Callable[[dict[str, str]], Event] | None = None,
         expected_parent: int | None = None,
     ) -> dict[str, str]:
-        """Delete a child, refilling the parent's embed; returns the child's fields.
-
-        ``event`` is an Event, or a function of the child's fields that builds it.
-
-        Reads the child and its parent's newest N+1 ids (one round trip when
-        ``expected_parent`` is given, two otherwise), then one script checks
-        that those ids are still the newest and writes everything; if a
-        concurrent add or delete changed them, it reads again (bounded by
-        ``STORE_WATCH_RETRIES``, then Busy). With ``expected_parent``, a child
-        of another parent is NotFound (a URL naming both ids must not reach a
-        child through the wrong parent).
-        """
+        """Delete a child, refilling the parent's embed; returns the child's fields. ``event``: an Event,
+        or a function of the child's fields. When a concurrent write changed the newest ids read, it reads
+        again (``STORE_WATCH_RETRIES``, then Busy). With ``expected_parent``, a child of another parent is
+        NotFound: a URL naming both ids must not reach a child through the wrong parent."""
         return self.delete_named(child_id, event, expected_parent)[1]
 
     def delete_named(
@@ -192,8 +168,7 @@ class ChildCollection:
         expected_parent: int | None = None,
         label: str = "",
     ) -> tuple[str | None, dict[str, str]]:
-        """``delete``, with the parent's ``label`` field (for the screen's message) read in the same
-        round trip as the child when ``expected_parent`` is given; NotFound when that parent is gone."""
+        """``delete``, with the parent's ``label`` field read beside the child (given ``expected_parent``)."""
         child_key = self.child_key(child_id)
         for attempt in range(watch_retries()):
             child, top, named = self._read_for_delete(child_key, expected_parent, label)
@@ -215,16 +190,8 @@ class ChildCollection:
         raise Busy(child_key)
 
     def queue_bulk(self, pipe, parent_id: int, children: Sequence[Child]) -> dict[str, str]:
-        """Queue a new parent's children (ids already drawn) on ``pipe``; returns the parent's fields.
-
-        The public bulk writer for seeders and importers: it queues the child
-        hashes and the set (one ZADD), and returns the embed and aggregate
-        fields the caller writes with the parent hash itself, exactly what one
-        ``add`` per child would have left. ``pipe`` is anything with the
-        pipeline's ``hset``/``zadd`` (a redis-py pipeline, deeply filled).
-        Each child's time is written once as text (its repr reads back as the
-        same float, so the set's scores are the ones ``add`` writes).
-        """
+        """Queue a new parent's children (ids drawn) on ``pipe``; returns the embed and aggregate fields the
+        caller writes with the parent, exactly what one ``add`` per child would have left."""
         parent, parent_field, time_field, summed = str(parent_id), self.parent_field, self.time_field, self.summed
         stored_all = [{**child.fields, parent_field: parent, time_field: repr(child.at)} for child in children]
         hashes = list(zip(map(self.child_key, [child.id for child in children]), stored_all))
@@ -234,18 +201,18 @@ class ChildCollection:
             pipe.hset(key, mapping=stored)
         if rows:
             pipe.zadd(self.index_key(parent_id), {member: stored[time_field] for _, member, stored in rows})
-        # Only the newest are copied: chosen as ``_newest`` orders the copies (a time's repr reads back the same).
+        # Only the newest are copied: chosen as ``newest`` orders the copies (a time's repr reads back the same).
         rows.sort(key=_TIME_THEN_ID, reverse=True)
-        copies = [self._copy(member, stored) for _, member, stored in rows[: self.embed_size]]
-        derived = {self.embed_field: json.dumps(copies), self.count_field: str(len(rows))}
-        if self.sum_field:
-            derived[self.sum_field] = str(total)
-        return derived
+        return self._derived(
+            [self._copy(member, stored) for _, member, stored in rows[: self.embed_size]], len(rows), total
+        )
 
     def queue_scores(self, pipe, parent_id: int, count: int, total: int) -> None:
         """Queue the score indexes for a parent's aggregate (creation, bulk writes, repairs)."""
         for key, kind in self.scores:
-            pipe.zadd(key(parent_id), {str(parent_id): average_score(count, total) if kind == "average" else count})
+            # As the scripts score it: the average rounded to 6 decimals, 0 with no children.
+            average = round(total / count, 6) if count else 0.0
+            pipe.zadd(key(parent_id), {str(parent_id): average if kind == "average" else count})
 
     def queue_delete_all(self, pipe, parent_id: int, child_ids: Iterable[str]) -> None:
         """Queue the removal of every child of a parent (the parent's own delete does the rest)."""
@@ -271,18 +238,10 @@ class ChildCollection:
 
     def repair(self, parent_id: int) -> None:
         """Rebuild a parent's embed, aggregate and score indexes from its children, in one transaction."""
-        index_key = self.index_key(parent_id)
-        ids = client().zrange(index_key, 0, -1)
-        amounts = self._amounts(ids)
-        total = sum(amounts)
+        ids = client().zrange(self.index_key(parent_id), 0, -1)
+        total = sum(self._amounts(ids))
         pipe = client().pipeline(transaction=True)
-        mapping = {
-            self.embed_field: json.dumps(self.expected_embed(parent_id)),
-            self.count_field: str(len(ids)),
-        }
-        if self.sum_field:
-            mapping[self.sum_field] = str(total)
-        pipe.hset(self.parent_key(parent_id), mapping=mapping)
+        pipe.hset(self.parent_key(parent_id), mapping=self._derived(self.expected_embed(parent_id), len(ids), total))
         self.queue_scores(pipe, parent_id, len(ids), total)
         pipe.execute()
 
@@ -304,27 +263,24 @@ class ChildCollection:
 
     def newest(self, copies: list[dict[str, str]]) -> list[dict[str, str]]:
         """The embed for these child copies ({"id", *embed_fields}), as ``add`` would leave it."""
-        return self._newest(copies)
+        # ZREVRANGE order: score descending, then member descending (as bytes).
+        ordered = sorted(copies, key=lambda item: (float(item[self.time_field]), item["id"]), reverse=True)
+        return ordered[: self.embed_size]
 
     # --- internals --------------------------------------------------------------
 
-    def _add_spec(self, child_id: int, parent_id: int, fields: dict[str, str], at: float) -> dict:
-        """What an add script writes of the child: its fields, its time and summed amount, its embedded copy."""
-        stored = {**fields, self.parent_field: str(parent_id), self.time_field: repr(at)}
-        return {
-            "id": str(child_id),
-            "at": repr(at),
-            "amount": str(int(stored[self.summed])) if self.summed else "0",
-            "fields": [part for pair in stored.items() for part in pair],
-            "copy": self._copy(child_id, stored),
-        }
+    def _derived(self, copies: list[dict[str, str]], count: int, total: int) -> dict[str, str]:
+        """The parent's embed and aggregate fields."""
+        derived = {self.embed_field: json.dumps(copies), self.count_field: str(count)}
+        if self.sum_field:
+            derived[self.sum_field] = str(total)
+        return derived
 
     def _copy(self, child_id: int | str, stored: dict[str, str]) -> dict[str, str]:
         return {"id": str(child_id), **{name: stored.get(name, "") for name in self.embed_fields}}
 
     def _run(self, source: str, keys: list[str], spec: dict, parent_id: int, event: Event | None, extra=()) -> list:
-        """Run an add or delete script (the shared part of the spec, the score keys, the event): its
-        ``ok`` payload; NotFound for a missing parent or child, EditConflict for stale ids."""
+        """Run an add or delete script, with the spec's shared part, the score keys and the event."""
         scores_at = len(keys) + 1
         keys = [*keys, *(key(parent_id) for key, _ in self.scores)]
         events_at = len(keys) + 1
@@ -350,9 +306,7 @@ class ChildCollection:
     def _read_for_delete(
         self, child_key: str, expected_parent: int | None, label: str = ""
     ) -> tuple[dict[str, str], list[str], str | None]:
-        """The child's fields, its parent's newest N+1 ids and (with ``label`` and ``expected_parent``)
-        the parent's ``label`` field; NotFound for a missing child or, with ``expected_parent``, a child
-        of another parent or of one that is gone."""
+        """The child's fields, its parent's newest N+1 ids and (with ``expected_parent``) ``label`` field."""
         named = label and expected_parent is not None
         pipe = client().pipeline(transaction=False)
         if named:
@@ -376,17 +330,6 @@ class ChildCollection:
             return []
         return [int(v or 0) for v in pipelined(ids, lambda p, i: p.hget(self.child_key(i), self.summed))]
 
-    def _newest(self, items: list[dict[str, str]]) -> list[dict[str, str]]:
-        # ZREVRANGE order: score descending, then member descending (as bytes).
-        ordered = sorted(items, key=lambda item: (float(item[self.time_field]), item["id"]), reverse=True)
-        return ordered[: self.embed_size]
-
     def _copies(self, ids: list[str]) -> list[dict[str, str]]:
-        """The embed copies of these children, read in one pipeline."""
         values = pipelined(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
         return [{"id": i, **dict(zip(self.embed_fields, (v or "" for v in held)))} for i, held in zip(ids, values)]
-
-
-def average_score(count: int, total: int) -> float:
-    """The average as the scripts score it: rounded to 6 decimals, 0 with no children."""
-    return round(total / count, 6) if count else 0.0

@@ -1,12 +1,8 @@
 """Ids drawn from Redis in blocks: one INCRBY hands this process the next ``ID_BLOCK`` ids of an entity.
 
-Every id still comes from the Redis counter (enumerable keys), so two processes
-never hold the same block; the block only saves the round trip that drew one id
-per new document (a product, a review, a comment). The write's own script
-refuses an id the counter has not reached (the data was reset since the block
-was drawn) or that a document already holds, and the writer then draws a new
-block and tries once more. Ids skipped when a process ends are never reused:
-ids are unique, not dense.
+Two processes never hold the same block; the block saves the round trip that drew one id per document.
+The write's script refuses an id the counter has not reached (the data was reset since) or that a
+document holds, and the writer draws a new block once. Ids skipped are never reused: unique, not dense.
 """
 
 from __future__ import annotations
@@ -20,12 +16,8 @@ ID_BLOCK = 100  # ids one INCRBY reserves for this process
 
 
 class IdBlock:
-    """Ids reserved from one Redis counter for this process, handed out in turn. A forked process
-    draws its own.
-
-    The counter counts; the id of count n is ``n * stride + offset``, so that the counters of a
-    partitioned app (the catalog's, one a partition) hand out ids that name their partition
-    (``n * partitions + p``) and never meet. With the defaults the id is the count."""
+    """Ids reserved from one Redis counter for this process (a fork draws its own). The id of count n is
+    ``n * stride + offset``: a partitioned app's counters hand out ids that name their partition."""
 
     def __init__(self, counter_key: str, stride: int = 1, offset: int = 0):
         self.counter_key, self.stride, self.offset = counter_key, stride, offset

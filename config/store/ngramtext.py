@@ -1,15 +1,6 @@
-"""How the trigram index reads text: folded words, their pieces, the words a vocabulary keeps, and a
-query with what checks a name against it. Plain Python, no Redis: the index (``config.store.ngrams``)
-and the apps' writers and checks share it.
-
-A word is a run of letters and digits, case and accents folded (``fold``, ``words``). Each word of
-three characters or more is cut into its overlapping three-character pieces (``word_grams``,
-``grams``), and every word into its one- and two-character pieces (``short_grams``): a query of one or
-two characters ("電", "電話", "x2") is then one piece, whose set holds exactly the names holding it
-anywhere, in any script. A word of four to ``KEPT_LENGTH`` characters is one a vocabulary keeps
-(``kept``), listed under its suffixes (``suffixes``). Each of a query's words must lie inside the name
-(``Query.matches``).
-"""
+"""How the trigram index reads text: folded words (runs of letters and digits), their pieces, the words a
+vocabulary keeps, and a query with what checks a name against it. Plain Python, no Redis: the index
+(``config.store.ngrams``) and the apps' writers and checks share it."""
 
 from __future__ import annotations
 
@@ -25,8 +16,7 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def fold(text: str) -> str:
-    """NFKD, combining marks dropped, casefolded, NFKC: "Café" and "CAFE" fold alike. ASCII text is
-    its own NFKD and NFKC and has no combining mark, and its casefold is its lowercase: that at once."""
+    """NFKD, combining marks dropped, casefolded, NFKC: "Café" and "CAFE" fold alike (ASCII: lowercase)."""
     if text.isascii():
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text or "")
@@ -70,8 +60,8 @@ def kept_words(text: str) -> set[str]:
 
 
 def suffixes(word: str) -> list[str]:
-    """A kept word's entries in the vocabulary: each suffix of four characters or more, then the word
-    (``"edge\x00clearedge"``): a word of four or more is inside ``word`` when a suffix starts with it."""
+    """A kept word's vocabulary entries, each suffix of four or more then the word (``"edge\x00clearedge"``):
+    a word is inside ``word`` when a suffix starts with it."""
     return [f"{word[i:]}\x00{word}" for i in range(len(word) - N)]
 
 
@@ -97,13 +87,10 @@ class Query:
 
     @property
     def exact(self) -> bool:
-        """Whether holding every piece is matching: each word is one piece (three characters or fewer).
-        A word of letters and digits found inside a folded name lies inside one of its words, whose
-        pieces hold it; so no candidate's name needs checking."""
+        """Whether holding every piece is matching: each word is one piece (three characters or fewer)."""
         return all(len(w) <= N for w in (*self.long, *self.short))
 
     def matches(self, name: str) -> bool:
-        """Whether ``name`` really holds the query: every word inside it. The name is folded once (a
-        search checks up to a thousand or two candidates' names in a page)."""
+        """Whether ``name`` really holds the query: every word inside it (the name folded once)."""
         folded = fold(name)
         return all(w in folded for w in self.long) and all(w in folded for w in self.short)

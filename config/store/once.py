@@ -10,8 +10,7 @@ ONCE_TTL = 86_400  # a form's one-time token is remembered for a day
 
 
 def claim_form_token(token: str) -> bool:
-    """Claim an add form's one-time token: True for the first post of the form, False for any
-    later one (SET NX, atomic, so two posts racing cannot both win)."""
+    """Claim an add form's one-time token: True for the first post only (SET NX: two racing cannot win)."""
     return bool(client().set(keys.form_token(token), "", nx=True, ex=ONCE_TTL))
 
 
@@ -21,8 +20,7 @@ def settle_form_token(token: str, made: str) -> None:
 
 
 def release_form_token(token: str) -> None:
-    """Give a token back when its save wrote nothing (refused, or failed), so the corrected
-    form can be sent again."""
+    """Give a token back when its save wrote nothing, so the corrected form can be sent again."""
     client().delete(keys.form_token(token))
 
 

@@ -1,19 +1,13 @@
 """The one module that sends Lua scripts, on one server and on a Redis Cluster alike.
 
-A call is redis-py's ``Script``: EVALSHA, one round trip, sent on a cluster to the node
-serving the script's first key. A server that lacks the script (started since, a promoted
-replica, a node that never ran it) answers NOSCRIPT; ``Script`` then loads it and sends the
-call again. Stores that want no such extra round trip on a first call load their scripts
-beforehand (``load``), as a pipeline must: it cannot recover in the middle. A short read may
-go ``whole`` instead (EVAL, its source every time: no NOSCRIPT, no SCRIPT LOAD), as the key
-browser's do, on the client they are given, and in waves to named cluster nodes
-(``script_command``).
+A call is redis-py's ``Script``: EVALSHA, sent on a cluster to the node of the script's first key. A server
+that lacks the script answers NOSCRIPT; ``Script`` then loads it and sends the call again. A pipeline
+cannot recover in the middle: its scripts are loaded beforehand (``load``), or go ``whole`` (EVAL).
 
-Every write script answers one flat array whose first element is its status, decoded here
-alone (``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message, field}``
-(field, optional, the form field that named what is gone), ``{'refused', field, message, ...}``
-(field and message pairs; field '' for the form as a whole) and ``{'conflict', ...}`` (the
-current state, for the conflict page).
+Every write script answers one flat array whose first element is its status, decoded here alone
+(``outcome``): ``{'ok', ...}`` (the rest is the payload), ``{'missing', message, field}`` (field,
+optional, the form field that named what is gone), ``{'refused', field, message, ...}`` (field '' for the
+form as a whole) and ``{'conflict', ...}`` (the current state, for the conflict page).
 """
 
 from __future__ import annotations
@@ -32,8 +26,8 @@ _registered: dict[str, None] = {}  # every source registered or run, in order: w
 
 
 def lua(anchor: str, *names: str) -> str:
-    """The Lua of ``lua/<name>.lua`` beside the module ``anchor`` (its ``__file__``), the files joined
-    in the order named: Lua lives in .lua files, where an editor and a linter can read it as Lua."""
+    """The Lua of ``lua/<name>.lua`` beside the module ``anchor`` (its ``__file__``), joined in the order
+    named: Lua lives in .lua files, where an editor and a linter can read it as Lua."""
     folder = Path(anchor).with_name("lua")
     return "\n".join((folder / f"{name}.lua").read_text() for name in names)
 
@@ -52,10 +46,7 @@ def _script(source: str) -> Script:
 
 
 def run_script(source: str, keys: list, args: list = (), *, on=None, whole: bool = False):
-    """Run a script: EVALSHA, one round trip where the server has it (see the module's docstring).
-    ``on``: the client to send it with (the domain client if None; the key browser's keeps bytes).
-    ``whole``: EVAL, the source sent every time, for a short read that must cost one round trip
-    whatever the server's script cache holds and send no SCRIPT LOAD (the key browser's)."""
+    """Run a script (EVALSHA) on ``on`` (default: the domain client); ``whole``: EVAL, no NOSCRIPT."""
     redis_client = client() if on is None else on
     if whole:
         return redis_client.execute_command(*script_command(source, keys, args, whole=True))
@@ -63,16 +54,13 @@ def run_script(source: str, keys: list, args: list = (), *, on=None, whole: bool
 
 
 def script_command(source: str, keys: list = (), args: list = (), whole: bool = False) -> tuple:
-    """A script's call as a command to send as it is: EVALSHA, or ``whole`` EVAL. Whole for a wave
-    to named nodes (``on_nodes`` of a cluster's client), where no NOSCRIPT is recovered."""
+    """A script's call as a command to send as it is (EVALSHA, or ``whole`` EVAL), for a wave to nodes."""
     head = ("EVAL", source) if whole else ("EVALSHA", _script(source).sha)
     return (*head, len(keys), *keys, *args)
 
 
 def outcome(reply: list, refused: type[Refused] = Refused) -> list:
-    """The payload of an ``ok`` reply; ``missing`` raises NotFound, ``refused`` Refused (or the
-    store's own kind of it; every field's message in ``errors``), ``conflict`` EditConflict (the
-    current state in ``current``)."""
+    """The payload of an ``ok`` reply; else NotFound, ``refused`` (a Refused) or EditConflict."""
     status, *rest = reply
     if status == "ok":
         return rest
@@ -89,11 +77,8 @@ def outcome(reply: list, refused: type[Refused] = Refused) -> list:
 def queue_script(
     pipe, source: str, keys: list[str], args: list = (), checked: bool = False, whole: bool = False
 ) -> None:
-    """Queue a script's EVALSHA on ``pipe``. A pipeline cannot load a script in the middle: send it
-    with ``execute`` (reads), ``load`` the script beforehand, or ask for it ``checked``: redis-py's
-    ``Script`` then makes sure the server has it before the pipeline's batch (SCRIPT EXISTS, one
-    more round trip, on one server; a cluster's pipeline does not). A short script queued on
-    pipelines whose callers run them themselves goes ``whole`` (EVAL), which no server refuses."""
+    """Queue a script's EVALSHA on ``pipe``; send it with ``execute``, ``load`` it beforehand, or ask for
+    it ``checked`` (SCRIPT EXISTS first, on one server). ``whole``: EVAL, for pipelines sent elsewhere."""
     if checked and isinstance(pipe, Pipeline):
         _script(source)(keys=keys, args=args, client=pipe)
     else:
@@ -101,10 +86,9 @@ def queue_script(
 
 
 def execute(pipe, writes: bool = False) -> list:
-    """Execute a pipeline holding queued scripts. Where the server lacked one (NOSCRIPT: that call
-    ran nothing), every script is loaded and the pipeline sent again: whole (reads, and scratch keys
-    a later command reads), or with ``writes`` only the refused calls (the others wrote; the calls
-    must commute). The first error left is raised."""
+    """Execute a pipeline holding queued scripts. Where the server lacked one (NOSCRIPT: that call ran
+    nothing), every script is loaded and the pipeline sent again: whole, or with ``writes`` only the
+    refused calls (the others wrote; the calls must commute). The first error left is raised."""
     commands = list(pipe.command_stack)
     replies = pipe.execute(raise_on_error=False)
     refused = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
@@ -125,9 +109,7 @@ def execute(pipe, writes: bool = False) -> list:
 
 
 def load(*sources: str, pipe=None) -> None:
-    """SCRIPT LOAD ``sources`` (every registered script if none), where scripts run: the server, or
-    every primary of a cluster (one wave). Given a plain pipeline on one server, queued on it ahead
-    of its calls (no round trip of its own); a cluster's pipelines refuse SCRIPT LOAD."""
+    """SCRIPT LOAD ``sources`` (default: every one registered) where scripts run, or queued on ``pipe``."""
     sources = sources or tuple(_registered)
     for source in sources:
         register(source)
@@ -144,9 +126,8 @@ def load(*sources: str, pipe=None) -> None:
 
 
 def run_together(calls: list[tuple], queue) -> tuple[list, list, int]:
-    """Run the write scripts of ``calls`` ((id, result, script keys, args) each) in one MULTI/EXEC, each
-    queued by ``queue(transaction, script keys, args)``, so they go together: the results of those that
-    wrote, the ids of those refused as stale (to read again), and how many found their record gone."""
+    """Run ``calls`` ((id, result, keys, args) each) in one MULTI/EXEC: the results written, the stale
+    ids, how many were gone."""
     transaction = client().pipeline(transaction=True)
     for _, _, script_keys, args in calls:
         queue(transaction, script_keys, args)

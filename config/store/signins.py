@@ -1,6 +1,5 @@
-"""Sign-ins in Redis: the recent list and counts (the Redis login-system tutorial), the sliding
-windows of failed sign-ins that rate-limit them (the key-value design notes), and their integrity
-reads and repairs (``config/core_integrity.py``)."""
+"""Sign-ins in Redis: the recent list and counts (the Redis login-system tutorial), the sliding windows
+of failed sign-ins that rate-limit them (``lua/signin_*.lua``), their integrity reads and repairs."""
 
 from __future__ import annotations
 
@@ -16,45 +15,12 @@ from config import keys
 from config.activity import Actor, SignIn
 from config.redis import client
 from config.store import _signin, scan_prefix
-from config.store.scripts import run_script
+from config.store.scripts import lua, run_script
 
-# Sliding window over failed sign-ins (the key-value design notes), for a username from one
-# address and for the address whatever the username, each with its own limit (KEYS[i] is
-# limited by ARGV[3 + i]). Atomic, so concurrent attempts cannot overrun a limit: an attempt
-# takes its slot in both windows before the password is checked, and gives it back if the
-# password was right. A refused attempt takes no slot, so a window always empties in time.
-_TAKE_ATTEMPT = """
-local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local wait = 0
-for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    wait = math.max(wait, tonumber(oldest[2]) + window - now)
-  end
-end
-if wait > 0 then return wait end
-for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, member)
-  redis.call('PEXPIRE', key, window)
-end
-return 0
-"""
+_TAKE_ATTEMPT = lua(__file__, "signin_attempt")
 
 
-# A failed sign-in (wrong password, or refused by the limit): listed for the
-# administrators, and when it is the one that fills the window of the username from its
-# address, the lock-out goes to the activity stream, in the same script.
-_RECORD_FAILURE = """
-local entry, kept, limit, maxlen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-redis.call('LPUSH', KEYS[2], entry)
-redis.call('LTRIM', KEYS[2], 0, kept - 1)
-if ARGV[5] == '1' and redis.call('ZCARD', KEYS[1]) == limit then
-  redis.call('XADD', KEYS[3], 'MAXLEN', maxlen, '*', unpack(ARGV, 6))
-  return 1
-end
-return 0
-"""
+_RECORD_FAILURE = lua(__file__, "signin_failure")
 
 
 @dataclass(frozen=True)
@@ -72,9 +38,8 @@ class Attempt:
 
 
 def take_signin_attempt(username: str, address: str, now: float | None = None) -> Attempt:
-    """A slot in the window of ``username`` from ``address`` (``SIGNIN_FAILURE_LIMIT``) and in
-    the window of ``address`` (``SIGNIN_ADDRESS_FAILURE_LIMIT``, higher: colleagues behind one
-    address share it). Failures from one address never lock the username out elsewhere."""
+    """A slot in the window of ``username`` from ``address`` and in the window of ``address`` (a higher
+    limit: colleagues share an address). Failures from one address never lock the username out elsewhere."""
     now_ms = int((time.time() if now is None else now) * 1000)
     user_key, address_key = keys.failed_signins_user(username, address), keys.failed_signins_address(address)
     member = f"{now_ms}-{uuid.uuid4().hex[:12]}"
@@ -85,8 +50,7 @@ def take_signin_attempt(username: str, address: str, now: float | None = None) -
 
 
 def release_signin_attempt(attempt: Attempt) -> None:
-    """The password was right: the attempt was no failure, and the user's earlier
-    failures from this address are forgiven (the address keeps its own)."""
+    """The password was right: the user's failures from this address are forgiven (not the address's)."""
     pipe = client().pipeline(transaction=True)
     pipe.delete(attempt.user_key)
     pipe.zrem(attempt.address_key, attempt.member)
@@ -94,9 +58,8 @@ def release_signin_attempt(attempt: Attempt) -> None:
 
 
 def record_failed_signin(attempt: Attempt | None, username: str, address: str, at: datetime) -> bool:
-    """A failed sign-in: wrong password (``attempt`` holds its slot), or refused by the
-    limit (``attempt`` is None). Returns whether this failure locked the username out
-    from this address; the lock-out is then in the activity stream."""
+    """A failed sign-in: wrong password (``attempt`` holds its slot), or refused (None). Returns whether
+    it locked the username out from this address (the lock-out is then in the activity stream)."""
     refused = attempt is None or not attempt.allowed
     entry = json.dumps({"user": username[:150], "addr": address, "at": at.timestamp(), "refused": refused})
     limit = settings.SIGNIN_FAILURE_LIMIT

@@ -1,144 +1,22 @@
 """``SORT … GET`` inside a script: the same reply, its joins read by the script itself.
 
-Redis Cluster refuses SORT's ``BY`` and ``GET`` patterns (Redis 6.2: "BY/GET option of SORT denied
-in Cluster mode"), even when every key they name shares the sorted key's slot. ``SORT_LUA`` is a Lua
-function ``sort(key, ...)`` taking SORT's options as SORT does (``BY nosort`` or ``BY prefix*->field``,
-``LIMIT offset count``, ``ASC``/``DESC``, ``ALPHA``, ``GET #``, ``GET prefix*->field``, ``GET prefix*``)
-and answering as SORT would: elements ordered as numbers (``ALPHA``: as strings) by themselves or by
-BY's values, a missing value first, equal ones by the element (where SORT leaves ties to its quicksort);
-``BY nosort`` keeps a sorted set's own order with LIMIT as a range; then each GET pattern read with
-HMGET (a hash's fields at once) or GET. A script may read any key of its own slot, so each app's keys
-sharing one hash tag (docs/cluster.md) is what makes the joins legal on a cluster. One code path
-for one server and for a cluster: the read scripts prepend it and call ``sort`` where they called
-SORT, and ``queue_sort`` queues it on a pipeline where a pipeline sent SORT. ``rows_of(ids, gets)``
-is its GET alone, for ids a script chose itself (the catalog's walked page).
+Redis Cluster refuses SORT's ``BY`` and ``GET`` patterns, even when every key they name shares the sorted
+key's slot. ``SORT_LUA`` is a Lua function ``sort(key, ...)`` taking SORT's options and answering as SORT
+would. A script may read any key of its own slot, so each app's keys sharing one hash tag (docs/cluster.md)
+make the joins legal on a cluster. One code path for both: the read scripts prepend it and call ``sort``
+where they called SORT, and ``queue_sort`` queues it where a pipeline sent SORT.
 """
 
 from __future__ import annotations
 
-from config.store.scripts import queue_script
+from config.store.scripts import lua, queue_script
 
-_SORT_ITSELF = "local sort_itself = true  -- false: never ask SORT (what a cluster ends up doing)\n"
-SORT_LUA = (
-    _SORT_ITSELF
-    + """
-local function lookup(pattern, id)
-  local star = string.find(pattern, '*', 1, true)
-  local arrow = string.find(pattern, '->', star, true)
-  local name = string.sub(pattern, 1, star - 1) .. id .. string.sub(pattern, star + 1, (arrow or 0) - 1)
-  if arrow then return redis.call('HGET', name, string.sub(pattern, arrow + 2)) end
-  return redis.call('GET', name)
-end
--- Each id's row, as SORT's GET patterns read it: ``#`` the id itself, ``prefix*->field`` a field of
--- its hash, ``prefix*`` a string key.
-local function rows_of(ids, gets)
-  -- The GET patterns of one hash's fields grouped, so that a row costs one HMGET per hash it reads
-  -- rather than an HGET per field: ``hashes`` in the order first named, ``slot[g]`` where the g-th
-  -- pattern's value comes from (false: the element itself; a string: a GET of that key pattern).
-  local hashes, by_name, slot = {}, {}, {}
-  for g, pattern in ipairs(gets) do
-    local star = string.find(pattern, '*', 1, true)
-    local arrow = star and string.find(pattern, '->', star, true)
-    if pattern == '#' then slot[g] = false
-    elseif not arrow then slot[g] = pattern
-    else
-      local name = string.sub(pattern, 1, arrow - 1)
-      local hash = by_name[name]
-      if not hash then
-        hash = {head = string.sub(pattern, 1, star - 1), tail = string.sub(pattern, star + 1, arrow - 1)}
-        hash.fields, hash.at = {}, {}
-        by_name[name] = hash
-        hashes[#hashes + 1] = hash
-      end
-      hash.fields[#hash.fields + 1] = string.sub(pattern, arrow + 2)
-      hash.at[#hash.at + 1] = g
-      slot[g] = true
-    end
-  end
-  local out, row = {}, {}
-  for _, id in ipairs(ids) do
-    for _, hash in ipairs(hashes) do
-      local values = redis.call('HMGET', hash.head .. id .. hash.tail, unpack(hash.fields))
-      for j, g in ipairs(hash.at) do row[g] = values[j] end
-    end
-    for g, pattern in ipairs(gets) do
-      local how = slot[g]
-      if how == false then out[#out + 1] = id
-      elseif how == true then out[#out + 1] = row[g]
-      else out[#out + 1] = lookup(pattern, id) end
-    end
-  end
-  return out
-end
-local function sort(key, ...)
-  local args, nosort, by, alpha, offset, count, desc, gets = {...}, false, nil, false, 0, -1, false, {}
-  local i = 1
-  while i <= #args do
-    local option = string.upper(args[i])
-    if option == 'BY' then
-      if string.find(args[i + 1], '*', 1, true) then by = args[i + 1] else nosort = true end
-      i = i + 2
-    elseif option == 'LIMIT' then offset, count, i = tonumber(args[i + 1]), tonumber(args[i + 2]), i + 3
-    elseif option == 'GET' then gets[#gets + 1], i = args[i + 1], i + 2
-    elseif option == 'DESC' then desc, i = true, i + 1
-    elseif option == 'ALPHA' then alpha, i = true, i + 1
-    else i = i + 1 end
-  end
-  local kind, ids = redis.call('TYPE', key)['ok'], {}
-  -- With no BY pattern and no ALPHA, SORT itself answers alike (ids are distinct numbers: no tie to
-  -- break), in C, with no Lua step per id. Where it is refused, the script reads the page itself: a cluster refuses
-  -- its GET patterns, a server out of memory or a read-only replica refuses it (it may write, with
-  -- STORE). A set read BY nosort is left to the script: SORT orders it as strings inside a script.
-  if sort_itself and not by and not alpha and not (nosort and kind == 'set') then
-    local reply = redis.pcall('SORT', key, ...)
-    if not reply.err then return reply end
-  end
-  if nosort and kind == 'zset' then
-    local stop = -1
-    if count >= 0 then stop = offset + count - 1 end
-    if count ~= 0 then
-      local range = 'ZRANGE'
-      if desc then range = 'ZREVRANGE' end
-      ids = redis.call(range, key, offset, stop)
-    end
-  else
-    local all = {}
-    if kind == 'set' then all = redis.call('SMEMBERS', key)
-    elseif kind == 'zset' then all = redis.call('ZRANGE', key, 0, -1)
-    elseif kind == 'list' then all = redis.call('LRANGE', key, 0, -1) end
-    if not nosort then
-      -- SORT's order: by the weight (the element, or BY's value: a missing one first), as numbers or
-      -- (ALPHA) as strings; equal weights by the element, so the order is the same every time.
-      local weight = {}
-      for _, id in ipairs(all) do
-        local value = id
-        if by then value = lookup(by, id) end
-        if not alpha then value = tonumber(value) or 0 end
-        weight[id] = value
-      end
-      local function before(a, b)
-        local x, y = weight[a], weight[b]
-        if x == y then return a < b end
-        if not x then return true end
-        if not y then return false end
-        return x < y
-      end
-      if desc then table.sort(all, function(a, b) return before(b, a) end) else table.sort(all, before) end
-    end
-    local last = #all
-    if count >= 0 then last = math.min(last, offset + count) end
-    for n = offset + 1, last do ids[#ids + 1] = all[n] end
-  end
-  if #gets == 0 then return ids end
-  return rows_of(ids, gets)
-end
-"""
-)
+SORT_LUA = lua(__file__, "sort")  # the function ``sort(key, ...)``, for a read script to prepend
 
 # KEYS: the key sorted. ARGV: SORT's options, as SORT takes them.
 _SORT = SORT_LUA + "\nreturn sort(KEYS[1], unpack(ARGV))\n"
 # The same, reading every option itself as on a cluster: the tests compare it with SORT on one server.
-SCRIPT_ALONE = _SORT.replace(_SORT_ITSELF, "local sort_itself = false\n", 1)
+SCRIPT_ALONE = _SORT.replace("local sort_itself = true", "local sort_itself = false", 1)
 
 
 def sort_options(
@@ -164,10 +42,8 @@ def sort_options(
 
 
 def queue_sort(pipe, key: str, **options) -> None:
-    """Queue ``SORT key … GET …`` on ``pipe`` as the script above: the same reply, on one server and on
-    a cluster. Sent whole (EVAL): a pipeline cannot recover from a node that lacks a script's digest.
-
-    Not SORT itself, even on one server where it would answer alike: SORT may write (its STORE), so
-    a server out of memory or a read-only replica refuses it, where a script's reads still run. The
-    script asks SORT and reads the page itself only when SORT is refused (``sort``)."""
+    """Queue ``SORT key … GET …`` on ``pipe`` as the script: the same reply, on one server and on a cluster.
+    Sent whole (EVAL): a pipeline cannot recover from a node that lacks a script's digest. Not SORT itself,
+    even on one server: SORT may write (its STORE), so a server out of memory or a read-only replica
+    refuses it, where a script's reads still run."""
     queue_script(pipe, _SORT, [key], sort_options(**options), whole=True)
