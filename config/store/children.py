@@ -333,3 +333,8 @@ class ChildCollection:
     def _copies(self, ids: list[str]) -> list[dict[str, str]]:
         values = pipelined(ids, lambda pipe, i: pipe.hmget(self.child_key(i), self.embed_fields))
         return [{"id": i, **dict(zip(self.embed_fields, (v or "" for v in held)))} for i, held in zip(ids, values)]
+
+
+def average_score(count: int, total: int) -> float:
+    """The average as the scripts score it: rounded to 6 decimals, 0 with no children."""
+    return round(total / count, 6) if count else 0.0
