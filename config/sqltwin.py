@@ -84,10 +84,17 @@ def sql_texts(dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...
 
 def results() -> dict:
     """The shipped results file: scale -> operation key -> its name, run and each side's figures."""
+    path, version = results_version()
+    return _parsed(path, version) if version else {}
+
+
+def results_version() -> tuple[str, int]:
+    """The results file's path and modification time (0 without one): what the twins vary on besides
+    the screen, so their rendered section is kept until a run writes new figures."""
     try:
-        return _parsed(str(RESULTS), RESULTS.stat().st_mtime_ns)
+        return str(RESULTS), RESULTS.stat().st_mtime_ns
     except FileNotFoundError:
-        return {}
+        return str(RESULTS), 0
 
 
 @lru_cache(maxsize=1)

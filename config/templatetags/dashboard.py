@@ -12,12 +12,6 @@ register = template.Library()
 
 
 @register.filter
-def page_query(state, number):
-    """The query string for page ``number`` of a list, keeping its search, sort and filters."""
-    return state.query(page=number) if state else f"?page={number}"
-
-
-@register.filter
 def sort_query(state, key):
     """The query string that sorts a list by ``key``, toggling the direction."""
     return state.sort_link(key)
@@ -68,9 +62,22 @@ def empty_state(context, title="", text="", action_url="", action_label="") -> d
 @register.inclusion_tag("includes/pagination.html")
 def pagination(page, state=None, target="", base="") -> dict:
     """Pagination for a Django Page (``includes/pagination.html``): numbered and elided pages, and a
-    page size choice; nothing but the count for a single page."""
-    pages = page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1)
-    return {"page": page, "pages": pages, "state": state, "target": target or "", "base": base or ""}
+    page size choice; nothing but the count for a single page. Each link keeps the list's search, sort
+    and filters (``state.query``); the links are made here, once each, for the template to print."""
+    base = base or ""
+
+    def href(number: int) -> str:
+        return base + (state.query(page=number) if state else f"?page={number}")
+
+    elided = page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1)
+    links = [
+        None if number == page.paginator.ELLIPSIS else {"number": number, "href": href(number)} for number in elided
+    ]
+    return {
+        "page": page, "links": links, "state": state, "target": target or "", "base": base,
+        "previous": href(page.previous_page_number()) if page.has_previous() else "",
+        "next": href(page.next_page_number()) if page.has_next() else "",
+    }  # fmt: skip
 
 
 @register.filter

@@ -1,30 +1,26 @@
 """The key browser's template filters: a key name and a value, shown by the hundred on its pages."""
 
 from django import template
-from django.utils.html import conditional_escape, format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 register = template.Library()
 
 BINARY = "Bytes that are not printable UTF-8 are shown escaped"
-BREAK = mark_safe(":<wbr>")  # a fixed string: where a long key name may wrap
+WRAP = ":<wbr>"  # where a long key name may wrap: after each ":"
 
 
 @register.filter
 def keyname(name) -> SafeString:
     """A key name (``display.Shown``, or text) in a span that may wrap after each ``:``, flagged when
-    escaped or cut; each segment escaped on its own and joined by ``BREAK``. Not an include: a list
-    shows fifty."""
-    first, *rest = str(name).split(":")
-    text = conditional_escape(first)
-    for part in rest:
-        text += BREAK + conditional_escape(part)
+    its bytes were shown escaped or it was cut. Built here rather than by an include: a list shows
+    fifty. One ``format_html`` escapes every segment, each a placeholder of the span, joined by ``WRAP``."""
+    segments = str(name).split(":")
     if getattr(name, "escaped", False):
-        html = format_html(
-            '<span class="keyname escaped" title="Shown with its non-printable bytes escaped">{}</span>', text
-        )
+        span = '<span class="keyname escaped" title="Shown with its non-printable bytes escaped">'
     else:
-        html = format_html('<span class="keyname">{}</span>', text)
+        span = '<span class="keyname">'
+    html = format_html(span + WRAP.join(["{}"] * len(segments)) + "</span>", *segments)
     if getattr(name, "truncated", False):
         html += format_html(
             '<span class="flag">name cut: first {} of {} bytes</span>', name.shown_bytes, name.size_text

@@ -125,6 +125,26 @@ class ProductListTest(RedisTestCase):
         chosen = self.client.get("/catalog/products/", {"q": "air", "tags_all": "wireless"})
         self.assertContains(chosen, 'value="wireless"')  # a chosen filter shows in its field
 
+    def test_the_chosen_filter_fields_are_rendered_once_for_the_same_values_and_follow_them(self):
+        caches["fragments"].clear()
+        make_product("Air Buds", tags=["wireless"])
+
+        def widgets(response) -> list[str]:
+            return [t.name for t in response.templates if t.name.startswith("django/forms/")]
+
+        first = self.client.get("/catalog/products/", {"tags_all": "wireless"})
+        self.assertTrue(widgets(first))
+        again = self.client.get("/catalog/products/", {"tags_all": "wireless", "o": "name"})
+        self.assertEqual(widgets(again), [])  # the same values: the fields as first rendered
+        self.assertContains(again, 'name="tags_all" value="wireless"', html=False)
+        refused = self.client.get("/catalog/products/", {"tags_all": "<??>"})
+        self.assertContains(refused, "Not a tag")
+        self.assertContains(refused, 'value="&lt;??&gt;"', html=False)
+        other = self.client.get("/catalog/products/", {"tags_any": "wireless"})
+        self.assertNotContains(other, "Not a tag")
+        self.assertContains(other, 'name="tags_any" value="wireless"', html=False)
+        self.assertNotContains(other, 'name="tags_all" value=', html=False)
+
     def test_the_chips_are_rendered_once_for_the_same_counts_and_follow_a_change(self):
         caches["fragments"].clear()
         make_product("Best Buds", tags=["wireless"])

@@ -5,6 +5,7 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.http import Http404, QueryDict
+from django.template import engines
 from django.template.loader import render_to_string
 from django.test import RequestFactory, SimpleTestCase
 from hypothesis import given
@@ -71,8 +72,6 @@ class ListStateTest(RedisTestCase):
         self.assertEqual(state.heads["price"].mark, "▼")
         self.assertEqual((state.heads["name"].href, state.heads["name"].mark), ("?q=ear&o=name", ""))
         self.assertIs(state.heads, state.heads)  # computed once per page
-        from django.template import engines
-
         template = engines["django"].from_string(
             "{% load dashboard %}{{ state|sort_query:'price' }} {{ state|sort_mark:'price' }} "
             "{{ state.heads.name.href }}{{ state.heads.name.mark }}"
@@ -91,9 +90,7 @@ class ListStateTest(RedisTestCase):
 
     def test_the_pagination_partial_links_pages_with_htmx_when_given_a_target(self):
         state = self.state("q=ear&page=2", per_page=10)
-        html = render_to_string(
-            "includes/pagination.html", {"page": page_of(list(range(10)), 25, state), "state": state, "target": "#rows"}
-        )
+        html = pager('{% pagination page state "#rows" %}', page_of(list(range(10)), 25, state), state)
         self.assertIn('rel="prev" href="?q=ear&amp;o=name"', html)
         page3 = "?q=ear&amp;o=name&amp;page=3"
         self.assertIn(f'href="{page3}" hx-get="{page3}" hx-target="#rows"', html)
@@ -101,11 +98,13 @@ class ListStateTest(RedisTestCase):
 
     def test_a_fragment_pager_links_to_its_own_path(self):
         state = self.state("page=2", per_page=10)
-        html = render_to_string(
-            "includes/pagination.html",
-            {"page": page_of(list(range(10)), 25, state), "state": state, "target": "#rows", "base": "/x/1/rows/"},
-        )
+        html = pager('{% pagination page state "#rows" "/x/1/rows/" %}', page_of(list(range(10)), 25, state), state)
         self.assertIn('href="/x/1/rows/?o=name&amp;page=3" hx-get="/x/1/rows/?o=name&amp;page=3"', html)
+
+
+def pager(tag: str, page, state) -> str:
+    """The pagination a list's template shows, through its tag."""
+    return engines["django"].from_string("{% load dashboard %}" + tag).render({"page": page, "state": state})
 
 
 class _KindForm(forms.Form):

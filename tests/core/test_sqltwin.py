@@ -2,6 +2,7 @@
 
 import html
 import json
+import os
 import re
 from pathlib import Path
 from unittest import mock
@@ -105,6 +106,17 @@ class ScreenTwinTest(RedisTestCase):
                             [(side, f"{sides[side]['median_ms']:.3f}", str(sides[side].get("statements", 1)))
                              for side in sqltwin.TIMED_SIDES],
                         )  # fmt: skip
+
+    def test_a_new_run_of_the_results_file_shows_at_once(self):
+        url = reverse("school:course_list")
+        self.assertIn("Operation 13: question 13</h3>", self.client.get(url).content.decode())
+        results = Path(sqltwin.RESULTS)
+        measured = json.loads(results.read_text())
+        measured["demo"]["13"]["name"] = "question 13, measured again"
+        results.write_text(json.dumps(measured))
+        stat = results.stat()
+        os.utime(results, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # a later write
+        self.assertIn("Operation 13: question 13, measured again</h3>", self.client.get(url).content.decode())
 
     def test_the_twin_stays_off_other_screens_and_out_of_list_fragments(self):
         page = self.client.get(reverse("school:course_add")).content.decode()
