@@ -6,6 +6,8 @@ and the screens' twins.
 
 from __future__ import annotations
 
+from config.benchmark.sql import counts_kept
+
 PAGE = 25
 HISTORY_PAGE = 10
 
@@ -41,15 +43,7 @@ BEGIN
 END $$;
 CREATE TRIGGER comments_counted AFTER INSERT OR DELETE ON comments FOR EACH ROW EXECUTE FUNCTION comments_counted();
 CREATE INDEX posts_last_saved ON posts (updated_at DESC);
-CREATE TABLE cms_counts (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);
-INSERT INTO cms_counts SELECT 'posts', COUNT(*) FROM posts;
-CREATE FUNCTION cms_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE cms_counts SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER posts_counted AFTER INSERT OR DELETE ON posts FOR EACH ROW EXECUTE FUNCTION cms_counts_kept();
-"""
+""" + counts_kept("cms_counts", "posts")
 
 
 # --- the SQL each side sends, one source for the benchmark and the screens' "In SQL" twins ----------

@@ -6,6 +6,7 @@ Django ORM. Their SQL is one source for the benchmark and the screens' twins.
 
 from __future__ import annotations
 
+from config.benchmark.sql import counts_kept
 from config.store import Refused
 
 PAGE = 25
@@ -52,20 +53,6 @@ END $$;
 CREATE TRIGGER enrollments_counted AFTER INSERT OR DELETE ON enrollments
     FOR EACH ROW EXECUTE FUNCTION enrollments_counted();
 
-CREATE TABLE school_counts (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);
-INSERT INTO school_counts SELECT 'courses', COUNT(*) FROM courses;
-INSERT INTO school_counts SELECT 'students', COUNT(*) FROM students;
-INSERT INTO school_counts SELECT 'instructors', COUNT(*) FROM instructors;
-CREATE FUNCTION school_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE school_counts SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER courses_counted AFTER INSERT OR DELETE ON courses FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
-CREATE TRIGGER students_counted AFTER INSERT OR DELETE ON students FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
-CREATE TRIGGER instructors_counted AFTER INSERT OR DELETE ON instructors
-    FOR EACH ROW EXECUTE FUNCTION school_counts_kept();
-
 CREATE FUNCTION enrol(course BIGINT, student BIGINT, most INTEGER) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM 1 FROM courses WHERE id = course AND enrolled < capacity FOR UPDATE;
@@ -75,7 +62,7 @@ BEGIN
     INSERT INTO enrollments VALUES (course, student);
     RETURN TRUE;
 END $$;
-"""
+""" + counts_kept("school_counts", "courses", "students", "instructors")
 
 
 # --- hand-written SQL --------------------------------------------------------------------------
