@@ -2,8 +2,8 @@
 and the compare of two long bodies.
 
 Redis: the post is a hash, its earlier versions one sorted set of snapshots
-scored by version number; the history page is one pipeline. SQL: posts and
-revisions, keyed by (post, version).
+scored by version number; the history page is one pipeline. SQL
+(``benchmark_sql``): posts and revisions, keyed by (post, version).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import multiprocessing
 import random
 import time
 
+from cms import benchmark_sql as sql
 from cms import diff, seeds
 from cms import store as cms
 from cms.documents import Post
@@ -25,59 +26,16 @@ from config.store.children import Child
 
 SIZES = {"tiny": (6, 4, 40), "demo": (300, 8, 40), "large": (20_000, 20, 30)}  # posts, saves each, words a body
 BATCH = 500  # posts a transaction, as the seeder writes them
-HISTORY_PAGE = 10
 BENCH = Actor("bench", link=lambda entity, pk: f"/cms/posts/{pk}/" if entity == "post" else "")
 COMPARE_CHARS = {"tiny": 2_000, "demo": 20_000, "large": 20_000}
 COMPARE_TIMEOUT = 60.0  # seconds; past it the compare is stopped and reported as such
-
-SCHEMA = """
-CREATE TABLE posts (
-    id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL, author TEXT NOT NULL,
-    status TEXT NOT NULL, last_saved_by TEXT NOT NULL, created_at {real} NOT NULL, updated_at {real} NOT NULL,
-    version INTEGER NOT NULL, comment TEXT NOT NULL);
-CREATE TABLE revisions (
-    post_id INTEGER NOT NULL REFERENCES posts (id), version INTEGER NOT NULL, title TEXT NOT NULL,
-    body TEXT NOT NULL, author TEXT NOT NULL, status TEXT NOT NULL, saved_by TEXT NOT NULL,
-    saved_at {real} NOT NULL, comment TEXT NOT NULL, PRIMARY KEY (post_id, version)) {without_rowid};
-CREATE TABLE comments (
-    id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL REFERENCES posts (id), author TEXT NOT NULL,
-    text TEXT NOT NULL, at {real} NOT NULL);
-CREATE INDEX comments_of_post ON comments (post_id, at);
-"""
-PAGE = 25
 COMMENTS = {"tiny": 4, "demo": 6, "large": 6}  # the most comments a post has (3 or more: one full embed)
-
-# The DBA's precomputation, as the Redis model keeps it: the post list's order by last save (Redis's
-# sorted index), the number of posts (its size) and each post's comment count (its embed's count), kept by
-# triggers; the comments' index newest first.
-DBA_SCHEMA = """
-ALTER TABLE posts ADD COLUMN num_comments INTEGER NOT NULL DEFAULT 0;
-UPDATE posts p SET num_comments = c.n FROM (SELECT post_id, COUNT(*) AS n FROM comments GROUP BY post_id) c
- WHERE c.post_id = p.id;
-CREATE INDEX comments_newest_first ON comments (post_id, at DESC, id DESC);
-CREATE FUNCTION comments_counted() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE posts SET num_comments = num_comments + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END
-     WHERE id = CASE TG_OP WHEN 'INSERT' THEN NEW.post_id ELSE OLD.post_id END;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER comments_counted AFTER INSERT OR DELETE ON comments FOR EACH ROW EXECUTE FUNCTION comments_counted();
-CREATE INDEX posts_last_saved ON posts (updated_at DESC);
-CREATE TABLE cms_counts (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);
-INSERT INTO cms_counts SELECT 'posts', COUNT(*) FROM posts;
-CREATE FUNCTION cms_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE cms_counts SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER posts_counted AFTER INSERT OR DELETE ON posts FOR EACH ROW EXECUTE FUNCTION cms_counts_kept();
-"""
 
 
 @part("cms", order=30)
 class Cms(Part):
-    schema = SCHEMA  # revisions keyed by (post, version): the history's page is already an index range
-    dba_schema = DBA_SCHEMA
+    schema = sql.SCHEMA  # revisions keyed by (post, version): the history's page is already an index range
+    dba_schema = sql.DBA_SCHEMA
 
     def generate(self) -> None:
         posts, saves, words = SIZES[self.scale]
@@ -143,22 +101,22 @@ class Cms(Part):
         post, commented = self.post, self.commented
         return [
             Operation("6", "post with its revision history page", lambda n: history(post),
-                      lambda db, n: sql_history(db, post), lambda a, n: orm_history(a, post),
-                      dba=lambda db, n: dba_history(db, post)),
+                      lambda db, n: sql.sql_history(db, post), lambda a, n: sql.orm_history(a, post),
+                      dba=lambda db, n: sql.dba_history(db, post)),
             Operation("15", "first page of the post list, last saved first", lambda n: post_list(),
-                      lambda db, n: sql_post_list(db), lambda a, n: orm_post_list(a),
-                      dba=lambda db, n: dba_post_list(db)),
+                      lambda db, n: sql.sql_post_list(db), lambda a, n: sql.orm_post_list(a),
+                      dba=lambda db, n: sql.dba_post_list(db)),
             Operation("19", "post with its 3 newest comments and its counts", lambda n: post_page(commented),
-                      lambda db, n: sql_post_page(db, commented), lambda a, n: orm_post_page(a, commented),
-                      dba=lambda db, n: dba_post_page(db, commented)),
+                      lambda db, n: sql.sql_post_page(db, commented), lambda a, n: sql.orm_post_page(a, commented),
+                      dba=lambda db, n: sql.dba_post_page(db, commented)),
         ]  # fmt: skip
 
     @classmethod
     def sql_texts(cls, dialect: str = "postgresql") -> dict[str, dict[str, tuple[str, ...]]]:
         return {
-            "6": {"postgres": HISTORY, "dba": (DBA_HISTORY,)},
-            "15": {"postgres": POST_LIST, "dba": (DBA_POST_LIST,)},
-            "19": {"postgres": POST_PAGE, "dba": (DBA_POST_PAGE,)},
+            "6": {"postgres": sql.HISTORY, "dba": (sql.DBA_HISTORY,)},
+            "15": {"postgres": sql.POST_LIST, "dba": (sql.DBA_POST_LIST,)},
+            "19": {"postgres": sql.POST_PAGE, "dba": (sql.DBA_POST_PAGE,)},
         }
 
     def pages(self) -> list[tuple[str, str]]:
@@ -169,43 +127,14 @@ class Cms(Part):
         return [compare_long_bodies(COMPARE_CHARS[self.scale])]
 
 
+# --- Redis: the screens' own reads ------------------------------------------------------------
+
+
 def history(post_id: int) -> tuple:
     """6. A post with one page of its revisions, newest first: one round trip."""
-    current, revisions, total = cms.history(post_id, 0, HISTORY_PAGE)
+    current, revisions, total = cms.history(post_id, 0, sql.HISTORY_PAGE)
     rows = [(r.number, r.by, r.comment, r.updated_at, r.title) for r in revisions]
     return current.title, current.version, total, rows
-
-
-POST_LIST = (
-    "SELECT COUNT(*) FROM posts",
-    "SELECT id, title, author, status, updated_at, version FROM posts ORDER BY updated_at DESC LIMIT ?",
-)
-DBA_POST_LIST = """SELECT n.rows, p.id, p.title, p.author, p.status, p.updated_at, p.version
-FROM cms_counts n CROSS JOIN posts p WHERE n.entity = 'posts' ORDER BY p.updated_at DESC LIMIT ?"""
-POST_PAGE = (
-    "SELECT title, body, author, status, version FROM posts WHERE id = ?",
-    "SELECT id, author, text, at FROM comments WHERE post_id = ? ORDER BY at DESC, id DESC LIMIT 3",
-    "SELECT COUNT(*) FROM comments WHERE post_id = ?",
-    "SELECT COUNT(*) FROM revisions WHERE post_id = ?",
-)
-DBA_POST_PAGE = """SELECT p.title, p.body, p.author, p.status, p.version,
-       (SELECT COALESCE(json_agg(json_build_array(id, author, text, at) ORDER BY at DESC, id DESC), '[]')
-          FROM (SELECT id, author, text, at FROM comments WHERE post_id = p.id
-                ORDER BY at DESC, id DESC LIMIT 3) newest),
-       p.num_comments, (SELECT COUNT(*) FROM revisions WHERE post_id = p.id)
-FROM posts p WHERE p.id = ?"""
-HISTORY = (
-    "SELECT title, version FROM posts WHERE id = ?",
-    "SELECT COUNT(*) FROM revisions WHERE post_id = ?",
-    """SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = ?
-ORDER BY version DESC LIMIT ?""",
-)
-DBA_HISTORY = """SELECT p.title, p.version, (SELECT COUNT(*) FROM revisions WHERE post_id = p.id),
-       (SELECT COALESCE(json_agg(json_build_array(version, saved_by, comment, saved_at, title)
-                                 ORDER BY version DESC), '[]')
-          FROM (SELECT version, saved_by, comment, saved_at, title FROM revisions WHERE post_id = p.id
-                ORDER BY version DESC LIMIT ?) page)
-FROM posts p WHERE p.id = ?"""
 
 
 def post_list() -> tuple:
@@ -215,24 +144,6 @@ def post_list() -> tuple:
     return total, [(r.id, r.title, r.author, r.status, r.updated_at, r.version) for r in rows]
 
 
-def sql_post_list(db) -> tuple:
-    """15. The post count, then the newest saved page (the plain model has no index on the time)."""
-    return db.counted_page(POST_LIST, PAGE)
-
-
-def dba_post_list(db) -> tuple:
-    """15. The page straight from the time index, the count from its row."""
-    return db.page_with_total(DBA_POST_LIST, (PAGE,))
-
-
-def orm_post_list(alias: str) -> tuple:
-    from config.benchmark.models import Post as PostRow
-
-    posts = PostRow.objects.using(alias)
-    rows = posts.order_by("-updated_at").values_list("id", "title", "author", "status", "updated_at", "version")
-    return posts.count(), list(rows[:PAGE])
-
-
 def post_page(post_id: int) -> tuple:
     """19. The post's page: its hash (with the embed of its 3 newest comments and their count) and the
     size of its revisions' set, one round trip."""
@@ -240,83 +151,6 @@ def post_page(post_id: int) -> tuple:
     newest = [(c.id, c.author, c.text, c.at) for c in page.recent_comments]
     p = page.post
     return p.title, p.body, p.author, p.status, p.version, newest, page.num_comments, page.revisions_kept
-
-
-def sql_post_page(db, post_id: int) -> tuple:
-    """19. The post, its 3 newest comments, their count and its revisions' count."""
-    post, newest, comments, revisions = POST_PAGE
-    head = db.one(post, (post_id,))
-    rows = db.all(newest, (post_id,))
-    return (*head, rows, *db.one(comments, (post_id,)), *db.one(revisions, (post_id,)))
-
-
-def dba_post_page(db, post_id: int) -> tuple:
-    """19. The post with its kept comment count, its 3 newest comments and its revisions' count, one row."""
-    *head, newest, comments, revisions = db.one(DBA_POST_PAGE, (post_id,))
-    return (*head, [tuple(c) for c in newest], comments, revisions)
-
-
-def orm_post_page(alias: str, post_id: int) -> tuple:
-    """One query: the post with its newest comments (``ArraySubquery``) and both counts annotated on."""
-    from django.contrib.postgres.expressions import ArraySubquery
-    from django.db.models import Count, OuterRef, Subquery
-    from django.db.models.functions import JSONObject
-
-    from config.benchmark.models import Comment, Revision
-    from config.benchmark.models import Post as PostRow
-
-    def counted(model):
-        of_post = model.objects.using(alias).filter(post_id=OuterRef("pk")).order_by().values("post_id")
-        return Subquery(of_post.annotate(n=Count("*")).values("n"))
-
-    newest = Comment.objects.using(alias).filter(post_id=OuterRef("pk")).order_by("-at", "-id")
-    newest = newest.values(row=JSONObject(id="id", author="author", text="text", at="at"))[:3]
-    *head, rows, comments, revisions = (
-        PostRow.objects.using(alias).filter(pk=post_id)
-        .annotate(newest=ArraySubquery(newest), n_comments=counted(Comment), kept=counted(Revision))
-        .values_list("title", "body", "author", "status", "version", "newest", "n_comments", "kept").get()
-    )  # fmt: skip
-    return (*head, [(c["id"], c["author"], c["text"], c["at"]) for c in rows], comments or 0, revisions or 0)
-
-
-def sql_history(db, post_id: int) -> tuple:
-    """6. The post, its revision count and one page of revisions, newest first."""
-    post, count, page = HISTORY
-    title, version = db.one(post, (post_id,))
-    (total,) = db.one(count, (post_id,))
-    rows = db.all(page, (post_id, HISTORY_PAGE))
-    return title, version, total, rows
-
-
-def dba_history(db, post_id: int) -> tuple:
-    """6. The post, its revision count and one page of revisions in one row: the page a range of the
-    primary key, newest first."""
-    title, version, total, rows = db.one(DBA_HISTORY, (HISTORY_PAGE, post_id))
-    return title, version, total, [tuple(row) for row in rows]
-
-
-def orm_history(alias: str, post_id: int) -> tuple:
-    """One query: the post with its revision count and its newest page of revisions annotated on
-    (``ArraySubquery`` of ``JSONObject``: PostgreSQL's arrays through Django's own expressions)."""
-    from django.contrib.postgres.expressions import ArraySubquery
-    from django.db.models import Count, OuterRef, Subquery
-    from django.db.models.functions import JSONObject
-
-    from config.benchmark.models import Post as PostRow
-    from config.benchmark.models import Revision
-
-    of_post = Revision.objects.using(alias).filter(post_id=OuterRef("pk"))
-    counted = of_post.order_by().values("post_id").annotate(n=Count("*")).values("n")
-    page = of_post.order_by("-version").values(
-        row=JSONObject(version="version", by="saved_by", comment="comment", at="saved_at", title="title")
-    )[:HISTORY_PAGE]
-    post = (
-        PostRow.objects.using(alias).filter(pk=post_id)
-        .annotate(total=Subquery(counted), page=ArraySubquery(page))
-        .values_list("title", "version", "total", "page").get()
-    )  # fmt: skip
-    title, version, total, rows = post
-    return title, version, total or 0, [(r["version"], r["by"], r["comment"], r["at"], r["title"]) for r in rows]
 
 
 # --- the compare of two long bodies ----------------------------------------------------------

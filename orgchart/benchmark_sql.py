@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from config.benchmark.sql import month
+from config.benchmark.sql import counts_kept, month
 
 PAGE = 25
 
@@ -52,17 +52,7 @@ CREATE TRIGGER temperature_monthly_kept AFTER INSERT ON temperature_readings
 
 CREATE INDEX employees_by_name ON employees (lower(name));
 CREATE INDEX locations_by_name ON locations (lower(name));
-CREATE TABLE org_counts (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);
-INSERT INTO org_counts SELECT 'employees', COUNT(*) FROM employees;
-INSERT INTO org_counts SELECT 'locations', COUNT(*) FROM locations;
-CREATE FUNCTION org_counts_kept() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE org_counts SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER employees_counted AFTER INSERT OR DELETE ON employees FOR EACH ROW EXECUTE FUNCTION org_counts_kept();
-CREATE TRIGGER locations_counted AFTER INSERT OR DELETE ON locations FOR EACH ROW EXECUTE FUNCTION org_counts_kept();
-"""
+""" + counts_kept("org_counts", "employees", "locations")
 
 
 # --- hand-written SQL --------------------------------------------------------------------------

@@ -154,6 +154,26 @@ def month(dialect: str, column: str) -> str:
     return f"to_char(to_timestamp({column}) AT TIME ZONE 'UTC', 'YYYYMM')"
 
 
+def counts_kept(table: str, *tables: str) -> str:
+    """The DBA's row counts of ``tables`` (what Redis reads as an index's size), one row each in ``table``,
+    filled from the rows, then kept by a trigger on every insert and delete."""
+    kept = f"{table}_kept"
+    return (
+        f"CREATE TABLE {table} (entity TEXT PRIMARY KEY, rows BIGINT NOT NULL);\n"
+        + "".join(f"INSERT INTO {table} SELECT '{name}', COUNT(*) FROM {name};\n" for name in tables)
+        + f"""CREATE FUNCTION {kept}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE {table} SET rows = rows + CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END WHERE entity = TG_TABLE_NAME;
+    RETURN NULL;
+END $$;
+"""
+        + "".join(
+            f"CREATE TRIGGER {name}_counted AFTER INSERT OR DELETE ON {name} FOR EACH ROW EXECUTE FUNCTION {kept}();\n"
+            for name in tables
+        )
+    )
+
+
 def timed_load(db: Db, app: str, records: int, write) -> Load:
     """One app's rows in one transaction, timed."""
     started = time.perf_counter()
