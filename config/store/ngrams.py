@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from config.redis import client
 from config.store.ngramtext import N, Query, kept, kept_words, short_grams, suffixes, word_grams, words
-from config.store.scripts import queue_script
+from config.store.scripts import queue_script, run_script
 from config.store.sorting import SORT_LUA
 
 TEMP_TTL = 60
@@ -167,31 +167,36 @@ return {stopped, rows_of(ids, gets)}
 )
 
 
-# A bounded read of a set of candidates with each one's field. KEYS[1]: the set. ARGV[1]: how many to read at
-# most; ARGV[2]: the field of a candidate's hash, as SORT's GET names it (``prefix*->field``). Flat: each id,
-# then its field. SSCAN walks the set a step at a time and stops once it has as many as asked, so the ids
-# visited stay near ARGV[1] whatever the set's size (a small set, kept as one compact array, comes whole:
-# 512 ids at most, set-max-intset-entries), and a field is read for ARGV[1] of them at most. SORT … LIMIT
-# would read the whole set first: a piece of one character is in nearly every name.
+# A slice of a bounded read of a set of candidates with each one's field. KEYS[1]: the set. ARGV: the SSCAN
+# cursor to go on from, the candidates this call reads at most, "1" to unlink the set once read (a search's
+# scratch set), how many are still wanted, and the field of a candidate's hash as SORT's GET names it
+# (``prefix*->field``). The next cursor ('0' at the set's end), then each id and its field. Whole SSCAN steps
+# are read, cut only once as many as wanted are found, so a next call skips none; so a call visits about
+# ARGV[2] ids (a small set, kept as one compact array, comes whole: 512 ids at most, set-max-intset-entries),
+# and the caller calls again until it has as many as it wants: no one command reads a piece of one
+# character's whole set of a large collection, nor a thousand names. SORT … LIMIT would read the whole set.
 _SAMPLE = """
-local want, cursor, out, seen, found = tonumber(ARGV[1]), '0', {}, {}, 0
-local star = string.find(ARGV[2], '*', 1, true)
-local arrow = string.find(ARGV[2], '->', star, true)
-local head, tail = string.sub(ARGV[2], 1, star - 1), string.sub(ARGV[2], star + 1, arrow - 1)
-local field = string.sub(ARGV[2], arrow + 2)
+local cursor, most, want, out, found = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[4]), {''}, 0
+local star = string.find(ARGV[5], '*', 1, true)
+local arrow = string.find(ARGV[5], '->', star, true)
+local head, tail = string.sub(ARGV[5], 1, star - 1), string.sub(ARGV[5], star + 1, arrow - 1)
+local field = string.sub(ARGV[5], arrow + 2)
 repeat
-  local reply = redis.call('SSCAN', KEYS[1], cursor, 'COUNT', want)
+  local reply = redis.call('SSCAN', KEYS[1], cursor, 'COUNT', math.min(most, want))
   cursor = reply[1]
   for _, id in ipairs(reply[2]) do
-    if found < want and not seen[id] then
-      seen[id], found = true, found + 1
+    if found < want then
+      found = found + 1
       out[#out + 1] = id
       out[#out + 1] = redis.call('HGET', head .. id .. tail, field)
     end
   end
-until cursor == '0' or found >= want
+until cursor == '0' or found >= math.min(most, want)
+if ARGV[3] == '1' and (cursor == '0' or found >= want) then redis.call('UNLINK', KEYS[1]) end
+out[1] = cursor
 return out
 """
+SAMPLE_SLICE = 256  # candidates one call of ``_SAMPLE`` reads, and names it reads, about
 
 
 @dataclass(frozen=True)
@@ -380,8 +385,9 @@ class NgramIndex:
         shows). Without ``order_key``, SINTERSTORE into a scratch set, or for a query of one
         piece that piece's set itself, then an SSCAN that stops at cap+1 candidates with their
         names (``_SAMPLE``: a piece of one character, held by nearly every name, costs no
-        more), and the scratch key is unlinked. The candidates are then checked against the
-        query (``Query.matches``).
+        more), SAMPLE_SLICE a command: past the first slice, each further one is a round trip
+        of its own, made by the returned reader; the last unlinks the scratch key. The
+        candidates are then checked against the query (``Query.matches``).
 
         ``names=False`` is for a caller that needs the ids alone (the catalog's list): with an
         order index and an ``exact`` query (each word three characters) the candidates are the
@@ -415,16 +421,20 @@ class NgramIndex:
         if len(pieces) > 1:
             source = self.temp_set(token)
             pipe.sinterstore(source, pieces)
+            pipe.expire(source, TEMP_TTL)  # the sample's last slice unlinks it; the TTL, should a reader stop
             scratch.append(source)
         field = f"{self.record_key('*')}->{self.text_field}"
-        queue_script(pipe, _SAMPLE, [source], [cap + 1, field], whole=True)  # a set, in no order: a bounded sample
+        args = [SAMPLE_SLICE, int(bool(scratch)), cap + 1, field]
+        queue_script(pipe, _SAMPLE, [source], ["0", *args], whole=True)  # a set, in no order: a bounded sample
         at = len(pipe.command_stack) - start - 1  # the read's reply, counted from this search's first
-        if scratch:
-            pipe.unlink(*scratch)
 
         def read(replies: list) -> Hits:
-            flat = replies[at]
-            pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+            cursor, *flat = replies[at]
+            while cursor != "0" and len(flat) // 2 <= cap:  # a common piece: further slices, a round trip each
+                args[2] = cap + 1 - len(flat) // 2
+                cursor, *more = run_script(_SAMPLE, [source], [cursor, *args], whole=True)
+                flat += more
+            pairs = list(dict(flat[i : i + 2] for i in range(0, len(flat), 2)).items())  # SSCAN may repeat one
             capped = len(pairs) > cap
             # An exact query's candidates all match (holding its pieces is holding it): the name is read for
             # the order alone. Else each is checked against its name.
@@ -435,7 +445,8 @@ class NgramIndex:
         return read
 
     def search(self, text: str, limit: int, cap: int | None = None) -> Hits:
-        """Up to ``limit`` records whose field holds ``text``: one round trip (a MULTI/EXEC).
+        """Up to ``limit`` records whose field holds ``text``: one round trip (a MULTI/EXEC), and one
+        more a further slice of a common piece's candidates (``queue_search``).
 
         ``cap`` candidates at most are read (default four times the limit), so a
         query whose pieces are common costs a bounded read; ``Hits.capped`` says so.

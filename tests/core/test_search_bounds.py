@@ -150,3 +150,44 @@ class ShortPieceListTest(RedisTestCase):
             self.assertLessEqual(work[-1]["intersected"], cms.SEARCH_LIMIT + 1)
             self.assertLessEqual(work[-1]["window"], ngrams.WALK_LIMIT)
         self.assertEqual(work[0], work[1])
+
+
+def per_script(commands: list[list[bytes]]) -> list[dict[bytes, int]]:
+    """The commands each script ran, counted by name: SLOWLOG logs a script's own commands before it."""
+    scripts, counted = [], {}
+    for words in commands:
+        if words[0] in (b"EVAL", b"EVALSHA"):
+            scripts.append(counted)
+            counted = {}
+        else:
+            counted[words[0]] = counted.get(words[0], 0) + 1
+    return scripts
+
+
+class SampleSliceTest(RedisTestCase):
+    def test_a_common_piece_is_sampled_in_slices_of_the_same_size_at_any_size(self):
+        from school import keys as school_keys
+        from school.store.names import INDEXES, SEARCH_LIMIT
+
+        index, reads = INDEXES["student"], {}
+        for size in SIZES:
+            with self.subTest(size=size):
+                raw_client().flushdb()
+                pipe = raw_client().pipeline(transaction=False)
+                names = {pk: f"Ann Student {pk}" for pk in range(1, size + 1)}
+                for pk, name in names.items():
+                    pipe.hset(school_keys.doc("student", pk), "name", name)
+                for key, members in index.members_by_set(names.items()).items():
+                    for start in range(0, len(members), 5_000):
+                        pipe.sadd(key, *members[start : start + 5_000])
+                pipe.execute()
+                with logged() as commands:
+                    hits = index.search("a", limit=SEARCH_LIMIT, cap=SEARCH_LIMIT)  # "a": in every name
+                self.assertEqual((len(hits.items), hits.capped), (SEARCH_LIMIT, True))
+                scripts = per_script(commands)
+                for counted in scripts:  # each command reads a slice's names, and its SSCAN steps' ids
+                    self.assertLessEqual(counted.get(b"HGET", 0), 2 * ngrams.SAMPLE_SLICE)
+                reads[size] = [counted.get(b"HGET", 0) for counted in scripts]
+        self.assertEqual(sum(reads[SIZES[0]]), SEARCH_LIMIT + 1)  # the cap and one more, read in slices
+        self.assertEqual(sum(reads[SIZES[1]]), SEARCH_LIMIT + 1)
+        self.assertGreater(len(reads[SIZES[1]]), 1)
