@@ -12,6 +12,7 @@ SLOWLOG RESET before each, SLOWLOG GET after it. The report names every page tha
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 import time
@@ -193,6 +194,20 @@ def sweep(browser, redis, threshold_us: int = BOUND_US, progress=print, **crawli
     return {"threshold_ms": threshold_us / 1000, "memory_walk": walk, "pages": pages}
 
 
+def first_in_line(pid: int) -> int:
+    """The server's threads at nice -20 for the sweep, where the system allows it; the nice value they run
+    at. SLOWLOG times a command by the clock: on a machine whose CPUs other processes keep busy, a server
+    at the default priority waits for its turn mid-command, and a 1 ms command is logged at several. First
+    in line, it runs a command through, as a server with a CPU of its own would; it is idle between the
+    crawl's requests, so others lose little."""
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            os.setpriority(os.PRIO_PROCESS, int(task.name), -20)
+    except (PermissionError, FileNotFoundError, ProcessLookupError):
+        return 0
+    return -20
+
+
 def measure(scale: str, foreign: int, progress=print) -> dict:
     """A scratch server seeded at ``scale`` with ``foreign`` keys of no app, swept; the figures."""
     from django.utils import timezone
@@ -213,6 +228,7 @@ def measure(scale: str, foreign: int, progress=print) -> dict:
         loaded = {"records": records, "foreign": foreign, "dbsize": redis.dbsize(), "load_seconds": seconds}
         with scratch_database(), placement.client_pinned() as servers:  # client and server apart, as in the suite
             placement.pin_server(server.pid(), servers)
+            loaded["server_nice"] = first_in_line(server.pid())
             result = sweep(signed_in_client(), redis, progress=progress)
     return {"command": f"python manage.py benchmark --slowlog {foreign} --scale {scale}", "scale": scale,
             "at": timezone.now().strftime("%Y-%m-%d %H:%M UTC"), **loaded, **result}  # fmt: skip
@@ -225,7 +241,7 @@ def text(figures: dict) -> list[str]:
     held = [p for p in pages if min(p["worst"]) > 0]
     lines = [
         f"`{figures['command']}` ({figures['at']}): {figures['dbsize']:,} keys, {figures['foreign']:,} of them "
-        f"of no app; SLOWLOG threshold {bound:g} ms.",
+        f"of no app; SLOWLOG threshold {bound:g} ms; the server at nice {figures.get('server_nice', 0)}.",
         f"Crawled {len(pages)} pages of {len({p['shape'] for p in pages})} URL shapes as an administrator"
         + (f"; an error answered: {failed}." if failed else "."),
         f"/keys/memory/ measured afresh {len(walk['walks'])} times: {walk['commands']:,} commands in "
