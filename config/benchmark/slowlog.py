@@ -53,11 +53,12 @@ def add_foreign(count: int) -> None:
         pipe.execute()
 
 
-def seed(scale: str) -> int:
-    """Every app's data at ``scale``, through its seeder (as ``manage.py seed``); records written."""
+def seed(scale: str, only: tuple[str, ...] = ()) -> int:
+    """Every app's data at ``scale`` (or ``only`` those apps'), through its seeder (as ``manage.py seed``);
+    records written."""
     from config import seeding
 
-    return sum(s.run(seeding.context(s.app, scale)) for s in seeding.registry.ordered())
+    return sum(s.run(seeding.context(s.app, scale)) for s in seeding.registry.ordered(only or None))
 
 
 def said(args: list) -> str:
@@ -208,8 +209,8 @@ def first_in_line(pid: int) -> int:
     return -20
 
 
-def measure(scale: str, foreign: int, progress=print) -> dict:
-    """A scratch server seeded at ``scale`` with ``foreign`` keys of no app, swept; the figures."""
+def measure(scale: str, foreign: int, progress=print, only: tuple[str, ...] = ()) -> dict:
+    """A scratch server seeded at ``scale`` (``only`` some apps) with ``foreign`` keys of no app, swept."""
     from django.utils import timezone
 
     from config.benchmark import placement
@@ -219,8 +220,8 @@ def measure(scale: str, foreign: int, progress=print) -> dict:
 
     with tempfile.TemporaryDirectory(prefix="rdash-slowlog-") as tmp, scratch_redis(Path(tmp)) as server:
         started = time.perf_counter()
-        progress(f"seeding every app at {scale} scale")
-        records = seed(scale)
+        progress(f"seeding {', '.join(only) or 'every app'} at {scale} scale")
+        records = seed(scale, only)
         progress(f"adding {foreign:,} keys of no app")
         add_foreign(foreign)
         redis = raw_client()
@@ -230,7 +231,8 @@ def measure(scale: str, foreign: int, progress=print) -> dict:
             placement.pin_server(server.pid(), servers)
             loaded["server_nice"] = first_in_line(server.pid())
             result = sweep(signed_in_client(), redis, progress=progress)
-    return {"command": f"python manage.py benchmark --slowlog {foreign} --scale {scale}", "scale": scale,
+    command = f"python manage.py benchmark --slowlog {foreign} --scale {scale}" + "".join(f" --only {a}" for a in only)
+    return {"command": command, "scale": scale, "only": list(only),
             "at": timezone.now().strftime("%Y-%m-%d %H:%M UTC"), **loaded, **result}  # fmt: skip
 
 

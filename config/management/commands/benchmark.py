@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config import sqltwin
+from config import seeding, sqltwin
 from config.benchmark import report
 from config.benchmark.figures import as_json, merged_results
 from config.benchmark.runner import Mismatch
@@ -90,7 +90,10 @@ class Command(BaseCommand):
             if slowlog is not None:
                 from config.benchmark import slowlog as sweep
 
-                figures = sweep.measure("demo" if tiny else scale, slowlog, progress)
+                unknown = set(only) - set(seeding.registry.seeders)
+                if unknown:
+                    raise CommandError(f"no seeder for {', '.join(sorted(unknown))}")
+                figures = sweep.measure("demo" if tiny else scale, slowlog, progress, tuple(only))
                 self.stdout.write("\n".join(sweep.text(figures)))
                 if json_file:
                     Path(json_file).write_text(json.dumps(figures, indent=2) + "\n")
