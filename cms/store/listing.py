@@ -95,9 +95,10 @@ def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]
     return _title_hits(text, limit).items
 
 
-def _title_hits(text: str, limit: int) -> Hits:
-    """``search_titles``'s hits, with whether more titles matched than ``limit`` (``Hits.capped``)."""
-    return TITLES.search(text, limit, cap=limit) if Query.parse(text).usable else Hits([])
+def _title_hits(text: str, limit: int, names: bool = True) -> Hits:
+    """``search_titles``'s hits, with whether more titles matched than ``limit`` (``Hits.capped``);
+    ``names=False``: no title read where holding the pieces is matching (``NgramIndex.queue_search``)."""
+    return TITLES.search(text, limit, cap=limit, names=names) if Query.parse(text).usable else Hits([])
 
 
 AUTHORS_MATCHED = 20  # authors an author filter takes at most (those starting with what was typed)
@@ -160,7 +161,7 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     if query.usable:
         prefix = ""
         if not matches:
-            hits = _title_hits(state.q, SEARCH_LIMIT)
+            hits = _title_hits(state.q, SEARCH_LIMIT, names=False)  # the ids: a thousand titles are one long read
             found, capped = hits.ids, hits.capped
             if not found:
                 return [], 0, capped, False

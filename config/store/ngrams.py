@@ -444,18 +444,19 @@ class NgramIndex:
 
         return read
 
-    def search(self, text: str, limit: int, cap: int | None = None) -> Hits:
+    def search(self, text: str, limit: int, cap: int | None = None, names: bool = True) -> Hits:
         """Up to ``limit`` records whose field holds ``text``: one round trip (a MULTI/EXEC), and one
         more a further slice of a common piece's candidates (``queue_search``).
 
         ``cap`` candidates at most are read (default four times the limit), so a
         query whose pieces are common costs a bounded read; ``Hits.capped`` says so.
+        ``names=False``: the ids alone where the query allows it (``queue_search``).
         """
         query = Query.parse(text)
         if not query.usable:
             return Hits([])
         pipe = client().pipeline(transaction=True)
-        read = self.queue_search(pipe, query, cap or limit * 4)
+        read = self.queue_search(pipe, query, cap or limit * 4, names=names)
         hits = read(pipe.execute())
         return Hits(hits.items[:limit], hits.capped or len(hits.items) > limit)
 

@@ -149,6 +149,8 @@ class ShortPieceListTest(RedisTestCase):
             work.append(visited(commands, cms_keys.by_updated()))
             self.assertLessEqual(work[-1]["intersected"], cms.SEARCH_LIMIT + 1)
             self.assertLessEqual(work[-1]["window"], ngrams.WALK_LIMIT)
+            search = per_script(commands)[0]  # the ordered search: a letter's matches need no title read
+            self.assertEqual([n for n in search if n in (b"HGET", b"HMGET", b"GET")], [], search)
         self.assertEqual(work[0], work[1])
 
 
