@@ -83,7 +83,9 @@ if #reply[2] == 0 then return {reply[1], {}, {}} end
 return {reply[1], reply[2], redis.call('ZMSCORE', KEYS[2], unpack(reply[2]))}
 """
 )
-SCAN_STEP = 512  # members of the set one call reads at most (SSCAN's COUNT; a small set comes whole)
+# Members of the set one call reads at most (SSCAN's COUNT; a small set comes whole), each tested against
+# the other sets and scored: what one command holds Redis for, whatever the set's size.
+SCAN_STEP = 64
 
 # A slice of the smallest set a list of several filters keeps the products of, each member kept if every
 # other all-of set holds it, one any-of set at least (when there are any) and no none-of set, with its
