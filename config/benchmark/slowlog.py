@@ -7,7 +7,8 @@ the apps' seeders, N string keys of no app (``other:{n}``) are added by pipeline
 ``slowlog-log-slower-than`` is set to the bound. Then, as an administrator with Django's test
 client, the memory walk of ``/keys/memory/`` is run afresh (its "measure again") and every GET
 page reachable from the sidebar's screens by their links is fetched, a few of each URL shape:
-SLOWLOG RESET before each, SLOWLOG GET after it. The report names every page that left an entry.
+SLOWLOG RESET before each, SLOWLOG GET after it. The report names every page that left an entry,
+and on how many of its fetches (``crawl``), the server running first in line (``first_in_line``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ MAX_PAGES = 1_000
 FETCHES = 5  # of a page that left an entry, at most
 WALKS = 3  # memory walks
 BATCH = 10_000
-LOG_LEN = 100_000  # SLOWLOG entries kept: every command of the memory walk, logged at threshold 0
+LOG_LEN = 100_000  # SLOWLOG entries kept: a memory walk's over WALK_US, a page's at any threshold
 WALK_US = 100  # the memory walk's threshold: its longest command is reported whatever it is
 SIDEBAR = ("dashboard", "catalog:product_list", "school:course_list", "cms:post_list", "orgchart:employee_list",
            "keybrowser:browse", "keybrowser:memory", "keybrowser:server", "exchange:index")  # fmt: skip
