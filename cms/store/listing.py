@@ -13,23 +13,13 @@ from config.redis import client
 from config.store.ngrams import Hits
 from config.store.ngramtext import Query
 from config.store.scripts import execute, queue_script, register
-from config.store.sorting import SORT_LUA, queue_sort, sort_options
+from config.store.sorting import SORT_LUA, queue_sort
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
-# The most posts a filtered list sorts by a field (SORT … BY post:*->field ALPHA reads each one's field):
-# past it, the list asks for a narrower filter and keeps its order by last save.
+# The most posts a filtered list sorts by a field (each one's field read, a command a post, and sorted
+# here: ``_sorted_page``): past it, the list asks for a narrower filter and keeps its order by last save.
 SORT_LIMIT = 2000
 SORTS = ("updated", "title", "author", "status")
-
-# A filtered or searched list sorted by a field. KEYS[1]: the posts (a sorted set). ARGV[1]: the most it may
-# hold; ARGV[2...]: SORT's options. {-1} when it holds more, else SORT's reply.
-_SORTED = register(
-    SORT_LUA
-    + """
-if redis.call('ZCARD', KEYS[1]) > tonumber(ARGV[1]) then return {-1} end
-return sort(KEYS[1], unpack(ARGV, 2))
-"""
-)
 
 # The whole list by title: a page of the title index (``folded title\0id``, in title order), each row's
 # fields. KEYS[1]: the title index. ARGV: offset, count, "1" for descending, then the GET patterns.
@@ -122,7 +112,8 @@ def list_posts(state: ListState) -> tuple[list[PostSummary], int, bool]:
 
 def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     """One page of the post list, its total, and whether a title search took ``SEARCH_LIMIT`` matches and
-    left more (the list then holds only those): one round trip (two for most searches anywhere in titles).
+    left more (the list then holds only those): one round trip (two for most searches anywhere in titles,
+    two more for a filtered or searched list sorted by a field).
 
     The source is a sorted index scored by when each post was last saved: the
     whole list, one status, one author, or (for two filters or a title
@@ -141,7 +132,7 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
 
     Sorted by title, author or status (``?o=``): the whole list pages the title index, or the two
     status indexes one after the other, bounded whatever the number of posts; a filtered or searched
-    list is sorted by SORT … BY the field over its posts, when they are at most ``SORT_LIMIT``. The
+    list is sorted here by each post's field, when they are at most ``SORT_LIMIT`` (``_sorted_page``). The
     fourth value says a sort was refused for that (the list then keeps its order by last save).
     """
     filters, authors, union = [], [], ""
@@ -191,6 +182,7 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     pipe.zcard(source)
     gets = ["#", *(f"{keys.post('*')}->{name}" for name in SUMMARY)]
     field, desc = state.sort_key, state.descending
+    by_field = ""
     whole = source == keys.by_updated()
     if field == "title" and whole:
         queue_script(pipe, _BY_TITLE, [keys.titles()], [state.offset, state.per_page, "1" if desc else "0", *gets])
@@ -199,9 +191,8 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
             keys.by_status("draft"), keys.by_status("published")]  # fmt: skip
         queue_script(pipe, _BY_STATUS, order, [state.offset, state.per_page, *gets])
     elif field in ("title", "author", "status"):
-        by = f"{keys.post('*')}->{'title_member' if field == 'title' else field}"  # a title: folded, as listed
-        options = sort_options(start=state.offset, num=state.per_page, by=by, get=gets, desc=desc, alpha=True)
-        queue_script(pipe, _SORTED, [source], [SORT_LIMIT, *options])
+        by_field = "title_member" if field == "title" else field  # a title: folded, as listed
+        pipe.zrange(source, 0, SORT_LIMIT)  # one past the limit says it is passed
     else:
         queue_sort(
             pipe,
@@ -216,10 +207,28 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
         pipe.delete(*temporary)
     replies = execute(pipe)
     total, flat = replies[-3:-1] if temporary else replies[-2:]
-    if flat == [-1]:  # more posts than a sort by a field reads: the list by last save, said so
+    if by_field and len(flat) > SORT_LIMIT:  # more posts than a sort by a field reads: by last save, said so
         items, total, capped, _ = list_page(replace(state, order="-updated"))
         return items, total, capped, True
+    if by_field:
+        flat = _sorted_page(flat, by_field, state)
     return _summaries(flat), total, capped, False
+
+
+def _sorted_page(ids: list[str], field: str, state: ListState) -> list:
+    """The page of ``ids`` (in the index's order) sorted by each post's ``field``, flat as SORT … GET answers:
+    the fields read a command a post and sorted here, then the page's rows. Two round trips, and no one
+    command that reads or sorts the whole list, as a SORT … BY of a thousand posts did."""
+    pipe = client().pipeline(transaction=False)
+    for pk in ids:
+        pipe.hget(keys.post(pk), field)
+    values = pipe.execute()
+    order = sorted(range(len(ids)), key=lambda n: (values[n] or "").encode(), reverse=state.descending)
+    page = [ids[n] for n in order[state.offset : state.offset + state.per_page]]
+    pipe = client().pipeline(transaction=False)
+    for pk in page:
+        pipe.hmget(keys.post(pk), SUMMARY)
+    return [value for pk, row in zip(page, pipe.execute()) for value in (pk, *row)]
 
 
 def _summaries(flat: list) -> list[PostSummary]:

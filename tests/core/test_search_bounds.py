@@ -193,3 +193,33 @@ class SampleSliceTest(RedisTestCase):
         self.assertEqual(sum(reads[SIZES[0]]), SEARCH_LIMIT + 1)  # the cap and one more, read in slices
         self.assertEqual(sum(reads[SIZES[1]]), SEARCH_LIMIT + 1)
         self.assertGreater(len(reads[SIZES[1]]), 1)
+
+
+class SortedSearchListTest(RedisTestCase):
+    def test_a_searched_list_sorted_by_title_reads_a_field_a_command_at_any_size(self):
+        # A search's matches sorted by a field: each post's field is a command of its own and the sort is the
+        # app's, where SORT … BY (or a script) read and sorted a thousand posts in one command.
+        from cms.documents import title_member
+
+        for size in (300, 900):
+            with self.subTest(size=size):
+                raw_client().flushdb()
+                pipe = raw_client().pipeline(transaction=False)
+                titles = {pk: f"Post {pk * 7919 % size:05d}" for pk in range(1, size + 1)}
+                for pk, title in titles.items():
+                    pipe.hset(cms_keys.post(pk), mapping={"title": title, "title_member": title_member(pk, title),
+                                                          "author": "ann", "status": "draft"})  # fmt: skip
+                pipe.zadd(cms_keys.by_updated(), {str(pk): pk for pk in titles})
+                for key, members in cms.TITLES.members_by_set((str(pk), t) for pk, t in titles.items()).items():
+                    pipe.sadd(key, *members)
+                pipe.execute()
+                with logged() as commands:
+                    items, total, capped = cms.list_posts(ListState(q="post", order="-title", page=2))
+                self.assertEqual((total, capped), (size, False))
+                self.assertEqual([item.title for item in items], sorted(titles.values(), reverse=True)[25:50])
+                names = [words[0] for words in commands]
+                self.assertNotIn(b"SORT", names)
+                self.assertEqual(names.count(b"HGET"), size)  # a command a post,
+                self.assertFalse([run for run in per_script(commands) if run.get(b"HGET")])  # none of them a script's
+                ranges = [int(words[3]) - int(words[2]) + 1 for words in commands if words[0] == b"ZRANGE"]
+                self.assertLessEqual(max(ranges), cms.SORT_LIMIT + 1)
