@@ -21,7 +21,9 @@ _WALKED_PAGE = register(SORT_LUA + "\n" + lua(__file__, "walked_page"))
 WALK_STEP = 256  # ids of the sort index one call tests at most (a SISMEMBER each): bounds each command's time
 # A slice of a set's members kept by the other filter sets, with their sort scores (lua/filtered.lua).
 _FILTERED = register(lua(__file__, "filtered"))
-SCAN_STEP = 512  # members of the set one call reads at most (SSCAN's COUNT; a small set comes whole)
+# Members of the set one call reads at most (SSCAN's COUNT; a small set comes whole), each tested against
+# the other sets and scored: what one command holds Redis for, whatever the set's size.
+SCAN_STEP = 64
 
 
 def one_set(query: ProductQuery, typed: bool, matches: str = "") -> tuple[str, bool] | None:

@@ -14,15 +14,14 @@ from config.store import pipelined
 from config.store.ngrams import Hits
 from config.store.ngramtext import Query
 from config.store.scripts import execute, lua, queue_script, register
-from config.store.sorting import SORT_LUA, queue_sort, sort_options
+from config.store.sorting import SORT_LUA, queue_sort
 
 SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a useful search
-# The most posts a filtered list sorts by a field (SORT … BY post:*->field ALPHA reads each one's field):
-# past it, the list asks for a narrower filter and keeps its order by last save.
+# The most posts a filtered list sorts by a field (each one's field read, a command a post, and sorted
+# here: ``_sorted_page``): past it, the list asks for a narrower filter and keeps its order by last save.
 SORT_LIMIT = 2000
 SORTS = ("updated", "title", "author", "status")
 
-_SORTED = register(SORT_LUA + "\n" + lua(__file__, "sorted"))  # a filtered or searched list by a field
 _BY_TITLE = register(SORT_LUA + "\n" + lua(__file__, "by_title"))  # the whole list by title
 _BY_STATUS = register(SORT_LUA + "\n" + lua(__file__, "by_status"))  # the whole list by status
 _PREFIX_SEARCH = register(lua(__file__, "prefix_search"))  # title prefix search into a scratch set
@@ -35,9 +34,10 @@ def search_titles(text: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, str]]
     return _title_hits(text, limit).items
 
 
-def _title_hits(text: str, limit: int) -> Hits:
-    """``search_titles``'s hits, with whether more titles matched than ``limit`` (``Hits.capped``)."""
-    return TITLES.search(text, limit, cap=limit) if Query.parse(text).usable else Hits([])
+def _title_hits(text: str, limit: int, names: bool = True) -> Hits:
+    """``search_titles``'s hits, with whether more titles matched than ``limit`` (``Hits.capped``);
+    ``names=False``: no title read where holding the pieces is matching (``NgramIndex.queue_search``)."""
+    return TITLES.search(text, limit, cap=limit, names=names) if Query.parse(text).usable else Hits([])
 
 
 AUTHORS_MATCHED = 20  # authors an author filter takes at most (those starting with what was typed)
@@ -70,7 +70,9 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     ids first (two round trips), or, for a word that is one piece, its set holds exactly its matches
     and the page's transaction intersects it itself (one round trip, no cap, no title read). Shorter
     words keep the lexicographic index's prefix search. Sorted by title or status, the whole list pages
-    the title index or the two status indexes, bounded whatever the number of posts.
+    the title index or the two status indexes, bounded whatever the number of posts; a filtered or
+    searched list is sorted here by each post's field, at most ``SORT_LIMIT`` of them (``_sorted_page``:
+    two more round trips, no command that reads or sorts the whole list).
     """
     filters, authors, union = [], [], ""
     if state.filters.get("status"):
@@ -89,7 +91,7 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     if query.usable:
         prefix = ""
         if not matches:
-            hits = _title_hits(state.q, SEARCH_LIMIT)
+            hits = _title_hits(state.q, SEARCH_LIMIT, names=False)  # the ids: a thousand titles are one long read
             found, capped = hits.ids, hits.capped
             if not found:
                 return [], 0, capped, False
@@ -119,6 +121,7 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
     pipe.zcard(source)
     gets = ["#", *(f"{keys.post('*')}->{name}" for name in SUMMARY)]
     field, desc = state.sort_key, state.descending
+    by_field = ""
     whole = source == keys.by_updated()
     if field == "title" and whole:
         queue_script(pipe, _BY_TITLE, [keys.titles()], [state.offset, state.per_page, "1" if desc else "0", *gets])
@@ -126,9 +129,8 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
         order = [keys.by_status(status) for status in (("published", "draft") if desc else ("draft", "published"))]
         queue_script(pipe, _BY_STATUS, order, [state.offset, state.per_page, *gets])
     elif field in ("title", "author", "status"):
-        by = f"{keys.post('*')}->{'title_member' if field == 'title' else field}"  # a title: folded, as listed
-        options = sort_options(start=state.offset, num=state.per_page, by=by, get=gets, desc=desc, alpha=True)
-        queue_script(pipe, _SORTED, [source], [SORT_LIMIT, *options])
+        by_field = "title_member" if field == "title" else field  # a title: folded, as listed
+        pipe.zrange(source, 0, SORT_LIMIT)  # one past the limit says it is passed
     else:
         options = dict(start=state.offset, num=state.per_page, by_nosort=True, get=gets, desc=state.order != "updated")
         queue_sort(pipe, source, **options)
@@ -136,10 +138,28 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
         pipe.delete(*temporary)
     replies = execute(pipe)
     total, flat = replies[-3:-1] if temporary else replies[-2:]
-    if flat == [-1]:  # more posts than a sort by a field reads: the list by last save, said so
+    if by_field and len(flat) > SORT_LIMIT:  # more posts than a sort by a field reads: by last save, said so
         items, total, capped, _ = list_page(replace(state, order="-updated"))
         return items, total, capped, True
+    if by_field:
+        flat = _sorted_page(flat, by_field, state)
     return _summaries(flat), total, capped, False
+
+
+def _sorted_page(ids: list[str], field: str, state: ListState) -> list:
+    """The page of ``ids`` (in the index's order) sorted by each post's ``field``, flat as SORT … GET answers:
+    the fields read a command a post and sorted here, then the page's rows. Two round trips, and no one
+    command that reads or sorts the whole list, as a SORT … BY of a thousand posts did."""
+    pipe = client().pipeline(transaction=False)
+    for pk in ids:
+        pipe.hget(keys.post(pk), field)
+    values = pipe.execute()
+    order = sorted(range(len(ids)), key=lambda n: (values[n] or "").encode(), reverse=state.descending)
+    page = [ids[n] for n in order[state.offset : state.offset + state.per_page]]
+    pipe = client().pipeline(transaction=False)
+    for pk in page:
+        pipe.hmget(keys.post(pk), SUMMARY)
+    return [value for pk, row in zip(page, pipe.execute()) for value in (pk, *row)]
 
 
 def _summaries(flat: list) -> list[PostSummary]:

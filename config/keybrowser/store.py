@@ -32,9 +32,9 @@ SCAN_COUNT = 500  # the largest COUNT hint of a SCAN step (a page starts with CO
 # command visits; "Load more" continues from the cursor, a request and a slice at a time.
 SCAN_EXAMINED = 800
 # Per tree request, one script of TREE_STEPS SCAN steps of TREE_COUNT slots: each key found is split
-# and counted in Lua, so a slice of about 500 keys; "Scan further" and "count to the end" go on from there.
+# and counted in Lua, so a slice of about 250 keys; "Scan further" and "count to the end" go on from there.
 TREE_STEPS = 1
-TREE_COUNT = 500
+TREE_COUNT = 250
 TREE_CHILDREN = 200  # distinct children a tree node counts; the rest are counted together
 STRING_CHUNK = 16 * 1024  # bytes of a string shown per page (GETRANGE)
 

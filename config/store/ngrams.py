@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from config.redis import client
 from config.store.ngramtext import N, Query, kept, kept_words, short_grams, suffixes, word_grams, words
-from config.store.scripts import lua, queue_script
+from config.store.scripts import lua, queue_script, run_script
 
 TEMP_TTL = 60
 VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search intersects pieces instead
@@ -69,7 +69,8 @@ class Vocabulary:
 
 _WORDS = lua(__file__, "ngram_words")  # a query's words as the kept words holding each
 _ORDERED = lua(__file__, "sort", "ngram_ordered")  # an ordered search's first candidates, in bounded steps
-_SAMPLE = lua(__file__, "ngram_sample")  # an unordered search's candidates: a bounded SSCAN
+_SAMPLE = lua(__file__, "ngram_sample")  # an unordered search's candidates: a bounded SSCAN, a slice a call
+SAMPLE_SLICE = 256  # candidates one call of ``_SAMPLE`` reads, and names it reads, about
 
 
 @dataclass(frozen=True)
@@ -218,8 +219,10 @@ class NgramIndex:
 
         The candidates are the intersection of the query's pieces, cap+1 at most, with their names, then
         checked (``Query.matches``). With ``order_key``, in that order, in bounded steps: a common piece's
-        set is never intersected whole. Without, SINTERSTORE read by a bounded SSCAN. ``names=False``: an
-        ``exact`` query's ordered ids alone. ``within``: one more set every candidate must be in.
+        set is never intersected whole. Without, SINTERSTORE read by an SSCAN that stops at cap+1,
+        ``SAMPLE_SLICE`` a command: past the first slice each further one is a round trip of its own, made
+        by the returned reader, and the last unlinks the scratch set. ``names=False``: an ``exact`` query's
+        ordered ids alone. ``within``: one more set every candidate must be in.
         """
         token = secrets.token_hex(8)
         pieces = [self.gram_key(g) for g in query.grams] + ([within] if within else [])
@@ -234,32 +237,40 @@ class NgramIndex:
             if len(pieces) > 1:
                 source = self.temp_set(token)
                 pipe.sinterstore(source, pieces)
-            queue_script(pipe, _SAMPLE, [source], [cap + 1, field], whole=True)  # a set, in no order: a sample
+                pipe.expire(source, TEMP_TTL)  # the sample's last slice unlinks it; the TTL, should a reader stop
+            sample = [SAMPLE_SLICE, int(source != pieces[0]), cap + 1, field]
+            queue_script(pipe, _SAMPLE, [source], ["0", *sample], whole=True)  # a set, in no order: a sample
         at = len(pipe.command_stack) - start - 1  # the read's reply, counted from this search's first
-        if source != pieces[0]:
-            pipe.unlink(source)
         # Unordered, an exact query's candidates all match (holding its pieces is holding it): the name is
         # read for the order alone. Else each is checked against its name.
         checked = bool(self.order_key) or not query.exact
 
         def read(replies: list) -> Hits:
-            stopped, found = replies[at] if self.order_key else (0, replies[at])
+            if self.order_key:
+                stopped, found = replies[at]
+            else:
+                stopped, (cursor, *found) = 0, replies[at]
+                while cursor != "0" and len(found) // 2 <= cap:  # a common piece: further slices, a trip each
+                    sample[2] = cap + 1 - len(found) // 2
+                    cursor, *more = run_script(_SAMPLE, [source], [cursor, *sample], whole=True)
+                    found += more
             if ids_alone:
                 return Hits([(m, None) for m in found[:cap]], len(found) > cap or bool(stopped))
-            pairs = list(zip(found[::2], found[1::2]))
+            pairs = list(dict(zip(found[::2], found[1::2])).items())  # SSCAN may give a member twice
             kept = [(m, name) for m, name in pairs[:cap] if name is not None and (not checked or query.matches(name))]
             return Hits(kept, len(pairs) > cap or bool(stopped))
 
         return read
 
-    def search(self, text: str, limit: int, cap: int | None = None) -> Hits:
-        """Up to ``limit`` records whose field holds ``text``, in one MULTI/EXEC; ``cap`` candidates at most
-        are read (four times the limit by default), so common pieces cost a bounded read (``Hits.capped``)."""
+    def search(self, text: str, limit: int, cap: int | None = None, names: bool = True) -> Hits:
+        """Up to ``limit`` records whose field holds ``text``, in one MULTI/EXEC (and a round trip a further
+        slice of a common piece's candidates); ``cap`` candidates at most are read (four times the limit by
+        default), so common pieces cost a bounded read (``Hits.capped``). ``names``: as ``queue_search``."""
         query = Query.parse(text)
         if not query.usable:
             return Hits([])
         pipe = client().pipeline(transaction=True)
-        read = self.queue_search(pipe, query, cap or limit * 4)
+        read = self.queue_search(pipe, query, cap or limit * 4, names=names)
         hits = read(pipe.execute())
         return Hits(hits.items[:limit], hits.capped or len(hits.items) > limit)
 

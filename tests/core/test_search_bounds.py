@@ -149,4 +149,77 @@ class ShortPieceListTest(RedisTestCase):
             work.append(visited(commands, cms_keys.by_updated()))
             self.assertLessEqual(work[-1]["intersected"], cms.SEARCH_LIMIT + 1)
             self.assertLessEqual(work[-1]["window"], ngrams.WALK_LIMIT)
+            search = per_script(commands)[0]  # the ordered search: a letter's matches need no title read
+            self.assertEqual([n for n in search if n in (b"HGET", b"HMGET", b"GET")], [], search)
         self.assertEqual(work[0], work[1])
+
+
+def per_script(commands: list[list[bytes]]) -> list[dict[bytes, int]]:
+    """The commands each script ran, counted by name: SLOWLOG logs a script's own commands before it."""
+    scripts, counted = [], {}
+    for words in commands:
+        if words[0] in (b"EVAL", b"EVALSHA"):
+            scripts.append(counted)
+            counted = {}
+        else:
+            counted[words[0]] = counted.get(words[0], 0) + 1
+    return scripts
+
+
+class SampleSliceTest(RedisTestCase):
+    def test_a_common_piece_is_sampled_in_slices_of_the_same_size_at_any_size(self):
+        from school import keys as school_keys
+        from school.store.names import INDEXES, SEARCH_LIMIT
+
+        index, reads = INDEXES["student"], {}
+        for size in SIZES:
+            with self.subTest(size=size):
+                raw_client().flushdb()
+                pipe = raw_client().pipeline(transaction=False)
+                names = {pk: f"Ann Student {pk}" for pk in range(1, size + 1)}
+                for pk, name in names.items():
+                    pipe.hset(school_keys.doc("student", pk), "name", name)
+                for key, members in index.members_by_set(names.items()).items():
+                    for start in range(0, len(members), 5_000):
+                        pipe.sadd(key, *members[start : start + 5_000])
+                pipe.execute()
+                with logged() as commands:
+                    hits = index.search("a", limit=SEARCH_LIMIT, cap=SEARCH_LIMIT)  # "a": in every name
+                self.assertEqual((len(hits.items), hits.capped), (SEARCH_LIMIT, True))
+                scripts = per_script(commands)
+                for counted in scripts:  # each command reads a slice's names, and its SSCAN steps' ids
+                    self.assertLessEqual(counted.get(b"HGET", 0), 2 * ngrams.SAMPLE_SLICE)
+                reads[size] = [counted.get(b"HGET", 0) for counted in scripts]
+        self.assertEqual(sum(reads[SIZES[0]]), SEARCH_LIMIT + 1)  # the cap and one more, read in slices
+        self.assertEqual(sum(reads[SIZES[1]]), SEARCH_LIMIT + 1)
+        self.assertGreater(len(reads[SIZES[1]]), 1)
+
+
+class SortedSearchListTest(RedisTestCase):
+    def test_a_searched_list_sorted_by_title_reads_a_field_a_command_at_any_size(self):
+        # A search's matches sorted by a field: each post's field is a command of its own and the sort is the
+        # app's, where SORT … BY (or a script) read and sorted a thousand posts in one command.
+        from cms.documents import title_member
+
+        for size in (300, 900):
+            with self.subTest(size=size):
+                raw_client().flushdb()
+                pipe = raw_client().pipeline(transaction=False)
+                titles = {pk: f"Post {pk * 7919 % size:05d}" for pk in range(1, size + 1)}
+                for pk, title in titles.items():
+                    pipe.hset(cms_keys.post(pk), mapping={"title": title, "title_member": title_member(pk, title),
+                                                          "author": "ann", "status": "draft"})  # fmt: skip
+                pipe.zadd(cms_keys.by_updated(), {str(pk): pk for pk in titles})
+                for key, members in cms.TITLES.members_by_set((str(pk), t) for pk, t in titles.items()).items():
+                    pipe.sadd(key, *members)
+                pipe.execute()
+                with logged() as commands:
+                    items, total, capped = cms.list_posts(ListState(q="post", order="-title", page=2))
+                self.assertEqual((total, capped), (size, False))
+                self.assertEqual([item.title for item in items], sorted(titles.values(), reverse=True)[25:50])
+                names = [words[0] for words in commands]
+                self.assertNotIn(b"SORT", names)
+                self.assertEqual(names.count(b"HGET"), size)  # a command a post,
+                self.assertFalse([run for run in per_script(commands) if run.get(b"HGET")])  # none of them a script's
+                ranges = [int(words[3]) - int(words[2]) + 1 for words in commands if words[0] == b"ZRANGE"]
+                self.assertLessEqual(max(ranges), cms.SORT_LIMIT + 1)

@@ -1,5 +1,5 @@
 """Each Redis pattern against the e-book's normalized SQL schema (PostgreSQL by SQL and by ORM, SQLite),
-side by side, in one run; or the key browser on a million keys."""
+side by side, in one run; or the key browser on a million keys; or every page under SLOWLOG."""
 
 import argparse
 import json
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config import sqltwin
+from config import seeding, sqltwin
 from config.benchmark import report
 from config.benchmark.figures import as_json, merged_results
 from config.benchmark.runner import Mismatch
@@ -47,6 +47,11 @@ class Command(BaseCommand):
             "--keybrowser", type=int, metavar="N", help="time the key browser's pages on a keyspace of N keys"
         )
         parser.add_argument(
+            "--slowlog", type=int, nargs="?", const=1_000_000, metavar="N",
+            help="seed a scratch Redis at --scale beside N keys of no app (default 1,000,000), then crawl every "
+            "page under SLOWLOG and name each that left a command over 2 ms",
+        )  # fmt: skip
+        parser.add_argument(
             "--cluster", action="store_true",
             help="the Redis operations on one server and on a 3-primary loopback cluster, side by side",
         )  # fmt: skip
@@ -55,7 +60,7 @@ class Command(BaseCommand):
 
     def handle(
         self, *args, scale, json_file, results, baseline, no_postgres, only, keybrowser, tiny, verbosity, cluster,
-        **options
+        slowlog, **options
     ):  # fmt: skip
         scale = "tiny" if tiny else scale
         assert scale in BUDGETS
@@ -81,6 +86,17 @@ class Command(BaseCommand):
 
                 for line in million.measure(keybrowser, runs=2 if tiny else 20):
                     self.stdout.write(line)
+                return
+            if slowlog is not None:
+                from config.benchmark import slowlog as sweep
+
+                unknown = set(only) - set(seeding.registry.seeders)
+                if unknown:
+                    raise CommandError(f"no seeder for {', '.join(sorted(unknown))}")
+                figures = sweep.measure("demo" if tiny else scale, slowlog, progress, tuple(only))
+                self.stdout.write("\n".join(sweep.text(figures)))
+                if json_file:
+                    Path(json_file).write_text(json.dumps(figures, indent=2) + "\n")
                 return
             try:
                 parts(scale, tuple(only))
