@@ -89,8 +89,10 @@ def _clean_post(record: Record) -> dict:
         errors += [(f"revisions[{number}].{name}", "unknown field") for name in inner.unknown()]
         record.errors.extend(errors)
     versions = [r["version"] for r in revisions] + [doc["version"]]
-    if not record.errors and versions != sorted(set(versions)):
-        record.fail("revisions", "versions must ascend, oldest first, each below the current version")
+    if not record.errors and versions != list(range(doc["version"] - len(revisions), doc["version"] + 1)):
+        record.fail("revisions", "versions must count up by one, oldest first, to just below the current version")
+    elif not record.errors and doc["version"] > 1 and not revisions:  # the cap drops the oldest, never all
+        record.fail("revisions", f"a post at version {doc['version']} keeps at least its last revision")
     doc["revisions"] = revisions
     return doc
 

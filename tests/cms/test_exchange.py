@@ -79,3 +79,26 @@ class ExportedRevisionTest(SimpleTestCase):
         record = Record(dict(self.GOOD), "posts", "posts.jsonl:1", {}, Report())
         self.assertEqual(exchange._clean_version(record), self.GOOD)
         self.assertEqual(record.errors + [(n, "unknown") for n in record.unknown()], [])
+
+
+class RevisionNumberingTest(SimpleTestCase):
+    """The import refuses what the revision invariant forbids (revisions counting up by one to just below
+    the version; none only at version 1), so that what its dry run accepts, every invariant holds after."""
+
+    def cleaned(self, version: int, revisions: list[int]) -> list:
+        post = {**ExportedRevisionTest.GOOD, "id": 1, "version": version}
+        post["revisions"] = [{**ExportedRevisionTest.GOOD, "version": number} for number in revisions]
+        record = Record(post, "posts", "posts.jsonl:1", {}, Report())
+        exchange._clean_post(record)
+        return [reason for name, reason in record.errors if name == "revisions"]
+
+    def test_revisions_count_up_by_one_to_just_below_the_version(self):
+        self.assertEqual(self.cleaned(1, []), [])
+        self.assertEqual(self.cleaned(4, [1, 2, 3]), [])
+        self.assertEqual(self.cleaned(9, [7, 8]), [])  # the oldest dropped by the cap
+        for version, revisions in ((4, [1, 3]), (4, [1, 2]), (3, [2, 1]), (2, [2])):
+            self.assertEqual(len(self.cleaned(version, revisions)), 1, (version, revisions))
+
+    def test_a_post_past_version_1_keeps_its_last_revision(self):
+        (reason,) = self.cleaned(2, [])
+        self.assertIn("at version 2 keeps at least its last revision", reason)
