@@ -38,6 +38,7 @@ SEARCHED = ("a", "ph", "pro")  # what each search box is given: a common letter,
 SEARCH_BOX = re.compile(r'<input[^>]*\bname="q"[^>]*>')
 LEFT_OUT = ("/admin/", "/accounts/", "/static/", "/healthz")  # not the dashboard's Redis pages
 LINK = re.compile(r'\b(?:href|hx-get)="([^"#]*)')
+HREF = re.compile(r'\bhref="([^"#]*)')
 OURS = {"SLOWLOG", "CONFIG"}  # the crawl's own commands
 CHOICES = {"o"}  # the query parameter whose value picks another index to read (either direction)
 
@@ -98,11 +99,13 @@ def shape(url: str) -> str:
     return route + ("?" + "&".join(names) if names else "")
 
 
-def links(url: str, html: str) -> list[str]:
+def links(url: str, html: str) -> list[tuple[str, bool]]:
     """The page's GET links to the dashboard's own Redis pages, in document order, then its search box's
-    target (an autocomplete's, or the page's own) given each of ``SEARCHED``."""
+    target (an autocomplete's, or the page's own) given each of ``SEARCHED``; each with whether only
+    htmx asks for it (an ``hx-get`` no plain link names): the crawl then asks as htmx does."""
     path = urlsplit(url).path
     found = [unescape(raw) for raw in LINK.findall(html)]
+    plain = {urlsplit(unescape(raw)).path for raw in HREF.findall(html)}
     for box in SEARCH_BOX.findall(html):
         target = unescape(re.search(r'hx-get="([^"]*)"', box).group(1)) if "hx-get=" in box else path
         found += [f"{target or path}?q={term}" for term in SEARCHED]
@@ -113,14 +116,15 @@ def links(url: str, html: str) -> list[str]:
         if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith(LEFT_OUT):
             continue
         if not parts.path.endswith(".zip"):  # a whole app's export: a job's work, not a page
-            kept.append(target)
+            kept.append((target, parts.path not in plain and parts.path != path))
     return kept
 
 
-def served(browser, redis, url: str):
-    """One fetch of ``url``: its response, its body and SLOWLOG's entries meanwhile."""
+def served(browser, redis, url: str, htmx: bool = False):
+    """One fetch of ``url`` (``htmx``: as htmx asks for a fragment): its response, its body and SLOWLOG's
+    entries meanwhile."""
     redis.slowlog_reset()
-    response = browser.get(url, secure=True)
+    response = browser.get(url, secure=True, headers={"HX-Request": "true"} if htmx else {})
     body = b"".join(response.streaming_content) if response.streaming else response.content
     return response, body, logged(redis)
 
@@ -131,26 +135,26 @@ def crawl(browser, redis, per_shape=PER_SHAPE, limit=MAX_PAGES, fetches=FETCHES,
     command by the clock, so on a busy machine one preempted mid-command is logged too; a command that
     is slow by itself is logged on every fetch. ``worst``: each fetch's longest command, in ms."""
     start = [reverse(name) for name in SIDEBAR]
-    queue, seen, shapes, pages = deque(start), set(start), Counter(), []
+    queue, seen, shapes, pages = deque((url, False) for url in start), set(start), Counter(), []
     while queue and len(pages) < limit:
-        url = queue.popleft()
+        url, htmx = queue.popleft()
         kind = shape(url)
         if shapes[kind] >= per_shape and url not in start:
             continue
         shapes[kind] += 1
-        response, body, entries = served(browser, redis, url)
+        response, body, entries = served(browser, redis, url, htmx)
         worst = [entries[0][0] if entries else 0.0]
         while entries and 0 not in worst and len(worst) < fetches:
-            again = served(browser, redis, url)[2]
+            again = served(browser, redis, url, htmx)[2]
             worst.append(again[0][0] if again else 0.0)
         pages.append({"url": url, "shape": kind, "status": response.status_code, "entries": entries, "worst": worst})
         if len(pages) % 50 == 0:
             progress(f"{len(pages)} pages crawled, {len(queue)} links waiting")
         if response.status_code == 200 and "html" in response.get("Content-Type", ""):
-            for link in links(url, body.decode("utf-8", "replace")):
+            for link, by_htmx in links(url, body.decode("utf-8", "replace")):
                 if link not in seen:
                     seen.add(link)
-                    queue.append(link)
+                    queue.append((link, by_htmx))
     return pages
 
 

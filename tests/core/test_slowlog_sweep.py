@@ -42,6 +42,6 @@ class SweepTest(RedisTestCase):
         html += '<input type="search" name="q" hx-get="/catalog/products/suggest/"><a href="/admin/">a</a>'
         self.assertEqual(
             slowlog.links("/cms/posts/", html),
-            ["/cms/posts/3/", "/cms/posts/?page=2", "/catalog/products/suggest/"]
-            + [f"/catalog/products/suggest/?q={term}" for term in slowlog.SEARCHED],
-        )
+            [("/cms/posts/3/", False), ("/cms/posts/?page=2", False), ("/catalog/products/suggest/", True)]
+            + [(f"/catalog/products/suggest/?q={term}", True) for term in slowlog.SEARCHED],
+        )  # a suggestions view only htmx asks for: fetched as htmx does (else it redirects to its list)
