@@ -223,6 +223,11 @@ class BenchmarkCommandTest(RedisTestCase):
         self.assertRegex(line, rf"^- {op['key']} .*client CPU \+0\.000 ms, server \+1\.000 ms\): .* in the server; ")
         self.assertTrue(line.endswith(report.SERVER_WHY))
         self.assertTrue(report.dba_goal([op]).endswith(f": not met by {op['key']}"))  # the model's to improve
+        walk = {**op, "key": "7b"}  # a loss the pattern's own note explains
+        (line,) = report.dba_losses({**self.figures, "operations": [walk]})
+        self.assertTrue(line.endswith(report.INHERENT["7b"]))
+        inherent = "met but for inherent losses; inherent losses (see below): 7b"
+        self.assertTrue(report.dba_goal([walk]).endswith(inherent))
         op["sides"]["redis"].update(cpu_ms=dba["cpu_ms"] + 2)  # the client's cost the larger: inherent to it
         (line,) = report.dba_losses({**self.figures, "operations": [op]})
         self.assertTrue(line.endswith(f"in the client; {report.CLIENT_WHY}"), line)
