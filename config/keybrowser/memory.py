@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.utils import timezone
 
-from config.keybrowser import serverstore
 from config.keybrowser.display import is_hidden
+from config.keybrowser.store import server as serverstore
 from config.keyspace import KeyPattern, keyspace
 
 CACHE_KEY = "keybrowser:memory"

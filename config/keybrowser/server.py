@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 
 from django.urls import NoReverseMatch, reverse
 
-from config.keybrowser import display, serverstore
+from config.keybrowser import display
+from config.keybrowser.store import server as serverstore
 from config.keyspace import KeyPattern, keyspace
 
 # The fields shown of each INFO section (the page links nothing else); commandstats is shown whole.

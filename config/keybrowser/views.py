@@ -19,8 +19,9 @@ from django.utils.http import content_disposition_header, url_has_allowed_host_a
 from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods
 
-from config.keybrowser import behind, display, keystore, memory, owners, panel, server, store, tree
+from config.keybrowser import behind, display, memory, owners, panel, server, store, tree
 from config.keybrowser.forms import BrowseForm
+from config.keybrowser.store import key as keystore
 from config.keyspace import keyspace
 from config.store import glob_escape
 

@@ -5,7 +5,8 @@ from html import unescape
 
 from django.test import tag
 
-from config.keybrowser import nodes, views
+from config.keybrowser import views
+from config.keybrowser.store import nodes
 from config.redis import on_cluster, raw_client
 from tests.keybrowser.helpers import KeysTestCase, load_keys
 

@@ -7,8 +7,8 @@ from html import unescape
 
 from django.test import tag
 
-from config.keybrowser import keystore
 from config.keybrowser.display import download_url, key_url
+from config.keybrowser.store import key as keystore
 from config.redis import raw_client
 from tests.keybrowser.helpers import KeysTestCase, commands
 from tests.keybrowser.test_safety import session_keys

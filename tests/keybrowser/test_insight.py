@@ -10,8 +10,9 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from config import trace
-from config.keybrowser import memory, serverstore, store
+from config.keybrowser import memory, store
 from config.keybrowser.display import key_url
+from config.keybrowser.store import server as serverstore
 from config.redis import on_cluster, raw_client
 from tests.keybrowser.helpers import KeysTestCase, load_keys
 

@@ -1,5 +1,5 @@
-"""The key browser's scans (key lists, the namespace tree, orphans); ``keystore`` reads one key's
-page and a pattern's index, ``serverstore`` the memory walk's slices and the server's own view,
+"""The key browser's scans (key lists, the namespace tree, orphans); ``key`` reads one key's
+page and a pattern's index, ``server`` the memory walk's slices and the server's own view,
 ``nodes`` walks a cluster's primaries. These modules are the only code that talks to Redis for it.
 
 Read-only by construction: SCAN, the HSCAN / SSCAN / ZRANGE / LRANGE / XRANGE / GETRANGE family
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from config.keybrowser.display import hidden_prefixes, is_hidden
-from config.keybrowser.nodes import Walk, by_node, placed
+from config.keybrowser.store.nodes import Walk, by_node, placed
 from config.keyspace import KeyPattern, keyspace
 from config.redis import on_cluster, raw_client
 from config.store.scripts import lua, queue_script, run_script, script_command

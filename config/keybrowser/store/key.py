@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from redis.exceptions import ResponseError
 
 from config.keybrowser.display import is_hidden
-from config.keybrowser.nodes import SCAN_CURSOR_END, placed
 from config.keybrowser.owners import member_id
 from config.keybrowser.store import (
     _STREAM_ID,
@@ -22,6 +21,7 @@ from config.keybrowser.store import (
     _queue_describe,
     describe,
 )
+from config.keybrowser.store.nodes import SCAN_CURSOR_END, placed
 from config.keyspace import KeyPattern, keyspace
 from config.redis import raw_client
 from config.store.scripts import lua, queue_script, run_script
