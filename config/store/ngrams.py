@@ -238,8 +238,12 @@ class NgramIndex:
                 source = self.temp_set(token)
                 pipe.sinterstore(source, pieces)
                 pipe.expire(source, TEMP_TTL)  # the sample's last slice unlinks it; the TTL, should a reader stop
-            sample = [SAMPLE_SLICE, int(source != pieces[0]), cap + 1, field]
-            queue_script(pipe, _SAMPLE, [source], ["0", *sample], whole=True)  # a set, in no order: a sample
+            unlink = int(source != pieces[0])  # a scratch set: the slice that ends the sample unlinks it
+
+            def sample(cursor: str, wanted: int) -> list:
+                return [cursor, SAMPLE_SLICE, unlink, wanted, field]
+
+            queue_script(pipe, _SAMPLE, [source], sample("0", cap + 1), whole=True)  # a set, in no order
         at = len(pipe.command_stack) - start - 1  # the read's reply, counted from this search's first
         # Unordered, an exact query's candidates all match (holding its pieces is holding it): the name is
         # read for the order alone. Else each is checked against its name.
@@ -251,8 +255,8 @@ class NgramIndex:
             else:
                 stopped, (cursor, *found) = 0, replies[at]
                 while cursor != "0" and len(found) // 2 <= cap:  # a common piece: further slices, a trip each
-                    sample[2] = cap + 1 - len(found) // 2
-                    cursor, *more = run_script(_SAMPLE, [source], [cursor, *sample], whole=True)
+                    wanted = cap + 1 - len(found) // 2
+                    cursor, *more = run_script(_SAMPLE, [source], sample(cursor, wanted), whole=True)
                     found += more
             if ids_alone:
                 return Hits([(m, None) for m in found[:cap]], len(found) > cap or bool(stopped))
