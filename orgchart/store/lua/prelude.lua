@@ -27,6 +27,16 @@ end
 local function refuse(field, message) return {'refused', field, message} end
 local function missing(message) return {'missing', message} end
 local function conflict(key) return {'conflict', unpack(redis.call('HGETALL', key))} end
+-- A record's name entered under ``folded`` in a lexical name index (``folded\0id`` members) and its
+-- folded name -> id hash, the entries of its former name ``old`` (false: none) taken out.
+local function index_name(lex, by_name, old, folded, pk)
+  if old and old ~= folded then
+    redis.call('ZREM', lex, old .. '\0' .. pk)
+    redis.call('HDEL', by_name, old)
+  end
+  redis.call('ZADD', lex, 0, folded .. '\0' .. pk)
+  redis.call('HSET', by_name, folded, pk)
+end
 -- SADD/SREM of many members, a thousand at a time (Lua's unpack has a stack limit).
 local function each_chunk(members, call)
   for i = 1, #members, 1000 do call({unpack(members, i, math.min(i + 999, #members))}) end

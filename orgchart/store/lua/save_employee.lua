@@ -50,12 +50,7 @@ redis.call('HINCRBY', KEYS[1], 'version', 1)
 local leaves = tonumber(ARGV[17])
 for i = k, k + leaves - 1 do redis.call('SREM', KEYS[i], pk) end
 for i = k + leaves, #KEYS do redis.call('SADD', KEYS[i], pk) end
-if old[2] and old[2] ~= folded then
-  redis.call('ZREM', KEYS[3], old[2] .. '\0' .. pk)
-  redis.call('HDEL', KEYS[2], old[2])
-end
-redis.call('ZADD', KEYS[3], 0, folded .. '\0' .. pk)
-redis.call('HSET', KEYS[2], folded, pk)
+index_name(KEYS[3], KEYS[2], old[2], folded, pk)
 if creating or oldloc ~= loc then
   if oldloc ~= '' then redis.call('SREM', staff(oldloc), pk) end
   if loc ~= '' then redis.call('SADD', staffkey, pk) end

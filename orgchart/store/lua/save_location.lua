@@ -13,12 +13,7 @@ if owner and owner ~= pk then
 end
 redis.call('HSET', KEYS[1], 'schema', '2', 'name', name, 'folded', folded)
 redis.call('HINCRBY', KEYS[1], 'version', 1)
-if old[2] and old[2] ~= folded then
-  redis.call('ZREM', KEYS[4], old[2] .. '\0' .. pk)
-  redis.call('HDEL', KEYS[3], old[2])
-end
-redis.call('ZADD', KEYS[4], 0, folded .. '\0' .. pk)
-redis.call('HSET', KEYS[3], folded, pk)
+index_name(KEYS[4], KEYS[3], old[2], folded, pk)
 if old[1] and old[1] ~= name then
   for _, m in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('HSET', emp(m), 'location_name', name) end
 end
