@@ -1,8 +1,9 @@
 """The school in the benchmark: many-to-many relations with bounds on both sides.
 
-Redis: a course's roster and a student's courses are two sets kept together,
-set algebra runs inside Redis, and an enrolment checks both bounds and writes
-both sides with its event. SQL: courses, students, instructors and the join
+Redis: a course's roster (a sorted set scored by student id, so a page is a
+range) and a student's courses (a set) are kept together, set algebra runs
+inside Redis, and an enrolment checks both bounds and writes both sides with
+its event. SQL: courses, students, instructors and the join
 tables ``enrollments`` and ``courses_instructors``, indexed both ways
 (``benchmark_sql``). The school's own seeder writes Redis; its records are
 read back for SQL.
@@ -68,7 +69,7 @@ class School(Part):
         return sorted(people)
 
     def _enrolment_bytes(self, run) -> float:
-        """Bytes per enrolment (both sets of the pair): whole rosters written alone, through the store's
+        """Bytes per enrolment (both sides of the pair): whole rosters written alone, through the store's
         seeding path, on another database of the same server, which is flushed afterwards."""
         probe = self.enrolments[:ENROLMENT_PROBE]
         while len(probe) < len(self.enrolments) and self.enrolments[len(probe)][0] == probe[-1][0]:
@@ -179,7 +180,7 @@ class School(Part):
 
 
 def in_both(first: int, second: int) -> tuple:
-    """4. SINTERSTORE of the two rosters and one page of it, all inside Redis; then the page's names."""
+    """4. ZINTERSTORE of the two rosters and one page of it (a range), all inside Redis, with the names."""
     found = school.algebra("inter", [first, second], 0, sql.PAGE)
     return found.total, sorted(found.sizes.items()), [(p.id, p.name) for p in found.students]
 
@@ -191,7 +192,8 @@ def courses_of(instructor: int) -> tuple:
 
 
 def course_page(course: int) -> tuple:
-    """11. The course screen: the course, its instructors and a page of its roster, one script."""
+    """11. The course screen: the course, its instructors and a page of its roster (a range of the sorted
+    set), one script."""
     found = school.course_detail(course, 0, sql.PAGE)
     people = [[(p.id, p.name) for p in side] for side in (found.instructors, found.roster)]
     return found.course.code, found.course.title, found.course.capacity, found.enrolled, *people

@@ -82,9 +82,9 @@ class PickForm(forms.Form):
 
 
 ALGEBRA_CHOICES = [
-    ("inter", "In all of them (SINTER)"),
-    ("union", "In any of them (SUNION)"),
-    ("diff", "In the first but none of the others (SDIFF)"),
+    ("inter", "In all of them (ZINTER)"),
+    ("union", "In any of them (ZUNION)"),
+    ("diff", "In the first but none of the others (ZDIFF)"),
 ]
 
 
@@ -92,7 +92,7 @@ class AlgebraForm(forms.Form):
     """Course codes, resolved through the unique code index, and an operation."""
 
     codes = forms.CharField(
-        max_length=400, help_text="Two or more course codes, separated by commas or spaces; order matters for SDIFF."
+        max_length=400, help_text="Two or more course codes, separated by commas or spaces; order matters for ZDIFF."
     )
     op = forms.ChoiceField(label="Operation", choices=ALGEBRA_CHOICES, widget=forms.RadioSelect, initial="inter")
 

@@ -27,6 +27,13 @@ def enrolment_symmetric():
     yield from _symmetric("enrolment", ("student", "course"))
 
 
+@invariant(APP, "every roster scores each student by their id, so a page of it is a range in id order")
+def rosters_in_id_order():
+    for pk, member, score in checks.misplaced_in_rosters():
+        key = keys.course_students(pk)
+        yield Violation(f"{key} scores student {member} {score:g}, not their id", [key])
+
+
 @invariant(APP, "relation bounds hold: 5 instructors a course, 10 courses an instructor, 8 a student")
 def bounds_hold():
     limits = (

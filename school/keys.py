@@ -183,11 +183,14 @@ def instructor_courses(instructor_id: int) -> str:
 
 
 @key(
-    "set",
+    "zset",
     _M2M_UNBOUNDED,
-    "Roster of one course: the unbounded side, only a reverse index, paged with SORT … LIMIT, never read whole.",
-    why="SISMEMBER answers 'is this student in this course' in O(1), SCARD counts the roster, and the "
-    "sets feed SINTER/SUNION/SDIFF on the set algebra screen.",
+    "Roster of one course: the unbounded side, student ids scored by their id, an index in id order: a page "
+    "is a range of ranks, never the whole roster.",
+    why="Scored by id, the roster is kept sorted as it is written, so a page is ZRANGE by rank (log N plus the "
+    "page) where a set would be loaded and sorted whole on every view; ZSCORE answers 'is this student in "
+    "this course' in O(1), ZCARD counts the roster, and the rosters feed ZINTERSTORE/ZUNIONSTORE/ZDIFFSTORE "
+    "on the set algebra screen.",
     screens=("school:course_detail", "school:algebra"),
     url="/school/courses/{id}/",
 )
@@ -247,11 +250,12 @@ def hold(course_id: int, student_id: int) -> str:
 
 
 @key(
-    "set",
-    "Set algebra (SINTERSTORE / SUNIONSTORE / SDIFFSTORE)",
-    "Students in all / any / the first but none of the other chosen courses; expires within 60 seconds.",
-    why="The result is computed inside Redis and stored so it can be paged with SORT … LIMIT without "
-    "sending it whole; EXPIRE in the same MULTI makes it a short-lived cache.",
+    "zset",
+    "Set algebra (ZINTERSTORE / ZUNIONSTORE / ZDIFFSTORE)",
+    "Students in all / any / the first but none of the other chosen courses, scored by id; expires within 60 seconds.",
+    why="The result is computed inside Redis from the rosters and stored, each student scored by id as in a "
+    "roster (AGGREGATE MIN), so a page is ZRANGE by rank without sending the result whole; EXPIRE in the "
+    "same script makes it a short-lived cache.",
     screens=("school:algebra",),
 )
 def algebra(op: str, course_ids: list[int]) -> str:
@@ -294,3 +298,8 @@ SIDES = {
     ("enrolment", "student"): (student_courses, "course", course_students),
     ("enrolment", "course"): (course_students, "student", student_courses),
 }
+
+
+def kind(side) -> str:
+    """The Redis type of a relation side's keys, as declared on its function: "set", or "zset" (a roster)."""
+    return side.entry.type

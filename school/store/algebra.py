@@ -1,4 +1,4 @@
-"""The set algebra screen: SINTERSTORE / SUNIONSTORE / SDIFFSTORE over rosters, paged inside Redis."""
+"""The set algebra screen: ZINTERSTORE / ZUNIONSTORE / ZDIFFSTORE over rosters, paged inside Redis."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
     return AlgebraResult(courses, sizes, students, total, dest)
 
 
-_STORE = {"inter": "SINTERSTORE", "union": "SUNIONSTORE", "diff": "SDIFFSTORE"}
+_STORE = {"inter": "ZINTERSTORE", "union": "ZUNIONSTORE", "diff": "ZDIFFSTORE"}
 _ARGS = [len(LIST_FIELDS["course"]), *LIST_FIELDS["course"], *sort_options(get=fields_of("student"))]
 
 

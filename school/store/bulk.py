@@ -91,15 +91,19 @@ class Room:
 
 
 def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
-    """Both sides of many (course, other) pairs, one SADD per set; ``relation``: "teaching" or "enrolment"."""
+    """Both sides of many (course, other) pairs, one command per key: SADD to a set, ZADD to a roster (each
+    student scored by id); ``relation``: "teaching" or "enrolment"."""
     course_side, _, other_side = keys.SIDES[(relation, "course")]
     by_course, by_other = defaultdict(list), defaultdict(list)
     for course_id, other_id in pairs:
-        by_course[course_id].append(str(other_id))
+        by_course[course_id].append(other_id)
         by_other[other_id].append(str(course_id))
     batch = _batch_of(pipe)
     for course_id, others in by_course.items():
-        batch.sadd(course_side(course_id), *others)
+        if keys.kind(course_side) == "zset":
+            batch.zadd(course_side(course_id), {str(other): other for other in others})
+        else:
+            batch.sadd(course_side(course_id), *map(str, others))
     for other_id, courses in by_other.items():
         batch.sadd(other_side(other_id), *courses)
     if batch is not pipe:
@@ -107,7 +111,7 @@ def queue_pairs(pipe, relation: str, pairs: list[tuple[int, int]]) -> None:
 
 
 def queue_enrolment(pipe, course_id: int, student_id: int) -> None:
-    pipe.sadd(keys.course_students(course_id), student_id)
+    pipe.zadd(keys.course_students(course_id), {str(student_id): student_id})
     pipe.sadd(keys.student_courses(student_id), course_id)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from config.redis import client
 from config.store import batched, pipelined
 from school import keys
-from school.store.core import lex_member, now_ms
+from school.store.core import lex_member, now_ms, queue_has, queue_size
 from school.store.migration import people_keys
 
 SCAN_BATCH = 1000
@@ -20,15 +20,25 @@ def id_batches(entity: str) -> Iterator[list[int]]:
 
 
 def relation_members(relation: str, entity: str) -> Iterator[tuple[int, list[int]]]:
-    """(id, ids it relates to) for every document of ``entity``; rosters by SSCAN."""
+    """(id, ids it relates to) for every document of ``entity``; rosters by ZSCAN."""
     own, _, _ = keys.SIDES[(relation, entity)]
     for ids in id_batches(entity):
         if (relation, entity) == ("enrolment", "course"):
             for pk in ids:
-                yield pk, [int(m) for m in client().sscan_iter(own(pk), count=SCAN_BATCH)]
+                yield pk, [int(m) for m, _ in client().zscan_iter(own(pk), count=SCAN_BATCH)]
         else:
             for pk, members in zip(ids, pipelined(ids, lambda p, pk: p.smembers(own(pk)))):
                 yield pk, [int(m) for m in members]
+
+
+def misplaced_in_rosters() -> Iterator[tuple[int, str, float]]:
+    """(course id, member, score) of every roster member not scored by its own id, which would put it out
+    of id order on the course's page; by ZSCAN."""
+    for ids in id_batches("course"):
+        for pk in ids:
+            for member, score in client().zscan_iter(keys.course_students(pk), count=SCAN_BATCH):
+                if not member.isdigit() or score != int(member):
+                    yield pk, member, score
 
 
 def one_sided(relation: str, entity: str) -> Iterator[tuple[int, int, str, str]]:
@@ -37,7 +47,7 @@ def one_sided(relation: str, entity: str) -> Iterator[tuple[int, int, str, str]]
     chunk: list[tuple[int, int]] = []
 
     def flush():
-        replies = pipelined(chunk, lambda p, pair: p.sismember(other(pair[1]), pair[0]))
+        replies = pipelined(chunk, lambda p, pair: queue_has(p, other, pair[1], pair[0]))
         found = [(a, b, own(a), other(b)) for (a, b), ok in zip(chunk, replies) if not ok]
         chunk.clear()
         return found
@@ -60,7 +70,7 @@ def existing(entity: str, ids: list[int]) -> set[int]:
 def relation_sizes(relation: str, entity: str) -> Iterator[tuple[int, int]]:
     own, _, _ = keys.SIDES[(relation, entity)]
     for ids in id_batches(entity):
-        yield from zip(ids, pipelined(ids, lambda p, pk: p.scard(own(pk))))
+        yield from zip(ids, pipelined(ids, lambda p, pk: queue_size(p, own, pk)))
 
 
 def seat_counts() -> Iterator[tuple[int, int, int, int]]:
@@ -70,7 +80,7 @@ def seat_counts() -> Iterator[tuple[int, int, int, int]]:
 
         def queue(p, pk):
             p.hget(keys.doc("course", pk), "capacity")
-            p.scard(keys.course_students(pk))
+            p.zcard(keys.course_students(pk))
             p.zcount(keys.course_holds(pk), now, "+inf")
 
         replies = pipelined(ids, queue)

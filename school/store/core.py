@@ -101,3 +101,16 @@ def retried(attempt):
         if result is not None:
             return result
     raise Busy("Too many concurrent changes; please try again.")
+
+
+def queue_size(pipe, side, pk: int) -> None:
+    """Queue the size of a relation side's key (``keys.SIDES``): ZCARD of a roster, SCARD of a set."""
+    key = side(pk)
+    pipe.zcard(key) if keys.kind(side) == "zset" else pipe.scard(key)
+
+
+def queue_has(pipe, side, pk: int, member: int) -> None:
+    """Queue whether ``member`` is in a relation side's key: ZSCORE of a roster (None when not: an id
+    scores at least 1), SISMEMBER of a set; either reply is true exactly when it is."""
+    key = side(pk)
+    pipe.zscore(key, member) if keys.kind(side) == "zset" else pipe.sismember(key, member)

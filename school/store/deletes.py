@@ -17,17 +17,18 @@ from school.store.names import INDEXES, TEXT_FIELD, searched_text
 
 SCAN_COUNT = 1000
 
-# entity -> its relations: (its own key, kind, the other side's key, the hold key of a pair if any)
+# entity -> its relations: (its own key, the other side's key, the hold key of a pair if any); each key's
+# Redis type is the one its function declares (keys.kind)
 _RELATIONS = {
     "course": (
-        (keys.course_instructors, "set", keys.instructor_courses, None),
-        (keys.course_students, "set", keys.student_courses, None),
-        (keys.course_holds, "zset", keys.student_holds, lambda pk, other: keys.hold(pk, other)),
+        (keys.course_instructors, keys.instructor_courses, None),
+        (keys.course_students, keys.student_courses, None),
+        (keys.course_holds, keys.student_holds, lambda pk, other: keys.hold(pk, other)),
     ),
-    "instructor": ((keys.instructor_courses, "set", keys.course_instructors, None),),
+    "instructor": ((keys.instructor_courses, keys.course_instructors, None),),
     "student": (
-        (keys.student_courses, "set", keys.course_students, None),
-        (keys.student_holds, "zset", keys.course_holds, lambda pk, other: keys.hold(other, pk)),
+        (keys.student_courses, keys.course_students, None),
+        (keys.student_holds, keys.course_holds, lambda pk, other: keys.hold(other, pk)),
     ),
 }
 
@@ -36,22 +37,22 @@ def _read(entity: str, pk: int) -> tuple[dict[str, str], list[list[str]]]:
     """The document and the members of each of its relations: one round trip, more for a large roster."""
     pipe = client().pipeline(transaction=False)
     pipe.hgetall(keys.doc(entity, pk))
-    for own, kind, _, _ in _RELATIONS[entity]:
-        if kind == "zset":
+    for own, _, _ in _RELATIONS[entity]:
+        if own is keys.course_students:
+            pipe.zscan(own(pk), 0, count=SCAN_COUNT)
+        elif keys.kind(own) == "zset":
             pipe.zrange(own(pk), 0, -1)  # bounded: every seat write prunes the dead holds
-        elif own is keys.course_students:
-            pipe.sscan(own(pk), 0, count=SCAN_COUNT)
         else:
             pipe.smembers(own(pk))  # bounded side
     fields, *replies = pipe.execute()
     members = []
-    for (own, _, _, _), reply in zip(_RELATIONS[entity], replies):
+    for (own, _, _), reply in zip(_RELATIONS[entity], replies):
         if own is keys.course_students:
             cursor, found = reply
-            found = set(found)
+            found = {member for member, _ in found}
             while cursor:
-                cursor, more = client().sscan(own(pk), cursor, count=SCAN_COUNT)
-                found.update(more)
+                cursor, more = client().zscan(own(pk), cursor, count=SCAN_COUNT)
+                found.update(member for member, _ in more)
             reply = found
         members.append(sorted(reply, key=int))
     return fields, members
@@ -66,8 +67,9 @@ def _delete_call(entity: str, pk: int, actor: Actor) -> tuple[str, list[str], di
     label_field = "code" if entity == "course" else "name"
     script_keys = [keys.doc(entity, pk), keys.index(entity), keys.lex(entity), tail]
     relations = []
-    for (own, kind, other, hold), ids in zip(_RELATIONS[entity], members):
-        relation = {"own": len(script_keys) + 1, "kind": kind, "members": ids, "others": [], "holds": []}
+    for (own, other, hold), ids in zip(_RELATIONS[entity], members):
+        relation = {"own": len(script_keys) + 1, "kind": keys.kind(own), "other_kind": keys.kind(other)}
+        relation.update(members=ids, others=[], holds=[])
         script_keys.append(own(pk))
         for other_id in ids:
             script_keys.append(other(int(other_id)))

@@ -8,7 +8,7 @@ from config.redis import client
 from config.store.sorting import sort_options
 from school import conf, keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
-from school.store.core import HOLDS_SHOWN, NotFound, now_ms, read
+from school.store.core import HOLDS_SHOWN, NotFound, now_ms, queue_has, read
 
 
 @dataclass
@@ -118,11 +118,11 @@ class Pair:
 def pair(course_id: int, entity: str, other_id: int, kind: str) -> Pair:
     """The course, the other document and whether the pair exists (``kind``: "set" or "hold"): one round trip."""
     relation = "teaching" if entity == "instructor" else "enrolment"
-    related_key = keys.course_holds(course_id) if kind == "hold" else keys.SIDES[(relation, "course")][0](course_id)
+    side = keys.course_holds if kind == "hold" else keys.SIDES[(relation, "course")][0]
     pipe = client().pipeline(transaction=False)
     pipe.hmget(keys.doc("course", course_id), LIST_FIELDS["course"])
     pipe.hmget(keys.doc(entity, other_id), LIST_FIELDS[entity])
-    pipe.zscore(related_key, other_id) if kind == "hold" else pipe.sismember(related_key, other_id)
+    queue_has(pipe, side, course_id, other_id)
     course, other, member = pipe.execute()
     course, other = from_hmget("course", course_id, course), from_hmget(entity, other_id, other)
     if course is None or other is None:
@@ -131,4 +131,4 @@ def pair(course_id: int, entity: str, other_id: int, kind: str) -> Pair:
 
 
 def is_enrolled(course_id: int, student_id: int) -> bool:
-    return bool(client().sismember(keys.course_students(course_id), student_id))
+    return client().zscore(keys.course_students(course_id), student_id) is not None

@@ -10,7 +10,7 @@ from config.redis import client
 from config.store import pipelined
 from school import keys
 from school.documents import LIST_FIELDS, Course, Person, from_hmget
-from school.store.core import PICKER_LIMIT, lex_id, now_ms, read
+from school.store.core import PICKER_LIMIT, lex_id, now_ms, queue_has, queue_size, read
 from school.store.names import SEARCH_LIMIT, queue_search, usable
 
 
@@ -87,10 +87,15 @@ def list_page(entity: str, state: ListState) -> tuple[list[Row], int, dict[str, 
     return rows, total, versions, False
 
 
+_SIZE = {"set": "SCARD", "zset": "ZCARD"}
+
+
 def _page_args(entity: str) -> list:
-    """The fixed tail of a list page's ARGV: the fields shown, the key patterns of the document and counts."""
+    """The fixed tail of a list page's ARGV: the fields shown, the document's key pattern, then each count's
+    command and key pattern."""
     fields = LIST_FIELDS[entity]
-    return [len(fields), *fields, keys.doc(entity, "*"), *(key("*") for _, key in _ROW_COUNTS[entity])]
+    counts = [part for _, key in _ROW_COUNTS[entity] for part in (_SIZE[keys.kind(key)], key("*"))]
+    return [len(fields), *fields, keys.doc(entity, "*"), *counts]
 
 
 _PAGE_ARGS = {entity: _page_args(entity) for entity in _ROW_COUNTS}
@@ -104,7 +109,7 @@ def _rows(entity: str, ids: list[int]) -> list[Row]:
     for pk in ids:
         second.hmget(keys.doc(entity, pk), LIST_FIELDS[entity])
         for _, key in counters:
-            second.scard(key(pk))
+            queue_size(second, key, pk)
     replies = iter(second.execute())
     rows = []
     for pk in ids:
@@ -118,7 +123,7 @@ def _rows(entity: str, ids: list[int]) -> list[Row]:
 @dataclass
 class Candidate:
     doc: Course | Person
-    member: bool  # already related (SISMEMBER)
+    member: bool  # already related (SISMEMBER, or ZSCORE of a roster)
     held_until: int = 0  # ms, while the student holds a seat in the course
     full: bool = False  # the course has no seat left (enrolled + live holds = capacity)
 
@@ -136,6 +141,11 @@ class Picker:
     def seats(self) -> bool:
         """Whether the relation is an enrolment (enrol / hold) rather than an assignment."""
         return "student" in (self.side, self.other)
+
+    @property
+    def asks(self) -> str:
+        """The command that says a candidate is related: ZSCORE of a roster, SISMEMBER of a set."""
+        return "ZSCORE" if keys.kind(self.related) == "zset" else "SISMEMBER"
 
 
 PICKERS = {
@@ -161,18 +171,18 @@ def find_with_total(picker: str, pk: int, q: str) -> tuple[list[Candidate], int]
         ids = [lex_id(member) for member in members]
     if not ids:
         return [], 0
-    related, holds = pick.related(pk), pick.holds(pk) if pick.holds else ""
+    holds = pick.holds(pk) if pick.holds else ""
     now = now_ms()
     # Seats left: of the page's course once, or of each candidate course from a student's page.
     seat_courses = ([pk] if pick.side == "course" else ids) if pick.seats else []
     second = client().pipeline(transaction=False)
     for course_id in seat_courses:
         second.hget(keys.doc("course", course_id), "capacity")
-        second.scard(keys.course_students(course_id))
+        second.zcard(keys.course_students(course_id))
         second.zcount(keys.course_holds(course_id), now, "+inf")
     for other in ids:
         second.hmget(keys.doc(pick.other, other), LIST_FIELDS[pick.other])
-        second.sismember(related, other)
+        queue_has(second, pick.related, pk, other)
         if holds:
             second.zscore(holds, other)
     replies = iter(second.execute())

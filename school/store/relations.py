@@ -48,18 +48,22 @@ def link_instructor(course_id: int, instructor_id: int, *, actor: Actor) -> Chan
     return Change(*run("assign", [*_docs(course_id, "instructor", instructor_id), *sides], args))
 
 
-_UNPAIRS = {  # what: (the other entity, "set" or "hold", the event's verb and label, the refusal)
-    "unassign": ("instructor", "set", "unassigned", "{name} from {code}", "{name} does not teach {code}."),
-    "drop": ("student", "set", "dropped", "{name} from {code}", "{name} is not enrolled in {code}."),
-    "release": ("student", "hold", "released", "{name}'s seat in {code}", "{name} holds no seat in {code}."),
-}
+_UNPAIRS = {  # what: (the other entity, "set" or "hold", the event's verb and label, the refusal, both sides' types)
+    "unassign": ("instructor", "set", "unassigned", "{name} from {code}", "{name} does not teach {code}.",
+                 (keys.course_instructors, keys.instructor_courses)),
+    "drop": ("student", "set", "dropped", "{name} from {code}", "{name} is not enrolled in {code}.",
+             (keys.course_students, keys.student_courses)),
+    "release": ("student", "hold", "released", "{name}'s seat in {code}", "{name} holds no seat in {code}.",
+                (keys.course_holds, keys.student_holds)),
+}  # fmt: skip
 
 
 def _unpair(what: str, course_id: int, other_id: int, sides: list[str], actor: Actor) -> Change:
     """The one script of unassign, drop and release: both sides removed, or refused when not paired."""
-    entity, kind, verb, label, refusal = _UNPAIRS[what]
+    entity, kind, verb, label, refusal, types = _UNPAIRS[what]
     args = {
         "course": str(course_id), "other": str(other_id), "entity": entity, "kind": kind,
+        "sides": [keys.kind(side) for side in types],
         "event": event_args(actor, verb, "course", course_id, label), "refusals": {"not_member": refusal},
     }  # fmt: skip
     return Change(*run("unpair", [*_docs(course_id, entity, other_id), *sides], args))
@@ -122,7 +126,7 @@ def release_hold(course_id: int, student_id: int, *, actor: Actor) -> Change:
 
 
 def drop(course_id: int, student_id: int, *, actor: Actor) -> Change:
-    """SREM both sides: one script."""
+    """ZREM from the roster, SREM from the student's courses: one script."""
     sides = [keys.course_students(course_id), keys.student_courses(student_id)]
     return _unpair("drop", course_id, student_id, sides, actor)
 

@@ -37,7 +37,7 @@ class SchoolBrowserTest(BrowserTestCase):
         self.assertEqual(page.locator("[data-enrolled]").inner_text(), "1")
         # Every column has a head that names it, the Drop buttons' too (Lighthouse's td-has-header).
         self.assertEqual(page.evaluate(HEADS, "#roster table"), [["#", "Student", "Contact", "Actions"], 4])
-        # The picker now says so, from one SISMEMBER.
+        # The picker now says so, from one ZSCORE of the roster.
         page.fill("#find-course-student", "ada")
         page.locator(f'#found-course-student li[data-id="{ada}"] .badge').get_by_text("enrolled").wait_for()
         self.screenshot("school-course")
@@ -47,7 +47,7 @@ class SchoolBrowserTest(BrowserTestCase):
         self.assertEqual(row.locator("td a").first.inner_text(), "CS-101")
         self.assertEqual(page.evaluate(HEADS, "#courses table"), [["Code", "Title", "Actions"], 3])
         self.assertEqual(client().smembers(keys.student_courses(ada)), {str(c)})
-        self.assertEqual(client().smembers(keys.course_students(c)), {str(ada)})
+        self.assertEqual(client().zrange(keys.course_students(c), 0, -1, withscores=True), [(str(ada), float(ada))])
         self.screenshot("school-student")
 
     def test_hold_a_seat_counts_down_and_a_full_course_offers_no_enrol(self):
@@ -105,11 +105,11 @@ class SchoolBrowserTest(BrowserTestCase):
         page.goto(self.url("/school/courses/"))
         page.get_by_label("Pick A-1").check()
         page.get_by_label("Pick B-1").check()
-        page.get_by_role("button", name="in all (SINTER)").click()
+        page.get_by_role("button", name="in all (ZINTER)").click()
         page.wait_for_url("**/school/algebra/**")
         self.assertEqual(page.locator("[data-total]").inner_text(), "1")
         self.assertEqual(page.locator("#result tbody a").all_inner_texts(), ["Both Sides"])
-        page.get_by_label("In the first but none of the others (SDIFF)").check()
+        page.get_by_label("In the first but none of the others (ZDIFF)").check()
         page.get_by_role("button", name="Compute").click()
         page.wait_for_url("**op=diff**")
         self.assertEqual(page.locator("#result tbody a").all_inner_texts(), ["Only Alpha"])

@@ -29,7 +29,8 @@ class BulkEnrolTest(RedisTestCase):
         shown = self.client.get(response.url)
         self.assertContains(shown, "Enrolled 2 students in MA-201: Ada, Alan.")
         self.assertContains(shown, "Grace: not enrolled: MA-201 is full.")
-        self.assertEqual(client().smembers(keys.course_students(small)), {str(ada), str(alan)})
+        roster = client().zrange(keys.course_students(small), 0, -1, withscores=True)
+        self.assertEqual(roster, sorted((str(s), float(s)) for s in (ada, alan)))  # each scored by their id
         self.assertEqual(client().smembers(keys.student_courses(ada)), {str(small)})
         self.assertEqual(client().scard(keys.student_courses(grace)), 0)
         self.assertEqual(violations(["school"]), [])

@@ -205,24 +205,21 @@ class CourseScreenTest(RedisTestCase):
             response = self.client.get(f"/school/courses/{c}/")
         self.assertEqual(len(response.context["roster_page"].object_list), 25)
         stats = command_stats()
-        self.assertNotIn("cmdstat_hget", stats)
-        self.assertNotIn("cmdstat_sscan", stats)
-        if not on_cluster():  # SORT itself, in the read script: LIMIT … GET reads the page's 25 rows alone
-            self.assertEqual(stats["cmdstat_sort"]["calls"], 3)  # the roster, its instructors and holders (none)
-            self.assertNotIn("cmdstat_smembers", stats)
-            self.assertNotIn("cmdstat_hmget", stats)
-            return
-        # A cluster refuses SORT's GET patterns: the script reads as SORT … LIMIT … GET would, the roster's
-        # ids once (SMEMBERS, ordered in the script) and the fields of its page alone (25 of 30 students),
-        # one HMGET a row; the instructors' and holders' sets (none here).
-        self.assertEqual(stats["cmdstat_smembers"]["calls"], 1)  # the roster (the course has no instructor)
-        self.assertEqual(stats["cmdstat_hmget"]["calls"], 25)  # one per row shown, each row's fields at once
+        # The page is one ZRANGE of 25 ranks of the roster (kept in id order), joined one HMGET a row (each
+        # row's fields at once), on one server as on a cluster: the roster is never loaded (SMEMBERS, a
+        # scan) or sorted (SORT of it), and the 5 students past the page are never read.
+        self.assertEqual(stats["cmdstat_zrange"]["calls"], 1)
+        self.assertEqual(stats["cmdstat_hmget"]["calls"], 25)
+        for whole in ("cmdstat_smembers", "cmdstat_sscan", "cmdstat_zscan", "cmdstat_hget"):
+            self.assertNotIn(whole, stats)
+        if not on_cluster():  # SORT itself, in the read script, of the instructors and the holders (none)
+            self.assertEqual(stats["cmdstat_sort"]["calls"], 2)
 
     def test_enrol_from_the_course_page(self):
         c, s = course(), student("Ada")
         response = self.client.post(f"/school/courses/{c}/enrol/", {"other": s})
         self.assertRedirects(response, f"/school/courses/{c}/")
-        self.assertTrue(client().sismember(keys.course_students(c), s))
+        self.assertEqual(client().zscore(keys.course_students(c), s), s)
         self.assertTrue(client().sismember(keys.student_courses(s), c))
         page = self.client.get(f"/school/students/{s}/")
         self.assertContains(page, "CS-101")
@@ -252,7 +249,7 @@ class CourseScreenTest(RedisTestCase):
         self.assertTrue(client().exists(keys.hold(c, a)))
         self.client.post(f"/school/courses/{c}/confirm/", {"other": a})
         self.client.post(f"/school/courses/{c}/release/", {"other": b})
-        self.assertTrue(client().sismember(keys.course_students(c), a))
+        self.assertEqual(client().zscore(keys.course_students(c), a), a)
         self.assertFalse(client().exists(keys.hold(c, a), keys.hold(c, b), keys.course_holds(c)))
 
     def test_relations_edited_from_instructor_and_student_pages(self):
@@ -260,7 +257,7 @@ class CourseScreenTest(RedisTestCase):
         self.client.post(f"/school/instructors/{i}/assign/", {"other": c})
         self.client.post(f"/school/students/{s}/enrol/", {"other": c})
         self.assertTrue(client().sismember(keys.course_instructors(c), i))
-        self.assertTrue(client().sismember(keys.course_students(c), s))
+        self.assertEqual(client().zscore(keys.course_students(c), s), s)
         with self.assertRoundTrips(1):  # the courses of an instructor: SORT … GET in the same pipeline
             self.assertContains(self.client.get(f"/school/instructors/{i}/"), "CS-101")
         self.client.post(f"/school/instructors/{i}/unassign/", {"other": c})
@@ -280,13 +277,14 @@ class CourseScreenTest(RedisTestCase):
         self.assertContains(response, "student 55 does not exist", status_code=409)
         self.assertFalse(client().exists(keys.course_students(c), keys.student_courses(55)))
 
-    def test_picker_marks_members_with_sismember(self):
+    def test_picker_marks_members_with_zscore_of_the_roster(self):
         c = course()
         a, b = student("Ada"), student("Adam")
         store.enrol(c, a, actor=ACTOR)
         with self.assertRoundTrips(2) as trace:
             response = self.client.get(f"/school/find/course-student/{c}/?q=ad", HTTP_HX_REQUEST="true")
-        self.assertIn("SISMEMBER", [cmd.name for t in trace.round_trips for cmd in t.commands])
+        asked = [cmd.name for t in trace.round_trips for cmd in t.commands if keys.course_students(c) in cmd.keys]
+        self.assertEqual(asked, ["ZCARD", "ZSCORE", "ZSCORE"])  # the seats left, then each candidate
         self.assertContains(response, "enrolled", count=1)
         self.assertContains(response, f'<li data-id="{b}">')
         self.assertContains(response, "Hold a seat")
@@ -389,7 +387,7 @@ class RoundTripSweepTest(RedisTestCase):
             "/school/courses/": (1, 1),
             "/school/instructors/": (1, 1),
             "/school/students/": (1, 1),
-            # lua/read_course.lua: HGETALL, SCARD, ZRANGEBYSCORE, ZCOUNT, 3 SORT … GET inside
+            # lua/read_course.lua: HGETALL, ZCARD, ZRANGEBYSCORE, ZCOUNT, 3 SORT … GET inside
             f"/school/courses/{c}/": (1, 1),
             # lua/read_person.lua: HGETALL, SORT … GET (and a student's ZRANGEBYSCORE, SORT … GET of the holds)
             f"/school/instructors/{i}/": (1, 1),
@@ -399,11 +397,11 @@ class RoundTripSweepTest(RedisTestCase):
             f"/school/students/{s}/edit/": (1, 1),
             f"/school/courses/{c}/delete/": (1, 1),
             f"/school/instructors/{i}/delete/": (1, 1),
-            f"/school/courses/{c}/drop/?other={s}": (1, 3),  # HMGET, HMGET, SISMEMBER
+            f"/school/courses/{c}/drop/?other={s}": (1, 3),  # HMGET, HMGET, ZSCORE of the roster
             f"/school/courses/{c}/release/?other={h}": (1, 3),  # HMGET, HMGET, ZSCORE
             "/school/courses/add/": (0, 0),
             "/school/students/add/": (0, 0),
-            # lua/algebra.lua: SINTERSTORE, EXPIRE, SORT … GET of the page, HMGET and SCARD per course
+            # lua/algebra.lua: ZINTERSTORE, EXPIRE, SORT … GET of the page, HMGET and ZCARD per course
             f"/school/algebra/?op=inter&c={c}&c={other}": (1, 1),
             "/school/algebra/": (0, 0),
         }
@@ -588,7 +586,8 @@ class UrlsTest(RedisTestCase):
 
 
 class ListCountsTest(RedisTestCase):
-    """The list's counts are SCARDs run inside its read script, with the rows: exact, in one command."""
+    """The list's counts are SCARDs (a roster's ZCARD) run inside its read script, with the rows: exact, in one
+    command."""
 
     def test_each_row_counts_its_sets(self):
         c, other = course("CS-101", "Databases"), course("MA-201", "Algebra")

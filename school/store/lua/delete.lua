@@ -3,6 +3,7 @@
 -- KEYS: document, id index, lex index, code index or version counts, then the keys the
 -- relations name by position (their own sets, the other sides, the hold keys), then the
 -- trigram sets of the name (a course's title: args.gram_text, checked) from args.grams_from, events.
+-- rel.kind and rel.other_kind: the Redis type of the relation's own side and of the other's.
 local flat = redis.call('HGETALL', KEYS[1])
 if #flat == 0 then return missing(args.entity, args.id) end
 local old = as_table(flat)
@@ -10,16 +11,9 @@ if (old[args.label_field] or '') ~= args.label then return {'conflict'} end
 if (old[args.gram_field] or '') ~= args.gram_text then return {'conflict'} end
 for _, rel in ipairs(args.relations) do
   local own = KEYS[rel.own]
-  local size = rel.kind == 'set' and redis.call('SCARD', own) or redis.call('ZCARD', own)
-  if size ~= #rel.members then return {'conflict'} end
+  if side_size(rel.kind, own) ~= #rel.members then return {'conflict'} end
   for _, member in ipairs(rel.members) do
-    local present
-    if rel.kind == 'set' then
-      present = redis.call('SISMEMBER', own, member) == 1
-    else
-      present = redis.call('ZSCORE', own, member)
-    end
-    if not present then return {'conflict'} end
+    if not side_has(rel.kind, own, member) then return {'conflict'} end
   end
 end
 
@@ -35,12 +29,8 @@ end
 for _, rel in ipairs(args.relations) do
   redis.call('DEL', KEYS[rel.own])
   for i = 1, #rel.members do
-    if rel.kind == 'set' then
-      redis.call('SREM', KEYS[rel.others[i]], args.id)
-    else
-      redis.call('ZREM', KEYS[rel.others[i]], args.id)
-      redis.call('DEL', KEYS[rel.holds[i]])
-    end
+    side_remove(rel.other_kind, KEYS[rel.others[i]], args.id)
+    if rel.holds[i] then redis.call('DEL', KEYS[rel.holds[i]]) end
   end
 end
 log_event({})

@@ -1,7 +1,7 @@
 -- Enrol many students in one course, within its capacity (enrolled + live holds) and each student's
 -- bound (courses + live holds), in one script: the roster is never half written. A student's own
 -- live hold in the course is used up by the enrolment, as ``seat.lua`` does for one.
--- KEYS: course, roster, course's holds, then per student: student, student's courses, student's
+-- KEYS: course, roster (scored by student id), course's holds, then per student: student, student's courses, student's
 -- holds, the student's hold on this course; events last. args.students: the ids, in KEYS' order.
 -- Reply: {'ok', code, then per student: id, what happened (done, enrolled, limit, full, missing), name}.
 local course = redis.call('HMGET', KEYS[1], 'code', 'capacity')
@@ -9,7 +9,7 @@ if not course[1] then return missing('course', args.course, 'course') end
 local now = now_ms()
 local live = '(' .. now
 local capacity = tonumber(course[2]) or 0
-local taken = redis.call('SCARD', KEYS[2]) + redis.call('ZCOUNT', KEYS[3], live, '+inf')
+local taken = redis.call('ZCARD', KEYS[2]) + redis.call('ZCOUNT', KEYS[3], live, '+inf')
 local reply = {'ok', course[1]}
 for i, id in ipairs(args.students) do
   local at = 4 * i
@@ -18,7 +18,7 @@ for i, id in ipairs(args.students) do
   local what
   if not name then
     what, name = 'missing', ''
-  elseif redis.call('SISMEMBER', KEYS[2], id) == 1 then
+  elseif redis.call('ZSCORE', KEYS[2], id) then
     what = 'enrolled'
   else
     local own = redis.call('ZSCORE', KEYS[3], id)
@@ -30,7 +30,7 @@ for i, id in ipairs(args.students) do
       what = 'full'
     else
       redis.call('ZREMRANGEBYSCORE', holds, '-inf', now)
-      redis.call('SADD', KEYS[2], id)
+      redis.call('ZADD', KEYS[2], id, id)
       redis.call('SADD', courses, args.course)
       redis.call('ZREM', KEYS[3], id)
       redis.call('ZREM', holds, args.course)

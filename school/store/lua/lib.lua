@@ -61,3 +61,18 @@ local function fingerprint(flat)
   end
   return string.sub(redis.sha1hex(table.concat(parts)), 1, 16)
 end
+
+-- One side of a relation, by its Redis type as the caller names it: 'set' (a bounded side), or 'zset'
+-- (a roster, scored by student id; a holds index, scored by expiry).
+local function side_size(kind, key)
+  return redis.call(kind == 'zset' and 'ZCARD' or 'SCARD', key)
+end
+
+local function side_has(kind, key, member)
+  if kind == 'zset' then return redis.call('ZSCORE', key, member) ~= false end
+  return redis.call('SISMEMBER', key, member) == 1
+end
+
+local function side_remove(kind, key, member)
+  redis.call(kind == 'zset' and 'ZREM' or 'SREM', key, member)
+end

@@ -1,10 +1,13 @@
 -- A course's page in one command: the course, its instructors, one page of its roster (never
 -- read whole), its live holds and their holders' names. Read only.
--- KEYS: the course, its instructors, its roster, its holds index.
+-- KEYS: the course, its instructors, its roster (a sorted set scored by student id), its holds index.
 -- ARGV: now (ms), the roster page's offset and count, the most holds shown, then three groups of
 --   SORT's GET options ('GET', '#', 'GET', <pattern>, ...: the patterns from keys.py), each
 --   preceded by its length: an instructor's shown fields, a student's, a holder's name.
--- SORT with no BY orders ids as numbers: instructors and the roster by id.
+-- SORT with no BY orders the instructors' ids as numbers. The roster is kept in id order, so its page is
+-- a ZRANGE of ranks (log N plus the page), never the whole roster loaded and sorted, joined by rows_of
+-- as SORT's GET would; not SORT itself, which would turn a small roster's compact encoding into a
+-- skiplist for good.
 -- Replies {the course's fields (HGETALL), the instructors' GET rows, the roster's size, the page's
 --   GET rows, the live holds WITHSCORES (the first ones), how many are live, the holders' GET rows}.
 local fields = redis.call('HGETALL', KEYS[1])
@@ -15,11 +18,16 @@ local length2 = length1 + 1 + tonumber(ARGV[length1])
 local length3 = length2 + 1 + tonumber(ARGV[length2])
 local past = length3 + 1 + tonumber(ARGV[length3])
 local now = ARGV[1]
+-- The roster's GET patterns, without the 'GET' before each.
+local student = {}
+for i = length2 + 2, length3 - 1, 2 do student[#student + 1] = ARGV[i] end
+local first, count = tonumber(ARGV[2]), tonumber(ARGV[3])
+local page = count > 0 and redis.call('ZRANGE', KEYS[3], first, first + count - 1) or {}
 return {
   fields,
   sort(KEYS[2], unpack(ARGV, length1 + 1, length2 - 1)),
-  redis.call('SCARD', KEYS[3]),
-  sort(KEYS[3], 'LIMIT', ARGV[2], ARGV[3], unpack(ARGV, length2 + 1, length3 - 1)),
+  redis.call('ZCARD', KEYS[3]),
+  rows_of(page, student),
   redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf', 'WITHSCORES', 'LIMIT', 0, ARGV[4]),
   redis.call('ZCOUNT', KEYS[4], now, '+inf'),
   -- bounded: every seat write prunes it

@@ -1,10 +1,12 @@
 -- One page of a list in one command: the total and the page's ids from an index, each document's
--- shown fields and relation counts (SCARD), and (people) the count per schema version. Read only.
+-- shown fields and relation counts (SCARD, ZCARD of a roster), and (people) the count per schema
+-- version. Read only.
 -- KEYS: the index the page is read from (the id index, or the lexicographic one for the label
 --   order and a prefix search), [the schema version counts].
 -- ARGV: how ('id': members are ids; 'lex': members are '<label>\0<id>'; 'prefix': a ZRANGEBYLEX
 --   of the lex index between ARGV[5] and ARGV[6]), offset, count, '1' for descending, low, high,
---   the number of fields, the fields, the document's key pattern, then each count's set pattern.
+--   the number of fields, the fields, the document's key pattern, then each count's command (SCARD or
+--   ZCARD) and key pattern.
 -- The patterns come from keys.py with '*' for the id, as SORT … GET takes them: the script puts
 --   each id of the page in place of '*' and names no other key, so a page reads only its rows.
 -- Replies {the total, the rows (id, the fields, the counts, row after row), the version counts}.
@@ -30,8 +32,8 @@ for _, member in ipairs(members) do
   rows[#rows + 1] = id
   local values = redis.call('HMGET', (doc:gsub('%*', id, 1)), unpack(fields))
   for i = 1, nfields do rows[#rows + 1] = values[i] end
-  for i = 9 + nfields, #ARGV do
-    rows[#rows + 1] = redis.call('SCARD', (ARGV[i]:gsub('%*', id, 1)))
+  for i = 9 + nfields, #ARGV, 2 do
+    rows[#rows + 1] = redis.call(ARGV[i], (ARGV[i + 1]:gsub('%*', id, 1)))
   end
 end
 local versions = KEYS[2] and redis.call('HGETALL', KEYS[2]) or {}

@@ -19,7 +19,7 @@ if stored ~= args.gram_text then return {'conflict', 'text', stored} end
 if course then
   local owner = redis.call('HGET', KEYS[4], new.code)
   if owner and owner ~= args.id then return refuse('code', 'code_taken', new) end
-  local taken = redis.call('SCARD', KEYS[5]) + redis.call('ZCOUNT', KEYS[6], '(' .. now_ms(), '+inf')
+  local taken = redis.call('ZCARD', KEYS[5]) + redis.call('ZCOUNT', KEYS[6], '(' .. now_ms(), '+inf')
   if tonumber(new.capacity) < taken then return refuse('capacity', 'capacity', {taken = taken}) end
 end
 

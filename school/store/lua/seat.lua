@@ -1,6 +1,6 @@
 -- Enrol, hold or confirm (args.mode) one student's seat in one course, within the
 -- course's capacity (enrolled + live holds) and the student's bound (courses + live holds).
--- KEYS: course, student, roster, student's courses, course's holds, student's holds, hold, events.
+-- KEYS: course, student, roster (scored by student id), student's courses, course's holds, student's holds, hold, events.
 local course = redis.call('HMGET', KEYS[1], 'code', 'capacity')
 if not course[1] then return missing('course', args.course) end
 local name = redis.call('HGET', KEYS[2], 'name')
@@ -8,7 +8,7 @@ if not name then return missing('student', args.student, 'student') end
 local now = now_ms()
 local live = '(' .. now
 local capacity = tonumber(course[2]) or 0
-local enrolled = redis.call('SCARD', KEYS[3])
+local enrolled = redis.call('ZCARD', KEYS[3])
 local taking = redis.call('SCARD', KEYS[4])
 local course_holds = redis.call('ZCOUNT', KEYS[5], live, '+inf')
 local student_holds = redis.call('ZCOUNT', KEYS[6], live, '+inf')
@@ -22,7 +22,7 @@ if args.mode == 'confirm' and not own_hold then return refused('no_hold') end
 if args.mode == 'hold' and own_hold then return refused('held') end
 -- Enrolling or confirming uses up the student's own live hold: that seat is theirs.
 local mine = (args.mode ~= 'hold' and own_hold) and 1 or 0
-if redis.call('SISMEMBER', KEYS[3], args.student) == 1 then return refused('enrolled') end
+if redis.call('ZSCORE', KEYS[3], args.student) then return refused('enrolled') end
 if taking + student_holds - mine >= args.per_student then return refused('student_limit') end
 if enrolled + course_holds - mine >= capacity then return refused('full') end
 
@@ -36,7 +36,7 @@ if args.mode == 'hold' then
   redis.call('ZADD', KEYS[6], at, args.course)
   vars.expires = at
 else
-  redis.call('SADD', KEYS[3], args.student)
+  redis.call('ZADD', KEYS[3], args.student, args.student)
   redis.call('SADD', KEYS[4], args.course)
   redis.call('ZREM', KEYS[5], args.student)
   redis.call('ZREM', KEYS[6], args.course)
