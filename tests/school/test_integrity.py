@@ -43,9 +43,31 @@ class ConcurrencyTest(RedisTestCase):
         self.assertEqual(len(winners), 1, results)
         self.assertEqual(len(refusals), 7)
         self.assertTrue(all("is full" in r.message for r in refusals), [r.message for r in refusals])
-        self.assertEqual(client().scard(keys.course_students(c)), 2)
+        self.assertEqual(client().zcard(keys.course_students(c)), 2)
         for s in racers:
             self.assertEqual(client().sismember(keys.student_courses(s), c), s in winners)
+        self.assertEqual(violations(["school"]), [])
+
+    def test_concurrent_enrols_drops_and_bulk_enrols_keep_rosters_symmetric_and_in_id_order(self):
+        courses = [course(f"C-{n}", capacity=4) for n in range(3)]
+        people = [student(f"S {n}") for n in range(8)]
+        work = []
+        for c in courses:
+            for n, s in enumerate(people):
+                work.append(lambda c=c, s=s: store.enrol(c, s, actor=ACTOR))
+                if n % 3 == 0:
+                    work.append(lambda c=c, s=s: store.drop(c, s, actor=ACTOR))
+            work.append(lambda c=c: store.enrol_many(c, people[::-1], actor=ACTOR))
+        results = _run_together(work)
+        unexpected = [r for r in results if isinstance(r, Exception) and not isinstance(r, store.Refused)]
+        self.assertEqual(unexpected, [])
+        for c in courses:
+            roster = client().zrange(keys.course_students(c), 0, -1, withscores=True)
+            self.assertLessEqual(len(roster), 4)  # the capacity
+            self.assertEqual([score for _, score in roster], [int(member) for member, _ in roster])  # each by id
+            for s in people:
+                in_roster = client().zscore(keys.course_students(c), s) is not None
+                self.assertEqual(in_roster, client().sismember(keys.student_courses(s), c))
         self.assertEqual(violations(["school"]), [])
 
     def test_eight_threads_holding_the_last_seat(self):
@@ -97,9 +119,17 @@ class InvariantTest(RedisTestCase):
         self.assertIn("courses and instructors list each other (two-way embedding is symmetric)", self.names())
         self.assertIn("rosters and students' course sets list each other (enrolments are symmetric)", self.names())
 
+    def test_a_roster_member_out_of_id_order_is_found(self):
+        c, s = course(), student()
+        store.enrol(c, s, actor=ACTOR)
+        name = "every roster scores each student by their id, so a page of it is a range in id order"
+        self.assertNotIn(name, self.names())
+        client().zadd(keys.course_students(c), {str(s): 0})
+        self.assertIn(name, self.names())
+
     def test_dangling_ids_and_bad_schemas_are_found(self):
         c = course()
-        client().sadd(keys.course_students(c), 404)
+        client().zadd(keys.course_students(c), {"404": 404})
         client().hset(keys.doc("student", 77), mapping={"schema": "3", "name": "X"})
         names = self.names()
         self.assertIn("no id dangles: every related id and every relation's owner is a document", names)
@@ -109,7 +139,7 @@ class InvariantTest(RedisTestCase):
         c = course(capacity=1)
         for n in range(2):
             s = student(f"S {n}")
-            client().sadd(keys.course_students(c), s)
+            client().zadd(keys.course_students(c), {str(s): s})
             client().sadd(keys.student_courses(s), c)
         s = student("Busy")
         client().sadd(keys.student_courses(s), *range(1000, 1009))
