@@ -5,9 +5,9 @@
 --   SORT's GET options ('GET', '#', 'GET', <pattern>, ...: the patterns from keys.py), each
 --   preceded by its length: an instructor's shown fields, a student's, a holder's name.
 -- SORT with no BY orders the instructors' ids as numbers. The roster is kept in id order, so its page is
--- a ZRANGE of ranks (log N plus the page), never the whole roster loaded and sorted, joined by rows_of
--- as SORT's GET would; not SORT itself, which would turn a small roster's compact encoding into a
--- skiplist for good.
+-- a range of ranks (log N plus the page), never the whole roster loaded and sorted: SORT BY nosort
+-- LIMIT … GET of a roster already encoded as a skiplist (the joins in C); a compact one's ZRANGE joined
+-- by rows_of, one HMGET a row, since SORT would turn its compact encoding into a skiplist for good.
 -- Replies {the course's fields (HGETALL), the instructors' GET rows, the roster's size, the page's
 --   GET rows, the live holds WITHSCORES (the first ones), how many are live, the holders' GET rows}.
 local fields = redis.call('HGETALL', KEYS[1])
@@ -18,16 +18,19 @@ local length2 = length1 + 1 + tonumber(ARGV[length1])
 local length3 = length2 + 1 + tonumber(ARGV[length2])
 local past = length3 + 1 + tonumber(ARGV[length3])
 local now = ARGV[1]
--- The roster's GET patterns, without the 'GET' before each.
-local student = {}
-for i = length2 + 2, length3 - 1, 2 do student[#student + 1] = ARGV[i] end
-local first, count = tonumber(ARGV[2]), tonumber(ARGV[3])
-local page = count > 0 and redis.call('ZRANGE', KEYS[3], first, first + count - 1) or {}
+local roster
+if redis.call('OBJECT', 'ENCODING', KEYS[3]) == 'skiplist' then
+  roster = sort(KEYS[3], 'BY', 'nosort', 'LIMIT', ARGV[2], ARGV[3], unpack(ARGV, length2 + 1, length3 - 1))
+else
+  local first, count, gets = tonumber(ARGV[2]), tonumber(ARGV[3]), {}
+  for i = length2 + 2, length3 - 1, 2 do gets[#gets + 1] = ARGV[i] end  -- the patterns, each after its 'GET'
+  roster = rows_of(count > 0 and redis.call('ZRANGE', KEYS[3], first, first + count - 1) or {}, gets)
+end
 return {
   fields,
   sort(KEYS[2], unpack(ARGV, length1 + 1, length2 - 1)),
   redis.call('ZCARD', KEYS[3]),
-  rows_of(page, student),
+  roster,
   redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf', 'WITHSCORES', 'LIMIT', 0, ARGV[4]),
   redis.call('ZCOUNT', KEYS[4], now, '+inf'),
   -- bounded: every seat write prunes it
