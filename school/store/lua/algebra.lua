@@ -6,25 +6,56 @@
 --   page's offset and count, the number of a course's fields shown, those fields, then SORT's GET
 --   options for a student ('GET', '#', 'GET', <pattern>, ...: the patterns from keys.py).
 -- A roster scores each student by id; AGGREGATE MIN keeps that score in an intersection or a union
--- (a difference keeps the first roster's), so the result is in id order too and its page is a ZRANGE
--- of ranks, never the result sorted whole, joined by rows_of as SORT's GET would.
+-- (a difference keeps the first roster's), so the result is in id order too and its page is a range
+-- of ranks (SORT BY nosort LIMIT … GET), never the result sorted whole.
 -- Replies {the result's size, the page's GET rows, then per course its fields and its roster's size}.
 local n = (#KEYS - 1) / 2
 local rosters = {unpack(KEYS, 2, n + 1)}
-local command = {ARGV[1], KEYS[1], n, unpack(rosters)}
-if ARGV[1] ~= 'ZDIFFSTORE' then
-  command[#command + 1] = 'AGGREGATE'
-  command[#command + 1] = 'MIN'
+
+-- Every roster in the compact encoding (a ziplist or listpack: at most zset-max-ziplist-entries): there
+-- ZINTERSTORE and ZDIFFSTORE would find each member of one roster in the others by a linear scan,
+-- quadratic in the rosters' size, so an intersection or a difference is read whole (bounded by that
+-- encoding's size) and counted by id instead, in one pass, its members written in id order.
+local function compact()
+  for _, roster in ipairs(rosters) do
+    if redis.call('OBJECT', 'ENCODING', roster) == 'skiplist' then return false end
+  end
+  return true
 end
-local total = redis.call(unpack(command))
+
+local function counted(op)
+  local first, seen = redis.call('ZRANGE', rosters[1], 0, -1), {}
+  for i = 2, n do
+    for _, id in ipairs(redis.call('ZRANGE', rosters[i], 0, -1)) do seen[id] = (seen[id] or 0) + 1 end
+  end
+  local wanted = op == 'ZINTERSTORE' and n - 1 or 0
+  local members = {}
+  for _, id in ipairs(first) do
+    if (seen[id] or 0) == wanted then
+      members[#members + 1] = id
+      members[#members + 1] = id
+    end
+  end
+  redis.call('DEL', KEYS[1])
+  if #members > 0 then redis.call('ZADD', KEYS[1], unpack(members)) end
+  return #members / 2
+end
+
+local total
+if ARGV[1] ~= 'ZUNIONSTORE' and compact() then
+  total = counted(ARGV[1])
+else
+  local command = {ARGV[1], KEYS[1], n, unpack(rosters)}
+  if ARGV[1] ~= 'ZDIFFSTORE' then
+    command[#command + 1] = 'AGGREGATE'
+    command[#command + 1] = 'MIN'
+  end
+  total = redis.call(unpack(command))
+end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 local nfields = tonumber(ARGV[5])
 local fields = {unpack(ARGV, 6, 5 + nfields)}
-local gets = {}
-for i = 7 + nfields, #ARGV, 2 do gets[#gets + 1] = ARGV[i] end
-local first, count = tonumber(ARGV[3]), tonumber(ARGV[4])
-local page = count > 0 and redis.call('ZRANGE', KEYS[1], first, first + count - 1) or {}
-local found = {total, rows_of(page, gets)}
+local found = {total, sort(KEYS[1], 'BY', 'nosort', 'LIMIT', ARGV[3], ARGV[4], unpack(ARGV, 6 + nfields))}
 for i = 1, n do
   found[#found + 1] = redis.call('HMGET', KEYS[n + 1 + i], unpack(fields))
   found[#found + 1] = redis.call('ZCARD', rosters[i])
