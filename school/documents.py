@@ -89,15 +89,19 @@ LIST_FIELDS = {
     "instructor": ("name", "schema", "email", "contact", "emails"),
     "student": ("name", "schema", "email", "contact", "emails"),
 }
+# A roster row (a course's page, the set algebra) shows a student's name and contact: at either schema
+# those need no list of emails, which would be read and decoded as JSON for each of the page's rows.
+ROW_FIELDS = ("name", "schema", "email", "contact")
 
 
 def from_fields(entity: str, pk: int, fields: dict[str, str]) -> Course | Person:
     return Course.from_hash(pk, fields) if entity == "course" else Person.from_hash(pk, fields)
 
 
-def from_hmget(entity: str, pk: int, values: list[str | None]) -> Course | Person | None:
-    """``from_fields`` of an HMGET (or ``SORT … GET``) of ``LIST_FIELDS[entity]``; None when the hash is gone."""
-    fields = {name: value for name, value in zip(LIST_FIELDS[entity], values) if value is not None}
+def from_hmget(entity: str, pk: int, values: list[str | None], names=None) -> Course | Person | None:
+    """``from_fields`` of an HMGET (or ``SORT … GET``) of ``names`` (``LIST_FIELDS[entity]`` unless given);
+    None when the hash is gone."""
+    fields = {name: value for name, value in zip(names or LIST_FIELDS[entity], values) if value is not None}
     return from_fields(entity, pk, fields) if fields else None
 
 
@@ -147,8 +151,10 @@ def _int(value, default: int) -> int:
 
 
 def _emails(raw: str | None) -> list[str]:
+    if not raw:
+        return []
     try:
-        value = json.loads(raw or "[]")
+        value = json.loads(raw)
     except ValueError:
         return []
     return [str(e) for e in value] if isinstance(value, list) else []

@@ -187,8 +187,8 @@ def instructor_courses(instructor_id: int) -> str:
     _M2M_UNBOUNDED,
     "Roster of one course: the unbounded side, student ids scored by their id, an index in id order: a page "
     "is a range of ranks, never the whole roster.",
-    why="Scored by id, the roster is kept sorted as it is written, so a page is ZRANGE by rank (log N plus the "
-    "page) where a set would be loaded and sorted whole on every view; ZSCORE answers 'is this student in "
+    why="Scored by id, the roster is kept sorted as it is written, so a page is a range of ranks (log N plus "
+    "the page) where a set would be loaded and sorted whole on every view; ZSCORE answers 'is this student in "
     "this course' in O(1), ZCARD counts the roster, and the rosters feed ZINTERSTORE/ZUNIONSTORE/ZDIFFSTORE "
     "on the set algebra screen.",
     screens=("school:course_detail", "school:algebra"),
@@ -254,7 +254,7 @@ def hold(course_id: int, student_id: int) -> str:
     "Set algebra (ZINTERSTORE / ZUNIONSTORE / ZDIFFSTORE)",
     "Students in all / any / the first but none of the other chosen courses, scored by id; expires within 60 seconds.",
     why="The result is computed inside Redis from the rosters and stored, each student scored by id as in a "
-    "roster (AGGREGATE MIN), so a page is ZRANGE by rank without sending the result whole; EXPIRE in the "
+    "roster (AGGREGATE MIN), so a page is a range of ranks without sending the result whole; EXPIRE in the "
     "same script makes it a short-lived cache.",
     screens=("school:algebra",),
 )

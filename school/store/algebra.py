@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from config.redis import client
 from config.store.sorting import sort_options
 from school import conf, keys
-from school.documents import LIST_FIELDS, Course, Person, from_hmget
+from school.documents import LIST_FIELDS, ROW_FIELDS, Course, Person, from_hmget
 from school.store.core import read
 from school.store.detail import fields_of, joined
 
@@ -16,7 +16,7 @@ from school.store.detail import fields_of, joined
 class AlgebraResult:
     courses: list[Course]
     sizes: dict[int, int]
-    students: list[Person]
+    students: list[Person]  # each read with ROW_FIELDS: the name and contact a row shows
     total: int
     key: str
 
@@ -29,7 +29,7 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
     docs = [keys.doc("course", c) for c in course_ids]
     args = [_STORE[op], conf.algebra_ttl(), offset, count, *_ARGS]
     replies = read("algebra", [dest, *rosters, *docs], args)
-    total, students = replies[0], joined("student", replies[1])
+    total, students = replies[0], joined("student", replies[1], ROW_FIELDS)
     rest = iter(replies[2:])
     courses, sizes = [], {}
     for course_id in course_ids:
@@ -41,7 +41,7 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
 
 
 _STORE = {"inter": "ZINTERSTORE", "union": "ZUNIONSTORE", "diff": "ZDIFFSTORE"}
-_ARGS = [len(LIST_FIELDS["course"]), *LIST_FIELDS["course"], *sort_options(get=fields_of("student"))]
+_ARGS = [len(LIST_FIELDS["course"]), *LIST_FIELDS["course"], *sort_options(get=fields_of("student", ROW_FIELDS))]
 
 
 def course_ids_for_codes(codes: list[str]) -> dict[str, int | None]:

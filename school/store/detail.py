@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from config.redis import client
 from config.store.sorting import sort_options
 from school import conf, keys
-from school.documents import LIST_FIELDS, Course, Person, from_hmget
+from school.documents import LIST_FIELDS, ROW_FIELDS, Course, Person, from_hmget
 from school.store.core import HOLDS_SHOWN, NotFound, now_ms, queue_has, read
 
 
@@ -27,7 +27,7 @@ class Hold:
 class CourseDetail:
     course: Course
     instructors: list[Person]
-    roster: list[Person]
+    roster: list[Person]  # each read with ROW_FIELDS: the name and contact a row shows
     enrolled: int
     holds: list[Hold]
     live_holds: int
@@ -41,9 +41,9 @@ class CourseDetail:
         return self.seats_left == 0
 
 
-def fields_of(entity: str) -> list[str]:
-    """``SORT … GET`` patterns: the id, then the list fields of ``entity``'s documents."""
-    return ["#", *(keys.doc_field(entity, f) for f in LIST_FIELDS[entity])]
+def fields_of(entity: str, names=None) -> list[str]:
+    """``SORT … GET`` patterns: the id, then ``names`` (the list fields unless given) of ``entity``'s documents."""
+    return ["#", *(keys.doc_field(entity, f) for f in names or LIST_FIELDS[entity])]
 
 
 def _groups(*groups: list[str]) -> list:
@@ -52,13 +52,17 @@ def _groups(*groups: list[str]) -> list:
 
 
 _COURSE_GETS = sort_options(get=fields_of("course"))  # joining a person's course ids with their list fields
-_DETAIL_GETS = _groups(fields_of("instructor"), fields_of("student"), ["#", keys.doc_field("student", "name")])
+_DETAIL_GETS = _groups(
+    fields_of("instructor"), fields_of("student", ROW_FIELDS), ["#", keys.doc_field("student", "name")]
+)
 
 
-def joined(entity: str, rows: list) -> list:
-    """Documents from a ``SORT … GET # GET <fields>`` reply, in its order (SORT's, by id); gone ones left out."""
-    width = 1 + len(LIST_FIELDS[entity])
-    docs = [from_hmget(entity, int(rows[i]), rows[i + 1 : i + width]) for i in range(0, len(rows), width)]
+def joined(entity: str, rows: list, names=None) -> list:
+    """Documents from a ``SORT … GET # GET <fields>`` reply of ``names`` (the list fields unless given), in
+    its order (SORT's, by id); gone ones left out."""
+    names = names or LIST_FIELDS[entity]
+    width = 1 + len(names)
+    docs = [from_hmget(entity, int(rows[i]), rows[i + 1 : i + width], names) for i in range(0, len(rows), width)]
     return [d for d in docs if d is not None]
 
 
@@ -73,7 +77,8 @@ def course_detail(pk: int, offset: int, count: int) -> CourseDetail:
     names = dict(zip(holders[::2], holders[1::2]))
     held = [Hold(pk, int(m), int(float(s)), names.get(m) or f"#{m}") for m, s in zip(holds[::2], holds[1::2])]
     course = Course.from_hash(pk, dict(zip(flat[::2], flat[1::2])))
-    return CourseDetail(course, joined("instructor", instructors), joined("student", roster), enrolled, held, live)
+    roster = joined("student", roster, ROW_FIELDS)  # a row's name and contact, not the student's other emails
+    return CourseDetail(course, joined("instructor", instructors), roster, enrolled, held, live)
 
 
 @dataclass
