@@ -59,7 +59,7 @@ EXPECTED = {
     "1": (1, 2),  # one pipeline (product_page): ZCARD, and SORT ... GET of the fields asked for
     "2": (1, 1),  # one HGETALL: details, images, the aggregate and the 3 newest reviews are embedded
     "3": (1, 2),  # the same pipeline over the type's creation index
-    "4": (1, 1),  # one EVALSHA (algebra.lua): SINTERSTORE, EXPIRE, SORT ... GET of the page, HMGET, SCARD
+    "4": (1, 1),  # one EVALSHA (algebra.lua): ZINTERSTORE, EXPIRE, SORT ... GET of the page, HMGET, ZCARD
     "5": (1, 1),  # one EVALSHA (read_person.lua): HGETALL and SORT ... GET of the courses taught
     "6": (1, 1),  # one read-only script: HMGET, ZCARD, ZREVRANGE with the snapshots cut to the row
     "7a": (1, 1),  # one script walks the report sets down to the depth
