@@ -3,8 +3,9 @@
 The templates write every row, chip and card; here each list row gets its link (one ``reverse`` for the page,
 ``url_for_each``), its type's label and its price and rating as the screens print them. Rows and chips are
 dicts: the template language finds a key at its first try, where an attribute costs it a failed lookup first,
-and a list page reads a few hundred of them. The template keeps the chips' HTML in the fragment cache, keyed
-by their content: the same counts and links render once.
+and a list page reads a few hundred of them. The template keeps the rows', the column heads' and the chips'
+HTML in the fragment cache, keyed by their content (a row's dict is every value its ``<tr>`` shows, nothing
+else): the same row renders once, and a changed one is a new entry.
 """
 
 from __future__ import annotations

@@ -210,9 +210,15 @@ CACHES = {
             "CONNECTION_POOL_KWARGS": {"retry": connection_retry()},
         },
     },
-    # Template fragments that change only with the code (the dashboard's registered key patterns),
-    # kept in the process: reading one is no Redis round trip.
-    "fragments": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "fragments"},
+    # Rendered template fragments, kept in the process (reading one is no Redis round trip): parts that
+    # change only with the code (the sidebar, the registered key patterns), and list rows, chips and
+    # heads keyed by their own content (a row's values, a chip's count and link), so a changed row is
+    # a new entry and an old one is never shown. A few thousand rows' HTML at most.
+    "fragments": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "fragments",
+        "OPTIONS": {"MAX_ENTRIES": 5000},
+    },
 }
 SESSION_ENGINE = "config.sessions"
 SESSION_CACHE_ALIAS = "default"

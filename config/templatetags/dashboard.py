@@ -69,15 +69,18 @@ def pagination(page, state=None, target="", base="") -> dict:
     def href(number: int) -> str:
         return base + (state.query(page=number) if state else f"?page={number}")
 
-    elided = page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1)
-    links = [
-        None if number == page.paginator.ELLIPSIS else {"number": number, "href": href(number)} for number in elided
-    ]
-    return {
-        "page": page, "links": links, "state": state, "target": target or "", "base": base,
+    paginator = page.paginator
+    elided = paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1)
+    links = [None if number == paginator.ELLIPSIS else {"number": number, "href": href(number)} for number in elided]
+    shown = {
+        "number": page.number, "count": paginator.count, "num_pages": paginator.num_pages,
+        "links": links, "target": target or "", "base": base,
         "previous": href(page.previous_page_number()) if page.has_previous() else "",
         "next": href(page.next_page_number()) if page.has_next() else "",
+        "sizes": (state.kept_params(), state.page_sizes, state.per_page, state.default_per_page) if state else None,
     }  # fmt: skip
+    # every value the template prints: the fragment cache keeps its HTML by them
+    return {**shown, "page": page, "state": state, "key": repr(shown)}
 
 
 @register.filter

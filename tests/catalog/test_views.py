@@ -4,6 +4,7 @@ import json
 from unittest import mock
 
 from django.core.cache import caches
+from django.core.cache.utils import make_template_fragment_key
 from django.template.base import render_value_in_context
 from django.template.loader import render_to_string
 from django.test import tag
@@ -161,6 +162,29 @@ class ProductListTest(RedisTestCase):
         self.assertContains(again, 'data-tag="wireless">wireless · 2</a>', html=False)
         make_product("Cable", tags=["wireless"])
         self.assertContains(self.client.get("/catalog/products/"), 'data-tag="wireless">wireless · 3</a>', html=False)
+
+    def test_the_rows_and_heads_are_kept_rendered_by_their_values_and_follow_a_change(self):
+        caches["fragments"].clear()
+        buds = make_product("Best Buds", tags=["wireless"], price="10.00")
+        make_product("Box", type="game_console", tags=["wireless"])
+
+        def kept(page, name: str, *values) -> str:
+            html = caches["fragments"].get(make_template_fragment_key(name, values))
+            self.assertIsNotNone(html, f"{name} {values}")
+            self.assertIn(html, page.content.decode())
+            return html
+
+        page = self.client.get("/catalog/products/?o=name")
+        can_write = page.context["layout"].can_write
+        rows = page.context["rows"]
+        self.assertEqual([kept(page, "catalog-row", row, can_write).count("<tr") for row in rows], [1, 1])
+        kept(page, "catalog-head", page.context["state"].heads, can_write, page.context["columns"])
+        review(buds, 4)
+        changed = self.client.get("/catalog/products/?o=name")
+        self.assertContains(changed, '<td class="num rating">4.00</td>', html=False)  # a new entry, not the kept row
+        self.assertNotIn(changed.context["rows"][0], rows)
+        kept(changed, "catalog-row", changed.context["rows"][0], can_write)
+        self.assertContains(self.client.get("/catalog/products/?o=-name"), "Name ▼")  # the heads follow the order
 
     def test_the_issue_example_query_filters_and_sorts(self):
         best = make_product("Best Buds", tags=["wireless", "noise-cancelling"])

@@ -1,5 +1,7 @@
 """The dashboard's activity feed: a deleted object is named as deleted, never linked to a 404."""
 
+from django.core.cache import caches
+from django.core.cache.utils import make_template_fragment_key
 from django.test import tag
 
 from catalog import keys as catalog_keys
@@ -37,6 +39,19 @@ class DeletedObjectsTest(RedisTestCase):
         self.assertContains(response, 'href="/catalog/products/8/"')
         self.assertNotContains(response, 'href="/catalog/products/7/"')
         self.assertContains(response, '<span class="deleted">deleted</span>', count=1)
+
+    def test_an_event_is_kept_rendered_and_shown_anew_once_its_object_is_deleted(self):
+        caches["fragments"].clear()
+        log(ACTOR.event("created", "catalog", "product", 7, "Quietude Pods"))
+        first = self.client.get("/")
+        (event,) = first.context["activity"].events
+        kept = caches["fragments"].get(make_template_fragment_key("activity-event", [event]))
+        self.assertIn('<a href="/catalog/products/7/">Quietude Pods</a>', kept)
+        self.assertIn(kept, first.content.decode())
+        log(ACTOR.event("deleted", "catalog", "product", 7, "Quietude Pods", gone=True))
+        after = self.client.get("/")
+        self.assertNotContains(after, 'href="/catalog/products/7/"')  # the same entry, now deleted: a new key
+        self.assertContains(after, '<span class="deleted">deleted</span>', count=1)
 
     def test_only_a_delete_writes_the_gone_field(self):
         log(

@@ -1,11 +1,14 @@
 """List state and paging over Redis, the list spec, the htmx partial and the confirmation
 form: what every list screen and every delete page builds on."""
 
+from unittest import mock
 from urllib.parse import urlencode
 
 from django import forms
+from django.core.cache import caches
 from django.http import Http404, QueryDict
 from django.template import engines
+from django.template.base import render_value_in_context
 from django.template.loader import render_to_string
 from django.test import RequestFactory, SimpleTestCase
 from hypothesis import given
@@ -100,6 +103,22 @@ class ListStateTest(RedisTestCase):
         state = self.state("page=2", per_page=10)
         html = pager('{% pagination page state "#rows" "/x/1/rows/" %}', page_of(list(range(10)), 25, state), state)
         self.assertIn('href="/x/1/rows/?o=name&amp;page=3" hx-get="/x/1/rows/?o=name&amp;page=3"', html)
+
+    def test_the_pager_is_kept_rendered_by_every_value_it_prints(self):
+        caches["fragments"].clear()
+        state = self.state("q=ear&page=2", per_page=10)
+        page = page_of(list(range(10)), 25, state)
+        html = pager('{% pagination page state "#rows" %}', page, state)
+        with mock.patch("django.template.base.render_value_in_context", wraps=render_value_in_context) as rendered:
+            self.assertEqual(pager('{% pagination page state "#rows" %}', page, state), html)
+        self.assertEqual(rendered.call_count, 0)  # kept: no link, number or size printed again
+        moved = pager('{% pagination page state "#list" %}', page, state)
+        self.assertIn('hx-target="#list"', moved)
+        self.assertNotIn('hx-target="#rows"', moved)
+        self.assertIn("26 in all", pager("{% pagination page state %}", page_of(list(range(10)), 26, state), state))
+        other = self.state("q=earbuds&page=2", per_page=10)
+        searched = pager("{% pagination page state %}", page_of(list(range(10)), 25, other), other)
+        self.assertIn('value="earbuds"', searched)
 
 
 def pager(tag: str, page, state) -> str:

@@ -3,6 +3,8 @@
 import re
 from html import unescape
 
+from django.core.cache import caches
+from django.core.cache.utils import make_template_fragment_key
 from django.test import tag
 
 from config.keybrowser import store
@@ -57,6 +59,34 @@ class BrowseTest(KeysTestCase):
         stray = re.search(rf"stray</span></a>{where}</td>(.*?)</tr>", html, re.S).group(1)
         self.assertRegex(stray, r"<td class=\"nowrap\">(59m \d\ds|1h 00m)</td>")
         self.assertIn("orphan", stray)
+
+    def test_a_row_is_kept_rendered_by_what_it_shows_and_follows_a_change(self):
+        caches["fragments"].clear()
+        redis = raw_client()
+        redis.rpush("stray:list", "a", "b")
+        redis.set(b"stray:\xff", "v")  # not UTF-8: its name is shown escaped, beside a name of the same text
+        redis.set("stray:\\xff", "v")
+
+        SHOWN = ("type", "length", "ttl", "no_ttl", "encoding", "memory", "node", "slot")  # noqa: N806
+
+        def kept(page) -> list[str]:
+            shown = []
+            for row in page.context["rows"]:
+                values = [row[name] for name in SHOWN]
+                html = caches["fragments"].get(make_template_fragment_key("key-row", [row["meta"].key, *values]))
+                self.assertIsNotNone(html, row["meta"].key)
+                self.assertIn(html, page.content.decode())
+                shown.append(html)
+            return shown
+
+        rows = kept(self.client.get("/keys/?pattern=stray:"))
+        self.assertEqual(len(set(rows)), 3)
+        self.assertEqual(sum("escaped" in html for html in rows), 1)
+        redis.rpush("stray:list", "c")
+        redis.expire("stray:list", 3600)
+        row = next(html for html in kept(self.client.get("/keys/?pattern=stray:list")) if "list" in html)
+        self.assertIn('<td class="num">3</td>', row)
+        self.assertRegex(row, r"<td class=\"nowrap\">(59m \d\ds|1h 00m)</td>")
 
     def test_load_more_keeps_the_cursor_until_every_key_is_seen(self):
         load_keys(3000)
