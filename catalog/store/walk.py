@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 # A broad filter's page by walking the sort index (lua/walked_page.lua), ``WALK_STEP`` ids a call.
 _WALKED_PAGE = register(SORT_LUA + "\n" + lua(__file__, "walked_page"))
-WALK_STEP = 1024  # ids of the sort index one call tests at most (a SISMEMBER each): bounds each command's time
+WALK_STEP = 256  # ids of the sort index one call tests at most (a SISMEMBER each): bounds each command's time
 # A slice of a set's members kept by the other filter sets, with their sort scores (lua/filtered.lua).
 _FILTERED = register(lua(__file__, "filtered"))
 # Members of the set one call reads at most (SSCAN's COUNT; a small set comes whole), each tested against

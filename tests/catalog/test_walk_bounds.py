@@ -80,20 +80,6 @@ class WalkBoundsTest(RedisTestCase):
                 self.assertLessEqual(max(run.get("SISMEMBER", 0) for run in runs), STEP)
                 self.assertFalse(any(run.get("ZINTERSTORE") or run.get("ZDIFFSTORE") for run in runs))
 
-    def test_a_page_a_few_hundred_ids_deep_is_one_call(self):
-        if keys.PARTITIONS > 1:
-            self.skipTest("several partitions intersect each one's index with the set")
-        flush_test_redis()
-        for n in range(520):
-            make_product(f"Item {n:04d}", sku=f"IT-{n}", tags=["rare" if n % 20 == 0 else "common"])
-        query = store.ProductQuery(tags_all=("rare",), live_counts=True)  # the newest first: 25 in 500 ids
-        with mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0), logged() as commands:
-            page = store.list_products(query)
-        self.assertEqual((len(page.rows), page.total, page.counts_of_catalog), (25, 26, True))
-        runs = per_script(commands)
-        self.assertEqual(len(runs), 1)  # the walk's one script
-        self.assertGreater(runs[0]["SISMEMBER"], 256)
-
     def test_a_set_whose_products_come_late_is_read_a_slice_a_call_at_any_size(self):
         if keys.PARTITIONS > 1:
             self.skipTest("several partitions intersect each one's index with the set")
