@@ -22,7 +22,7 @@ from django.contrib.staticfiles.testing import StaticLiveServerTestCase
 from django.test import TestCase, tag
 
 from config import store, trace
-from config.redis import client, is_dev_server, on_cluster
+from config.redis import client, is_dev_server, on_cluster, raw_client
 from config.store import scripts
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -83,6 +83,23 @@ def command_stats() -> dict[str, dict]:
             mine["calls"] += int(counts["calls"])
             mine["usec"] += int(counts["usec"])
     return summed
+
+
+@contextmanager
+def commands_logged():
+    """Every command one server runs in the block, a script's own too (SLOWLOG at threshold 0), oldest
+    first: what a test counts to bound the work one command does, at two sizes."""
+    server = raw_client()
+    server.config_set("slowlog-max-len", 100_000)
+    server.config_set("slowlog-log-slower-than", 0)
+    server.slowlog_reset()
+    found: list[list[bytes]] = []
+    try:
+        yield found
+        found += [e["command"].split() for e in sorted(server.slowlog_get(100_000), key=lambda e: e["id"])]
+    finally:
+        server.config_set("slowlog-log-slower-than", 10_000)
+        server.slowlog_reset()
 
 
 def flush_scripts() -> None:

@@ -3,33 +3,16 @@
 and never intersects the set with the index whole."""
 
 import dataclasses
-from contextlib import contextmanager
 from unittest import mock
 
 from catalog import keys, store
 from catalog.store import walk
-from config.redis import client, raw_client
-from tests.base import RedisTestCase, flush_test_redis
+from config.redis import client
+from tests.base import RedisTestCase, commands_logged, flush_test_redis
 from tests.catalog.helpers import make_product
 
 SIZES = (120, 480)
 STEP = 16  # the walk's step, small so that both sizes take several
-
-
-@contextmanager
-def logged():
-    """Every command the server runs in the block, a script's own too (SLOWLOG), oldest first."""
-    server = raw_client()
-    server.config_set("slowlog-max-len", 100_000)
-    server.config_set("slowlog-log-slower-than", 0)
-    server.slowlog_reset()
-    found: list[list[bytes]] = []
-    try:
-        yield found
-        found += [e["command"].split() for e in sorted(server.slowlog_get(100_000), key=lambda e: e["id"])]
-    finally:
-        server.config_set("slowlog-log-slower-than", 10_000)
-        server.slowlog_reset()
 
 
 def per_script(commands: list[list[bytes]]) -> list[dict[str, int]]:
@@ -61,7 +44,7 @@ class WalkBoundsTest(RedisTestCase):
             with (
                 mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0),
                 mock.patch.object(walk, "WALK_STEP", STEP),
-                logged() as commands,
+                commands_logged() as commands,
             ):
                 walked = store.list_products(dataclasses.replace(query, offset=offset, limit=3))
             self.assertTrue(walked.counts_of_catalog)
@@ -132,7 +115,7 @@ class SeveralSetsBoundsTest(RedisTestCase):
                         self.subTest(size=size, query=query, offset=offset),
                         mock.patch("catalog.store.prefetch.LIVE_COUNT_LIMIT", 0),
                         mock.patch.object(walk, "SCAN_STEP", 10),
-                        logged() as commands,
+                        commands_logged() as commands,
                     ):
                         read = store.list_products(dataclasses.replace(query, offset=offset, limit=5))
                     self.assertTrue(read.counts_of_catalog)

@@ -2,8 +2,6 @@
 collection or of a common piece's set (``config.store.ngrams._ORDERED``), and still answers the first
 matches in order."""
 
-from contextlib import contextmanager
-
 from catalog import keys
 from catalog.documents import name_score
 from catalog.store import NAMES, suggest
@@ -12,7 +10,7 @@ from cms import store as cms
 from config.listing import ListState
 from config.redis import raw_client
 from config.store import ngrams
-from tests.base import RedisTestCase
+from tests.base import RedisTestCase, commands_logged
 
 SIZES = (2_000, 20_000)
 
@@ -30,22 +28,6 @@ def load(names: dict[int, str]) -> None:
         for start in range(0, len(members), 5_000):
             pipe.sadd(key, *members[start : start + 5_000])
     pipe.execute()
-
-
-@contextmanager
-def logged():
-    """Every command the server runs in the block, a script's own too (SLOWLOG), oldest first."""
-    server = raw_client()
-    server.config_set("slowlog-max-len", 10_000)
-    server.config_set("slowlog-log-slower-than", 0)
-    server.slowlog_reset()
-    found: list[list[bytes]] = []
-    try:
-        yield found
-        found += [e["command"].split() for e in sorted(server.slowlog_get(10_000), key=lambda e: e["id"])]
-    finally:
-        server.config_set("slowlog-log-slower-than", 10_000)
-        server.slowlog_reset()
 
 
 def visited(commands: list[list[bytes]], order: str = keys.sort_index("name", 0)) -> dict[str, int]:
@@ -73,7 +55,7 @@ class OrderedSearchBoundsTest(RedisTestCase):
                 raw_client().flushdb()
                 names = {pk: f"Phone {pk:05d}" for pk in range(1, size + 1)}
                 load(names)
-                with logged() as commands:
+                with commands_logged() as commands:
                     hits = NAMES[0].search("phone", limit=8)
                 self.assertEqual([name for _, name in hits.items], [names[pk] for pk in range(1, 9)])
                 work = visited(commands)
@@ -88,7 +70,7 @@ class OrderedSearchBoundsTest(RedisTestCase):
                 names = {pk: f"Phone {pk:05d}" for pk in range(1, size + 1)}
                 names.update({size + pk: f"Zebra phone {pk:03d}" for pk in range(1, 301)})
                 load(names)
-                with logged() as commands:
+                with commands_logged() as commands:
                     hits = NAMES[0].search("zebra phone", limit=8)
                 self.assertEqual([name for _, name in hits.items], [f"Zebra phone {pk:03d}" for pk in range(1, 9)])
                 work = visited(commands)
@@ -101,7 +83,7 @@ class OrderedSearchBoundsTest(RedisTestCase):
         names = {pk: f"Alpha {pk:05d}" for pk in range(1, 5_001)}
         names.update({5_000 + pk: f"Zulu alpha {pk:05d}" for pk in range(1, 1_501)})
         load(names)
-        with logged() as commands:
+        with commands_logged() as commands:
             hits = NAMES[0].search("zulu alpha", limit=8)
         self.assertTrue(hits.capped)
         work = visited(commands)
@@ -117,7 +99,7 @@ class OrderedSearchBoundsTest(RedisTestCase):
                 raw_client().flushdb()
                 names = {pk: f"Phone {pk:05d}" for pk in range(1, size + 1)}
                 load(names)
-                with logged() as commands:
+                with commands_logged() as commands:
                     found = suggest("ph", limit=8)
                 self.assertEqual([name for _, name in found], [names[pk] for pk in range(1, 9)])
                 work.append(visited(commands))
@@ -142,7 +124,7 @@ class ShortPieceListTest(RedisTestCase):
             for key, members in cms.TITLES.members_by_set((str(pk), t) for pk, t in titles.items()).items():
                 pipe.sadd(key, *members)
             pipe.execute()
-            with logged() as commands:
+            with commands_logged() as commands:
                 items, total, capped = cms.list_posts(ListState(q="p", order="-updated"))
             self.assertEqual(len(items), 25)
             self.assertTrue(capped)  # more titles hold "p" than a list search takes: the page says so
@@ -183,7 +165,7 @@ class SampleSliceTest(RedisTestCase):
                     for start in range(0, len(members), 5_000):
                         pipe.sadd(key, *members[start : start + 5_000])
                 pipe.execute()
-                with logged() as commands:
+                with commands_logged() as commands:
                     hits = index.search("a", limit=SEARCH_LIMIT, cap=SEARCH_LIMIT)  # "a": in every name
                 self.assertEqual((len(hits.items), hits.capped), (SEARCH_LIMIT, True))
                 scripts = per_script(commands)
@@ -213,7 +195,7 @@ class SortedSearchListTest(RedisTestCase):
                 for key, members in cms.TITLES.members_by_set((str(pk), t) for pk, t in titles.items()).items():
                     pipe.sadd(key, *members)
                 pipe.execute()
-                with logged() as commands:
+                with commands_logged() as commands:
                     items, total, capped = cms.list_posts(ListState(q="post", order="-title", page=2))
                 self.assertEqual((total, capped), (size, False))
                 self.assertEqual([item.title for item in items], sorted(titles.values(), reverse=True)[25:50])

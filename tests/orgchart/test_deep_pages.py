@@ -8,8 +8,7 @@ from config.redis import raw_client
 from orgchart import keys
 from orgchart.documents import Employee
 from orgchart.store.core import name_page
-from tests.base import RedisTestCase
-from tests.core.test_search_bounds import logged
+from tests.base import RedisTestCase, commands_logged
 
 PER_PAGE = 25
 
@@ -28,7 +27,7 @@ class DeepPageTest(RedisTestCase):
 
     def page(self, q: str, offset: int, descending: bool) -> tuple[int, list[str], list[list[bytes]]]:
         state = SimpleNamespace(q=q, offset=offset, per_page=PER_PAGE, descending=descending)
-        with logged() as commands:
+        with commands_logged() as commands:
             total, flat = name_page(keys.employee_names(), state, "employee")
         return total, flat[:: 1 + len(Employee.SUMMARY_FIELDS)], commands
 

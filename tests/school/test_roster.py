@@ -1,34 +1,16 @@
 """A course's roster page reads its page, not its roster: the members the page's commands walk in the
 roster key are the same at any roster size (SLOWLOG at threshold 0 lists a script's own commands)."""
 
-from contextlib import contextmanager
-
 from django.test import tag
 
 from config.redis import raw_client
 from school import keys, store
 from school.documents import Person
-from tests.base import RedisTestCase, flush_test_redis
+from tests.base import RedisTestCase, commands_logged, flush_test_redis
 from tests.school.helpers import ACTOR, course, student
 
 SIZES = (60, 600)  # a roster kept compact (listpack) and one past it (skiplist)
 PAGE = 25
-
-
-@contextmanager
-def logged():
-    """Every command the server runs in the block, a script's own too, oldest first."""
-    server = raw_client()
-    server.config_set("slowlog-max-len", 10_000)
-    server.config_set("slowlog-log-slower-than", 0)
-    server.slowlog_reset()
-    found: list[list[bytes]] = []
-    try:
-        yield found
-        found += [e["command"].split() for e in sorted(server.slowlog_get(10_000), key=lambda e: e["id"])]
-    finally:
-        server.config_set("slowlog-log-slower-than", 10_000)
-        server.slowlog_reset()
 
 
 def walked(commands: list[list[bytes]], key: str) -> int:
@@ -75,7 +57,7 @@ class RosterPageTest(RedisTestCase):
             with self.subTest(size=size):
                 flush_test_redis()
                 c, ids = enrolled(size)
-                with logged() as commands:
+                with commands_logged() as commands:
                     found = store.course_detail(c, PAGE, PAGE)
                 self.assertEqual(found.enrolled, size)
                 self.assertEqual([p.id for p in found.roster], ids[PAGE : 2 * PAGE])  # the second page, by id
