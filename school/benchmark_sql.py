@@ -288,24 +288,30 @@ def orm_in_both(alias: str, first: int, second: int) -> tuple:
     return both.count(), list(sizes), list(both.order_by("id").values_list("id", "name")[:PAGE])
 
 
-def orm_courses_of(alias: str, instructor: int) -> tuple:
-    """One query: the instructor with its courses annotated on as an array (``ArraySubquery``)."""
+def _orm_courses_of_person(alias: str, person: str, pk: int) -> tuple:
+    """One query: the instructor or student with its courses annotated on as an array (``ArraySubquery``),
+    the courses found through ``teaching`` or ``enrollments``."""
     from django.contrib.postgres.expressions import ArraySubquery
     from django.db.models import OuterRef
     from django.db.models.functions import JSONObject
 
     from config.benchmark.models import Course as CourseRow
-    from config.benchmark.models import Instructor
+    from config.benchmark.models import Instructor, Student
 
+    model, through = {"instructor": (Instructor, "teaching"), "student": (Student, "enrollments")}[person]
     courses = (
-        CourseRow.objects.using(alias).filter(teaching__instructor_id=OuterRef("pk")).order_by("id")
+        CourseRow.objects.using(alias).filter(**{f"{through}__{person}_id": OuterRef("pk")}).order_by("id")
         .values(row=JSONObject(id="id", code="code", title="title"))
     )  # fmt: skip
     name, rows = (
-        Instructor.objects.using(alias).filter(pk=instructor)
+        model.objects.using(alias).filter(pk=pk)
         .annotate(courses=ArraySubquery(courses)).values_list("name", "courses").get()
     )  # fmt: skip
     return name, [(row["id"], row["code"], row["title"]) for row in rows]
+
+
+def orm_courses_of(alias: str, instructor: int) -> tuple:
+    return _orm_courses_of_person(alias, "instructor", instructor)
 
 
 def orm_course_page(alias: str, course: int) -> tuple:
@@ -335,23 +341,7 @@ def orm_course_page(alias: str, course: int) -> tuple:
 
 
 def orm_courses_of_student(alias: str, student: int) -> tuple:
-    """One query: the student with their courses annotated on as an array (``ArraySubquery``)."""
-    from django.contrib.postgres.expressions import ArraySubquery
-    from django.db.models import OuterRef
-    from django.db.models.functions import JSONObject
-
-    from config.benchmark.models import Course as CourseRow
-    from config.benchmark.models import Student
-
-    courses = (
-        CourseRow.objects.using(alias).filter(enrollments__student_id=OuterRef("pk")).order_by("id")
-        .values(row=JSONObject(id="id", code="code", title="title"))
-    )  # fmt: skip
-    name, rows = (
-        Student.objects.using(alias).filter(pk=student)
-        .annotate(courses=ArraySubquery(courses)).values_list("name", "courses").get()
-    )  # fmt: skip
-    return name, [(row["id"], row["code"], row["title"]) for row in rows]
+    return _orm_courses_of_person(alias, "student", student)
 
 
 def orm_course_list(alias: str) -> tuple:
