@@ -266,6 +266,20 @@ def algebra(op: str, course_ids: list[int]) -> str:
     return f"school:{{school}}:algebra:{op}:{','.join(str(_id(c)) for c in course_ids)}"
 
 
+@key(
+    "zset",
+    "Set algebra being built (expires)",
+    "A large set algebra's result while bounded steps fill it; renamed to the result by the page's script, "
+    "else expires within 60 seconds.",
+    why="ZINTERSTORE / ZUNIONSTORE / ZDIFFSTORE of large rosters is one command that holds the server for as "
+    "long as the rosters are large, so past a bound each step combines one slice of ids; a random name "
+    "keeps two requests from filling one key, and RENAME shows the whole result at once.",
+    screens=("school:algebra",),
+)
+def algebra_built(token: str) -> str:
+    return f"school:{{school}}:algebra-built:{token}"
+
+
 @per_entity(
     "set",
     "Inverted index: trigrams (n-grams) of a name",

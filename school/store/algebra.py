@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from config.redis import client
@@ -21,14 +22,23 @@ class AlgebraResult:
     key: str
 
 
+WHOLE = 2_048  # the rosters' members one command combines at most (ZUNIONSTORE of that many: about 1 ms)
+STEP = 128  # the members of each roster one step of a larger algebra reads at most
+
+
 def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraResult:
     """The set operation stored in a key that expires within the algebra TTL, one page of it with its
-    fields, and each course with its roster's size: one command (``lua/algebra.lua``)."""
-    dest = keys.algebra(op, course_ids)
+    fields, and each course with its roster's size: one command (``lua/algebra.lua``). Rosters of more
+    than ``WHOLE`` members in all are combined in bounded steps first (``build``), so no command holds
+    the server for as long as they are large: a round trip a step, then the page's."""
+    dest, built = keys.algebra(op, course_ids), keys.algebra_built(secrets.token_hex(8))
     rosters = [keys.course_students(c) for c in course_ids]
     docs = [keys.doc("course", c) for c in course_ids]
-    args = [_STORE[op], conf.algebra_ttl(), offset, count, *_ARGS]
-    replies = read("algebra", [dest, *rosters, *docs], args)
+    script_keys, head, tail = [dest, built, *rosters, *docs], [_STORE[op], conf.algebra_ttl(), offset, count], _ARGS
+    replies = read("algebra", script_keys, [*head, WHOLE, *tail])
+    if replies == ["steps"]:
+        build(op, built, rosters)
+        replies = read("algebra", script_keys, [*head, "built", *tail])
     total, students = replies[0], joined("student", replies[1], ROW_FIELDS)
     rest = iter(replies[2:])
     courses, sizes = [], {}
@@ -38,6 +48,17 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
             courses.append(doc)
             sizes[course_id] = size
     return AlgebraResult(courses, sizes, students, total, dest)
+
+
+def build(op: str, built: str, rosters: list[str]) -> int:
+    """Fill ``built`` with the set operation over ``rosters`` a slice of ids at a time (``lua/algebra_step.lua``:
+    ``STEP`` members of each roster at most): as SCAN, a student enrolled or dropped meanwhile may or may not
+    be counted. The steps taken."""
+    after, steps = "-inf", 0
+    while after != "done":
+        after = read("algebra_step", [built, *rosters], [_STORE[op], after, STEP, conf.algebra_ttl()])
+        steps += 1
+    return steps
 
 
 _STORE = {"inter": "ZINTERSTORE", "union": "ZUNIONSTORE", "diff": "ZDIFFSTORE"}

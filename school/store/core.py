@@ -47,10 +47,11 @@ SCRIPTS = (
     "read_course",
     "read_person",
     "algebra",
+    "algebra_step",
 )
 # Take no JSON argument, so lib.lua is not prepended: the screens' reads and the set algebra, whose
 # arguments are plain strings (no JSON to encode here or decode there).
-STANDALONE = {"read_list", "read_course", "read_person", "algebra"}
+STANDALONE = {"read_list", "read_course", "read_person", "algebra", "algebra_step"}
 # Join ids with their fields as SORT … GET would, by ``sort`` (config.store.sorting): a cluster refuses
 # SORT's GET patterns.
 SORTING = {"read_course", "read_person", "algebra"}

@@ -1,14 +1,20 @@
 """A course's roster page reads its page, not its roster: the members the page's commands walk in the
 roster key are the same at any roster size (SLOWLOG at threshold 0 lists a script's own commands)."""
 
+import importlib
+import random
+from unittest import mock
+
 from django.test import tag
 
 from config.redis import raw_client
 from school import keys, store
 from school.documents import Person
+from school.store.core import read
 from tests.base import RedisTestCase, commands_logged, flush_test_redis
 from tests.school.helpers import ACTOR, course, student
 
+algebra_module = importlib.import_module("school.store.algebra")  # the package's ``algebra`` is the function
 SIZES = (60, 600)  # a roster kept compact (listpack) and one past it (skiplist)
 PAGE = 25
 
@@ -129,3 +135,89 @@ class RosterAlgebraTest(RedisTestCase):
                     self.assertEqual(found.sizes, {c: len(m) for c, m in rosters.items()})
                     stored = raw_client().zrange(found.key, 0, -1, withscores=True)
                     self.assertEqual(stored, [(str(pk).encode(), float(pk)) for pk in sorted(members)], op)
+
+
+def enrolled_in(rosters: list[set[int]]) -> list[int]:
+    """Courses whose rosters are ``rosters`` (student ids reserved from 1 on, bulk written): their ids."""
+    ids = sorted(set().union(*rosters))
+    reserved = list(store.reserve_ids("student", max(ids)))
+    batch = store.bulk_batch()
+    people = {pk: Person(pk, f"S{pk:04d}", f"s{pk}@x.org", [f"s{pk}@x.org"]).to_hash() for pk in reserved}
+    store.queue_new_documents(batch, "student", people)
+    courses = [course(f"R-{n}", capacity=max(1, len(r))) for n, r in enumerate(rosters, 1)]
+    store.queue_pairs(batch, "enrolment", [(c, s) for c, r in zip(courses, rosters) for s in r])
+    batch.send()
+    return courses
+
+
+STEP = 16
+
+
+def stepped(whole: int = 0):
+    """The algebra built in steps of ``STEP`` past ``whole`` members in all."""
+    return mock.patch.multiple(algebra_module, WHOLE=whole, STEP=STEP)
+
+
+class SteppedAlgebraBoundTest(RedisTestCase):
+    """Each step's commands, read from SLOWLOG at threshold 0 (one server)."""
+
+    def test_each_step_reads_a_step_of_each_roster_and_the_steps_grow_with_the_rosters(self):
+        steps = {}
+        for size in (200, 400):
+            flush_test_redis()
+            rosters = [set(range(1, size + 1)), set(range(size // 2, 2 * size))]
+            courses = enrolled_in(rosters)
+            with stepped(), commands_logged() as commands:
+                found = store.algebra("union", courses, 0, PAGE)
+            self.assertEqual(found.total, 2 * size - 1)
+            names = [words[0].upper() for words in commands]
+            self.assertFalse({b"ZUNIONSTORE", b"ZINTERSTORE", b"ZDIFFSTORE"} & set(names))  # never whole
+            ranges = [words for words in commands if words[0].upper() == b"ZRANGEBYSCORE"]
+            self.assertTrue(ranges)
+            self.assertTrue(all(words[-1] == str(STEP).encode() for words in ranges))  # LIMIT 0 STEP
+            steps[size] = len(ranges) // len(rosters)  # a ZRANGEBYSCORE of each roster a step
+        # a step covers STEP members of the roster that ends it at least: the steps grow with the rosters
+        self.assertGreater(steps[400], steps[200])
+        self.assertLessEqual(steps[400], (2 * 400 - 1) // STEP + 2)
+
+
+@tag("cluster")
+class SteppedAlgebraTest(RedisTestCase):
+    """Past ``WHOLE`` members in all, the algebra is built a slice of ids at a time: the same result, no
+    command combining the rosters whole, and each step reading ``STEP`` members of a roster at most."""
+
+    def test_inter_union_and_diff_match_pythons_sets_whole_or_in_steps(self):
+        rng = random.Random(7)
+        for n in (2, 3):
+            flush_test_redis()
+            rosters = [set(rng.sample(range(1, 400), rng.randint(40, 150))) for _ in range(n)]
+            rosters[1] |= set(sorted(rosters[0])[:20])  # some in both, some ids past a step's end in one only
+            courses = enrolled_in(rosters)
+            expected = {
+                "inter": set.intersection(*rosters),
+                "union": set.union(*rosters),
+                "diff": rosters[0] - set.union(*rosters[1:]),
+            }
+            for op, members in expected.items():
+                for whole in (None, 0):
+                    with self.subTest(n=n, op=op, stepped=whole == 0):
+                        with stepped(algebra_module.WHOLE if whole is None else whole):
+                            found = store.algebra(op, courses, 5, PAGE)
+                        self.assertEqual(found.total, len(members))
+                        self.assertEqual([p.id for p in found.students], sorted(members)[5 : 5 + PAGE])
+                        stored = raw_client().zrange(found.key, 0, -1, withscores=True)
+                        self.assertEqual(stored, [(str(pk).encode(), float(pk)) for pk in sorted(members)])
+                        self.assertGreater(raw_client().ttl(found.key), 0)
+                        self.assertEqual(list(raw_client().scan_iter(match=keys.algebra_built("*"))), [])
+
+    def test_an_abandoned_build_expires_and_leaves_the_last_result_alone(self):
+        rosters = [set(range(1, 300)), set(range(200, 500))]
+        courses = enrolled_in(rosters)
+        found = store.algebra("inter", courses, 0, PAGE)
+        built = keys.algebra_built("abandoned")
+        rosters_keys = [keys.course_students(c) for c in courses]
+        with stepped():
+            after = read("algebra_step", [built, *rosters_keys], ["ZUNIONSTORE", "-inf", STEP, 60])
+        self.assertNotEqual(after, "done")  # one step taken, then the request died
+        self.assertTrue(0 < raw_client().ttl(built) <= 60)
+        self.assertEqual(raw_client().zcard(found.key), len(rosters[0] & rosters[1]))
