@@ -85,6 +85,17 @@ def command_stats() -> dict[str, dict]:
     return summed
 
 
+SCRIPT_CLIENT = b"?:0"  # SLOWLOG's client address of a command a script ran
+
+
+class Logged(list):
+    """Commands as ``commands_logged`` lists them, each one's words; ``by_script``: whether a script ran it."""
+
+    def __init__(self):
+        super().__init__()
+        self.by_script: list[bool] = []
+
+
 @contextmanager
 def commands_logged():
     """Every command one server runs in the block, a script's own too (SLOWLOG at threshold 0), oldest
@@ -93,10 +104,12 @@ def commands_logged():
     server.config_set("slowlog-max-len", 100_000)
     server.config_set("slowlog-log-slower-than", 0)
     server.slowlog_reset()
-    found: list[list[bytes]] = []
+    found = Logged()
     try:
         yield found
-        found += [e["command"].split() for e in sorted(server.slowlog_get(100_000), key=lambda e: e["id"])]
+        entries = sorted(server.slowlog_get(100_000), key=lambda e: e["id"])
+        found += [e["command"].split() for e in entries]
+        found.by_script += [e["client_address"] == SCRIPT_CLIENT for e in entries]
     finally:
         server.config_set("slowlog-log-slower-than", 10_000)
         server.slowlog_reset()

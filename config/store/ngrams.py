@@ -253,10 +253,10 @@ class NgramIndex:
             if self.order_key:
                 stopped, found = replies[at]
             else:
-                stopped, (cursor, *found) = 0, replies[at]
+                stopped, (cursor, found) = 0, self._sampled(replies[at])
                 while cursor != "0" and len(found) // 2 <= cap:  # a common piece: further slices, a trip each
                     wanted = cap + 1 - len(found) // 2
-                    cursor, *more = run_script(_SAMPLE, [source], sample(cursor, wanted), whole=True)
+                    cursor, more = self._sampled(run_script(_SAMPLE, [source], sample(cursor, wanted), whole=True))
                     found += more
             if ids_alone:
                 return Hits([(m, None) for m in found[:cap]], len(found) > cap or bool(stopped))
@@ -265,6 +265,19 @@ class NgramIndex:
             return Hits(kept, len(pairs) > cap or bool(stopped))
 
         return read
+
+    def _sampled(self, reply: list) -> tuple[str, list]:
+        """A sample call's reply as its cursor and ``[id, field, ...]``: the ids it left unread (a compact set
+        comes whole) read here, an HGET each on one pipeline, so no one command reads them all."""
+        cursor, unread, *rest = reply
+        ids, found = rest[:unread], rest[unread:]
+        if ids:
+            head, tail = self.record_key("*").split("*", 1)  # the script's GET pattern, filled as it fills it
+            pipe = client().pipeline(transaction=False)
+            for pk in ids:
+                pipe.hget(f"{head}{pk}{tail}", self.text_field)
+            found += [part for pair in zip(ids, pipe.execute()) for part in pair]
+        return cursor, found
 
     def search(self, text: str, limit: int, cap: int | None = None, names: bool = True) -> Hits:
         """Up to ``limit`` records whose field holds ``text``, in one MULTI/EXEC (and a round trip a further
