@@ -38,6 +38,7 @@ VOCABULARY_LIMIT = 200  # a query word's words read at most; past it, the search
 # index, WALK_LIMIT ids at most: one command visits a bounded number of elements (lua/ngram_ordered.lua).
 INTERSECT_LIMIT = 1000
 WALK_LIMIT = 1024
+WALK_STEP = 256  # ids of the order index one call walks: past it, a further call (a round trip) goes on
 LONG = ""  # the piece that lists a name among those with a word longer than KEPT_LENGTH
 
 
@@ -219,7 +220,8 @@ class NgramIndex:
 
         The candidates are the intersection of the query's pieces, cap+1 at most, with their names, then
         checked (``Query.matches``). With ``order_key``, in that order, in bounded steps: a common piece's
-        set is never intersected whole. Without, SINTERSTORE read by an SSCAN that stops at cap+1,
+        set is never intersected whole, and the order index is walked ``WALK_STEP`` ids a command, each
+        further one a round trip made by the returned reader. Without, SINTERSTORE read by an SSCAN that stops at cap+1,
         ``SAMPLE_SLICE`` a command: past the first slice each further one is a round trip of its own, made
         by the returned reader, and the last unlinks the scratch set. ``names=False``: an ``exact`` query's
         ordered ids alone. ``within``: one more set every candidate must be in.
@@ -231,8 +233,12 @@ class NgramIndex:
         ids_alone = bool(self.order_key and not names and query.exact)
         if self.order_key:
             script_keys = [self.order_key, *dict.fromkeys(pieces), self.temp_zset(token)]
-            args = [cap + 1, INTERSECT_LIMIT, WALK_LIMIT, int(ids_alone), *([] if ids_alone else ["#", field])]
-            queue_script(pipe, _ORDERED, script_keys, args, whole=True)  # EVAL: the callers execute the pipeline
+
+            def ordered(wanted: int, at: int) -> list:
+                gets = [] if ids_alone else ["#", field]
+                return [wanted, INTERSECT_LIMIT, WALK_LIMIT, int(ids_alone), at, WALK_STEP, *gets]
+
+            queue_script(pipe, _ORDERED, script_keys, ordered(cap + 1, 0), whole=True)  # EVAL: callers execute it
         else:
             if len(pieces) > 1:
                 source = self.temp_set(token)
@@ -251,7 +257,11 @@ class NgramIndex:
 
         def read(replies: list) -> Hits:
             if self.order_key:
-                stopped, found = replies[at]
+                stopped, resume, found = replies[at]
+                while resume:  # a common piece: the walk goes on, a round trip a further step
+                    wanted = cap + 1 - (len(found) if ids_alone else len(found) // 2)
+                    stopped, resume, more = run_script(_ORDERED, script_keys, ordered(wanted, resume), whole=True)
+                    found += more
             else:
                 stopped, (cursor, found) = 0, self._sampled(replies[at])
                 while cursor != "0" and len(found) // 2 <= cap:  # a common piece: further slices, a trip each

@@ -63,6 +63,26 @@ class OrderedSearchBoundsTest(RedisTestCase):
                 self.assertLessEqual(work["tested"], ngrams.WALK_LIMIT * 3)  # three pieces: pho, hon, one
                 self.assertEqual(work["intersected"], 0)  # no common piece's set intersected whole
 
+    def test_a_long_walk_goes_a_step_a_command(self):
+        # Names that match after the first steps of the name order: the walk goes on in further calls,
+        # each walking WALK_STEP ids at most, and finds them in order.
+        names = {pk: f"Alpha {pk:05d}" for pk in range(1, 601)}
+        names.update({600 + pk: f"Betaz {pk:05d}" for pk in range(1, 1_201)})  # past INTERSECT_LIMIT
+        load(names)
+        with commands_logged() as commands:
+            hits = NAMES[0].search("betaz", limit=8)
+        self.assertEqual([name for _, name in hits.items], [f"Betaz {pk:05d}" for pk in range(1, 9)])
+        order = keys.sort_index("name", 0).encode()
+        windows = [0]  # ids of the order each script walked
+        for words, by_script in zip(commands, commands.by_script):
+            if words[0] in (b"EVAL", b"EVALSHA"):
+                windows.append(0)
+            elif by_script and words[0] == b"ZRANGE" and words[1] == order:
+                windows[-1] += int(words[3]) - int(words[2]) + 1
+        walked = [n for n in windows if n]
+        self.assertGreater(len(walked), 1)  # the walk went on past one call
+        self.assertLessEqual(max(walked), ngrams.WALK_STEP)
+
     def test_a_rare_piece_is_intersected_walking_that_piece_alone(self):
         for size in SIZES:
             with self.subTest(size=size):
