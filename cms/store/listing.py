@@ -10,7 +10,7 @@ from cms.documents import SUMMARY, PostSummary
 from cms.store.core import TITLES
 from config.listing import ListState
 from config.redis import client
-from config.store import pipelined
+from config.store import batched, pipelined
 from config.store.ngrams import Hits
 from config.store.ngramtext import Query
 from config.store.scripts import execute, lua, queue_script, register
@@ -21,6 +21,7 @@ SEARCH_LIMIT = 1000  # title matches taken into a list search; more is not a use
 # here: ``_sorted_page``): past it, the list asks for a narrower filter and keeps its order by last save.
 SORT_LIMIT = 2000
 SORTS = ("updated", "title", "author", "status")
+ADD_SLICE = 256  # a search's ids added to its scratch set a command
 
 _BY_TITLE = register(SORT_LUA + "\n" + lua(__file__, "by_title"))  # the whole list by title
 _BY_STATUS = register(SORT_LUA + "\n" + lua(__file__, "by_status"))  # the whole list by status
@@ -104,7 +105,8 @@ def list_page(state: ListState) -> tuple[list[PostSummary], int, bool, bool]:
         ids = matches
         if found:
             ids = scratch
-            pipe.zadd(scratch, dict.fromkeys(found, 0))
+            for part in batched(found, ADD_SLICE):  # a thousand ids: a few commands, none long
+                pipe.zadd(scratch, dict.fromkeys(part, 0))
         indexes = filters or [keys.by_updated()]
         pipe.zinterstore(scratch, {ids: 0, **dict.fromkeys(indexes, 1)}, aggregate="MAX")
         source = scratch

@@ -7,6 +7,7 @@ from catalog.documents import name_score
 from catalog.store import NAMES, suggest
 from cms import keys as cms_keys
 from cms import store as cms
+from cms.store import listing as cms_listing
 from config.listing import ListState
 from config.redis import raw_client
 from config.store import ngrams
@@ -153,7 +154,18 @@ class ShortPieceListTest(RedisTestCase):
             self.assertLessEqual(work[-1]["window"], ngrams.WALK_LIMIT)
             search = per_script(commands)[0]  # the ordered search: a letter's matches need no title read
             self.assertEqual([n for n in search if n in (b"HGET", b"HMGET", b"GET")], [], search)
+            added = [(arguments(words) - 1) // 2 for words in commands if words[0] == b"ZADD"]  # matches taken
+            self.assertEqual(sum(added), cms.SEARCH_LIMIT)
+            self.assertEqual(max(added), cms_listing.ADD_SLICE)  # a slice a command
         self.assertEqual(work[0], work[1])
+
+
+def arguments(words: list[bytes]) -> int:
+    """A logged command's arguments: SLOWLOG keeps its name and 30, then says how many more it had
+    ("... (N more arguments)")."""
+    if words[-1] == b"arguments)" and words[-2] == b"more":
+        return 30 + int(words[-3].lstrip(b"("))
+    return len(words) - 1
 
 
 def per_script(commands) -> list[dict[bytes, int]]:
