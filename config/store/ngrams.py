@@ -71,7 +71,7 @@ class Vocabulary:
 _WORDS = lua(__file__, "ngram_words")  # a query's words as the kept words holding each
 _ORDERED = lua(__file__, "sort", "ngram_ordered")  # an ordered search's first candidates, in bounded steps
 _SAMPLE = lua(__file__, "ngram_sample")  # an unordered search's candidates: a bounded SSCAN, a slice a call
-SAMPLE_SLICE = 256  # candidates one call of ``_SAMPLE`` reads, and names it reads, about
+SAMPLE_SLICE = 128  # candidates one call of ``_SAMPLE`` reads, and names it reads, about
 
 
 @dataclass(frozen=True)
