@@ -123,6 +123,11 @@ class EmbeddedRedis:
             "--appendonly", "yes",
             "--appendfsync", self.appendfsync,
             "--save", "",
+            # A large value expired, evicted or overwritten (a set algebra's result, a list's scratch set) is
+            # freed by a background thread, not by the command or the expiry cycle that drops it.
+            "--lazyfree-lazy-expire", "yes",
+            "--lazyfree-lazy-eviction", "yes",
+            "--lazyfree-lazy-server-del", "yes",
         ]  # fmt: skip
 
     def stop(self, timeout: float = 15.0) -> None:

@@ -23,7 +23,7 @@ class AlgebraResult:
 
 
 WHOLE = 2_048  # the rosters' members one command combines at most (ZUNIONSTORE of that many: about 1 ms)
-STEP = 128  # the members of each roster one step of a larger algebra reads at most
+STEP = 512  # the rosters' members one step of a larger algebra reads at most, shared among them
 
 
 def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraResult:
@@ -50,13 +50,20 @@ def algebra(op: str, course_ids: list[int], offset: int, count: int) -> AlgebraR
     return AlgebraResult(courses, sizes, students, total, dest)
 
 
+def per_roster(rosters: int) -> int:
+    """The members of each of ``rosters`` rosters one step reads at most."""
+    return max(1, STEP // rosters)
+
+
 def build(op: str, built: str, rosters: list[str]) -> int:
     """Fill ``built`` with the set operation over ``rosters`` a slice of ids at a time (``lua/algebra_step.lua``:
-    ``STEP`` members of each roster at most): as SCAN, a student enrolled or dropped meanwhile may or may not
-    be counted. The steps taken."""
+    ``STEP`` members of the rosters at most, as many of each): as SCAN, a student enrolled or dropped meanwhile
+    may or may not be counted. The steps taken."""
     after, steps = "-inf", 0
     while after != "done":
-        after = read("algebra_step", [built, *rosters], [_STORE[op], after, STEP, conf.algebra_ttl()])
+        after = read(
+            "algebra_step", [built, *rosters], [_STORE[op], after, per_roster(len(rosters)), conf.algebra_ttl()]
+        )
         steps += 1
     return steps
 

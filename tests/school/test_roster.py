@@ -150,7 +150,7 @@ def enrolled_in(rosters: list[set[int]]) -> list[int]:
     return courses
 
 
-STEP = 16
+STEP = 32
 
 
 def stepped(whole: int = 0):
@@ -169,22 +169,24 @@ class SteppedAlgebraBoundTest(RedisTestCase):
             courses = enrolled_in(rosters)
             with stepped(), commands_logged() as commands:
                 found = store.algebra("union", courses, 0, PAGE)
+                each = algebra_module.per_roster(len(rosters))
             self.assertEqual(found.total, 2 * size - 1)
             names = [words[0].upper() for words in commands]
             self.assertFalse({b"ZUNIONSTORE", b"ZINTERSTORE", b"ZDIFFSTORE"} & set(names))  # never whole
             ranges = [words for words in commands if words[0].upper() == b"ZRANGEBYSCORE"]
             self.assertTrue(ranges)
-            self.assertTrue(all(words[-1] == str(STEP).encode() for words in ranges))  # LIMIT 0 STEP
+            self.assertEqual(each, STEP // 2)
+            self.assertTrue(all(words[-1] == str(each).encode() for words in ranges))  # LIMIT 0 STEP/2
             steps[size] = len(ranges) // len(rosters)  # a ZRANGEBYSCORE of each roster a step
-        # a step covers STEP members of the roster that ends it at least: the steps grow with the rosters
+        # a step covers STEP/2 members of the roster that ends it at least: the steps grow with the rosters
         self.assertGreater(steps[400], steps[200])
-        self.assertLessEqual(steps[400], (2 * 400 - 1) // STEP + 2)
+        self.assertLessEqual(steps[400], (2 * 400 - 1) // (STEP // 2) + 2)
 
 
 @tag("cluster")
 class SteppedAlgebraTest(RedisTestCase):
     """Past ``WHOLE`` members in all, the algebra is built a slice of ids at a time: the same result, no
-    command combining the rosters whole, and each step reading ``STEP`` members of a roster at most."""
+    command combining the rosters whole, and each step reading ``STEP`` members of the rosters at most."""
 
     def test_inter_union_and_diff_match_pythons_sets_whole_or_in_steps(self):
         rng = random.Random(7)
@@ -201,6 +203,7 @@ class SteppedAlgebraTest(RedisTestCase):
             for op, members in expected.items():
                 for whole in (None, 0):
                     with self.subTest(n=n, op=op, stepped=whole == 0):
+                        raw_client().delete(keys.algebra(op, courses))  # computed afresh, not the stored result
                         with stepped(algebra_module.WHOLE if whole is None else whole):
                             found = store.algebra(op, courses, 5, PAGE)
                         self.assertEqual(found.total, len(members))
@@ -209,6 +212,20 @@ class SteppedAlgebraTest(RedisTestCase):
                         self.assertEqual(stored, [(str(pk).encode(), float(pk)) for pk in sorted(members)])
                         self.assertGreater(raw_client().ttl(found.key), 0)
                         self.assertEqual(list(raw_client().scan_iter(match=keys.algebra_built("*"))), [])
+
+    def test_a_stored_large_result_is_paged_without_steps_until_it_expires(self):
+        rosters = [set(range(1, 200)), set(range(100, 300))]
+        courses = enrolled_in(rosters)
+        with stepped():
+            first = store.algebra("union", courses, 0, PAGE)
+            ttl = raw_client().ttl(first.key)
+            with commands_logged() as commands:
+                second = store.algebra("union", courses, PAGE, PAGE)
+        self.assertEqual([p.id for p in second.students], list(range(PAGE + 1, 2 * PAGE + 1)))
+        self.assertEqual(second.total, 299)
+        scripts = [words for words in commands if words[0] in (b"EVAL", b"EVALSHA")]
+        self.assertEqual(len(scripts), 1)  # the page alone: no step
+        self.assertLessEqual(raw_client().ttl(first.key), ttl)  # its time to live left as it was
 
     def test_an_abandoned_build_expires_and_leaves_the_last_result_alone(self):
         rosters = [set(range(1, 300)), set(range(200, 500))]

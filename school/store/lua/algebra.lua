@@ -4,10 +4,10 @@
 -- KEYS: the result key, the key large rosters' steps build it in (algebra_step.lua), the n rosters, the
 --   n courses (in the same order).
 -- ARGV: the command (ZINTERSTORE, ZUNIONSTORE or ZDIFFSTORE), the result's time to live (s), the
---   page's offset and count, the rosters' members combined here at most (past it the reply is {'steps'},
---   having done nothing else) or 'built' (the steps are done: the built key, renamed, is the result), the
---   number of a course's fields shown, those fields, then SORT's GET options for a student ('GET', '#',
---   'GET', <pattern>, ...: the patterns from keys.py).
+--   page's offset and count, the rosters' members combined here at most (past it a result still stored is
+--   paged, else the reply is {'steps'}, having done nothing else) or 'built' (the steps are done: the built
+--   key, renamed, is the result), the number of a course's fields shown, those fields, then SORT's GET
+--   options for a student ('GET', '#', 'GET', <pattern>, ...: the patterns from keys.py).
 -- A roster scores each student by id; AGGREGATE MIN keeps that score in an intersection or a union
 -- (a difference keeps the first roster's), so the result is in id order too and its page is a range
 -- of ranks (SORT BY nosort LIMIT … GET), never the result sorted whole.
@@ -43,15 +43,23 @@ local function counted(op)
   return #members / 2
 end
 
+-- Past the bound, a result still stored (it expires within the TTL) is paged as it is: a large algebra's
+-- next page costs no steps again.
+local stored = false
 if ARGV[5] ~= 'built' then
   local size = 0
   for _, roster in ipairs(rosters) do size = size + redis.call('ZCARD', roster) end
-  if size > tonumber(ARGV[5]) then return {'steps'} end
+  if size > tonumber(ARGV[5]) then
+    if redis.call('EXISTS', KEYS[1]) == 0 then return {'steps'} end
+    stored = true
+  end
 end
 local total
 -- The result replaced: UNLINK frees a large one in the background, where overwriting it would free it here.
-redis.call('UNLINK', KEYS[1])
-if ARGV[5] == 'built' then
+if not stored then redis.call('UNLINK', KEYS[1]) end
+if stored then
+  total = redis.call('ZCARD', KEYS[1])
+elseif ARGV[5] == 'built' then
   if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[1]) end
   total = redis.call('ZCARD', KEYS[1])
 elseif ARGV[1] ~= 'ZUNIONSTORE' and compact() then
@@ -64,7 +72,7 @@ else
   end
   total = redis.call(unpack(command))
 end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
+if not stored then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 local nfields = tonumber(ARGV[6])
 local fields = {unpack(ARGV, 7, 6 + nfields)}
 local found = {total, sort(KEYS[1], 'BY', 'nosort', 'LIMIT', ARGV[3], ARGV[4], unpack(ARGV, 7 + nfields))}
