@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from config.redis import client
+from config.store import pipelined
 from config.store.ngramtext import N, Query, kept, kept_words, short_grams, suffixes, word_grams, words
 from config.store.scripts import lua, queue_script, run_script
 
@@ -221,10 +222,10 @@ class NgramIndex:
         The candidates are the intersection of the query's pieces, cap+1 at most, with their names, then
         checked (``Query.matches``). With ``order_key``, in that order, in bounded steps: a common piece's
         set is never intersected whole, and the order index is walked ``WALK_STEP`` ids a command, each
-        further one a round trip made by the returned reader. Without, SINTERSTORE read by an SSCAN that stops at cap+1,
-        ``SAMPLE_SLICE`` a command: past the first slice each further one is a round trip of its own, made
-        by the returned reader, and the last unlinks the scratch set. ``names=False``: an ``exact`` query's
-        ordered ids alone. ``within``: one more set every candidate must be in.
+        further one a round trip made by the returned reader. Without, SINTERSTORE read by an SSCAN that
+        stops at cap+1, ``SAMPLE_SLICE`` a command: past the first slice each further one is a round trip of
+        its own, made by the returned reader, and the last unlinks the scratch set. ``names=False``: an
+        ``exact`` query's ordered ids alone. ``within``: one more set every candidate must be in.
         """
         token = secrets.token_hex(8)
         pieces = [self.gram_key(g) for g in query.grams] + ([within] if within else [])
@@ -281,13 +282,9 @@ class NgramIndex:
         comes whole) read here, an HGET each on one pipeline, so no one command reads them all."""
         cursor, unread, *rest = reply
         ids, found = rest[:unread], rest[unread:]
-        if ids:
-            head, tail = self.record_key("*").split("*", 1)  # the script's GET pattern, filled as it fills it
-            pipe = client().pipeline(transaction=False)
-            for pk in ids:
-                pipe.hget(f"{head}{pk}{tail}", self.text_field)
-            found += [part for pair in zip(ids, pipe.execute()) for part in pair]
-        return cursor, found
+        head, tail = self.record_key("*").split("*", 1)  # the script's GET pattern, filled as it fills it
+        fields = pipelined(ids, lambda pipe, pk: pipe.hget(f"{head}{pk}{tail}", self.text_field))
+        return cursor, found + [part for pair in zip(ids, fields) for part in pair]
 
     def search(self, text: str, limit: int, cap: int | None = None, names: bool = True) -> Hits:
         """Up to ``limit`` records whose field holds ``text``, in one MULTI/EXEC (and a round trip a further
