@@ -55,17 +55,13 @@ def per_roster(rosters: int) -> int:
     return max(1, STEP // rosters)
 
 
-def build(op: str, built: str, rosters: list[str]) -> int:
+def build(op: str, built: str, rosters: list[str]) -> None:
     """Fill ``built`` with the set operation over ``rosters`` a slice of ids at a time (``lua/algebra_step.lua``:
     ``STEP`` members of the rosters at most, as many of each): as SCAN, a student enrolled or dropped meanwhile
-    may or may not be counted. The steps taken."""
-    after, steps = "-inf", 0
+    may or may not be counted."""
+    each, ttl, after = per_roster(len(rosters)), conf.algebra_ttl(), "-inf"
     while after != "done":
-        after = read(
-            "algebra_step", [built, *rosters], [_STORE[op], after, per_roster(len(rosters)), conf.algebra_ttl()]
-        )
-        steps += 1
-    return steps
+        after = read("algebra_step", [built, *rosters], [_STORE[op], after, each, ttl])
 
 
 _STORE = {"inter": "ZINTERSTORE", "union": "ZUNIONSTORE", "diff": "ZDIFFSTORE"}

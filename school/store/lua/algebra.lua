@@ -55,24 +55,26 @@ if ARGV[5] ~= 'built' then
   end
 end
 local total
--- The result replaced: UNLINK frees a large one in the background, where overwriting it would free it here.
-if not stored then redis.call('UNLINK', KEYS[1]) end
 if stored then
   total = redis.call('ZCARD', KEYS[1])
-elseif ARGV[5] == 'built' then
-  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[1]) end
-  total = redis.call('ZCARD', KEYS[1])
-elseif ARGV[1] ~= 'ZUNIONSTORE' and compact() then
-  total = counted(ARGV[1])
 else
-  local command = {ARGV[1], KEYS[1], n, unpack(rosters)}
-  if ARGV[1] ~= 'ZDIFFSTORE' then
-    command[#command + 1] = 'AGGREGATE'
-    command[#command + 1] = 'MIN'
+  -- The result replaced: UNLINK frees a large one in the background, where overwriting it would free it here.
+  redis.call('UNLINK', KEYS[1])
+  if ARGV[5] == 'built' then
+    if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[1]) end
+    total = redis.call('ZCARD', KEYS[1])
+  elseif ARGV[1] ~= 'ZUNIONSTORE' and compact() then
+    total = counted(ARGV[1])
+  else
+    local command = {ARGV[1], KEYS[1], n, unpack(rosters)}
+    if ARGV[1] ~= 'ZDIFFSTORE' then
+      command[#command + 1] = 'AGGREGATE'
+      command[#command + 1] = 'MIN'
+    end
+    total = redis.call(unpack(command))
   end
-  total = redis.call(unpack(command))
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
 end
-if not stored then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 local nfields = tonumber(ARGV[6])
 local fields = {unpack(ARGV, 7, 6 + nfields)}
 local found = {total, sort(KEYS[1], 'BY', 'nosort', 'LIMIT', ARGV[3], ARGV[4], unpack(ARGV, 7 + nfields))}
