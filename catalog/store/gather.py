@@ -97,7 +97,7 @@ def queue_window(pipe, source: str, window: Window, gets: list[str], desc: bool)
     by SORT itself on one server: the filtered list's transaction writes its sets (refused alike by a server
     out of memory), and ``product_page`` answers the benchmark's questions."""
     if window.inline:
-        queue_sort(pipe, source, True, start=window.start, num=window.count, by_nosort=True, get=gets, desc=desc)
+        queue_sort(pipe, source, itself=True, start=window.start, num=window.count, by_nosort=True, get=gets, desc=desc)
     if keys.PARTITIONS > 1:
         (pipe.zrevrange if desc else pipe.zrange)(
             source, window.start, window.start + window.count - 1, withscores=True
